@@ -1,0 +1,24 @@
+// Human-readable text for messages: one line per message (pcap dumps, logs) and a detailed
+// multi-line form (rdcc decode). Values are shown raw; units and registry names are added
+// beside them, and values the spec says to treat otherwise are flagged.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rdcc/codec/messages.hpp"
+
+namespace rdcc {
+
+// "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 flags=0x0000 message_id=0x101 ..."
+[[nodiscard]] std::string format_line(const Message& m);
+// A header line, then one "  name: value" line per field.
+[[nodiscard]] std::string format_detail(const Message& m);
+// 100000 -> "100 Gbit/s", 1500 -> "1.5 Gbit/s", 10 -> "10 Mbit/s".
+[[nodiscard]] std::string format_rate(std::uint64_t mbps);
+// The names of the set flags, "POOL|FINAL", with undefined bits as hex ("0x0100").
+[[nodiscard]] std::string format_flags(MessageType type, std::uint16_t flags);
+// The names of the set capability bits, unknown bits as hex.
+[[nodiscard]] std::string format_capabilities(std::uint32_t capabilities);
+
+}  // namespace rdcc

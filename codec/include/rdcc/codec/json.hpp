@@ -1,0 +1,35 @@
+// The JSON mapping of messages (nlohmann/json), both ways. Keys are the FieldSpec names of
+// messages.hpp, flat beside the header's keys; the dissector's field names are "rdcc." + key.
+//
+//   {"type": "CREDIT_GRANT", "version": 1, "rsv": 0, "length": 40, "association_id": ...,
+//    "epoch": 3, "flags": 0, "sequence_number": 42, "message_id": 257, ...}
+//
+// to_json writes every field with its raw numeric value (addresses as text); from_json also
+// accepts registry names for enum fields ("reason": "UNKNOWN_ASSOCIATION"), lists of names
+// for flags and capabilities, "0x..." strings for numbers, and an object
+// {"destination_qpn", "first_msn", "message_count"} for a RoCEv2 binding_value. Keys left
+// out take their defaults (version 1, length 0 = the type's size, other fields 0).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "rdcc/codec/messages.hpp"
+#include "rdcc/codec/result.hpp"
+
+namespace rdcc {
+
+struct JsonError {
+  std::string key;   // the offending key ("" for the whole object)
+  std::string what;  // e.g. "value 300 does not fit in 8 bits"
+  [[nodiscard]] std::string describe() const;
+};
+
+[[nodiscard]] nlohmann::ordered_json to_json(const Message& m);
+[[nodiscard]] Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j);
+
+// Addresses as text; the family decides the form.
+[[nodiscard]] std::string address_to_string(const IpAddress& a, bool ipv6);
+[[nodiscard]] bool address_from_string(std::string_view text, bool ipv6, IpAddress& out);
+
+}  // namespace rdcc

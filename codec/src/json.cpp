@@ -1,0 +1,314 @@
+#include "rdcc/codec/json.hpp"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "rdcc/codec/constants.hpp"
+
+namespace rdcc {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::array<std::string_view, 8> kHeaderKeys{
+    "type", "version", "rsv", "length", "association_id", "epoch", "flags", "sequence_number"};
+
+// The flag names defined for one message type.
+std::vector<NamedValue> flag_names(MessageType type) {
+  std::vector<NamedValue> names;
+  for (const auto& f : kMessageFlags) {
+    if (f.type == type) names.push_back({f.bit, f.name});
+  }
+  return names;
+}
+
+std::string known_names(std::span<const NamedValue> names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n.name;
+  }
+  return out;
+}
+
+Result<std::uint64_t, JsonError> parse_number_text(const std::string& key, std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) {
+    return fail(JsonError{key, "'" + std::string(s) + "' is not a number"});
+  }
+  return v;
+}
+
+// One scalar: an unsigned number, a "0x.." or decimal string, or a registry name.
+Result<std::uint64_t, JsonError> read_scalar(const std::string& key, const json& v,
+                                             std::span<const NamedValue> names) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) return fail(JsonError{key, "must not be negative"});
+  if (v.is_number_float()) return fail(JsonError{key, "must be a whole number"});
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (auto named = value_of(names, s)) return std::uint64_t{*named};
+    if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) != 0)) {
+      return parse_number_text(key, s);
+    }
+    std::string what = "unknown name '" + s + "'";
+    if (!names.empty()) what += " (known: " + known_names(names) + ")";
+    return fail(JsonError{key, what});
+  }
+  return fail(JsonError{key, std::string("must be a number, not ") + v.type_name()});
+}
+
+// A scalar, or for bit sets an array of names and numbers OR-ed together.
+Result<std::uint64_t, JsonError> read_value(const std::string& key, const json& v,
+                                            std::span<const NamedValue> names, bool bitset,
+                                            std::uint64_t max) {
+  std::uint64_t value = 0;
+  if (bitset && v.is_array()) {
+    for (const auto& item : v) {
+      auto bit = read_scalar(key, item, names);
+      if (!bit) return bit;
+      value |= *bit;
+    }
+  } else {
+    auto scalar = read_scalar(key, v, names);
+    if (!scalar) return scalar;
+    value = *scalar;
+  }
+  if (value > max) {
+    return fail(JsonError{key, "value " + std::to_string(value) + " is larger than the field's " +
+                                   "maximum " + std::to_string(max)});
+  }
+  return value;
+}
+
+struct BodyToJson {
+  json& out;
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value) {
+    out[std::string(f.name)] = value;
+  }
+  void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
+    if (n == 0) {
+      out[std::string(f.name)] = nullptr;
+    } else {
+      out[std::string(f.name)] = address_to_string(a, n == 16);
+    }
+  }
+};
+
+struct BodyFromJson {
+  const json& in;
+  std::optional<JsonError> error;
+
+  template <class T>
+  void operator()(const FieldSpec& f, T& value) {
+    if (error) return;
+    const auto it = in.find(std::string(f.name));
+    if (it == in.end()) return;
+    const std::string key(f.name);
+    if (f.name == "binding_value" && it->is_object()) {
+      read_rocev2(key, *it, value);
+      return;
+    }
+    auto v = read_value(key, *it, f.names, f.unit == Unit::Bitmask,
+                        std::numeric_limits<T>::max());
+    if (!v) {
+      error = v.error();
+      return;
+    }
+    value = static_cast<T>(*v);
+  }
+  void address(const FieldSpec& f, IpAddress& a, std::size_t n) {
+    if (error) return;
+    const auto it = in.find(std::string(f.name));
+    if (it == in.end() || it->is_null()) return;
+    if (n == 0) {
+      error = JsonError{std::string(f.name), "address_family must be 4 or 6 to carry addresses"};
+    } else if (!it->is_string() || !address_from_string(it->get<std::string>(), n == 16, a)) {
+      error = JsonError{std::string(f.name),
+                        std::string("must be an ") + (n == 16 ? "IPv6" : "IPv4") +
+                            " address in text form, as address_family says"};
+    }
+  }
+
+  template <class T>
+  void read_rocev2(const std::string& key, const json& obj, T& value) {
+    std::uint64_t parts[3] = {0, 0, 0};
+    constexpr std::array<std::string_view, 3> kParts{"destination_qpn", "first_msn",
+                                                     "message_count"};
+    constexpr std::array<std::uint64_t, 3> kMax{0xFFFFFF, 0xFFFFFF, 0xFFFF};
+    for (const auto& [k, v] : obj.items()) {
+      std::size_t i = 0;
+      while (i < kParts.size() && kParts[i] != k) ++i;
+      if (i == kParts.size()) {
+        error = JsonError{key + "." + k, "unknown key (known: destination_qpn, first_msn, "
+                                         "message_count)"};
+        return;
+      }
+      auto part = read_value(key + "." + k, v, {}, false, kMax[i]);
+      if (!part) {
+        error = part.error();
+        return;
+      }
+      parts[i] = *part;
+    }
+    value = static_cast<T>((parts[0] << 40) | (parts[1] << 16) | parts[2]);
+  }
+};
+
+template <class T>
+Result<Message, JsonError> body_from_json(const json& j, const Header& header) {
+  T m;
+  m.header = header;
+  BodyFromJson reader{j, std::nullopt};
+  T::describe(m, reader);
+  if (reader.error) return fail(*reader.error);
+  return Message{m};
+}
+
+// Every key of the object must be a header key or a field of the type: a typo must not pass
+// silently as a default.
+struct KeyCollector {
+  std::vector<std::string_view> keys;
+  template <class T>
+  void operator()(const FieldSpec& f, const T&) {
+    keys.push_back(f.name);
+  }
+  void address(const FieldSpec& f, const IpAddress&, std::size_t) { keys.push_back(f.name); }
+};
+
+template <class T>
+std::optional<JsonError> check_keys(const json& j) {
+  KeyCollector c;
+  const T empty{};
+  T::describe(empty, c);
+  for (const auto& [key, value] : j.items()) {
+    bool known = false;
+    for (auto k : kHeaderKeys) known = known || k == key;
+    for (auto k : c.keys) known = known || k == key;
+    if (!known) {
+      return JsonError{key, "is not a field of " + std::string(info(T::kType).name)};
+    }
+  }
+  return std::nullopt;
+}
+
+template <class T>
+Result<Message, JsonError> typed_from_json(const json& j) {
+  if (auto bad = check_keys<T>(j)) return fail(*bad);
+  Header h;
+  struct HeaderField {
+    const char* key;
+    std::uint64_t max;
+    std::span<const NamedValue> names;
+    bool bitset;
+  };
+  const auto flags = flag_names(T::kType);
+  const std::array<HeaderField, 7> fields{{{"version", 0x0F, {}, false},
+                                           {"rsv", 0x0F, {}, false},
+                                           {"length", 0xFFFF, {}, false},
+                                           {"association_id", 0xFFFFFFFF, {}, false},
+                                           {"epoch", 0xFFFF, {}, false},
+                                           {"flags", 0xFFFF, flags, true},
+                                           {"sequence_number", 0xFFFFFFFF, {}, false}}};
+    std::array<std::uint64_t, 7> values{h.version, h.rsv, h.length, h.association_id,
+                                      h.epoch,   h.flags, h.sequence_number};
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto it = j.find(fields[i].key);
+    if (it == j.end()) continue;
+    auto v = read_value(fields[i].key, *it, fields[i].names, fields[i].bitset, fields[i].max);
+    if (!v) return fail(v.error());
+    values[i] = *v;
+  }
+  h.version = static_cast<std::uint8_t>(values[0]);
+  h.rsv = static_cast<std::uint8_t>(values[1]);
+  h.length = static_cast<std::uint16_t>(values[2]);
+  h.association_id = static_cast<std::uint32_t>(values[3]);
+  h.epoch = static_cast<std::uint16_t>(values[4]);
+  h.flags = static_cast<std::uint16_t>(values[5]);
+  h.sequence_number = static_cast<std::uint32_t>(values[6]);
+  return body_from_json<T>(j, h);
+}
+
+using FromJson = Result<Message, JsonError> (*)(const json&);
+template <std::size_t... I>
+constexpr std::array<FromJson, sizeof...(I)> make_from_json(std::index_sequence<I...>) {
+  return {&typed_from_json<std::variant_alternative_t<I, Message>>...};
+}
+constexpr auto kFromJson = make_from_json(std::make_index_sequence<std::variant_size_v<Message>>{});
+
+std::vector<NamedValue> type_names() {
+  std::vector<NamedValue> names;
+  for (const auto& t : kMessageTypes) names.push_back({static_cast<std::uint32_t>(t.type), t.name});
+  return names;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Message& m) {
+  const Header& h = header_of(m);
+  json j;
+  j["type"] = info(type_of(m)).name;
+  j["version"] = h.version;
+  j["rsv"] = h.rsv;
+  j["length"] = h.length != 0 ? h.length : defined_size(m);
+  j["association_id"] = h.association_id;
+  j["epoch"] = h.epoch;
+  j["flags"] = h.flags;
+  j["sequence_number"] = h.sequence_number;
+  std::visit(
+      [&j](const auto& body) {
+        BodyToJson writer{j};
+        std::decay_t<decltype(body)>::describe(body, writer);
+      },
+      m);
+  return j;
+}
+
+Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {
+  if (!j.is_object()) {
+    return fail(JsonError{"", std::string("a message must be a JSON object, not ") + j.type_name()});
+  }
+  const auto it = j.find("type");
+  if (it == j.end()) return fail(JsonError{"type", "is missing"});
+  const auto names = type_names();
+  auto type = read_value("type", *it, names, false, 0xFF);
+  if (!type) return fail(type.error());
+  if (*type == 0 || *type > kMessageTypes.size()) {
+    return fail(JsonError{"type", std::to_string(*type) + " is not an RDCC message type "
+                                  "(known: " + known_names(names) + ")"});
+  }
+  return kFromJson[*type - 1U](j);
+}
+
+std::string address_to_string(const IpAddress& a, bool ipv6) {
+  char text[INET6_ADDRSTRLEN] = {};
+  inet_ntop(ipv6 ? AF_INET6 : AF_INET, a.data(), text, sizeof text);
+  return text;
+}
+
+bool address_from_string(std::string_view text, bool ipv6, IpAddress& out) {
+  const std::string s(text);
+  IpAddress a{};
+  if (inet_pton(ipv6 ? AF_INET6 : AF_INET, s.c_str(), a.data()) != 1) return false;
+  out = a;
+  return true;
+}
+
+std::string JsonError::describe() const {
+  if (key.empty()) return what;
+  return "field '" + key + "': " + what;
+}
+
+}  // namespace rdcc

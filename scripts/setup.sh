@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package the RDCC toolkit needs to build, test, fuzz and dissect.
+# Idempotent: packages already installed are left alone; safe to run on every CI start.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  clang llvm libclang-rt-14-dev            # libFuzzer, ASan/UBSan, llvm-cov
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev
+  libpcap-dev libtins-dev
+  wireshark-dev libwireshark-dev tshark lua5.2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"

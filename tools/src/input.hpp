@@ -1,0 +1,30 @@
+// Reading a command's input: arguments, a file, or standard input; errors name the source.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rdcc::tools {
+
+// A failure that the command reports as "rdcc <command>: <what>" with exit status 1.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The whole content of `path` ("-" is standard input).
+[[nodiscard]] std::vector<std::byte> read_all(const std::string& path);
+[[nodiscard]] std::string read_text(const std::string& path);
+
+// True if the content is text (so it holds hex or JSON, not a raw datagram).
+[[nodiscard]] bool looks_like_text(const std::vector<std::byte>& content);
+
+// One datagram written as hex on one line of a text file; '#' starts a comment.
+struct HexLine {
+  std::size_t line;  // 1-based
+  std::string text;
+};
+[[nodiscard]] std::vector<HexLine> hex_lines(const std::string& text);
+
+}  // namespace rdcc::tools
