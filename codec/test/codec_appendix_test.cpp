@@ -72,3 +72,26 @@ TEST(Appendix, CreditGrant_DecodesFieldByField) {
 
 }  // namespace
 }  // namespace rdcc
+
+#include <fstream>
+#include <sstream>
+
+namespace rdcc {
+namespace {
+
+// docs/examples/appendix.hex (what the README's main command decodes) holds the same two
+// datagrams as the test vectors, in the same order.
+TEST(Appendix, ExampleFile_HoldsTheSpecsEncodings) {
+  std::ifstream in(std::string(RDCC_SOURCE_DIR) + "/docs/examples/appendix.hex");
+  ASSERT_TRUE(in) << "docs/examples/appendix.hex is missing";
+  std::vector<std::string> datagrams;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') datagrams.push_back(line);
+  }
+  ASSERT_EQ(datagrams.size(), 2U);
+  EXPECT_EQ(test::bytes_of(datagrams[0]), test::bytes_of(testing::kAppendixCreditRequestHex));
+  EXPECT_EQ(test::bytes_of(datagrams[1]), test::bytes_of(testing::kAppendixCreditGrantHex));
+}
+
+}  // namespace
+}  // namespace rdcc

@@ -13,7 +13,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Exit status: 0 success (and --help), 1 bad input (named on stderr), 2 bad usage.
+    const int status = app.exit(e);
+    if (status == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr) return status;
+    return 2;
   }
   return 0;
 }
