@@ -1,0 +1,75 @@
+// The reference Congestion Reporting Node ("On-Path Congestion Reporting"): queue observations
+// in, rate-limited CONGESTION_REPORTs out. Sans-IO like the endpoints.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "rdcc/reference/events.hpp"
+#include "rdcc/reference/io.hpp"
+
+namespace rdcc::ref {
+
+struct CrnConfig {
+  std::string name = "crn";
+  Address local;                       // source of the reports (must be a configured CRN address)
+  std::uint16_t rdcc_port = 0;         // "Reports are sent to the RDCC UDP port"; no default
+  std::uint32_t reporter_id = 1;
+  std::uint32_t queue_threshold = 0;   // B_th, octets
+  std::uint32_t queue_capacity = 0;    // Q_max, octets
+  std::uint32_t service_rate_mbps = 0;
+  Duration per_flow_interval = microseconds(50);  // RECOMMENDED 50 us
+  Duration per_port_interval = microseconds(5);   // aggregate: at most one report per port per interval
+  std::set<std::uint8_t> unscheduled_dscps;        // DSCPs of unscheduled traffic: report to the sender
+  bool suggest_rate = true;
+  std::uint8_t control_dscp = 46;
+};
+
+// The flow of the data packet that was dequeued.
+struct FlowId {
+  Address source;       // IP and UDP source port of the data packet
+  Address destination;  // IP and UDP destination port
+  std::uint8_t protocol = 17;
+  friend bool operator==(const FlowId&, const FlowId&) = default;
+};
+
+struct QueueObservation {
+  std::uint16_t port = 0;          // egress port of the queue
+  std::uint64_t occupancy = 0;     // Q, octets, at dequeue
+  std::uint8_t dscp = 0;
+  FlowId flow;
+  std::uint32_t flows_in_queue = 1;
+};
+
+struct CrnStats {
+  std::uint64_t observations = 0;
+  std::uint64_t reports_sent = 0;
+  std::uint64_t reports_to_receiver = 0;
+  std::uint64_t reports_to_sender = 0;
+  std::uint64_t suppressed_per_flow = 0;
+  std::uint64_t suppressed_per_port = 0;
+};
+
+class Crn {
+ public:
+  explicit Crn(CrnConfig config, Observer* observer = nullptr);
+  ~Crn();
+  Crn(const Crn&) = delete;
+  Crn& operator=(const Crn&) = delete;
+
+  void on_dequeue(const QueueObservation& q, Time now);
+  [[nodiscard]] std::optional<Datagram> poll_transmit();
+  [[nodiscard]] const CrnStats& stats() const;
+  // "min(255, floor(255 * (Q - B_th) / (Q_max - B_th)))"
+  [[nodiscard]] static std::uint8_t congestion_degree(std::uint64_t q, std::uint64_t b_th,
+                                                      std::uint64_t q_max);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rdcc::ref

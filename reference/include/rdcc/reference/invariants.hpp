@@ -1,0 +1,65 @@
+// The one invariant checker (STYLE.md): it watches what crosses the wire and recomputes, on
+// its own, what the spec says must hold. The simulator calls it on every event; tests and
+// the fuzz harnesses use it; the capture checker will reuse it. It never looks inside an
+// endpoint, so a faulty endpoint (or a mutant) cannot hide from it.
+//
+// Checked:
+//  - budget: for every receiver, sum over its messages of (live Grant Limit - received) plus
+//    unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
+//    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent.
+//  - sender credit: every data octet a sender transmits is below the Grant Limit it held at
+//    that moment under a grant whose Lifetime had not elapsed since its reception, or is part
+//    of an unscheduled message no larger than U ("Credit Requests and Grants", rules 2 and 3).
+//  - grants never beyond the message length, FINAL exactly when the limit reaches the length,
+//    and Grant Limits never smaller than an earlier one for the same message (rule 5).
+//  - Pacing Rate never zero from a receiver (rule 4).
+//  - MSG_DONE only after every octet of the message arrived.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rdcc/codec/messages.hpp"
+#include "rdcc/reference/io.hpp"
+
+namespace rdcc::ref {
+
+struct Violation {
+  Time time;
+  std::string rule;    // e.g. "budget", "sender_credit", "grant_beyond_length"
+  std::string detail;  // what, with the numbers
+};
+
+class InvariantChecker {
+ public:
+  InvariantChecker();
+  ~InvariantChecker();
+  InvariantChecker(const InvariantChecker&) = delete;
+  InvariantChecker& operator=(const InvariantChecker&) = delete;
+
+  // A receiver to hold to its budget G, with the domain's D_max.
+  void add_receiver(const Address& rdcc_address, std::uint64_t budget, Duration d_max);
+
+  // Every control message when it is put on the wire, and when (if) it is delivered.
+  void on_control_sent(const Address& from, const Address& to, const Message& m, Time t);
+  void on_control_delivered(const Address& from, const Address& to, const Message& m, Time t);
+  // Every data segment a sender transmits, and every arrival a receiver's binding counted,
+  // with the Message ID it belongs to (0 where the binding could not tell).
+  void on_segment_sent(const Address& sender, const DataSegment& s, Time t);
+  void on_data_delivered(const Address& receiver, const Address& sender, std::uint64_t message_id,
+                         std::uint64_t octets, Time t);
+
+  [[nodiscard]] const std::vector<Violation>& violations() const;
+  [[nodiscard]] bool ok() const { return violations().empty(); }
+  // The largest budget use seen per receiver (octets), for benchmarks and plots.
+  [[nodiscard]] std::uint64_t peak_outstanding(const Address& receiver) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rdcc::ref

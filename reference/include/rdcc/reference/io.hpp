@@ -1,0 +1,63 @@
+// What crosses the boundary of a sans-IO endpoint, in both directions (ARCHITECTURE.md):
+//
+//   endpoint.on_control(from, bytes, now)   an RDCC datagram arrived
+//   endpoint.on_data(observation, now)      the data transport counted octets
+//   endpoint.on_timeout(now)                the time from next_timeout() has come
+//   endpoint.poll_transmit() -> Datagram     control messages to send
+//   sender.poll_data(now) -> DataSegment     octets it may put on the data transport now
+//
+// The loop, documented once: after any on_* call, drain poll_transmit() (and a sender's
+// poll_data()) until empty, then re-arm the timer from next_timeout(). A spurious
+// on_timeout() is a no-op.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "rdcc/codec/constants.hpp"
+#include "rdcc/reference/address.hpp"
+#include "rdcc/reference/time.hpp"
+
+namespace rdcc::ref {
+
+// An RDCC control datagram to send.
+struct Datagram {
+  Address to;
+  std::uint8_t dscp = 0;  // the DSCP configured for control messages
+  std::array<std::byte, kMaxMessageSize> bytes{};
+  std::uint16_t size = 0;
+  [[nodiscard]] std::span<const std::byte> payload() const { return {bytes.data(), size}; }
+};
+
+// A run of octets of one message that a sender may put on the data transport now. The
+// transport binding turns it into packets (docs/data-transport.md for the opaque binding).
+struct DataSegment {
+  Address receiver;                  // the receiver's RDCC address (the binding maps it to data)
+  std::uint32_t association_id = 0;
+  std::uint64_t message_id = 0;
+  std::uint64_t offset = 0;          // octet offset within the message
+  std::uint32_t length = 0;          // at most one Credit Unit
+  std::uint8_t dscp = 0;             // per Traffic Class, or the unscheduled DSCP
+  bool unscheduled = false;
+  std::uint8_t traffic_class = 0;
+  BindingKind binding = BindingKind::Opaque;
+  std::uint64_t binding_value = 0;
+  bool last = false;                 // the segment ends the message
+};
+
+// What a receiver's transport binding counted for arriving data.
+struct DataObservation {
+  Address from;                    // the sender's RDCC address (the binding maps data to it)
+  BindingKind binding = BindingKind::Opaque;
+  std::uint64_t key = 0;           // opaque: the binding value; RoCEv2: the destination QPN
+  std::uint64_t offset = 0;        // opaque only: octet offset within the message
+  std::uint32_t octets = 0;        // payload octets counted
+  bool ce = false;                 // ECN Congestion Experienced
+  bool unscheduled_dscp = false;   // arrived with the unscheduled DSCP
+  std::optional<Duration> rtt;     // a transport RTT sample, where the transport has one
+};
+
+}  // namespace rdcc::ref

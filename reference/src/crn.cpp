@@ -1,0 +1,115 @@
+// "On-Path Congestion Reporting": while Q > B_th, at most one report per flow per report
+// interval and at most one per port per port interval; to the receiver for scheduled
+// traffic, to the sender for unscheduled traffic (classified by DSCP).
+#include "rdcc/reference/crn.hpp"
+
+#include <deque>
+#include <map>
+#include <tuple>
+
+#include "rdcc/codec/codec.hpp"
+
+namespace rdcc::ref {
+
+struct Crn::Impl {
+  CrnConfig config;
+  EventSink events;
+  CrnStats stats;
+  std::deque<Datagram> out;
+  std::map<std::tuple<IpAddress, IpAddress, std::uint16_t, std::uint16_t, std::uint8_t>, Time>
+      last_flow_report;
+  std::map<std::uint16_t, Time> last_port_report;
+  std::map<std::uint16_t, std::uint32_t> port_sequence;  // "for a CRN, per reporting port"
+
+  Impl(CrnConfig c, Observer* o) : config(std::move(c)), events(config.name, o) {}
+
+  void report(const QueueObservation& q, Time now) {
+    const bool unscheduled = config.unscheduled_dscps.count(q.dscp) != 0;
+    CongestionReport r;
+    r.header.sequence_number = port_sequence[q.port]++;
+    // "Reports are sent to the RDCC UDP port with the Association ID and Epoch fields set to
+    // zero." (defaults of Header)
+    r.reporter_id = config.reporter_id;
+    r.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(q.occupancy, 0xFFFFFFFFU));
+    r.queue_threshold = config.queue_threshold;
+    r.congestion_degree = congestion_degree(q.occupancy, config.queue_threshold, config.queue_capacity);
+    r.direction = static_cast<std::uint8_t>(unscheduled ? ReportDirection::ToSender
+                                                        : ReportDirection::ToReceiver);
+    r.address_family = static_cast<std::uint8_t>(q.flow.source.ipv6 ? AddressFamily::IPv6
+                                                                     : AddressFamily::IPv4);
+    r.protocol = q.flow.protocol;
+    r.source_port = q.flow.source.port;
+    r.destination_port = q.flow.destination.port;
+    if (config.suggest_rate && q.flows_in_queue > 0) {
+      // "a Suggested Rate equal to the queue's service rate divided by the number of flows"
+      r.suggested_rate = config.service_rate_mbps / q.flows_in_queue;
+    }
+    r.source_address = q.flow.source.ip;
+    r.destination_address = q.flow.destination.ip;
+
+    Datagram d;
+    d.to = unscheduled ? q.flow.source : q.flow.destination;
+    d.to.port = config.rdcc_port;
+    d.dscp = config.control_dscp;
+    auto n = encode(Message{r}, d.bytes);
+    d.size = static_cast<std::uint16_t>(n.value());
+    out.push_back(d);
+    ++stats.reports_sent;
+    ++(unscheduled ? stats.reports_to_sender : stats.reports_to_receiver);
+    if (events.enabled()) {
+      events.emit(now, "report_sent",
+                  {{"to", d.to.to_string()},
+                   {"direction", unscheduled ? "sender" : "receiver"},
+                   {"queue_depth", q.occupancy},
+                   {"congestion_degree", r.congestion_degree},
+                   {"suggested_rate", r.suggested_rate},
+                   {"flow_source", q.flow.source.to_string()},
+                   {"flow_destination", q.flow.destination.to_string()}});
+    }
+  }
+};
+
+Crn::Crn(CrnConfig config, Observer* observer)
+    : impl_(std::make_unique<Impl>(std::move(config), observer)) {}
+Crn::~Crn() = default;
+
+std::uint8_t Crn::congestion_degree(std::uint64_t q, std::uint64_t b_th, std::uint64_t q_max) {
+  if (q <= b_th) return 0;
+  if (q_max <= b_th) return 255;
+  const std::uint64_t degree = (255U * (q - b_th)) / (q_max - b_th);
+  return static_cast<std::uint8_t>(std::min<std::uint64_t>(255U, degree));
+}
+
+void Crn::on_dequeue(const QueueObservation& q, Time now) {
+  auto& s = *impl_;
+  ++s.stats.observations;
+  // "While Q exceeds B_th, the CRN MAY generate CONGESTION_REPORT for packets dequeued"
+  if (q.occupancy <= s.config.queue_threshold) return;
+  const auto key = std::make_tuple(q.flow.source.ip, q.flow.destination.ip, q.flow.source.port,
+                                   q.flow.destination.port, q.flow.protocol);
+  if (auto it = s.last_flow_report.find(key);
+      it != s.last_flow_report.end() && now - it->second < s.config.per_flow_interval) {
+    ++s.stats.suppressed_per_flow;
+    return;
+  }
+  if (auto it = s.last_port_report.find(q.port);
+      it != s.last_port_report.end() && now - it->second < s.config.per_port_interval) {
+    ++s.stats.suppressed_per_port;
+    return;
+  }
+  s.last_flow_report[key] = now;
+  s.last_port_report[q.port] = now;
+  s.report(q, now);
+}
+
+std::optional<Datagram> Crn::poll_transmit() {
+  auto& out = impl_->out;
+  if (out.empty()) return std::nullopt;
+  Datagram d = out.front();
+  out.pop_front();
+  return d;
+}
+
+const CrnStats& Crn::stats() const { return impl_->stats; }
+
+}  // namespace rdcc::ref

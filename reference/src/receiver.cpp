@@ -1,0 +1,1079 @@
+// The reference receiver. Section names in comments are the spec's headings.
+//
+// Accounting, in the spec's words ("Receiver Credit Budget"): for each message, the scheduled
+// credit counted is (Grant Limit - unscheduled window - scheduled octets received) while its
+// latest grant is live, that is until Lifetime + 2 * D_max after that grant was sent; the
+// unscheduled credit counted is (window - unscheduled octets received) until the octets arrive
+// or J + Lifetime + 2 * D_max after the CREDIT_REQUEST. Scheduled credit never exceeds
+// G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never exceeds G_u.
+#include "rdcc/reference/receiver.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <deque>
+#include <map>
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/json.hpp"
+#include "rdcc/codec/rocev2.hpp"
+#include "rdcc/codec/serial.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
+constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
+constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
+
+// Distinct octet ranges received for one message (opaque binding: data carries offsets, and a
+// retransmitted octet must not be counted twice: "those octets remain within the existing
+// Grant Limit, because the receiver has not counted them as received").
+class Ranges {
+ public:
+  // Adds [lo, hi); returns the newly covered octets below `split` and at or above it.
+  std::pair<std::uint64_t, std::uint64_t> add(std::uint64_t lo, std::uint64_t hi,
+                                              std::uint64_t split) {
+    std::uint64_t below = 0;
+    std::uint64_t above = 0;
+    const auto count_new = [&](std::uint64_t a, std::uint64_t b) {
+      if (a >= b) return;
+      const std::uint64_t mid = std::clamp(split, a, b);
+      below += mid - a;
+      above += b - mid;
+    };
+    auto it = ranges_.upper_bound(lo);
+    if (it != ranges_.begin() && std::prev(it)->second >= lo) it = std::prev(it);
+    std::uint64_t merged_lo = lo;
+    std::uint64_t merged_hi = hi;
+    std::uint64_t cursor = lo;
+    while (it != ranges_.end() && it->first <= hi) {
+      count_new(cursor, std::min(it->first, hi));  // the gap before this range is new
+      cursor = std::max(cursor, it->second);
+      merged_lo = std::min(merged_lo, it->first);
+      merged_hi = std::max(merged_hi, it->second);
+      it = ranges_.erase(it);
+    }
+    count_new(cursor, hi);
+    ranges_[merged_lo] = merged_hi;
+    return {below, above};
+  }
+
+ private:
+  std::map<std::uint64_t, std::uint64_t> ranges_;  // start -> end, disjoint, not touching
+};
+
+enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
+
+struct Msg {
+  std::uint32_t association = 0;
+  std::uint64_t id = 0;
+  std::uint64_t length = 0;
+  std::uint64_t window = 0;             // unscheduled window [0, window)
+  std::uint64_t unsched_received = 0;
+  std::uint64_t sched_received = 0;
+  std::uint64_t limit = 0;              // highest Grant Limit issued
+  std::uint64_t accounted = 0;          // scheduled credit counted now
+  std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now
+  std::uint32_t rate = 0;               // Pacing Rate of the live grant, counted in rate_sum
+  std::uint64_t generation = 0;         // invalidates older timers
+  std::uint8_t traffic_class = 0;
+  std::uint8_t weight = 1;
+  bool has_deadline = false;
+  Time deadline{};
+  BindingKind binding = BindingKind::Opaque;
+  std::uint64_t binding_value = 0;
+  Rocev2Binding rocev2{};
+  MsgState state = MsgState::Active;
+  std::uint64_t pass = 0;
+  bool queued = false;
+  Ranges ranges;
+
+  [[nodiscard]] std::uint64_t received() const { return unsched_received + sched_received; }
+};
+
+struct QueueKey {
+  std::uint8_t traffic_class;
+  bool no_deadline;
+  std::int64_t deadline;
+  std::uint64_t pass;
+  std::uint32_t association;
+  std::uint64_t message;
+  friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
+};
+
+struct Assoc {
+  std::uint32_t id = 0;
+  Address peer;
+  std::uint64_t nonce = 0;
+  std::uint32_t capabilities = 0;
+  std::uint32_t line_rate = 0;
+  std::uint32_t u = 0;             // U in force (advertised)
+  std::uint32_t u_accounted = 0;   // max(old, new) while a Parameter Update is unacknowledged
+  bool update_pending = false;
+  Duration update_backoff{};
+  std::uint64_t update_generation = 0;
+  std::uint32_t seq_out = 1;
+  bool have_seq_in = false;
+  std::uint32_t newest_seq_in = 0;
+  std::map<std::uint64_t, Msg> msgs;
+  std::uint64_t highest_id = 0;
+  std::map<std::uint64_t, std::uint64_t> done;  // completed message -> octets received
+  std::deque<std::uint64_t> done_order;
+  Time last_activity{};
+  std::uint64_t accounted = 0;  // scheduled credit counted for this association
+  std::size_t active = 0;       // messages in Active or Dormant state
+  std::map<std::uint64_t, std::uint64_t> early;  // binding value -> octets that preceded the request
+  // Credit Allocation: AIMD state of this sender.
+  double rate = 0;
+  std::uint32_t suggested_rate = 0;
+  Time suggested_at{};
+  std::uint64_t interval_octets = 0;
+  std::uint64_t interval_ce = 0;
+  double interval_degree = 0;
+  double interval_excess_delay = 0;
+};
+
+enum class TimerKind : std::uint8_t { Reclaim, UnschedRelease, CancelReclaim, ParameterUpdate, Aimd, Idle, Breaker };
+
+struct Timer {
+  Time at;
+  TimerKind kind;
+  std::uint32_t association;
+  std::uint64_t message;
+  std::uint64_t generation;
+  friend bool operator>(const Timer& a, const Timer& b) { return a.at > b.at; }
+};
+
+}  // namespace
+
+struct Receiver::Impl {
+  ReceiverConfig cfg;
+  EventSink events;
+  ReceiverStats stats;
+  SeededRandom own_random;
+  RandomSource* random;
+  std::deque<Datagram> out;
+  std::unordered_map<std::uint32_t, Assoc> assocs;
+  std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
+  std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
+  std::set<QueueKey> queue;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
+  std::uint64_t sched_sum = 0;     // scheduled credit counted, all associations
+  std::uint64_t unsched_sum = 0;   // unscheduled reservations counted
+  std::uint64_t u_sum = 0;         // sum of u_accounted over associations
+  std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
+  std::size_t active_assocs = 0;
+  std::size_t pending = 0;
+  bool aimd_armed = false;
+  bool idle_armed = false;
+  // Circuit breaker ("Congestion Control Considerations").
+  bool breaker_tripped = false;
+  bool breaker_armed = false;
+  std::uint64_t window_announced = 0;
+  std::uint64_t window_lost = 0;
+
+  Impl(ReceiverConfig c, Observer* o, RandomSource* r)
+      : cfg(std::move(c)), events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
+        random(r != nullptr ? r : &own_random) {
+    if (cfg.aimd_alpha_mbps == 0) cfg.aimd_alpha_mbps = std::max<std::uint32_t>(1, cfg.link_capacity_mbps / 100);
+    if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
+  }
+
+  [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
+  [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
+  [[nodiscard]] std::uint64_t grant_window() const {
+    if (cfg.grant_window != 0) return cfg.grant_window;
+    // One BDP of the access link, at least four Credit Units.
+    const auto bdp = static_cast<std::uint64_t>(cfg.base_rtt.ns) * cfg.link_capacity_mbps / 8000U;
+    return std::max<std::uint64_t>(bdp, 4ULL * cfg.credit_unit);
+  }
+
+  void arm(Time at, TimerKind kind, std::uint32_t assoc = 0, std::uint64_t msg = 0,
+           std::uint64_t generation = 0) {
+    timers.push(Timer{at, kind, assoc, msg, generation});
+  }
+
+  // ---- sending ----------------------------------------------------------------------------
+
+  void send_to(const Address& to, Message m, Time now) {
+    Datagram d;
+    d.to = to;
+    d.dscp = cfg.control_dscp;
+    auto n = encode(m, d.bytes);
+    assert(n.has_value());
+    d.size = static_cast<std::uint16_t>(n.value());
+    out.push_back(d);
+    if (events.enabled()) {
+      json f = to_json(m);
+      f["to"] = to.to_string();
+      events.emit(now, "tx", std::move(f));
+    }
+  }
+
+  template <class T>
+  void send(Assoc& a, T body, Time now) {
+    body.header.association_id = a.id;
+    body.header.epoch = cfg.epoch;
+    body.header.sequence_number = a.seq_out++;
+    send_to(a.peer, Message{body}, now);
+  }
+
+  void send_error(Assoc& a, ReasonCode reason, std::uint64_t message_id, Time now) {
+    ErrorMessage e;
+    e.reason = static_cast<std::uint16_t>(reason);
+    e.message_id = message_id;
+    send(a, e, now);
+    ++stats.errors_sent;
+  }
+
+  AssocAccept accept_for(const Assoc& a) const {
+    AssocAccept acc;
+    acc.sender_nonce = a.nonce;
+    acc.capabilities = cfg.capabilities;
+    acc.unscheduled_limit = a.u;
+    acc.start_jitter = cfg.start_jitter_us;
+    acc.backlog_threshold = cfg.backlog_threshold;
+    acc.grant_lifetime = cfg.grant_lifetime_us;
+    acc.credit_unit = cfg.credit_unit;
+    return acc;
+  }
+
+  // ---- associations -----------------------------------------------------------------------
+
+  std::uint32_t new_association_id() {
+    for (;;) {
+      const auto id = static_cast<std::uint32_t>(random->next_u64());
+      if (id != 0 && assocs.count(id) == 0) return id;
+    }
+  }
+
+  // "The receiver MUST choose U for each association so that the sum of U over all
+  // associations with a non-zero U does not exceed G_u."
+  std::uint32_t choose_u() const {
+    if (breaker_tripped) return 0;
+    const std::uint64_t left = cfg.unscheduled_budget > u_sum ? cfg.unscheduled_budget - u_sum : 0;
+    const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
+    return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
+  }
+
+  void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
+    const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
+    if (auto it = by_nonce.find(key); it != by_nonce.end()) {
+      Assoc& a = assocs.at(it->second);
+      a.last_activity = now;
+      if (req.update_acknowledgment()) {
+        if (a.update_pending) {
+          a.update_pending = false;
+          set_u_accounted(a, a.u);
+          events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
+        }
+        return;
+      }
+      // "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as
+      // idempotent and return the same Association ID."
+      send(a, accept_for(a), now);
+      return;
+    }
+    if (req.update_acknowledgment()) return;  // acknowledges nothing we know
+    if (assocs.size() >= cfg.max_associations) {
+      // "SHOULD refuse new associations rather than evicting active ones"
+      ErrorMessage e;
+      e.header.epoch = cfg.epoch;
+      e.reason = static_cast<std::uint16_t>(ReasonCode::AssocRefused);
+      send_to(from, Message{e}, now);
+      ++stats.errors_sent;
+      ++stats.associations_refused;
+      events.emit(now, "association_refused", {{"from", from.to_string()}});
+      return;
+    }
+    Assoc a;
+    a.id = new_association_id();
+    a.peer = from;  // "to the address and port from which the accepted ASSOC_REQUEST came"
+    a.nonce = req.sender_nonce;
+    a.capabilities = req.capabilities;
+    a.line_rate = req.line_rate;
+    a.u = choose_u();
+    a.last_activity = now;
+    a.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
+                                                    : cfg.link_capacity_mbps);
+    const std::uint32_t id = a.id;
+    auto& stored = assocs.emplace(id, std::move(a)).first->second;
+    set_u_accounted(stored, stored.u);
+    by_nonce[key] = id;
+    by_peer[from] = id;
+    ++stats.associations_accepted;
+    events.emit(now, "association_accepted",
+                {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
+    send(stored, accept_for(stored), now);
+    if (!idle_armed) {
+      idle_armed = true;
+      arm(now + cfg.idle_timeout, TimerKind::Idle);
+    }
+  }
+
+  void set_u_accounted(Assoc& a, std::uint32_t value) {
+    u_sum = u_sum - a.u_accounted + value;
+    a.u_accounted = value;
+  }
+
+  void update_u(Assoc& a, std::uint32_t u, Time now) {
+    if (a.u == u) return;
+    // "Until then, the sender may still act on the old parameters, so the receiver accounts
+    // for it with the larger of the old and new U."
+    set_u_accounted(a, std::max(a.u_accounted, u));
+    a.u = u;
+    a.update_pending = true;
+    a.update_backoff = milliseconds(1);
+    send_parameter_update(a, now);
+  }
+
+  void send_parameter_update(Assoc& a, Time now) {
+    AssocAccept acc = accept_for(a);
+    acc.header.flags = flag::kParameterUpdate;
+    send(a, acc, now);
+    ++stats.parameter_updates_sent;
+    arm(now + a.update_backoff, TimerKind::ParameterUpdate, a.id, 0, ++a.update_generation);
+    a.update_backoff = std::min(a.update_backoff * 2, seconds(1));
+  }
+
+  void remove_association(Assoc& a, Time now, const char* why) {
+    for (auto& [id, m] : a.msgs) release_message(a, m, now, false);
+    set_u_accounted(a, 0);
+    by_nonce.erase(std::make_pair(a.nonce, AddressHash{}(a.peer)));
+    if (auto it = by_peer.find(a.peer); it != by_peer.end() && it->second == a.id) by_peer.erase(it);
+    events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
+    assocs.erase(a.id);
+  }
+
+  // ---- messages ---------------------------------------------------------------------------
+
+  [[nodiscard]] std::uint64_t outstanding_sched(const Msg& m) const {
+    const std::uint64_t covered = m.window + m.sched_received;
+    return m.limit > covered ? m.limit - covered : 0;
+  }
+
+  void set_accounted(Assoc& a, Msg& m, std::uint64_t value) {
+    sched_sum = sched_sum - m.accounted + value;
+    a.accounted = a.accounted - m.accounted + value;
+    m.accounted = value;
+  }
+
+  void set_unsched(Msg& m, std::uint64_t value) {
+    unsched_sum = unsched_sum - m.unsched_accounted + value;
+    m.unsched_accounted = value;
+  }
+
+  void set_rate(Msg& m, std::uint32_t rate) {
+    rate_sum = rate_sum - m.rate + rate;
+    m.rate = rate;
+  }
+
+  void dequeue(Msg& m) {
+    if (!m.queued) return;
+    queue.erase(key_of(m));
+    m.queued = false;
+  }
+
+  static QueueKey key_of(const Msg& m) {
+    return QueueKey{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
+                    m.association, m.id};
+  }
+
+  // In the grant queue exactly while the message can take more credit.
+  void requeue(Assoc&, Msg& m) {
+    const bool wants = m.state == MsgState::Active && m.limit < m.length &&
+                       (m.limit <= m.window || outstanding_sched(m) <= grant_window() / 2 ||
+                        m.accounted == 0);
+    if (wants == m.queued) return;
+    if (wants) {
+      queue.insert(key_of(m));
+      m.queued = true;
+    } else {
+      dequeue(m);
+    }
+  }
+
+  // Releases every credit the message holds; `forget` drops it from the association.
+  void release_message(Assoc& a, Msg& m, Time now, bool forget) {
+    dequeue(m);
+    if (m.accounted != 0) {
+      stats.credit_reclaimed += m.accounted;
+      set_accounted(a, m, 0);
+    }
+    set_unsched(m, 0);
+    set_rate(m, 0);
+    ++m.generation;
+    if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
+      --a.active;
+      --pending;
+      if (a.active == 0) --active_assocs;
+    }
+    (void)now;
+    if (forget) a.msgs.erase(m.id);
+  }
+
+  void remember_done(Assoc& a, std::uint64_t id, std::uint64_t octets) {
+    a.done[id] = octets;
+    a.done_order.push_back(id);
+    if (a.done_order.size() > kDoneMemory) {
+      a.done.erase(a.done_order.front());
+      a.done_order.pop_front();
+    }
+  }
+
+  void complete(Assoc& a, Msg& m, Time now) {
+    const std::uint64_t id = m.id;
+    const std::uint64_t octets = m.received();
+    release_message(a, m, now, true);
+    remember_done(a, id, octets);
+    MsgDone done;
+    done.message_id = id;
+    done.octets_received = octets;
+    send(a, done, now);
+    ++stats.msg_done_sent;
+    events.emit(now, "message_complete", {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});
+  }
+
+  bool binding_supported(std::uint8_t kind) const {
+    if (kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) return cfg.rocev2_binding;
+    if (kind == static_cast<std::uint8_t>(BindingKind::Opaque)) return cfg.opaque_binding;
+    return false;
+  }
+
+  void on_credit_request(Assoc& a, const CreditRequest& r, Time now) {
+    ++stats.credit_requests_received;
+    if (auto it = a.msgs.find(r.message_id); it != a.msgs.end()) {
+      update_message(a, it->second, r, now);
+      return;
+    }
+    if (auto done = a.done.find(r.message_id); done != a.done.end()) {
+      // "a receiver that receives CREDIT_REQUEST for a completed message answers with
+      // MSG_DONE again"
+      MsgDone d;
+      d.message_id = r.message_id;
+      d.octets_received = done->second;
+      send(a, d, now);
+      ++stats.msg_done_sent;
+      return;
+    }
+    if (r.message_id == 0 || r.message_id <= a.highest_id) {
+      // "Message IDs MUST increase with each new message ... and MUST NOT be reused": an
+      // old ID we no longer hold is a stale request.
+      events.emit(now, "stale_request", {{"association_id", a.id}, {"message_id", r.message_id}});
+      return;
+    }
+    if (!binding_supported(r.binding_kind)) {
+      send_error(a, ReasonCode::UnsupportedBinding, r.message_id, now);
+      return;
+    }
+    if (r.message_length > cfg.max_message_length) {
+      send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
+      return;
+    }
+    if (a.msgs.size() >= cfg.max_pending_per_association) {
+      // "Receivers MUST bound the number of associations and of pending messages": the
+      // sender keeps the request outstanding and retries.
+      send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
+      return;
+    }
+    a.highest_id = r.message_id;
+    Msg& m = a.msgs[r.message_id];
+    m.association = a.id;
+    m.id = r.message_id;
+    m.length = r.message_length;
+    m.traffic_class = r.effective_class();
+    m.weight = r.effective_weight();
+    m.has_deadline = r.has_deadline();
+    m.deadline = now + microseconds(r.deadline);
+    m.binding = static_cast<BindingKind>(r.binding_kind);
+    m.binding_value = r.binding_value;
+    m.rocev2 = unpack_rocev2(r.binding_value);
+    m.pass = class_pass(m.traffic_class);
+    if (a.active++ == 0) ++active_assocs;
+    ++pending;
+    accept_unscheduled(a, m, r.unscheduled_sent, now);
+    events.emit(now, "message_announced",
+                {{"association_id", a.id}, {"message_id", m.id}, {"length", m.length},
+                 {"unscheduled", m.window}, {"traffic_class", m.traffic_class}});
+    count_early_data(a, m);
+    if (m.length == 0 || m.received() >= m.length) {
+      complete(a, m, now);
+      return;
+    }
+    requeue(a, m);
+    ensure_aimd(now);
+  }
+
+  // Unscheduled data may overtake its CREDIT_REQUEST ("no later than the first data packet"
+  // does not survive reordering): octets counted before the request are credited now. The
+  // opaque binding's offsets are not kept for them, so they count from offset 0 up.
+  void count_early_data(Assoc& a, Msg& m) {
+    auto early = a.early.find(m.binding == BindingKind::Opaque ? m.binding_value
+                                                               : m.rocev2.destination_qpn);
+    if (early == a.early.end()) return;
+    const std::uint64_t octets = std::min(early->second, m.length);
+    a.early.erase(early);
+    const auto [below, above] = m.ranges.add(0, octets, m.window);
+    m.unsched_received += below;
+    m.sched_received += above;
+    set_unsched(m, m.window > m.unsched_received ? m.window - m.unsched_received : 0);
+  }
+
+  // Stride scheduling: a new message starts at the smallest pass of its class.
+  std::uint64_t class_pass(std::uint8_t cls) const {
+    auto it = queue.lower_bound(QueueKey{cls, false, std::numeric_limits<std::int64_t>::min(), 0, 0, 0});
+    if (it != queue.end() && it->traffic_class == cls) return it->pass;
+    return 0;
+  }
+
+  void accept_unscheduled(Assoc& a, Msg& m, std::uint64_t announced, Time now) {
+    if (announced == 0) return;
+    std::uint64_t others = 0;
+    for (const auto& [id, other] : a.msgs) others += &other == &m ? 0 : other.unsched_accounted;
+    const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
+    if (announced > allowed || announced > m.length) {
+      // Beyond U, or a second unscheduled message outstanding: only `allowed` octets count as
+      // unscheduled; the rest is data beyond the credit ("Error Handling and Recovery").
+      events.emit(now, "unscheduled_beyond_limit",
+                  {{"association_id", a.id}, {"message_id", m.id}, {"announced", announced},
+                   {"allowed", allowed}});
+      announced = std::min(allowed, m.length);
+    }
+    m.window = announced;
+    set_unsched(m, announced > m.unsched_received ? announced - m.unsched_received : 0);
+    stats.unscheduled_octets += announced;
+    window_announced += announced;
+    // "or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
+    // received the CREDIT_REQUEST"
+    arm(now + microseconds(cfg.start_jitter_us) + lifetime() + cfg.d_max * 2,
+        TimerKind::UnschedRelease, a.id, m.id, m.generation);
+    ensure_breaker(now);
+  }
+
+  void update_message(Assoc& a, Msg& m, const CreditRequest& r, Time now) {
+    if (m.state == MsgState::Cancelled || m.state == MsgState::Misbehaving) return;
+    // A converted unscheduled message states the octets actually transmitted: the window
+    // can only shrink ("Unscheduled Transmission").
+    if (r.unscheduled_sent < m.window) {
+      m.window = std::max(r.unscheduled_sent, m.unsched_received);
+      set_unsched(m, m.window > m.unsched_received ? m.window - m.unsched_received : 0);
+    }
+    if (m.state == MsgState::Dormant) {
+      m.state = MsgState::Active;
+      events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
+    }
+    if (m.accounted == 0 && m.limit > m.window + m.sched_received) {
+      // The grant expired at the sender too: it asks again; the credit is granted anew.
+      m.state = MsgState::Active;
+    }
+    requeue(a, m);
+  }
+
+  // ---- grants -----------------------------------------------------------------------------
+
+  std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
+    double r = a.rate;
+    if (a.line_rate != 0) r = std::min(r, static_cast<double>(a.line_rate));
+    // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
+    // the Pacing Rate granted to that sender MUST NOT exceed it." ... ignored when "received
+    // more than four default Grant Lifetimes ago" ("Sender Backlog Indication").
+    if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
+      r = std::min(r, static_cast<double>(a.suggested_rate));
+    }
+    const double fair = static_cast<double>(cfg.link_capacity_mbps) /
+                        static_cast<double>(std::max<std::size_t>(1, active_assocs));
+    r = std::min(r, fair);
+    // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
+    // access link."
+    const std::uint64_t others = rate_sum - m.rate;
+    const std::uint64_t headroom = cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
+    r = std::min(r, static_cast<double>(headroom));
+    return r < 1 ? 0 : static_cast<std::uint32_t>(r);
+  }
+
+  void grant_pass(Time now) {
+    const std::uint64_t window = grant_window();
+    while (!queue.empty()) {
+      const QueueKey top = *queue.begin();
+      Assoc& a = assocs.at(top.association);
+      Msg& m = a.msgs.at(top.message);
+      const std::uint64_t base = std::max(m.limit, m.window);
+      const std::uint64_t target = std::min(m.length, m.window + m.sched_received + window);
+      if (target <= m.limit) {
+        dequeue(m);
+        continue;
+      }
+      std::uint64_t increment = target - base;
+      std::uint64_t free = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
+      // A converted unscheduled message: its in-flight unscheduled octets move into the
+      // scheduled accounting when it is granted (the sender then counts it as no longer
+      // outstanding and may start another).
+      const std::uint64_t moved = m.unsched_accounted;
+      free = free > moved ? free - moved : 0;
+      if (cfg.max_credit_per_association != 0) {
+        const std::uint64_t cap_left = cfg.max_credit_per_association > a.accounted
+                                           ? cfg.max_credit_per_association - a.accounted
+                                           : 0;
+        free = std::min(free, cap_left);
+      }
+      if (increment > free) {
+        increment = free - free % cfg.credit_unit;
+        if (base + increment < m.length && increment < cfg.credit_unit) return;  // budget full
+        if (increment == 0) return;
+      }
+      const std::uint32_t rate = rate_for(a, m, now);
+      if (rate == 0) return;  // the link's rate is all issued; wait for a grant to end
+      issue_grant(a, m, base + increment, rate, moved, now);
+    }
+  }
+
+  void issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uint32_t rate, std::uint64_t moved,
+                   Time now) {
+    dequeue(m);
+    assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
+    const std::uint64_t added = limit - std::max(m.limit, m.window);
+    m.limit = limit;
+    if (moved != 0) {
+      set_unsched(m, 0);
+      m.window = m.unsched_received;  // octets still in flight are now scheduled credit
+    }
+    set_accounted(a, m, outstanding_sched(m));
+    set_rate(m, rate);
+    ++m.generation;
+    // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
+    // sent the grant"
+    arm(now + lifetime() + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
+    m.pass += added * kStride / m.weight;
+    CreditGrant g;
+    g.message_id = m.id;
+    g.grant_limit = limit;
+    g.pacing_rate = rate;
+    g.lifetime = 0;  // the association's default
+    if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
+    send(a, g, now);
+    ++stats.grants_sent;
+    stats.credit_granted += added;
+    requeue(a, m);
+  }
+
+  void reclaim(Assoc& a, Msg& m, Time now) {
+    if (m.accounted != 0) {
+      stats.credit_reclaimed += m.accounted;
+      events.emit(now, "credit_reclaimed",
+                  {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
+      set_accounted(a, m, 0);
+    }
+    set_rate(m, 0);
+    dequeue(m);
+    // A sender that hoards credit gets none back until it asks again.
+    if (m.state == MsgState::Active) m.state = MsgState::Dormant;
+  }
+
+  // ---- data -------------------------------------------------------------------------------
+
+  Msg* find_message(Assoc& a, const DataObservation& d) {
+    if (d.binding == BindingKind::Opaque) {
+      for (auto& [id, m] : a.msgs) {
+        if (m.binding == BindingKind::Opaque && m.binding_value == d.key) return &m;
+      }
+      return nullptr;
+    }
+    // RoCEv2: the queue pair's octets belong to its oldest incomplete message.
+    for (auto& [id, m] : a.msgs) {
+      if (m.binding == BindingKind::RoCEv2 && m.rocev2.destination_qpn == d.key &&
+          m.state != MsgState::Complete) {
+        return &m;
+      }
+    }
+    return nullptr;
+  }
+
+  void on_data(const DataObservation& d, Time now) {
+    auto pit = by_peer.find(d.from);
+    Assoc* ap = nullptr;
+    if (pit != by_peer.end()) ap = &assocs.at(pit->second);
+    if (ap == nullptr) {
+      for (auto& [id, a] : assocs) {
+        if (a.peer.same_host(d.from)) {
+          ap = &a;
+          break;
+        }
+      }
+    }
+    if (ap == nullptr) {
+      stats.unattributed_data_octets += d.octets;
+      return;
+    }
+    Assoc& a = *ap;
+    a.last_activity = now;
+    a.interval_octets += d.octets;
+    if (d.ce) a.interval_ce += d.octets;
+    if (d.rtt && cfg.rtt_target.ns > 0 && *d.rtt > cfg.rtt_target) {
+      const double excess = static_cast<double>((*d.rtt - cfg.rtt_target).ns) /
+                            static_cast<double>(cfg.rtt_target.ns);
+      a.interval_excess_delay = std::max(a.interval_excess_delay, std::min(1.0, excess));
+    }
+    Msg* mp = find_message(a, d);
+    if (mp == nullptr) {
+      stats.unattributed_data_octets += d.octets;
+      auto& early = a.early[d.key];
+      if (early < kEarlyDataLimit) early += d.octets;
+      return;
+    }
+    Msg& m = *mp;
+    std::uint64_t below = 0;
+    std::uint64_t above = 0;
+    if (d.binding == BindingKind::Opaque) {
+      const std::uint64_t hi = std::min<std::uint64_t>(d.offset + d.octets, m.length);
+      if (d.offset < hi) std::tie(below, above) = m.ranges.add(d.offset, hi, m.window);
+    } else {
+      const std::uint64_t fresh = std::min<std::uint64_t>(d.octets, m.length - m.received());
+      const std::uint64_t room = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
+      below = std::min(fresh, room);
+      above = fresh - below;
+    }
+    // "Data received for a message beyond its Grant Limit and outside its unscheduled window
+    // indicates a misbehaving sender."
+    const std::uint64_t sched_end = m.window + m.sched_received + above;
+    if (above != 0 && sched_end > std::max(m.limit, m.window)) {
+      stats.misbehaving_data_octets += sched_end - std::max(m.limit, m.window);
+      if (m.state != MsgState::Misbehaving) {
+        events.emit(now, "misbehaving_sender",
+                    {{"association_id", a.id}, {"message_id", m.id}, {"limit", m.limit},
+                     {"data_end", sched_end}});
+        // "MUST NOT grant further credit to the association for that message"
+        dequeue(m);
+        if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
+          --a.active;
+          --pending;
+          if (a.active == 0) --active_assocs;
+        }
+        m.state = MsgState::Misbehaving;
+      }
+    }
+    m.unsched_received += below;
+    m.sched_received += above;
+    stats.scheduled_octets += above;
+    set_unsched(m, m.window > m.unsched_received && m.unsched_accounted != 0
+                       ? m.window - m.unsched_received
+                       : 0);
+    if (m.accounted != 0) set_accounted(a, m, outstanding_sched(m));
+    if (m.state == MsgState::Misbehaving) return;
+    if (m.received() >= m.length) {
+      complete(a, m, now);
+    } else {
+      requeue(a, m);
+    }
+    grant_pass(now);
+  }
+
+  // ---- congestion ------------------------------------------------------------------------
+
+  void on_report(const Address& from, const CongestionReport& r, Time now) {
+    // "An endpoint MUST ignore reports whose source address is not within the set of CRN
+    // addresses configured for the domain."
+    const bool known = std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+                                   [&](const Address& c) { return c.same_host(from); });
+    if (!known) {
+      ++stats.reports_ignored;
+      events.emit(now, "report_ignored", {{"from", from.to_string()}});
+      return;
+    }
+    ++stats.reports_received;
+    // "A CONGESTION_REPORT can only cause a receiver to reduce the rate it grants": it only
+    // raises the sender's congestion signal, which the controller turns into decreases.
+    Address flow_source;
+    flow_source.ip = r.source_address;
+    flow_source.ipv6 = r.ipv6();
+    for (auto& [id, a] : assocs) {
+      if (a.peer.same_host(flow_source)) {
+        a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
+      }
+    }
+    events.emit(now, "report_received",
+                {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
+  }
+
+  void ensure_aimd(Time now) {
+    if (aimd_armed) return;
+    aimd_armed = true;
+    arm(now + std::max(cfg.base_rtt, microseconds(1)), TimerKind::Aimd);
+  }
+
+  // "Every update interval T_upd ... if congestion signal s_i > 0 in the last interval:
+  // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
+  void aimd_tick(Time now) {
+    aimd_armed = false;
+    const double r_min = static_cast<double>(cfg.credit_unit) * 8000.0 /
+                         static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
+    for (auto& [id, a] : assocs) {
+      if (a.active == 0) continue;
+      const double ce = a.interval_octets == 0 ? 0.0
+                                               : static_cast<double>(a.interval_ce) /
+                                                     static_cast<double>(a.interval_octets);
+      const double s = std::max({ce, a.interval_degree, a.interval_excess_delay});
+      double r_max = static_cast<double>(a.line_rate != 0 ? a.line_rate : cfg.link_capacity_mbps);
+      if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
+        r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
+      }
+      if (s > 0) {
+        a.rate = std::max(r_min, a.rate * (1.0 - cfg.aimd_beta * s));
+      } else {
+        a.rate = std::min(r_max, a.rate + cfg.aimd_alpha_mbps);
+      }
+      a.interval_octets = a.interval_ce = 0;
+      a.interval_degree = a.interval_excess_delay = 0;
+    }
+    if (active_assocs != 0) ensure_aimd(now);
+  }
+
+  void ensure_breaker(Time now) {
+    if (breaker_armed) return;
+    breaker_armed = true;
+    arm(now + cfg.loss_window, TimerKind::Breaker);
+  }
+
+  // "a receiver that observes a loss rate of unscheduled data above a configured threshold
+  // ... MUST set U to zero for all associations until the loss rate falls below one tenth of
+  // the threshold."
+  void breaker_tick(Time now) {
+    breaker_armed = false;
+    const double loss = window_announced == 0 ? 0.0
+                                              : static_cast<double>(window_lost) /
+                                                    static_cast<double>(window_announced);
+    if (!breaker_tripped && loss > cfg.loss_threshold) {
+      breaker_tripped = true;
+      ++stats.circuit_breaker_trips;
+      events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
+      for (auto& [id, a] : assocs) update_u(a, 0, now);
+    } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
+      breaker_tripped = false;
+      events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
+      for (auto& [id, a] : assocs) {
+        set_u_accounted(a, 0);
+        a.u = 0;
+      }
+      for (auto& [id, a] : assocs) update_u(a, choose_u(), now);
+    }
+    window_announced = window_lost = 0;
+    if (breaker_tripped || !assocs.empty()) ensure_breaker(now);
+  }
+
+  // ---- control dispatch -------------------------------------------------------------------
+
+  Assoc* association_of(const Address& from, const Header& h) {
+    auto it = assocs.find(h.association_id);
+    if (it == assocs.end() || h.epoch != cfg.epoch) return nullptr;
+    if (it->second.peer != from) {
+      ++stats.requests_from_wrong_address;
+      return nullptr;
+    }
+    return &it->second;
+  }
+
+  // "An endpoint MUST discard a message of an association whose Sequence Number is not
+  // newer ... than the newest one it has already processed from the same originator"
+  bool fresh(Assoc& a, const Header& h, Time now) {
+    if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) {
+      ++stats.stale_discarded;
+      events.emit(now, "stale_discarded",
+                  {{"association_id", a.id}, {"sequence_number", h.sequence_number},
+                   {"newest", a.newest_seq_in}});
+      return false;
+    }
+    a.have_seq_in = true;
+    a.newest_seq_in = h.sequence_number;
+    a.last_activity = now;
+    return true;
+  }
+
+  void on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
+    auto decoded = decode(datagram);
+    if (!decoded) {
+      const DecodeError& e = decoded.error();
+      if (e.code == DecodeErrorCode::UnknownType) {
+        ++stats.unknown_type_discarded;
+        // "if the message belongs to an established association, the receiver MAY reply
+        // with ERROR (UNSUPPORTED_TYPE) to the address bound to that association, and it
+        // MUST NOT reply otherwise."
+        if (e.header) {
+          if (Assoc* a = association_of(from, *e.header)) {
+            send_error(*a, ReasonCode::UnsupportedType, 0, now);
+          }
+        }
+      } else {
+        ++stats.malformed_discarded;
+      }
+      events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", e.describe()}});
+      return;
+    }
+    const Message& m = *decoded;
+    if (const auto* req = std::get_if<AssocRequest>(&m)) {
+      on_assoc_request(from, *req, now);
+    } else if (const auto* report = std::get_if<CongestionReport>(&m)) {
+      on_report(from, *report, now);  // "Messages from CRNs carry no Epoch"
+    } else if (const auto* cr = std::get_if<CreditRequest>(&m)) {
+      Assoc* a = association_of(from, cr->header);
+      if (a == nullptr) {
+        // "A receiver that receives a CREDIT_REQUEST for an unknown association replies
+        // with ERROR (UNKNOWN_ASSOCIATION)"
+        ErrorMessage e;
+        e.header.association_id = cr->header.association_id;
+        e.header.epoch = cfg.epoch;
+        e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+        send_to(from, Message{e}, now);
+        ++stats.errors_sent;
+        return;
+      }
+      if (!fresh(*a, cr->header, now)) return;
+      on_credit_request(*a, *cr, now);
+    } else {
+      Assoc* a = association_of(from, header_of(m));
+      if (a == nullptr || !fresh(*a, header_of(m), now)) return;
+      dispatch_association_message(*a, m, now);
+    }
+    grant_pass(now);
+  }
+
+  void dispatch_association_message(Assoc& a, const Message& m, Time now) {
+    if (const auto* status = std::get_if<SenderStatus>(&m)) {
+      ++stats.sender_status_received;
+      a.suggested_rate = status->suggested_rate;
+      a.suggested_at = now;
+      events.emit(now, "sender_status",
+                  {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},
+                   {"congestion_level", status->congestion_level}});
+    } else if (const auto* cancel = std::get_if<Cancel>(&m)) {
+      auto it = a.msgs.find(cancel->message_id);
+      if (it == a.msgs.end()) return;
+      Msg& msg = it->second;
+      // "the credit of a cancelled message no earlier than 2 * D_max after it sent or
+      // received the CANCEL"
+      dequeue(msg);
+      if (msg.state == MsgState::Active || msg.state == MsgState::Dormant) {
+        --a.active;
+        --pending;
+        if (a.active == 0) --active_assocs;
+      }
+      msg.state = MsgState::Cancelled;
+      ++msg.generation;
+      arm(now + cfg.d_max * 2, TimerKind::CancelReclaim, a.id, msg.id, msg.generation);
+      events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
+    } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
+      auto it = a.msgs.find(ret->message_id);
+      if (it == a.msgs.end()) return;
+      Msg& msg = it->second;
+      const std::uint64_t covered = msg.window + msg.sched_received;
+      const std::uint64_t keep = ret->new_limit > covered ? ret->new_limit - covered : 0;
+      if (keep < msg.accounted) {
+        stats.credit_returned += msg.accounted - keep;
+        set_accounted(a, msg, keep);
+      }
+      if (msg.state == MsgState::Active) msg.state = MsgState::Dormant;
+      dequeue(msg);
+    } else {
+      // ASSOC_ACCEPT, CREDIT_GRANT, MSG_DONE, ERROR: not for a receiver.
+      events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});
+    }
+  }
+
+  // ---- timers -----------------------------------------------------------------------------
+
+  Msg* timer_message(const Timer& t) {
+    auto a = assocs.find(t.association);
+    if (a == assocs.end()) return nullptr;
+    auto m = a->second.msgs.find(t.message);
+    if (m == a->second.msgs.end() || m->second.generation != t.generation) return nullptr;
+    return &m->second;
+  }
+
+  void fire(const Timer& t, Time now) {
+    switch (t.kind) {
+      case TimerKind::Reclaim:
+        if (Msg* m = timer_message(t)) reclaim(assocs.at(t.association), *m, now);
+        break;
+      case TimerKind::UnschedRelease:
+        if (Msg* m = timer_message(t); m != nullptr && m->unsched_accounted != 0) {
+          window_lost += m->unsched_accounted;
+          set_unsched(*m, 0);
+        }
+        break;
+      case TimerKind::CancelReclaim:
+        if (Msg* m = timer_message(t)) {
+          Assoc& a = assocs.at(t.association);
+          remember_done(a, m->id, m->received());
+          release_message(a, *m, now, true);
+        }
+        break;
+      case TimerKind::ParameterUpdate: {
+        auto a = assocs.find(t.association);
+        if (a != assocs.end() && a->second.update_pending &&
+            a->second.update_generation == t.generation) {
+          send_parameter_update(a->second, now);
+        }
+        break;
+      }
+      case TimerKind::Aimd: aimd_tick(now); break;
+      case TimerKind::Breaker: breaker_tick(now); break;
+      case TimerKind::Idle: {
+        idle_armed = false;
+        std::vector<std::uint32_t> idle;
+        for (auto& [id, a] : assocs) {
+          if (now - a.last_activity >= cfg.idle_timeout) idle.push_back(id);
+        }
+        for (auto id : idle) {
+          ++stats.associations_removed_idle;
+          remove_association(assocs.at(id), now, "idle");
+        }
+        if (!assocs.empty()) {
+          idle_armed = true;
+          arm(now + cfg.idle_timeout / 4, TimerKind::Idle);
+        }
+        break;
+      }
+    }
+  }
+
+  void on_timeout(Time now) {
+    while (!timers.empty() && timers.top().at <= now) {
+      const Timer t = timers.top();
+      timers.pop();
+      fire(t, now);
+    }
+    grant_pass(now);
+  }
+};
+
+Receiver::Receiver(ReceiverConfig config, Observer* observer, RandomSource* random)
+    : impl_(std::make_unique<Impl>(std::move(config), observer, random)) {}
+Receiver::~Receiver() = default;
+
+void Receiver::on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
+  impl_->on_control(from, datagram, now);
+}
+void Receiver::on_data(const DataObservation& data, Time now) { impl_->on_data(data, now); }
+void Receiver::on_timeout(Time now) { impl_->on_timeout(now); }
+std::optional<Time> Receiver::next_timeout() const {
+  if (impl_->timers.empty()) return std::nullopt;
+  return impl_->timers.top().at;
+}
+std::optional<Datagram> Receiver::poll_transmit() {
+  auto& out = impl_->out;
+  if (out.empty()) return std::nullopt;
+  Datagram d = out.front();
+  out.pop_front();
+  return d;
+}
+std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }
+std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
+std::size_t Receiver::pending_messages() const { return impl_->pending; }
+const ReceiverStats& Receiver::stats() const { return impl_->stats; }
+const ReceiverConfig& Receiver::config() const { return impl_->cfg; }
+
+}  // namespace rdcc::ref
