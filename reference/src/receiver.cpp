@@ -30,6 +30,7 @@ using json = nlohmann::ordered_json;
 constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
+constexpr std::size_t kOvercommit = 8;  // messages that share the link's rate at most
 
 // Distinct octet ranges received for one message (opaque binding: data carries offsets, and a
 // retransmitted octet must not be counted twice: "those octets remain within the existing
@@ -168,6 +169,7 @@ struct Receiver::Impl {
   std::uint64_t unsched_sum = 0;   // unscheduled reservations counted
   std::uint64_t u_sum = 0;         // sum of u_accounted over associations
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
+  std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
   std::size_t active_assocs = 0;
   std::size_t pending = 0;
   bool aimd_armed = false;
@@ -370,6 +372,7 @@ struct Receiver::Impl {
   }
 
   void set_rate(Msg& m, std::uint32_t rate) {
+    if ((m.rate == 0) != (rate == 0)) live_rates = rate == 0 ? live_rates - 1 : live_rates + 1;
     rate_sum = rate_sum - m.rate + rate;
     m.rate = rate;
   }
@@ -385,11 +388,14 @@ struct Receiver::Impl {
                     m.association, m.id};
   }
 
-  // In the grant queue exactly while the message can take more credit.
+  // In the grant queue exactly while the message can take more credit, or holds an expired
+  // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
-    const bool wants = m.state == MsgState::Active && m.limit < m.length &&
-                       (m.limit <= m.window || outstanding_sched(m) <= grant_window() / 2 ||
-                        m.accounted == 0);
+    const std::uint64_t covered = m.window + m.sched_received;
+    const bool more = m.limit < m.length &&
+                      (m.limit <= m.window || outstanding_sched(m) <= grant_window() / 2);
+    const bool renew = m.accounted == 0 && m.limit > covered;
+    const bool wants = m.state == MsgState::Active && (more || renew);
     if (wants == m.queued) return;
     if (wants) {
       queue.insert(key_of(m));
@@ -586,13 +592,14 @@ struct Receiver::Impl {
     if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
       r = std::min(r, static_cast<double>(a.suggested_rate));
     }
-    const double fair = static_cast<double>(cfg.link_capacity_mbps) /
-                        static_cast<double>(std::max<std::size_t>(1, active_assocs));
-    r = std::min(r, fair);
+    // A fair share of the link among the messages that hold or want credit, at most eight.
+    const std::size_t sharing = std::clamp<std::size_t>(live_rates + queue.size(), 1, kOvercommit);
+    r = std::min(r, static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing));
     // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
     // access link."
     const std::uint64_t others = rate_sum - m.rate;
-    const std::uint64_t headroom = cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
+    const std::uint64_t headroom =
+        cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
     r = std::min(r, static_cast<double>(headroom));
     return r < 1 ? 0 : static_cast<std::uint32_t>(r);
   }
@@ -603,33 +610,37 @@ struct Receiver::Impl {
       const QueueKey top = *queue.begin();
       Assoc& a = assocs.at(top.association);
       Msg& m = a.msgs.at(top.message);
-      const std::uint64_t base = std::max(m.limit, m.window);
-      const std::uint64_t target = std::min(m.length, m.window + m.sched_received + window);
-      if (target <= m.limit) {
+      const std::uint64_t covered = m.window + m.sched_received;
+      const std::uint64_t held = std::max(m.limit, m.window);
+      const bool renew = m.accounted == 0 && m.limit > covered;
+      // Grant Limits only grow: a renewal restates at least the old limit.
+      std::uint64_t limit = std::max(m.limit, std::min(m.length, covered + window));
+      if (limit <= held && !renew) {
         dequeue(m);
         continue;
       }
-      std::uint64_t increment = target - base;
-      std::uint64_t free = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
       // A converted unscheduled message: its in-flight unscheduled octets move into the
       // scheduled accounting when it is granted (the sender then counts it as no longer
       // outstanding and may start another).
       const std::uint64_t moved = m.unsched_accounted;
+      std::uint64_t free = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
       free = free > moved ? free - moved : 0;
       if (cfg.max_credit_per_association != 0) {
-        const std::uint64_t cap_left = cfg.max_credit_per_association > a.accounted
-                                           ? cfg.max_credit_per_association - a.accounted
-                                           : 0;
-        free = std::min(free, cap_left);
+        const std::uint64_t cap = cfg.max_credit_per_association;
+        free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
       }
-      if (increment > free) {
-        increment = free - free % cfg.credit_unit;
-        if (base + increment < m.length && increment < cfg.credit_unit) return;  // budget full
-        if (increment == 0) return;
+      const std::uint64_t need = limit - covered - m.accounted;
+      if (need > free) {
+        // As much as the budget allows, new credit in whole Credit Units.
+        std::uint64_t fit = covered + m.accounted + free;
+        if (fit > held) fit -= (fit - held) % cfg.credit_unit;
+        if (fit < m.limit) return;           // cannot even restate the old limit: wait
+        if (fit <= held && !renew) return;   // nothing new to give: wait
+        limit = fit;
       }
       const std::uint32_t rate = rate_for(a, m, now);
       if (rate == 0) return;  // the link's rate is all issued; wait for a grant to end
-      issue_grant(a, m, base + increment, rate, moved, now);
+      issue_grant(a, m, limit, rate, moved, now);
     }
   }
 
@@ -739,14 +750,18 @@ struct Receiver::Impl {
       above = fresh - below;
     }
     // "Data received for a message beyond its Grant Limit and outside its unscheduled window
-    // indicates a misbehaving sender."
-    const std::uint64_t sched_end = m.window + m.sched_received + above;
-    if (above != 0 && sched_end > std::max(m.limit, m.window)) {
-      stats.misbehaving_data_octets += sched_end - std::max(m.limit, m.window);
+    // indicates a misbehaving sender." The opaque binding says where the octets are; RoCEv2
+    // counters only say how many, which arrive in order on the queue pair.
+    const std::uint64_t held = std::max(m.limit, m.window);
+    const std::uint64_t data_end = d.binding == BindingKind::Opaque
+                                       ? d.offset + d.octets
+                                       : m.window + m.sched_received + above;
+    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque)) {
+      stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
         events.emit(now, "misbehaving_sender",
                     {{"association_id", a.id}, {"message_id", m.id}, {"limit", m.limit},
-                     {"data_end", sched_end}});
+                     {"data_end", data_end}});
         // "MUST NOT grant further credit to the association for that message"
         dequeue(m);
         if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
@@ -764,6 +779,8 @@ struct Receiver::Impl {
                        ? m.window - m.unsched_received
                        : 0);
     if (m.accounted != 0) set_accounted(a, m, outstanding_sched(m));
+    // A grant whose every octet has arrived no longer needs its share of the link.
+    if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
     if (m.received() >= m.length) {
       complete(a, m, now);

@@ -1,0 +1,346 @@
+// The invariant checker (invariants.hpp). It keeps its own model of every message from what
+// crossed the wire and never asks an endpoint.
+#include "rdcc/reference/invariants.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <queue>
+#include <tuple>
+
+#include "rdcc/codec/format.hpp"
+#include "rdcc/codec/serial.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+// A host:port as an ordered key.
+using AddrKey = std::tuple<bool, IpAddress, std::uint16_t>;
+AddrKey key(const Address& a) { return {a.ipv6, a.ip, a.port}; }
+
+// One message, keyed by (receiver, sender, association, message).
+using MsgKey = std::tuple<AddrKey, AddrKey, std::uint32_t, std::uint64_t>;
+
+struct MsgModel {
+  std::uint64_t length = 0;
+  bool length_known = false;
+  // Receiver side.
+  std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
+  Time grant_live_until{};           // Lifetime + 2 * D_max after the latest grant was sent
+  std::uint64_t window = 0;          // unscheduled octets announced (as delivered)
+  Time window_live_until{};          // J + Lifetime + 2 * D_max after the request arrived
+  std::uint64_t received = 0;        // octets delivered to the receiver
+  std::uint64_t exposure = 0;        // counted in the receiver's budget now
+  // Sender side.
+  std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
+  Time held_valid_until{};           // reception + Lifetime of the latest such grant
+  std::uint32_t rate = 0;            // its Pacing Rate
+  std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
+  std::deque<std::pair<Time, std::uint32_t>> recent;  // segments within the pacing window
+};
+
+struct AssocModel {
+  std::uint32_t u = 0;
+  std::uint32_t j = 0;
+  std::uint32_t lifetime_us = 0;
+  std::uint32_t credit_unit = 0;
+  bool have_seq = false;
+  std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
+  std::uint64_t pool_limit = 0;
+  Time pool_valid_until{};
+  std::uint64_t pool_used = 0;
+};
+using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, association
+
+struct ReceiverModel {
+  std::uint64_t budget = 0;
+  Duration d_max{};
+  std::uint64_t outstanding = 0;
+  std::uint64_t peak = 0;
+};
+
+struct Expiry {
+  Time at;
+  MsgKey msg;
+  friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
+};
+
+}  // namespace
+
+struct InvariantChecker::Impl {
+  std::map<AddrKey, ReceiverModel> receivers;
+  std::map<MsgKey, MsgModel> msgs;
+  std::map<AssocKey, AssocModel> assocs;
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
+  std::vector<Violation> violations;
+  // Octets delivered before the checker saw their message's request (reordering).
+  std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint64_t> early;
+
+  void violate(Time t, const char* rule, std::string detail) {
+    // Enough to diagnose; a broken run must not exhaust memory.
+    if (violations.size() < 1000) violations.push_back({t, rule, std::move(detail)});
+  }
+
+  // Octets the receiver has authorized and not yet received.
+  static std::uint64_t exposure_of(const MsgModel& m, Time t) {
+    std::uint64_t authorized = 0;
+    if (t < m.grant_live_until) authorized = m.limit_sent;
+    if (t < m.window_live_until) authorized = std::max(authorized, m.window);
+    if (m.length_known) authorized = std::min(authorized, m.length);
+    return authorized > m.received ? authorized - m.received : 0;
+  }
+
+  void refresh(const MsgKey& k, MsgModel& m, Time t) {
+    auto r = receivers.find(std::get<0>(k));
+    if (r == receivers.end()) return;
+    const std::uint64_t now_exposure = exposure_of(m, t);
+    r->second.outstanding = r->second.outstanding - m.exposure + now_exposure;
+    m.exposure = now_exposure;
+    r->second.peak = std::max(r->second.peak, r->second.outstanding);
+    if (r->second.outstanding > r->second.budget) {
+      violate(t, "budget",
+              "receiver outstanding credit " + std::to_string(r->second.outstanding) +
+                  " exceeds G = " + std::to_string(r->second.budget));
+    }
+  }
+
+  void expire_until(Time t) {
+    while (!expiries.empty() && expiries.top().at <= t) {
+      const Expiry e = expiries.top();
+      expiries.pop();
+      if (auto it = msgs.find(e.msg); it != msgs.end()) refresh(e.msg, it->second, e.at);
+    }
+  }
+
+  void schedule(const MsgKey& k, Time at) { expiries.push({at, k}); }
+
+  // The receiver sent a control message.
+  void receiver_sent(const Address& rx, const Address& tx, const Message& m, Time t) {
+    auto r = receivers.find(key(rx));
+    if (r == receivers.end()) return;
+    const Header& h = header_of(m);
+    AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
+    if (const auto* acc = std::get_if<AssocAccept>(&m)) {
+      a.u = std::max(a.u, acc->unscheduled_limit);
+      a.j = acc->start_jitter;
+      a.lifetime_us = acc->grant_lifetime;
+      a.credit_unit = acc->credit_unit;
+    } else if (const auto* g = std::get_if<CreditGrant>(&m)) {
+      if (g->pacing_rate == 0) {
+        violate(t, "pacing_rate_zero", "receiver issued Pacing Rate 0: " + format_line(m));
+      }
+      if (g->pool()) return;
+      const MsgKey k{key(rx), key(tx), h.association_id, g->message_id};
+      MsgModel& msg = msgs[k];
+      if (g->grant_limit < msg.limit_sent) {
+        violate(t, "grant_reduced",
+                "Grant Limit " + std::to_string(g->grant_limit) + " below an earlier " +
+                    std::to_string(msg.limit_sent) + ": " + format_line(m));
+      }
+      if (msg.length_known && g->grant_limit > msg.length) {
+        violate(t, "grant_beyond_length",
+                "Grant Limit " + std::to_string(g->grant_limit) + " beyond the length " +
+                    std::to_string(msg.length) + ": " + format_line(m));
+      }
+      if (msg.length_known && g->final() != (g->grant_limit == msg.length)) {
+        violate(t, "final_flag",
+                std::string(g->final() ? "FINAL set below" : "FINAL missing at") +
+                    " the message length: " + format_line(m));
+      }
+      msg.limit_sent = std::max(msg.limit_sent, g->grant_limit);
+      const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
+      msg.grant_live_until = t + life + r->second.d_max * 2;
+      schedule(k, msg.grant_live_until);
+      refresh(k, msg, t);
+    } else if (const auto* done = std::get_if<MsgDone>(&m)) {
+      const MsgKey k{key(rx), key(tx), h.association_id, done->message_id};
+      auto it = msgs.find(k);
+      if (it != msgs.end() && it->second.length_known && it->second.received < it->second.length) {
+        violate(t, "msg_done_early",
+                "MSG_DONE after " + std::to_string(it->second.received) + " of " +
+                    std::to_string(it->second.length) + " octets: " + format_line(m));
+      }
+    }
+  }
+
+  // A receiver got a control message from a sender.
+  void receiver_got(const Address& rx, const Address& tx, const Message& m, Time t) {
+    auto r = receivers.find(key(rx));
+    if (r == receivers.end()) return;
+    const auto* req = std::get_if<CreditRequest>(&m);
+    if (req == nullptr) return;
+    const Header& h = header_of(m);
+    const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};
+    MsgModel& msg = msgs[k];
+    msg.length = req->message_length;
+    msg.length_known = true;
+    if (auto e = early.find({key(rx), key(tx), req->message_id}); e != early.end()) {
+      msg.received += e->second;
+      early.erase(e);
+    }
+    if (req->unscheduled_sent != 0 && msg.window == 0) {
+      const AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
+      msg.window = std::min(req->unscheduled_sent, req->message_length);
+      msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
+                              r->second.d_max * 2;
+      schedule(k, msg.window_live_until);
+    } else if (req->unscheduled_sent < msg.window) {
+      msg.window = req->unscheduled_sent;  // converted: the octets actually transmitted
+    }
+    refresh(k, msg, t);
+  }
+
+  // A sender got a control message from a receiver: the credit it may use.
+  void sender_got(const Address& tx, const Address& rx, const Message& m, Time t) {
+    const Header& h = header_of(m);
+    AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
+    const bool exempt = std::holds_alternative<AssocAccept>(m) ||
+                        (std::holds_alternative<ErrorMessage>(m) &&
+                         std::get<ErrorMessage>(m).reason ==
+                             static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
+    if (!exempt) {
+      // The sender must discard what is not newer; it may use only what it may accept.
+      if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
+      a.have_seq = true;
+      a.newest_seq = h.sequence_number;
+    }
+    if (const auto* acc = std::get_if<AssocAccept>(&m)) {
+      a.u = std::max(a.u, acc->unscheduled_limit);
+      a.lifetime_us = acc->grant_lifetime;
+      a.credit_unit = acc->credit_unit;
+      return;
+    }
+    const auto* g = std::get_if<CreditGrant>(&m);
+    if (g == nullptr || !g->usable()) return;
+    const Time valid_until = t + microseconds(g->effective_lifetime(a.lifetime_us));
+    if (g->pool()) {
+      a.pool_limit = std::max(a.pool_limit, g->grant_limit);
+      a.pool_valid_until = valid_until;
+      return;
+    }
+    MsgModel& msg = msgs[{key(rx), key(tx), h.association_id, g->message_id}];
+    msg.held_limit = std::max(msg.held_limit, g->grant_limit);
+    msg.held_valid_until = valid_until;
+    msg.rate = g->pacing_rate;
+  }
+
+  void sender_sent(const Address& tx, const Address& rx, const Message& m) {
+    const auto* req = std::get_if<CreditRequest>(&m);
+    if (req == nullptr) return;
+    MsgModel& msg = msgs[{key(rx), key(tx), req->header.association_id, req->message_id}];
+    if (!msg.length_known) msg.length = req->message_length;
+    msg.announced_unsched = std::max(msg.announced_unsched, req->unscheduled_sent);
+  }
+
+  void segment(const Address& tx, const DataSegment& s, Time t) {
+    const MsgKey k{key(s.receiver), key(tx), s.association_id, s.message_id};
+    MsgModel& msg = msgs[k];
+    AssocModel& a = assocs[{key(s.receiver), key(tx), s.association_id}];
+    const std::uint64_t end = s.offset + s.length;
+    if (s.unscheduled) {
+      // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
+      // Unscheduled Sent field set to the message length"; the message is at most U.
+      if (end > msg.announced_unsched) {
+        violate(t, "unscheduled_unannounced",
+                "unscheduled octets up to " + std::to_string(end) + " of message " +
+                    std::to_string(s.message_id) + " without a CREDIT_REQUEST announcing them");
+      }
+      if (msg.announced_unsched > a.u) {
+        violate(t, "unscheduled_beyond_u",
+                "unscheduled message of " + std::to_string(msg.announced_unsched) +
+                    " octets with U = " + std::to_string(a.u));
+      }
+      return;
+    }
+    if (end <= msg.held_limit && t < msg.held_valid_until) {
+      check_pacing(msg, a, s, t);
+      return;
+    }
+    if (t < a.pool_valid_until && a.pool_used + s.length <= a.pool_limit) {
+      a.pool_used += s.length;
+      return;
+    }
+    violate(t, "sender_credit",
+            "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
+                std::to_string(s.message_id) + " sent with " +
+                (t < msg.held_valid_until ? "Grant Limit " + std::to_string(msg.held_limit)
+                                          : std::string("no grant within its Lifetime")));
+  }
+
+  // "MUST NOT transmit the message faster than the Pacing Rate, averaged over any interval
+  // equal to the transmission time of ten Credit Units at that rate": octets whose
+  // transmission starts within one such interval may not exceed ten Credit Units plus the
+  // segment that starts at its end.
+  void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
+    if (msg.rate == 0 || a.credit_unit == 0) return;
+    const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
+    while (!msg.recent.empty() && t - msg.recent.front().first >= window) msg.recent.pop_front();
+    msg.recent.emplace_back(t, s.length);
+    std::uint64_t octets = 0;
+    for (const auto& [when, n] : msg.recent) octets += n;
+    if (octets > 11ULL * a.credit_unit) {
+      violate(t, "pacing",
+              std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
+                  " within the transmission time of ten Credit Units at " +
+                  std::to_string(msg.rate) + " Mbit/s");
+    }
+  }
+};
+
+InvariantChecker::InvariantChecker() : impl_(std::make_unique<Impl>()) {}
+InvariantChecker::~InvariantChecker() = default;
+
+void InvariantChecker::add_receiver(const Address& rdcc_address, std::uint64_t budget,
+                                    Duration d_max) {
+  impl_->receivers[key(rdcc_address)] = ReceiverModel{budget, d_max, 0, 0};
+}
+
+void InvariantChecker::on_control_sent(const Address& from, const Address& to, const Message& m,
+                                       Time t) {
+  impl_->expire_until(t);
+  if (impl_->receivers.count(key(from)) != 0) {
+    impl_->receiver_sent(from, to, m, t);
+  } else {
+    impl_->sender_sent(from, to, m);
+  }
+}
+
+void InvariantChecker::on_control_delivered(const Address& from, const Address& to,
+                                            const Message& m, Time t) {
+  impl_->expire_until(t);
+  if (impl_->receivers.count(key(to)) != 0) {
+    impl_->receiver_got(to, from, m, t);
+  } else if (impl_->receivers.count(key(from)) != 0) {
+    impl_->sender_got(to, from, m, t);
+  }
+}
+
+void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment& s, Time t) {
+  impl_->expire_until(t);
+  impl_->segment(sender, s, t);
+}
+
+void InvariantChecker::on_data_delivered(const Address& receiver, const Address& sender,
+                                         std::uint64_t message_id, std::uint64_t octets, Time t) {
+  impl_->expire_until(t);
+  for (auto it = impl_->msgs.lower_bound({key(receiver), key(sender), 0, 0});
+       it != impl_->msgs.end() && std::get<0>(it->first) == key(receiver) &&
+       std::get<1>(it->first) == key(sender);
+       ++it) {
+    if (std::get<3>(it->first) != message_id) continue;
+    MsgModel& m = it->second;
+    m.received += octets;
+    impl_->refresh(it->first, m, t);
+    return;
+  }
+  impl_->early[{key(receiver), key(sender), message_id}] += octets;
+}
+
+const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
+
+std::uint64_t InvariantChecker::peak_outstanding(const Address& receiver) const {
+  auto it = impl_->receivers.find(key(receiver));
+  return it == impl_->receivers.end() ? 0 : it->second.peak;
+}
+
+}  // namespace rdcc::ref

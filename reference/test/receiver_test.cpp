@@ -1,0 +1,786 @@
+// The reference receiver, rule by rule. Each test quotes the sentence it holds the receiver
+// to. A harness plays the sender side with encoded messages in virtual time, and feeds the
+// invariant checker with everything that crosses the wire, so every test also checks that
+// the budget, grant and MSG_DONE invariants hold.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/format.hpp"
+#include "rdcc/codec/rocev2.hpp"
+#include "rdcc/reference/invariants.hpp"
+#include "rdcc/reference/receiver.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+struct Sent {
+  Address to;
+  Message message;
+};
+
+class ReceiverHarness {
+ public:
+  explicit ReceiverHarness(ReceiverConfig cfg = default_config())
+      : random_(7), receiver_(cfg, &events_, &random_) {
+    checker_.add_receiver(cfg.local, cfg.budget, cfg.d_max);
+  }
+
+  static ReceiverConfig default_config() {
+    ReceiverConfig c;
+    c.local = Address::v4(192, 0, 2, 100, 50000);
+    c.budget = 256 * 1024;
+    c.unscheduled_budget = 64 * 1024;
+    c.unscheduled_limit = 16 * 1024;
+    c.grant_lifetime_us = 100;
+    c.credit_unit = 4096;
+    c.d_max = microseconds(10);
+    c.base_rtt = microseconds(10);
+    c.link_capacity_mbps = 100000;
+    c.crn_addresses = {Address::v4(192, 0, 2, 250, 0)};
+    return c;
+  }
+
+  static Address sender(std::uint8_t n) { return Address::v4(192, 0, 2, n, 40000); }
+
+  std::vector<Sent> deliver(const Address& from, Message m) {
+    std::vector<std::byte> wire(encoded_size(m));
+    EXPECT_TRUE(encode(m, wire));
+    checker_.on_control_sent(from, cfg().local, m, now_);
+    checker_.on_control_delivered(from, cfg().local, m, now_);
+    receiver_.on_control(from, wire, now_);
+    return drain();
+  }
+
+  std::vector<Sent> deliver_raw(const Address& from, std::span<const std::byte> wire) {
+    receiver_.on_control(from, wire, now_);
+    return drain();
+  }
+
+  std::vector<Sent> data(const Address& from, std::uint64_t key, std::uint64_t offset,
+                         std::uint32_t octets, std::uint64_t message_id, bool ce = false) {
+    DataObservation d;
+    d.from = from;
+    d.key = key;
+    d.offset = offset;
+    d.octets = octets;
+    d.ce = ce;
+    checker_.on_data_delivered(cfg().local, from, message_id, octets, now_);
+    receiver_.on_data(d, now_);
+    return drain();
+  }
+
+  // Runs the timers up to `t`.
+  std::vector<Sent> advance_to(Time t) {
+    std::vector<Sent> all;
+    while (auto next = receiver_.next_timeout()) {
+      if (*next > t) break;
+      now_ = std::max(now_, *next);
+      receiver_.on_timeout(now_);
+      auto sent = drain();
+      all.insert(all.end(), sent.begin(), sent.end());
+    }
+    now_ = t;
+    return all;
+  }
+  std::vector<Sent> advance(Duration d) { return advance_to(now_ + d); }
+
+  // ASSOC_REQUEST -> ASSOC_ACCEPT; returns the accept.
+  AssocAccept associate(const Address& from, std::uint64_t nonce,
+                        std::uint32_t capabilities = capability::kStatus) {
+    AssocRequest req;
+    req.sender_nonce = nonce;
+    req.capabilities = capabilities;
+    req.line_rate = 100000;
+    auto out = deliver(from, req);
+    EXPECT_EQ(out.size(), 1U);
+    if (out.empty() || !std::holds_alternative<AssocAccept>(out[0].message)) return {};
+    const auto accept = std::get<AssocAccept>(out[0].message);
+    sequence_[accept.header.association_id] = 1;
+    return accept;
+  }
+
+  CreditRequest request(const AssocAccept& a, std::uint64_t id, std::uint64_t length,
+                        std::uint64_t unscheduled = 0, std::uint8_t cls = 0,
+                        std::uint8_t weight = 1) {
+    CreditRequest r;
+    r.header.association_id = a.header.association_id;
+    r.header.epoch = a.header.epoch;
+    r.header.sequence_number = sequence_[a.header.association_id]++;
+    r.message_id = id;
+    r.message_length = length;
+    r.unscheduled_sent = unscheduled;
+    r.traffic_class = cls;
+    r.weight = weight;
+    r.binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque);
+    r.binding_value = id;
+    return r;
+  }
+
+  template <class T>
+  T on_association(const AssocAccept& a, T body) {
+    body.header.association_id = a.header.association_id;
+    body.header.epoch = a.header.epoch;
+    body.header.sequence_number = sequence_[a.header.association_id]++;
+    return body;
+  }
+
+  // Sends every octet the receiver has granted for a message, in Credit Units.
+  std::vector<Sent> send_granted(const Address& from, std::uint64_t id, std::uint64_t from_offset,
+                                 std::uint64_t limit) {
+    std::vector<Sent> all;
+    for (std::uint64_t o = from_offset; o < limit; o += cfg().credit_unit) {
+      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg().credit_unit, limit - o));
+      auto out = data(from, id, o, n, id);
+      all.insert(all.end(), out.begin(), out.end());
+    }
+    return all;
+  }
+
+  std::vector<Sent> drain() {
+    std::vector<Sent> out;
+    while (auto d = receiver_.poll_transmit()) {
+      auto m = decode(d->payload());
+      EXPECT_TRUE(m.has_value());
+      if (!m) continue;
+      checker_.on_control_sent(cfg().local, d->to, *m, now_);
+      checker_.on_control_delivered(cfg().local, d->to, *m, now_);
+      EXPECT_LE(receiver_.outstanding_credit(), cfg().budget);
+      out.push_back({d->to, *m});
+    }
+    return out;
+  }
+
+  const ReceiverConfig& cfg() const { return receiver_.config(); }
+  Receiver& receiver() { return receiver_; }
+  InvariantChecker& checker() { return checker_; }
+  EventLog& events() { return events_; }
+  Time now() const { return now_; }
+
+ private:
+  EventLog events_;
+  SeededRandom random_;
+  Receiver receiver_;
+  InvariantChecker checker_;
+  Time now_{};
+  std::map<std::uint32_t, std::uint32_t> sequence_;
+};
+
+template <class T>
+std::vector<T> only(const std::vector<Sent>& sent) {
+  std::vector<T> out;
+  for (const auto& s : sent) {
+    if (const auto* m = std::get_if<T>(&s.message)) out.push_back(*m);
+  }
+  return out;
+}
+
+class ReceiverTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const auto& v : h.checker().violations()) {
+      ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
+    }
+  }
+  ReceiverHarness h;
+};
+
+// ---- Association Establishment -----------------------------------------------------------
+
+TEST_F(ReceiverTest, Receiver_AssocRequest_IsAnsweredWithAcceptEchoingTheNonce) {
+  const auto a = h.associate(ReceiverHarness::sender(1), 0xABCDEF);
+  EXPECT_EQ(a.sender_nonce, 0xABCDEFU);
+  EXPECT_NE(a.header.association_id, 0U);  // "assigns a non-zero Association ID"
+  EXPECT_EQ(a.header.epoch, h.cfg().epoch);
+  EXPECT_EQ(a.unscheduled_limit, h.cfg().unscheduled_limit);
+  EXPECT_EQ(a.start_jitter, h.cfg().start_jitter_us);
+  EXPECT_EQ(a.backlog_threshold, h.cfg().backlog_threshold);
+  EXPECT_EQ(a.grant_lifetime, h.cfg().grant_lifetime_us);
+  EXPECT_EQ(a.credit_unit, h.cfg().credit_unit);
+  EXPECT_FALSE(a.parameter_update());
+}
+
+// "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as idempotent and
+// return the same Association ID."
+TEST_F(ReceiverTest, Receiver_RetransmittedAssocRequest_ReturnsTheSameAssociationId) {
+  const auto first = h.associate(ReceiverHarness::sender(1), 77);
+  const auto second = h.associate(ReceiverHarness::sender(1), 77);
+  EXPECT_EQ(first.header.association_id, second.header.association_id);
+  EXPECT_EQ(h.receiver().association_count(), 1U);
+  const auto other = h.associate(ReceiverHarness::sender(1), 78);
+  EXPECT_NE(other.header.association_id, first.header.association_id);
+}
+
+// "The receiver sends all messages of the association to the address and port from which the
+// accepted ASSOC_REQUEST came."
+TEST_F(ReceiverTest, Receiver_SendsEverythingToTheBoundAddress) {
+  const Address s = ReceiverHarness::sender(3);
+  const auto a = h.associate(s, 5);
+  const auto out = h.deliver(s, h.request(a, 1, 8192));
+  ASSERT_FALSE(out.empty());
+  for (const auto& sent : out) EXPECT_EQ(sent.to, s);
+}
+
+// "Receivers MUST bound the number of associations ..., and SHOULD refuse new associations
+// rather than evicting active ones." / "A receiver that cannot admit a new association
+// answers with ERROR (reason ASSOC_REFUSED)."
+TEST(ReceiverCaps, Receiver_AssociationCap_RefusesRatherThanEvicts) {
+  auto cfg = ReceiverHarness::default_config();
+  cfg.max_associations = 2;
+  ReceiverHarness h(cfg);
+  const auto a1 = h.associate(ReceiverHarness::sender(1), 1);
+  h.associate(ReceiverHarness::sender(2), 2);
+  AssocRequest req;
+  req.sender_nonce = 3;
+  const auto out = h.deliver(ReceiverHarness::sender(3), req);
+  ASSERT_EQ(out.size(), 1U);
+  const auto errors = only<ErrorMessage>(out);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_EQ(errors[0].reason, static_cast<std::uint16_t>(ReasonCode::AssocRefused));
+  EXPECT_EQ(out[0].to, ReceiverHarness::sender(3));
+  EXPECT_EQ(h.receiver().association_count(), 2U);
+  // The existing association still works.
+  EXPECT_EQ(only<CreditGrant>(h.deliver(ReceiverHarness::sender(1), h.request(a1, 1, 4096))).size(), 1U);
+}
+
+// "The receiver MUST choose U for each association so that the sum of U over all
+// associations with a non-zero U does not exceed G_u."
+TEST_F(ReceiverTest, Receiver_SumOfU_NeverExceedsGu) {
+  std::uint64_t sum = 0;
+  for (std::uint8_t i = 1; i <= 10; ++i) {
+    sum += h.associate(ReceiverHarness::sender(i), i).unscheduled_limit;
+    EXPECT_LE(sum, h.cfg().unscheduled_budget);
+  }
+  EXPECT_EQ(sum, h.cfg().unscheduled_budget);  // 4 x 16 KiB, then U = 0
+}
+
+// ---- Credit Requests and Grants ------------------------------------------------------------
+
+// "The receiver MUST NOT grant beyond the message length. It sets the FINAL flag in the
+// grant that reaches the message length."
+TEST_F(ReceiverTest, Receiver_GrantReachingTheLength_HasFinalAndNeverGoesBeyond) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto grants = only<CreditGrant>(h.deliver(s, h.request(a, 1, 10000)));
+  ASSERT_EQ(grants.size(), 1U);
+  EXPECT_EQ(grants[0].grant_limit, 10000U);
+  EXPECT_TRUE(grants[0].final());
+  EXPECT_NE(grants[0].pacing_rate, 0U);  // "Receivers MUST issue a non-zero Pacing Rate."
+}
+
+TEST_F(ReceiverTest, Receiver_LargeMessage_IsGrantedInWindowsUpToTheLengthWithFinalOnce) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const std::uint64_t length = 1U << 20U;
+  auto out = h.deliver(s, h.request(a, 1, length));
+  std::uint64_t sent = 0;
+  std::uint64_t last_limit = 0;
+  int finals = 0;
+  bool done = false;
+  for (int round = 0; round < 1000 && !done; ++round) {
+    for (const auto& g : only<CreditGrant>(out)) {
+      EXPECT_GE(g.grant_limit, last_limit);
+      EXPECT_LE(g.grant_limit, length);
+      last_limit = g.grant_limit;
+      finals += g.final() ? 1 : 0;
+    }
+    done = !only<MsgDone>(out).empty();
+    if (done) break;
+    ASSERT_GT(last_limit, sent) << "no credit to send with";
+    out = h.send_granted(s, 1, sent, last_limit);
+    sent = last_limit;
+  }
+  EXPECT_TRUE(done);
+  EXPECT_EQ(finals, 1);
+  EXPECT_EQ(last_limit, length);
+}
+
+// "sum over a of ( Granted(a) + Unsched(a) ) <= G" with many messages competing.
+TEST_F(ReceiverTest, Receiver_ManyMessages_OutstandingCreditNeverExceedsTheBudget) {
+  std::vector<AssocAccept> accepts;
+  for (std::uint8_t i = 1; i <= 8; ++i) accepts.push_back(h.associate(ReceiverHarness::sender(i), i));
+  std::uint64_t granted = 0;
+  for (std::uint8_t i = 0; i < 8; ++i) {
+    for (auto& g : only<CreditGrant>(h.deliver(ReceiverHarness::sender(static_cast<std::uint8_t>(i + 1)),
+                                               h.request(accepts[i], 1, 1U << 20U)))) {
+      granted += g.grant_limit;
+    }
+    EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+  }
+  // G_s = G - G_u bounds scheduled grants: the unscheduled part stays reserved.
+  EXPECT_LE(granted, h.cfg().budget - h.cfg().unscheduled_budget);
+  EXPECT_GT(granted, 0U);
+}
+
+// "the receiver therefore reclaims the credit of an expired grant no earlier than Lifetime +
+// 2 * D_max after it sent the grant"
+TEST_F(ReceiverTest, Receiver_ExpiredGrant_IsReclaimedAfterLifetimePlus2Dmax) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+  const auto outstanding = h.receiver().outstanding_credit();
+  ASSERT_GT(outstanding, 0U);
+  const Duration hold = microseconds(h.cfg().grant_lifetime_us) + h.cfg().d_max * 2;
+  h.advance(hold - nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), outstanding) << "reclaimed too early";
+  h.advance(nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  EXPECT_EQ(h.receiver().stats().credit_reclaimed, outstanding);
+}
+
+// A hoarding sender gets credit back only when it asks again, and never a smaller limit.
+TEST_F(ReceiverTest, Receiver_AfterReclaim_ReGrantsOnlyOnANewRequestAndNeverBelowTheOldLimit) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto first = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_TRUE(only<CreditGrant>(h.advance(milliseconds(1))).empty());
+  const auto again = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
+  ASSERT_EQ(again.size(), 1U);
+  EXPECT_GE(again[0].grant_limit, first[0].grant_limit);
+}
+
+// "the credit of a cancelled message no earlier than 2 * D_max after it sent or received the
+// CANCEL"
+TEST_F(ReceiverTest, Receiver_CancelledMessage_IsReclaimedAfter2Dmax) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+  const auto outstanding = h.receiver().outstanding_credit();
+  Cancel c;
+  c.message_id = 1;
+  c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+  h.deliver(s, h.on_association(a, c));
+  h.advance(h.cfg().d_max * 2 - nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), outstanding);
+  h.advance(nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  EXPECT_EQ(h.receiver().pending_messages(), 0U);
+}
+
+// "When the receiver has received all octets of a message it sends MSG_DONE." / "a receiver
+// that receives CREDIT_REQUEST for a completed message answers with MSG_DONE again."
+TEST_F(ReceiverTest, Receiver_MsgDone_WhenAllOctetsArrived_AndAgainForACompletedMessage) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 9, 12000)));
+  ASSERT_EQ(g.size(), 1U);
+  auto out = h.send_granted(s, 9, 0, 8192);
+  EXPECT_TRUE(only<MsgDone>(out).empty());
+  out = h.send_granted(s, 9, 8192, 12000);
+  auto done = only<MsgDone>(out);
+  ASSERT_EQ(done.size(), 1U);
+  EXPECT_EQ(done[0].message_id, 9U);
+  EXPECT_EQ(done[0].octets_received, 12000U);
+  done = only<MsgDone>(h.deliver(s, h.request(a, 9, 12000)));
+  ASSERT_EQ(done.size(), 1U);
+  EXPECT_EQ(done[0].octets_received, 12000U);
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+}
+
+// "If the data transport retransmits octets already transmitted, those octets remain within
+// the existing Grant Limit, because the receiver has not counted them as received."
+TEST_F(ReceiverTest, Receiver_RetransmittedOctets_AreNotCountedTwice) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 8192))).size(), 1U);
+  h.data(s, 1, 0, 4096, 1);
+  EXPECT_TRUE(only<MsgDone>(h.data(s, 1, 0, 4096, 0)).empty());  // the same octets again
+  EXPECT_EQ(only<MsgDone>(h.data(s, 1, 4096, 4096, 1)).size(), 1U);
+}
+
+// ---- Unscheduled Transmission ----------------------------------------------------------------
+
+// "The receiver releases the unscheduled reservation of a message when the announced octets
+// have arrived, or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
+// received the CREDIT_REQUEST."
+TEST_F(ReceiverTest, Receiver_UnscheduledReservation_IsReleasedOnArrival) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto out = h.deliver(s, h.request(a, 1, 8192, 8192));
+  EXPECT_TRUE(only<CreditGrant>(out).empty());
+  EXPECT_EQ(h.receiver().outstanding_credit(), 8192U);
+  h.data(s, 1, 0, 4096, 1);
+  EXPECT_EQ(h.receiver().outstanding_credit(), 4096U);
+  EXPECT_EQ(only<MsgDone>(h.data(s, 1, 4096, 4096, 1)).size(), 1U);
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+}
+
+TEST_F(ReceiverTest, Receiver_UnscheduledReservation_IsReleasedAfterJPlusLifetimePlus2Dmax) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  h.deliver(s, h.request(a, 1, 8192, 8192));
+  const Duration hold = microseconds(h.cfg().start_jitter_us) +
+                        microseconds(h.cfg().grant_lifetime_us) + h.cfg().d_max * 2;
+  h.advance(hold - nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 8192U);
+  h.advance(nanoseconds(1));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+}
+
+// "A sender that converts an unscheduled message to scheduled mode sends a new CREDIT_REQUEST
+// whose Unscheduled Sent field states the octets actually transmitted."
+TEST_F(ReceiverTest, Receiver_ConvertedUnscheduledMessage_IsGrantedTheRemainder) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  h.deliver(s, h.request(a, 1, 16384, 16384));
+  h.data(s, 1, 0, 4096, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 16384, 4096)));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_EQ(g[0].grant_limit, 16384U);
+  EXPECT_TRUE(g[0].final());
+  EXPECT_EQ(only<MsgDone>(h.send_granted(s, 1, 4096, 16384)).size(), 1U);
+}
+
+// ---- Receiver Credit Budget / Credit Allocation -------------------------------------------
+
+// "Credit that becomes available is distributed among waiting messages by Traffic Class first
+// (lower class number first)"
+TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 64 * 1024 + 16 * 1024;  // G_s = 64 KiB: one window at a time
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.grant_window = 64 * 1024;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto out = h.deliver(s, h.request(a, 1, 1U << 20U, 0, /*cls=*/5));
+  ASSERT_EQ(only<CreditGrant>(out).size(), 1U);  // all of G_s to message 1
+  h.deliver(s, h.request(a, 2, 1U << 20U, 0, /*cls=*/1));
+  h.deliver(s, h.request(a, 3, 1U << 20U, 0, /*cls=*/3));
+  // Message 1's data frees credit: class 1 (message 2) gets it before class 3 and 5.
+  out = h.send_granted(s, 1, 0, 64 * 1024);
+  const auto grants = only<CreditGrant>(out);
+  ASSERT_FALSE(grants.empty());
+  EXPECT_EQ(grants.front().message_id, 2U);
+}
+
+// "... and by weight within a class"
+TEST(ReceiverAllocation, Receiver_WithinAClass_CreditFollowsTheWeights) {
+  // G_s is one Credit Unit: one message holds credit at a time, and each grant goes to the
+  // message the weighted round robin serves next.
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 4096 + 16 * 1024;
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.grant_window = 4096;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  std::map<std::uint64_t, std::uint64_t> limit;
+  std::map<std::uint64_t, int> grants;
+  auto take = [&](const std::vector<Sent>& out) {
+    for (const auto& g : only<CreditGrant>(out)) {
+      limit[g.message_id] = g.grant_limit;
+      ++grants[g.message_id];
+    }
+  };
+  take(h.deliver(s, h.request(a, 1, 1U << 24U, 0, 2, /*weight=*/3)));
+  take(h.deliver(s, h.request(a, 2, 1U << 24U, 0, 2, /*weight=*/1)));
+  std::map<std::uint64_t, std::uint64_t> sent;
+  for (int round = 0; round < 400; ++round) {
+    bool any = false;
+    for (std::uint64_t id : {1U, 2U}) {
+      if (sent[id] < limit[id]) {
+        const std::uint64_t from = sent[id];
+        const auto n = static_cast<std::uint32_t>(limit[id] - from);
+        sent[id] = limit[id];
+        take(h.data(s, id, from, n, id));
+        any = true;
+        break;
+      }
+    }
+    ASSERT_TRUE(any) << "no credit outstanding at round " << round;
+  }
+  ASSERT_GT(grants[2], 0);
+  const double ratio = static_cast<double>(grants[1]) / static_cast<double>(grants[2]);
+  EXPECT_NEAR(ratio, 3.0, 0.1) << grants[1] << " vs " << grants[2];
+}
+
+// "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
+// link."
+TEST_F(ReceiverTest, Receiver_PacingRatesOfLiveGrants_SumToAtMostTheLinkCapacity) {
+  std::uint64_t sum = 0;
+  for (std::uint8_t i = 1; i <= 6; ++i) {
+    const Address s = ReceiverHarness::sender(i);
+    const auto a = h.associate(s, i);
+    for (const auto& g : only<CreditGrant>(h.deliver(s, h.request(a, 1, 20000)))) sum += g.pacing_rate;
+  }
+  EXPECT_LE(sum, h.cfg().link_capacity_mbps);
+  EXPECT_GT(sum, 0U);
+}
+
+// "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate, the
+// Pacing Rate granted to that sender MUST NOT exceed it." / "A receiver ignores a Suggested
+// Rate from a SENDER_STATUS received more than four default Grant Lifetimes ago"
+TEST_F(ReceiverTest, Receiver_SuggestedRate_CapsThePacingRateUntilFourLifetimesPass) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  SenderStatus st;
+  st.unused_credit = 1U << 20U;
+  st.congestion_level = 200;
+  st.suggested_rate = 12345;
+  h.deliver(s, h.on_association(a, st));
+  auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 8192)));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_LE(g[0].pacing_rate, 12345U);
+  // Ignored after four Lifetimes: the rate recovers (additive increase, the spec's R_max_i
+  // no longer capped by the suggestion).
+  h.advance(microseconds(h.cfg().grant_lifetime_us) * 4 + h.cfg().base_rtt * 10);
+  g = only<CreditGrant>(h.deliver(s, h.request(a, 2, 8192)));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_GT(g[0].pacing_rate, 12345U);
+}
+
+// "The receiver MUST reduce the rate it grants to a sender when it observes congestion on the
+// path from that sender: ECN Congestion Experienced (CE) marks on data from that sender"
+TEST_F(ReceiverTest, Receiver_CeMarkedData_ReducesTheGrantedRate) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto first = only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U)));
+  ASSERT_EQ(first.size(), 1U);
+  std::uint32_t last_rate = first[0].pacing_rate;
+  std::uint64_t sent = 0;
+  std::uint64_t limit = first[0].grant_limit;
+  for (int i = 0; i < 20 && sent < limit; ++i) {
+    auto out = h.data(s, 1, sent, 4096, 1, /*ce=*/true);
+    sent += 4096;
+    out = h.advance(h.cfg().base_rtt);
+    for (const auto& g : only<CreditGrant>(h.data(s, 1, sent, 4096, 1, true))) {
+      last_rate = g.pacing_rate;
+      limit = g.grant_limit;
+    }
+    sent += 4096;
+  }
+  EXPECT_LT(last_rate, first[0].pacing_rate);
+}
+
+// "An endpoint MUST ignore reports whose source address is not within the set of CRN
+// addresses configured for the domain." / "An endpoint MUST NOT increase any rate or credit
+// in response to a CONGESTION_REPORT."
+TEST_F(ReceiverTest, Receiver_Reports_AreIgnoredFromUnconfiguredAddresses_AndNeverRaiseAnything) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U))).size(), 1U);
+  const auto before = h.receiver().outstanding_credit();
+  CongestionReport r;
+  r.direction = 1;
+  r.congestion_degree = 255;
+  r.source_address = s.ip;
+  r.destination_address = h.cfg().local.ip;
+  auto out = h.deliver(Address::v4(192, 0, 2, 66, 9), r);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(h.receiver().stats().reports_ignored, 1U);
+  out = h.deliver(h.cfg().crn_addresses[0], r);
+  EXPECT_TRUE(only<CreditGrant>(out).empty());
+  EXPECT_EQ(h.receiver().stats().reports_received, 1U);
+  EXPECT_LE(h.receiver().outstanding_credit(), before);
+}
+
+// "The receiver MUST NOT grant credit to an association whose Epoch or Association ID it does
+// not recognize." / "A receiver that receives a CREDIT_REQUEST for an unknown association
+// replies with ERROR (UNKNOWN_ASSOCIATION)"
+TEST_F(ReceiverTest, Receiver_RequestForAnUnknownAssociationOrEpoch_GetsUnknownAssociation) {
+  const Address s = ReceiverHarness::sender(1);
+  auto a = h.associate(s, 1);
+  auto wrong_epoch = h.request(a, 1, 4096);
+  wrong_epoch.header.epoch = static_cast<std::uint16_t>(a.header.epoch + 1);
+  auto wrong_id = h.request(a, 2, 4096);
+  wrong_id.header.association_id = a.header.association_id ^ 0x1000U;
+  for (const auto& r : {wrong_epoch, wrong_id}) {
+    const auto out = h.deliver(s, r);
+    ASSERT_EQ(out.size(), 1U);
+    const auto e = only<ErrorMessage>(out);
+    ASSERT_EQ(e.size(), 1U);
+    EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
+    EXPECT_EQ(e[0].header.association_id, r.header.association_id);  // "carrying its Association ID"
+  }
+  EXPECT_EQ(h.receiver().stats().grants_sent, 0U);
+}
+
+// "An endpoint MUST discard a message of an association whose Sequence Number is not newer,
+// in serial number arithmetic, than the newest one it has already processed"
+TEST_F(ReceiverTest, Receiver_StaleDuplicateAndHalfSpaceSequenceNumbers_AreDiscarded) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto r = h.request(a, 1, 4096);
+  r.header.sequence_number = 0xFFFFFFF0U;
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, r)).size(), 1U);
+  auto dup = h.request(a, 2, 4096);
+  dup.header.sequence_number = 0xFFFFFFF0U;  // duplicate
+  EXPECT_TRUE(h.deliver(s, dup).empty());
+  dup.header.sequence_number = 0xFFFFFFE0U;  // older
+  EXPECT_TRUE(h.deliver(s, dup).empty());
+  dup.header.sequence_number = 0x7FFFFFF0U;  // exactly 2^31 apart: not newer
+  EXPECT_TRUE(h.deliver(s, dup).empty());
+  EXPECT_EQ(h.receiver().stats().stale_discarded, 3U);
+  auto retransmission = h.request(a, 1, 4096);
+  retransmission.header.sequence_number = 5;  // newer across the wrap: processed
+  h.deliver(s, retransmission);
+  EXPECT_EQ(h.receiver().stats().stale_discarded, 3U);
+  EXPECT_EQ(h.receiver().stats().credit_requests_received, 2U);
+}
+
+// ---- Error Handling and Recovery -----------------------------------------------------------
+
+// "Data received for a message beyond its Grant Limit and outside its unscheduled window
+// indicates a misbehaving sender. The receiver MAY discard such data, MUST NOT grant further
+// credit to the association for that message, and SHOULD log the event."
+TEST_F(ReceiverTest, Receiver_DataBeyondTheGrant_StopsGrantingThatMessageAndIsLogged) {
+  auto cfg = ReceiverHarness::default_config();
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U)));
+  ASSERT_EQ(g.size(), 1U);
+  const std::uint64_t limit = g[0].grant_limit;
+  ASSERT_LT(limit, 1U << 20U);
+  const auto beyond = h.data(s, 1, limit, 4096, 0);  // past the grant, ahead of the rest
+  EXPECT_EQ(h.receiver().stats().misbehaving_data_octets, 4096U);
+  EXPECT_EQ(h.events().count("misbehaving_sender"), 1U);
+  EXPECT_TRUE(only<CreditGrant>(h.advance(milliseconds(5))).empty());
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U))).empty());
+  (void)beyond;
+}
+
+// "Messages carrying an unknown Version MUST be discarded." / "A message whose Length field is
+// smaller than the size defined for its Type, or larger than the UDP payload, MUST be
+// discarded."
+TEST_F(ReceiverTest, Receiver_BadVersionAndBadLength_AreDiscardedWithoutReply) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const Message req = h.request(a, 1, 4096);
+  std::vector<std::byte> wire(encoded_size(req));
+  ASSERT_TRUE(encode(req, wire));
+  auto bad_version = wire;
+  bad_version[0] = std::byte{0x20};
+  EXPECT_TRUE(h.deliver_raw(s, bad_version).empty());
+  auto short_length = wire;
+  short_length[3] = std::byte{55};
+  EXPECT_TRUE(h.deliver_raw(s, short_length).empty());
+  EXPECT_TRUE(h.deliver_raw(s, std::span(wire).first(40)).empty());
+  EXPECT_EQ(h.receiver().stats().malformed_discarded, 3U);
+  EXPECT_EQ(h.receiver().stats().grants_sent, 0U);
+}
+
+// "Messages with an unknown Type MUST be discarded; if the message belongs to an established
+// association, the receiver MAY reply with ERROR (UNSUPPORTED_TYPE) to the address bound to
+// that association, and it MUST NOT reply otherwise."
+TEST_F(ReceiverTest, Receiver_UnknownType_RepliesOnlyWithinAnEstablishedAssociation) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  std::vector<std::byte> wire(16);
+  wire[0] = std::byte{0x10};
+  wire[1] = std::byte{0x42};
+  wire[3] = std::byte{16};
+  const auto put32 = [&](std::size_t at, std::uint32_t v) {
+    for (std::size_t i = 0; i < 4; ++i) wire[at + i] = static_cast<std::byte>(v >> (24 - 8 * i));
+  };
+  put32(4, a.header.association_id);
+  wire[8] = static_cast<std::byte>(a.header.epoch >> 8U);
+  wire[9] = static_cast<std::byte>(a.header.epoch & 0xFFU);
+  auto out = h.deliver_raw(s, wire);
+  ASSERT_EQ(out.size(), 1U);
+  EXPECT_EQ(out[0].to, s);
+  EXPECT_EQ(only<ErrorMessage>(out).at(0).reason,
+            static_cast<std::uint16_t>(ReasonCode::UnsupportedType));
+  // From another address, or naming no association: no reply.
+  EXPECT_TRUE(h.deliver_raw(ReceiverHarness::sender(2), wire).empty());
+  put32(4, 0xDEADBEEF);
+  EXPECT_TRUE(h.deliver_raw(s, wire).empty());
+  EXPECT_TRUE(h.deliver_raw(s, std::span(wire).first(8)).empty());
+}
+
+// "A receiver that does not support the Binding Kind of a request answers with ERROR
+// (UNSUPPORTED_BINDING) for that message."
+TEST_F(ReceiverTest, Receiver_UnsupportedBindingAndTooLargeMessages_GetTheirErrors) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto r = h.request(a, 1, 4096);
+  r.binding_kind = 0;  // Reserved
+  auto e = only<ErrorMessage>(h.deliver(s, r));
+  ASSERT_EQ(e.size(), 1U);
+  EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::UnsupportedBinding));
+  EXPECT_EQ(e[0].message_id, 1U);
+  auto big = h.request(a, 2, h.cfg().max_message_length + 1);
+  e = only<ErrorMessage>(h.deliver(s, big));
+  ASSERT_EQ(e.size(), 1U);
+  EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::MessageTooLarge));
+}
+
+// "Receivers MUST bound the number of associations and of pending messages"
+TEST(ReceiverCaps, Receiver_PendingMessageCap_AnswersBudgetExhaustedAndKeepsTheRest) {
+  auto cfg = ReceiverHarness::default_config();
+  cfg.max_pending_per_association = 3;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  for (std::uint64_t id = 1; id <= 3; ++id) h.deliver(s, h.request(a, id, 1U << 20U));
+  const auto e = only<ErrorMessage>(h.deliver(s, h.request(a, 4, 1U << 20U)));
+  ASSERT_EQ(e.size(), 1U);
+  EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::BudgetExhausted));
+  EXPECT_EQ(h.receiver().pending_messages(), 3U);
+}
+
+// "A receiver MAY remove an association that has carried no traffic for a locally configured
+// idle time ...; it reclaims all credit of that association when doing so."
+TEST_F(ReceiverTest, Receiver_IdleAssociation_IsRemovedWithItsCreditReclaimed) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  h.deliver(s, h.request(a, 1, 1U << 20U));
+  h.advance(h.cfg().idle_timeout + h.cfg().idle_timeout / 4);
+  EXPECT_EQ(h.receiver().association_count(), 0U);
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  const auto e = only<ErrorMessage>(h.deliver(s, h.request(a, 2, 4096)));
+  ASSERT_EQ(e.size(), 1U);
+  EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
+}
+
+// "a receiver that observes a loss rate of unscheduled data above a configured threshold
+// (RECOMMENDED: one percent over one second) MUST set U to zero for all associations until
+// the loss rate falls below one tenth of the threshold."
+TEST_F(ReceiverTest, Receiver_UnscheduledLoss_TripsTheCircuitBreakerAndUpdatesU) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_GT(a.unscheduled_limit, 0U);
+  h.deliver(s, h.request(a, 1, 8192, 8192));  // announced, never arrives
+  auto out = h.advance(seconds(1));
+  const auto updates = only<AssocAccept>(out);
+  ASSERT_GE(updates.size(), 1U);
+  EXPECT_TRUE(updates[0].parameter_update());
+  EXPECT_EQ(updates[0].unscheduled_limit, 0U);
+  EXPECT_EQ(h.receiver().stats().circuit_breaker_trips, 1U);
+  // "the receiver retransmits the update with exponential backoff until it is acknowledged"
+  out = h.advance(milliseconds(4));
+  EXPECT_GE(only<AssocAccept>(out).size(), 2U);
+  AssocRequest ack;
+  ack.sender_nonce = 1;
+  ack.header.flags = flag::kUpdateAcknowledgment;
+  h.deliver(s, ack);
+  EXPECT_TRUE(only<AssocAccept>(h.advance(milliseconds(100))).empty());
+}
+
+// ---- Transport Bindings: RoCEv2 ------------------------------------------------------------
+
+// "The receiver MUST be able to count the payload octets received on the queue pair"
+TEST_F(ReceiverTest, Receiver_Rocev2Binding_CountsOctetsPerQueuePair) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto r = h.request(a, 1, 8192);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, r)).size(), 1U);
+  DataObservation d;
+  d.from = s;
+  d.binding = BindingKind::RoCEv2;
+  d.key = 0x123;
+  d.octets = 4096;
+  h.checker().on_data_delivered(h.cfg().local, s, 1, 4096, h.now());
+  h.receiver().on_data(d, h.now());
+  EXPECT_TRUE(only<MsgDone>(h.drain()).empty());
+  h.checker().on_data_delivered(h.cfg().local, s, 1, 4096, h.now());
+  h.receiver().on_data(d, h.now());
+  EXPECT_EQ(only<MsgDone>(h.drain()).size(), 1U);
+}
+
+}  // namespace
+}  // namespace rdcc::ref
