@@ -1,9 +1,11 @@
 #include "rdcc/codec/codec.hpp"
 
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "rdcc/codec/bytes.hpp"
@@ -18,6 +20,17 @@ constexpr std::size_t kLengthOffset = 2;
 // CONGESTION_REPORT: header, Reporter ID, Queue Depth, Queue Threshold, Degree, Direction.
 constexpr std::size_t kAddressFamilyOffset = kHeaderSize + 12 + 2;
 
+using DecodeResult = Result<Message, DecodeError>;
+using EncodeResult = Result<std::size_t, EncodeError>;
+
+// One big-endian integer at `p`, which the caller has checked is in bounds.
+template <class T>
+[[nodiscard]] T load_be(const std::byte* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return detail::big_endian(v);
+}
+
 // Reads fields in wire order from octets whose extent decode() has already checked: the
 // datagram holds at least Length octets and Length is at least the defined size of the type,
 // so the body cursor needs no check per field (that one check is the bounds check).
@@ -26,10 +39,17 @@ class CheckedSpanCursor {
   explicit CheckedSpanCursor(const std::byte* p) noexcept : p_(p) {}
   template <class T>
   T read() noexcept {
+    const T v = load_be<T>(p_);
+    p_ += sizeof(T);
+    return v;
+  }
+  // T's octets in wire order, not converted.
+  template <class T>
+  T read_native() noexcept {
     T v;
     std::memcpy(&v, p_, sizeof(T));
     p_ += sizeof(T);
-    return detail::big_endian(v);
+    return v;
   }
   void bytes(std::uint8_t* out, std::size_t n) noexcept {
     std::memcpy(out, p_, n);
@@ -47,9 +67,21 @@ struct BodyReader {
   void operator()(const FieldSpec&, T& value) noexcept {
     value = in.read<T>();
   }
+  // An IPv4 address is its four octets and twelve zeros. Both sizes are spelled out so that each
+  // is a few fixed-size moves rather than a memset and a memcpy of run-time size.
   void address(const FieldSpec&, IpAddress& a, std::size_t n) noexcept {
-    a = {};
-    in.bytes(a.data(), n);
+    if (n == a.size()) {
+      in.bytes(a.data(), a.size());
+    } else if (n == 4 && std::endian::native == std::endian::little) {
+      // The four octets as the low half of a little-endian 64-bit word keep their order.
+      const std::uint64_t low = in.read_native<std::uint32_t>();
+      const std::uint64_t high = 0;
+      std::memcpy(a.data(), &low, sizeof low);
+      std::memcpy(a.data() + sizeof low, &high, sizeof high);
+    } else {
+      a = {};
+      in.bytes(a.data(), n);
+    }
   }
 };
 
@@ -79,14 +111,22 @@ struct BodyWriter {
   void operator()(const FieldSpec&, const T& value) noexcept {
     out.write(value);
   }
+  // As in BodyReader: each size a fixed-size copy.
   void address(const FieldSpec&, const IpAddress& a, std::size_t n) noexcept {
-    out.bytes(a.data(), n);
+    if (n == a.size()) {
+      out.bytes(a.data(), a.size());
+    } else if (n == 4) {
+      out.bytes(a.data(), 4);
+    } else {
+      out.bytes(a.data(), n);
+    }
   }
 };
 
+// Fills `h` field by field: returning a Header by value packs it into two registers, which
+// costs more than the loads and stores themselves.
 template <class Cursor>
-Header read_header(Cursor& in) noexcept {
-  Header h;
+[[gnu::always_inline]] inline void read_header(Cursor& in, Header& h) noexcept {
   const auto first = in.template read<std::uint8_t>();
   h.version = static_cast<std::uint8_t>(first >> 4U);
   h.rsv = static_cast<std::uint8_t>(first & 0x0FU);
@@ -96,30 +136,42 @@ Header read_header(Cursor& in) noexcept {
   h.epoch = in.template read<std::uint16_t>();
   h.flags = in.template read<std::uint16_t>();
   h.sequence_number = in.template read<std::uint32_t>();
-  return h;
 }
 
-// Decodes a message of type T whose extent decode() has checked. The result is built in the
-// caller's return slot (guaranteed elision): no temporary message is copied.
+// Decodes a message of type T whose extent has been checked, built in the caller's return slot
+// (guaranteed elision). It is not inlined: the optimiser keeps the elision only for a result
+// that is the function's own.
 template <class T>
-Result<Message, DecodeError> decode_as(const std::byte* wire) noexcept {
-  Result<Message, DecodeError> result(std::in_place, std::in_place_type<T>);
+[[gnu::noinline, gnu::flatten]] DecodeResult decode_in_place(const std::byte* wire) noexcept {
+  DecodeResult result(std::in_place, std::in_place_type<T>);
   T& m = *std::get_if<T>(&result.value());
   CheckedSpanCursor in(wire);
-  m.header = read_header(in);
+  read_header(in, m.header);
   BodyReader reader{in};
   T::describe(m, reader);
-  assert(in.position() - wire <= m.header.length);
+  assert(static_cast<std::size_t>(in.position() - wire) <= m.header.length);
   return result;
 }
 
-using BodyDecoder = Result<Message, DecodeError> (*)(const std::byte*) noexcept;
-template <std::size_t... I>
-constexpr std::array<BodyDecoder, sizeof...(I)> make_decoders(std::index_sequence<I...>) {
-  return {&decode_as<std::variant_alternative_t<I, Message>>...};
+// Decodes a message of type T whose extent has been checked. A message without padding is read
+// into a local, which the optimiser keeps in registers, so each field is stored once, into the
+// result. One with padding (CANCEL, ERROR) would be copied through the stack, and
+// CONGESTION_REPORT's addresses depend on its AF: those are decoded in place.
+template <class T>
+[[gnu::always_inline]] inline DecodeResult decode_body(const std::byte* wire) noexcept {
+  if constexpr (std::is_same_v<T, CongestionReport> ||
+                !std::has_unique_object_representations_v<T>) {
+    return decode_in_place<T>(wire);
+  } else {
+    T m;
+    CheckedSpanCursor in(wire);
+    read_header(in, m.header);
+    BodyReader reader{in};
+    T::describe(m, reader);
+    assert(static_cast<std::size_t>(in.position() - wire) <= m.header.length);
+    return DecodeResult(std::in_place, std::in_place_type<T>, m);
+  }
 }
-constexpr auto kDecoders = make_decoders(std::make_index_sequence<std::variant_size_v<Message>>{});
-static_assert(kDecoders.size() == kMessageTypes.size());
 
 std::uint8_t octet(std::span<const std::byte> d, std::size_t i) noexcept {
   return std::to_integer<std::uint8_t>(d[i]);
@@ -135,9 +187,9 @@ std::uint8_t octet(std::span<const std::byte> d, std::size_t i) noexcept {
   return e;
 }
 
-// A datagram of fewer than 4 octets: the same checks in the same order as decode(), for the
-// fields that are there.
-[[gnu::cold]] Result<Message, DecodeError> truncated(std::span<const std::byte> d) noexcept {
+// A datagram of fewer than 4 octets: the same checks in the same order as decode_checked(),
+// for the fields that are there.
+[[gnu::cold]] DecodeResult truncated(std::span<const std::byte> d) noexcept {
   const auto size = static_cast<std::uint32_t>(d.size());
   if (d.empty()) {
     return fail(make_error(d, DecodeErrorCode::Truncated, kVersionOffset, "version", size, 1));
@@ -157,22 +209,24 @@ std::uint8_t octet(std::span<const std::byte> d, std::size_t i) noexcept {
   return fail(make_error(d, DecodeErrorCode::Truncated, kLengthOffset, "length", size, 4));
 }
 
-}  // namespace
-
-std::optional<Header> peek_header(std::span<const std::byte> datagram) noexcept {
-  if (datagram.size() < kHeaderSize) return std::nullopt;
-  ByteReader in(datagram);  // the checked cursor: nothing about the datagram is known here
-  return read_header(in);
+using BodyDecoder = DecodeResult (*)(const std::byte*) noexcept;
+template <std::size_t... I>
+constexpr std::array<BodyDecoder, sizeof...(I)> make_body_decoders(std::index_sequence<I...>) {
+  return {&decode_in_place<std::variant_alternative_t<I, Message>>...};
 }
+constexpr auto kBodyDecoders =
+    make_body_decoders(std::make_index_sequence<std::variant_size_v<Message>>{});
+static_assert(kBodyDecoders.size() == kMessageTypes.size());
 
-// Checks run in this order, and the first that fails is reported (docs/spec-notes.md,
-// "Order of decode errors"): Version, Type, Length present, Length below the type's size,
-// Length beyond the datagram, then CONGESTION_REPORT's AF and its AF-dependent size.
-Result<Message, DecodeError> decode(std::span<const std::byte> d) noexcept {
+// Every check, one at a time, in this order, and the first that fails is reported
+// (docs/spec-notes.md, "Order of decode errors"): Version, Type, Length present, Length below
+// the type's size, Length beyond the datagram, then CONGESTION_REPORT's AF and its AF-dependent
+// size. decode() takes this path only for a datagram its combined checks reject.
+[[gnu::cold, gnu::noinline]] DecodeResult decode_checked(std::span<const std::byte> d) noexcept {
   const auto size = static_cast<std::uint32_t>(d.size());
   if (size < kLengthOffset + 2) return truncated(d);
   // Version, Rsv, Type and Length are the first 32-bit word.
-  const std::uint32_t word = CheckedSpanCursor(d.data()).read<std::uint32_t>();
+  const auto word = load_be<std::uint32_t>(d.data());
   const auto version = static_cast<std::uint8_t>(word >> 28U);
   const auto raw_type = static_cast<std::uint8_t>(word >> 16U);
   const auto length = static_cast<std::uint16_t>(word);
@@ -205,9 +259,114 @@ Result<Message, DecodeError> decode(std::span<const std::byte> d) noexcept {
                              kCongestionReportSizeIpv6));
     }
   }
+  return kBodyDecoders[raw_type - 1U](d.data());
+}
+
+// decode() once Version and Type are known good: the Length (and AF) checks of type T as one
+// test, then the body. Anything unusual goes to decode_checked(), which names the error.
+template <class T>
+[[gnu::always_inline]] inline DecodeResult decode_as(std::span<const std::byte> d) noexcept {
+  const auto length = load_be<std::uint16_t>(d.data() + kLengthOffset);
+  const auto size = static_cast<std::uint32_t>(d.size());
+  bool ok = length >= info(T::kType).size && std::uint32_t{length} <= size;
+  if constexpr (std::is_same_v<T, CongestionReport>) {
+    const std::uint8_t af = ok ? octet(d, kAddressFamilyOffset) : 0;
+    ok = af == static_cast<std::uint8_t>(AddressFamily::IPv4) ||
+         (af == static_cast<std::uint8_t>(AddressFamily::IPv6) &&
+          length >= kCongestionReportSizeIpv6);
+  }
+  if (!ok) [[unlikely]] {
+    return decode_checked(d);
+  }
   // Only the first Length octets are the message; octets between the type's size and Length
   // are ignored (docs/spec-notes.md, "Octets beyond the defined size").
-  return kDecoders[raw_type - 1U](d.data());
+  return decode_body<T>(d.data());
+}
+
+// Alternative I of Message is message type I + 1 (messages.hpp); decode() has one case each.
+template <std::size_t I>
+using Alternative = std::variant_alternative_t<I, Message>;
+static_assert(std::variant_size_v<Message> == 10);
+
+// "Common Header": octet 0 is Version (high 4 bits) and Rsv, octet 1 is Type.
+constexpr std::uint16_t kVersionTypeMask = 0xF0FF;
+constexpr std::uint16_t kFirstVersionType = (kVersion << 12U) | 0x01U;
+
+[[gnu::cold, gnu::noinline]] EncodeResult out_of_range(std::string_view field) noexcept {
+  return fail(EncodeError{EncodeErrorCode::FieldOutOfRange, field});
+}
+
+// Encodes one message of type T: the checks in order (4-bit fields, AF, buffer), then header,
+// body and zero padding in one pass over the field list.
+template <class T>
+[[gnu::always_inline]] inline EncodeResult encode_as(const T& m,
+                                                     std::span<std::byte> out) noexcept {
+  const Header& h = m.header;
+  if ((h.version | h.rsv) > 0x0F) [[unlikely]] {
+    return out_of_range(h.version > 0x0F ? "version" : "rsv");
+  }
+  std::uint16_t defined = info(T::kType).size;
+  if constexpr (std::is_same_v<T, CongestionReport>) {
+    if (m.address_size() == 0) [[unlikely]] {
+      return fail(EncodeError{EncodeErrorCode::BadAddressFamily, "address_family"});
+    }
+    if (m.ipv6()) defined = kCongestionReportSizeIpv6;
+  }
+  const std::size_t size = h.length > defined ? h.length : defined;
+  if (out.size() < size) [[unlikely]] {
+    return fail(EncodeError{EncodeErrorCode::BufferTooSmall, "buffer", size});
+  }
+  CheckedSpanWriter w(out.data());
+  w.write(static_cast<std::uint8_t>((h.version << 4U) | h.rsv));
+  w.write(static_cast<std::uint8_t>(T::kType));
+  w.write(h.length != 0 ? h.length : defined);
+  w.write(h.association_id);
+  w.write(h.epoch);
+  w.write(h.flags);
+  w.write(h.sequence_number);
+  BodyWriter writer{w};
+  T::describe(m, writer);
+  const auto written = static_cast<std::size_t>(w.position() - out.data());
+  assert(written == defined);
+  // Octets between the defined size and a larger Length are written as zero.
+  if (size > written) [[unlikely]] {
+    std::memset(w.position(), 0, size - written);
+  }
+  return size;
+}
+
+}  // namespace
+
+std::optional<Header> peek_header(std::span<const std::byte> datagram) noexcept {
+  if (datagram.size() < kHeaderSize) return std::nullopt;
+  ByteReader in(datagram);  // the checked cursor: nothing about the datagram is known here
+  Header h;
+  read_header(in, h);
+  return h;
+}
+
+// The checks of decode_checked() in the same order, combined: Version and Type as one compare
+// here, Length (and AF) as one in decode_as<T>. A datagram any of them rejects goes to
+// decode_checked(), which reports the first failing check.
+// flatten: each type's checks and field list are inlined into one switch, with no call per type.
+[[gnu::flatten]] Result<Message, DecodeError> decode(std::span<const std::byte> d) noexcept {
+  if (static_cast<std::uint32_t>(d.size()) < kLengthOffset + 2) [[unlikely]] {
+    return decode_checked(d);
+  }
+  const std::uint32_t version_type = load_be<std::uint16_t>(d.data()) & kVersionTypeMask;
+  switch (version_type - std::uint32_t{kFirstVersionType}) {
+    case 0: return decode_as<Alternative<0>>(d);
+    case 1: return decode_as<Alternative<1>>(d);
+    case 2: return decode_as<Alternative<2>>(d);
+    case 3: return decode_as<Alternative<3>>(d);
+    case 4: return decode_as<Alternative<4>>(d);
+    case 5: return decode_as<Alternative<5>>(d);
+    case 6: return decode_as<Alternative<6>>(d);
+    case 7: return decode_as<Alternative<7>>(d);
+    case 8: return decode_as<Alternative<8>>(d);
+    case 9: return decode_as<Alternative<9>>(d);
+    default: return decode_checked(d);
+  }
 }
 
 std::size_t encoded_size(const Message& m) noexcept {
@@ -216,36 +375,10 @@ std::size_t encoded_size(const Message& m) noexcept {
   return length > defined ? length : defined;
 }
 
-Result<std::size_t, EncodeError> encode(const Message& m, std::span<std::byte> out) noexcept {
-  const Header& h = header_of(m);
-  if (h.version > 0x0F) return fail(EncodeError{EncodeErrorCode::FieldOutOfRange, "version"});
-  if (h.rsv > 0x0F) return fail(EncodeError{EncodeErrorCode::FieldOutOfRange, "rsv"});
-  if (const auto* report = std::get_if<CongestionReport>(&m);
-      report != nullptr && report->address_size() == 0) {
-    return fail(EncodeError{EncodeErrorCode::BadAddressFamily, "address_family"});
-  }
-  const std::size_t size = encoded_size(m);
-  if (out.size() < size) {
-    return fail(EncodeError{EncodeErrorCode::BufferTooSmall, "buffer", size});
-  }
-  CheckedSpanWriter w(out.data());
-  w.write(static_cast<std::uint8_t>((h.version << 4U) | h.rsv));
-  w.write(static_cast<std::uint8_t>(type_of(m)));
-  w.write(h.length != 0 ? h.length : defined_size(m));
-  w.write(h.association_id);
-  w.write(h.epoch);
-  w.write(h.flags);
-  w.write(h.sequence_number);
-  std::visit(
-      [&w](const auto& body) {
-        BodyWriter writer{w};
-        std::decay_t<decltype(body)>::describe(body, writer);
-      },
-      m);
-  // Octets between the defined size and a larger Length are written as zero.
-  const auto written = static_cast<std::size_t>(w.position() - out.data());
-  std::memset(w.position(), 0, size - written);
-  return size;
+// flatten: each type's field list is written inline, with no call per message type.
+[[gnu::flatten]] Result<std::size_t, EncodeError> encode(const Message& m,
+                                                       std::span<std::byte> out) noexcept {
+  return std::visit([out](const auto& body) { return encode_as(body, out); }, m);
 }
 
 std::string_view to_string(DecodeErrorCode code) noexcept {

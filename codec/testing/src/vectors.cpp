@@ -9,7 +9,6 @@ namespace {
 
 constexpr auto kU16 = std::numeric_limits<std::uint16_t>::max();
 constexpr auto kU32 = std::numeric_limits<std::uint32_t>::max();
-constexpr auto kU64 = std::numeric_limits<std::uint64_t>::max();
 
 Header appendix_header(std::uint32_t sequence_number) {
   return Header{.association_id = 0x5A17C0DE, .epoch = 3, .sequence_number = sequence_number};

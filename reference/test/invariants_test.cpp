@@ -1,0 +1,183 @@
+// The invariant checker must catch every fault it names: each test feeds it a faulty
+// exchange and expects exactly that rule, and a clean one and expects nothing.
+#include <gtest/gtest.h>
+
+#include "rdcc/reference/invariants.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+const Address kReceiver = Address::v4(192, 0, 2, 100, 50000);
+const Address kSender = Address::v4(192, 0, 2, 1, 40000);
+constexpr std::uint32_t kAssoc = 0x5A17C0DE;
+
+class CheckerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    checker.add_receiver(kReceiver, 100000, microseconds(10));
+    AssocAccept a;
+    a.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 1};
+    a.unscheduled_limit = 8192;
+    a.grant_lifetime = 100;
+    a.credit_unit = 4096;
+    a.start_jitter = 10;
+    both_ways(kReceiver, kSender, a);
+  }
+  void both_ways(const Address& from, const Address& to, Message m) {
+    checker.on_control_sent(from, to, m, now);
+    checker.on_control_delivered(from, to, m, now);
+  }
+  void request(std::uint64_t id, std::uint64_t length, std::uint64_t unsched = 0) {
+    CreditRequest r;
+    r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+    r.message_id = id;
+    r.message_length = length;
+    r.unscheduled_sent = unsched;
+    both_ways(kSender, kReceiver, r);
+  }
+  void grant(std::uint64_t id, std::uint64_t limit, bool final_flag, std::uint32_t rate = 1000) {
+    CreditGrant g;
+    g.header = {.association_id = kAssoc, .epoch = 1, .flags = final_flag ? flag::kFinal : std::uint16_t{0},
+                .sequence_number = ++rx_seq};
+    g.message_id = id;
+    g.grant_limit = limit;
+    g.pacing_rate = rate;
+    both_ways(kReceiver, kSender, g);
+  }
+  void segment(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched = false) {
+    DataSegment s;
+    s.receiver = kReceiver;
+    s.association_id = kAssoc;
+    s.message_id = id;
+    s.offset = offset;
+    s.length = length;
+    s.unscheduled = unsched;
+    checker.on_segment_sent(kSender, s, now);
+    checker.on_data_delivered(kReceiver, kSender, id, length, now);
+  }
+  std::vector<std::string> rules() const {
+    std::vector<std::string> out;
+    for (const auto& v : checker.violations()) out.push_back(v.rule);
+    return out;
+  }
+
+  InvariantChecker checker;
+  Time now{};
+  std::uint32_t tx_seq = 0;
+  std::uint32_t rx_seq = 1;
+};
+
+TEST_F(CheckerTest, CleanExchange_HasNoViolation) {
+  request(1, 8192);
+  grant(1, 8192, true);
+  segment(1, 0, 4096);
+  now += microseconds(1);
+  segment(1, 4096, 4096);
+  request(2, 4096, 4096);
+  segment(2, 0, 4096, true);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
+TEST_F(CheckerTest, GrantBeyondTheLength_IsCaught) {
+  request(1, 8192);
+  grant(1, 12288, true);
+  EXPECT_EQ(rules(), (std::vector<std::string>{"grant_beyond_length", "final_flag"}));
+}
+
+TEST_F(CheckerTest, MissingFinal_IsCaught) {
+  request(1, 8192);
+  grant(1, 8192, false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"final_flag"});
+}
+
+TEST_F(CheckerTest, ReducedGrant_IsCaught) {
+  request(1, 65536);
+  grant(1, 16384, false);
+  grant(1, 8192, false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"grant_reduced"});
+}
+
+TEST_F(CheckerTest, PacingRateZero_IsCaught) {
+  request(1, 8192);
+  grant(1, 8192, true, 0);
+  EXPECT_EQ(rules(), std::vector<std::string>{"pacing_rate_zero"});
+}
+
+TEST_F(CheckerTest, DataBeyondTheGrant_IsCaught) {
+  request(1, 65536);
+  grant(1, 8192, false);
+  segment(1, 8192, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
+TEST_F(CheckerTest, DataAfterTheLifetime_IsCaught) {
+  request(1, 65536);
+  grant(1, 8192, false);
+  now += microseconds(100);  // the association's default Lifetime
+  segment(1, 0, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
+TEST_F(CheckerTest, StaleGrant_GivesNoCredit) {
+  request(1, 65536);
+  grant(1, 8192, false);
+  CreditGrant stale;
+  stale.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 1};  // not newer
+  stale.message_id = 1;
+  stale.grant_limit = 32768;
+  stale.pacing_rate = 1000;
+  checker.on_control_delivered(kReceiver, kSender, stale, now);
+  segment(1, 8192, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
+TEST_F(CheckerTest, UnscheduledBeyondU_AndUnannounced_AreCaught) {
+  request(1, 16384, 16384);  // U is 8192
+  segment(1, 0, 4096, true);
+  segment(2, 0, 4096, true);  // never announced
+  EXPECT_EQ(rules(), (std::vector<std::string>{"unscheduled_beyond_u", "unscheduled_unannounced"}));
+}
+
+TEST_F(CheckerTest, BudgetExceeded_IsCaught_AndExpiredGrantsNoLongerCount) {
+  request(1, 1U << 20U);
+  request(2, 1U << 20U);
+  grant(1, 60000, false);
+  EXPECT_TRUE(checker.ok());
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 60000U);
+  now += microseconds(100 + 20);  // Lifetime + 2 * D_max: grant 1 is no longer live
+  grant(2, 60000, false);
+  EXPECT_TRUE(checker.ok());
+  grant(1, 60000, false);  // renewed: both live, 120000 > G = 100000
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+}
+
+TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
+  request(1, 8192);
+  grant(1, 8192, true);
+  segment(1, 0, 4096);
+  MsgDone d;
+  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+  d.message_id = 1;
+  d.octets_received = 4096;
+  both_ways(kReceiver, kSender, d);
+  EXPECT_EQ(rules(), std::vector<std::string>{"msg_done_early"});
+}
+
+// "averaged over any interval equal to the transmission time of ten Credit Units"
+TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
+  request(1, 65536);
+  grant(1, 65536, true, 10000);  // 4096 octets take 3.2768 us at 10 Gbit/s
+  const Duration spacing = transmission_time(4096, 10000);
+  for (int i = 0; i < 16; ++i) {
+    segment(1, static_cast<std::uint64_t>(i) * 4096, 4096);
+    now += spacing;
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;  // exact spacing passes
+  request(2, 65536);
+  grant(2, 65536, true, 10000);
+  for (int i = 0; i < 12; ++i) segment(2, static_cast<std::uint64_t>(i) * 4096, 4096);  // a burst
+  EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
+}
+
+}  // namespace
+}  // namespace rdcc::ref
