@@ -130,6 +130,9 @@ struct Assoc {
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
   std::map<std::uint64_t, std::uint64_t> early;  // binding value -> octets that preceded the request
+  std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
+  std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
+  std::uint64_t unsched = 0;    // unscheduled credit counted for this association
   // Credit Allocation: AIMD state of this sender.
   double rate = 0;
   std::uint32_t suggested_rate = 0;
@@ -214,7 +217,7 @@ struct Receiver::Impl {
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = to.to_string();
-      events.emit(now, "tx", std::move(f));
+      if (events.enabled()) events.emit(now, "tx", std::move(f));
     }
   }
 
@@ -273,7 +276,7 @@ struct Receiver::Impl {
         if (a.update_pending) {
           a.update_pending = false;
           set_u_accounted(a, a.u);
-          events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
+          if (events.enabled()) events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
         }
         return;
       }
@@ -291,7 +294,7 @@ struct Receiver::Impl {
       send_to(from, Message{e}, now);
       ++stats.errors_sent;
       ++stats.associations_refused;
-      events.emit(now, "association_refused", {{"from", from.to_string()}});
+      if (events.enabled()) events.emit(now, "association_refused", {{"from", from.to_string()}});
       return;
     }
     Assoc a;
@@ -310,7 +313,7 @@ struct Receiver::Impl {
     by_nonce[key] = id;
     by_peer[from] = id;
     ++stats.associations_accepted;
-    events.emit(now, "association_accepted",
+    if (events.enabled()) events.emit(now, "association_accepted",
                 {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
     send(stored, accept_for(stored), now);
     if (!idle_armed) {
@@ -349,7 +352,7 @@ struct Receiver::Impl {
     set_u_accounted(a, 0);
     by_nonce.erase(std::make_pair(a.nonce, AddressHash{}(a.peer)));
     if (auto it = by_peer.find(a.peer); it != by_peer.end() && it->second == a.id) by_peer.erase(it);
-    events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
+    if (events.enabled()) events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
     assocs.erase(a.id);
   }
 
@@ -368,6 +371,8 @@ struct Receiver::Impl {
 
   void set_unsched(Msg& m, std::uint64_t value) {
     unsched_sum = unsched_sum - m.unsched_accounted + value;
+    Assoc& a = assocs.at(m.association);
+    a.unsched = a.unsched - m.unsched_accounted + value;
     m.unsched_accounted = value;
   }
 
@@ -421,7 +426,17 @@ struct Receiver::Impl {
       if (a.active == 0) --active_assocs;
     }
     (void)now;
-    if (forget) a.msgs.erase(m.id);
+    if (forget) {
+      if (m.binding == BindingKind::Opaque) {
+        if (auto it = a.by_binding.find(m.binding_value); it != a.by_binding.end() && it->second == m.id) {
+          a.by_binding.erase(it);
+        }
+      } else if (auto q = a.by_qpn.find(m.rocev2.destination_qpn); q != a.by_qpn.end()) {
+        q->second.erase(m.id);
+        if (q->second.empty()) a.by_qpn.erase(q);
+      }
+      a.msgs.erase(m.id);
+    }
   }
 
   void remember_done(Assoc& a, std::uint64_t id, std::uint64_t octets) {
@@ -443,7 +458,7 @@ struct Receiver::Impl {
     done.octets_received = octets;
     send(a, done, now);
     ++stats.msg_done_sent;
-    events.emit(now, "message_complete", {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});
+    if (events.enabled()) events.emit(now, "message_complete", {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});
   }
 
   bool binding_supported(std::uint8_t kind) const {
@@ -471,7 +486,7 @@ struct Receiver::Impl {
     if (r.message_id == 0 || r.message_id <= a.highest_id) {
       // "Message IDs MUST increase with each new message ... and MUST NOT be reused": an
       // old ID we no longer hold is a stale request.
-      events.emit(now, "stale_request", {{"association_id", a.id}, {"message_id", r.message_id}});
+      if (events.enabled()) events.emit(now, "stale_request", {{"association_id", a.id}, {"message_id", r.message_id}});
       return;
     }
     if (!binding_supported(r.binding_kind)) {
@@ -500,11 +515,16 @@ struct Receiver::Impl {
     m.binding = static_cast<BindingKind>(r.binding_kind);
     m.binding_value = r.binding_value;
     m.rocev2 = unpack_rocev2(r.binding_value);
+    if (m.binding == BindingKind::Opaque) {
+      a.by_binding[m.binding_value] = m.id;
+    } else {
+      a.by_qpn[m.rocev2.destination_qpn].insert(m.id);
+    }
     m.pass = class_pass(m.traffic_class);
     if (a.active++ == 0) ++active_assocs;
     ++pending;
     accept_unscheduled(a, m, r.unscheduled_sent, now);
-    events.emit(now, "message_announced",
+    if (events.enabled()) events.emit(now, "message_announced",
                 {{"association_id", a.id}, {"message_id", m.id}, {"length", m.length},
                  {"unscheduled", m.window}, {"traffic_class", m.traffic_class}});
     count_early_data(a, m);
@@ -540,13 +560,12 @@ struct Receiver::Impl {
 
   void accept_unscheduled(Assoc& a, Msg& m, std::uint64_t announced, Time now) {
     if (announced == 0) return;
-    std::uint64_t others = 0;
-    for (const auto& [id, other] : a.msgs) others += &other == &m ? 0 : other.unsched_accounted;
+    const std::uint64_t others = a.unsched - m.unsched_accounted;
     const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
     if (announced > allowed || announced > m.length) {
       // Beyond U, or a second unscheduled message outstanding: only `allowed` octets count as
       // unscheduled; the rest is data beyond the credit ("Error Handling and Recovery").
-      events.emit(now, "unscheduled_beyond_limit",
+      if (events.enabled()) events.emit(now, "unscheduled_beyond_limit",
                   {{"association_id", a.id}, {"message_id", m.id}, {"announced", announced},
                    {"allowed", allowed}});
       announced = std::min(allowed, m.length);
@@ -572,7 +591,7 @@ struct Receiver::Impl {
     }
     if (m.state == MsgState::Dormant) {
       m.state = MsgState::Active;
-      events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
+      if (events.enabled()) events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
     }
     if (m.accounted == 0 && m.limit > m.window + m.sched_received) {
       // The grant expired at the sender too: it asks again; the credit is granted anew.
@@ -676,7 +695,7 @@ struct Receiver::Impl {
   void reclaim(Assoc& a, Msg& m, Time now) {
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
-      events.emit(now, "credit_reclaimed",
+      if (events.enabled()) events.emit(now, "credit_reclaimed",
                   {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
       set_accounted(a, m, 0);
     }
@@ -690,17 +709,15 @@ struct Receiver::Impl {
 
   Msg* find_message(Assoc& a, const DataObservation& d) {
     if (d.binding == BindingKind::Opaque) {
-      for (auto& [id, m] : a.msgs) {
-        if (m.binding == BindingKind::Opaque && m.binding_value == d.key) return &m;
-      }
-      return nullptr;
+      auto it = a.by_binding.find(d.key);
+      return it == a.by_binding.end() ? nullptr : &a.msgs.at(it->second);
     }
-    // RoCEv2: the queue pair's octets belong to its oldest incomplete message.
-    for (auto& [id, m] : a.msgs) {
-      if (m.binding == BindingKind::RoCEv2 && m.rocev2.destination_qpn == d.key &&
-          m.state != MsgState::Complete) {
-        return &m;
-      }
+    // RoCEv2: the queue pair's octets belong to its oldest message still counting octets.
+    auto q = a.by_qpn.find(static_cast<std::uint32_t>(d.key));
+    if (q == a.by_qpn.end()) return nullptr;
+    for (std::uint64_t id : q->second) {
+      Msg& m = a.msgs.at(id);
+      if (m.received() < m.length) return &m;
     }
     return nullptr;
   }
@@ -759,7 +776,7 @@ struct Receiver::Impl {
     if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque)) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
-        events.emit(now, "misbehaving_sender",
+        if (events.enabled()) events.emit(now, "misbehaving_sender",
                     {{"association_id", a.id}, {"message_id", m.id}, {"limit", m.limit},
                      {"data_end", data_end}});
         // "MUST NOT grant further credit to the association for that message"
@@ -799,7 +816,7 @@ struct Receiver::Impl {
                                    [&](const Address& c) { return c.same_host(from); });
     if (!known) {
       ++stats.reports_ignored;
-      events.emit(now, "report_ignored", {{"from", from.to_string()}});
+      if (events.enabled()) events.emit(now, "report_ignored", {{"from", from.to_string()}});
       return;
     }
     ++stats.reports_received;
@@ -813,7 +830,7 @@ struct Receiver::Impl {
         a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
       }
     }
-    events.emit(now, "report_received",
+    if (events.enabled()) events.emit(now, "report_received",
                 {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
   }
 
@@ -867,11 +884,11 @@ struct Receiver::Impl {
     if (!breaker_tripped && loss > cfg.loss_threshold) {
       breaker_tripped = true;
       ++stats.circuit_breaker_trips;
-      events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
+      if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
       for (auto& [id, a] : assocs) update_u(a, 0, now);
     } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
       breaker_tripped = false;
-      events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
+      if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
       for (auto& [id, a] : assocs) {
         set_u_accounted(a, 0);
         a.u = 0;
@@ -899,7 +916,7 @@ struct Receiver::Impl {
   bool fresh(Assoc& a, const Header& h, Time now) {
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) {
       ++stats.stale_discarded;
-      events.emit(now, "stale_discarded",
+      if (events.enabled()) events.emit(now, "stale_discarded",
                   {{"association_id", a.id}, {"sequence_number", h.sequence_number},
                    {"newest", a.newest_seq_in}});
       return false;
@@ -927,7 +944,7 @@ struct Receiver::Impl {
       } else {
         ++stats.malformed_discarded;
       }
-      events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", e.describe()}});
+      if (events.enabled()) events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", e.describe()}});
       return;
     }
     const Message& m = *decoded;
@@ -963,7 +980,7 @@ struct Receiver::Impl {
       ++stats.sender_status_received;
       a.suggested_rate = status->suggested_rate;
       a.suggested_at = now;
-      events.emit(now, "sender_status",
+      if (events.enabled()) events.emit(now, "sender_status",
                   {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},
                    {"congestion_level", status->congestion_level}});
     } else if (const auto* cancel = std::get_if<Cancel>(&m)) {
@@ -981,7 +998,7 @@ struct Receiver::Impl {
       msg.state = MsgState::Cancelled;
       ++msg.generation;
       arm(now + cfg.d_max * 2, TimerKind::CancelReclaim, a.id, msg.id, msg.generation);
-      events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
+      if (events.enabled()) events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
     } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
       auto it = a.msgs.find(ret->message_id);
       if (it == a.msgs.end()) return;
@@ -996,7 +1013,7 @@ struct Receiver::Impl {
       dequeue(msg);
     } else {
       // ASSOC_ACCEPT, CREDIT_GRANT, MSG_DONE, ERROR: not for a receiver.
-      events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});
+      if (events.enabled()) events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});
     }
   }
 

@@ -1,0 +1,97 @@
+// The receiver's cost per grant decision with 10, 1,000 and 100,000 pending messages
+// (issue 3: it must grow no faster than logarithmically). Steady state: G_s is one Credit
+// Unit, so every arriving Credit Unit of data frees the budget and makes exactly one grant
+// decision among all pending messages (weighted round robin over the grant queue). Virtual
+// time advances by the transmission time of one Credit Unit at 400 Gbit/s per arrival, and
+// timers (reclaims, the AIMD tick) fire as they fall due, as a driver would run them.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/reference/receiver.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+std::vector<std::byte> wire(const Message& m) {
+  std::vector<std::byte> out(encoded_size(m));
+  (void)encode(m, out);
+  return out;
+}
+
+// Message ID of a CREDIT_GRANT datagram, read in place (octets 16..23).
+std::uint64_t granted_message(const Datagram& d) {
+  if (d.size != 40 || d.bytes[1] != std::byte{0x04}) return 0;
+  std::uint64_t id = 0;
+  for (std::size_t i = 16; i < 24; ++i) id = (id << 8U) | std::to_integer<std::uint64_t>(d.bytes[i]);
+  return id;
+}
+
+void BM_GrantDecision(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  ReceiverConfig c;
+  c.local = Address::v4(192, 0, 2, 100, 50000);
+  c.credit_unit = 4096;
+  c.unscheduled_budget = 16384;
+  c.budget = c.unscheduled_budget + c.credit_unit;
+  c.grant_window = c.credit_unit;
+  c.grant_lifetime_us = 100;
+  c.link_capacity_mbps = 400000;
+  c.max_pending_per_association = pending + 1;
+  Receiver r(c);
+  const Address sender = Address::v4(192, 0, 2, 1, 40000);
+  Time now{};
+  r.on_control(sender, wire(AssocRequest{.sender_nonce = 1, .line_rate = 400000}), now);
+  std::uint32_t assoc = 0;
+  std::uint64_t current = 0;
+  while (auto d = r.poll_transmit()) {
+    if (auto m = decode(d->payload()); m && std::holds_alternative<AssocAccept>(*m)) {
+      assoc = header_of(*m).association_id;
+    }
+  }
+  for (std::size_t i = 1; i <= pending; ++i) {
+    CreditRequest q;
+    q.header = {.association_id = assoc, .epoch = c.epoch, .sequence_number = static_cast<std::uint32_t>(i)};
+    q.message_id = i;
+    q.message_length = 1ULL << 40U;
+    q.weight = static_cast<std::uint8_t>(1 + i % 4);
+    q.traffic_class = static_cast<std::uint8_t>(i % 3);
+    q.binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque);
+    q.binding_value = i;
+    r.on_control(sender, wire(q), now);
+    while (auto d = r.poll_transmit()) {
+      if (auto id = granted_message(*d)) current = id;
+    }
+  }
+  std::vector<std::uint64_t> sent(pending + 1, 0);
+  const Duration step = transmission_time(c.credit_unit, c.link_capacity_mbps);
+  std::uint64_t decisions = 0;
+  for (auto _ : state) {
+    DataObservation d;
+    d.from = sender;
+    d.key = current;
+    d.offset = sent[current];
+    d.octets = c.credit_unit;
+    sent[current] += c.credit_unit;
+    now += step;
+    r.on_data(d, now);
+    if (auto t = r.next_timeout(); t && *t <= now) r.on_timeout(now);
+    while (auto out = r.poll_transmit()) {
+      if (auto id = granted_message(*out)) {
+        current = id;
+        ++decisions;
+      }
+    }
+  }
+  state.counters["grants_per_arrival"] =
+      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
+  state.counters["pending"] = static_cast<double>(r.pending_messages());
+}
+
+BENCHMARK(BM_GrantDecision)->Arg(10)->Arg(1000)->Arg(100000)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+}  // namespace rdcc::ref
+
+BENCHMARK_MAIN();
