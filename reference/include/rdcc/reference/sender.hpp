@@ -1,0 +1,163 @@
+// The reference RDCC sender: sans-IO (io.hpp documents the loop). One Sender serves every
+// receiver it talks to, with one association per receiver address.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rdcc/codec/constants.hpp"
+#include "rdcc/reference/events.hpp"
+#include "rdcc/reference/io.hpp"
+#include "rdcc/reference/random.hpp"
+
+namespace rdcc::ref {
+
+struct SenderConfig {
+  std::string name = "sender";
+  Address local;                       // our RDCC address; reports name our data by its IP
+  std::uint32_t line_rate_mbps = 100000;
+  std::uint32_t capabilities = capability::kPool | capability::kStatus | capability::kCrn;
+  std::vector<Address> crn_addresses;  // reports from any other IP are ignored (port ignored)
+  std::optional<std::uint8_t> unscheduled_dscp;  // "the DSCP that the domain configures"
+  std::array<std::uint8_t, 8> class_dscp{};       // Traffic Class -> DSCP, domain-wide
+  std::uint8_t control_dscp = 46;
+  std::uint64_t local_backlog_threshold = 0;      // 0: the smallest N_cu advertised
+  std::uint32_t available_rate_mbps = 0;          // for Suggested Rate; 0: line_rate_mbps
+  Duration assoc_initial_timeout = milliseconds(1);  // "starting at 1 ms and doubling"
+  int assoc_max_attempts = 8;                        // "for at most eight attempts"
+  Duration min_request_timeout = microseconds(100);  // "at least 100 microseconds"
+  Duration max_request_timeout = milliseconds(100);  // "doubling ... up to 100 ms"
+  bool allow_unscheduled = true;  // false: scheduled mode for every message ("MAY")
+  // Segment size before an association has advertised its Credit Unit (without RDCC), and
+  // when an ASSOC_ACCEPT advertises a Credit Unit of zero.
+  std::uint32_t default_credit_unit = 4096;
+};
+
+// What the application hands to RDCC: one message toward one receiver.
+struct MessageSpec {
+  Address receiver;
+  std::uint64_t length = 0;
+  std::uint8_t traffic_class = 0;
+  std::uint8_t weight = 1;
+  ServiceHint service_hint = ServiceHint::None;
+  std::uint32_t deadline_us = 0;  // 0: none
+  BindingKind binding = BindingKind::Opaque;
+  std::uint64_t binding_value = 0;  // opaque: the transport's message identifier (0: Message ID);
+                                    // RoCEv2: packed QPN/MSN/count (codec/rocev2.hpp)
+  std::uint64_t post_unit = 0;      // RoCEv2: RDMA message size; octets are released only in
+                                    // whole post units fully covered by credit (0: any octet)
+  bool force_scheduled = false;
+};
+
+// "Sender Message State Machine".
+enum class MessageState : std::uint8_t { New, Unsched, Waiting, Scheduled, Drained, Done, Aborted };
+[[nodiscard]] const char* to_string(MessageState s);
+
+using MessageHandle = std::uint64_t;  // sender-local; never reused
+
+struct MessageStatus {
+  MessageHandle handle = 0;
+  std::uint64_t message_id = 0;  // 0 until the association exists
+  MessageState state = MessageState::New;
+  std::uint64_t length = 0;
+  std::uint64_t transmitted = 0;  // octets handed to the transport
+  std::uint64_t grant_limit = 0;  // credit held (cumulative offset), whether valid now or not
+  bool without_rdcc = false;      // the receiver never answered: sent without RDCC
+  std::uint16_t abort_reason = 0;
+  Time submitted{};
+  Time finished{};  // MSG_DONE received, abort, or last octet sent without RDCC
+};
+
+// "Implementations SHOULD expose counters for: credit granted, reclaimed, and returned;
+// unscheduled octets; reports received by type; and invariant violations." (Operational
+// Considerations), plus what a vendor needs to debug a run.
+struct SenderStats {
+  std::uint64_t assoc_requests_sent = 0;
+  std::uint64_t associations_established = 0;
+  std::uint64_t associations_failed = 0;  // fell back to no RDCC
+  std::uint64_t re_establishments = 0;
+  std::uint64_t credit_requests_sent = 0;
+  std::uint64_t credit_request_retransmissions = 0;
+  std::uint64_t grants_received = 0;
+  std::uint64_t grants_ignored = 0;   // zero Pacing Rate, unknown message, wrong association
+  std::uint64_t stale_discarded = 0;  // sequence number not newer
+  std::uint64_t credit_granted = 0;   // octets of credit added by grants
+  std::uint64_t credit_expired = 0;   // octets of held credit lost at Lifetime expiry
+  std::uint64_t credit_returned = 0;  // octets given back with CREDIT_RETURN
+  std::uint64_t unscheduled_octets = 0;
+  std::uint64_t scheduled_octets = 0;
+  std::uint64_t reports_received = 0;
+  std::uint64_t reports_ignored = 0;  // from an address not configured as a CRN
+  std::uint64_t unscheduled_conversions = 0;
+  std::uint64_t sender_status_sent = 0;
+  std::uint64_t messages_done = 0;
+  std::uint64_t messages_aborted = 0;
+  std::uint64_t errors_received = 0;
+  std::uint64_t malformed_discarded = 0;
+  std::uint64_t invariant_violations = 0;  // our own checks on what we transmit
+  std::uint64_t nonce_mismatch = 0;        // ASSOC_ACCEPT not echoing the current nonce
+  std::uint64_t wrong_association = 0;     // Association ID or Epoch not the current one
+  std::uint64_t unexpected_discarded = 0;  // from an unknown peer, or a type we never receive
+  std::uint64_t grants_beyond_length = 0;  // receiver broke rule 5 (we never use the excess)
+  std::uint64_t parameter_updates = 0;     // Parameter Updates applied (and acknowledged)
+  std::uint64_t without_rdcc_octets = 0;   // octets sent after falling back to no RDCC
+};
+
+// What tests and tools may read about one association.
+struct AssociationStatus {
+  Address receiver;
+  bool established = false;
+  bool without_rdcc = false;
+  std::uint32_t association_id = 0;
+  std::uint16_t epoch = 0;
+  std::uint64_t sender_nonce = 0;
+  int assoc_attempts = 0;
+  std::uint32_t unscheduled_limit = 0;
+  std::uint32_t start_jitter_us = 0;
+  std::uint32_t backlog_threshold = 0;
+  std::uint32_t grant_lifetime_us = 0;
+  std::uint32_t credit_unit = 0;
+  std::uint32_t capabilities = 0;
+  std::optional<Duration> srtt;
+  std::uint64_t pool_limit = 0;
+  std::uint64_t pool_sent = 0;
+};
+
+class Sender {
+ public:
+  Sender(SenderConfig config, RandomSource& random, Observer* observer = nullptr);
+  ~Sender();
+  Sender(const Sender&) = delete;
+  Sender& operator=(const Sender&) = delete;
+
+  // The application side.
+  [[nodiscard]] MessageHandle submit(const MessageSpec& spec, Time now);
+  void cancel(MessageHandle handle, Time now);  // abandon: CANCEL (APPLICATION_ABORT)
+  // Give back credit beyond `new_limit` (CREDIT_RETURN); no-op below what was transmitted.
+  void return_credit(MessageHandle handle, std::uint64_t new_limit, Time now);
+  [[nodiscard]] std::optional<MessageStatus> status(MessageHandle handle) const;
+  [[nodiscard]] std::optional<AssociationStatus> association(const Address& receiver) const;
+
+  // The network side (io.hpp).
+  void on_control(const Address& from, std::span<const std::byte> datagram, Time now);
+  void on_link_pause(Time now);  // a link-layer pause indication (PFC) on the local interface
+  void on_timeout(Time now);
+  [[nodiscard]] std::optional<Time> next_timeout() const;
+  [[nodiscard]] std::optional<Datagram> poll_transmit();
+  [[nodiscard]] std::optional<DataSegment> poll_data(Time now);
+
+  [[nodiscard]] const SenderStats& stats() const;
+  [[nodiscard]] const SenderConfig& config() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rdcc::ref

@@ -1,0 +1,1423 @@
+// The reference RDCC sender: "Association Establishment", "Transmission Mode Selection",
+// "Unscheduled Transmission", "Credit Requests and Grants", "Traffic Classes and Pool Credit",
+// "Sender Backlog Indication and Suggested Rates" and the "Sender Message State Machine".
+// Where the spec allows several behaviours this takes the safest one; docs/spec-notes.md
+// lists each choice with the test that holds it.
+#include "rdcc/reference/sender.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <deque>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/json.hpp"
+#include "rdcc/codec/serial.hpp"
+
+namespace rdcc::ref {
+
+const char* to_string(MessageState s) {
+  switch (s) {
+    case MessageState::New: return "NEW";
+    case MessageState::Unsched: return "UNSCHED";
+    case MessageState::Waiting: return "WAITING";
+    case MessageState::Scheduled: return "SCHEDULED";
+    case MessageState::Drained: return "DRAINED";
+    case MessageState::Done: return "DONE";
+    case MessageState::Aborted: return "ABORTED";
+  }
+  return "?";
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct AddressLess {
+  bool operator()(const Address& a, const Address& b) const {
+    return std::tie(a.ipv6, a.ip, a.port) < std::tie(b.ipv6, b.ip, b.port);
+  }
+};
+
+// Scale of the weighted round-robin virtual clock: octets * kWrrScale / weight.
+constexpr std::uint64_t kWrrScale = 1U << 16U;
+
+Duration clamp_duration(Duration d, Duration lo, Duration hi) { return std::min(std::max(d, lo), hi); }
+
+// "Credit Requests and Grants", rule 4: "MUST NOT transmit the message faster than the Pacing
+// Rate, averaged over any interval equal to the transmission time of ten Credit Units at that
+// rate." The safe reading: strict spacing, no burst allowance. A segment may start only when
+// the previous one's transmission time at the current rate has passed, and, as a backstop for
+// segments shorter than a Credit Unit, the octets of segments started within any window of
+// ten Credit Units' transmission time never exceed ten Credit Units.
+struct Pacer {
+  std::optional<Time> last_start;
+  std::uint64_t last_len = 0;
+  std::deque<std::pair<Time, std::uint64_t>> recent;
+
+  [[nodiscard]] Time ready(std::uint64_t rate, std::uint64_t cu, std::uint64_t len) const {
+    if (!last_start) return Time{};
+    Time t = *last_start + transmission_time(last_len, rate);
+    const Duration window = transmission_time(10 * cu, rate);
+    std::uint64_t sum = len;
+    for (const auto& r : recent) sum += r.second;
+    for (const auto& r : recent) {
+      if (sum <= 10 * cu) break;
+      sum -= r.second;
+      t = std::max(t, r.first + window);  // r leaves the window (t - window, t]
+    }
+    return t;
+  }
+  void record(Time t, std::uint64_t len, std::uint64_t rate, std::uint64_t cu) {
+    last_start = t;
+    last_len = len;
+    recent.emplace_back(t, len);
+    const Duration window = transmission_time(10 * cu, rate);
+    while (!recent.empty() && recent.front().first + window <= t) recent.pop_front();
+  }
+};
+
+}  // namespace
+
+struct Sender::Impl {
+  enum class Phase : std::uint8_t { Idle, Connecting, Established, WithoutRdcc };
+
+  struct Assoc {
+    Address receiver;
+    Phase phase = Phase::Idle;
+    std::uint64_t nonce = 0;
+    int attempts = 0;
+    Time last_attempt{};
+    Time retx_at = Time::never();
+    Duration retx_timeout{};
+    std::uint32_t association_id = 0;
+    std::uint16_t epoch = 0;
+    AssocAccept params;
+    std::uint32_t next_seq = 0;
+    std::optional<std::uint32_t> newest_seq;
+    std::uint64_t next_message_id = 1;  // "zero is reserved"
+    std::optional<MessageHandle> unsched_outstanding;
+    Time unsched_blocked_until{};
+    std::optional<Duration> srtt;
+    Duration rttvar{};
+    // Pool credit ("Traffic Classes and Pool Credit").
+    std::uint64_t pool_limit = 0;
+    std::uint64_t pool_sent = 0;
+    Time pool_valid_until{};
+    std::uint32_t pool_rate = 0;
+    bool pool_expiry_handled = true;
+    Pacer pool_pacer;
+    std::array<std::uint64_t, 8> class_vclock{};
+    // SENDER_STATUS episode.
+    bool status_in_episode = false;
+    Time status_next{};
+  };
+
+  struct Msg {
+    MessageHandle handle = 0;
+    MessageSpec spec;
+    std::uint64_t id = 0;
+    MessageState state = MessageState::New;
+    bool without_rdcc = false;
+    std::uint64_t transmitted = 0;
+    std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the next CREDIT_REQUEST
+    Time start_at{};
+    std::uint64_t limit = 0;
+    Time valid_until{};
+    std::uint32_t rate = 0;
+    bool granted = false;
+    bool expiry_handled = true;
+    std::optional<std::uint64_t> ceiling;  // CREDIT_RETURN: "beyond which the sender will not transmit"
+    std::uint64_t pool_end = 0;            // octets below it are reserved from the pool
+    std::uint64_t vtime = 0;
+    Time request_sent{};
+    bool rtt_sample_pending = false;
+    Duration rto{};
+    Time retx_at = Time::never();
+    Pacer pacer;
+    Time submitted{};
+    Time finished{};
+    std::uint16_t abort_reason = 0;
+
+    [[nodiscard]] std::uint8_t cls() const { return std::min(spec.traffic_class, kMaxTrafficClass); }
+    [[nodiscard]] std::uint8_t weight() const { return spec.weight == 0 ? std::uint8_t{1} : spec.weight; }
+    [[nodiscard]] std::uint64_t end() const {  // octets it may ever transmit
+      return ceiling ? std::min(*ceiling, spec.length) : spec.length;
+    }
+    [[nodiscard]] bool terminal() const {
+      return state == MessageState::Done || state == MessageState::Aborted;
+    }
+    // The RDMA message (post unit) holding the next octet: [start, end).
+    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> unit() const {
+      if (spec.post_unit == 0) return {transmitted, spec.length};
+      const std::uint64_t start = transmitted - transmitted % spec.post_unit;
+      return {start, std::min(start + spec.post_unit, spec.length)};
+    }
+  };
+
+  // A segment poll_data could emit.
+  struct Plan {
+    Msg* msg = nullptr;
+    std::uint64_t len = 0;
+    bool unscheduled = false;
+    bool from_pool = false;
+    std::uint64_t reserve_to = 0;  // pool: new pool_end
+    std::uint64_t rate = 0;
+    std::uint64_t cu = 0;
+    Pacer* pacer = nullptr;
+    Time ready{};
+  };
+
+  SenderConfig config;
+  RandomSource& random;
+  EventSink events;
+  SenderStats stats;
+  std::deque<Datagram> out;
+  std::map<Address, Assoc, AddressLess> assocs;
+  std::map<MessageHandle, Msg> msgs;
+  MessageHandle next_handle = 1;
+  bool episode = false;
+  Time clock{};
+  // Traffic sent at line rate (unscheduled without a grant, and without RDCC) shares the link.
+  Pacer line_pacer;
+
+  Impl(SenderConfig c, RandomSource& r, Observer* o)
+      : config(std::move(c)), random(r), events(config.name, o) {}
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  std::uint64_t available_rate() const {
+    return config.available_rate_mbps != 0 ? config.available_rate_mbps : config.line_rate_mbps;
+  }
+  std::uint64_t credit_unit(const Assoc& a) const {
+    if (a.phase == Phase::Established && a.params.credit_unit != 0) return a.params.credit_unit;
+    return config.default_credit_unit;
+  }
+  Assoc& assoc_of(const Msg& m) { return assocs.at(m.spec.receiver); }
+  const Assoc& assoc_of(const Msg& m) const { return assocs.at(m.spec.receiver); }
+  Duration initial_rto(const Assoc& a) const {
+    const Duration base = a.srtt ? *a.srtt * 2 : config.min_request_timeout;
+    return clamp_duration(base, config.min_request_timeout, config.max_request_timeout);
+  }
+  Duration srtt_or_default(const Assoc& a) const {
+    return a.srtt ? *a.srtt : config.min_request_timeout;
+  }
+  void rtt_sample(Assoc& a, Duration r, Time now) {
+    // RFC 6298, section 2.
+    if (!a.srtt) {
+      a.srtt = r;
+      a.rttvar = r / 2;
+    } else {
+      const Duration diff = *a.srtt > r ? *a.srtt - r : r - *a.srtt;
+      a.rttvar = (a.rttvar * 3 + diff) / 4;
+      a.srtt = (*a.srtt * 7 + r) / 8;
+    }
+    events.emit(now, "rtt_sample", {{"receiver", a.receiver.to_string()},
+                                    {"sample_ns", r.ns},
+                                    {"srtt_ns", a.srtt->ns}});
+  }
+  Msg* find_msg(const Assoc& a, std::uint64_t id) {
+    if (id == 0) return nullptr;
+    for (auto& [h, m] : msgs) {
+      if (m.id == id && m.spec.receiver == a.receiver) return &m;
+    }
+    return nullptr;
+  }
+  template <class F>
+  void for_each_msg(const Assoc& a, F&& f) {
+    for (auto& [h, m] : msgs) {
+      if (!m.terminal() && m.spec.receiver == a.receiver) f(m);
+    }
+  }
+
+  void set_state(Msg& m, MessageState s, Time now) {
+    if (m.state == s) return;
+    events.emit(now, "message_state", {{"handle", m.handle},
+                                       {"message_id", m.id},
+                                       {"receiver", m.spec.receiver.to_string()},
+                                       {"from", to_string(m.state)},
+                                       {"to", to_string(s)},
+                                       {"transmitted", m.transmitted},
+                                       {"grant_limit", m.limit}});
+    m.state = s;
+    if (s == MessageState::Done || s == MessageState::Aborted) {
+      m.finished = now;
+      m.retx_at = Time::never();
+      if (s == MessageState::Done) ++stats.messages_done;
+      if (s == MessageState::Aborted) ++stats.messages_aborted;
+    }
+  }
+
+  // ---- sending control messages -------------------------------------------------------------
+
+  void send(Assoc& a, Message m, Time now) {
+    Header& h = header_of(m);
+    if (!std::holds_alternative<AssocRequest>(m)) {
+      h.association_id = a.association_id;
+      h.epoch = a.epoch;
+    }
+    // "Incremented by one for each message the originator sends on the association ...,
+    // including retransmissions." Never reset, so it never goes backwards for a receiver.
+    h.sequence_number = a.next_seq++;
+    Datagram d;
+    d.to = a.receiver;
+    d.dscp = config.control_dscp;
+    const auto written = encode(m, d.bytes);
+    assert(written.has_value());
+    d.size = static_cast<std::uint16_t>(written.value());
+    out.push_back(d);
+    if (events.enabled()) {
+      json f = to_json(m);
+      f["to"] = a.receiver.to_string();
+      events.emit(now, "tx", std::move(f));
+    }
+  }
+
+  void send_assoc_request(Assoc& a, bool update_ack, Time now) {
+    AssocRequest r;
+    r.header.flags = update_ack ? flag::kUpdateAcknowledgment : std::uint16_t{0};
+    r.sender_nonce = a.nonce;
+    r.capabilities = config.capabilities;
+    r.line_rate = config.line_rate_mbps;
+    ++stats.assoc_requests_sent;
+    send(a, r, now);
+  }
+
+  void send_credit_request(Msg& m, bool retransmission, Time now) {
+    Assoc& a = assoc_of(m);
+    CreditRequest r;
+    r.message_id = m.id;
+    r.message_length = m.spec.length;
+    r.unscheduled_sent = m.announced_unsched;
+    // We send the values a receiver must treat them as, never out-of-range ones.
+    r.traffic_class = m.cls();
+    r.weight = m.weight();
+    r.service_hint = static_cast<std::uint8_t>(m.spec.service_hint);
+    r.binding_kind = static_cast<std::uint8_t>(m.spec.binding);
+    r.binding_value = binding_value(m);
+    if (m.spec.deadline_us != 0) {
+      // "relative to transmission of the request": what is left of it now; a passed deadline
+      // is sent as 1 us (zero would mean "none").
+      const std::int64_t left =
+          static_cast<std::int64_t>(m.spec.deadline_us) - (now - m.submitted).micros();
+      r.deadline = static_cast<std::uint32_t>(std::max<std::int64_t>(left, 1));
+    }
+    ++stats.credit_requests_sent;
+    if (retransmission) {
+      ++stats.credit_request_retransmissions;
+      m.rtt_sample_pending = false;  // Karn: a retransmitted request gives no RTT sample
+    } else {
+      m.rtt_sample_pending = true;
+      m.request_sent = now;
+    }
+    send(a, r, now);
+  }
+
+  std::uint64_t binding_value(const Msg& m) const {
+    if (m.spec.binding == BindingKind::Opaque && m.spec.binding_value == 0) return m.id;
+    return m.spec.binding_value;
+  }
+
+  // ---- association establishment ------------------------------------------------------------
+
+  void start_establishment(Assoc& a, Time now) {
+    a.phase = Phase::Connecting;
+    a.nonce = random.next_u64();  // "MUST be generated by a cryptographically secure" RNG
+    a.attempts = 0;
+    a.association_id = 0;
+    a.epoch = 0;
+    a.retx_timeout = config.assoc_initial_timeout;
+    events.emit(now, "association_connecting", {{"receiver", a.receiver.to_string()}});
+    assoc_attempt(a, now);
+  }
+
+  void assoc_attempt(Assoc& a, Time now) {
+    ++a.attempts;
+    a.last_attempt = now;
+    events.emit(now, "assoc_attempt", {{"receiver", a.receiver.to_string()},
+                                       {"attempt", a.attempts},
+                                       {"nonce", a.nonce}});
+    send_assoc_request(a, false, now);
+    a.retx_at = now + a.retx_timeout;
+    a.retx_timeout = a.retx_timeout * 2;
+  }
+
+  void assoc_timeout(Assoc& a, Time now) {
+    if (a.attempts < config.assoc_max_attempts) {
+      assoc_attempt(a, now);
+      return;
+    }
+    // "if none is answered, the sender concludes that the receiver does not support RDCC and
+    // sends without it."
+    a.phase = Phase::WithoutRdcc;
+    a.retx_at = Time::never();
+    ++stats.associations_failed;
+    events.emit(now, "association_failed", {{"receiver", a.receiver.to_string()},
+                                            {"attempts", a.attempts}});
+    for_each_msg(a, [&](Msg& m) { go_without_rdcc(m, now); });
+  }
+
+  void go_without_rdcc(Msg& m, Time now) {
+    m.without_rdcc = true;
+    m.retx_at = Time::never();
+    set_state(m, MessageState::Scheduled, now);
+    if (m.spec.length == 0) set_state(m, MessageState::Done, now);
+  }
+
+  void apply_params(Assoc& a, const AssocAccept& acc) { a.params = acc; }
+
+  void establish(Assoc& a, const AssocAccept& acc, bool sample_rtt, Time now) {
+    a.phase = Phase::Established;
+    a.association_id = acc.header.association_id;
+    a.epoch = acc.header.epoch;
+    a.newest_seq = acc.header.sequence_number;
+    a.retx_at = Time::never();
+    apply_params(a, acc);
+    // The initial SRTT comes from the association exchange: the time since the last attempt
+    // (never longer than the true round trip of whichever attempt was answered).
+    if (sample_rtt) rtt_sample(a, now - a.last_attempt, now);
+    ++stats.associations_established;
+    events.emit(now, "association_established",
+                {{"receiver", a.receiver.to_string()},
+                 {"association_id", a.association_id},
+                 {"epoch", a.epoch},
+                 {"unscheduled_limit", acc.unscheduled_limit},
+                 {"start_jitter", acc.start_jitter},
+                 {"backlog_threshold", acc.backlog_threshold},
+                 {"grant_lifetime", acc.grant_lifetime},
+                 {"credit_unit", acc.credit_unit}});
+    if (acc.parameter_update()) acknowledge_update(a, acc, now);
+    for_each_msg(a, [&](Msg& m) {
+      if (m.state == MessageState::New) {
+        select_mode(m, now);
+      } else {
+        rerequest(m, now);
+      }
+    });
+  }
+
+  void acknowledge_update(Assoc& a, const AssocAccept& acc, Time now) {
+    apply_params(a, acc);
+    ++stats.parameter_updates;
+    events.emit(now, "parameter_update", {{"receiver", a.receiver.to_string()},
+                                          {"unscheduled_limit", acc.unscheduled_limit},
+                                          {"start_jitter", acc.start_jitter},
+                                          {"backlog_threshold", acc.backlog_threshold},
+                                          {"grant_lifetime", acc.grant_lifetime},
+                                          {"credit_unit", acc.credit_unit}});
+    // "The sender acknowledges it by sending ASSOC_REQUEST with the same Sender Nonce and the
+    // Update Acknowledgment flag."
+    send_assoc_request(a, true, now);
+  }
+
+  // "MUST discard all credit held for that association": credit, pool, the unscheduled slot.
+  // Pending messages restart from offset zero: the receiver's new state knows none of their
+  // octets, so only a complete retransmission can let it count them all.
+  void drop_association_credit(Assoc& a, Time now) {
+    a.pool_limit = 0;
+    a.pool_sent = 0;
+    a.pool_rate = 0;
+    a.pool_expiry_handled = true;
+    a.pool_valid_until = Time{};
+    a.pool_pacer = Pacer{};
+    a.class_vclock = {};
+    a.unsched_outstanding.reset();
+    a.unsched_blocked_until = Time{};
+    a.status_in_episode = false;
+    for_each_msg(a, [&](Msg& m) {
+      if (m.state == MessageState::New) return;
+      events.emit(now, "credit_dropped", {{"handle", m.handle},
+                                          {"message_id", m.id},
+                                          {"grant_limit", m.limit},
+                                          {"transmitted", m.transmitted}});
+      m.limit = 0;
+      m.granted = false;
+      m.expiry_handled = true;
+      m.ceiling.reset();
+      m.pool_end = 0;
+      m.vtime = 0;
+      m.transmitted = 0;
+      m.announced_unsched = 0;
+      m.retx_at = Time::never();
+      m.pacer = Pacer{};
+      set_state(m, MessageState::Waiting, now);
+    });
+  }
+
+  void begin_reestablishment(Assoc& a, const char* why, Time now) {
+    ++stats.re_establishments;
+    events.emit(now, "re_establishment", {{"receiver", a.receiver.to_string()},
+                                          {"association_id", a.association_id},
+                                          {"epoch", a.epoch},
+                                          {"reason", why}});
+    drop_association_credit(a, now);
+    a.newest_seq.reset();
+    start_establishment(a, now);
+  }
+
+  // A pending message in the new association: a new Message ID (old data still in flight is
+  // never counted for it), scheduled mode, a fresh CREDIT_REQUEST.
+  void rerequest(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    m.id = a.next_message_id++;
+    m.rto = initial_rto(a);
+    send_credit_request(m, false, now);
+    refresh_state(m, now);
+  }
+
+  // ---- transmission mode selection ----------------------------------------------------------
+
+  void select_mode(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    m.id = a.next_message_id++;
+    m.rto = initial_rto(a);
+    const std::uint32_t u = a.params.unscheduled_limit;
+    const bool unscheduled = config.allow_unscheduled && !m.spec.force_scheduled && u > 0 &&
+                             m.spec.length <= u && !a.unsched_outstanding &&
+                             now >= a.unsched_blocked_until;
+    if (unscheduled) {
+      // "Unscheduled Transmission", items 1-3.
+      a.unsched_outstanding = m.handle;
+      const std::uint64_t jitter_ns = random.uniform(std::uint64_t{a.params.start_jitter} * 1000U);
+      m.start_at = now + nanoseconds(static_cast<std::int64_t>(jitter_ns));
+      m.announced_unsched = m.spec.length;
+      events.emit(now, "unscheduled_start", {{"handle", m.handle},
+                                             {"message_id", m.id},
+                                             {"delay_ns", jitter_ns}});
+      send_credit_request(m, false, now);
+      set_state(m, MessageState::Unsched, now);
+      if (m.spec.length == 0) drained(m, now);
+      return;
+    }
+    m.announced_unsched = 0;
+    send_credit_request(m, false, now);
+    set_state(m, MessageState::Waiting, now);
+    m.retx_at = now + m.rto;
+    refresh_state(m, now);
+  }
+
+  // ---- credit -------------------------------------------------------------------------------
+
+  bool own_valid(const Msg& m, Time t) const { return m.granted && t < m.valid_until; }
+  std::uint64_t own_limit(const Msg& m) const { return std::min(m.limit, m.end()); }
+  bool pool_valid(const Assoc& a, Time t) const {
+    return a.pool_rate != 0 && t < a.pool_valid_until;
+  }
+  std::uint64_t pool_reserved(const Assoc& a) const {
+    std::uint64_t r = 0;
+    for (const auto& [h, m] : msgs) {
+      if (!m.terminal() && m.spec.receiver == a.receiver && m.pool_end > m.transmitted) {
+        r += m.pool_end - m.transmitted;
+      }
+    }
+    return r;
+  }
+  std::uint64_t pool_remaining(const Assoc& a) const {
+    const std::uint64_t used = a.pool_sent + pool_reserved(a);
+    return a.pool_limit > used ? a.pool_limit - used : 0;
+  }
+  // Scheduled messages share a pool grant; an unscheduled one is not covered by it.
+  static bool pool_member(const Msg& m) {
+    return !m.without_rdcc && (m.state == MessageState::Waiting || m.state == MessageState::Scheduled);
+  }
+  bool holds_credit(const Msg& m, Time t) const {
+    if (m.transmitted >= m.end()) return false;
+    if (own_valid(m, t) && own_limit(m) > m.transmitted) return true;
+    const Assoc& a = assoc_of(m);
+    if (!pool_valid(a, t)) return false;
+    return m.pool_end > m.transmitted || pool_remaining(a) > 0;
+  }
+  std::uint64_t unused_credit(const Assoc& a, Time t) const {
+    std::uint64_t sum = 0;
+    for (const auto& [h, m] : msgs) {
+      if (m.terminal() || m.spec.receiver != a.receiver) continue;
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) sum += own_limit(m) - m.transmitted;
+    }
+    if (pool_valid(a, t)) sum += a.pool_limit - a.pool_sent;
+    return sum;
+  }
+
+  void drained(Msg& m, Time now) {
+    set_state(m, MessageState::Drained, now);
+    // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
+    m.rto = initial_rto(assoc_of(m));
+    m.retx_at = now + m.rto;
+  }
+
+  // WAITING <-> SCHEDULED -> DRAINED, from the credit held now.
+  void refresh_state(Msg& m, Time now) {
+    if (m.state != MessageState::Waiting && m.state != MessageState::Scheduled) return;
+    if (m.without_rdcc) return;
+    if (m.transmitted >= m.spec.length) {
+      drained(m, now);
+      return;
+    }
+    if (holds_credit(m, now)) {
+      set_state(m, MessageState::Scheduled, now);
+      m.retx_at = Time::never();
+      return;
+    }
+    const bool was_scheduled = m.state == MessageState::Scheduled;
+    set_state(m, MessageState::Waiting, now);
+    if (m.transmitted >= m.end()) {
+      // Everything up to the CREDIT_RETURN offset is sent: asking for more would only make
+      // the receiver issue credit this message promised not to use.
+      m.retx_at = Time::never();
+      return;
+    }
+    if (was_scheduled || m.retx_at == Time::never()) {
+      m.retx_at = now + m.rto;
+    }
+  }
+
+  void refresh_pool_members(Assoc& a, Time now) {
+    for_each_msg(a, [&](Msg& m) {
+      if (pool_member(m)) refresh_state(m, now);
+    });
+  }
+
+  void on_grant(Assoc& a, const CreditGrant& g, Time now) {
+    if (!g.usable()) {
+      // "a sender that receives a grant with Pacing Rate zero MUST ignore it."
+      ++stats.grants_ignored;
+      events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "zero_pacing_rate"}});
+      return;
+    }
+    const Duration lifetime =
+        microseconds(g.effective_lifetime(a.params.grant_lifetime));  // "measured from its reception"
+    if (g.pool() || g.message_id == 0) {
+      if (!(g.pool() && g.message_id == 0 && (config.capabilities & capability::kPool) != 0)) {
+        ++stats.grants_ignored;
+        events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "bad_pool_grant"}});
+        return;
+      }
+      ++stats.grants_received;
+      if (g.grant_limit > a.pool_limit) {
+        stats.credit_granted += g.grant_limit - a.pool_limit;
+        a.pool_limit = g.grant_limit;
+      }
+      a.pool_valid_until = now + lifetime;
+      a.pool_rate = g.pacing_rate;
+      a.pool_expiry_handled = false;
+      events.emit(now, "pool_grant", {{"limit", a.pool_limit}, {"rate", g.pacing_rate},
+                                      {"lifetime_us", lifetime.micros()}});
+      refresh_pool_members(a, now);
+      return;
+    }
+    Msg* m = find_msg(a, g.message_id);
+    if (m == nullptr || m->terminal()) {
+      ++stats.grants_ignored;
+      events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "unknown_message"}});
+      return;
+    }
+    ++stats.grants_received;
+    if (g.grant_limit > m->spec.length) {
+      ++stats.grants_beyond_length;
+      events.emit(now, "grant_beyond_length", {{"message_id", m->id},
+                                               {"limit", g.grant_limit},
+                                               {"length", m->spec.length}});
+    }
+    // Rule 1: cumulative; a grant not larger than the held limit only refreshes Lifetime and
+    // Pacing Rate and never reduces credit.
+    if (g.grant_limit > m->limit) {
+      stats.credit_granted += std::min(g.grant_limit, m->spec.length) -
+                              std::min(m->limit, m->spec.length);
+      m->limit = g.grant_limit;
+    } else {
+      events.emit(now, "grant_refresh", {{"message_id", m->id}, {"held", m->limit},
+                                         {"limit", g.grant_limit}});
+    }
+    m->valid_until = now + lifetime;
+    m->rate = g.pacing_rate;
+    m->granted = true;
+    m->expiry_handled = false;
+    m->rto = initial_rto(a);
+    events.emit(now, "grant", {{"message_id", m->id}, {"limit", m->limit}, {"rate", m->rate},
+                               {"lifetime_us", lifetime.micros()}});
+    if (m->rtt_sample_pending) {
+      m->rtt_sample_pending = false;
+      rtt_sample(a, now - m->request_sent, now);
+    }
+    // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
+    // CREDIT_GRANT for it"
+    if (a.unsched_outstanding == m->handle) a.unsched_outstanding.reset();
+    refresh_state(*m, now);
+  }
+
+  // ---- timers -------------------------------------------------------------------------------
+
+  void expire_own(Msg& m, Time now) {
+    m.expiry_handled = true;
+    const std::uint64_t lim = own_limit(m);
+    if (m.state == MessageState::Drained || lim <= m.transmitted) return;
+    stats.credit_expired += lim - m.transmitted;
+    events.emit(now, "grant_expired", {{"message_id", m.id}, {"limit", m.limit},
+                                       {"transmitted", m.transmitted}});
+    if (m.state != MessageState::Scheduled && m.state != MessageState::Waiting) return;
+    if (holds_credit(m, now)) return;  // pool credit still covers it
+    // "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
+    set_state(m, MessageState::Waiting, now);
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
+    m.retx_at = now + m.rto;
+  }
+
+  void expire_pool(Assoc& a, Time now) {
+    a.pool_expiry_handled = true;
+    const std::uint64_t unused = a.pool_limit - a.pool_sent;
+    stats.credit_expired += unused;
+    events.emit(now, "pool_expired", {{"limit", a.pool_limit}, {"sent", a.pool_sent}});
+    for_each_msg(a, [&](Msg& m) {
+      m.pool_end = std::min(m.pool_end, m.transmitted);
+      if (m.state != MessageState::Scheduled || holds_credit(m, now)) return;
+      set_state(m, MessageState::Waiting, now);
+      m.rto = initial_rto(a);
+      send_credit_request(m, false, now);
+      m.retx_at = now + m.rto;
+    });
+  }
+
+  void request_timeout(Msg& m, Time now) {
+    if (m.state == MessageState::Waiting && holds_credit(m, now)) {
+      m.retx_at = Time::never();
+      return;
+    }
+    // "doubling on each retransmission up to 100 ms"
+    m.rto = std::min(m.rto * 2, config.max_request_timeout);
+    send_credit_request(m, true, now);
+    m.retx_at = now + m.rto;
+  }
+
+  void advance(Time now) {
+    clock = std::max(clock, now);
+    for (auto& [addr, a] : assocs) {
+      if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
+      if (a.phase == Phase::Established && !a.pool_expiry_handled && a.pool_valid_until <= now) {
+        expire_pool(a, now);
+      }
+    }
+    for (auto& [h, m] : msgs) {
+      if (m.terminal() || m.without_rdcc) continue;
+      const Assoc& a = assoc_of(m);
+      if (a.phase != Phase::Established) continue;
+      if (!m.expiry_handled && m.valid_until <= now) expire_own(m, now);
+      if (m.retx_at <= now) request_timeout(m, now);
+    }
+    update_backlog(now);
+  }
+
+  // ---- data ---------------------------------------------------------------------------------
+
+  std::optional<Plan> plan_own(Msg& m, Time t) {
+    if (m.terminal() || m.transmitted >= m.spec.length) return std::nullopt;
+    Assoc& a = assoc_of(m);
+    Plan p;
+    p.msg = &m;
+    p.cu = credit_unit(a);
+    if (m.without_rdcc) {
+      p.len = std::min(p.cu, m.spec.length - m.transmitted);
+      p.rate = config.line_rate_mbps;
+      p.pacer = &line_pacer;
+    } else if (m.state == MessageState::Unsched) {
+      // "Unscheduled Transmission" item 1: nothing before the random start delay.
+      if (t < m.start_at) return std::nullopt;
+      p.len = std::min(p.cu, m.spec.length - m.transmitted);
+      p.unscheduled = true;
+      if (own_valid(m, t)) {
+        p.rate = std::min<std::uint64_t>(m.rate, config.line_rate_mbps);
+        p.pacer = &m.pacer;
+      } else {
+        p.rate = config.line_rate_mbps;
+        p.pacer = &line_pacer;
+      }
+    } else if (m.state == MessageState::Waiting || m.state == MessageState::Scheduled) {
+      if (a.phase != Phase::Established) return std::nullopt;
+      const auto [unit_start, unit_end] = m.unit();
+      if (m.pool_end > m.transmitted && pool_valid(a, t)) {
+        // The rest of a post unit already reserved from the pool.
+        p.len = std::min({p.cu, m.pool_end - m.transmitted, unit_end - m.transmitted});
+        p.from_pool = true;
+        p.reserve_to = m.pool_end;
+        p.rate = a.pool_rate;
+        p.pacer = &a.pool_pacer;
+      } else if (own_valid(m, t) && own_limit(m) > m.transmitted) {
+        const std::uint64_t lim = own_limit(m);
+        // RoCEv2: "posts each one only when it holds credit for all of its octets".
+        if (m.spec.post_unit != 0 && m.transmitted == unit_start && unit_end > lim) {
+          return std::nullopt;
+        }
+        p.len = std::min({p.cu, lim - m.transmitted, unit_end - m.transmitted});
+        p.rate = m.rate;
+        p.pacer = &m.pacer;
+      } else {
+        return std::nullopt;
+      }
+    } else {
+      return std::nullopt;
+    }
+    if (p.len == 0) return std::nullopt;
+    p.ready = p.pacer->ready(p.rate, p.cu, p.len);
+    return p;
+  }
+
+  // "classes are served in strict priority order from 0 to 7, and within a class credit is
+  // divided in proportion to the weights ..., using a work-conserving weighted round-robin."
+  // The round-robin is start-time fair: each message carries a virtual time advanced by
+  // octets / weight; the eligible message with the smallest one goes next.
+  std::optional<Plan> plan_pool(Assoc& a, Time t) {
+    if (a.phase != Phase::Established || !pool_valid(a, t)) return std::nullopt;
+    const std::uint64_t remaining = pool_remaining(a);
+    if (remaining == 0) return std::nullopt;
+    const std::uint64_t cu = credit_unit(a);
+    for (std::size_t c = 0; c <= kMaxTrafficClass; ++c) {
+      Msg* best = nullptr;
+      std::uint64_t best_vt = 0;
+      std::uint64_t best_chunk = 0;
+      for_each_msg(a, [&](Msg& m) {
+        if (m.cls() != c || !pool_member(m) || m.transmitted >= m.end()) return;
+        if (m.pool_end > m.transmitted) return;                       // has a reservation
+        if (own_valid(m, t) && own_limit(m) > m.transmitted) return;  // uses its own credit
+        const auto [unit_start, unit_end] = m.unit();
+        std::uint64_t chunk = 0;
+        if (m.spec.post_unit != 0) {
+          if (unit_end > m.end() || unit_end - m.transmitted > remaining) return;
+          chunk = unit_end - m.transmitted;
+        } else {
+          chunk = std::min({cu, remaining, m.end() - m.transmitted});
+        }
+        const std::uint64_t vt = std::max(m.vtime, a.class_vclock[c]);
+        if (best == nullptr || vt < best_vt) {
+          best = &m;
+          best_vt = vt;
+          best_chunk = chunk;
+        }
+      });
+      if (best == nullptr) continue;
+      Plan p;
+      p.msg = best;
+      p.cu = cu;
+      p.from_pool = true;
+      p.reserve_to = best->transmitted + best_chunk;
+      p.len = std::min(cu, best_chunk);
+      p.rate = a.pool_rate;
+      p.pacer = &a.pool_pacer;
+      p.ready = p.pacer->ready(p.rate, p.cu, p.len);
+      return p;  // strict priority: a lower class waits even if this one is paced
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Plan> best_plan(Time t, bool only_ready) {
+    std::optional<Plan> best;
+    auto consider = [&](std::optional<Plan> p) {
+      if (!p || (only_ready && p->ready > t)) return;
+      if (!best || p->ready < best->ready) best = p;
+    };
+    for (auto& [h, m] : msgs) {
+      consider(plan_own(m, t));
+      if (only_ready && best) return best;
+    }
+    for (auto& [addr, a] : assocs) {
+      consider(plan_pool(a, t));
+      if (only_ready && best) return best;
+    }
+    return best;
+  }
+
+  DataSegment emit(Plan& p, Time now) {
+    Msg& m = *p.msg;
+    Assoc& a = assoc_of(m);
+    DataSegment s;
+    s.receiver = m.spec.receiver;
+    s.association_id = m.without_rdcc ? 0 : a.association_id;
+    s.message_id = m.id;
+    s.offset = m.transmitted;
+    s.length = static_cast<std::uint32_t>(p.len);
+    s.unscheduled = p.unscheduled;
+    s.traffic_class = m.cls();
+    // "MUST mark the data packets with the DSCP that the domain configures for unscheduled
+    // RDCC traffic, if one is configured"; otherwise the class's DSCP.
+    s.dscp = p.unscheduled && config.unscheduled_dscp ? *config.unscheduled_dscp
+                                                      : config.class_dscp[m.cls()];
+    s.binding = m.spec.binding;
+    s.binding_value = binding_value(m);
+    s.last = m.transmitted + p.len == m.spec.length;
+    check_segment(m, p, now);
+    if (p.from_pool) {
+      if (m.pool_end < p.reserve_to) {
+        const std::uint64_t chunk = p.reserve_to - m.transmitted;
+        const std::uint64_t c = m.cls();
+        a.class_vclock[c] = std::max(m.vtime, a.class_vclock[c]);
+        m.vtime = a.class_vclock[c] + chunk * kWrrScale / m.weight();
+        m.pool_end = p.reserve_to;
+      }
+      a.pool_sent += p.len;
+    }
+    p.pacer->record(now, p.len, p.rate, p.cu);
+    m.transmitted += p.len;
+    if (m.without_rdcc) {
+      stats.without_rdcc_octets += p.len;
+    } else if (p.unscheduled) {
+      stats.unscheduled_octets += p.len;
+    } else {
+      stats.scheduled_octets += p.len;
+    }
+    if (events.enabled()) {
+      events.emit(now, "data", {{"message_id", m.id}, {"offset", s.offset}, {"length", s.length},
+                                {"unscheduled", s.unscheduled}, {"pool", p.from_pool},
+                                {"rate", p.rate}});
+    }
+    after_transmission(m, p, now);
+    return s;
+  }
+
+  void after_transmission(Msg& m, const Plan& p, Time now) {
+    if (m.without_rdcc) {
+      if (m.transmitted >= m.spec.length) set_state(m, MessageState::Done, now);
+      return;
+    }
+    if (m.state == MessageState::Unsched) {
+      if (m.transmitted >= m.spec.length) drained(m, now);
+      return;
+    }
+    // "SCHEDULED | Grant Limit reached before message end | none | WAITING" (no message: the
+    // request timer starts now).
+    refresh_state(m, now);
+    if (p.from_pool) refresh_pool_members(assoc_of(m), now);
+  }
+
+  // Our own invariant ("Credit Requests and Grants", rule 2): every octet is covered.
+  void check_segment(const Msg& m, const Plan& p, Time now) {
+    const std::uint64_t end = m.transmitted + p.len;
+    bool ok = end <= m.spec.length;
+    if (m.without_rdcc || p.unscheduled) {
+      // Unscheduled: the request announced the whole message ("Unscheduled Sent = length").
+      ok = ok && (m.without_rdcc || m.announced_unsched == m.spec.length);
+    } else if (p.from_pool) {
+      ok = ok && pool_valid(assoc_of(m), now) && end <= p.reserve_to &&
+           assoc_of(m).pool_sent + p.len <= assoc_of(m).pool_limit;
+    } else {
+      ok = ok && own_valid(m, now) && end <= own_limit(m);
+    }
+    if (!ok) {
+      ++stats.invariant_violations;
+      events.emit(now, "invariant_violation", {{"message_id", m.id}, {"offset", m.transmitted},
+                                               {"length", p.len}});
+    }
+  }
+
+  // ---- unscheduled conversion ---------------------------------------------------------------
+
+  void convert(Msg& m, const char* why, Time now) {
+    // "stop; request credit for the remainder": the new CREDIT_REQUEST states the octets
+    // actually transmitted.
+    ++stats.unscheduled_conversions;
+    m.announced_unsched = m.transmitted;
+    events.emit(now, "unscheduled_converted", {{"message_id", m.id}, {"transmitted", m.transmitted},
+                                               {"reason", why}});
+    set_state(m, MessageState::Waiting, now);
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
+    m.retx_at = now + m.rto;
+    refresh_state(m, now);
+  }
+
+  void on_report(const Address& from, const CongestionReport& r, Time now) {
+    const bool from_crn = std::any_of(config.crn_addresses.begin(), config.crn_addresses.end(),
+                                      [&](const Address& c) { return c.same_host(from); });
+    if (!from_crn) {
+      // "An endpoint MUST ignore reports whose source address is not within the set of CRN
+      // addresses configured for the domain."
+      ++stats.reports_ignored;
+      events.emit(now, "report_ignored", {{"from", from.to_string()}, {"reason", "not_a_crn"}});
+      return;
+    }
+    ++stats.reports_received;
+    const std::size_t n = r.address_size();
+    const bool ours = r.ipv6() == config.local.ipv6 &&
+                      std::equal(r.source_address.begin(),
+                                 r.source_address.begin() + static_cast<std::ptrdiff_t>(n),
+                                 config.local.ip.begin());
+    if (r.direction != static_cast<std::uint8_t>(ReportDirection::ToSender) || !ours) {
+      events.emit(now, "report_ignored", {{"from", from.to_string()}, {"reason", "not_addressed_to_us"}});
+      return;
+    }
+    events.emit(now, "report", {{"reporter_id", r.reporter_id}, {"degree", r.congestion_degree}});
+    // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
+    // rate or credit in response to a CONGESTION_REPORT."
+    for (auto& [addr, a] : assocs) {
+      if (a.receiver.ipv6 != r.ipv6() ||
+          !std::equal(r.destination_address.begin(),
+                      r.destination_address.begin() + static_cast<std::ptrdiff_t>(n),
+                      a.receiver.ip.begin())) {
+        continue;
+      }
+      for_each_msg(a, [&](Msg& m) {
+        if (m.state == MessageState::Unsched) convert(m, "congestion_report", now);
+      });
+    }
+  }
+
+  // ---- incoming messages --------------------------------------------------------------------
+
+  // Association ID, Epoch and "MUST discard a message of an association whose Sequence
+  // Number is not newer, in serial number arithmetic, than the newest one it has already
+  // processed from the same originator on that association."
+  bool accept_header(Assoc& a, const Message& msg, Time now) {
+    const Header& h = header_of(msg);
+    const std::string type{info(type_of(msg)).name};
+    if (a.phase != Phase::Established || h.association_id != a.association_id ||
+        h.epoch != a.epoch) {
+      ++stats.wrong_association;
+      events.emit(now, "discarded", {{"type", type}, {"reason", "wrong_association"},
+                                     {"association_id", h.association_id}, {"epoch", h.epoch}});
+      return false;
+    }
+    if (a.newest_seq && !serial_newer(h.sequence_number, *a.newest_seq)) {
+      ++stats.stale_discarded;
+      events.emit(now, "discarded", {{"type", type}, {"reason", "stale_sequence"},
+                                     {"sequence_number", h.sequence_number},
+                                     {"newest", *a.newest_seq}});
+      return false;
+    }
+    a.newest_seq = h.sequence_number;
+    return true;
+  }
+
+  void on_accept(Assoc& a, const AssocAccept& acc, Time now) {
+    const bool nonce_live = a.phase == Phase::Connecting || a.phase == Phase::Established;
+    if (!nonce_live || acc.sender_nonce != a.nonce || acc.header.association_id == 0) {
+      ++stats.nonce_mismatch;
+      events.emit(now, "discarded", {{"type", "ASSOC_ACCEPT"}, {"reason", "nonce_mismatch"},
+                                     {"sender_nonce", acc.sender_nonce}});
+      return;
+    }
+    if (a.phase == Phase::Connecting) {
+      establish(a, acc, true, now);
+      return;
+    }
+    if (acc.header.association_id != a.association_id || acc.header.epoch != a.epoch) {
+      // "new Epoch in ASSOC_ACCEPT | drop credit; re-establish; send CREDIT_REQUEST": the
+      // accept that echoes our nonce is itself the new association.
+      ++stats.re_establishments;
+      events.emit(now, "re_establishment", {{"receiver", a.receiver.to_string()},
+                                            {"association_id", a.association_id},
+                                            {"epoch", a.epoch},
+                                            {"reason", "new_epoch"}});
+      drop_association_credit(a, now);
+      a.phase = Phase::Connecting;
+      establish(a, acc, false, now);  // resets the newest processed Sequence Number
+      return;
+    }
+    // Same incarnation: the exemption exists for a receiver that restarted its numbering, so a
+    // stale copy of an earlier update is discarded like any other message.
+    if (!accept_header(a, acc, now)) return;
+    if (acc.parameter_update()) {
+      acknowledge_update(a, acc, now);
+    } else {
+      events.emit(now, "duplicate_assoc_accept", {{"association_id", a.association_id}});
+    }
+  }
+
+  void abort(Msg& m, std::uint16_t reason, Time now) {
+    if (m.terminal()) return;
+    Assoc& a = assoc_of(m);
+    m.abort_reason = reason;
+    if (a.unsched_outstanding == m.handle) {
+      // The receiver releases the reservation up to J + Grant Lifetime + 2 * D_max after the
+      // request; until then another unscheduled message could exceed G_u. D_max is not known
+      // here, so the SRTT stands in for it.
+      a.unsched_outstanding.reset();
+      a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
+                                microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
+    }
+    set_state(m, MessageState::Aborted, now);
+  }
+
+  void on_error(Assoc& a, const ErrorMessage& e, Time now) {
+    ++stats.errors_received;
+    const auto reason = static_cast<ReasonCode>(e.reason);
+    if (reason == ReasonCode::UnknownAssociation) {
+      // Exempt from the sequence check. "carrying its Association ID"
+      if (a.phase != Phase::Established || e.header.association_id != a.association_id) {
+        events.emit(now, "discarded", {{"type", "ERROR"}, {"reason", "unknown_association_not_ours"},
+                                       {"association_id", e.header.association_id}});
+        return;
+      }
+      begin_reestablishment(a, "unknown_association", now);
+      return;
+    }
+    if (reason == ReasonCode::AssocRefused && a.phase == Phase::Connecting) {
+      // The answer to our ASSOC_REQUEST: no association exists, nothing to check it against.
+      events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
+      for_each_msg(a, [&](Msg& m) { abort(m, e.reason, now); });
+      a.phase = Phase::Idle;
+      a.retx_at = Time::never();
+      return;
+    }
+    if (!accept_header(a, e, now)) return;
+    events.emit(now, "error", {{"reason", e.reason}, {"message_id", e.message_id}});
+    switch (reason) {
+      case ReasonCode::AssocRefused:
+        if (Msg* m = find_msg(a, e.message_id)) {
+          abort(*m, e.reason, now);
+        } else if (e.message_id == 0) {
+          for_each_msg(a, [&](Msg& m2) { abort(m2, e.reason, now); });
+          drop_association_credit(a, now);
+          a.phase = Phase::Idle;
+        }
+        break;
+      case ReasonCode::MessageTooLarge:
+      case ReasonCode::ApplicationAbort:
+      case ReasonCode::UnsupportedBinding:
+        if (Msg* m = find_msg(a, e.message_id)) abort(*m, e.reason, now);
+        break;
+      default:
+        // BUDGET_EXHAUSTED: "senders keep their requests outstanding"; the retransmission
+        // timer keeps running. Other reasons change nothing at the sender.
+        break;
+    }
+  }
+
+  void on_control(const Address& from, std::span<const std::byte> bytes, Time now) {
+    advance(now);
+    auto decoded = decode(bytes);
+    if (!decoded) {
+      ++stats.malformed_discarded;
+      events.emit(now, "malformed_discarded", {{"from", from.to_string()},
+                                               {"error", decoded.error().describe()}});
+      return;
+    }
+    const Message& msg = decoded.value();
+    if (events.enabled()) {
+      json f = to_json(msg);
+      f["from"] = from.to_string();
+      events.emit(now, "rx", std::move(f));
+    }
+    if (const auto* r = std::get_if<CongestionReport>(&msg)) {
+      on_report(from, *r, now);
+      update_backlog(now);
+      return;
+    }
+    auto it = assocs.find(from);
+    if (it == assocs.end()) {
+      ++stats.unexpected_discarded;
+      events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", "unknown_peer"}});
+      return;
+    }
+    Assoc& a = it->second;
+    std::visit(
+        [&](const auto& body) {
+          using T = std::decay_t<decltype(body)>;
+          if constexpr (std::is_same_v<T, AssocAccept>) {
+            on_accept(a, body, now);
+          } else if constexpr (std::is_same_v<T, ErrorMessage>) {
+            on_error(a, body, now);
+          } else if constexpr (std::is_same_v<T, CreditGrant>) {
+            if (accept_header(a, msg, now)) on_grant(a, body, now);
+          } else if constexpr (std::is_same_v<T, MsgDone>) {
+            if (accept_header(a, msg, now)) on_msg_done(a, body, now);
+          } else if constexpr (std::is_same_v<T, Cancel>) {
+            if (accept_header(a, msg, now)) {
+              if (Msg* m = find_msg(a, body.message_id)) abort(*m, body.reason, now);
+            }
+          } else {
+            ++stats.unexpected_discarded;
+            events.emit(now, "discarded", {{"type", std::string{info(T::kType).name}},
+                                           {"reason", "unexpected_type"}});
+          }
+        },
+        msg);
+    update_backlog(now);
+  }
+
+  void on_msg_done(Assoc& a, const MsgDone& d, Time now) {
+    Msg* m = find_msg(a, d.message_id);
+    if (m == nullptr || m->terminal()) {
+      events.emit(now, "msg_done_ignored", {{"message_id", d.message_id}});
+      return;
+    }
+    if (a.unsched_outstanding == m->handle) a.unsched_outstanding.reset();
+    if (m->state != MessageState::Drained) {
+      // Only DRAINED leaves on MSG_DONE: octets we have not sent cannot have arrived.
+      events.emit(now, "msg_done_unexpected", {{"message_id", m->id},
+                                               {"state", to_string(m->state)}});
+      return;
+    }
+    if (d.octets_received != m->spec.length) {
+      events.emit(now, "msg_done_length_mismatch", {{"message_id", m->id},
+                                                    {"octets_received", d.octets_received}});
+    }
+    set_state(*m, MessageState::Done, now);
+  }
+
+  // ---- SENDER_STATUS ------------------------------------------------------------------------
+
+  void update_backlog(Time now) {
+    std::optional<std::uint64_t> threshold;
+    std::uint64_t total = 0;
+    std::uint64_t weight_sum = 0;
+    for (auto& [addr, a] : assocs) {
+      if (a.phase != Phase::Established) continue;
+      threshold = std::min<std::uint64_t>(threshold.value_or(~0ULL), a.params.backlog_threshold);
+      total += unused_credit(a, now);
+      weight_sum += hint_weight(a);
+    }
+    if (threshold && config.local_backlog_threshold != 0) {
+      threshold = std::min(*threshold, config.local_backlog_threshold);
+    }
+    const bool congested = threshold && total > *threshold;
+    if (congested) {
+      episode = true;
+      const std::uint64_t excess = total - *threshold;
+      const auto level = static_cast<std::uint8_t>(
+          std::clamp<std::uint64_t>((255 * excess + total - 1) / total, 1, 255));
+      for (auto& [addr, a] : assocs) {
+        if (a.phase != Phase::Established || !status_capable(a)) continue;
+        const std::uint64_t unused = unused_credit(a, now);
+        if (unused == 0 || (a.status_in_episode && now < a.status_next)) continue;
+        const std::uint64_t w = hint_weight(a);
+        const std::uint64_t rate =
+            w == 0 ? 0 : std::max<std::uint64_t>(1, available_rate() * w / weight_sum);
+        send_status(a, unused, level, rate, now);
+        a.status_in_episode = true;
+        // "once per smoothed round-trip time" (at least 1 us apart: an SRTT measured as zero
+        // in a test bench must not mean "continuously").
+        a.status_next = now + std::max(srtt_or_default(a), microseconds(1));
+      }
+    } else if (episode) {
+      episode = false;
+      for (auto& [addr, a] : assocs) {
+        if (!a.status_in_episode) continue;
+        a.status_in_episode = false;
+        // "one final SENDER_STATUS with Congestion Level zero when it ends"
+        if (a.phase == Phase::Established) send_status(a, unused_credit(a, now), 0, 0, now);
+      }
+    }
+  }
+
+  static bool status_capable(const Assoc& a) {
+    return (a.params.capabilities & capability::kStatus) != 0;
+  }
+
+  // Shares from Service Hints: a latency-sensitive pending message weighs 2, any other 1.
+  std::uint64_t hint_weight(const Assoc& a) const {
+    std::uint64_t w = 0;
+    for (const auto& [h, m] : msgs) {
+      if (m.terminal() || m.spec.receiver != a.receiver || m.without_rdcc) continue;
+      w += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+    }
+    return w;
+  }
+
+  std::uint8_t dominant_hint(const Assoc& a) const {
+    std::array<std::uint64_t, 3> count{};
+    for (const auto& [h, m] : msgs) {
+      if (m.terminal() || m.spec.receiver != a.receiver) continue;
+      const auto i = static_cast<std::size_t>(m.spec.service_hint);
+      if (i < count.size()) ++count[i];
+    }
+    if (count[1] != 0 && count[1] >= count[2] && count[1] >= count[0]) return 1;
+    if (count[2] != 0 && count[2] >= count[0]) return 2;
+    return 0;
+  }
+
+  void send_status(Assoc& a, std::uint64_t unused, std::uint8_t level, std::uint64_t rate, Time now) {
+    SenderStatus s;
+    s.unused_credit = unused;
+    s.congestion_level = level;
+    s.service_hint = dominant_hint(a);
+    s.suggested_rate = static_cast<std::uint32_t>(std::min<std::uint64_t>(rate, 0xFFFFFFFFU));
+    ++stats.sender_status_sent;
+    send(a, s, now);
+  }
+
+  // ---- timers, as the driver sees them ------------------------------------------------------
+
+  std::optional<Time> next_timeout() {
+    Time t = Time::never();
+    for (const auto& [addr, a] : assocs) {
+      if (a.phase == Phase::Connecting) t = std::min(t, a.retx_at);
+      if (a.phase != Phase::Established) continue;
+      if (!a.pool_expiry_handled) t = std::min(t, a.pool_valid_until);
+      // A repeat that came due while the association held no unused credit waits for the
+      // next evaluation; it is not a reason to wake up again now.
+      if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
+    }
+    for (const auto& [h, m] : msgs) {
+      if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
+      if (!m.expiry_handled) t = std::min(t, m.valid_until);
+      t = std::min(t, m.retx_at);
+      if (m.state == MessageState::Unsched && m.start_at > clock) t = std::min(t, m.start_at);
+    }
+    // When paced data becomes sendable: the driver calls on_timeout, then poll_data.
+    if (auto p = best_plan(clock, false)) t = std::min(t, std::max(p->ready, clock));
+    if (t == Time::never()) return std::nullopt;
+    return t;
+  }
+};
+
+// ---- the public face ----------------------------------------------------------------------
+
+Sender::Sender(SenderConfig config, RandomSource& random, Observer* observer)
+    : impl_(std::make_unique<Impl>(std::move(config), random, observer)) {}
+Sender::~Sender() = default;
+
+MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
+  Impl& s = *impl_;
+  s.advance(now);
+  const MessageHandle handle = s.next_handle++;
+  Impl::Msg& m = s.msgs[handle];
+  m.handle = handle;
+  m.spec = spec;
+  m.submitted = now;
+  s.events.emit(now, "message_submitted", {{"handle", handle},
+                                           {"receiver", spec.receiver.to_string()},
+                                           {"length", spec.length},
+                                           {"traffic_class", spec.traffic_class},
+                                           {"weight", spec.weight}});
+  auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
+  Impl::Assoc& a = it->second;
+  if (inserted) a.receiver = spec.receiver;
+  switch (a.phase) {
+    case Impl::Phase::Idle: s.start_establishment(a, now); break;
+    case Impl::Phase::Connecting: break;  // NEW until the association exists
+    case Impl::Phase::Established: s.select_mode(m, now); break;
+    case Impl::Phase::WithoutRdcc: s.go_without_rdcc(m, now); break;
+  }
+  s.update_backlog(now);
+  return handle;
+}
+
+void Sender::cancel(MessageHandle handle, Time now) {
+  Impl& s = *impl_;
+  s.advance(now);
+  auto it = s.msgs.find(handle);
+  if (it == s.msgs.end() || it->second.terminal()) return;
+  Impl::Msg& m = it->second;
+  Impl::Assoc& a = s.assoc_of(m);
+  if (m.id != 0 && !m.without_rdcc && a.phase == Impl::Phase::Established) {
+    Cancel c;
+    c.message_id = m.id;
+    c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+    s.send(a, c, now);
+  }
+  s.abort(m, static_cast<std::uint16_t>(ReasonCode::ApplicationAbort), now);
+  s.update_backlog(now);
+}
+
+void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time now) {
+  Impl& s = *impl_;
+  s.advance(now);
+  auto it = s.msgs.find(handle);
+  if (it == s.msgs.end() || it->second.terminal()) return;
+  Impl::Msg& m = it->second;
+  Impl::Assoc& a = s.assoc_of(m);
+  if (m.id == 0 || m.without_rdcc || a.phase != Impl::Phase::Established) return;
+  // "New Limit MUST NOT be smaller than the octets already transmitted"; an RDMA message
+  // already posted is not cut either.
+  if (m.spec.post_unit != 0 && m.transmitted % m.spec.post_unit != 0) {
+    new_limit = std::max(new_limit, m.unit().second);
+  }
+  const std::uint64_t held = s.own_limit(m);
+  if (new_limit < m.transmitted || new_limit >= held) {
+    s.events.emit(now, "credit_return_skipped", {{"message_id", m.id}, {"new_limit", new_limit},
+                                                 {"transmitted", m.transmitted}, {"held", held}});
+    return;
+  }
+  CreditReturn r;
+  r.message_id = m.id;
+  r.new_limit = new_limit;
+  s.send(a, r, now);
+  s.stats.credit_returned += held - new_limit;
+  m.ceiling = new_limit;
+  s.events.emit(now, "credit_returned", {{"message_id", m.id}, {"new_limit", new_limit},
+                                         {"returned", held - new_limit}});
+  s.refresh_state(m, now);
+  s.update_backlog(now);
+}
+
+std::optional<MessageStatus> Sender::status(MessageHandle handle) const {
+  auto it = impl_->msgs.find(handle);
+  if (it == impl_->msgs.end()) return std::nullopt;
+  const Impl::Msg& m = it->second;
+  MessageStatus st;
+  st.handle = m.handle;
+  st.message_id = m.id;
+  st.state = m.state;
+  st.length = m.spec.length;
+  st.transmitted = m.transmitted;
+  st.grant_limit = m.limit;
+  st.without_rdcc = m.without_rdcc;
+  st.abort_reason = m.abort_reason;
+  st.submitted = m.submitted;
+  st.finished = m.finished;
+  return st;
+}
+
+std::optional<AssociationStatus> Sender::association(const Address& receiver) const {
+  auto it = impl_->assocs.find(receiver);
+  if (it == impl_->assocs.end()) return std::nullopt;
+  const Impl::Assoc& a = it->second;
+  AssociationStatus st;
+  st.receiver = a.receiver;
+  st.established = a.phase == Impl::Phase::Established;
+  st.without_rdcc = a.phase == Impl::Phase::WithoutRdcc;
+  st.association_id = a.association_id;
+  st.epoch = a.epoch;
+  st.sender_nonce = a.nonce;
+  st.assoc_attempts = a.attempts;
+  st.unscheduled_limit = a.params.unscheduled_limit;
+  st.start_jitter_us = a.params.start_jitter;
+  st.backlog_threshold = a.params.backlog_threshold;
+  st.grant_lifetime_us = a.params.grant_lifetime;
+  st.credit_unit = a.params.credit_unit;
+  st.capabilities = a.params.capabilities;
+  st.srtt = a.srtt;
+  st.pool_limit = a.pool_limit;
+  st.pool_sent = a.pool_sent;
+  return st;
+}
+
+void Sender::on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
+  impl_->on_control(from, datagram, now);
+}
+
+void Sender::on_link_pause(Time now) {
+  Impl& s = *impl_;
+  s.advance(now);
+  // "or a link-layer pause indication if the local interface supports PFC"
+  for (auto& [h, m] : s.msgs) {
+    if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
+  }
+  s.update_backlog(now);
+}
+
+void Sender::on_timeout(Time now) { impl_->advance(now); }
+
+std::optional<Time> Sender::next_timeout() const {
+  // best_plan takes non-const pointers into the state; it does not change it.
+  return const_cast<Impl&>(*impl_).next_timeout();  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
+std::optional<Datagram> Sender::poll_transmit() {
+  if (impl_->out.empty()) return std::nullopt;
+  Datagram d = impl_->out.front();
+  impl_->out.pop_front();
+  return d;
+}
+
+std::optional<DataSegment> Sender::poll_data(Time now) {
+  Impl& s = *impl_;
+  s.clock = std::max(s.clock, now);
+  auto p = s.best_plan(now, true);
+  if (!p) return std::nullopt;
+  return s.emit(*p, now);
+}
+
+const SenderStats& Sender::stats() const { return impl_->stats; }
+const SenderConfig& Sender::config() const { return impl_->config; }
+
+}  // namespace rdcc::ref

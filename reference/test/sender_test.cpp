@@ -1,0 +1,1244 @@
+// The reference Sender, driven directly: crafted, encoded control messages in, virtual time,
+// fixed seeds. Every test quotes the sentence of the spec it holds the sender to.
+#include "rdcc/reference/sender.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/rocev2.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+const Address kLocal = Address::v4(10, 0, 0, 1, 50000);
+const Address kRecv = Address::v4(10, 0, 0, 2, 50000);
+const Address kRecv2 = Address::v4(10, 0, 0, 3, 50000);
+const Address kCrnAddr = Address::v4(10, 0, 9, 1, 50000);
+constexpr std::uint32_t kCu = 4096;
+
+SenderConfig default_config() {
+  SenderConfig c;
+  c.local = kLocal;
+  c.crn_addresses = {kCrnAddr};
+  c.unscheduled_dscp = 8;
+  for (std::uint8_t i = 0; i < 8; ++i) c.class_dscp[i] = static_cast<std::uint8_t>(16 + i);
+  c.control_dscp = 46;
+  return c;
+}
+
+AssocAccept default_params() {
+  AssocAccept a;
+  a.capabilities = capability::kPool | capability::kStatus | capability::kCrn;
+  a.unscheduled_limit = 16384;
+  a.start_jitter = 10;
+  a.backlog_threshold = 1U << 20U;
+  a.grant_lifetime = 1000;
+  a.credit_unit = kCu;
+  return a;
+}
+
+std::vector<std::byte> encoded(const Message& m) {
+  std::vector<std::byte> b(encoded_size(m));
+  const auto n = encode(m, b);
+  EXPECT_TRUE(n.has_value());
+  return b;
+}
+
+std::string ms(Time t) { return format_time(t); }
+
+// A fake receiver and the sans-IO loop of io.hpp around one Sender.
+struct Harness {
+  SenderConfig cfg;
+  SeededRandom rng;
+  EventLog events;
+  std::unique_ptr<Sender> s;
+  Time now{};
+  std::vector<std::pair<Time, Message>> tx;
+  std::vector<Datagram> datagrams;
+  std::vector<std::pair<Time, DataSegment>> data;
+  std::vector<std::string> log;
+  // The receiver's side of the association.
+  std::uint32_t assoc_id = 0x5A17C0DE;
+  std::uint16_t epoch = 3;
+  std::uint32_t seq = 1000;
+  AssocAccept params = default_params();
+
+  explicit Harness(SenderConfig c = default_config(), std::uint64_t seed = 7)
+      : cfg(std::move(c)), rng(seed), s(std::make_unique<Sender>(cfg, rng, &events)) {}
+
+  void record(const Datagram& d) {
+    auto m = decode(d.payload());
+    ASSERT_TRUE(m.has_value());
+    datagrams.push_back(d);
+    tx.emplace_back(now, m.value());
+    std::string line = ms(now) + " tx " + std::string{info(type_of(m.value())).name};
+    char extra[160] = "";
+    if (const auto* r = std::get_if<CreditRequest>(&m.value())) {
+      std::snprintf(extra, sizeof extra, " msg=%llu len=%llu unsched=%llu",
+                    static_cast<unsigned long long>(r->message_id),
+                    static_cast<unsigned long long>(r->message_length),
+                    static_cast<unsigned long long>(r->unscheduled_sent));
+    } else if (const auto* st = std::get_if<SenderStatus>(&m.value())) {
+      std::snprintf(extra, sizeof extra, " unused=%llu level=%u rate=%u",
+                    static_cast<unsigned long long>(st->unused_credit),
+                    unsigned{st->congestion_level}, st->suggested_rate);
+    } else if (const auto* ar = std::get_if<AssocRequest>(&m.value())) {
+      if (ar->update_acknowledgment()) std::snprintf(extra, sizeof extra, " UPDATE_ACK");
+    }
+    log.push_back(line + extra);
+  }
+  void drain() {
+    for (bool any = true; any;) {
+      any = false;
+      while (auto d = s->poll_transmit()) {
+        record(*d);
+        any = true;
+      }
+      while (auto seg = s->poll_data(now)) {
+        data.emplace_back(now, *seg);
+        log.push_back(ms(now) + " data msg=" + std::to_string(seg->message_id) +
+                      " off=" + std::to_string(seg->offset) + " len=" + std::to_string(seg->length) +
+                      (seg->unscheduled ? " unsched" : ""));
+        any = true;
+      }
+    }
+  }
+  // Runs the timer loop until `t` (inclusive).
+  void run_until(Time t) {
+    int same_time = 0;
+    for (;;) {
+      const auto nt = s->next_timeout();
+      if (!nt || *nt > t) break;
+      same_time = *nt <= now ? same_time + 1 : 0;
+      ASSERT_LT(same_time, 1000) << "next_timeout() does not advance at " << ms(now);
+      now = std::max(now, *nt);
+      s->on_timeout(now);
+      drain();
+    }
+    now = t;
+    s->on_timeout(now);
+    drain();
+  }
+  void run_for(Duration d) { run_until(now + d); }
+
+  Header hdr(std::uint16_t flags = 0) {
+    Header h;
+    h.association_id = assoc_id;
+    h.epoch = epoch;
+    h.flags = flags;
+    h.sequence_number = seq++;
+    return h;
+  }
+  void deliver(const Message& m, const Address& from = kRecv) {
+    const auto b = encoded(m);
+    s->on_control(from, b, now);
+    drain();
+  }
+  void deliver_bytes(const std::vector<std::byte>& b, const Address& from = kRecv) {
+    s->on_control(from, b, now);
+    drain();
+  }
+
+  template <class T>
+  std::vector<T> sent() const {
+    std::vector<T> out;
+    for (const auto& [t, m] : tx) {
+      if (const auto* x = std::get_if<T>(&m)) out.push_back(*x);
+    }
+    return out;
+  }
+  template <class T>
+  std::size_t count() const {
+    return sent<T>().size();
+  }
+  template <class T>
+  T last() const {
+    auto v = sent<T>();
+    EXPECT_FALSE(v.empty());
+    return v.empty() ? T{} : v.back();
+  }
+  std::uint64_t nonce() const { return last<AssocRequest>().sender_nonce; }
+
+  AssocAccept accept(std::uint16_t flags = 0) {
+    AssocAccept a = params;
+    a.header = hdr(flags);
+    a.sender_nonce = nonce();
+    return a;
+  }
+  void establish(Duration rtt = microseconds(0)) {
+    run_for(rtt);
+    deliver(accept());
+  }
+  MessageHandle submit(std::uint64_t length, bool scheduled = false, std::uint8_t cls = 0,
+                       std::uint8_t weight = 1, const Address& to = kRecv) {
+    MessageSpec m;
+    m.receiver = to;
+    m.length = length;
+    m.traffic_class = cls;
+    m.weight = weight;
+    m.force_scheduled = scheduled;
+    const MessageHandle h = s->submit(m, now);
+    drain();
+    return h;
+  }
+  MessageHandle submit_spec(const MessageSpec& m) {
+    const MessageHandle h = s->submit(m, now);
+    drain();
+    return h;
+  }
+  std::uint64_t id(MessageHandle h) const { return s->status(h)->message_id; }
+  MessageState state(MessageHandle h) const { return s->status(h)->state; }
+  std::uint64_t transmitted(MessageHandle h) const { return s->status(h)->transmitted; }
+
+  CreditGrant grant(std::uint64_t mid, std::uint64_t limit, std::uint32_t rate = 100000,
+                    std::uint32_t lifetime = 0, std::uint16_t flags = 0) {
+    CreditGrant g;
+    g.header = hdr(flags);
+    g.message_id = mid;
+    g.grant_limit = limit;
+    g.pacing_rate = rate;
+    g.lifetime = lifetime;
+    return g;
+  }
+  MsgDone done(std::uint64_t mid, std::uint64_t octets) {
+    MsgDone d;
+    d.header = hdr();
+    d.message_id = mid;
+    d.octets_received = octets;
+    return d;
+  }
+  ErrorMessage error(ReasonCode reason, std::uint64_t mid = 0) {
+    ErrorMessage e;
+    e.header = hdr();
+    e.reason = static_cast<std::uint16_t>(reason);
+    e.message_id = mid;
+    return e;
+  }
+  CongestionReport report(const Address& src = kLocal, const Address& dst = kRecv,
+                          std::uint8_t direction = 2) {
+    CongestionReport r;
+    r.header.sequence_number = 1;
+    r.reporter_id = 9;
+    r.queue_depth = 100000;
+    r.queue_threshold = 50000;
+    r.congestion_degree = 128;
+    r.direction = direction;
+    r.protocol = 17;
+    r.source_port = 4791;
+    r.destination_port = 4791;
+    r.source_address = src.ip;
+    r.destination_address = dst.ip;
+    return r;
+  }
+  std::uint64_t data_octets(std::uint64_t mid) const {
+    std::uint64_t n = 0;
+    for (const auto& [t, d] : data) n += d.message_id == mid ? d.length : 0U;
+    return n;
+  }
+  std::vector<std::string> log_lines(const std::string& contains) const {
+    std::vector<std::string> out;
+    for (const auto& l : log) {
+      if (l.find(contains) != std::string::npos) out.push_back(l);
+    }
+    return out;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Association Establishment
+
+// "a sender sends ASSOC_REQUEST to the receiver's RDCC port, carrying a 64-bit random Sender
+// Nonce, its capabilities, and its line rate." "The reserved words make ASSOC_REQUEST as large
+// as ASSOC_ACCEPT"
+TEST(Sender, AssocRequest_CarriesNonceCapabilitiesLineRateAndIsPaddedTo48Octets) {
+  Harness h;
+  (void)h.submit(1000);
+  ASSERT_EQ(h.datagrams.size(), 1U);
+  EXPECT_EQ(h.datagrams[0].size, 48U);
+  EXPECT_EQ(h.datagrams[0].to, kRecv);
+  const auto r = h.last<AssocRequest>();
+  SeededRandom same(7);
+  EXPECT_EQ(r.sender_nonce, same.next_u64()) << "the nonce comes from the injected generator";
+  EXPECT_EQ(r.capabilities, h.cfg.capabilities);
+  EXPECT_EQ(r.line_rate, h.cfg.line_rate_mbps);
+  EXPECT_EQ(r.header.association_id, 0U);
+  EXPECT_EQ(r.header.epoch, 0U);
+  EXPECT_EQ(r.reserved, (std::array<std::uint32_t, 4>{}));
+}
+
+// "The sender retransmits ASSOC_REQUEST with exponential backoff, starting at 1 ms and
+// doubling, for at most eight attempts; if none is answered, the sender concludes that the
+// receiver does not support RDCC and sends without it."
+TEST(Sender, AssocRetransmission_BacksOffFromOneMsForEightAttemptsThenFallsBack) {
+  Harness h;
+  const MessageHandle m = h.submit(3 * kCu, true);
+  h.run_until(Time{} + milliseconds(254));
+  EXPECT_EQ(h.log, (std::vector<std::string>{
+                       "t=0.000ms tx ASSOC_REQUEST", "t=1.000ms tx ASSOC_REQUEST",
+                       "t=3.000ms tx ASSOC_REQUEST", "t=7.000ms tx ASSOC_REQUEST",
+                       "t=15.000ms tx ASSOC_REQUEST", "t=31.000ms tx ASSOC_REQUEST",
+                       "t=63.000ms tx ASSOC_REQUEST", "t=127.000ms tx ASSOC_REQUEST"}));
+  // Every attempt carries the same nonce (the receiver treats them as idempotent).
+  for (const auto& r : h.sent<AssocRequest>()) EXPECT_EQ(r.sender_nonce, h.nonce());
+  EXPECT_EQ(h.data.size(), 0U);
+  EXPECT_FALSE(h.s->status(m)->without_rdcc);
+  // The eighth attempt is given its full 128 ms before the sender gives up.
+  h.run_until(Time{} + milliseconds(255));
+  EXPECT_EQ(h.count<AssocRequest>(), 8U);
+  EXPECT_TRUE(h.s->association(kRecv)->without_rdcc);
+  EXPECT_EQ(h.s->stats().associations_failed, 1U);
+  EXPECT_TRUE(h.s->status(m)->without_rdcc);
+}
+
+// "... and sends without it." Messages then flow at line rate with no credit.
+TEST(Sender, WithoutRdcc_MessagesFlowAtLineRateWithoutCredit) {
+  SenderConfig c = default_config();
+  c.line_rate_mbps = 1000;  // 4096 octets: 32.768 us
+  Harness h(c);
+  const MessageHandle m = h.submit(3 * kCu);
+  h.run_until(Time{} + milliseconds(255));
+  const MessageHandle late = h.submit(kCu);
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.data_octets(0), 4U * kCu);
+  EXPECT_EQ(h.state(m), MessageState::Done);
+  EXPECT_EQ(h.state(late), MessageState::Done);
+  EXPECT_EQ(h.count<CreditRequest>(), 0U);
+  ASSERT_GE(h.data.size(), 2U);
+  EXPECT_EQ(h.data[1].first - h.data[0].first, transmission_time(kCu, 1000));
+  EXPECT_EQ(h.s->stats().without_rdcc_octets, 4U * kCu);
+}
+
+// "The Sender Nonce ... binds the response to the request and prevents off-path injection of
+// ASSOC_ACCEPT."
+TEST(Sender, AssocAccept_NotEchoingTheNonce_IsDroppedAndCounted) {
+  Harness h;
+  (void)h.submit(100000);
+  AssocAccept a = h.accept();
+  a.sender_nonce ^= 1;
+  h.deliver(a);
+  EXPECT_FALSE(h.s->association(kRecv)->established);
+  EXPECT_EQ(h.s->stats().nonce_mismatch, 1U);
+  EXPECT_EQ(h.count<CreditRequest>(), 0U);
+  h.deliver(h.accept());
+  EXPECT_TRUE(h.s->association(kRecv)->established);
+  EXPECT_EQ(h.s->association(kRecv)->association_id, h.assoc_id);
+  EXPECT_EQ(h.count<CreditRequest>(), 1U);
+}
+
+// "Incremented by one for each message the originator sends on the association ..., including
+// retransmissions."
+TEST(Sender, OutgoingSequenceNumbers_IncrementByOneIncludingRetransmissions) {
+  Harness h;
+  (void)h.submit(100000);
+  h.run_until(Time{} + milliseconds(3));  // three ASSOC_REQUEST attempts
+  h.deliver(h.accept());
+  h.run_for(milliseconds(1));  // CREDIT_REQUEST and retransmissions
+  ASSERT_GE(h.tx.size(), 6U);
+  for (std::size_t i = 1; i < h.tx.size(); ++i) {
+    EXPECT_EQ(header_of(h.tx[i].second).sequence_number,
+              header_of(h.tx[i - 1].second).sequence_number + 1);
+  }
+  const auto r = h.last<CreditRequest>();
+  EXPECT_EQ(r.header.association_id, h.assoc_id);
+  EXPECT_EQ(r.header.epoch, h.epoch);
+}
+
+// "Message IDs MUST increase with each new message of an association and MUST NOT be reused
+// within it." "zero is reserved"
+TEST(Sender, MessageIds_IncreaseAndAreNeverZero) {
+  Harness h;
+  const MessageHandle a = h.submit(100000);
+  const MessageHandle b = h.submit(100000);
+  h.deliver(h.accept());
+  const MessageHandle c = h.submit(100000);
+  EXPECT_GT(h.id(a), 0U);
+  EXPECT_LT(h.id(a), h.id(b));
+  EXPECT_LT(h.id(b), h.id(c));
+  const auto reqs = h.sent<CreditRequest>();
+  ASSERT_EQ(reqs.size(), 3U);
+  EXPECT_LT(reqs[0].message_id, reqs[1].message_id);
+  EXPECT_LT(reqs[1].message_id, reqs[2].message_id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sequence numbers ("Common Header")
+
+// "An endpoint MUST discard a message of an association whose Sequence Number is not newer, in
+// serial number arithmetic, than the newest one it has already processed from the same
+// originator on that association."
+TEST(Sender, IncomingSequence_StaleDuplicateAndHalfSpaceApartAreDiscarded_WrapIsNewer) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());  // seq 1000
+  const std::uint64_t mid = h.id(m);
+  CreditGrant g = h.grant(mid, 8192);  // seq 1001
+  h.deliver(g);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U);
+  CreditGrant dup = g;
+  dup.grant_limit = 65536;  // same sequence number: a duplicate
+  h.deliver(dup);
+  CreditGrant older = g;
+  older.header.sequence_number = 999;
+  older.grant_limit = 65536;
+  h.deliver(older);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U);
+  EXPECT_EQ(h.s->stats().stale_discarded, 2U);
+  // Forward through the space in steps below 2^31, across the wrap: 0xFFFFFFFF, then 0.
+  for (const std::uint32_t sn : {0x40000000U, 0xBFFFFFFFU, 0xFFFFFFFFU, 0U}) {
+    h.seq = sn;
+    h.deliver(h.grant(mid, h.s->status(m)->grant_limit + 4096));
+  }
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 4U * 4096U);
+  // Exactly 2^31 apart is newer in neither direction: discarded.
+  h.seq = 0x80000000U;
+  h.deliver(h.grant(mid, 65536));
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 4U * 4096U);
+  EXPECT_EQ(h.s->stats().stale_discarded, 3U);
+}
+
+// Messages of another association or Epoch are not ours.
+TEST(Sender, IncomingMessage_WithAnotherAssociationIdOrEpoch_IsDiscarded) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  CreditGrant g = h.grant(h.id(m), 8192);
+  g.header.association_id ^= 1;
+  h.deliver(g);
+  CreditGrant e = h.grant(h.id(m), 8192);
+  e.header.epoch = 9;
+  h.deliver(e);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 0U);
+  EXPECT_EQ(h.s->stats().wrong_association, 2U);
+}
+
+// "Messages carrying an unknown Version MUST be discarded." (and the rest of the decode rules)
+TEST(Sender, MalformedDatagrams_AreDiscardedAndCounted) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  auto b = encoded(h.grant(h.id(m), 8192));
+  auto bad_version = b;
+  bad_version[0] = std::byte{0x20};
+  h.deliver_bytes(bad_version);
+  auto short_length = b;
+  short_length[3] = std::byte{20};
+  h.deliver_bytes(short_length);
+  h.deliver_bytes(std::vector<std::byte>(b.begin(), b.begin() + 3));
+  h.deliver_bytes({});
+  EXPECT_EQ(h.s->stats().malformed_discarded, 4U);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 0U);
+  h.deliver(AssocRequest{});  // a type a sender never receives
+  EXPECT_EQ(h.s->stats().unexpected_discarded, 1U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transmission Mode Selection, scheduled mode, grants
+
+// "Otherwise, the sender MUST send CREDIT_REQUEST and MUST NOT transmit any octet of the
+// message until it holds credit for that octet."
+// Rule 2: "MUST NOT transmit an octet at offset o of a message unless o is smaller than the
+// Grant Limit held for that message"
+TEST(Sender, ScheduledMode_NoOctetBeforeCreditAndNeverBeyondTheLimit) {
+  Harness h;
+  const MessageHandle m = h.submit(100000);
+  h.deliver(h.accept());
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  const auto r = h.last<CreditRequest>();
+  EXPECT_EQ(r.message_length, 100000U);
+  EXPECT_EQ(r.unscheduled_sent, 0U);
+  h.run_for(milliseconds(5));
+  EXPECT_EQ(h.data.size(), 0U);
+  h.deliver(h.grant(h.id(m), 10000, 100000, 100000));
+  EXPECT_EQ(h.state(m), MessageState::Scheduled);
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.data_octets(h.id(m)), 10000U);
+  for (const auto& [t, d] : h.data) {
+    EXPECT_LE(d.length, kCu);
+    EXPECT_LE(d.offset + d.length, 10000U);
+    EXPECT_FALSE(d.unscheduled);
+  }
+  // "SCHEDULED | Grant Limit reached before message end | none | WAITING"
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+}
+
+// Rule 1: "A grant with a Grant Limit that is not larger than the limit the sender already
+// holds for that message only refreshes the Lifetime and Pacing Rate; it never reduces credit."
+TEST(Sender, GrantNotLarger_OnlyRefreshesLifetimeAndRate_NeverReducesCredit) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  const std::uint64_t mid = h.id(m);
+  h.deliver(h.grant(mid, 65536, 1000, 100));  // 1 Gbit/s, 100 us
+  h.run_for(microseconds(50));
+  h.deliver(h.grant(mid, 16384, 2000, 1000));  // smaller limit, faster, longer-lived
+  EXPECT_EQ(h.s->status(m)->grant_limit, 65536U);
+  h.run_for(microseconds(900));
+  // Without the refresh, nothing would be sent after 100 us; the smaller limit is not a cap.
+  EXPECT_EQ(h.data_octets(mid), 65536U);
+  EXPECT_GT(h.data.back().first, Time{} + microseconds(100));
+  // The refreshed rate applies: 2 Gbit/s spacing.
+  const auto n = h.data.size();
+  EXPECT_EQ(h.data[n - 1].first - h.data[n - 2].first, transmission_time(kCu, 2000));
+}
+
+// "Pacing Rate MUST NOT be zero; a sender that receives a grant with Pacing Rate zero MUST
+// ignore it."
+TEST(Sender, GrantWithZeroPacingRate_IsIgnored) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 0));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.data.size(), 0U);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 0U);
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  EXPECT_EQ(h.s->stats().grants_ignored, 1U);
+}
+
+// Rule 3: "The sender MUST NOT transmit under a grant after the Lifetime of that grant has
+// elapsed, measured from its reception. It sends a new CREDIT_REQUEST to obtain fresh credit."
+// "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
+TEST(Sender, ExpiredGrant_StopsTransmissionAndRequestsAgain) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.log.clear();
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100));  // 4096 octets per 32.768 us
+  h.run_for(microseconds(150));
+  EXPECT_EQ(h.log, (std::vector<std::string>{
+                       "t=0.000ms data msg=1 off=0 len=4096",
+                       "t=0.033ms data msg=1 off=4096 len=4096",
+                       "t=0.066ms data msg=1 off=8192 len=4096",
+                       "t=0.098ms data msg=1 off=12288 len=4096",
+                       "t=0.100ms tx CREDIT_REQUEST msg=1 len=1048576 unsched=0",
+                   }));
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  EXPECT_EQ(h.s->stats().credit_expired, 65536U - 16384U);
+  // A fresh grant with the same limit revives the held credit (it is newer by sequence).
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100));
+  EXPECT_EQ(h.state(m), MessageState::Scheduled);
+}
+
+// "Lifetime zero means the default Grant Lifetime of the association."
+TEST(Sender, GrantLifetimeZero_MeansTheAssociationDefault) {
+  Harness h;
+  h.params.grant_lifetime = 300;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 1 << 20, 1000, 0));
+  h.run_for(microseconds(299));
+  const auto before = h.data_octets(h.id(m));
+  h.run_for(microseconds(2));
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  h.run_for(microseconds(500));
+  EXPECT_EQ(h.data_octets(h.id(m)), before);
+  EXPECT_EQ(before, 10U * kCu);  // 0, 32.8, ..., 295 us
+}
+
+// Largest number of octets whose segments start within any window [t, t + w).
+std::uint64_t max_in_window(const std::vector<std::pair<Time, DataSegment>>& d, Duration w) {
+  std::uint64_t best = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    std::uint64_t sum = 0;
+    for (std::size_t j = i; j < d.size() && d[j].first < d[i].first + w; ++j) sum += d[j].second.length;
+    best = std::max(best, sum);
+  }
+  return best;
+}
+
+// Rule 4: "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over
+// any interval equal to the transmission time of ten Credit Units at that rate." Safe reading:
+// strict spacing, no burst allowance.
+TEST(Sender, Pacing_NeverMoreThanTenCreditUnitsInAnyWindowOfTheirTransmissionTime) {
+  for (const std::uint32_t rate : {1000U, 10000U, 40000U, 100000U}) {
+    SCOPED_TRACE(rate);
+    Harness h;
+    const std::uint64_t len = 4U << 20U;
+    const MessageHandle m = h.submit(len);
+    h.deliver(h.accept());
+    h.deliver(h.grant(h.id(m), len, rate, 4000000));
+    h.run_for(seconds(1));
+    ASSERT_EQ(h.data_octets(h.id(m)), len);
+    EXPECT_LE(max_in_window(h.data, transmission_time(10U * kCu, rate)), 10U * kCu);
+    // No burst at the start either, and no slower than the rate (within one segment).
+    EXPECT_LE(max_in_window(h.data, transmission_time(kCu, rate)), kCu);
+    const Duration took = h.data.back().first - h.data.front().first;
+    EXPECT_LE(took, transmission_time(len, rate));
+    EXPECT_GE(took + transmission_time(kCu, rate), transmission_time(len, rate));
+  }
+}
+
+// Rule 4 with segments shorter than a Credit Unit (RoCEv2 post units of 6000 octets give
+// 4096 + 1904): strict spacing alone would put 42000 octets in one window; the window check
+// keeps it at ten Credit Units.
+TEST(Sender, Pacing_WithShortSegments_StillNoMoreThanTenCreditUnitsInAnyWindow) {
+  for (const std::uint32_t rate : {1000U, 25000U}) {
+    SCOPED_TRACE(rate);
+    Harness h;
+    MessageSpec spec;
+    spec.receiver = kRecv;
+    spec.length = 600000;
+    spec.binding = BindingKind::RoCEv2;
+    spec.binding_value = *pack_rocev2({0x123, 5, 100});
+    spec.post_unit = 6000;
+    const MessageHandle m = h.submit_spec(spec);
+    h.deliver(h.accept());
+    h.deliver(h.grant(h.id(m), spec.length, rate, 4000000));
+    h.run_for(seconds(1));
+    ASSERT_EQ(h.data_octets(h.id(m)), spec.length);
+    EXPECT_LE(max_in_window(h.data, transmission_time(10U * kCu, rate)), 10U * kCu);
+  }
+}
+
+// "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a request
+// timeout, initially twice the smoothed round-trip time and at least 100 microseconds,
+// doubling on each retransmission up to 100 ms."
+TEST(Sender, CreditRequestRetransmission_StartsAtTwoSrttAndDoublesUpTo100ms) {
+  Harness h;
+  (void)h.submit(1 << 20);
+  h.establish(microseconds(80));  // SRTT 80 us from the association exchange
+  EXPECT_EQ(h.s->association(kRecv)->srtt, microseconds(80));
+  h.run_for(milliseconds(700));
+  std::vector<std::int64_t> gaps;
+  std::vector<Time> at;
+  for (const auto& [t, m] : h.tx) {
+    if (std::holds_alternative<CreditRequest>(m)) at.push_back(t);
+  }
+  for (std::size_t i = 1; i < at.size(); ++i) gaps.push_back((at[i] - at[i - 1]).micros());
+  ASSERT_GE(gaps.size(), 13U);
+  EXPECT_EQ(std::vector<std::int64_t>(gaps.begin(), gaps.begin() + 13),
+            (std::vector<std::int64_t>{160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960,
+                                       81920, 100000, 100000, 100000}));
+  EXPECT_GE(h.s->stats().credit_request_retransmissions, 13U);
+}
+
+// "... and at least 100 microseconds": a tiny SRTT does not shorten it.
+TEST(Sender, CreditRequestRetransmission_IsAtLeast100Microseconds) {
+  Harness h;
+  (void)h.submit(1 << 20);
+  h.establish(microseconds(10));
+  h.run_for(microseconds(99));
+  EXPECT_EQ(h.count<CreditRequest>(), 1U);
+  h.run_for(microseconds(1));
+  EXPECT_EQ(h.count<CreditRequest>(), 2U);
+}
+
+// "In WAITING the sender holds no usable credit and retransmits CREDIT_REQUEST"; a grant stops
+// the retransmissions.
+TEST(Sender, CreditRequestRetransmission_StopsWhileCreditIsHeld) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.establish(microseconds(80));
+  h.deliver(h.grant(h.id(m), 1 << 20, 1000, 100000));
+  const auto n = h.count<CreditRequest>();
+  h.run_for(milliseconds(5));
+  EXPECT_EQ(h.count<CreditRequest>(), n);
+}
+
+// "DRAINED | request timeout | retransmit CREDIT_REQUEST | DRAINED"; "DRAINED | MSG_DONE |
+// release state | DONE"
+TEST(Sender, Drained_RetransmitsCreditRequestUntilMsgDone) {
+  Harness h;
+  const MessageHandle m = h.submit(3 * kCu, true);
+  h.establish(microseconds(80));
+  h.deliver(h.grant(h.id(m), 3 * kCu, 100000, 100000, flag::kFinal));
+  h.run_for(microseconds(5));
+  EXPECT_EQ(h.state(m), MessageState::Drained);
+  const auto n = h.count<CreditRequest>();
+  h.run_for(microseconds(160 + 320));
+  EXPECT_EQ(h.count<CreditRequest>(), n + 2);
+  h.deliver(h.done(h.id(m), 3 * kCu));
+  EXPECT_EQ(h.state(m), MessageState::Done);
+  h.run_for(milliseconds(10));
+  EXPECT_EQ(h.count<CreditRequest>(), n + 2);
+}
+
+// Only DRAINED leaves on MSG_DONE: the receiver cannot have octets not yet sent.
+TEST(Sender, MsgDone_BeforeAllOctetsAreSent_DoesNotEndTheMessage) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.done(h.id(m), 1 << 20));
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unscheduled Transmission
+
+// 1. "MUST delay the first transmission by a random duration drawn uniformly from [0, J]
+// microseconds"; 2. "MUST send a CREDIT_REQUEST for the message no later than the first data
+// packet, with the Unscheduled Sent field set to the message length"; 4. "MUST mark the data
+// packets with the ... DSCP ... for unscheduled RDCC traffic"
+TEST(Sender, Unscheduled_StartsAfterJitterInZeroToJ_AnnouncedFirst_WithTheUnscheduledDscp) {
+  Harness h;
+  h.params.start_jitter = 10;
+  (void)h.submit(1 << 20, true);  // establishes the association
+  h.deliver(h.accept());
+  Duration lo = microseconds(10);
+  Duration hi{};
+  for (int i = 0; i < 200; ++i) {
+    const Time t0 = h.now;
+    const auto before_data = h.data.size();
+    const MessageHandle m = h.submit(2048);
+    EXPECT_EQ(h.state(m), MessageState::Unsched);
+    const auto r = h.last<CreditRequest>();
+    EXPECT_EQ(r.message_id, h.id(m));
+    EXPECT_EQ(r.unscheduled_sent, 2048U);
+    EXPECT_EQ(h.tx.back().first, t0) << "the request precedes the delay";
+    h.run_for(microseconds(20));
+    ASSERT_EQ(h.data.size(), before_data + 1);
+    const auto& [t, d] = h.data.back();
+    EXPECT_TRUE(d.unscheduled);
+    EXPECT_EQ(d.dscp, 8);
+    EXPECT_EQ(d.length, 2048U);
+    const Duration delay = t - t0;
+    EXPECT_GE(delay, Duration{});
+    EXPECT_LE(delay, microseconds(10));
+    lo = std::min(lo, delay);
+    hi = std::max(hi, delay);
+    EXPECT_EQ(h.state(m), MessageState::Drained);
+    h.deliver(h.done(h.id(m), 2048));
+    EXPECT_EQ(h.state(m), MessageState::Done);
+  }
+  // Drawn over the whole interval, not a constant.
+  EXPECT_LT(lo, microseconds(1));
+  EXPECT_GT(hi, microseconds(9));
+}
+
+// 3. "MUST NOT have more than one unscheduled message outstanding on an association; an
+// unscheduled message stops being outstanding when the sender receives MSG_DONE or a
+// CREDIT_GRANT for it"
+TEST(Sender, Unscheduled_AtMostOneOutstanding_UntilItsGrantOrMsgDone) {
+  Harness h;
+  const MessageHandle a = h.submit(2048);
+  const MessageHandle b = h.submit(2048);
+  h.deliver(h.accept());
+  EXPECT_EQ(h.state(a), MessageState::Unsched);
+  EXPECT_EQ(h.state(b), MessageState::Waiting);
+  EXPECT_EQ(h.sent<CreditRequest>()[1].unscheduled_sent, 0U);
+  h.run_for(microseconds(20));  // a is sent and DRAINED, still outstanding
+  const MessageHandle c = h.submit(2048);
+  EXPECT_EQ(h.state(c), MessageState::Waiting);
+  h.deliver(h.grant(h.id(a), 2048, 100000, 0, flag::kFinal));  // a grant for a
+  const MessageHandle d = h.submit(2048);
+  EXPECT_EQ(h.state(d), MessageState::Unsched);
+  h.run_for(microseconds(20));
+  h.deliver(h.done(h.id(d), 2048));  // MSG_DONE for d
+  const MessageHandle e = h.submit(2048);
+  EXPECT_EQ(h.state(e), MessageState::Unsched);
+}
+
+// "If the message length is less than or equal to U, the sender MAY transmit ..."; "A receiver
+// that advertises U = 0 disables unscheduled mode for that association."
+TEST(Sender, Unscheduled_OnlyUpToUAndNeverWithUZero) {
+  Harness h;
+  const MessageHandle at_u = h.submit(16384);
+  h.deliver(h.accept());
+  EXPECT_EQ(h.state(at_u), MessageState::Unsched);
+  h.deliver(h.grant(h.id(at_u), 16384));
+  const MessageHandle above = h.submit(16385);
+  EXPECT_EQ(h.state(above), MessageState::Waiting);
+  Harness z;
+  z.params.unscheduled_limit = 0;
+  const MessageHandle small = z.submit(100);
+  z.deliver(z.accept());
+  EXPECT_EQ(z.state(small), MessageState::Waiting);
+}
+
+// 5. "MUST stop unscheduled transmission and convert the remainder of the message to scheduled
+// mode upon receiving a CONGESTION_REPORT addressed to it"; "sends a new CREDIT_REQUEST whose
+// Unscheduled Sent field states the octets actually transmitted."
+TEST(Sender, Unscheduled_CongestionReport_StopsAndRequestsCreditForTheRemainder) {
+  SenderConfig c = default_config();
+  c.line_rate_mbps = 1000;
+  Harness h(c);
+  h.params.start_jitter = 0;
+  const MessageHandle m = h.submit(16384);
+  h.deliver(h.accept());
+  h.run_for(microseconds(40));  // two segments: 0 and 32.8 us
+  ASSERT_EQ(h.transmitted(m), 8192U);
+  h.deliver(h.report(), kCrnAddr);
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  const auto r = h.last<CreditRequest>();
+  EXPECT_EQ(r.message_id, h.id(m));
+  EXPECT_EQ(r.unscheduled_sent, 8192U);
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 8192U) << "no octet after the report without credit";
+  h.deliver(h.grant(h.id(m), 16384, 1000, 10000, flag::kFinal));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 16384U);
+  EXPECT_FALSE(h.data.back().second.unscheduled);
+  EXPECT_EQ(h.data.back().second.dscp, 16);
+  EXPECT_EQ(h.s->stats().unscheduled_conversions, 1U);
+}
+
+// "... or a link-layer pause indication if the local interface supports PFC."
+TEST(Sender, Unscheduled_LinkPause_ConvertsLikeAReport) {
+  Harness h;
+  const MessageHandle m = h.submit(16384);
+  h.deliver(h.accept());
+  h.s->on_link_pause(h.now);  // still inside the start delay: nothing sent
+  h.drain();
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  EXPECT_EQ(h.last<CreditRequest>().unscheduled_sent, 0U);
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 0U);
+}
+
+// "An endpoint MUST ignore reports whose source address is not within the set of CRN addresses
+// configured for the domain." A report naming another host's flow, or sent toward the
+// receiver, is not addressed to us.
+TEST(Sender, CongestionReport_NotFromACrnOrNotAddressedToUs_IsIgnored) {
+  Harness h;
+  const MessageHandle m = h.submit(16384);
+  h.deliver(h.accept());
+  h.deliver(h.report(), Address::v4(10, 0, 9, 2, 50000));  // not a CRN
+  h.deliver(h.report(), kRecv);                            // the receiver is not a CRN
+  h.deliver(h.report(Address::v4(10, 0, 0, 7, 1), kRecv), kCrnAddr);  // another sender's flow
+  h.deliver(h.report(kLocal, kRecv, 1), kCrnAddr);                     // Direction 1
+  EXPECT_EQ(h.state(m), MessageState::Unsched);
+  EXPECT_EQ(h.s->stats().reports_ignored, 2U);
+  h.run_for(microseconds(30));
+  EXPECT_EQ(h.transmitted(m), 16384U);
+}
+
+// "An endpoint MUST NOT increase any rate or credit in response to a CONGESTION_REPORT."
+TEST(Sender, CongestionReport_NeverIncreasesCreditOrRate) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100000));
+  h.run_for(microseconds(100));
+  const auto before = *h.s->status(m);
+  const auto requests = h.count<CreditRequest>();
+  CongestionReport r = h.report();
+  r.suggested_rate = 100000;  // a suggestion is never taken as a licence
+  h.deliver(r, kCrnAddr);
+  EXPECT_EQ(h.s->status(m)->grant_limit, before.grant_limit);
+  EXPECT_EQ(h.count<CreditRequest>(), requests);
+  h.run_for(microseconds(400));
+  // Still 1 Gbit/s spacing.
+  const auto n = h.data.size();
+  EXPECT_EQ(h.data[n - 1].first - h.data[n - 2].first, transmission_time(kCu, 1000));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traffic Classes and Pool Credit
+
+// "classes are served in strict priority order from 0 to 7, and within a class credit is
+// divided in proportion to the weights carried in CREDIT_REQUEST, using a work-conserving
+// weighted round-robin." "The sender MUST mark the data packets of each class with the DSCP
+// that the domain configures for that class"
+TEST(Sender, PoolGrant_IsDividedByClassPriorityThenByWeight) {
+  Harness h;
+  const MessageHandle low_a = h.submit(1 << 20, true, 1, 3);
+  const MessageHandle low_b = h.submit(1 << 20, true, 1, 1);
+  const MessageHandle high = h.submit(8 * kCu, true, 0, 1);
+  const MessageHandle cls9 = h.submit(1 << 20, true, 9, 0);  // treated as class 7, weight 1
+  h.deliver(h.accept());
+  h.deliver(h.grant(0, 8 * kCu + 40 * kCu, 100000, 100000, flag::kPool));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(high), 8U * kCu);
+  EXPECT_EQ(h.transmitted(low_a), 30U * kCu);
+  EXPECT_EQ(h.transmitted(low_b), 10U * kCu);
+  EXPECT_EQ(h.transmitted(cls9), 0U);
+  // Class 0 went first, entirely.
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(h.data[i].second.message_id, h.id(high));
+  for (const auto& [t, d] : h.data) EXPECT_EQ(d.dscp, 16 + d.traffic_class);
+  EXPECT_EQ(h.s->association(kRecv)->pool_sent, 48U * kCu);
+  // Work-conserving: when class 1 is done with its share, class 7 gets the rest.
+  EXPECT_EQ(h.state(low_a), MessageState::Waiting);
+  h.deliver(h.grant(0, 8 * kCu + 40 * kCu + 2 * kCu, 100000, 100000, flag::kPool));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(low_a) + h.transmitted(low_b), 42U * kCu);
+  EXPECT_EQ(h.sent<CreditRequest>()[3].traffic_class, 7);
+  EXPECT_EQ(h.sent<CreditRequest>()[3].weight, 1);
+}
+
+// "A grant with Message ID zero and the POOL flag set is a pool grant"; anything else with
+// Message ID zero is not a grant for any message.
+TEST(Sender, PoolFlagWithAMessageId_OrMessageIdZeroWithoutPool_IsIgnored) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 100000, 0, flag::kPool));
+  h.deliver(h.grant(0, 65536, 100000, 0, 0));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 0U);
+  EXPECT_EQ(h.s->stats().grants_ignored, 2U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport Bindings: RoCEv2
+
+// "a sender that honors partial grants divides an RDCC message into several RDMA messages and
+// posts each one only when it holds credit for all of its octets."
+TEST(Sender, Rocev2_PostUnitsAreReleasedOnlyWhenFullyCoveredByCredit) {
+  Harness h;
+  MessageSpec spec;
+  spec.receiver = kRecv;
+  spec.length = 30000;
+  spec.binding = BindingKind::RoCEv2;
+  spec.binding_value = *pack_rocev2({0x123, 5, 3});
+  spec.post_unit = 10000;
+  const MessageHandle m = h.submit_spec(spec);
+  h.deliver(h.accept());
+  EXPECT_EQ(h.last<CreditRequest>().binding_kind, 1);
+  EXPECT_EQ(h.last<CreditRequest>().binding_value, spec.binding_value);
+  h.deliver(h.grant(h.id(m), 15000, 100000, 100000));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 10000U);
+  h.deliver(h.grant(h.id(m), 19999, 100000, 100000));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 10000U);
+  h.deliver(h.grant(h.id(m), 20000, 100000, 100000));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 20000U);
+  h.deliver(h.grant(h.id(m), 30000, 100000, 100000, flag::kFinal));
+  h.run_for(milliseconds(1));
+  EXPECT_EQ(h.transmitted(m), 30000U);
+  for (const auto& [t, d] : h.data) {
+    EXPECT_EQ(d.offset / 10000, (d.offset + d.length - 1) / 10000) << "a segment spans two units";
+    EXPECT_EQ(d.binding, BindingKind::RoCEv2);
+  }
+  // The same under pool credit: a unit is reserved whole or not at all.
+  Harness p;
+  const MessageHandle pm = p.submit_spec(spec);
+  p.deliver(p.accept());
+  p.deliver(p.grant(0, 15000, 100000, 100000, flag::kPool));
+  p.run_for(milliseconds(1));
+  EXPECT_EQ(p.transmitted(pm), 10000U);
+  EXPECT_EQ(p.s->association(kRecv)->pool_sent, 10000U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Epoch, UNKNOWN_ASSOCIATION, Parameter Update
+
+// "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST discard
+// all credit held for that association, re-establish it, and request credit again for its
+// pending messages." (exempt from the sequence check)
+TEST(Sender, UnknownAssociation_DropsAllCreditReestablishesAndRequestsAgain) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  const MessageHandle pooled = h.submit(1 << 20, true, 2);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 100000, 100000));
+  h.deliver(h.grant(0, 65536, 100000, 100000, flag::kPool));
+  h.run_for(microseconds(1));
+  const std::uint64_t old_nonce = h.nonce();
+  ErrorMessage e = h.error(ReasonCode::UnknownAssociation);
+  e.header.sequence_number = 1;  // a restarted receiver restarted its numbering
+  h.deliver(e);
+  EXPECT_EQ(h.s->stats().re_establishments, 1U);
+  EXPECT_NE(h.nonce(), old_nonce);
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 0U);
+  EXPECT_EQ(h.s->association(kRecv)->pool_limit, 0U);
+  const auto sent_before = h.data.size();
+  h.run_for(microseconds(500));
+  EXPECT_EQ(h.data.size(), sent_before) << "no octet on dropped credit";
+  h.assoc_id = 0x0BADCAFE;
+  h.epoch = 4;
+  h.seq = 1;
+  h.deliver(h.accept());
+  const auto reqs = h.sent<CreditRequest>();
+  ASSERT_EQ(reqs.size(), 4U);
+  EXPECT_EQ(reqs[2].header.association_id, 0x0BADCAFEU);
+  EXPECT_EQ(reqs[2].header.epoch, 4);
+  EXPECT_EQ(reqs[2].message_length, 1U << 20U);
+  EXPECT_EQ(reqs[2].unscheduled_sent, 0U);
+  EXPECT_GT(reqs[2].message_id, reqs[1].message_id) << "a new Message ID in the new association";
+  EXPECT_EQ(h.transmitted(m), 0U) << "the whole message is sent again";
+  EXPECT_EQ(h.transmitted(pooled), 0U);
+}
+
+// "... carrying its Association ID": anyone else's is not ours.
+TEST(Sender, UnknownAssociation_ForAnotherAssociationId_IsIgnored) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536));
+  ErrorMessage e = h.error(ReasonCode::UnknownAssociation);
+  e.header.association_id = 77;
+  h.deliver(e);
+  EXPECT_EQ(h.s->stats().re_establishments, 0U);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 65536U);
+}
+
+// "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
+// Nonce." "any but DONE or ABORTED | ... new Epoch in ASSOC_ACCEPT | drop credit; re-establish;
+// send CREDIT_REQUEST | WAITING"; "a sender that accepts a new Epoch resets the newest
+// processed Sequence Number of the association."
+TEST(Sender, NewEpochInAssocAccept_EchoingTheNonce_DropsCreditAndRequestsAgain) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100000));
+  h.run_for(microseconds(10));
+  // A new Epoch with the wrong nonce: ignored.
+  h.epoch = 4;
+  AssocAccept forged = h.accept();
+  forged.sender_nonce ^= 0xFF;
+  h.deliver(forged);
+  EXPECT_EQ(h.s->association(kRecv)->epoch, 3);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 65536U);
+  // The real one, with a restarted (lower) sequence number.
+  h.seq = 5;
+  h.assoc_id = 0x1234;
+  h.deliver(h.accept());
+  EXPECT_EQ(h.s->association(kRecv)->epoch, 4);
+  EXPECT_EQ(h.s->association(kRecv)->association_id, 0x1234U);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 0U);
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  const auto r = h.last<CreditRequest>();
+  EXPECT_EQ(r.header.epoch, 4);
+  EXPECT_EQ(r.message_id, h.id(m));
+  // Sequence numbers restart from the accept's.
+  h.deliver(h.grant(h.id(m), 8192));
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U);
+}
+
+// "A receiver changes the parameters of an existing association by sending ASSOC_ACCEPT with
+// the Parameter Update flag. The sender acknowledges it by sending ASSOC_REQUEST with the same
+// Sender Nonce and the Update Acknowledgment flag"
+TEST(Sender, ParameterUpdate_IsAppliedAndAcknowledgedWithTheSameNonce) {
+  Harness h;
+  (void)h.submit(100000);
+  h.deliver(h.accept());
+  const std::uint64_t nonce = h.nonce();
+  h.params.unscheduled_limit = 0;  // e.g. the circuit breaker
+  h.params.grant_lifetime = 400;
+  const AssocAccept update = h.accept(flag::kParameterUpdate);
+  h.deliver(update);
+  const auto ack = h.last<AssocRequest>();
+  EXPECT_TRUE(ack.update_acknowledgment());
+  EXPECT_EQ(ack.header.flags, flag::kUpdateAcknowledgment);
+  EXPECT_EQ(ack.sender_nonce, nonce);
+  EXPECT_EQ(h.s->association(kRecv)->unscheduled_limit, 0U);
+  EXPECT_EQ(h.s->association(kRecv)->grant_lifetime_us, 400U);
+  const MessageHandle small = h.submit(100);
+  EXPECT_EQ(h.state(small), MessageState::Waiting);
+  // A retransmitted update is acknowledged again; a stale copy of an older one is not applied.
+  h.deliver(h.accept(flag::kParameterUpdate));
+  EXPECT_EQ(h.s->stats().parameter_updates, 2U);
+  AssocAccept stale = update;
+  stale.unscheduled_limit = 65536;
+  h.deliver(stale);
+  EXPECT_EQ(h.s->association(kRecv)->unscheduled_limit, 0U);
+  EXPECT_EQ(h.s->stats().parameter_updates, 2U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CANCEL, ERROR, CREDIT_RETURN
+
+// "The sender MAY abandon a message by sending CANCEL"
+TEST(Sender, Cancel_SendsCancelApplicationAbortAndAborts) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100000));
+  h.run_for(microseconds(50));
+  h.s->cancel(m, h.now);
+  h.drain();
+  const auto c = h.last<Cancel>();
+  EXPECT_EQ(c.message_id, h.id(m));
+  EXPECT_EQ(c.reason, static_cast<std::uint16_t>(ReasonCode::ApplicationAbort));
+  EXPECT_EQ(h.state(m), MessageState::Aborted);
+  const auto sent = h.data.size();
+  const auto requests = h.count<CreditRequest>();
+  h.run_for(milliseconds(10));
+  EXPECT_EQ(h.data.size(), sent);
+  EXPECT_EQ(h.count<CreditRequest>(), requests);
+}
+
+// "any but DONE or ABORTED | CANCEL for the message; ERROR for the message with reason
+// MESSAGE_TOO_LARGE, APPLICATION_ABORT, or UNSUPPORTED_BINDING; or ERROR with reason
+// ASSOC_REFUSED | release state | ABORTED"
+TEST(Sender, ReceiverCancelOrAbortingError_AbortsTheMessage) {
+  for (const ReasonCode r : {ReasonCode::MessageTooLarge, ReasonCode::ApplicationAbort,
+                             ReasonCode::UnsupportedBinding, ReasonCode::AssocRefused}) {
+    SCOPED_TRACE(static_cast<int>(r));
+    Harness h;
+    const MessageHandle m = h.submit(1 << 20);
+    const MessageHandle other = h.submit(1 << 20);
+    h.deliver(h.accept());
+    h.deliver(h.error(r, h.id(m)));
+    EXPECT_EQ(h.state(m), MessageState::Aborted);
+    EXPECT_EQ(h.s->status(m)->abort_reason, static_cast<std::uint16_t>(r));
+    EXPECT_EQ(h.state(other), MessageState::Waiting);
+  }
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  Cancel c;
+  c.header = h.hdr();
+  c.message_id = h.id(m);
+  c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+  h.deliver(c);
+  EXPECT_EQ(h.state(m), MessageState::Aborted);
+}
+
+// "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED)."
+TEST(Sender, AssocRefused_AbortsEveryPendingMessageAndStopsRetrying) {
+  Harness h;
+  const MessageHandle a = h.submit(100);
+  const MessageHandle b = h.submit(1 << 20);
+  ErrorMessage e = h.error(ReasonCode::AssocRefused);
+  e.header.association_id = 0;
+  e.header.epoch = 0;
+  h.deliver(e);
+  EXPECT_EQ(h.state(a), MessageState::Aborted);
+  EXPECT_EQ(h.state(b), MessageState::Aborted);
+  h.run_for(milliseconds(300));
+  EXPECT_EQ(h.count<AssocRequest>(), 1U);
+}
+
+// "WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING"; "senders keep
+// their requests outstanding."
+TEST(Sender, BudgetExhausted_KeepsTheRequestOutstanding) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.establish(microseconds(80));
+  h.deliver(h.error(ReasonCode::BudgetExhausted, h.id(m)));
+  h.deliver(h.error(ReasonCode::BudgetExhausted, 0));
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  h.run_for(microseconds(160));
+  EXPECT_EQ(h.count<CreditRequest>(), 2U) << "the retransmission timer still runs";
+  h.deliver(h.grant(h.id(m), 65536));
+  EXPECT_EQ(h.state(m), MessageState::Scheduled);
+}
+
+// "A sender that will not use credit it holds SHOULD return it with CREDIT_RETURN, which
+// states the offset beyond which the sender will not transmit"; "New Limit MUST NOT be smaller
+// than the octets already transmitted."
+TEST(Sender, CreditReturn_NeverBelowTransmitted_AndNothingIsSentBeyondIt) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 1000, 100000));
+  h.run_for(microseconds(40));  // 8192 sent
+  ASSERT_EQ(h.transmitted(m), 8192U);
+  h.s->return_credit(m, 4096, h.now);
+  h.drain();
+  EXPECT_EQ(h.count<CreditReturn>(), 0U);
+  h.s->return_credit(m, 16384, h.now);
+  h.drain();
+  const auto r = h.last<CreditReturn>();
+  EXPECT_EQ(r.message_id, h.id(m));
+  EXPECT_EQ(r.new_limit, 16384U);
+  EXPECT_EQ(h.s->stats().credit_returned, 65536U - 16384U);
+  h.deliver(h.grant(h.id(m), 131072, 1000, 100000));  // possibly issued before the return
+  h.run_for(milliseconds(2));
+  EXPECT_EQ(h.transmitted(m), 16384U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sender Backlog Indication and Suggested Rates
+
+// "When the total credit the sender holds and has not yet used, summed over all its
+// associations, exceeds its Backlog Threshold, the sender MUST send SENDER_STATUS on each
+// association that holds such credit." "The sender repeats SENDER_STATUS once per smoothed
+// round-trip time while the condition persists, and sends one final SENDER_STATUS with
+// Congestion Level zero when it ends."
+TEST(Sender, SenderStatus_StartsAboveTheThreshold_RepeatsOncePerSrtt_EndsWithLevelZero) {
+  Harness h;
+  h.params.backlog_threshold = 32768;
+  const MessageHandle m = h.submit(1 << 20);
+  h.establish(microseconds(50));  // SRTT 50 us
+  h.run_for(microseconds(50));     // and the request -> grant sample is 50 us too
+  h.log.clear();
+  h.deliver(h.grant(h.id(m), 65536, 1000, 200));  // 64 KiB at 1 Gbit/s, 200 us
+  h.run_for(microseconds(300));
+  const auto statuses = h.log_lines("SENDER_STATUS");
+  EXPECT_EQ(statuses, (std::vector<std::string>{
+                          "t=0.100ms tx SENDER_STATUS unused=65536 level=128 rate=100000",
+                          "t=0.150ms tx SENDER_STATUS unused=57344 level=110 rate=100000",
+                          "t=0.200ms tx SENDER_STATUS unused=49152 level=85 rate=100000",
+                          "t=0.250ms tx SENDER_STATUS unused=45056 level=70 rate=100000",
+                          "t=0.300ms tx SENDER_STATUS unused=0 level=0 rate=0",
+                      }));
+}
+
+// The Backlog Threshold "is the smallest N_cu advertised by its receivers, or a smaller locally
+// configured value"; SENDER_STATUS goes only to a receiver that advertised STATUS.
+TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapability) {
+  SenderConfig c = default_config();
+  c.local_backlog_threshold = 1000;
+  Harness h(c);
+  h.params.capabilities = capability::kPool;  // no STATUS
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 1000, 200));
+  h.run_for(microseconds(300));
+  EXPECT_EQ(h.count<SenderStatus>(), 0U);
+  Harness k(c);
+  const MessageHandle km = k.submit(1 << 20);
+  k.deliver(k.accept());
+  k.deliver(k.grant(k.id(km), 2000, 1000, 200));  // 2000 > 1000, far below N_cu
+  EXPECT_EQ(k.count<SenderStatus>(), 1U);
+}
+
+// "The sender SHOULD compute the Suggested Rate for receiver j as its own available
+// transmission rate multiplied by the share it wishes receiver j to obtain, where the shares
+// are derived from the Service Hints of the pending messages (for example, larger shares for
+// latency-sensitive messages) and sum to at most one."
+TEST(Sender, SenderStatus_SuggestedRatesFollowServiceHintSharesSummingToAtMostOne) {
+  SenderConfig c = default_config();
+  c.available_rate_mbps = 90000;
+  Harness h(c);
+  h.params.backlog_threshold = 10000;
+  MessageSpec fast;
+  fast.receiver = kRecv;
+  fast.length = 1 << 20;
+  fast.service_hint = ServiceHint::LatencySensitive;
+  MessageSpec bulk = fast;
+  bulk.receiver = kRecv2;
+  bulk.service_hint = ServiceHint::ThroughputOriented;
+  const MessageHandle a = h.submit_spec(fast);
+  const MessageHandle b = h.submit_spec(bulk);
+  AssocAccept first = h.accept();
+  first.sender_nonce = h.sent<AssocRequest>()[0].sender_nonce;
+  h.deliver(first, kRecv);
+  AssocAccept second = h.accept();
+  second.sender_nonce = h.sent<AssocRequest>()[1].sender_nonce;
+  h.deliver(second, kRecv2);
+  h.deliver(h.grant(h.id(a), 65536, 100, 100000), kRecv);
+  h.deliver(h.grant(h.id(b), 65536, 100, 100000), kRecv2);
+  std::uint64_t to_a = 0;
+  std::uint64_t to_b = 0;
+  for (std::size_t i = 0; i < h.tx.size(); ++i) {
+    if (const auto* s = std::get_if<SenderStatus>(&h.tx[i].second)) {
+      (h.datagrams[i].to == kRecv ? to_a : to_b) = s->suggested_rate;
+      if (h.datagrams[i].to == kRecv) {
+        EXPECT_EQ(s->service_hint, 1);
+      }
+    }
+  }
+  EXPECT_EQ(to_a, 60000U);
+  EXPECT_EQ(to_b, 30000U);
+  EXPECT_LE(to_a + to_b, 90000U);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DSCP
+
+// "RDCC control messages SHOULD be marked with a DSCP that receives at least the priority of
+// the data they control"; data per class.
+TEST(Sender, Dscp_ControlUsesTheControlDscpAndDataItsClassDscp) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20, true, 3);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 8192));
+  h.run_for(microseconds(10));
+  for (const auto& d : h.datagrams) EXPECT_EQ(d.dscp, 46);
+  ASSERT_FALSE(h.data.empty());
+  for (const auto& [t, d] : h.data) EXPECT_EQ(d.dscp, 19);
+}
+
+}  // namespace
+}  // namespace rdcc::ref
