@@ -90,6 +90,7 @@ struct Msg {
   BindingKind binding = BindingKind::Opaque;
   std::uint64_t binding_value = 0;
   Rocev2Binding rocev2{};
+  std::uint64_t post_unit = 0;  // RoCEv2: octets of one RDMA message (length / count, rounded up)
   MsgState state = MsgState::Active;
   std::uint64_t pass = 0;
   bool queued = false;
@@ -192,6 +193,11 @@ struct Receiver::Impl {
 
   [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
+  // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
+  // credit for all of its octets"): its window holds at least one of them.
+  [[nodiscard]] std::uint64_t window_of(const Msg& m) const {
+    return std::max(grant_window(), m.post_unit);
+  }
   [[nodiscard]] std::uint64_t grant_window() const {
     if (cfg.grant_window != 0) return cfg.grant_window;
     // One BDP of the access link, at least four Credit Units.
@@ -398,7 +404,7 @@ struct Receiver::Impl {
   void requeue(Assoc&, Msg& m) {
     const std::uint64_t covered = m.window + m.sched_received;
     const bool more = m.limit < m.length &&
-                      (m.limit <= m.window || outstanding_sched(m) <= grant_window() / 2);
+                      (m.limit <= m.window || outstanding_sched(m) <= window_of(m) / 2);
     const bool renew = m.accounted == 0 && m.limit > covered;
     const bool wants = m.state == MsgState::Active && (more || renew);
     if (wants == m.queued) return;
@@ -483,10 +489,9 @@ struct Receiver::Impl {
       ++stats.msg_done_sent;
       return;
     }
-    if (r.message_id == 0 || r.message_id <= a.highest_id) {
-      // "Message IDs MUST increase with each new message ... and MUST NOT be reused": an
-      // old ID we no longer hold is a stale request.
-      if (events.enabled()) events.emit(now, "stale_request", {{"association_id", a.id}, {"message_id", r.message_id}});
+    if (r.message_id == 0) {
+      // "Message ID is chosen by the sender ...; zero is reserved."
+      if (events.enabled()) events.emit(now, "reserved_message_id", {{"association_id", a.id}});
       return;
     }
     if (!binding_supported(r.binding_kind)) {
@@ -503,7 +508,9 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
       return;
     }
-    a.highest_id = r.message_id;
+    // "Message IDs MUST increase ..." binds the sender: a lower ID not seen before is a request
+    // that was lost or overtaken, and is new (docs/spec-notes.md).
+    a.highest_id = std::max(a.highest_id, r.message_id);
     Msg& m = a.msgs[r.message_id];
     m.association = a.id;
     m.id = r.message_id;
@@ -515,6 +522,9 @@ struct Receiver::Impl {
     m.binding = static_cast<BindingKind>(r.binding_kind);
     m.binding_value = r.binding_value;
     m.rocev2 = unpack_rocev2(r.binding_value);
+    if (m.binding == BindingKind::RoCEv2 && m.rocev2.message_count != 0) {
+      m.post_unit = (m.length + m.rocev2.message_count - 1) / m.rocev2.message_count;
+    }
     if (m.binding == BindingKind::Opaque) {
       a.by_binding[m.binding_value] = m.id;
     } else {
@@ -624,11 +634,11 @@ struct Receiver::Impl {
   }
 
   void grant_pass(Time now) {
-    const std::uint64_t window = grant_window();
     while (!queue.empty()) {
       const QueueKey top = *queue.begin();
       Assoc& a = assocs.at(top.association);
       Msg& m = a.msgs.at(top.message);
+      const std::uint64_t window = window_of(m);
       const std::uint64_t covered = m.window + m.sched_received;
       const std::uint64_t held = std::max(m.limit, m.window);
       const bool renew = m.accounted == 0 && m.limit > covered;
@@ -652,7 +662,11 @@ struct Receiver::Impl {
       if (need > free) {
         // As much as the budget allows, new credit in whole Credit Units.
         std::uint64_t fit = covered + m.accounted + free;
-        if (fit > held) fit -= (fit - held) % cfg.credit_unit;
+        if (m.post_unit != 0 && fit < m.length) {
+          fit -= fit % m.post_unit;  // whole RDMA messages only
+        } else if (fit > held) {
+          fit -= (fit - held) % cfg.credit_unit;
+        }
         if (fit < m.limit) return;           // cannot even restate the old limit: wait
         if (fit <= held && !renew) return;   // nothing new to give: wait
         limit = fit;
