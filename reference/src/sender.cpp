@@ -89,6 +89,7 @@ struct Sender::Impl {
     Phase phase = Phase::Idle;
     std::uint64_t nonce = 0;
     int attempts = 0;
+    bool was_established = false;  // the receiver has accepted an association before
     Time last_attempt{};
     Time retx_at = Time::never();
     Duration retx_timeout{};
@@ -349,6 +350,16 @@ struct Sender::Impl {
       assoc_attempt(a, now);
       return;
     }
+    if (a.was_established) {
+      // Re-establishing with a receiver that has spoken RDCC: it does support RDCC, so the
+      // fallback does not apply. Sending without credit toward a receiver that lost its state
+      // would be the least safe choice; keep asking, at most once a second, and hold the
+      // messages in WAITING (docs/spec-notes.md).
+      a.retx_timeout = std::min(a.retx_timeout, seconds(1));
+      assoc_attempt(a, now);
+      a.retx_timeout = std::min(a.retx_timeout, seconds(1));
+      return;
+    }
     // "if none is answered, the sender concludes that the receiver does not support RDCC and
     // sends without it."
     a.phase = Phase::WithoutRdcc;
@@ -370,6 +381,7 @@ struct Sender::Impl {
 
   void establish(Assoc& a, const AssocAccept& acc, bool sample_rtt, Time now) {
     a.phase = Phase::Established;
+    a.was_established = true;
     a.association_id = acc.header.association_id;
     a.epoch = acc.header.epoch;
     a.newest_seq = acc.header.sequence_number;

@@ -957,6 +957,31 @@ TEST(Sender, UnknownAssociation_DropsAllCreditReestablishesAndRequestsAgain) {
   EXPECT_EQ(h.transmitted(pooled), 0U);
 }
 
+// "if none is answered, the sender concludes that the receiver does not support RDCC and
+// sends without it" describes a receiver that never answered. One that has accepted an
+// association does support RDCC: while re-establishing, the sender keeps asking (at most a
+// second apart) and never sends without credit (docs/spec-notes.md).
+TEST(Sender, ReEstablishmentUnanswered_KeepsAskingAndNeverSendsWithoutCredit) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.deliver(h.accept());
+  h.deliver(h.grant(h.id(m), 65536, 100000, 100000));
+  h.run_for(microseconds(1));
+  ErrorMessage e = h.error(ReasonCode::UnknownAssociation);
+  e.header.sequence_number = 1;
+  h.deliver(e);
+  const auto sent_before = h.data.size();
+  const auto requests_before = h.s->stats().assoc_requests_sent;
+  h.run_for(seconds(5));
+  EXPECT_EQ(h.data.size(), sent_before) << "no octet without credit";
+  EXPECT_EQ(h.state(m), MessageState::Waiting);
+  EXPECT_FALSE(h.s->status(m)->without_rdcc);
+  EXPECT_EQ(h.s->stats().associations_failed, 0U);
+  // 8 attempts in 255 ms, then one a second: 8 + 4 more within five seconds.
+  EXPECT_GE(h.s->stats().assoc_requests_sent - requests_before, 12U);
+  EXPECT_LE(h.s->stats().assoc_requests_sent - requests_before, 14U);
+}
+
 // "... carrying its Association ID": anyone else's is not ours.
 TEST(Sender, UnknownAssociation_ForAnotherAssociationId_IsIgnored) {
   Harness h;
