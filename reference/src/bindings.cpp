@@ -1,0 +1,544 @@
+// Transport bindings (bindings.hpp): the opaque UDP data transport (docs/data-transport.md)
+// and RoCEv2 ("Transport Bindings", Binding Kind 1).
+#include "rdcc/reference/bindings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstring>
+#include <limits>
+
+#include "rdcc/codec/bytes.hpp"
+#include "rdcc/codec/rocev2.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+Failure<BindingError> error(BindingErrorCode code, std::size_t offset, std::string_view field,
+                            std::uint64_t actual = 0, std::uint64_t expected = 0) {
+  return fail(BindingError{code, offset, field, actual, expected});
+}
+
+// RFC 1071 ones' complement sum, continued from `sum`.
+std::uint32_t ones_sum(std::span<const std::byte> data, std::uint32_t sum) {
+  std::size_t i = 0;
+  for (; i + 1 < data.size(); i += 2) {
+    sum += static_cast<std::uint32_t>(std::to_integer<std::uint32_t>(data[i]) << 8U) |
+           std::to_integer<std::uint32_t>(data[i + 1]);
+    sum = (sum & 0xFFFFU) + (sum >> 16U);
+  }
+  if (i < data.size()) {
+    sum += std::to_integer<std::uint32_t>(data[i]) << 8U;
+    sum = (sum & 0xFFFFU) + (sum >> 16U);
+  }
+  return sum;
+}
+std::uint16_t fold(std::uint32_t sum) {
+  while ((sum >> 16U) != 0) sum = (sum & 0xFFFFU) + (sum >> 16U);
+  return static_cast<std::uint16_t>(~sum & 0xFFFFU);
+}
+
+// CRC-32 (IEEE 802.3, reflected 0xEDB88320), raw: no initial or final inversion here.
+constexpr std::array<std::uint32_t, 256> make_crc_table() {
+  std::array<std::uint32_t, 256> t{};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    std::uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1U) != 0 ? 0xEDB88320U ^ (c >> 1U) : c >> 1U;
+    t[i] = c;
+  }
+  return t;
+}
+constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
+std::uint32_t crc32_raw(std::uint32_t crc, std::span<const std::byte> data) {
+  for (std::byte b : data) {
+    crc = kCrcTable[(crc ^ std::to_integer<std::uint32_t>(b)) & 0xFFU] ^ (crc >> 8U);
+  }
+  return crc;
+}
+
+constexpr std::size_t kRocev2HeadersBeforePayload = kIpv4HeaderSize + kUdpHeaderSize + kBthSize;
+
+bool valid_opcode(std::uint8_t op) {
+  return op == 0x06 || op == 0x07 || op == 0x08 || op == 0x0A;
+}
+
+}  // namespace
+
+std::string_view to_string(BindingErrorCode code) noexcept {
+  switch (code) {
+    case BindingErrorCode::Truncated: return "truncated";
+    case BindingErrorCode::BadMagic: return "bad magic";
+    case BindingErrorCode::BadVersion: return "bad version";
+    case BindingErrorCode::PayloadBeyondPacket: return "payload beyond packet";
+    case BindingErrorCode::OffsetOverflow: return "offset overflow";
+    case BindingErrorCode::BadHeaderLength: return "bad header length";
+    case BindingErrorCode::NotUdp: return "not UDP";
+    case BindingErrorCode::BadTransportVersion: return "bad transport version";
+    case BindingErrorCode::UnsupportedOpcode: return "unsupported opcode";
+    case BindingErrorCode::BadPadCount: return "bad pad count";
+    case BindingErrorCode::BadIcrc: return "bad ICRC";
+    case BindingErrorCode::BufferTooSmall: return "buffer too small";
+    case BindingErrorCode::FieldOutOfRange: return "field out of range";
+  }
+  return "?";
+}
+
+std::string BindingError::describe() const {
+  std::string s{to_string(code)};
+  s += " (field ";
+  s += field;
+  s += ", offset " + std::to_string(offset);
+  s += ", value " + std::to_string(actual);
+  if (expected != 0) s += ", expected " + std::to_string(expected);
+  s += ")";
+  return s;
+}
+
+// ---- IPv4 + UDP ---------------------------------------------------------------------------
+
+Result<std::size_t, BindingError> encode_ipv4_udp(Ipv4Udp h, std::span<const std::byte> payload,
+                                                  std::span<std::byte> out) noexcept {
+  const std::size_t total = kIpv4HeaderSize + kUdpHeaderSize + payload.size();
+  if (total > 0xFFFFU) return error(BindingErrorCode::FieldOutOfRange, 2, "total_length", total, 0xFFFFU);
+  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
+  if (h.dscp > 63 || h.ecn > 3) return error(BindingErrorCode::FieldOutOfRange, 1, "tos", h.dscp);
+  ByteWriter w(out);
+  w.u8(0x45);
+  w.u8(static_cast<std::uint8_t>((h.dscp << 2U) | h.ecn));
+  w.u16(static_cast<std::uint16_t>(total));
+  w.u16(h.identification);
+  w.u16(0x4000);  // DF, fragment offset 0
+  w.u8(h.ttl);
+  w.u8(17);
+  w.u16(0);  // checksum, below
+  w.bytes(std::span<const std::uint8_t>(h.source.data(), 4));
+  w.bytes(std::span<const std::uint8_t>(h.destination.data(), 4));
+  const std::uint16_t ip_sum = fold(ones_sum(out.first(kIpv4HeaderSize), 0));
+  out[10] = static_cast<std::byte>(ip_sum >> 8U);
+  out[11] = static_cast<std::byte>(ip_sum & 0xFFU);
+  const auto udp_length = static_cast<std::uint16_t>(kUdpHeaderSize + payload.size());
+  w.u16(h.source_port);
+  w.u16(h.destination_port);
+  w.u16(udp_length);
+  w.u16(0);
+  if (!payload.empty()) std::memcpy(out.data() + w.position(), payload.data(), payload.size());
+  // UDP checksum over the pseudo-header ("Senders MUST set the UDP checksum").
+  std::uint32_t sum = ones_sum(out.subspan(12, 8), 0);
+  sum += 17U + udp_length;
+  sum = ones_sum(out.subspan(kIpv4HeaderSize, kUdpHeaderSize + payload.size()), sum);
+  std::uint16_t udp_sum = fold(sum);
+  if (udp_sum == 0) udp_sum = 0xFFFF;
+  out[26] = static_cast<std::byte>(udp_sum >> 8U);
+  out[27] = static_cast<std::byte>(udp_sum & 0xFFU);
+  assert(w.position() == kIpv4HeaderSize + kUdpHeaderSize);
+  return total;
+}
+
+Result<Ipv4UdpPacket, BindingError> decode_ipv4_udp(std::span<const std::byte> packet) noexcept {
+  ByteReader r(packet);
+  const std::uint8_t vihl = r.u8();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 0, "version", packet.size(), 1);
+  if ((vihl >> 4U) != 4) return error(BindingErrorCode::BadVersion, 0, "version", vihl >> 4U, 4);
+  if ((vihl & 0x0FU) != 5) return error(BindingErrorCode::BadHeaderLength, 0, "ihl", vihl & 0x0FU, 5);
+  if (packet.size() < kIpv4HeaderSize + kUdpHeaderSize) {
+    return error(BindingErrorCode::Truncated, packet.size() < kIpv4HeaderSize ? 1 : kIpv4HeaderSize,
+                 packet.size() < kIpv4HeaderSize ? "ipv4_header" : "udp_header", packet.size(),
+                 kIpv4HeaderSize + kUdpHeaderSize);
+  }
+  Ipv4UdpPacket p;
+  const std::uint8_t tos = r.u8();
+  p.header.dscp = static_cast<std::uint8_t>(tos >> 2U);
+  p.header.ecn = static_cast<std::uint8_t>(tos & 3U);
+  p.header.total_length = r.u16();
+  p.header.identification = r.u16();
+  r.skip(2);
+  p.header.ttl = r.u8();
+  const std::uint8_t protocol = r.u8();
+  p.header.ip_checksum = r.u16();
+  r.bytes(std::span<std::uint8_t>(p.header.source.data(), 4));
+  r.bytes(std::span<std::uint8_t>(p.header.destination.data(), 4));
+  if (protocol != 17) return error(BindingErrorCode::NotUdp, 9, "protocol", protocol, 17);
+  if (p.header.total_length > packet.size()) {
+    return error(BindingErrorCode::PayloadBeyondPacket, 2, "total_length", p.header.total_length,
+                 packet.size());
+  }
+  if (p.header.total_length < kIpv4HeaderSize + kUdpHeaderSize) {
+    return error(BindingErrorCode::Truncated, 2, "total_length", p.header.total_length,
+                 kIpv4HeaderSize + kUdpHeaderSize);
+  }
+  p.header.source_port = r.u16();
+  p.header.destination_port = r.u16();
+  const std::uint16_t udp_length = r.u16();
+  p.header.udp_checksum = r.u16();
+  if (udp_length < kUdpHeaderSize || udp_length > p.header.total_length - kIpv4HeaderSize) {
+    return error(BindingErrorCode::PayloadBeyondPacket, 24, "udp_length", udp_length,
+                 p.header.total_length - kIpv4HeaderSize);
+  }
+  p.payload = packet.subspan(kIpv4HeaderSize + kUdpHeaderSize, udp_length - kUdpHeaderSize);
+  return p;
+}
+
+// ---- opaque -------------------------------------------------------------------------------
+
+OpaqueHeader opaque_header_for(const DataSegment& s) noexcept {
+  OpaqueHeader h;
+  h.flags = static_cast<std::uint8_t>((s.last ? opaque_flag::kLast : 0U) |
+                                      (s.unscheduled ? opaque_flag::kUnscheduled : 0U));
+  h.payload_length = s.length;
+  h.message_identifier = s.binding_value;
+  h.offset = s.offset;
+  return h;
+}
+
+Result<std::size_t, BindingError> encode_opaque(const OpaqueHeader& h,
+                                                std::span<const std::byte> payload,
+                                                std::span<std::byte> out) noexcept {
+  if (payload.size() != h.payload_length) {
+    return error(BindingErrorCode::FieldOutOfRange, 4, "payload_length", h.payload_length,
+                 payload.size());
+  }
+  const std::size_t total = kOpaqueHeaderSize + payload.size();
+  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
+  ByteWriter w(out);
+  w.u16(h.magic);
+  w.u8(h.version);
+  w.u8(h.flags);
+  w.u32(h.payload_length);
+  w.u64(h.message_identifier);
+  w.u64(h.offset);
+  assert(w.position() == kOpaqueHeaderSize && !w.overflow());
+  if (!payload.empty()) std::memcpy(out.data() + kOpaqueHeaderSize, payload.data(), payload.size());
+  return total;
+}
+
+Result<OpaquePacket, BindingError> decode_opaque(std::span<const std::byte> udp_payload) noexcept {
+  ByteReader r(udp_payload);
+  OpaquePacket p;
+  p.header.magic = r.u16();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 0, "magic", udp_payload.size(), 2);
+  if (p.header.magic != kOpaqueMagic) {
+    return error(BindingErrorCode::BadMagic, 0, "magic", p.header.magic, kOpaqueMagic);
+  }
+  p.header.version = r.u8();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 2, "version", udp_payload.size(), 3);
+  if (p.header.version != kOpaqueVersion) {
+    return error(BindingErrorCode::BadVersion, 2, "version", p.header.version, kOpaqueVersion);
+  }
+  p.header.flags = r.u8();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 3, "flags", udp_payload.size(), 4);
+  p.header.payload_length = r.u32();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 4, "payload_length", udp_payload.size(), 8);
+  p.header.message_identifier = r.u64();
+  if (r.overflow()) {
+    return error(BindingErrorCode::Truncated, 8, "message_identifier", udp_payload.size(), 16);
+  }
+  p.header.offset = r.u64();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, 16, "offset", udp_payload.size(), 24);
+  if (p.header.payload_length > r.remaining()) {
+    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length",
+                 p.header.payload_length, r.remaining());
+  }
+  if (p.header.offset > std::numeric_limits<std::uint64_t>::max() - p.header.payload_length) {
+    return error(BindingErrorCode::OffsetOverflow, 16, "offset", p.header.offset);
+  }
+  p.payload = udp_payload.subspan(kOpaqueHeaderSize, p.header.payload_length);
+  p.trailing = r.remaining() - p.header.payload_length;
+  return p;
+}
+
+DataObservation observe_opaque(const OpaqueHeader& h, const Address& sender_rdcc, bool ce,
+                               bool unscheduled_dscp) noexcept {
+  DataObservation o;
+  o.from = sender_rdcc;
+  o.binding = BindingKind::Opaque;
+  o.key = h.message_identifier;
+  o.offset = h.offset;
+  o.octets = h.payload_length;
+  o.ce = ce;
+  o.unscheduled_dscp = unscheduled_dscp;
+  return o;
+}
+
+// ---- RoCEv2 -------------------------------------------------------------------------------
+
+std::string_view to_string(Rocev2Opcode op) noexcept {
+  switch (op) {
+    case Rocev2Opcode::WriteFirst: return "RDMA_WRITE_FIRST";
+    case Rocev2Opcode::WriteMiddle: return "RDMA_WRITE_MIDDLE";
+    case Rocev2Opcode::WriteLast: return "RDMA_WRITE_LAST";
+    case Rocev2Opcode::WriteOnly: return "RDMA_WRITE_ONLY";
+  }
+  return "?";
+}
+
+std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept {
+  if (ip_packet.size() < kRocev2HeadersBeforePayload + kIcrcSize) return 0;
+  std::array<std::byte, kRocev2HeadersBeforePayload> masked{};
+  std::memcpy(masked.data(), ip_packet.data(), masked.size());
+  masked[1] = std::byte{0xFF};   // TOS (DSCP, ECN): routers may change it
+  masked[8] = std::byte{0xFF};   // TTL
+  masked[10] = std::byte{0xFF};  // header checksum
+  masked[11] = std::byte{0xFF};
+  masked[26] = std::byte{0xFF};  // UDP checksum
+  masked[27] = std::byte{0xFF};
+  masked[kIpv4HeaderSize + kUdpHeaderSize + 4] = std::byte{0xFF};  // BTH octet 4 (FECN/BECN, resv)
+  const std::array<std::byte, 8> lrh{std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
+                                     std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
+                                     std::byte{0xFF}, std::byte{0xFF}};
+  std::uint32_t crc = crc32_raw(0xFFFFFFFFU, lrh);
+  crc = crc32_raw(crc, masked);
+  crc = crc32_raw(crc, ip_packet.subspan(masked.size(),
+                                         ip_packet.size() - masked.size() - kIcrcSize));
+  return ~crc;
+}
+
+std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size) noexcept {
+  const std::size_t padded = (payload_size + 3U) & ~std::size_t{3};
+  return kRocev2HeadersBeforePayload + (has_reth(op) ? kRethSize : 0) + padded + kIcrcSize;
+}
+
+Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
+                                                std::span<std::byte> out) noexcept {
+  if (p.bth.destination_qp > kMax24) {
+    return error(BindingErrorCode::FieldOutOfRange, 33, "destination_qp", p.bth.destination_qp, kMax24);
+  }
+  if (p.bth.psn > kMax24) return error(BindingErrorCode::FieldOutOfRange, 37, "psn", p.bth.psn, kMax24);
+  if (p.bth.tver > 15) return error(BindingErrorCode::FieldOutOfRange, 29, "tver", p.bth.tver, 15);
+  if (has_reth(p.bth.opcode) != p.reth.has_value()) {
+    return error(BindingErrorCode::FieldOutOfRange, 40, "reth", p.reth.has_value() ? 1 : 0,
+                 has_reth(p.bth.opcode) ? 1 : 0);
+  }
+  const std::size_t total = rocev2_packet_size(p.bth.opcode, p.payload.size());
+  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
+  const std::size_t udp_payload = total - kIpv4HeaderSize - kUdpHeaderSize;
+  const auto pad = static_cast<std::uint8_t>((4U - p.payload.size() % 4U) % 4U);
+  // BTH, RETH, payload, pad and ICRC placeholder, written after the IP/UDP headers.
+  std::span<std::byte> body = out.subspan(kIpv4HeaderSize + kUdpHeaderSize, udp_payload);
+  ByteWriter w(body);
+  w.u8(static_cast<std::uint8_t>(p.bth.opcode));
+  w.u8(static_cast<std::uint8_t>((p.bth.solicited ? 0x80U : 0U) | (p.bth.mig_req ? 0x40U : 0U) |
+                                 static_cast<unsigned>(pad << 4U) | p.bth.tver));
+  w.u16(p.bth.p_key);
+  w.u32((p.bth.fecn ? 0x80000000U : 0U) | (p.bth.becn ? 0x40000000U : 0U) | p.bth.destination_qp);
+  w.u32((p.bth.ack_request ? 0x80000000U : 0U) | p.bth.psn);
+  if (p.reth) {
+    w.u64(p.reth->virtual_address);
+    w.u32(p.reth->r_key);
+    w.u32(p.reth->dma_length);
+  }
+  if (!p.payload.empty()) std::memcpy(body.data() + w.position(), p.payload.data(), p.payload.size());
+  std::memset(body.data() + w.position() + p.payload.size(), 0, pad + kIcrcSize);
+  Ipv4Udp ip = p.ip;
+  ip.destination_port = kRocev2Port;
+  std::array<std::byte, kIpv4HeaderSize + kUdpHeaderSize> scratch{};
+  // Headers with a correct IP checksum; the UDP checksum of RoCEv2 is zero.
+  auto hdr = encode_ipv4_udp(ip, {}, scratch);
+  if (!hdr) return fail(hdr.error());
+  std::memcpy(out.data(), scratch.data(), scratch.size());
+  const auto total16 = static_cast<std::uint16_t>(total);
+  const auto udp16 = static_cast<std::uint16_t>(udp_payload + kUdpHeaderSize);
+  out[2] = static_cast<std::byte>(total16 >> 8U);
+  out[3] = static_cast<std::byte>(total16 & 0xFFU);
+  out[10] = std::byte{0};
+  out[11] = std::byte{0};
+  const std::uint16_t ip_sum = fold(ones_sum(out.first(kIpv4HeaderSize), 0));
+  out[10] = static_cast<std::byte>(ip_sum >> 8U);
+  out[11] = static_cast<std::byte>(ip_sum & 0xFFU);
+  out[24] = static_cast<std::byte>(udp16 >> 8U);
+  out[25] = static_cast<std::byte>(udp16 & 0xFFU);
+  out[26] = std::byte{0};
+  out[27] = std::byte{0};
+  const std::uint32_t icrc = rocev2_icrc(out.first(total));
+  for (std::size_t i = 0; i < 4; ++i) {
+    out[total - 4 + i] = static_cast<std::byte>((icrc >> (8U * i)) & 0xFFU);
+  }
+  return total;
+}
+
+Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_packet,
+                                                 bool check_icrc) noexcept {
+  auto ip = decode_ipv4_udp(ip_packet);
+  if (!ip) return fail(ip.error());
+  Rocev2Packet p;
+  p.ip = ip->header;
+  const std::span<const std::byte> udp = ip->payload;
+  constexpr std::size_t kBase = kIpv4HeaderSize + kUdpHeaderSize;
+  ByteReader r(udp);
+  const std::uint8_t op = r.u8();
+  if (r.overflow()) return error(BindingErrorCode::Truncated, kBase, "opcode", udp.size(), kBthSize);
+  if (!valid_opcode(op)) return error(BindingErrorCode::UnsupportedOpcode, kBase, "opcode", op);
+  if (udp.size() < kBthSize) {
+    return error(BindingErrorCode::Truncated, kBase + udp.size(), "bth", udp.size(), kBthSize);
+  }
+  p.bth.opcode = static_cast<Rocev2Opcode>(op);
+  const std::uint8_t b1 = r.u8();
+  p.bth.solicited = (b1 & 0x80U) != 0;
+  p.bth.mig_req = (b1 & 0x40U) != 0;
+  p.bth.pad_count = static_cast<std::uint8_t>((b1 >> 4U) & 3U);
+  p.bth.tver = static_cast<std::uint8_t>(b1 & 0x0FU);
+  if (p.bth.tver != 0) return error(BindingErrorCode::BadTransportVersion, kBase + 1, "tver", p.bth.tver);
+  p.bth.p_key = r.u16();
+  const std::uint32_t w2 = r.u32();
+  p.bth.fecn = (w2 & 0x80000000U) != 0;
+  p.bth.becn = (w2 & 0x40000000U) != 0;
+  p.bth.destination_qp = w2 & kMax24;
+  const std::uint32_t w3 = r.u32();
+  p.bth.ack_request = (w3 & 0x80000000U) != 0;
+  p.bth.psn = w3 & kMax24;
+  if (has_reth(p.bth.opcode)) {
+    if (r.remaining() < kRethSize) {
+      return error(BindingErrorCode::Truncated, kBase + kBthSize, "reth", r.remaining(), kRethSize);
+    }
+    Reth reth;
+    reth.virtual_address = r.u64();
+    reth.r_key = r.u32();
+    reth.dma_length = r.u32();
+    p.reth = reth;
+  }
+  if (r.remaining() < kIcrcSize) {
+    return error(BindingErrorCode::Truncated, kBase + r.position(), "icrc", r.remaining(), kIcrcSize);
+  }
+  const std::size_t padded = r.remaining() - kIcrcSize;
+  if (p.bth.pad_count > padded) {
+    return error(BindingErrorCode::BadPadCount, kBase + 1, "pad_count", p.bth.pad_count, padded);
+  }
+  p.payload = udp.subspan(r.position(), padded - p.bth.pad_count);
+  const std::size_t icrc_at = kBase + r.position() + padded;
+  p.icrc = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    p.icrc |= std::to_integer<std::uint32_t>(ip_packet[icrc_at + i]) << (8U * i);
+  }
+  if (check_icrc) {
+    const std::uint32_t want = rocev2_icrc(ip_packet.first(icrc_at + kIcrcSize));
+    if (want != p.icrc) return error(BindingErrorCode::BadIcrc, icrc_at, "icrc", p.icrc, want);
+  }
+  return p;
+}
+
+Result<Rocev2Plan, BindingError> plan_rocev2(std::uint64_t length, std::uint64_t rdma_message_size,
+                                             std::uint32_t destination_qpn,
+                                             std::uint32_t first_msn) noexcept {
+  if (destination_qpn > kMax24) {
+    return error(BindingErrorCode::FieldOutOfRange, 0, "destination_qpn", destination_qpn, kMax24);
+  }
+  if (first_msn > kMax24) return error(BindingErrorCode::FieldOutOfRange, 0, "first_msn", first_msn, kMax24);
+  Rocev2Plan plan;
+  plan.first_msn = first_msn;
+  if (length == 0) {
+    plan.post_unit = 0;
+    plan.message_count = 1;
+  } else {
+    std::uint64_t unit = rdma_message_size == 0 ? length : std::min(rdma_message_size, length);
+    // The count field is 16 bits: enlarge the RDMA messages rather than overflow it.
+    const std::uint64_t min_unit = (length + 0xFFFEU) / 0xFFFFU;
+    unit = std::max(unit, min_unit);
+    plan.post_unit = unit;
+    plan.message_count = static_cast<std::uint16_t>((length + unit - 1) / unit);
+  }
+  plan.binding_value = *pack_rocev2(Rocev2Binding{destination_qpn, first_msn, plan.message_count});
+  return plan;
+}
+
+std::vector<std::uint64_t> rdma_message_sizes(std::uint64_t length, std::uint64_t post_unit) {
+  if (length == 0 || post_unit == 0) return {length};
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t o = 0; o < length; o += post_unit) sizes.push_back(std::min(post_unit, length - o));
+  return sizes;
+}
+
+Rocev2Requester::Rocev2Requester(std::uint32_t destination_qp, std::uint32_t first_psn,
+                                 std::uint32_t r_key, std::uint64_t base_va, std::uint32_t pmtu)
+    : qp_(destination_qp & kMax24),
+      next_psn_(first_psn & kMax24),
+      r_key_(r_key),
+      base_va_(base_va),
+      pmtu_(pmtu == 0 ? 4096 : pmtu) {}
+
+Result<Rocev2Plan, BindingError> Rocev2Requester::plan_message(std::uint64_t length,
+                                                               std::uint64_t rdma_message_size) {
+  auto plan = plan_rocev2(length, rdma_message_size, qp_, next_msn_);
+  if (plan) next_msn_ = (next_msn_ + plan->message_count) & kMax24;
+  return plan;
+}
+
+std::vector<Rocev2Requester::PacketHeaders> Rocev2Requester::packetize(
+    const Rocev2Plan& plan, std::uint64_t length, std::uint64_t offset,
+    std::uint32_t segment_length) {
+  std::vector<PacketHeaders> out;
+  const std::uint64_t unit = plan.post_unit == 0 ? std::max<std::uint64_t>(length, 1) : plan.post_unit;
+  std::uint64_t at = offset;
+  const std::uint64_t end = offset + segment_length;
+  do {
+    const std::uint64_t unit_start = at - at % unit;
+    const std::uint64_t unit_end = std::min(unit_start + unit, length);
+    const std::uint64_t piece_end = std::min({end, unit_end, at + pmtu_});
+    PacketHeaders h;
+    h.offset = at;
+    h.length = static_cast<std::uint32_t>(piece_end - at);
+    const bool first = at == unit_start;
+    const bool last = piece_end == unit_end;
+    h.bth.opcode = first && last ? Rocev2Opcode::WriteOnly
+                   : first       ? Rocev2Opcode::WriteFirst
+                   : last        ? Rocev2Opcode::WriteLast
+                                 : Rocev2Opcode::WriteMiddle;
+    h.bth.destination_qp = qp_;
+    h.bth.psn = next_psn_;
+    h.bth.ack_request = last;
+    next_psn_ = (next_psn_ + 1) & kMax24;
+    if (has_reth(h.bth.opcode)) {
+      h.reth = Reth{base_va_ + unit_start, r_key_, static_cast<std::uint32_t>(unit_end - unit_start)};
+    }
+    out.push_back(h);
+    at = piece_end;
+  } while (at < end);
+  return out;
+}
+
+void Rocev2Responder::register_message(std::uint64_t binding_value, std::uint64_t message_id) {
+  const Rocev2Binding b = unpack_rocev2(binding_value);
+  auto& list = spans_[b.destination_qpn];
+  for (const auto& s : list) {
+    if (s.message_id == message_id) return;  // a retransmitted CREDIT_REQUEST
+  }
+  list.push_back(Span{b.first_msn, b.message_count, message_id});
+}
+
+std::uint64_t Rocev2Responder::attribute(std::uint32_t qpn, std::uint32_t msn) const {
+  auto it = spans_.find(qpn);
+  if (it == spans_.end()) return 0;
+  for (const auto& s : it->second) {
+    // 24-bit serial distance from the first MSN.
+    const std::uint32_t distance = (msn - s.first_msn) & kMax24;
+    if (distance < s.count) return s.message_id;
+  }
+  return 0;
+}
+
+Rocev2Responder::Counted Rocev2Responder::count(const Rocev2Packet& p, const Address& sender_rdcc,
+                                                bool unscheduled_dscp) {
+  Counters& c = qps_[p.bth.destination_qp];
+  if (c.started && p.bth.psn != c.expected_psn) ++c.out_of_order;
+  c.started = true;
+  c.expected_psn = (p.bth.psn + 1) & kMax24;
+  c.payload_octets += p.payload.size();
+  ++c.packets;
+  Counted out;
+  out.msn = c.msn;
+  out.message_id = attribute(p.bth.destination_qp, c.msn);
+  // The responder's MSN counts completed RDMA messages: it advances on Last and Only.
+  if (ends_message(p.bth.opcode)) c.msn = (c.msn + 1) & kMax24;
+  out.observation.from = sender_rdcc;
+  out.observation.binding = BindingKind::RoCEv2;
+  out.observation.key = p.bth.destination_qp;
+  out.observation.octets = static_cast<std::uint32_t>(p.payload.size());
+  out.observation.ce = p.ip.ecn == kEcnCe;
+  out.observation.unscheduled_dscp = unscheduled_dscp;
+  return out;
+}
+
+const Rocev2Responder::Counters* Rocev2Responder::counters(std::uint32_t qpn) const {
+  auto it = qps_.find(qpn);
+  return it == qps_.end() ? nullptr : &it->second;
+}
+
+}  // namespace rdcc::ref

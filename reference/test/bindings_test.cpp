@@ -1,0 +1,268 @@
+// The opaque and RoCEv2 bindings: fixed vectors, round trips, truncation sweeps, errors.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "rdcc/codec/hex.hpp"
+#include "rdcc/codec/rocev2.hpp"
+#include "rdcc/reference/bindings.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+std::vector<std::byte> hex(const char* text) { return parse_hex(text).value(); }
+
+TEST(Opaque, FixedVector_EncodesFieldByField) {
+  OpaqueHeader h;
+  h.flags = opaque_flag::kLast;
+  h.payload_length = 4;
+  h.message_identifier = 0x101;
+  h.offset = 0x40000;
+  const std::vector<std::byte> payload = hex("de ad be ef");
+  std::vector<std::byte> out(28);
+  ASSERT_EQ(*encode_opaque(h, payload, out), 28U);
+  EXPECT_EQ(to_hex(out), "52 44 01 01 00 00 00 04 00 00 00 00 00 00 01 01 "
+                         "00 00 00 00 00 04 00 00 de ad be ef");
+  auto d = decode_opaque(out);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->header, h);
+  EXPECT_TRUE(d->header.last());
+  EXPECT_EQ(to_hex(d->payload), "de ad be ef");
+  EXPECT_EQ(d->trailing, 0U);
+}
+
+TEST(Opaque, EveryPrefix_IsTruncatedAtTheRightFieldOrPayloadBeyondPacket) {
+  OpaqueHeader h;
+  h.payload_length = 3;
+  h.message_identifier = 7;
+  const std::vector<std::byte> payload(3);
+  std::vector<std::byte> out(27);
+  ASSERT_TRUE(encode_opaque(h, payload, out));
+  for (std::size_t n = 0; n < out.size(); ++n) {
+    auto d = decode_opaque(std::span(out).first(n));
+    ASSERT_FALSE(d) << n;
+    const std::size_t want = n < 2 ? 0 : n < 3 ? 2 : n < 4 ? 3 : n < 8 ? 4 : n < 16 ? 8 : n < 24 ? 16 : 4;
+    EXPECT_EQ(d.error().offset, want) << n;
+    EXPECT_EQ(d.error().code, n < 24 ? BindingErrorCode::Truncated : BindingErrorCode::PayloadBeyondPacket) << n;
+  }
+}
+
+TEST(Opaque, BadMagicBadVersionAndOffsetOverflow_AreRejected) {
+  std::vector<std::byte> out(24);
+  OpaqueHeader h;
+  ASSERT_TRUE(encode_opaque(h, {}, out));
+  auto bad = out;
+  bad[0] = std::byte{0x00};
+  EXPECT_EQ(decode_opaque(bad).error().code, BindingErrorCode::BadMagic);
+  bad = out;
+  bad[2] = std::byte{0x02};
+  EXPECT_EQ(decode_opaque(bad).error().code, BindingErrorCode::BadVersion);
+  EXPECT_EQ(decode_opaque(bad).error().offset, 2U);
+  h.offset = ~0ULL;
+  h.payload_length = 1;
+  std::vector<std::byte> big(25);
+  ASSERT_TRUE(encode_opaque(h, std::vector<std::byte>(1), big));
+  EXPECT_EQ(decode_opaque(big).error().code, BindingErrorCode::OffsetOverflow);
+}
+
+TEST(Opaque, UndefinedFlagsAndTrailingOctets_AreKeptNotRejected) {
+  OpaqueHeader h;
+  h.flags = 0xF0;
+  std::vector<std::byte> out(30);
+  ASSERT_TRUE(encode_opaque(h, {}, out));
+  auto d = decode_opaque(out);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->header.flags, 0xF0);
+  EXPECT_EQ(d->trailing, 6U);
+}
+
+TEST(Opaque, Observation_CarriesIdentifierOffsetAndOctets) {
+  DataSegment s;
+  s.binding_value = 0x55;
+  s.offset = 8192;
+  s.length = 4096;
+  s.last = true;
+  const OpaqueHeader h = opaque_header_for(s);
+  EXPECT_TRUE(h.last());
+  const DataObservation o = observe_opaque(h, Address::v4(10, 0, 0, 1, 50000), true, false);
+  EXPECT_EQ(o.key, 0x55U);
+  EXPECT_EQ(o.offset, 8192U);
+  EXPECT_EQ(o.octets, 4096U);
+  EXPECT_TRUE(o.ce);
+  EXPECT_EQ(o.binding, BindingKind::Opaque);
+}
+
+TEST(Ipv4Udp, RoundTrip_WithValidChecksums) {
+  Ipv4Udp h;
+  h.source = {10, 0, 0, 1};
+  h.destination = {10, 0, 0, 2};
+  h.source_port = 50000;
+  h.destination_port = 50001;
+  h.dscp = 46;
+  h.ecn = kEcnEct0;
+  const std::vector<std::byte> payload = hex("01 02 03");
+  std::vector<std::byte> out(31);
+  ASSERT_EQ(*encode_ipv4_udp(h, payload, out), 31U);
+  auto d = decode_ipv4_udp(out);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->header.dscp, 46);
+  EXPECT_EQ(d->header.ecn, kEcnEct0);
+  EXPECT_EQ(to_hex(d->payload), "01 02 03");
+  for (std::size_t n = 0; n < 28; ++n) EXPECT_FALSE(decode_ipv4_udp(std::span(out).first(n))) << n;
+}
+
+TEST(Rocev2, AppendixBindingValue_QpnMsnCount) {
+  auto plan = plan_rocev2(4U << 20U, 256U << 10U, 0x000123, 5);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->message_count, 16);
+  EXPECT_EQ(plan->post_unit, 256U << 10U);
+  EXPECT_EQ(plan->binding_value, 0x0001230000050010ULL);
+  EXPECT_EQ(unpack_rocev2(plan->binding_value), (Rocev2Binding{0x123, 5, 16}));
+  EXPECT_EQ(rdma_message_sizes(4U << 20U, plan->post_unit).size(), 16U);
+}
+
+TEST(Rocev2, Plan_EnlargesRdmaMessagesRatherThanOverflowTheCount) {
+  auto plan = plan_rocev2(1ULL << 32U, 4096, 1, 0);
+  ASSERT_TRUE(plan);
+  EXPECT_LE(plan->message_count, 0xFFFF);
+  EXPECT_GE(plan->post_unit * plan->message_count, 1ULL << 32U);
+  EXPECT_EQ(plan_rocev2(1, 1, 1U << 24U, 0).error().code, BindingErrorCode::FieldOutOfRange);
+  EXPECT_EQ(plan_rocev2(0, 0, 1, 0)->message_count, 1);
+}
+
+TEST(Rocev2, Icrc_IgnoresMaskedFieldsAndCoversTheQpn) {
+  std::vector<std::byte> pkt(kIpv4HeaderSize + kUdpHeaderSize + kBthSize + kIcrcSize);
+  // A packet of all-masked fields: the CRC must not depend on TOS, TTL or checksums.
+  auto a = rocev2_icrc(pkt);
+  pkt[1] = std::byte{0x12};
+  pkt[8] = std::byte{0x40};
+  pkt[26] = std::byte{0x77};
+  pkt[kIpv4HeaderSize + kUdpHeaderSize + 4] = std::byte{0x80};
+  EXPECT_EQ(rocev2_icrc(pkt), a);
+  pkt[kIpv4HeaderSize + kUdpHeaderSize + 5] = std::byte{0x01};  // the QPN is covered
+  EXPECT_NE(rocev2_icrc(pkt), a);
+}
+
+Rocev2Packet sample_packet(Rocev2Opcode op, std::span<const std::byte> payload) {
+  Rocev2Packet p;
+  p.ip.source = {10, 0, 0, 3};
+  p.ip.destination = {10, 0, 0, 2};
+  p.ip.source_port = 0xC123;
+  p.ip.dscp = 26;
+  p.ip.ecn = kEcnEct0;
+  p.bth.opcode = op;
+  p.bth.destination_qp = 0x000123;
+  p.bth.psn = 0x000042;
+  if (has_reth(op)) p.reth = Reth{0x10000000, 0xABCD, 262144};
+  p.payload = payload;
+  return p;
+}
+
+TEST(Rocev2, WriteFirst_FixedHeadersAndRoundTrip) {
+  const std::vector<std::byte> payload = hex("aa bb cc dd ee");
+  const Rocev2Packet p = sample_packet(Rocev2Opcode::WriteFirst, payload);
+  std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size()));
+  ASSERT_EQ(*encode_rocev2(p, out), 20U + 8 + 12 + 16 + 8 + 4);
+  // BTH: opcode 0x06, M set, pad 3, P_Key ffff, QPN 0x000123, PSN 0x000042.
+  EXPECT_EQ(to_hex(std::span(out).subspan(28, 12)), "06 70 ff ff 00 00 01 23 00 00 00 42");
+  // RETH: VA, R_Key, DMA length.
+  EXPECT_EQ(to_hex(std::span(out).subspan(40, 16)),
+            "00 00 00 00 10 00 00 00 00 00 ab cd 00 04 00 00");
+  EXPECT_EQ(std::to_integer<int>(out[22]) << 8 | std::to_integer<int>(out[23]), 4791);
+  auto d = decode_rocev2(out);
+  ASSERT_TRUE(d) << d.error().describe();
+  EXPECT_EQ(d->bth.opcode, Rocev2Opcode::WriteFirst);
+  EXPECT_EQ(d->bth.pad_count, 3);
+  EXPECT_EQ(d->bth.destination_qp, 0x123U);
+  EXPECT_EQ(*d->reth, *p.reth);
+  EXPECT_EQ(to_hex(d->payload), "aa bb cc dd ee");
+}
+
+TEST(Rocev2, CorruptedOctet_IsBadIcrcAndMaskedFieldsAreNot) {
+  const std::vector<std::byte> payload(8);
+  const Rocev2Packet p = sample_packet(Rocev2Opcode::WriteOnly, payload);
+  std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size()));
+  ASSERT_TRUE(encode_rocev2(p, out));
+  auto ce = out;
+  ce[1] = std::byte{(26 << 2) | kEcnCe};  // a switch marks CE: TOS is masked
+  ce[10] = std::byte{0};                  // and the IP checksum would be rewritten
+  EXPECT_TRUE(decode_rocev2(ce));
+  auto bad = out;
+  bad[60] ^= std::byte{1};
+  EXPECT_EQ(decode_rocev2(bad).error().code, BindingErrorCode::BadIcrc);
+  EXPECT_TRUE(decode_rocev2(bad, false));
+}
+
+TEST(Rocev2, EveryPrefix_FailsAndErrorsNameTheirField) {
+  const std::vector<std::byte> payload(4);
+  const Rocev2Packet p = sample_packet(Rocev2Opcode::WriteOnly, payload);
+  std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size()));
+  ASSERT_TRUE(encode_rocev2(p, out));
+  for (std::size_t n = 0; n < out.size(); ++n) EXPECT_FALSE(decode_rocev2(std::span(out).first(n))) << n;
+  auto op = out;
+  op[28] = std::byte{0x04};  // SEND Only: not an RDMA WRITE
+  EXPECT_EQ(decode_rocev2(op, false).error().code, BindingErrorCode::UnsupportedOpcode);
+  auto tver = out;
+  tver[29] = std::byte{0x41};
+  EXPECT_EQ(decode_rocev2(tver, false).error().code, BindingErrorCode::BadTransportVersion);
+}
+
+TEST(Rocev2, RequesterAndResponder_CountPerQueuePairAndAttributeByMsn) {
+  Rocev2Requester req(0x123, 100, 0xABCD, 0x1000, 4096);
+  auto first = req.plan_message(10000, 4096);  // 3 RDMA messages: MSN 0..2
+  auto second = req.plan_message(4096, 4096);  // 1 RDMA message: MSN 3
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->message_count, 3);
+  EXPECT_EQ(second->first_msn, 3U);
+  Rocev2Responder resp;
+  resp.register_message(first->binding_value, 0x101);
+  resp.register_message(second->binding_value, 0x102);
+  const Address from = Address::v4(10, 0, 0, 3, 50000);
+  std::uint64_t counted_first = 0;
+  auto feed = [&](const Rocev2Plan& plan, std::uint64_t len, std::uint64_t want_id) {
+    for (std::uint64_t off = 0; off < len; off += 2048) {
+      const auto seg = static_cast<std::uint32_t>(std::min<std::uint64_t>(2048, len - off));
+      for (const auto& h : req.packetize(plan, len, off, seg)) {
+        const std::vector<std::byte> payload(h.length);
+        Rocev2Packet p = sample_packet(h.bth.opcode, payload);
+        p.bth = h.bth;
+        p.reth = h.reth;
+        std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size()));
+        ASSERT_TRUE(encode_rocev2(p, out));
+        auto d = decode_rocev2(out);
+        ASSERT_TRUE(d);
+        const auto c = resp.count(*d, from, false);
+        EXPECT_EQ(c.message_id, want_id);
+        EXPECT_EQ(c.observation.key, 0x123U);
+        if (want_id == 0x101) counted_first += c.observation.octets;
+      }
+    }
+  };
+  feed(*first, 10000, 0x101);
+  feed(*second, 4096, 0x102);
+  EXPECT_EQ(counted_first, 10000U);
+  const auto* c = resp.counters(0x123);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->payload_octets, 14096U);
+  EXPECT_EQ(c->msn, 4U);  // advanced on each Last/Only
+  EXPECT_EQ(c->out_of_order, 0U);
+}
+
+TEST(Rocev2, Packetize_OpcodesFollowTheRdmaMessageBoundaries) {
+  Rocev2Requester req(7, 0, 1, 0, 4096);
+  auto plan = req.plan_message(8192, 8192);
+  ASSERT_TRUE(plan);
+  auto a = req.packetize(*plan, 8192, 0, 4096);
+  auto b = req.packetize(*plan, 8192, 4096, 4096);
+  ASSERT_EQ(a.size(), 1U);
+  ASSERT_EQ(b.size(), 1U);
+  EXPECT_EQ(a[0].bth.opcode, Rocev2Opcode::WriteFirst);
+  EXPECT_EQ(a[0].reth->dma_length, 8192U);
+  EXPECT_EQ(b[0].bth.opcode, Rocev2Opcode::WriteLast);
+  EXPECT_EQ(b[0].bth.psn, 1U);
+  auto only = req.plan_message(100, 8192);
+  EXPECT_EQ(req.packetize(*only, 100, 0, 100)[0].bth.opcode, Rocev2Opcode::WriteOnly);
+}
+
+}  // namespace
+}  // namespace rdcc::ref
