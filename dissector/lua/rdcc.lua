@@ -1,0 +1,740 @@
+-- rdcc.lua: Wireshark dissector for RDCC (Receiver-Driven Credit Control), in Lua, for users
+-- who cannot build the C plugin (dissector/c/packet-rdcc.c). Both build the same tree with the
+-- same field names ("rdcc." + the codec's JSON keys), the same labels and the same expert
+-- info; the tests of dissector/test compare them field for field.
+--
+-- The spec forbids a default port ("Port Configuration"): set the rdcc.udp.port preference,
+-- use Decode As, or rely on the heuristic dissector (enabled by default).
+--
+-- SPDX-License-Identifier: GPL-2.0-or-later
+
+local rdcc = Proto("RDCC", "Receiver-Driven Credit Control")
+
+local HEADER_SIZE = 16
+local REPORT_SIZE_IPV6 = 72
+local AF_OFFSET = 30
+local VERSION = 1
+
+local ASSOC_REQUEST, ASSOC_ACCEPT, CREDIT_REQUEST, CREDIT_GRANT = 1, 2, 3, 4
+local SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, CANCEL = 5, 6, 7, 8
+local CREDIT_RETURN, ERROR = 9, 10
+
+local FLAG_PARAMETER_UPDATE, FLAG_UPDATE_ACKNOWLEDGMENT = 0x0001, 0x0002
+local FLAG_POOL, FLAG_FINAL = 0x0001, 0x0002
+local REASON_UNKNOWN_ASSOCIATION = 0x0002
+local BINDING_ROCEV2 = 1
+
+-- "RDCC Message Types": names and the size defined for each type (CONGESTION_REPORT: IPv4).
+local type_names = {
+    [1] = "ASSOC_REQUEST", [2] = "ASSOC_ACCEPT", [3] = "CREDIT_REQUEST", [4] = "CREDIT_GRANT",
+    [5] = "SENDER_STATUS", [6] = "CONGESTION_REPORT", [7] = "MSG_DONE", [8] = "CANCEL",
+    [9] = "CREDIT_RETURN", [10] = "ERROR",
+}
+local type_size = { 48, 48, 56, 40, 32, 48, 32, 28, 32, 28 }
+
+local reason_names = {
+    [0] = "NO_ERROR", [1] = "ASSOC_REFUSED", [2] = "UNKNOWN_ASSOCIATION",
+    [3] = "BUDGET_EXHAUSTED", [4] = "UNSUPPORTED_TYPE", [5] = "MESSAGE_TOO_LARGE",
+    [6] = "APPLICATION_ABORT", [7] = "UNSUPPORTED_BINDING",
+}
+local service_hint_names = { [0] = "NONE", [1] = "LATENCY_SENSITIVE", [2] = "THROUGHPUT_ORIENTED" }
+local binding_kind_names = { [0] = "RESERVED", [1] = "ROCEV2", [2] = "OPAQUE" }
+local direction_names = { [1] = "TO_RECEIVER", [2] = "TO_SENDER" }
+local address_family_names = { [4] = "IPV4", [6] = "IPV6" }
+local set_notset = { "Set", "Not set" }
+
+local f = {
+    version = ProtoField.uint8("rdcc.version", "Version", base.DEC, nil, 0xF0),
+    rsv = ProtoField.uint8("rdcc.rsv", "Rsv", base.HEX, nil, 0x0F, "Reserved bits"),
+    type = ProtoField.uint8("rdcc.type", "Type", base.HEX, type_names, nil, "Message type"),
+    length = ProtoField.uint16("rdcc.length", "Length", base.DEC, nil, nil,
+        "Length of the message in octets, including the header"),
+    association_id = ProtoField.uint32("rdcc.association_id", "Association ID", base.HEX),
+    epoch = ProtoField.uint16("rdcc.epoch", "Epoch", base.DEC, nil, nil,
+        "Incarnation of the receiver's RDCC state"),
+    flags = ProtoField.uint16("rdcc.flags", "Flags", base.HEX),
+    flags_parameter_update = ProtoField.bool("rdcc.flags.parameter_update", "Parameter Update",
+        16, set_notset, FLAG_PARAMETER_UPDATE),
+    flags_update_acknowledgment = ProtoField.bool("rdcc.flags.update_acknowledgment",
+        "Update Acknowledgment", 16, set_notset, FLAG_UPDATE_ACKNOWLEDGMENT),
+    flags_pool = ProtoField.bool("rdcc.flags.pool", "POOL", 16, set_notset, FLAG_POOL,
+        "The grant covers the association's pool"),
+    flags_final = ProtoField.bool("rdcc.flags.final", "FINAL", 16, set_notset, FLAG_FINAL,
+        "Grant Limit equals the message length"),
+    sequence_number = ProtoField.uint32("rdcc.sequence_number", "Sequence Number", base.DEC),
+    sender_nonce = ProtoField.uint64("rdcc.sender_nonce", "Sender Nonce", base.HEX),
+    capabilities = ProtoField.uint32("rdcc.capabilities", "Capabilities", base.HEX),
+    capabilities_pool = ProtoField.bool("rdcc.capabilities.pool", "POOL", 32, set_notset,
+        0x00000001, "Pool grants supported"),
+    capabilities_status = ProtoField.bool("rdcc.capabilities.status", "STATUS", 32, set_notset,
+        0x00000002, "SENDER_STATUS supported"),
+    capabilities_crn = ProtoField.bool("rdcc.capabilities.crn", "CRN", 32, set_notset,
+        0x00000004, "On-path reports are processed"),
+    line_rate = ProtoField.uint32("rdcc.line_rate", "Line Rate", base.DEC),
+    reserved1 = ProtoField.uint32("rdcc.reserved1", "Reserved 1", base.HEX),
+    reserved2 = ProtoField.uint32("rdcc.reserved2", "Reserved 2", base.HEX),
+    reserved3 = ProtoField.uint32("rdcc.reserved3", "Reserved 3", base.HEX),
+    reserved4 = ProtoField.uint32("rdcc.reserved4", "Reserved 4", base.HEX),
+    unscheduled_limit = ProtoField.uint32("rdcc.unscheduled_limit", "Unscheduled Limit (U)",
+        base.DEC),
+    start_jitter = ProtoField.uint32("rdcc.start_jitter", "Start Jitter (J)", base.DEC),
+    backlog_threshold = ProtoField.uint32("rdcc.backlog_threshold", "Backlog Threshold (N_cu)",
+        base.DEC),
+    grant_lifetime = ProtoField.uint32("rdcc.grant_lifetime", "Grant Lifetime", base.DEC, nil,
+        nil, "Default Grant Lifetime of the association"),
+    credit_unit = ProtoField.uint32("rdcc.credit_unit", "Credit Unit", base.DEC),
+    message_id = ProtoField.uint64("rdcc.message_id", "Message ID", base.HEX),
+    message_length = ProtoField.uint64("rdcc.message_length", "Message Length", base.DEC),
+    unscheduled_sent = ProtoField.uint64("rdcc.unscheduled_sent", "Unscheduled Sent", base.DEC),
+    traffic_class = ProtoField.uint8("rdcc.traffic_class", "Class", base.DEC, nil, nil,
+        "Traffic Class"),
+    weight = ProtoField.uint8("rdcc.weight", "Weight", base.DEC),
+    service_hint = ProtoField.uint8("rdcc.service_hint", "Service Hint", base.DEC,
+        service_hint_names),
+    binding_kind = ProtoField.uint8("rdcc.binding_kind", "Binding Kind", base.DEC,
+        binding_kind_names),
+    deadline = ProtoField.uint32("rdcc.deadline", "Deadline", base.DEC),
+    binding_value = ProtoField.uint64("rdcc.binding_value", "Binding Value", base.HEX),
+    binding_value_destination_qpn = ProtoField.uint24("rdcc.binding_value.destination_qpn",
+        "Destination QPN", base.HEX, nil, nil, "Destination queue pair number"),
+    binding_value_first_msn = ProtoField.uint24("rdcc.binding_value.first_msn", "First MSN",
+        base.DEC, nil, nil, "Message sequence number of the first RDMA message"),
+    binding_value_message_count = ProtoField.uint16("rdcc.binding_value.message_count",
+        "RDMA Messages", base.DEC, nil, nil, "Number of RDMA messages"),
+    grant_limit = ProtoField.uint64("rdcc.grant_limit", "Grant Limit", base.DEC, nil, nil,
+        "Cumulative octet offset (exclusive) up to which the sender may transmit"),
+    pacing_rate = ProtoField.uint32("rdcc.pacing_rate", "Pacing Rate", base.DEC),
+    lifetime = ProtoField.uint32("rdcc.lifetime", "Lifetime", base.DEC),
+    unused_credit = ProtoField.uint64("rdcc.unused_credit", "Unused Credit", base.DEC),
+    congestion_level = ProtoField.uint8("rdcc.congestion_level", "Congestion Level", base.DEC,
+        nil, nil, "0 none .. 255 saturated"),
+    reserved = ProtoField.uint16("rdcc.reserved", "Reserved", base.HEX),
+    suggested_rate = ProtoField.uint32("rdcc.suggested_rate", "Suggested Rate", base.DEC),
+    reporter_id = ProtoField.uint32("rdcc.reporter_id", "Reporter ID", base.HEX),
+    queue_depth = ProtoField.uint32("rdcc.queue_depth", "Queue Depth", base.DEC),
+    queue_threshold = ProtoField.uint32("rdcc.queue_threshold", "Queue Threshold", base.DEC),
+    congestion_degree = ProtoField.uint8("rdcc.congestion_degree", "Congestion Degree",
+        base.DEC),
+    direction = ProtoField.uint8("rdcc.direction", "Direction", base.DEC, direction_names),
+    address_family = ProtoField.uint8("rdcc.address_family", "AF", base.DEC,
+        address_family_names, nil, "Address family"),
+    protocol = ProtoField.uint8("rdcc.protocol", "Protocol", base.DEC, nil, nil,
+        "IP protocol of the data packet"),
+    source_port = ProtoField.uint16("rdcc.source_port", "Source Port", base.DEC),
+    destination_port = ProtoField.uint16("rdcc.destination_port", "Destination Port", base.DEC),
+    source_address_ipv4 = ProtoField.ipv4("rdcc.source_address", "Source Address"),
+    destination_address_ipv4 = ProtoField.ipv4("rdcc.destination_address",
+        "Destination Address"),
+    source_address_ipv6 = ProtoField.ipv6("rdcc.source_address", "Source Address"),
+    destination_address_ipv6 = ProtoField.ipv6("rdcc.destination_address",
+        "Destination Address"),
+    octets_received = ProtoField.uint64("rdcc.octets_received", "Octets Received", base.DEC),
+    reason = ProtoField.uint16("rdcc.reason", "Reason", base.HEX, reason_names),
+    new_limit = ProtoField.uint64("rdcc.new_limit", "New Limit", base.DEC, nil, nil,
+        "Offset beyond which the sender will not transmit"),
+    extension = ProtoField.bytes("rdcc.extension", "Octets beyond the defined body"),
+    trailing = ProtoField.bytes("rdcc.trailing", "Octets after Length"),
+    request_in = ProtoField.framenum("rdcc.request_in", "Request In", base.NONE,
+        frametype.REQUEST, nil, "The first CREDIT_REQUEST for this message is in this frame"),
+    grant_in = ProtoField.framenum("rdcc.grant_in", "First Grant In", base.NONE,
+        frametype.RESPONSE, nil, "The first CREDIT_GRANT for this message is in this frame"),
+    done_in = ProtoField.framenum("rdcc.done_in", "MSG_DONE In", base.NONE, frametype.RESPONSE,
+        nil, "The MSG_DONE for this message is in this frame"),
+    grant_delay = ProtoField.relative_time("rdcc.grant_delay", "Time to First Grant",
+        "Time from the first CREDIT_REQUEST to the first CREDIT_GRANT"),
+    time_since_request = ProtoField.relative_time("rdcc.time_since_request",
+        "Time Since Request", "Time since the first CREDIT_REQUEST for this message"),
+}
+local field_list = {}
+for _, field in pairs(f) do field_list[#field_list + 1] = field end
+rdcc.fields = field_list
+
+local G, S = expert.group, expert.severity
+local ei = {
+    truncated = ProtoExpert.new("rdcc.expert.truncated",
+        "Datagram ends before Version, Type or Length", G.MALFORMED, S.ERROR),
+    bad_version = ProtoExpert.new("rdcc.expert.bad_version", "Version is not 1",
+        G.MALFORMED, S.ERROR),
+    unknown_type = ProtoExpert.new("rdcc.expert.unknown_type", "Type is not registered",
+        G.MALFORMED, S.ERROR),
+    length_too_small = ProtoExpert.new("rdcc.expert.length_too_small",
+        "Length is smaller than the size of the type", G.MALFORMED, S.ERROR),
+    length_beyond_datagram = ProtoExpert.new("rdcc.expert.length_beyond_datagram",
+        "Length is beyond the datagram", G.MALFORMED, S.ERROR),
+    bad_address_family = ProtoExpert.new("rdcc.expert.bad_address_family",
+        "AF is neither 4 nor 6", G.MALFORMED, S.ERROR),
+    reserved_nonzero = ProtoExpert.new("rdcc.expert.reserved_nonzero",
+        "Reserved bits are not zero", G.PROTOCOL, S.WARN),
+    undefined_flags = ProtoExpert.new("rdcc.expert.undefined_flags", "Undefined flags are set",
+        G.PROTOCOL, S.NOTE),
+    class_above_7 = ProtoExpert.new("rdcc.expert.class_above_7", "Class is above 7",
+        G.PROTOCOL, S.WARN),
+    weight_zero = ProtoExpert.new("rdcc.expert.weight_zero", "Weight is zero", G.PROTOCOL,
+        S.WARN),
+    pacing_rate_zero = ProtoExpert.new("rdcc.expert.pacing_rate_zero", "Pacing Rate is zero",
+        G.PROTOCOL, S.WARN),
+    pool_message_id = ProtoExpert.new("rdcc.expert.pool_message_id",
+        "POOL grant with a non-zero Message ID", G.PROTOCOL, S.WARN),
+    message_id_zero = ProtoExpert.new("rdcc.expert.message_id_zero",
+        "Message ID zero is reserved", G.PROTOCOL, S.WARN),
+    final_below_length = ProtoExpert.new("rdcc.expert.final_below_length",
+        "FINAL with a Grant Limit below the message length", G.PROTOCOL, S.WARN),
+    grant_beyond_length = ProtoExpert.new("rdcc.expert.grant_beyond_length",
+        "Grant Limit beyond the message length", G.PROTOCOL, S.WARN),
+    final_missing = ProtoExpert.new("rdcc.expert.final_missing",
+        "Grant reaches the message length without FINAL", G.PROTOCOL, S.WARN),
+    sequence_not_newer = ProtoExpert.new("rdcc.expert.sequence_not_newer",
+        "Sequence Number is not newer than the newest processed", G.SEQUENCE, S.WARN),
+    unregistered_value = ProtoExpert.new("rdcc.expert.unregistered_value",
+        "Value is not registered", G.PROTOCOL, S.NOTE),
+    extension_octets = ProtoExpert.new("rdcc.expert.extension_octets",
+        "Length is larger than the size of the type", G.PROTOCOL, S.NOTE),
+    trailing_octets = ProtoExpert.new("rdcc.expert.trailing_octets",
+        "Octets after Length are not part of the message", G.MALFORMED, S.WARN),
+}
+local expert_list = {}
+for _, e in pairs(ei) do expert_list[#expert_list + 1] = e end
+rdcc.experts = expert_list
+
+-- No default port: "Implementations MUST NOT assume a default port value."
+rdcc.prefs["udp.port"] = Pref.range("UDP ports", "", "UDP ports that carry RDCC", 65535)
+
+-- Per-capture state, rebuilt from the first pass; every later pass reads what the first
+-- pass recorded for the frame, as the C plugin does.
+local sequences, messages, frames
+
+function rdcc.init()
+    sequences, messages, frames = {}, {}, {}
+end
+
+local function hex64(v)
+    local text = v:tohex():gsub("^0+", "")
+    if text == "" then return "0" end
+    return text
+end
+
+-- A fractional part of at most three digits, trailing zeros removed (as the C plugin).
+local function scaled(value, unit)
+    local number = string.format("%.3f", value):gsub("0+$", ""):gsub("%.$", "")
+    return number .. " " .. unit
+end
+
+local IEC = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" }
+local OCTETS, MBPS, MICROS = 1, 2, 3
+
+local function append_unit(item, value, unit, zero_means)
+    local human
+    local name = "octets"
+    local v = value
+    if unit == OCTETS then
+        if v >= 1024 then
+            local i = 1
+            v = v / 1024.0
+            while i < 6 and v >= 1024.0 do
+                v = v / 1024.0
+                i = i + 1
+            end
+            human = scaled(v, IEC[i])
+        end
+    elseif unit == MBPS then
+        name = "Mbit/s"
+        if value >= 1000000 then
+            human = scaled(v / 1000000.0, "Tbit/s")
+        elseif value >= 1000 then
+            human = scaled(v / 1000.0, "Gbit/s")
+        end
+    else
+        name = "\xC2\xB5s"
+        if value >= 1000000 then
+            human = scaled(v / 1000000.0, "s")
+        elseif value >= 1000 then
+            human = scaled(v / 1000.0, "ms")
+        end
+    end
+    if value == 0 and zero_means then
+        item:append_text(" " .. name .. " (" .. zero_means .. ")")
+    elseif human then
+        item:append_text(" " .. name .. " (" .. human .. ")")
+    else
+        item:append_text(" " .. name)
+    end
+end
+
+-- Adds a count, offset, rate or duration; returns its value as a Lua number (exact up to
+-- 2^53; the raw 64-bit value is what the field holds) and the item.
+local function add_quantity(tree, field, buf, offset, size, unit, zero_means)
+    local range = buf(offset, size)
+    local item = tree:add(field, range)
+    local value
+    if size == 8 then value = range:uint64():tonumber() else value = range:uint() end
+    append_unit(item, value, unit, zero_means)
+    return value, item, range
+end
+
+local function add_reserved(tree, field, buf, offset, size)
+    local item = tree:add(field, buf(offset, size))
+    local value = buf(offset, size):uint()
+    if value ~= 0 then
+        item:add_proto_expert_info(ei.reserved_nonzero, string.format(
+            "Reserved field is 0x%x, not zero (ignored on receipt)", value))
+    end
+end
+
+local function add_enum(tree, field, buf, offset, size, names, what)
+    local item = tree:add(field, buf(offset, size))
+    local value = buf(offset, size):uint()
+    if names[value] == nil then
+        item:add_proto_expert_info(ei.unregistered_value,
+            string.format("%s %d is not registered", what, value))
+    end
+    return value
+end
+
+local function add_capabilities(tree, buf)
+    local item = tree:add(f.capabilities, buf(24, 4))
+    item:add(f.capabilities_pool, buf(24, 4))
+    item:add(f.capabilities_status, buf(24, 4))
+    item:add(f.capabilities_crn, buf(24, 4))
+end
+
+local function dissect_assoc_request(buf, tree)
+    tree:add(f.sender_nonce, buf(16, 8))
+    add_capabilities(tree, buf)
+    add_quantity(tree, f.line_rate, buf, 28, 4, MBPS)
+    add_reserved(tree, f.reserved1, buf, 32, 4)
+    add_reserved(tree, f.reserved2, buf, 36, 4)
+    add_reserved(tree, f.reserved3, buf, 40, 4)
+    add_reserved(tree, f.reserved4, buf, 44, 4)
+end
+
+local function dissect_assoc_accept(buf, tree)
+    tree:add(f.sender_nonce, buf(16, 8))
+    add_capabilities(tree, buf)
+    add_quantity(tree, f.unscheduled_limit, buf, 28, 4, OCTETS, "unscheduled mode disabled")
+    add_quantity(tree, f.start_jitter, buf, 32, 4, MICROS)
+    add_quantity(tree, f.backlog_threshold, buf, 36, 4, OCTETS)
+    add_quantity(tree, f.grant_lifetime, buf, 40, 4, MICROS)
+    add_quantity(tree, f.credit_unit, buf, 44, 4, OCTETS)
+end
+
+local function dissect_credit_request(buf, tree)
+    local item = tree:add(f.message_id, buf(16, 8))
+    if buf(16, 8):uint64() == UInt64(0) then
+        item:add_proto_expert_info(ei.message_id_zero, "Message ID zero is reserved")
+    end
+    add_quantity(tree, f.message_length, buf, 24, 8, OCTETS)
+    add_quantity(tree, f.unscheduled_sent, buf, 32, 8, OCTETS)
+    local class = buf(40, 1):uint()
+    item = tree:add(f.traffic_class, buf(40, 1))
+    if class > 7 then
+        item:add_proto_expert_info(ei.class_above_7,
+            string.format("Class %d is above 7 (treated as 7)", class))
+    end
+    item = tree:add(f.weight, buf(41, 1))
+    if buf(41, 1):uint() == 0 then
+        item:add_proto_expert_info(ei.weight_zero, "Weight 0 is outside 1..255 (treated as 1)")
+    end
+    add_enum(tree, f.service_hint, buf, 42, 1, service_hint_names, "Service Hint")
+    local kind = add_enum(tree, f.binding_kind, buf, 43, 1, binding_kind_names, "Binding Kind")
+    add_quantity(tree, f.deadline, buf, 44, 4, MICROS, "none")
+    item = tree:add(f.binding_value, buf(48, 8))
+    if kind == BINDING_ROCEV2 then
+        -- "Transport Bindings", RoCEv2: QPN in bits 63..40, first MSN in 39..16, count.
+        item:add(f.binding_value_destination_qpn, buf(48, 3))
+        item:add(f.binding_value_first_msn, buf(51, 3))
+        item:add(f.binding_value_message_count, buf(54, 2))
+    end
+end
+
+local function dissect_credit_grant(buf, tree, flags, frame)
+    local pool = bit.band(flags, FLAG_POOL) ~= 0
+    local final = bit.band(flags, FLAG_FINAL) ~= 0
+    local id = buf(16, 8):uint64()
+    local item = tree:add(f.message_id, buf(16, 8))
+    if pool and id ~= UInt64(0) then
+        item:add_proto_expert_info(ei.pool_message_id,
+            "POOL grant with Message ID 0x" .. hex64(id) .. ", not zero")
+    elseif not pool and id == UInt64(0) then
+        item:add_proto_expert_info(ei.message_id_zero,
+            "Message ID zero is reserved (and POOL is not set)")
+    end
+    local _, limit_item, limit_range = add_quantity(tree, f.grant_limit, buf, 24, 8, OCTETS)
+    if frame.request_known then
+        -- "Credit Requests and Grants", rule 5.
+        local limit = limit_range:uint64()
+        local length = frame.request_length
+        if limit > length then
+            limit_item:add_proto_expert_info(ei.grant_beyond_length,
+                "Grant Limit " .. tostring(limit) .. " is beyond the message length " ..
+                tostring(length))
+        elseif final and limit < length then
+            limit_item:add_proto_expert_info(ei.final_below_length,
+                "FINAL with Grant Limit " .. tostring(limit) ..
+                " below the message length " .. tostring(length))
+        elseif not final and limit == length then
+            limit_item:add_proto_expert_info(ei.final_missing,
+                "Grant Limit reaches the message length " .. tostring(limit) .. " without FINAL")
+        end
+    end
+    local rate, rate_item = add_quantity(tree, f.pacing_rate, buf, 32, 4, MBPS)
+    if rate == 0 then
+        rate_item:add_proto_expert_info(ei.pacing_rate_zero,
+            "Pacing Rate 0: the sender must ignore this grant")
+    end
+    add_quantity(tree, f.lifetime, buf, 36, 4, MICROS, "the association's default")
+end
+
+local function dissect_sender_status(buf, tree)
+    add_quantity(tree, f.unused_credit, buf, 16, 8, OCTETS)
+    tree:add(f.congestion_level, buf(24, 1))
+    add_enum(tree, f.service_hint, buf, 25, 1, service_hint_names, "Service Hint")
+    add_reserved(tree, f.reserved, buf, 26, 2)
+    add_quantity(tree, f.suggested_rate, buf, 28, 4, MBPS, "no suggestion")
+end
+
+local function dissect_congestion_report(buf, tree, af)
+    tree:add(f.reporter_id, buf(16, 4))
+    add_quantity(tree, f.queue_depth, buf, 20, 4, OCTETS)
+    add_quantity(tree, f.queue_threshold, buf, 24, 4, OCTETS)
+    tree:add(f.congestion_degree, buf(28, 1))
+    add_enum(tree, f.direction, buf, 29, 1, direction_names, "Direction")
+    tree:add(f.address_family, buf(30, 1))
+    tree:add(f.protocol, buf(31, 1))
+    tree:add(f.source_port, buf(32, 2))
+    tree:add(f.destination_port, buf(34, 2))
+    add_quantity(tree, f.suggested_rate, buf, 36, 4, MBPS, "none")
+    if af == 6 then
+        tree:add(f.source_address_ipv6, buf(40, 16))
+        tree:add(f.destination_address_ipv6, buf(56, 16))
+    else
+        tree:add(f.source_address_ipv4, buf(40, 4))
+        tree:add(f.destination_address_ipv4, buf(44, 4))
+    end
+end
+
+local function dissect_id_and_octets(buf, tree, field)
+    tree:add(f.message_id, buf(16, 8))
+    add_quantity(tree, field, buf, 24, 8, OCTETS)
+end
+
+local function dissect_cancel(buf, tree)
+    tree:add(f.message_id, buf(16, 8))
+    add_enum(tree, f.reason, buf, 24, 2, reason_names, "Reason")
+    add_reserved(tree, f.reserved, buf, 26, 2)
+end
+
+local function dissect_error(buf, tree)
+    add_enum(tree, f.reason, buf, 16, 2, reason_names, "Reason")
+    add_reserved(tree, f.reserved, buf, 18, 2)
+    tree:add(f.message_id, buf(20, 8))
+end
+
+-- RFC 1982 for 32 bits; exactly 2^31 apart is newer in neither direction.
+local function serial_newer(a, b)
+    return a ~= b and (a - b) % 4294967296 < 2147483648
+end
+
+local function endpoint(address, port)
+    return tostring(address) .. "/" .. tostring(port)
+end
+
+-- First pass only: sequence check and request lookup, recorded for the frame.
+local function analyse(pinfo, kind, association_id, epoch, sequence_number, flags, reason,
+                       message_id, message_length)
+    local frame = frames[pinfo.number]
+    if frame then return frame end
+    frame = {}
+    frames[pinfo.number] = frame
+
+    local src = endpoint(pinfo.src, pinfo.src_port)
+    local dst = endpoint(pinfo.dst, pinfo.dst_port)
+    -- "Common Header": exempt are ASSOC_REQUEST, ASSOC_ACCEPT, ERROR UNKNOWN_ASSOCIATION and
+    -- messages from CRNs.
+    local exempt = kind == ASSOC_REQUEST or kind == ASSOC_ACCEPT or kind == CONGESTION_REPORT or
+        (kind == ERROR and reason == REASON_UNKNOWN_ASSOCIATION)
+    if not exempt then
+        local key = table.concat({ src, dst, association_id, epoch }, " ")
+        local state = sequences[key]
+        if not state then
+            sequences[key] = { newest = sequence_number, newest_frame = pinfo.number }
+        elseif not serial_newer(sequence_number, state.newest) then
+            -- A discarded message does not advance the newest processed number.
+            frame.sequence_not_newer = true
+            frame.newest = state.newest
+            frame.newest_frame = state.newest_frame
+        else
+            state.newest = sequence_number
+            state.newest_frame = pinfo.number
+        end
+    end
+
+    local linked = message_id ~= nil and message_id ~= UInt64(0) and
+        (kind == CREDIT_REQUEST or kind == MSG_DONE or
+         (kind == CREDIT_GRANT and bit.band(flags, FLAG_POOL) == 0))
+    if linked then
+        local a, b = src, dst
+        if b < a then a, b = b, a end
+        local key = table.concat({ a, b, association_id, tostring(message_id) }, " ")
+        local m = messages[key]
+        if not m then
+            m = {}
+            messages[key] = m
+        end
+        frame.message = m
+        if kind == CREDIT_REQUEST then
+            if not m.request_frame then
+                m.request_frame = pinfo.number
+                m.request_time = pinfo.rel_ts
+            end
+            m.message_length = message_length
+        elseif kind == CREDIT_GRANT then
+            if m.request_frame then
+                frame.request_known = true
+                frame.request_length = m.message_length
+            end
+            if not m.grant_frame then
+                m.grant_frame = pinfo.number
+                m.grant_time = pinfo.rel_ts
+            end
+        elseif not m.done_frame then
+            m.done_frame = pinfo.number
+        end
+    end
+    return frame
+end
+
+-- The difference of two capture-relative times, rounded to the nanosecond.
+local function delta(later, earlier)
+    local ns = math.floor((later - earlier) * 1e9 + 0.5)
+    return NSTime(math.floor(ns / 1e9), ns % 1000000000)
+end
+
+-- request-in / grant-in / done-in and the time from the request to the first grant.
+local function add_links(tree, pinfo, kind, m)
+    if not m then return end
+    if kind == CREDIT_REQUEST then
+        if m.grant_frame then tree:add(f.grant_in, m.grant_frame):set_generated() end
+        if m.done_frame then tree:add(f.done_in, m.done_frame):set_generated() end
+        if m.request_frame == pinfo.number and m.grant_frame and
+            m.grant_frame > m.request_frame then
+            tree:add(f.grant_delay, delta(m.grant_time, m.request_time)):set_generated()
+        end
+        return
+    end
+    if not m.request_frame or m.request_frame >= pinfo.number then return end
+    tree:add(f.request_in, m.request_frame):set_generated()
+    if kind == MSG_DONE and m.grant_frame and m.grant_frame < pinfo.number then
+        tree:add(f.grant_in, m.grant_frame):set_generated()
+    end
+    tree:add(f.time_since_request, delta(pinfo.rel_ts, m.request_time)):set_generated()
+end
+
+-- Header fields that the datagram holds, for messages that are discarded.
+local function add_partial_header(tree, buf, datagram)
+    local version_item = tree:add(f.version, buf(0, 1))
+    tree:add(f.rsv, buf(0, 1))
+    local type_item, length_item
+    if datagram >= 2 then type_item = tree:add(f.type, buf(1, 1)) end
+    if datagram >= 4 then length_item = tree:add(f.length, buf(2, 2)) end
+    return version_item, type_item, length_item
+end
+
+local function dissect(buf, pinfo, tree)
+    local datagram = buf:reported_len()
+    pinfo.cols.protocol = "RDCC"
+    pinfo.cols.info:clear()
+
+    local root = tree:add(rdcc, buf())
+
+    -- "Error Handling and Recovery": the checks in the codec's order (docs/spec-notes.md).
+    if datagram == 0 then
+        root:add_proto_expert_info(ei.truncated, "Empty datagram: no Version")
+        pinfo.cols.info = "Truncated"
+        return buf:len()
+    end
+    local version = bit.rshift(buf(0, 1):uint(), 4)
+    local kind = 0
+    local length = 0
+    if datagram >= 2 then kind = buf(1, 1):uint() end
+    if datagram >= 4 then length = buf(2, 2):uint() end
+    if datagram < 4 or version ~= VERSION or type_names[kind] == nil then
+        local header = root:add(buf(0, math.min(datagram, HEADER_SIZE)), "Common Header")
+        local version_item, type_item = add_partial_header(header, buf, datagram)
+        if version ~= VERSION then
+            version_item:add_proto_expert_info(ei.bad_version, string.format(
+                "Version %d is not 1: the message must be discarded", version))
+            pinfo.cols.info = string.format("Version %d", version)
+        elseif datagram < 2 then
+            root:add_proto_expert_info(ei.truncated,
+                string.format("Datagram of %d octets ends before Type", datagram))
+            pinfo.cols.info = "Truncated"
+        elseif type_names[kind] == nil then
+            type_item:add_proto_expert_info(ei.unknown_type, string.format(
+                "Type 0x%02x is not registered: the message must be discarded", kind))
+            pinfo.cols.info = string.format("Unknown type 0x%02x", kind)
+        else
+            root:add_proto_expert_info(ei.truncated,
+                string.format("Datagram of %d octets ends before Length", datagram))
+            pinfo.cols.info = "Truncated"
+        end
+        return buf:len()
+    end
+
+    local type_name = type_names[kind]
+    local size = type_size[kind]
+    if kind == CONGESTION_REPORT and datagram > AF_OFFSET and buf(AF_OFFSET, 1):uint() == 6 then
+        size = REPORT_SIZE_IPV6
+    end
+    root:append_text(", " .. type_name)
+    pinfo.cols.info = type_name
+
+    local header = root:add(buf(0, math.min(datagram, HEADER_SIZE)), "Common Header")
+    if length < size or length > datagram then
+        local _, _, length_item = add_partial_header(header, buf, datagram)
+        if length < size then
+            length_item:add_proto_expert_info(ei.length_too_small, string.format(
+                "Length %d is smaller than %d, the size of %s: the message must be discarded",
+                length, size, type_name))
+        else
+            length_item:add_proto_expert_info(ei.length_beyond_datagram, string.format(
+                "Length %d is beyond the %d-octet datagram: the message must be discarded",
+                length, datagram))
+        end
+        pinfo.cols.info:append(" [discarded: bad Length]")
+        return buf:len()
+    end
+    local af = 0
+    if kind == CONGESTION_REPORT then
+        af = buf(AF_OFFSET, 1):uint()
+        if af ~= 4 and af ~= 6 then
+            add_partial_header(header, buf, datagram)
+            local item = root:add(f.address_family, buf(AF_OFFSET, 1))
+            item:add_proto_expert_info(ei.bad_address_family, string.format(
+                "AF %d is neither 4 nor 6: the addresses cannot be read", af))
+            pinfo.cols.info:append(" [discarded: bad AF]")
+            return buf:len()
+        end
+    end
+
+    root:set_len(length)
+    header:add(f.version, buf(0, 1))
+    local rsv = bit.band(buf(0, 1):uint(), 0x0F)
+    local item = header:add(f.rsv, buf(0, 1))
+    if rsv ~= 0 then
+        item:add_proto_expert_info(ei.reserved_nonzero,
+            string.format("Rsv is 0x%x, not zero (ignored on receipt)", rsv))
+    end
+    header:add(f.type, buf(1, 1))
+    header:add(f.length, buf(2, 2))
+    header:add(f.association_id, buf(4, 4))
+    header:add(f.epoch, buf(8, 2))
+    local association_id = buf(4, 4):uint()
+    local epoch = buf(8, 2):uint()
+    local flags = buf(10, 2):uint()
+    item = header:add(f.flags, buf(10, 2))
+    local defined = 0
+    if kind == ASSOC_REQUEST then
+        item:add(f.flags_update_acknowledgment, buf(10, 2))
+        defined = FLAG_UPDATE_ACKNOWLEDGMENT
+    elseif kind == ASSOC_ACCEPT then
+        item:add(f.flags_parameter_update, buf(10, 2))
+        defined = FLAG_PARAMETER_UPDATE
+    elseif kind == CREDIT_GRANT then
+        item:add(f.flags_pool, buf(10, 2))
+        item:add(f.flags_final, buf(10, 2))
+        defined = bit.bor(FLAG_POOL, FLAG_FINAL)
+    end
+    local undefined = bit.band(flags, bit.bnot(defined), 0xFFFF)
+    if undefined ~= 0 then
+        item:add_proto_expert_info(ei.undefined_flags,
+            string.format("Undefined flags 0x%04x set (ignored on receipt)", undefined))
+    end
+    local sequence_number = buf(12, 4):uint()
+    local sequence_item = header:add(f.sequence_number, buf(12, 4))
+
+    -- The request's identity and the reason are needed by the first-pass analysis.
+    local message_id, message_length
+    local reason = 0
+    if kind == CREDIT_REQUEST or kind == CREDIT_GRANT or kind == MSG_DONE then
+        message_id = buf(16, 8):uint64()
+    end
+    if kind == CREDIT_REQUEST then message_length = buf(24, 8):uint64() end
+    if kind == ERROR then reason = buf(16, 2):uint() end
+    local frame = analyse(pinfo, kind, association_id, epoch, sequence_number, flags, reason,
+        message_id, message_length)
+    if frame.sequence_not_newer then
+        sequence_item:add_proto_expert_info(ei.sequence_not_newer, string.format(
+            "Sequence Number %d is not newer than %d (frame %d): the message must be discarded",
+            sequence_number, frame.newest, frame.newest_frame))
+    end
+
+    if kind == ASSOC_REQUEST then
+        dissect_assoc_request(buf, root)
+    elseif kind == ASSOC_ACCEPT then
+        dissect_assoc_accept(buf, root)
+    elseif kind == CREDIT_REQUEST then
+        dissect_credit_request(buf, root)
+    elseif kind == CREDIT_GRANT then
+        dissect_credit_grant(buf, root, flags, frame)
+    elseif kind == SENDER_STATUS then
+        dissect_sender_status(buf, root)
+    elseif kind == CONGESTION_REPORT then
+        dissect_congestion_report(buf, root, af)
+    elseif kind == MSG_DONE then
+        dissect_id_and_octets(buf, root, f.octets_received)
+    elseif kind == CANCEL then
+        dissect_cancel(buf, root)
+    elseif kind == CREDIT_RETURN then
+        dissect_id_and_octets(buf, root, f.new_limit)
+    else
+        dissect_error(buf, root)
+    end
+
+    if length > size then
+        item = root:add(f.extension, buf(size, length - size))
+        item:add_proto_expert_info(ei.extension_octets, string.format(
+            "%d octets between the end of %s and Length (ignored)", length - size, type_name))
+    end
+    if datagram > length then
+        item = root:add(f.trailing, buf(length, datagram - length))
+        item:add_proto_expert_info(ei.trailing_octets, string.format(
+            "%d octets after Length are not part of the message", datagram - length))
+    end
+    add_links(root, pinfo, kind, frame.message)
+    return buf:len()
+end
+
+function rdcc.dissector(buf, pinfo, tree)
+    return dissect(buf, pinfo, tree)
+end
+
+-- RDCC on any UDP port: Version 1, a registered Type, Length equal to the datagram and not
+-- smaller than the type's size, and for CONGESTION_REPORT an AF of 4 or 6.
+local function heuristic(buf, pinfo, tree)
+    local datagram = buf:reported_len()
+    if buf:len() < HEADER_SIZE then return false end
+    if bit.rshift(buf(0, 1):uint(), 4) ~= VERSION then return false end
+    local kind = buf(1, 1):uint()
+    if kind < ASSOC_REQUEST or kind > ERROR then return false end
+    if buf(2, 2):uint() ~= datagram then return false end
+    local size = type_size[kind]
+    if kind == CONGESTION_REPORT and buf:len() > AF_OFFSET then
+        local af = buf(AF_OFFSET, 1):uint()
+        if af ~= 4 and af ~= 6 then return false end
+        if af == 6 then size = REPORT_SIZE_IPV6 end
+    end
+    if datagram < size then return false end
+    dissect(buf, pinfo, tree)
+    return true
+end
+
+local udp_port = DissectorTable.get("udp.port")
+udp_port:add_for_decode_as(rdcc)
+rdcc:register_heuristic("udp", heuristic)
+
+local registered_ports = ""
+function rdcc.prefs_changed()
+    if registered_ports ~= "" then udp_port:remove(registered_ports, rdcc) end
+    registered_ports = rdcc.prefs["udp.port"]
+    if registered_ports ~= "" then udp_port:add(registered_ports, rdcc) end
+end

@@ -1,0 +1,41 @@
+// Reading and writing classic pcap files (libpcap, Ethernet link type, microsecond stamps).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rdcc::pcaps {
+
+// Capture time in microseconds since the Unix epoch. The golden pcaps use virtual time that
+// starts at kEpochMicros, so the files are the same byte for byte on every run.
+inline constexpr std::int64_t kEpochMicros = 1735689600LL * 1000000LL;  // 2025-01-01T00:00Z
+
+struct Packet {
+  std::int64_t time_us = 0;
+  std::vector<std::byte> frame;
+};
+
+class PcapWriter {
+ public:
+  // Throws std::runtime_error naming the file if it cannot be created.
+  explicit PcapWriter(const std::string& path);
+  ~PcapWriter();
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+
+  void write(std::int64_t time_us, std::span<const std::byte> frame);
+  [[nodiscard]] std::size_t count() const { return count_; }
+
+ private:
+  struct Handles;
+  Handles* handles_;
+  std::size_t count_ = 0;
+};
+
+// Every packet of a pcap file. Throws std::runtime_error with libpcap's reason if the file
+// cannot be read or is not Ethernet.
+[[nodiscard]] std::vector<Packet> read_pcap(const std::string& path);
+
+}  // namespace rdcc::pcaps
