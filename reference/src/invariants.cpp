@@ -75,6 +75,8 @@ struct InvariantChecker::Impl {
   std::vector<Violation> violations;
   // Octets delivered before the checker saw their message's request (reordering).
   std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint64_t> early;
+  // (receiver, sender, Message ID) -> association, from the requests: data names no association.
+  std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint32_t> association_of;
 
   void violate(Time t, const char* rule, std::string detail) {
     // Enough to diagnose; a broken run must not exhaust memory.
@@ -174,6 +176,7 @@ struct InvariantChecker::Impl {
     MsgModel& msg = msgs[k];
     msg.length = req->message_length;
     msg.length_known = true;
+    association_of[{key(rx), key(tx), req->message_id}] = h.association_id;
     if (auto e = early.find({key(rx), key(tx), req->message_id}); e != early.end()) {
       msg.received += e->second;
       early.erase(e);
@@ -323,15 +326,14 @@ void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment&
 void InvariantChecker::on_data_delivered(const Address& receiver, const Address& sender,
                                          std::uint64_t message_id, std::uint64_t octets, Time t) {
   impl_->expire_until(t);
-  for (auto it = impl_->msgs.lower_bound({key(receiver), key(sender), 0, 0});
-       it != impl_->msgs.end() && std::get<0>(it->first) == key(receiver) &&
-       std::get<1>(it->first) == key(sender);
-       ++it) {
-    if (std::get<3>(it->first) != message_id) continue;
-    MsgModel& m = it->second;
-    m.received += octets;
-    impl_->refresh(it->first, m, t);
-    return;
+  const auto a = impl_->association_of.find({key(receiver), key(sender), message_id});
+  if (a != impl_->association_of.end()) {
+    const MsgKey k{key(receiver), key(sender), a->second, message_id};
+    if (auto it = impl_->msgs.find(k); it != impl_->msgs.end()) {
+      it->second.received += octets;
+      impl_->refresh(k, it->second, t);
+      return;
+    }
   }
   impl_->early[{key(receiver), key(sender), message_id}] += octets;
 }
