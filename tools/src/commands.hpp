@@ -7,5 +7,6 @@ namespace rdcc::tools {
 
 void add_decode_command(CLI::App& app);
 void add_encode_command(CLI::App& app);
+void add_pcap_command(CLI::App& app);  // dump, stats, check
 
 }  // namespace rdcc::tools

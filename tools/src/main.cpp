@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "rdcc 0.1.0");
   rdcc::tools::add_decode_command(app);
   rdcc::tools::add_encode_command(app);
+  rdcc::tools::add_pcap_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,206 @@
+// Packets per second of `rdcc pcap dump` and `rdcc pcap check` on a capture it generates
+// (default 1,000,000 RDCC packets: Ethernet / IPv4 / UDP, 64 associations, each message a
+// CREDIT_REQUEST, four CREDIT_GRANTs and a MSG_DONE), and of tshark with the RDCC Lua
+// dissector on the same file where both are present. Prints the figures; not in ctest.
+//
+// Usage: pcap_bench [--packets N] [--keep FILE] [--no-tshark]
+#include <pcap/pcap.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "rdcc/codec/codec.hpp"
+
+namespace {
+
+constexpr std::uint16_t kPort = 50000;
+
+void put16(std::uint8_t* p, std::uint32_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 8);
+  p[1] = static_cast<std::uint8_t>(v);
+}
+
+std::uint16_t ip_checksum(const std::uint8_t* p) {
+  std::uint32_t s = 0;
+  for (int i = 0; i < 20; i += 2) s += static_cast<std::uint32_t>((p[i] << 8) | p[i + 1]);
+  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+  return static_cast<std::uint16_t>(~s);
+}
+
+// An Ethernet/IPv4/UDP frame around `msg`; the UDP checksum over the pseudo-header.
+std::vector<std::uint8_t> frame(std::uint8_t sender, bool to_receiver, const rdcc::Message& msg) {
+  std::array<std::byte, 128> body{};
+  const auto n = rdcc::encode(msg, body);
+  if (!n) std::abort();
+  std::vector<std::uint8_t> f(14 + 20 + 8 + *n, 0);
+  f[12] = 0x08;
+  std::uint8_t* ip = f.data() + 14;
+  ip[0] = 0x45;
+  put16(ip + 2, static_cast<std::uint32_t>(20 + 8 + *n));
+  ip[8] = 64;
+  ip[9] = 17;
+  const std::uint8_t rx[4] = {10, 0, 0, 1};
+  const std::uint8_t tx[4] = {10, 0, 1, sender};
+  std::memcpy(ip + 12, to_receiver ? tx : rx, 4);
+  std::memcpy(ip + 16, to_receiver ? rx : tx, 4);
+  put16(ip + 10, ip_checksum(ip));
+  std::uint8_t* udp = ip + 20;
+  const std::uint16_t sport = static_cast<std::uint16_t>(40000 + sender);
+  put16(udp, to_receiver ? sport : kPort);
+  put16(udp + 2, to_receiver ? kPort : sport);
+  put16(udp + 4, static_cast<std::uint32_t>(8 + *n));
+  std::memcpy(udp + 8, body.data(), *n);
+  std::uint32_t s = 17 + 8 + static_cast<std::uint32_t>(*n);
+  for (int i = 12; i < 20; i += 2) s += static_cast<std::uint32_t>((ip[i] << 8) | ip[i + 1]);
+  for (std::size_t i = 0; i < 8 + *n; i += 2) {
+    s += static_cast<std::uint32_t>(udp[i] << 8) | (i + 1 < 8 + *n ? udp[i + 1] : 0U);
+  }
+  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+  put16(udp + 6, static_cast<std::uint16_t>(~s) == 0 ? 0xFFFF : static_cast<std::uint16_t>(~s));
+  return f;
+}
+
+void generate(const std::string& path, std::uint64_t packets) {
+  pcap_t* dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
+  pcap_dumper_t* out = pcap_dump_open(dead, path.c_str());
+  if (out == nullptr) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), pcap_geterr(dead));
+    std::exit(2);
+  }
+  constexpr std::uint32_t kAssociations = 64;
+  std::vector<std::uint32_t> seq_rx(kAssociations, 1);
+  std::vector<std::uint32_t> seq_tx(kAssociations, 1);
+  std::uint64_t written = 0;
+  std::int64_t ns = 0;
+  const auto add = [&](std::uint8_t sender, bool to_receiver, const rdcc::Message& m) {
+    if (written == packets) return;
+    const auto f = frame(sender, to_receiver, m);
+    pcap_pkthdr h{};
+    ns += 1000;  // 1 microsecond apart
+    h.ts.tv_sec = 1735689600 + ns / 1000000000;
+    h.ts.tv_usec = static_cast<decltype(h.ts.tv_usec)>(ns % 1000000000);
+    h.caplen = h.len = static_cast<bpf_u_int32>(f.size());
+    pcap_dump(static_cast<u_char*>(static_cast<void*>(out)), &h, f.data());
+    ++written;
+  };
+  for (std::uint32_t a = 0; a < kAssociations; ++a) {
+    rdcc::AssocRequest ar;
+    ar.sender_nonce = 0x1000 + a;
+    add(static_cast<std::uint8_t>(a), true, ar);
+    rdcc::AssocAccept acc;
+    acc.header.association_id = 0x100 + a;
+    acc.header.epoch = 1;
+    acc.sender_nonce = 0x1000 + a;
+    acc.grant_lifetime = 2000;
+    acc.credit_unit = 4096;
+    add(static_cast<std::uint8_t>(a), false, acc);
+  }
+  constexpr std::uint64_t kLength = 256 * 1024;
+  for (std::uint64_t id = 1; written < packets; ++id) {
+    const std::uint32_t a = static_cast<std::uint32_t>(id % kAssociations);
+    const auto s = static_cast<std::uint8_t>(a);
+    rdcc::Header h;
+    h.association_id = 0x100 + a;
+    h.epoch = 1;
+    rdcc::CreditRequest req;
+    req.header = h;
+    req.header.sequence_number = seq_tx[a]++;
+    req.message_id = id;
+    req.message_length = kLength;
+    req.binding_kind = 2;
+    req.binding_value = id;
+    add(s, true, req);
+    for (std::uint64_t step = 1; step <= 4; ++step) {
+      rdcc::CreditGrant g;
+      g.header = h;
+      g.header.sequence_number = seq_rx[a]++;
+      g.header.flags = step == 4 ? rdcc::flag::kFinal : 0;
+      g.message_id = id;
+      g.grant_limit = kLength * step / 4;
+      g.pacing_rate = 100000;
+      add(s, false, g);
+    }
+    rdcc::MsgDone d;
+    d.header = h;
+    d.header.sequence_number = seq_rx[a]++;
+    d.message_id = id;
+    d.octets_received = kLength;
+    add(s, false, d);
+  }
+  pcap_dump_close(out);
+  pcap_close(dead);
+}
+
+// Seconds the command took (stdout to /dev/null), or a negative value if it failed.
+double timed(const std::string& command) {
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system((command + " >/dev/null").c_str());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) > 1) return -1;
+  return s;
+}
+
+void report(const char* what, std::uint64_t packets, double seconds) {
+  if (seconds < 0) {
+    std::printf("%-34s failed\n", what);
+    return;
+  }
+  std::printf("%-34s %8.3f s  %12.0f packets/s\n", what, seconds,
+              static_cast<double>(packets) / seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
+  std::uint64_t packets = 1000000;
+  std::string keep;
+  bool tshark = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--packets" && i + 1 < argc) {
+      packets = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--keep" && i + 1 < argc) {
+      keep = argv[++i];
+    } else if (a == "--no-tshark") {
+      tshark = false;
+    } else {
+      std::fprintf(stderr, "usage: pcap_bench [--packets N] [--keep FILE] [--no-tshark]\n");
+      return 2;
+    }
+  }
+  const std::string path = keep.empty() ? "/tmp/rdcc_pcap_bench_" + std::to_string(getpid()) + ".pcap" : keep;
+  generate(path, packets);
+  std::printf("capture: %s, %llu RDCC packets\n", path.c_str(), static_cast<unsigned long long>(packets));
+  const std::string rdcc = RDCC_BINARY;
+  const double dump = timed(rdcc + " pcap dump " + path + " --port 50000");
+  const double json = timed(rdcc + " pcap dump " + path + " --port 50000 --json");
+  const double check = timed(rdcc + " pcap check " + path + " --port 50000 --budget 1GiB");
+  report("rdcc pcap dump", packets, dump);
+  report("rdcc pcap dump --json", packets, json);
+  report("rdcc pcap check", packets, check);
+  const std::string lua = std::string(RDCC_SOURCE_DIR) + "/dissector/lua/rdcc.lua";
+  const bool have_tshark = std::system("command -v tshark >/dev/null 2>&1") == 0;
+  const bool have_lua = access(lua.c_str(), R_OK) == 0;
+  if (tshark && have_tshark && have_lua) {
+    // One summary line per packet, as `dump` prints: the fairest comparison.
+    const double t = timed("tshark -n -r " + path + " -X lua_script:" + lua +
+                           " -o rdcc.udp.port:50000 -d udp.port==50000,rdcc 2>/dev/null");
+    report("tshark + rdcc.lua (summary lines)", packets, t);
+    if (t > 0 && dump > 0) std::printf("dump is %.1f times as fast as tshark (target: 20)\n", t / dump);
+    if (t > 0 && check > 0) std::printf("check is %.1f times as fast as tshark\n", t / check);
+  } else {
+    std::printf("tshark comparison skipped: %s\n",
+                !tshark ? "--no-tshark" : !have_tshark ? "tshark not found" : "dissector/lua/rdcc.lua not found");
+  }
+  if (keep.empty()) std::remove(path.c_str());
+  return 0;
+}

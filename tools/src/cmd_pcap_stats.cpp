@@ -1,0 +1,436 @@
+// rdcc pcap stats: per receiver and per association, what the control traffic of a capture
+// says: messages, octets requested and granted, grant latency, credit outstanding over time,
+// reports and errors. Received octets come from MSG_DONE (Octets Received); the data packets
+// are not read yet (their formats are being defined in docs/data-transport.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "pcap_common.hpp"
+#include "pcap_commands.hpp"
+#include "rdcc/codec/json.hpp"
+
+namespace rdcc::tools {
+namespace {
+
+struct StatsOptions {
+  CaptureOptions capture;
+  bool json = false;
+  std::string svg;
+};
+
+struct MessageState {
+  std::uint64_t length = 0;
+  bool requested = false;
+  std::int64_t first_request_ns = 0;
+  bool granted = false;
+  std::uint64_t limit = 0;
+  std::uint64_t received = 0;
+};
+
+// Counters kept both per association and per receiver.
+struct Counters {
+  std::array<std::uint64_t, 11> packets{};  // by type
+  std::uint64_t messages = 0;
+  std::uint64_t octets_requested = 0;
+  std::uint64_t octets_granted = 0;  // per-message grants: highest Grant Limit per message
+  std::uint64_t pool_granted = 0;    // pool grants: highest pool Grant Limit per association
+  std::uint64_t octets_received = 0; // from MSG_DONE
+  std::vector<std::int64_t> grant_latency_ns;
+  std::uint64_t reports = 0;
+  std::map<std::string, std::uint64_t> errors;  // ERROR messages by reason
+};
+
+struct Sample {
+  std::int64_t t;
+  std::uint64_t granted;  // cumulative
+  std::uint64_t received; // cumulative
+  std::uint64_t outstanding;
+};
+
+struct AssocStats {
+  ref::Address sender;
+  std::uint32_t association_id = 0;
+  std::uint16_t epoch = 0;
+  Counters c;
+  std::uint64_t pool_limit = 0;
+  std::map<std::uint64_t, MessageState> messages;
+};
+
+struct ReceiverStats {
+  ref::Address address;
+  Counters c;
+  std::uint64_t outstanding = 0;
+  std::uint64_t peak = 0;
+  std::int64_t peak_ns = 0;
+  double outstanding_area = 0;  // octet-nanoseconds, for the time-weighted mean
+  std::int64_t last_change_ns = 0;
+  std::vector<Sample> series;
+  std::map<std::tuple<AddrKey, std::uint32_t>, AssocStats> assocs;
+};
+
+struct Stats {
+  std::map<AddrKey, ReceiverStats> receivers;
+  std::uint64_t reports_to_senders = 0;
+  ScanSummary summary;
+};
+
+void count(Counters& c, const Message& m) { ++c.packets[static_cast<std::size_t>(type_of(m))]; }
+
+std::string reason_name(std::uint16_t reason) {
+  const auto n = name_of(kReasonCodes, reason);
+  return n.empty() ? std::to_string(reason) : std::string(n);
+}
+
+void move_outstanding(ReceiverStats& r, std::int64_t t, std::uint64_t before, std::uint64_t after) {
+  r.outstanding_area += static_cast<double>(r.outstanding) * static_cast<double>(t - r.last_change_ns);
+  r.last_change_ns = t;
+  r.outstanding = r.outstanding - before + after;
+  if (r.outstanding > r.peak) {
+    r.peak = r.outstanding;
+    r.peak_ns = t;
+  }
+}
+
+std::uint64_t outstanding_of(const MessageState& m) {
+  return m.limit > m.received ? m.limit - m.received : 0;
+}
+
+void record(ReceiverStats& r, std::int64_t t) {
+  r.series.push_back({t, r.c.octets_granted + r.c.pool_granted, r.c.octets_received, r.outstanding});
+}
+
+void on_message(Stats& s, Roles& roles, const RdccPacket& p, const Message& m) {
+  const std::int64_t t = p.frame.relative_ns;
+  const auto sides = roles.sides(m, p.udp.source, p.udp.destination);
+  if (!sides) {  // CONGESTION_REPORT
+    auto it = s.receivers.find(key_of(p.udp.destination));
+    if (roles.is_receiver(p.udp.destination) && it != s.receivers.end()) {
+      ++it->second.c.reports;
+      count(it->second.c, m);
+    } else {
+      ++s.reports_to_senders;
+    }
+    return;
+  }
+  ReceiverStats& r = s.receivers[key_of(sides->receiver)];
+  r.address = sides->receiver;
+  if (std::holds_alternative<AssocRequest>(m)) {  // no Association ID yet
+    count(r.c, m);
+    return;
+  }
+  const Header& h = header_of(m);
+  AssocStats& a = r.assocs[{key_of(sides->sender), h.association_id}];
+  a.sender = sides->sender;
+  a.association_id = h.association_id;
+  if (h.epoch != 0) a.epoch = h.epoch;
+  count(r.c, m);
+  count(a.c, m);
+  const auto both = [&](auto&& f) {
+    f(r.c);
+    f(a.c);
+  };
+  if (const auto* req = std::get_if<CreditRequest>(&m)) {
+    MessageState& msg = a.messages[req->message_id];
+    if (!msg.requested) {
+      msg.requested = true;
+      msg.first_request_ns = t;
+      both([](Counters& c) { ++c.messages; });
+      both([&](Counters& c) { c.octets_requested += req->message_length; });
+    } else if (req->message_length != msg.length) {
+      both([&](Counters& c) { c.octets_requested += req->message_length - msg.length; });
+    }
+    msg.length = req->message_length;
+  } else if (const auto* g = std::get_if<CreditGrant>(&m)) {
+    if (g->pool()) {
+      if (g->grant_limit > a.pool_limit) {
+        const std::uint64_t more = g->grant_limit - a.pool_limit;
+        both([&](Counters& c) { c.pool_granted += more; });
+        move_outstanding(r, t, 0, more);
+        a.pool_limit = g->grant_limit;
+        record(r, t);
+      }
+      return;
+    }
+    MessageState& msg = a.messages[g->message_id];
+    if (!msg.granted) {
+      msg.granted = true;
+      if (msg.requested) {
+        both([&](Counters& c) { c.grant_latency_ns.push_back(t - msg.first_request_ns); });
+      }
+    }
+    if (g->grant_limit > msg.limit) {
+      const std::uint64_t before = outstanding_of(msg);
+      both([&](Counters& c) { c.octets_granted += g->grant_limit - msg.limit; });
+      msg.limit = g->grant_limit;
+      move_outstanding(r, t, before, outstanding_of(msg));
+      record(r, t);
+    }
+  } else if (const auto* done = std::get_if<MsgDone>(&m)) {
+    MessageState& msg = a.messages[done->message_id];
+    if (done->octets_received > msg.received) {
+      const std::uint64_t before = outstanding_of(msg);
+      both([&](Counters& c) { c.octets_received += done->octets_received - msg.received; });
+      msg.received = done->octets_received;
+      move_outstanding(r, t, before, outstanding_of(msg));
+      record(r, t);
+    }
+  } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
+    both([&](Counters& c) { ++c.errors[reason_name(e->reason)]; });
+  }
+}
+
+// Nearest-rank percentile of sorted values.
+std::int64_t percentile(const std::vector<std::int64_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+std::string micros(std::int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f us", static_cast<double>(ns) / 1000.0);
+  return text;
+}
+
+nlohmann::ordered_json latency_json(std::vector<std::int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return {{"count", v.size()},
+          {"p50_us", static_cast<double>(percentile(v, 50)) / 1000.0},
+          {"p90_us", static_cast<double>(percentile(v, 90)) / 1000.0},
+          {"p99_us", static_cast<double>(percentile(v, 99)) / 1000.0},
+          {"max_us", static_cast<double>(v.empty() ? 0 : v.back()) / 1000.0}};
+}
+
+nlohmann::ordered_json counters_json(const Counters& c) {
+  nlohmann::ordered_json packets = nlohmann::ordered_json::object();
+  for (const auto& t : kMessageTypes) {
+    const std::uint64_t n = c.packets[static_cast<std::size_t>(t.type)];
+    if (n != 0) packets[std::string(t.name)] = n;
+  }
+  nlohmann::ordered_json errors = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : c.errors) errors[k] = v;
+  return {{"messages", c.messages},
+          {"octets_requested", c.octets_requested},
+          {"octets_granted", c.octets_granted},
+          {"pool_octets_granted", c.pool_granted},
+          {"octets_received", c.octets_received},
+          {"grant_latency", latency_json(c.grant_latency_ns)},
+          {"reports_received", c.reports},
+          {"errors", errors},
+          {"packets", packets}};
+}
+
+// At most `limit` samples, evenly picked, always keeping the last.
+std::vector<Sample> thin(const std::vector<Sample>& s, std::size_t limit) {
+  if (s.size() <= limit) return s;
+  std::vector<Sample> out;
+  out.reserve(limit + 1);
+  for (std::size_t i = 0; i < limit; ++i) out.push_back(s[i * s.size() / limit]);
+  out.push_back(s.back());
+  return out;
+}
+
+double mean_outstanding(const ReceiverStats& r, std::int64_t end_ns) {
+  const double area = r.outstanding_area +
+                      static_cast<double>(r.outstanding) * static_cast<double>(end_ns - r.last_change_ns);
+  return end_ns > 0 ? area / static_cast<double>(end_ns) : 0.0;
+}
+
+void print_json(const Stats& s) {
+  const std::int64_t span = s.summary.last_time_ns - s.summary.first_time_ns;
+  nlohmann::ordered_json receivers = nlohmann::ordered_json::array();
+  for (const auto& [k, r] : s.receivers) {
+    nlohmann::ordered_json assocs = nlohmann::ordered_json::array();
+    for (const auto& [ak, a] : r.assocs) {
+      nlohmann::ordered_json j{{"association_id", a.association_id},
+                               {"epoch", a.epoch},
+                               {"sender", a.sender.to_string()}};
+      const nlohmann::ordered_json counters = counters_json(a.c);
+      for (const auto& [key, v] : counters.items()) j[key] = v;
+      assocs.push_back(j);
+    }
+    nlohmann::ordered_json series = nlohmann::ordered_json::array();
+    for (const Sample& x : thin(r.series, 10000)) {
+      series.push_back({static_cast<double>(x.t) * 1e-9, x.granted, x.received, x.outstanding});
+    }
+    nlohmann::ordered_json j{{"receiver", r.address.to_string()}};
+    const nlohmann::ordered_json counters = counters_json(r.c);
+    for (const auto& [key, v] : counters.items()) j[key] = v;
+    j["outstanding"] = {{"peak", r.peak},
+                        {"peak_time", static_cast<double>(r.peak_ns) * 1e-9},
+                        {"mean", mean_outstanding(r, span)},
+                        {"final", r.outstanding}};
+    j["series_columns"] = {"time", "granted", "received", "outstanding"};
+    j["series"] = series;
+    j["associations"] = assocs;
+    receivers.push_back(j);
+  }
+  const nlohmann::ordered_json out{{"capture",
+          {{"frames", s.summary.frames},
+           {"link_type", s.summary.link_type},
+           {"duration", static_cast<double>(span) * 1e-9},
+           {"rdcc_packets", s.summary.rdcc_packets},
+           {"malformed_frames", s.summary.malformed_frames},
+           {"decode_errors", s.summary.decode_errors},
+           {"reports_to_senders", s.reports_to_senders}}},
+         {"receivers", receivers}};
+  std::cout << out.dump(2) << '\n';
+}
+
+void print_counters(const Counters& c, const std::string& indent) {
+  std::vector<std::int64_t> v = c.grant_latency_ns;
+  std::sort(v.begin(), v.end());
+  std::cout << indent << "messages " << c.messages << ", octets requested " << c.octets_requested
+            << ", granted " << c.octets_granted;
+  if (c.pool_granted != 0) std::cout << " (+" << c.pool_granted << " in pool grants)";
+  std::cout << ", received " << c.octets_received << " (MSG_DONE)\n";
+  std::cout << indent << "grant latency (request to first grant): ";
+  if (v.empty()) {
+    std::cout << "none\n";
+  } else {
+    std::cout << "n=" << v.size() << " p50=" << micros(percentile(v, 50))
+              << " p90=" << micros(percentile(v, 90)) << " p99=" << micros(percentile(v, 99))
+              << " max=" << micros(v.back()) << '\n';
+  }
+  std::cout << indent << "reports received " << c.reports << ", errors ";
+  if (c.errors.empty()) std::cout << "0";
+  bool first = true;
+  for (const auto& [k, n] : c.errors) {
+    std::cout << (first ? "" : ", ") << k << " " << n;
+    first = false;
+  }
+  std::cout << '\n' << indent << "packets:";
+  for (const auto& t : kMessageTypes) {
+    const std::uint64_t n = c.packets[static_cast<std::size_t>(t.type)];
+    if (n != 0) std::cout << ' ' << t.name << ' ' << n;
+  }
+  std::cout << '\n';
+}
+
+void print_table(const Stats& s, const std::string& file) {
+  const std::int64_t span = s.summary.last_time_ns - s.summary.first_time_ns;
+  std::cout << file << ": " << s.summary.frames << " frames (" << s.summary.link_type << "), "
+            << format_seconds(span) << " s, " << s.summary.rdcc_packets << " RDCC packets, "
+            << s.summary.decode_errors << " decode errors, " << s.summary.malformed_frames
+            << " malformed frames, " << s.reports_to_senders << " reports to senders\n";
+  for (const auto& [k, r] : s.receivers) {
+    std::cout << "\nreceiver " << r.address.to_string() << '\n';
+    print_counters(r.c, "  ");
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.0f", mean_outstanding(r, span));
+    std::cout << "  credit outstanding: peak " << r.peak << " at " << format_seconds(r.peak_ns)
+              << " s, time-weighted mean " << mean << ", at the end " << r.outstanding << '\n';
+    for (const auto& [ak, a] : r.assocs) {
+      char id[16];
+      std::snprintf(id, sizeof id, "0x%x", a.association_id);
+      std::cout << "  association " << id << " epoch " << a.epoch << ", sender "
+                << a.sender.to_string() << '\n';
+      print_counters(a.c, "    ");
+    }
+  }
+}
+
+// One panel per receiver: cumulative octets granted and received over time.
+void write_svg(const Stats& s, const std::string& path) {
+  constexpr int kWidth = 900;
+  constexpr int kPanel = 300;
+  constexpr int kLeft = 90;
+  constexpr int kRight = 20;
+  constexpr int kTop = 40;
+  constexpr int kBottom = 50;
+  const std::int64_t span = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
+  const int panels = std::max<int>(1, static_cast<int>(s.receivers.size()));
+  std::ofstream out(path);
+  if (!out) throw FileError(path + ": cannot be written");
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
+      << panels * kPanel << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  int index = 0;
+  const double plot_w = kWidth - kLeft - kRight;
+  const double plot_h = kPanel - kTop - kBottom;
+  for (const auto& [k, r] : s.receivers) {
+    const int y0 = index++ * kPanel;
+    std::uint64_t top = 1;
+    for (const Sample& x : r.series) top = std::max({top, x.granted, x.received});
+    const auto px = [&](std::int64_t t) {
+      return kLeft + plot_w * static_cast<double>(t) / static_cast<double>(span);
+    };
+    const auto py = [&](std::uint64_t v) {
+      return y0 + kTop + plot_h * (1.0 - static_cast<double>(v) / static_cast<double>(top));
+    };
+    out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">receiver "
+        << r.address.to_string() << ": credit granted and received (cumulative octets)</text>\n";
+    out << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << plot_w
+        << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#888\"/>\n";
+    for (int tick = 0; tick <= 4; ++tick) {
+      const double f = tick / 4.0;
+      const auto v = static_cast<std::uint64_t>(f * static_cast<double>(top));
+      const auto t = static_cast<std::int64_t>(f * static_cast<double>(span));
+      char label[48];
+      out << "<text x=\"" << kLeft - 6 << "\" y=\"" << py(v) + 4 << "\" text-anchor=\"end\">" << v
+          << "</text>\n";
+      std::snprintf(label, sizeof label, "%.3f ms", static_cast<double>(t) / 1e6);
+      out << "<text x=\"" << px(t) << "\" y=\"" << y0 + kTop + plot_h + 18
+          << "\" text-anchor=\"middle\">" << label << "</text>\n";
+    }
+    const auto line = [&](const char* colour, auto value) {
+      out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\""
+          << px(0) << ',' << py(0);
+      std::uint64_t last = 0;
+      for (const Sample& x : thin(r.series, 4000)) {
+        out << ' ' << px(x.t) << ',' << py(last) << ' ' << px(x.t) << ',' << py(value(x));
+        last = value(x);
+      }
+      out << ' ' << px(span) << ',' << py(last) << "\"/>\n";
+    };
+    line("#1f77b4", [](const Sample& x) { return x.granted; });
+    line("#2ca02c", [](const Sample& x) { return x.received; });
+    out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
+        << "\" fill=\"#1f77b4\">granted</text>\n<text x=\"" << kLeft + 80 << "\" y=\""
+        << y0 + kTop + 16 << "\" fill=\"#2ca02c\">received (MSG_DONE)</text>\n";
+  }
+  out << "</svg>\n";
+  if (!out) throw FileError(path + ": write failed");
+}
+
+int run_stats(const StatsOptions& o) {
+  Stats s;
+  Roles roles(o.capture.port);
+  ScanHandlers h;
+  h.packet = [&](const RdccPacket& p) {
+    if (p.decoded) on_message(s, roles, p, *p.decoded);
+  };
+  s.summary = scan_capture(o.capture, h);
+  if (o.json) {
+    print_json(s);
+  } else {
+    print_table(s, o.capture.file);
+  }
+  if (!o.svg.empty()) write_svg(s, o.svg);
+  return 0;
+}
+
+}  // namespace
+
+void add_pcap_stats_command(CLI::App& pcap) {
+  auto o = std::make_shared<StatsOptions>();
+  auto* cmd = pcap.add_subcommand(
+      "stats", "Per receiver and per association: messages, octets requested and granted, "
+               "grant latency, credit outstanding, reports, errors");
+  add_capture_options(*cmd, o->capture);
+  cmd->add_flag("--json", o->json, "One JSON document instead of the table");
+  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit over "
+                                   "time per receiver to FILE");
+  cmd->callback([o] {
+    require_port_or_heuristic(o->capture, "rdcc pcap stats");
+    run_pcap_command("stats", [o] { return run_stats(*o); });
+  });
+}
+
+}  // namespace rdcc::tools

@@ -1,0 +1,119 @@
+// The shared part of `rdcc pcap` (pcap_common.hpp).
+#include "pcap_common.hpp"
+
+#include <cstdio>
+
+namespace rdcc::tools {
+
+void add_capture_options(CLI::App& cmd, CaptureOptions& opts) {
+  cmd.add_option("file", opts.file, "The capture (pcap or pcapng)")->required();
+  cmd.add_option("-p,--port", opts.port,
+                 "The RDCC UDP port (required unless --heuristic: the spec forbids a default)")
+      ->check(CLI::Range(1, 65535));
+  cmd.add_flag("--heuristic", opts.heuristic,
+               "Find RDCC datagrams on any UDP port by their form instead of by port");
+}
+
+void require_port_or_heuristic(const CaptureOptions& opts, const std::string& command) {
+  if (!opts.port && !opts.heuristic) {
+    throw CLI::ValidationError(
+        command, "give the RDCC port with --port N, or --heuristic: the spec forbids a default "
+                 "port (\"Implementations MUST NOT assume a default port value\", Port "
+                 "Configuration)");
+  }
+  if (opts.port && opts.heuristic) {
+    throw CLI::ValidationError(command, "give --port or --heuristic, not both");
+  }
+}
+
+bool looks_like_rdcc(std::span<const std::byte> payload) noexcept {
+  if (payload.size() < kHeaderSize) return false;
+  const auto octet = [&](std::size_t i) { return std::to_integer<std::uint8_t>(payload[i]); };
+  if ((octet(0) >> 4) != kVersion) return false;
+  const MessageTypeInfo* type = find_message_type(octet(1));
+  if (type == nullptr) return false;
+  const std::size_t length = (static_cast<std::size_t>(octet(2)) << 8) | octet(3);
+  if (length != payload.size() || length < type->size) return false;
+  if (type->type == MessageType::CongestionReport) {
+    const std::uint8_t af = octet(30);
+    if (af == 4) return length == kCongestionReportSizeIpv4;
+    if (af == 6) return length == kCongestionReportSizeIpv6;
+    return false;
+  }
+  return length == type->size;
+}
+
+ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handlers) {
+  CaptureReader reader;
+  std::string error;
+  if (!reader.open(opts.file, error)) throw FileError(error);
+  ScanSummary summary;
+  summary.link_type = link_type_name(reader.link_type());
+  CapturedFrame frame;
+  while (reader.next(frame, error)) {
+    ++summary.frames;
+    if (summary.frames == 1) summary.first_time_ns = frame.time_ns;
+    summary.last_time_ns = frame.time_ns;
+    const ParsedFrame parsed = parse_frame(frame.data, reader.link_type());
+    if (parsed.kind == FrameKind::Malformed) {
+      ++summary.malformed_frames;
+      if (handlers.malformed) handlers.malformed(frame, parsed);
+      continue;
+    }
+    if (parsed.kind != FrameKind::Udp) continue;
+    const bool rdcc = opts.port ? (parsed.source.port == *opts.port ||
+                                   parsed.destination.port == *opts.port)
+                                : looks_like_rdcc(parsed.payload);
+    if (!rdcc) continue;
+    ++summary.rdcc_packets;
+    const auto decoded = decode(parsed.payload);
+    if (!decoded) ++summary.decode_errors;
+    if (handlers.packet) handlers.packet(RdccPacket{frame, parsed, decoded});
+  }
+  if (!error.empty()) throw FileError(error);
+  return summary;
+}
+
+std::string format_seconds(std::int64_t ns) {
+  char text[40];
+  const bool negative = ns < 0;
+  const std::uint64_t v = negative ? static_cast<std::uint64_t>(-ns) : static_cast<std::uint64_t>(ns);
+  std::snprintf(text, sizeof text, "%s%llu.%09llu", negative ? "-" : "",
+                static_cast<unsigned long long>(v / 1000000000U),
+                static_cast<unsigned long long>(v % 1000000000U));
+  return text;
+}
+
+std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& from,
+                                         const ref::Address& to) {
+  bool from_receiver = false;
+  switch (info(type_of(m)).originator) {
+    case Originator::Crn:
+      return std::nullopt;
+    case Originator::Sender:
+      from_receiver = false;
+      break;
+    case Originator::Receiver:
+      from_receiver = true;
+      break;
+    case Originator::SenderOrReceiver:
+    case Originator::Any:
+      if (is_receiver(from)) {
+        from_receiver = true;
+      } else if (is_receiver(to)) {
+        from_receiver = false;
+      } else if (port_ && to.port == *port_ && from.port != *port_) {
+        from_receiver = false;
+      } else {
+        // ERROR comes from receivers far more often; a sender's CANCEL to an unknown peer
+        // is told apart by the port above.
+        from_receiver = true;
+      }
+      break;
+  }
+  Sides s{from_receiver ? from : to, from_receiver ? to : from, from_receiver};
+  receivers_.insert(key_of(s.receiver));
+  return s;
+}
+
+}  // namespace rdcc::tools

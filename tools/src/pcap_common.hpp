@@ -1,0 +1,95 @@
+// What the `rdcc pcap` subcommands share: the capture options, finding the RDCC datagrams
+// of a capture (by port or heuristically), and who is the receiver of a message.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "pcap_reader.hpp"
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/reference/address.hpp"
+
+namespace rdcc::tools {
+
+struct CaptureOptions {
+  std::string file;
+  std::optional<std::uint16_t> port;  // the RDCC port; the spec forbids a default
+  bool heuristic = false;
+};
+
+// Adds FILE, --port and --heuristic to a subcommand.
+void add_capture_options(CLI::App& cmd, CaptureOptions& opts);
+// Bad usage (exit 2) unless exactly one of --port and --heuristic was given.
+void require_port_or_heuristic(const CaptureOptions& opts, const std::string& command);
+
+// The heuristic of --heuristic: version 1, a known type, Length equal to the UDP payload and
+// not below the type's size, and for CONGESTION_REPORT an AF of 4 or 6 matching Length.
+[[nodiscard]] bool looks_like_rdcc(std::span<const std::byte> payload) noexcept;
+
+// One RDCC datagram of the capture, decoded or not.
+struct RdccPacket {
+  const CapturedFrame& frame;
+  const ParsedFrame& udp;
+  const Result<Message, DecodeError>& decoded;
+};
+
+struct ScanHandlers {
+  std::function<void(const RdccPacket&)> packet;
+  // A frame that could not be read (link, IP or UDP layer).
+  std::function<void(const CapturedFrame&, const ParsedFrame&)> malformed;
+};
+
+struct ScanSummary {
+  std::uint64_t frames = 0;
+  std::uint64_t rdcc_packets = 0;
+  std::uint64_t malformed_frames = 0;
+  std::uint64_t decode_errors = 0;
+  std::int64_t first_time_ns = 0;
+  std::int64_t last_time_ns = 0;
+  std::string link_type;
+};
+
+// Reads the whole capture, calling the handlers in frame order. Throws FileError if the file
+// cannot be opened or is damaged (the frames before the damage have been handled).
+struct FileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handlers);
+
+// Seconds, as "12.000123456".
+[[nodiscard]] std::string format_seconds(std::int64_t ns);
+
+// An address as an ordered key.
+using AddrKey = std::tuple<bool, IpAddress, std::uint16_t>;
+[[nodiscard]] inline AddrKey key_of(const ref::Address& a) { return {a.ipv6, a.ip, a.port}; }
+
+// Who is the receiver of a message seen on the wire. Types the spec gives one direction
+// (RDCC Message Types) decide; CANCEL and ERROR go by what is already known of the two
+// addresses, then by the RDCC port. CONGESTION_REPORT has no association: nullopt.
+class Roles {
+ public:
+  explicit Roles(std::optional<std::uint16_t> port) : port_(port) {}
+  // {receiver, sender}, and whether the message travels from the receiver.
+  struct Sides {
+    ref::Address receiver;
+    ref::Address sender;
+    bool from_receiver = false;
+  };
+  [[nodiscard]] std::optional<Sides> sides(const Message& m, const ref::Address& from,
+                                           const ref::Address& to);
+  [[nodiscard]] bool is_receiver(const ref::Address& a) const {
+    return receivers_.count(key_of(a)) != 0;
+  }
+
+ private:
+  std::optional<std::uint16_t> port_;
+  std::set<AddrKey> receivers_;
+};
+
+}  // namespace rdcc::tools

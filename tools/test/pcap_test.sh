@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# rdcc pcap dump / stats / check as a user runs them, on captures written for real by
+# make_test_pcaps (Ethernet/VLAN/IPv4/IPv6/UDP through libpcap), and on the golden captures.
+# Usage: pcap_test.sh RDCC_BINARY MAKE_TEST_PCAPS_BINARY SOURCE_DIR
+set -u
+rdcc=$1
+maker=$2
+src=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name" >&2
+    failures=$((failures + 1))
+  fi
+}
+contains() { grep -qF -- "$2" "$1"; }
+lacks() { ! grep -qF -- "$2" "$1"; }
+lines() { test "$(wc -l <"$1")" -eq "$2"; }
+run() {  # run EXPECTED_STATUS CMD... ; stdout -> $work/out, stderr -> $work/err
+  local expected=$1
+  shift
+  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  local status=$?
+  if [ "$status" -ne "$expected" ]; then
+    echo "  '$*' exited $status, expected $expected; stderr:" >&2
+    sed 's/^/    /' "$work/err" >&2
+    return 1
+  fi
+}
+
+p=$work/pcaps
+mkdir -p "$p"
+check "make the test captures" "$maker" "$p"
+
+# ---- usage ------------------------------------------------------------------------------
+check "dump without --port or --heuristic is bad usage" run 2 "$rdcc" pcap dump "$p/clean.pcap"
+check "the message says why" contains "$work/err" "give the RDCC port with --port N, or --heuristic: the spec forbids a default port"
+check "stats without --port is bad usage" run 2 "$rdcc" pcap stats "$p/clean.pcap"
+check "check without --port is bad usage" run 2 "$rdcc" pcap check "$p/clean.pcap" --budget 4MiB
+check "check without --budget is bad usage" run 2 "$rdcc" pcap check "$p/clean.pcap" --port 50000
+check "a bad --budget is bad usage" run 2 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget lots
+check "a bad --type is bad usage" run 2 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --type NOPE
+check "a missing file exits 2" run 2 "$rdcc" pcap dump "$work/none.pcap" --port 50000
+check "the error names the file" contains "$work/err" "none.pcap: not a readable pcap or pcapng file"
+printf 'not a capture\n' >"$work/text.pcap"
+check "a text file exits 2" run 2 "$rdcc" pcap check "$work/text.pcap" --port 50000 --budget 1MiB
+head -c 150 "$p/clean.pcap" >"$work/cut.pcap"
+check "a file cut inside a frame exits 2" run 2 "$rdcc" pcap dump "$work/cut.pcap" --port 50000
+check "the damage is located" contains "$work/err" "cut.pcap: damaged after frame 1"
+check "frames before the damage are shown" contains "$work/out" "ASSOC_REQUEST"
+
+# ---- dump -------------------------------------------------------------------------------
+check "dump the clean exchange" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000
+check "eleven RDCC packets" lines "$work/out" 11
+check "a line: frame, time, addresses, the codec's line" contains "$work/out" "6  0.000050000  10.0.0.1:50000 → 10.0.0.2:40000  CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=3 flags=FINAL message_id=0x101 grant_limit=1048576"
+check "IPv6 behind a VLAN tag" contains "$work/out" "10  0.000090000  [2001:db8::1]:50000 → [2001:db8::2]:40001  CREDIT_GRANT assoc=0x7"
+check "heuristic finds the same packets" run 0 "$rdcc" pcap dump "$p/clean.pcap" --heuristic
+check "heuristic: eleven" lines "$work/out" 11
+check "another port finds nothing" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50001
+check "nothing" lines "$work/out" 0
+check "dump --json" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --json
+check "JSON: frame, time, addresses, codec fields" contains "$work/out" '{"frame":4,"time":3e-05,"timestamp_ns":1735689600000030000,"src":"10.0.0.1:50000","dst":"10.0.0.2:40000","type":"CREDIT_GRANT","version":1,"rsv":0,"length":40,"association_id":1511506142,"epoch":3,"flags":0,"sequence_number":1,"message_id":257,"grant_limit":262144,"pacing_rate":100000,"lifetime":2000}'
+check "filter --type by name" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --type credit_grant
+check "four grants" lines "$work/out" 4
+check "filter --type by number" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --type 7
+check "two MSG_DONE" lines "$work/out" 2
+check "filter --association" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --association 7
+check "four of association 7" lines "$work/out" 4
+check "filter --message" run 0 "$rdcc" pcap dump "$p/clean.pcap" --port 50000 --message 0x101
+check "five of message 0x101" lines "$work/out" 5
+for lt in sll sll2 raw; do
+  check "dump $lt" run 0 "$rdcc" pcap dump "$p/$lt.pcap" --port 50000
+  check "$lt: the grant" contains "$work/out" "CREDIT_GRANT assoc=0x5a17c0de"
+done
+
+# ---- malformed frames: reported, never crashed on ----------------------------------------
+check "dump malformed frames" run 0 "$rdcc" pcap dump "$p/malformed.pcap" --port 50000
+check "1: short Ethernet" contains "$work/out" "1  0.000000000  malformed frame: frame ends inside the Ethernet header (value 10) at offset 0"
+check "2: bad IHL" contains "$work/out" "2  0.000010000  malformed frame: IPv4 header length is below 20 (value 12) at offset 14"
+check "3: UDP length" contains "$work/out" "3  0.000020000  malformed frame: UDP length is beyond the IP payload (value 400) at offset 38"
+check "4: IPv6 extension headers walked" contains "$work/out" "4  0.000030000  [2001:db8::1]:50000 → [2001:db8::2]:40001  CREDIT_GRANT"
+check "5: bad extension header" contains "$work/out" "5  0.000040000  malformed frame: IPv6 extension header length is beyond the payload (value 1608) at offset 55"
+check "6: RDCC decode error with field and offsets" contains "$work/out" "6  0.000050000  10.0.0.1:50000 → 10.0.0.2:40000  decode error: length 39 is smaller than 40, the size of CREDIT_GRANT (field length, offset 2) [frame offset 44]"
+check "7: double VLAN tag" contains "$work/out" "7  0.000060000  10.0.0.1:50000 → 10.0.0.2:40000  CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=4"
+check "8: snap length" contains "$work/out" "8  0.000070000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?) (value 68) at offset 16"
+check "9: ARP is not shown" lacks "$work/out" "9  0.000080000"
+check "10: fragment" contains "$work/out" "10  0.000090000  malformed frame: IPv4 first fragment of a fragmented UDP datagram (not reassembled)"
+check "11: still decoding" contains "$work/out" "11  0.000100000  10.0.0.1:50000 → 10.0.0.2:40000  CREDIT_GRANT"
+check "dump --json of malformed frames" run 0 "$rdcc" pcap dump "$p/malformed.pcap" --port 50000 --json
+check "JSON decode error" contains "$work/out" '"error":"length_too_small","field":"length","offset":2,"frame_offset":44'
+check "JSON malformed frame" contains "$work/out" '{"frame":2,"time":1e-05,"timestamp_ns":1735689600000010000,"error":"malformed_frame","frame_offset":14'
+check "check: a malformed RDCC message is a finding" run 1 "$rdcc" pcap check "$p/malformed.pcap" --port 50000 --budget 1MiB
+check "CHK-MALFORMED frame 6" contains "$work/out" "CHK-MALFORMED frame 6 "
+check "malformed frames are notes" contains "$work/err" "note: frame 2: malformed frame: IPv4 header length is below 20"
+
+# ---- stats ------------------------------------------------------------------------------
+check "stats table" run 0 "$rdcc" pcap stats "$p/clean.pcap" --port 50000 --svg "$work/plot.svg"
+check "summary line" contains "$work/out" "11 frames (EN10MB), 0.000100000 s, 11 RDCC packets, 0 decode errors, 0 malformed frames"
+check "receiver 1" contains "$work/out" "receiver 10.0.0.1:50000"
+check "octets" contains "$work/out" "messages 1, octets requested 1048576, granted 1048576, received 1048576 (MSG_DONE)"
+check "grant latency" contains "$work/out" "grant latency (request to first grant): n=1 p50=10.000 us p90=10.000 us p99=10.000 us max=10.000 us"
+check "outstanding" contains "$work/out" "credit outstanding: peak 1048576 at 0.000050000 s"
+check "association line" contains "$work/out" "association 0x5a17c0de epoch 3, sender 10.0.0.2:40000"
+check "IPv6 receiver" contains "$work/out" "receiver [2001:db8::1]:50000"
+check "svg written" contains "$work/plot.svg" "<polyline"
+check "svg per receiver" contains "$work/plot.svg" "receiver [2001:db8::1]:50000: credit granted and received"
+check "stats --json" run 0 "$rdcc" pcap stats "$p/clean.pcap" --port 50000 --json
+check "json is valid" python3 -c "import json,sys; d=json.load(open('$work/out')); assert d['capture']['rdcc_packets']==11; r=d['receivers'][0]; assert r['octets_granted']==1048576 and r['grant_latency']['p50_us']==10.0 and r['outstanding']['peak']==1048576 and r['associations'][0]['association_id']==0x5a17c0de, r"
+check "stats on errors.pcap counts ERRORs" run 0 "$rdcc" pcap stats "$p/errors.pcap" --port 50000
+check "errors by reason" contains "$work/out" "errors UNKNOWN_ASSOCIATION 1, UNSUPPORTED_TYPE 1"
+
+# ---- check ------------------------------------------------------------------------------
+check "clean exchange: no findings" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 1MiB
+check "clean: nothing printed" lines "$work/out" 0
+check "clean: the summary" contains "$work/err" "0 findings in 11 RDCC packets of 11 frames"
+check "budget exceeded" run 1 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 512KiB
+check "CHK-BUDGET at frame 6" contains "$work/out" "CHK-BUDGET frames 3,6 (t=0.000050000): receiver outstanding credit 1048576 exceeds G = 524288 at 10.0.0.1:50000"
+check "budget: the spec sentence" contains "$work/out" 'spec (Receiver Credit Budget): "A receiver MUST maintain: sum over a of ( Granted(a) + Unsched(a) ) <= G"'
+check "budget: only frame 6" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "grant beyond the length" run 1 "$rdcc" pcap check "$p/grant_beyond.pcap" --port 50000 --budget 4MiB
+check "CHK-GRANT-BEYOND-LENGTH frames 3,6" contains "$work/out" "CHK-GRANT-BEYOND-LENGTH frames 3,6 "
+check "and FINAL below... beyond" contains "$work/out" "CHK-FINAL frames 3,6 "
+check "FINAL missing" run 1 "$rdcc" pcap check "$p/final_missing.pcap" --port 50000 --budget 4MiB
+check "CHK-FINAL frames 3,6" contains "$work/out" "CHK-FINAL frames 3,6 (t=0.000050000): FINAL missing at the message length"
+check "FINAL missing: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "reduced grant" run 1 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB
+check "CHK-GRANT-REDUCED frames 3,5,6" contains "$work/out" "CHK-GRANT-REDUCED frames 3,5,6 (t=0.000050000): Grant Limit 131072 below an earlier 524288"
+check "stale sequence number" run 1 "$rdcc" pcap check "$p/stale_seq.pcap" --port 50000 --budget 4MiB
+check "CHK-SEQ frames 4,5" contains "$work/out" "CHK-SEQ frames 4,5 (t=0.000040000): Sequence Number 1 from 10.0.0.1:50000 is not newer than 1 (frame 4)"
+check "stale: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "MSG_DONE before all octets" run 1 "$rdcc" pcap check "$p/done_early.pcap" --port 50000 --budget 4MiB
+check "CHK-DONE-EARLY frames 3,7" contains "$work/out" "CHK-DONE-EARLY frames 3,7 (t=0.000060000): MSG_DONE after 524288 of 1048576 octets"
+check "ERROR where not allowed" run 1 "$rdcc" pcap check "$p/errors.pcap" --port 50000 --budget 4MiB
+check "CHK-ERROR-UNSUPPORTED-TYPE frame 8" contains "$work/out" "CHK-ERROR-UNSUPPORTED-TYPE frame 8 "
+check "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9" contains "$work/out" "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9 "
+check "CHK-DONE-UNREQUESTED frame 10" contains "$work/out" "CHK-DONE-UNREQUESTED frame 10 "
+check "check --json" run 1 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB --json
+check "JSON finding" contains "$work/out" '{"rule":"CHK-GRANT-REDUCED","frames":[3,5,6],"time":5e-05,'
+
+# ---- the golden captures, where they exist ------------------------------------------------
+if [ -f "$src/pcaps/appendix_exchange.pcap" ]; then
+  check "golden appendix exchange: no findings" run 0 "$rdcc" pcap check "$src/pcaps/appendix_exchange.pcap" --port 50000 --budget 4MiB
+  check "golden appendix exchange: dump" run 0 "$rdcc" pcap dump "$src/pcaps/appendix_exchange.pcap" --port 50000
+  check "golden appendix: 22 packets" lines "$work/out" 22
+fi
+for golden in boundary malformed ordinary_udp; do
+  if [ -f "$src/pcaps/$golden.pcap" ]; then
+    check "golden $golden: dump does not crash" run 0 "$rdcc" pcap dump "$src/pcaps/$golden.pcap" --heuristic
+    check "golden $golden: stats" run 0 "$rdcc" pcap stats "$src/pcaps/$golden.pcap" --port 50000 --json
+  fi
+done
+
+echo "pcap_test: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
