@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test on a fresh Debian machine: install what is needed, build, run ctest; then the
-# same tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# same tests again under AddressSanitizer + UndefinedBehaviorSanitizer; then every libFuzzer
+# harness for a bounded time under the sanitizers (fuzz/run-smoke.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,4 +13,7 @@ ctest --preset default -j "$jobs"
 
 cmake --preset asan
 cmake --build --preset asan -j "$jobs"
-ctest --preset asan -j "$jobs"
+# The tshark tests check the dissectors (and tshark), not sanitized code: run once, above.
+ctest --preset asan -j "$jobs" --label-exclude dissector
+
+bash fuzz/run-smoke.sh

@@ -1,0 +1,23 @@
+#!/bin/bash -eu
+# ClusterFuzzLite / OSS-Fuzz build of the harnesses in fuzz/: CMake with the compiler, flags
+# and fuzzing engine the builder provides ($CC, $CXX, $CFLAGS, $CXXFLAGS, $LIB_FUZZING_ENGINE;
+# the sanitizers come in through the flags, so RDCC_SANITIZE stays empty), then each harness
+# into $OUT with its seed corpus (<target>_seed_corpus.zip), options and the dictionary.
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes)
+build=$WORK/rdcc-build
+
+cmake -S "$SRC/rdcc" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE= \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DRDCC_FUZZ=ON -DRDCC_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" -DRDCC_SANITIZE= \
+  -DRDCC_WERROR=OFF -DRDCC_BUILD_TESTS=OFF -DRDCC_BUILD_BENCH=OFF
+cmake --build "$build" --target "${targets[@]}"
+
+cp "$SRC/rdcc/fuzz/rdcc.dict" "$OUT/"
+for target in "${targets[@]}"; do
+  cp "$build/fuzz/$target" "$OUT/"
+  cp "$SRC/rdcc/fuzz/$target.options" "$OUT/"
+  rm -f "$OUT/${target}_seed_corpus.zip"
+  zip -jq "$OUT/${target}_seed_corpus.zip" "$SRC/rdcc/fuzz/corpus/$target"/*
+done

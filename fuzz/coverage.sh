@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Line and branch coverage of the codec (codec/src, codec/include) reached by the fuzz seed
+# corpora and regression inputs: builds the replay harnesses with clang source-based coverage,
+# replays every input once, and prints llvm-cov's report.
+#
+#   fuzz/coverage.sh                          # the committed seeds only
+#   fuzz/coverage.sh build/fuzz/smoke-corpus  # also the corpora a fuzz run grew (<dir>/<target>)
+#
+# Environment: RDCC_COVERAGE_BUILD_DIR (default build/coverage), RDCC_COVERAGE_JOBS (default
+# nproc), LLVM_COV / LLVM_PROFDATA (default llvm-cov-14 / llvm-profdata-14). With --html DIR,
+# also writes an HTML report there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${RDCC_COVERAGE_BUILD_DIR:-build/coverage}
+jobs=${RDCC_COVERAGE_JOBS:-$(nproc)}
+llvm_cov=${LLVM_COV:-llvm-cov-14}
+llvm_profdata=${LLVM_PROFDATA:-llvm-profdata-14}
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes)
+html=
+extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --html) html=$2; shift 2 ;;
+    *) extra+=("$1"); shift ;;
+  esac
+done
+
+flags="-fprofile-instr-generate -fcoverage-mapping"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
+  -DRDCC_BUILD_TESTS=OFF -DRDCC_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+profiles=$build/profiles
+rm -rf "$profiles"
+mkdir -p "$profiles"
+objects=()
+for target in "${targets[@]}"; do
+  dirs=("fuzz/corpus/$target" "fuzz/regressions/$target")
+  for d in "${extra[@]}"; do
+    [ -d "$d/$target" ] && dirs+=("$d/$target")
+  done
+  LLVM_PROFILE_FILE="$profiles/$target.profraw" "$build/fuzz/$target" "${dirs[@]}" 2>/dev/null \
+    | sed "s/^/$target: /"
+  objects+=(-object "$build/fuzz/$target")
+done
+"$llvm_profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
+
+sources=(codec/src codec/include)
+"$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" "${sources[@]}"
+if [ -n "$html" ]; then
+  "$llvm_cov" show "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
+    -format=html -show-branches=count -output-dir="$html" "${sources[@]}"
+  echo "coverage: HTML report in $html"
+fi

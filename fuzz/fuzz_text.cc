@@ -1,0 +1,33 @@
+// Any text, as `rdcc decode` reads it: hex text -> octets -> decode -> the text forms. Nothing
+// crashes; a hex error names a column inside the text; hex that to_hex writes, with any
+// separator parse_hex accepts, reads back as the same octets; both text forms of a decoded
+// message start with its type's name.
+#include <string>
+#include <string_view>
+
+#include "rdcc/codec/format.hpp"
+#include "rdcc/codec/hex.hpp"
+#include "rdcc/testing/fuzz.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(data, data + size);
+  const auto octets = rdcc::parse_hex(text);
+  if (!octets) {
+    RDCC_FUZZ_CHECK(octets.error().column < size && !octets.error().describe().empty());
+    return 0;
+  }
+  for (const std::string_view separator : {"", " ", ":"}) {
+    const auto again = rdcc::parse_hex(rdcc::to_hex(*octets, separator));
+    RDCC_FUZZ_CHECK(again.has_value() && *again == *octets);
+  }
+  const auto decoded = rdcc::decode(*octets);
+  if (!decoded) {
+    RDCC_FUZZ_CHECK(!decoded.error().describe().empty() &&
+                    !rdcc::to_string(decoded.error().code).empty());
+    return 0;
+  }
+  const auto name = rdcc::info(rdcc::type_of(*decoded)).name;
+  RDCC_FUZZ_CHECK(rdcc::format_line(*decoded).starts_with(name));
+  RDCC_FUZZ_CHECK(rdcc::format_detail(*decoded).starts_with(name));
+  return 0;
+}

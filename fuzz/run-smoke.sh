@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# CI fuzz smoke stage: builds the harnesses under the `fuzz` preset (clang, libFuzzer, ASan +
+# UBSan) and runs each for a bounded time on its seed corpus and regression inputs, one
+# process per harness. Any crash, sanitizer report, leak or property violation fails the stage,
+# after every harness has run, and says how to keep the input as a regression test.
+#
+#   fuzz/run-smoke.sh                  # 60 s per harness (fuzz_bytes 20 s)
+#   RDCC_FUZZ_SECONDS=300 fuzz/run-smoke.sh
+#
+# Environment: RDCC_FUZZ_SECONDS (per harness, default 60), RDCC_FUZZ_BUILD_DIR (default
+# build/fuzz, the preset's), RDCC_FUZZ_JOBS (build jobs, default nproc). The corpus each run
+# grows is kept in <build>/smoke-corpus/<target> (fuzz/coverage.sh can replay it); the committed
+# seeds in fuzz/corpus are never written.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seconds=${RDCC_FUZZ_SECONDS:-60}
+build=${RDCC_FUZZ_BUILD_DIR:-build/fuzz}
+jobs=${RDCC_FUZZ_JOBS:-$(nproc)}
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes)
+# fuzz_bytes explores a few dozen edges and saturates in seconds: a third of the time.
+declare -A share=([fuzz_bytes]=3)
+
+start=$SECONDS
+cmake --preset fuzz -B "$build" >/dev/null
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+echo "fuzz smoke: built in $((SECONDS - start)) s"
+
+# UBSan reports are fatal (-fno-sanitize-recover=all); ask for the stack with them.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  work=$build/smoke-corpus/$target
+  artifacts=$build/smoke-artifacts/$target
+  mkdir -p "$work" "$artifacts"
+  max_len=$(sed -n 's/^max_len *= *//p' "fuzz/$target.options")
+  dict=$(sed -n 's/^dict *= *//p' "fuzz/$target.options")
+  time_limit=$(( seconds / ${share[$target]:-1} ))
+  log=$build/smoke-$target.log
+  echo "fuzz smoke: $target for $time_limit s (log $log)"
+  status=0
+  "$build/fuzz/$target" -max_total_time="$time_limit" -timeout=10 -rss_limit_mb=2560 \
+    ${dict:+-dict=fuzz/$dict} -max_len="$max_len" -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "$work" "fuzz/corpus/$target" "fuzz/regressions/$target" \
+    >"$log" 2>&1 || status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  summary+=("$(printf '%-12s %12s runs %10s exec/s  %s' "$target" "${runs:-?}" "${rate:-?}" \
+    "$([ $status -eq 0 ] && echo 'no finding' || echo "FAILED (exit $status)")")")
+  if [ $status -ne 0 ]; then
+    failed+=("$target")
+    grep -E 'ERROR|SUMMARY|fuzz property violated|runtime error|Test unit written' "$log" | head -20
+    for input in "$artifacts"/*; do
+      [ -f "$input" ] || continue
+      name=$(basename "$input")
+      cat <<MSG
+
+fuzz smoke: $target found a failing input: $input
+  Reproduce:  $build/fuzz/$target $input
+  Keep it as a regression test (it runs in ctest as $target.regressions, without libFuzzer):
+    cp $input $root/fuzz/regressions/$target/$name
+    ctest --preset default -R '^$target\.regressions\$'
+  then fix the bug; the test fails until the fix lands.
+MSG
+    done
+  fi
+done
+
+echo
+echo "fuzz smoke: $(( SECONDS - start )) s in all"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "fuzz smoke: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz smoke: passed"
