@@ -4,33 +4,7 @@
 set -u
 rdcc=$1
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    passes=$((passes + 1))
-  else
-    echo "FAIL: $name" >&2
-    failures=$((failures + 1))
-  fi
-}
-contains() { grep -qF -- "$2" "$1"; }
-run() {  # run EXPECTED_STATUS CMD... ; stdout -> $work/out, stderr -> $work/err
-  local expected=$1
-  shift
-  "$@" >"$work/out" 2>"$work/err"
-  local status=$?
-  if [ "$status" -ne "$expected" ]; then
-    echo "  '$*' exited $status, expected $expected; stderr:" >&2
-    sed 's/^/    /' "$work/err" >&2
-    return 1
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 grant_hex="10 04 00 28 5a 17 c0 de 00 03 00 00 00 00 00 2a 00 00 00 00 00 00 01 01 00 00 00 00 00 04 00 00 00 01 86 a0 00 00 07 d0"
 
@@ -92,5 +66,4 @@ check "encode typo" run 1 "$rdcc" encode --input "$work/typo.json"
 check "typo named with message index" contains "$work/err" "$work/typo.json message 2: field 'reson': is not a field of CANCEL"
 check "usage error" run 2 "$rdcc" decode --no-such-flag
 
-echo "$passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish cli_test

@@ -6,35 +6,7 @@ set -u
 rdcc=$1
 maker=$2
 src=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    passes=$((passes + 1))
-  else
-    echo "FAIL: $name" >&2
-    failures=$((failures + 1))
-  fi
-}
-contains() { grep -qF -- "$2" "$1"; }
-lacks() { ! grep -qF -- "$2" "$1"; }
-lines() { test "$(wc -l <"$1")" -eq "$2"; }
-run() {  # run EXPECTED_STATUS CMD... ; stdout -> $work/out, stderr -> $work/err
-  local expected=$1
-  shift
-  timeout 60 "$@" >"$work/out" 2>"$work/err"
-  local status=$?
-  if [ "$status" -ne "$expected" ]; then
-    echo "  '$*' exited $status, expected $expected; stderr:" >&2
-    sed 's/^/    /' "$work/err" >&2
-    return 1
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 p=$work/pcaps
 mkdir -p "$p"
@@ -158,5 +130,4 @@ for golden in boundary malformed ordinary_udp; do
   fi
 done
 
-echo "pcap_test: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish pcap_test
