@@ -30,7 +30,7 @@ using json = nlohmann::ordered_json;
 constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
-constexpr std::size_t kOvercommit = 8;  // messages that share the link's rate at most
+constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate at most
 
 // Distinct octet ranges received for one message (opaque binding: data carries offsets, and a
 // retransmitted octet must not be counted twice: "those octets remain within the existing
@@ -174,6 +174,7 @@ struct Receiver::Impl {
   std::uint64_t u_sum = 0;         // sum of u_accounted over associations
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
   std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
+  std::size_t queued_idle = 0;     // messages in the grant queue that hold no rate
   std::size_t active_assocs = 0;
   std::size_t pending = 0;
   bool aimd_armed = false;
@@ -383,7 +384,10 @@ struct Receiver::Impl {
   }
 
   void set_rate(Msg& m, std::uint32_t rate) {
-    if ((m.rate == 0) != (rate == 0)) live_rates = rate == 0 ? live_rates - 1 : live_rates + 1;
+    if ((m.rate == 0) != (rate == 0)) {
+      live_rates = rate == 0 ? live_rates - 1 : live_rates + 1;
+      if (m.queued) queued_idle = rate == 0 ? queued_idle + 1 : queued_idle - 1;
+    }
     rate_sum = rate_sum - m.rate + rate;
     m.rate = rate;
   }
@@ -392,6 +396,7 @@ struct Receiver::Impl {
     if (!m.queued) return;
     queue.erase(key_of(m));
     m.queued = false;
+    if (m.rate == 0) --queued_idle;
   }
 
   static QueueKey key_of(const Msg& m) {
@@ -411,6 +416,7 @@ struct Receiver::Impl {
     if (wants) {
       queue.insert(key_of(m));
       m.queued = true;
+      if (m.rate == 0) ++queued_idle;
     } else {
       dequeue(m);
     }
@@ -621,8 +627,9 @@ struct Receiver::Impl {
     if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
       r = std::min(r, static_cast<double>(a.suggested_rate));
     }
-    // A fair share of the link among the messages that hold or want credit, at most eight.
-    const std::size_t sharing = std::clamp<std::size_t>(live_rates + queue.size(), 1, kOvercommit);
+    // A fair share of the link among the messages that hold a rate or want credit (each
+    // counted once), at most kOvercommit of them.
+    const std::size_t sharing = std::clamp<std::size_t>(live_rates + queued_idle, 1, kOvercommit);
     r = std::min(r, static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing));
     // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
     // access link."
@@ -672,7 +679,9 @@ struct Receiver::Impl {
         limit = fit;
       }
       const std::uint32_t rate = rate_for(a, m, now);
-      if (rate == 0) return;  // the link's rate is all issued; wait for a grant to end
+      // The link's rate is all issued: wait until a grant drains (its rate is released when
+      // its last octet arrives) or is reclaimed.
+      if (rate == 0) return;
       issue_grant(a, m, limit, rate, moved, now);
     }
   }

@@ -510,6 +510,41 @@ TEST_F(ReceiverTest, Receiver_PacingRatesOfLiveGrants_SumToAtMostTheLinkCapacity
   EXPECT_GT(sum, 0U);
 }
 
+// Two messages that hold credit and want more share the link in halves: each message counts
+// once among those sharing, whether it holds a rate, waits in the grant queue, or both.
+TEST_F(ReceiverTest, Receiver_TwoSteadySenders_AreEachGrantedHalfTheLink) {
+  const Address s1 = ReceiverHarness::sender(1);
+  const Address s2 = ReceiverHarness::sender(2);
+  const auto a1 = h.associate(s1, 1);
+  const auto a2 = h.associate(s2, 2);
+  std::map<std::uint8_t, std::uint64_t> limit;
+  std::map<std::uint8_t, std::uint64_t> sent;
+  std::map<std::uint8_t, std::uint32_t> rate;
+  auto take = [&](const std::vector<Sent>& out) {
+    for (const auto& x : out) {
+      if (const auto* g = std::get_if<CreditGrant>(&x.message)) {
+        const std::uint8_t to = x.to == s1 ? 1 : 2;
+        limit[to] = g->grant_limit;
+        rate[to] = g->pacing_rate;
+      }
+    }
+  };
+  take(h.deliver(s1, h.request(a1, 1, 1U << 24U)));
+  take(h.deliver(s2, h.request(a2, 1, 1U << 24U)));
+  for (int round = 0; round < 200; ++round) {
+    for (const std::uint8_t who : {std::uint8_t{1}, std::uint8_t{2}}) {
+      if (sent[who] >= limit[who]) continue;
+      const std::uint64_t from = sent[who];
+      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(4096, limit[who] - from));
+      sent[who] += n;
+      take(h.data(who == 1 ? s1 : s2, 1, from, n, 1));
+    }
+    h.advance(nanoseconds(400));
+  }
+  EXPECT_EQ(rate[1], h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(rate[2], h.cfg().link_capacity_mbps / 2);
+}
+
 // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate, the
 // Pacing Rate granted to that sender MUST NOT exceed it." / "A receiver ignores a Suggested
 // Rate from a SENDER_STATUS received more than four default Grant Lifetimes ago"
