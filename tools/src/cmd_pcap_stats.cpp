@@ -354,7 +354,8 @@ void write_svg(const Stats& s, const std::string& path) {
   int index = 0;
   const double plot_w = kWidth - kLeft - kRight;
   const double plot_h = kPanel - kTop - kBottom;
-  for (const auto& [k, r] : s.receivers) {
+  for (const auto& entry : s.receivers) {
+    const auto& r = entry.second;  // a plain reference: clang 14 cannot capture a binding
     const int y0 = index++ * kPanel;
     std::uint64_t top = 1;
     for (const Sample& x : r.series) top = std::max({top, x.granted, x.received});
