@@ -1,6 +1,9 @@
 // Bounds-checked big-endian cursors over byte spans ("All multi-octet fields are transmitted
-// in network byte order"). A read or write past the end sets a sticky `overflow()` flag and
-// does nothing, so a caller checks once at the end. Reused by the bindings and the pcap code.
+// in network byte order"). A read or write that does not fit sets a sticky `overflow()` flag
+// and transfers nothing, so a caller checks once at the end. After an overflow the reader
+// stands at the end (later reads return zero), while the writer stays where it was (a later,
+// smaller write may still fit): once `overflow()` is set, the output is not to be used.
+// Reused by the bindings and the pcap code.
 #pragma once
 
 #include <bit>
