@@ -65,7 +65,8 @@ Bytes udp(const Host& from, const Host& to, const Bytes& payload) {
   put16(u, 0, from.port);
   put16(u, 2, to.port);
   put16(u, 4, static_cast<std::uint32_t>(u.size()));
-  std::memcpy(u.data() + 8, payload.data(), payload.size());
+  // memcpy from an empty vector (a null pointer) is undefined, even for zero octets.
+  if (!payload.empty()) std::memcpy(u.data() + 8, payload.data(), payload.size());
   std::uint32_t s = 0;
   const std::size_t alen = from.ipv6 ? 16 : 4;
   s = sum16(from.ip.data(), alen, s);
@@ -88,7 +89,7 @@ Bytes ipv4(const Host& from, const Host& to, const Bytes& l4, std::uint8_t proto
   std::memcpy(p.data() + 12, from.ip.data(), 4);
   std::memcpy(p.data() + 16, to.ip.data(), 4);
   put16(p, 10, fold(sum16(p.data(), 20)));
-  std::memcpy(p.data() + 20, l4.data(), l4.size());
+  if (!l4.empty()) std::memcpy(p.data() + 20, l4.data(), l4.size());
   return p;
 }
 
@@ -102,8 +103,8 @@ Bytes ipv6(const Host& from, const Host& to, const Bytes& l4, std::uint8_t first
   p[7] = 64;
   std::memcpy(p.data() + 8, from.ip.data(), 16);
   std::memcpy(p.data() + 24, to.ip.data(), 16);
-  std::memcpy(p.data() + 40, extensions.data(), extensions.size());
-  std::memcpy(p.data() + 40 + extensions.size(), l4.data(), l4.size());
+  if (!extensions.empty()) std::memcpy(p.data() + 40, extensions.data(), extensions.size());
+  if (!l4.empty()) std::memcpy(p.data() + 40 + extensions.size(), l4.data(), l4.size());
   return p;
 }
 
