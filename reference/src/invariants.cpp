@@ -36,6 +36,7 @@ struct MsgModel {
   Time held_valid_until{};           // reception + Lifetime of the latest such grant
   std::uint32_t rate = 0;            // its Pacing Rate
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
+  bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   std::deque<std::pair<Time, std::uint32_t>> recent;  // segments within the pacing window
 };
 
@@ -49,6 +50,9 @@ struct AssocModel {
   std::uint64_t pool_limit = 0;
   Time pool_valid_until{};
   std::uint64_t pool_used = 0;
+  // The unscheduled message the sender has outstanding ("Unscheduled Transmission", item 3).
+  bool unsched_outstanding = false;
+  std::uint64_t unsched_message = 0;
 };
 using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, association
 
@@ -58,6 +62,17 @@ struct ReceiverModel {
   std::uint64_t outstanding = 0;
   std::uint64_t peak = 0;
 };
+
+// "12.5 us", for the details of violations.
+std::string format_duration(Duration d) {
+  const std::int64_t tenths = d.ns / 100;
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths < 0 ? -(tenths % 10) : tenths % 10) + " us";
+}
+
+// Octets a link of `mbps` Mbit/s carries in `d`.
+std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
+  return d.ns <= 0 ? 0 : static_cast<std::uint64_t>(d.ns) * mbps / 8000U;
+}
 
 struct Expiry {
   Time at;
@@ -73,6 +88,7 @@ struct InvariantChecker::Impl {
   std::map<AssocKey, AssocModel> assocs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
   std::vector<Violation> violations;
+  Duration tolerance{};  // set_timing_tolerance
   // Octets delivered before the checker saw their message's request (reordering).
   std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint64_t> early;
   // (receiver, sender, Message ID) -> association, from the requests: data names no association.
@@ -213,6 +229,7 @@ struct InvariantChecker::Impl {
       a.credit_unit = acc->credit_unit;
       return;
     }
+    end_unscheduled(rx, tx, m);
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
     const Time valid_until = t + microseconds(g->effective_lifetime(a.lifetime_us));
@@ -227,12 +244,52 @@ struct InvariantChecker::Impl {
     msg.rate = g->pacing_rate;
   }
 
-  void sender_sent(const Address& tx, const Address& rx, const Message& m) {
+  void sender_sent(const Address& tx, const Address& rx, const Message& m, Time t) {
+    if (std::holds_alternative<Cancel>(m)) end_unscheduled(rx, tx, m);
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr) return;
     MsgModel& msg = msgs[{key(rx), key(tx), req->header.association_id, req->message_id}];
     if (!msg.length_known) msg.length = req->message_length;
     msg.announced_unsched = std::max(msg.announced_unsched, req->unscheduled_sent);
+    if (req->unscheduled_sent == 0 || msg.unsched_ended) return;
+    // "MUST NOT have more than one unscheduled message outstanding on an association"
+    AssocModel& a = assocs[{key(rx), key(tx), req->header.association_id}];
+    if (a.unsched_outstanding && a.unsched_message != req->message_id) {
+      violate(t, "unscheduled_outstanding",
+              "unscheduled message " + std::to_string(req->message_id) +
+                  " announced while message " + std::to_string(a.unsched_message) +
+                  " is still outstanding (no MSG_DONE or CREDIT_GRANT for it yet): " +
+                  format_line(m));
+      return;
+    }
+    a.unsched_outstanding = true;
+    a.unsched_message = req->message_id;
+  }
+
+  // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
+  // CREDIT_GRANT for it"; also when it ends otherwise (CANCEL, ERROR for it), and all of an
+  // association's on ERROR (UNKNOWN_ASSOCIATION), where the sender drops everything.
+  void end_unscheduled(const Address& rx, const Address& tx, const Message& m) {
+    AssocModel& a = assocs[{key(rx), key(tx), header_of(m).association_id}];
+    std::uint64_t id = 0;
+    if (const auto* d = std::get_if<MsgDone>(&m)) {
+      id = d->message_id;
+    } else if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && g->usable() && !g->pool()) {
+      id = g->message_id;
+    } else if (const auto* c = std::get_if<Cancel>(&m)) {
+      id = c->message_id;
+    } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
+      if (e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
+        a.unsched_outstanding = false;
+        return;
+      }
+      id = e->message_id;
+    } else {
+      return;
+    }
+    if (id == 0) return;
+    msgs[{key(rx), key(tx), header_of(m).association_id, id}].unsched_ended = true;
+    if (a.unsched_outstanding && a.unsched_message == id) a.unsched_outstanding = false;
   }
 
   void segment(const Address& tx, const DataSegment& s, Time t) {
@@ -255,12 +312,24 @@ struct InvariantChecker::Impl {
       }
       return;
     }
-    if (end <= msg.held_limit && t < msg.held_valid_until) {
+    if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) {
       check_pacing(msg, a, s, t);
       return;
     }
-    if (t < a.pool_valid_until && a.pool_used + s.length <= a.pool_limit) {
+    if (t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit) {
       a.pool_used += s.length;
+      return;
+    }
+    if (end <= msg.held_limit) {
+      // Rule 3: "MUST NOT transmit under a grant after the Lifetime of that grant has elapsed"
+      violate(t, "grant_expired",
+              "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
+                  std::to_string(s.message_id) + " sent " +
+                  format_duration(t - msg.held_valid_until) +
+                  " after the Lifetime of its grant (Grant Limit " +
+                  std::to_string(msg.held_limit) + ") had elapsed" +
+                  (tolerance.ns != 0 ? " (tolerance " + format_duration(tolerance) + ")"
+                                          : std::string()));
       return;
     }
     violate(t, "sender_credit",
@@ -268,6 +337,17 @@ struct InvariantChecker::Impl {
                 std::to_string(s.message_id) + " sent with " +
                 (t < msg.held_valid_until ? "Grant Limit " + std::to_string(msg.held_limit)
                                           : std::string("no grant within its Lifetime")));
+  }
+
+  // A passive observer cannot know the sender's mode: octets no live grant covers that lie
+  // within the message's announced unscheduled window were sent unscheduled.
+  bool inferred_unscheduled(const Address& tx, const DataSegment& s, Time t) {
+    const auto it = msgs.find({key(s.receiver), key(tx), s.association_id, s.message_id});
+    if (it == msgs.end()) return false;
+    const MsgModel& msg = it->second;
+    const std::uint64_t end = s.offset + s.length;
+    if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) return false;
+    return end <= msg.announced_unsched;
   }
 
   // "MUST NOT transmit the message faster than the Pacing Rate, averaged over any interval
@@ -281,7 +361,11 @@ struct InvariantChecker::Impl {
     msg.recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
     for (const auto& [when, n] : msg.recent) octets += n;
-    if (octets > 11ULL * a.credit_unit) {
+    // An observer away from the sender may see packets closer together than they were sent
+    // (set_timing_tolerance): the rate's worth of the tolerance more.
+    const std::uint64_t allowance =
+        11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
+    if (octets > allowance) {
       violate(t, "pacing",
               std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
                   " within the transmission time of ten Credit Units at " +
@@ -304,7 +388,7 @@ void InvariantChecker::on_control_sent(const Address& from, const Address& to, c
   if (impl_->receivers.count(key(from)) != 0) {
     impl_->receiver_sent(from, to, m, t);
   } else {
-    impl_->sender_sent(from, to, m);
+    impl_->sender_sent(from, to, m, t);
   }
 }
 
@@ -323,6 +407,12 @@ void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment&
   impl_->segment(sender, s, t);
 }
 
+void InvariantChecker::on_segment_observed(const Address& sender, DataSegment s, Time t) {
+  impl_->expire_until(t);
+  if (!s.unscheduled) s.unscheduled = impl_->inferred_unscheduled(sender, s, t);
+  impl_->segment(sender, s, t);
+}
+
 void InvariantChecker::on_data_delivered(const Address& receiver, const Address& sender,
                                          std::uint64_t message_id, std::uint64_t octets, Time t) {
   impl_->expire_until(t);
@@ -337,6 +427,8 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
   }
   impl_->early[{key(receiver), key(sender), message_id}] += octets;
 }
+
+void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
 
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 

@@ -115,7 +115,46 @@ TEST_F(CheckerTest, DataAfterTheLifetime_IsCaught) {
   grant(1, 8192, false);
   now += microseconds(100);  // the association's default Lifetime
   segment(1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+}
+
+// A capture away from the sender: data may show up to the tolerance after the Lifetime.
+TEST_F(CheckerTest, DataAfterTheLifetime_WithinTheTimingTolerance_Passes) {
+  checker.set_timing_tolerance(microseconds(20));
+  request(1, 65536);
+  grant(1, 8192, false);
+  now += microseconds(119);
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += microseconds(1);
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+}
+
+// "MUST NOT have more than one unscheduled message outstanding on an association"
+TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
+  request(1, 4096, 4096);
+  segment(1, 0, 4096, true);
+  request(2, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+}
+
+// "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
+// CREDIT_GRANT for it"; a late retransmission of its request does not make it outstanding again.
+TEST_F(CheckerTest, UnscheduledMessage_EndsWithMsgDoneOrGrant) {
+  request(1, 4096, 4096);
+  segment(1, 0, 4096, true);
+  MsgDone d;
+  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+  d.message_id = 1;
+  d.octets_received = 4096;
+  both_ways(kReceiver, kSender, d);
+  request(1, 4096, 4096);  // a retransmission overtaken by MSG_DONE
+  request(2, 4096, 4096);
+  segment(2, 0, 4096, true);
+  grant(2, 4096, true);
+  request(3, 4096, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
 }
 
 TEST_F(CheckerTest, StaleGrant_GivesNoCredit) {

@@ -8,8 +8,17 @@
 //    unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
 //    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent.
 //  - sender credit: every data octet a sender transmits is below the Grant Limit it held at
-//    that moment under a grant whose Lifetime had not elapsed since its reception, or is part
-//    of an unscheduled message no larger than U ("Credit Requests and Grants", rules 2 and 3).
+//    that moment (rule 2: "sender_credit") under a grant whose Lifetime had not elapsed since
+//    its reception (rule 3: "grant_expired"), or is part of an unscheduled message no larger
+//    than U, announced by a CREDIT_REQUEST first ("Credit Requests and Grants", rules 2 and 3;
+//    "Unscheduled Transmission", item 2).
+//  - at most one unscheduled message outstanding per association: a CREDIT_REQUEST announcing
+//    unscheduled octets of a message while another one's has had neither MSG_DONE nor a usable
+//    CREDIT_GRANT (nor a CANCEL or ERROR ending it) reach the sender ("Unscheduled
+//    Transmission", item 3: "unscheduled_outstanding").
+//  - pacing: the octets of a message whose transmission starts within the transmission time
+//    of ten Credit Units at its Pacing Rate are at most ten Credit Units plus one segment
+//    (rule 4: "pacing").
 //  - grants never beyond the message length, FINAL exactly when the limit reaches the length,
 //    and Grant Limits never smaller than an earlier one for the same message (rule 5).
 //  - Pacing Rate never zero from a receiver (rule 4).
@@ -49,8 +58,19 @@ class InvariantChecker {
   // Every data segment a sender transmits, and every arrival a receiver's binding counted,
   // with the Message ID it belongs to (0 where the binding could not tell).
   void on_segment_sent(const Address& sender, const DataSegment& s, Time t);
+  // A data segment seen by a passive observer (a capture), which may not know the sender's
+  // mode: unless `s.unscheduled` says so, octets that no live grant covers and that lie
+  // within the message's announced unscheduled window count as unscheduled.
+  void on_segment_observed(const Address& sender, DataSegment s, Time t);
   void on_data_delivered(const Address& receiver, const Address& sender, std::uint64_t message_id,
                          std::uint64_t octets, Time t);
+
+  // For an observer that sees the traffic at one point away from the sender (a capture):
+  // how much later than the sender's own events it may see data relative to the grants.
+  // Data is then allowed up to Lifetime + `tolerance` after the grant was seen, and each
+  // pacing window admits the rate's worth of `tolerance` more octets (queues can bunch
+  // packets up). Zero, the default, where the checker sees the sender's events themselves.
+  void set_timing_tolerance(Duration tolerance);
 
   [[nodiscard]] const std::vector<Violation>& violations() const;
   [[nodiscard]] bool ok() const { return violations().empty(); }
