@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rdcc::pcaps {
@@ -11,8 +12,8 @@ struct PcapWriter::Handles {
   pcap_dumper_t* dumper = nullptr;
 };
 
-PcapWriter::PcapWriter(const std::string& path) : handles_(new Handles) {
-  handles_->pcap = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+PcapWriter::PcapWriter(const std::string& path, int link_type) : handles_(new Handles) {
+  handles_->pcap = pcap_open_dead_with_tstamp_precision(link_type, 65535,
                                                         PCAP_TSTAMP_PRECISION_MICRO);
   if (handles_->pcap != nullptr) handles_->dumper = pcap_dump_open(handles_->pcap, path.c_str());
   if (handles_->dumper == nullptr) {
@@ -29,12 +30,13 @@ PcapWriter::~PcapWriter() {
   delete handles_;
 }
 
-void PcapWriter::write(std::int64_t time_us, std::span<const std::byte> frame) {
+void PcapWriter::write(std::int64_t time_us, std::span<const std::byte> frame,
+                       std::uint32_t original_length) {
   pcap_pkthdr header{};
   header.ts.tv_sec = static_cast<time_t>(time_us / 1000000);
   header.ts.tv_usec = static_cast<suseconds_t>(time_us % 1000000);
   header.caplen = static_cast<bpf_u_int32>(frame.size());
-  header.len = header.caplen;
+  header.len = std::max(header.caplen, bpf_u_int32{original_length});
   pcap_dump(reinterpret_cast<u_char*>(handles_->dumper), &header,  // libpcap's C interface
             reinterpret_cast<const u_char*>(frame.data()));
   ++count_;

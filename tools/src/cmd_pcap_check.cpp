@@ -3,8 +3,11 @@
 // capture point), and the rules only a capture shows are checked here: sequence numbers,
 // MSG_DONE after the request, where ERROR may be sent, UDP checksums, malformed messages.
 //
-// Without the data packets (their formats are being defined in docs/data-transport.md),
-// octets count as received when MSG_DONE states them (Octets Received).
+// Data packets, where the capture holds them: the opaque transport on --data-port
+// (docs/data-transport.md) and RoCEv2 on --rocev2-port (4791), related to their RDCC messages
+// by the Binding Value of the CREDIT_REQUESTs (RoCEv2: through the reference Rocev2Responder,
+// QPN and MSN) and fed to the same InvariantChecker as observed segments and arrivals. Where a
+// message's data is not in the capture, its octets count as received when MSG_DONE states them.
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -16,7 +19,9 @@
 #include "pcap_commands.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/codec/rocev2.hpp"
 #include "rdcc/codec/serial.hpp"
+#include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/invariants.hpp"
 
 namespace rdcc::tools {
@@ -26,6 +31,10 @@ struct CheckOptions {
   CaptureOptions capture;
   std::string budget;
   std::int64_t d_max_us = 0;
+  std::optional<std::int64_t> slack_us;  // --capture-slack; default 2 * D_max
+  std::optional<std::uint16_t> data_port;
+  std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
+  std::optional<std::uint8_t> unscheduled_dscp;
   bool json = false;
 };
 
@@ -53,12 +62,24 @@ constexpr Rule kRules[] = {
     {"CHK-DONE-UNREQUESTED", "Credit Requests and Grants",
      "CREDIT_REQUEST announces a message ... When the receiver has received all octets of a "
      "message it sends MSG_DONE."},
-    {"CHK-SENDER-CREDIT", "Credit Requests and Grants, rules 2 and 3",
+    {"CHK-SENDER-CREDIT", "Credit Requests and Grants, rule 2",
      "The sender MUST NOT transmit an octet at offset o of a message unless o is smaller than "
-     "the Grant Limit held for that message, or the octet is part of the unscheduled window"},
-    {"CHK-UNSCHEDULED", "Unscheduled Transmission",
+     "the Grant Limit held for that message, or the octet is part of the unscheduled window "
+     "permitted by ."},
+    {"CHK-GRANT-EXPIRED", "Credit Requests and Grants, rule 3",
+     "The sender MUST NOT transmit under a grant after the Lifetime of that grant has elapsed, "
+     "measured from its reception."},
+    {"CHK-UNSCHEDULED", "Unscheduled Transmission, item 2",
      "MUST send a CREDIT_REQUEST for the message no later than the first data packet, with the "
-     "Unscheduled Sent field set to the message length"},
+     "Unscheduled Sent field set to the message length, so that the receiver can account for "
+     "the octets;"},
+    {"CHK-UNSCHED-BEYOND-U", "Transmission Mode Selection",
+     "Otherwise, the sender MUST send CREDIT_REQUEST and MUST NOT transmit any octet of the "
+     "message until it holds credit for that octet."},
+    {"CHK-UNSCHED-OUTSTANDING", "Unscheduled Transmission, item 3",
+     "MUST NOT have more than one unscheduled message outstanding on an association; an "
+     "unscheduled message stops being outstanding when the sender receives MSG_DONE or a "
+     "CREDIT_GRANT for it;"},
     {"CHK-PACING", "Credit Requests and Grants, rule 4",
      "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over any "
      "interval equal to the transmission time of ten Credit Units at that rate."},
@@ -96,7 +117,10 @@ std::string_view rule_for_violation(std::string_view name) {
   if (name == "pacing_rate_zero") return "CHK-PACING-ZERO";
   if (name == "msg_done_early") return "CHK-DONE-EARLY";
   if (name == "sender_credit") return "CHK-SENDER-CREDIT";
+  if (name == "grant_expired") return "CHK-GRANT-EXPIRED";
   if (name == "pacing") return "CHK-PACING";
+  if (name == "unscheduled_beyond_u") return "CHK-UNSCHED-BEYOND-U";
+  if (name == "unscheduled_outstanding") return "CHK-UNSCHED-OUTSTANDING";
   return "CHK-UNSCHEDULED";
 }
 
@@ -109,10 +133,33 @@ struct Finding {
 
 // What a capture shows per message, to name the frames a finding concerns.
 struct MessageFrames {
-  std::uint64_t request = 0;      // first CREDIT_REQUEST
-  std::uint64_t grant = 0;        // grant with the highest Grant Limit
-  std::uint64_t delivered = 0;    // octets that MSG_DONE said arrived, fed to the checker
+  std::uint64_t request = 0;       // first CREDIT_REQUEST
+  std::uint64_t grant = 0;         // grant with the highest Grant Limit
+  std::uint64_t latest_grant = 0;  // the latest grant (it sets the Lifetime)
+  std::uint64_t delivered = 0;     // octets that MSG_DONE said arrived, fed to the checker
+  std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
+  std::uint64_t data_octets = 0;   // payload octets of data packets seen
+  std::uint64_t data_packets = 0;
+  std::uint8_t binding_kind = 0;   // of its CREDIT_REQUEST
+  std::uint32_t qpn = 0;           // RoCEv2: its destination queue pair
 };
+
+// An RDCC message as the data transport names it.
+struct MessageRef {
+  ref::Address receiver;
+  ref::Address sender;
+  std::uint32_t association_id = 0;
+  std::uint64_t message_id = 0;
+};
+
+std::string hex(std::uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+using IpKey = std::pair<bool, IpAddress>;
+IpKey ip_of(const ref::Address& a) { return {a.ipv6, a.ip}; }
 
 struct Originated {
   std::uint32_t newest = 0;
@@ -129,7 +176,26 @@ struct AssociationState {
 class Checker {
  public:
   Checker(const CheckOptions& o, std::uint64_t budget)
-      : roles_(o.capture.port), budget_(budget), d_max_(ref::microseconds(o.d_max_us)) {}
+      : roles_(o.capture.port),
+        budget_(budget),
+        d_max_(ref::microseconds(o.d_max_us)),
+        data_port_(o.data_port),
+        rocev2_port_(o.rocev2_port),
+        unscheduled_dscp_(o.unscheduled_dscp) {
+    invariants_.set_timing_tolerance(o.slack_us ? ref::microseconds(*o.slack_us) : d_max_ * 2);
+  }
+
+  // A UDP datagram that is not RDCC: a data packet if it goes to the data port or RoCEv2's.
+  void data(const CapturedFrame& f, const ParsedFrame& u) {
+    if (data_port_ && u.destination.port == *data_port_) {
+      opaque(f, u);
+    } else if (rocev2_port_ != 0 && u.destination.port == rocev2_port_) {
+      rocev2(f, u);
+    }
+  }
+
+  [[nodiscard]] std::uint64_t data_packets() const { return data_packets_; }
+  [[nodiscard]] std::uint64_t unattributed() const { return unattributed_; }
 
   void packet(const RdccPacket& p) {
     if (!p.decoded) {
@@ -158,6 +224,8 @@ class Checker {
 
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
+  [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
+  [[nodiscard]] std::uint64_t rocev2_ipv6() const { return rocev2_ipv6_; }
 
  private:
   using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
@@ -166,6 +234,159 @@ class Checker {
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
     findings_.push_back({rule(id).id, std::move(frames), t, std::move(detail)});
+  }
+
+  // ---- data packets -----------------------------------------------------------------------
+
+  void opaque(const CapturedFrame& f, const ParsedFrame& u) {
+    const auto p = ref::decode_opaque(u.payload);
+    if (!p) {
+      notes_.push_back("frame " + std::to_string(f.number) + ": opaque data packet " +
+                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
+                       " does not decode: " + p.error().describe() + " [frame offset " +
+                       std::to_string(u.payload_offset + p.error().offset) + "]");
+      return;
+    }
+    ++data_packets_;
+    const ref::OpaqueHeader& h = p->header;
+    auto it = opaque_ids_.find({ip_of(u.source), ip_of(u.destination), h.message_identifier});
+    if (it == opaque_ids_.end()) {
+      unrequested(f, u, "Message Identifier " + hex(h.message_identifier));
+      return;
+    }
+    opaque_seen_.insert({ip_of(it->second.sender), ip_of(it->second.receiver)});
+    const bool marked = (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
+                        (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
+    segment(f, it->second, h.offset, h.payload_length, marked);
+  }
+
+  void rocev2(const CapturedFrame& f, const ParsedFrame& u) {
+    if (u.source.ipv6) {
+      ++rocev2_ipv6_;
+      return;
+    }
+    const auto p = ref::decode_rocev2(u.ipv4_packet);
+    if (!p) {
+      notes_.push_back("frame " + std::to_string(f.number) + ": RoCEv2 packet " +
+                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
+                       " does not decode: " + p.error().describe());
+      return;
+    }
+    ++data_packets_;
+    const std::uint32_t qpn = p->bth.destination_qp;
+    auto& qp = queue_pairs_[{ip_of(u.destination), qpn}];
+    // A retransmission (a PSN not newer than the last, 24-bit serial) is neither new octets
+    // nor a new RDMA message: the responder counts it once.
+    const std::uint32_t back = (qp.last_psn - p->bth.psn) & kMax24;
+    if (qp.started && back < (kMax24 + 1) / 2) return;
+    qp.started = true;
+    qp.last_psn = p->bth.psn;
+    ref::Rocev2Responder& responder = responders_[ip_of(u.destination)];
+    const auto counted = responder.count(*p, u.source, unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
+    auto it = rocev2_ids_.find({ip_of(u.destination), qpn, counted.message_id});
+    if (counted.message_id == 0 || it == rocev2_ids_.end()) {
+      unrequested(f, u, "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn));
+      return;
+    }
+    rocev2_seen_.insert({ip_of(u.destination), qpn});
+    MessageFrames& m = msgs_[msg_key(it->second)];
+    segment(f, it->second, m.data_octets, counted.observation.octets,
+            counted.observation.unscheduled_dscp);
+  }
+
+  // Data no CREDIT_REQUEST in the capture names: a finding where the two hosts established
+  // an association in the capture (so its requests would be in it), otherwise counted only.
+  void unrequested(const CapturedFrame& f, const ParsedFrame& u, const std::string& what) {
+    ++unattributed_;
+    if (!accepted_hosts_.count({ip_of(u.source), ip_of(u.destination)})) return;
+    if (!unrequested_reported_.insert({ip_of(u.source), ip_of(u.destination)}).second) return;
+    add("CHK-SENDER-CREDIT", {f.number}, f.relative_ns,
+        "data " + u.source.to_string() + " \u2192 " + u.destination.to_string() + " for " + what +
+            ", which no CREDIT_REQUEST in the capture names, between hosts that established an "
+            "association in it (later such packets are not reported)");
+  }
+
+  // One observed data packet of a known message: to the InvariantChecker, sent and arrived
+  // at the same moment. The first finding of each rule per message is reported.
+  void segment(const CapturedFrame& f, const MessageRef& r, std::uint64_t offset,
+               std::uint32_t length, bool marked_unscheduled) {
+    const ref::Time t{f.relative_ns};
+    MessageFrames& m = msgs_[msg_key(r)];
+    ++m.data_packets;
+    m.data_octets += length;
+    ref::DataSegment s;
+    s.receiver = r.receiver;
+    s.association_id = r.association_id;
+    s.message_id = r.message_id;
+    s.offset = offset;
+    s.length = length;
+    s.unscheduled = marked_unscheduled;
+    const std::size_t before = invariants_.violations().size();
+    invariants_.on_segment_observed(r.sender, s, t);
+    // Octets arrive once: a retransmission below the highest offset seen adds nothing.
+    const std::uint64_t end = offset + length;
+    if (end > m.data_end) {
+      invariants_.on_data_delivered(r.receiver, r.sender, r.message_id, end - m.data_end, t);
+      m.data_end = end;
+    }
+    report_violations(before, f, r, &m);
+  }
+
+  void report_violations(std::size_t before, const CapturedFrame& f, const MessageRef& r,
+                         const MessageFrames* m) {
+    const auto& v = invariants_.violations();
+    for (std::size_t i = before; i < v.size(); ++i) {
+      const std::string_view id = rule_for_violation(v[i].rule);
+      if (!data_reported_.insert({std::string(id), msg_key(r)}).second) {
+        ++suppressed_;
+        continue;
+      }
+      std::vector<std::uint64_t> frames;
+      if (m != nullptr && m->request != 0) frames.push_back(m->request);
+      if (m != nullptr) {
+        const std::uint64_t g = id == "CHK-GRANT-EXPIRED" ? m->latest_grant : m->grant;
+        if (g != 0 && (id == "CHK-GRANT-EXPIRED" || id == "CHK-SENDER-CREDIT" || id == "CHK-PACING")) {
+          frames.push_back(g);
+        }
+      }
+      frames.push_back(f.number);
+      std::string detail = v[i].detail;
+      detail += id == "CHK-BUDGET" ? " at " + r.receiver.to_string()
+                                   : " (" + r.sender.to_string() + " \u2192 " +
+                                         r.receiver.to_string() + ", association " +
+                                         hex(r.association_id) + ")";
+      add(id, std::move(frames), f.relative_ns, std::move(detail));
+    }
+  }
+
+  [[nodiscard]] static MsgKey msg_key(const MessageRef& r) {
+    return {key_of(r.receiver), key_of(r.sender), r.association_id, r.message_id};
+  }
+
+  // Whether the capture holds this message's data (then MSG_DONE's count is not used).
+  [[nodiscard]] bool data_in_capture(const MessageRef& r, const MessageFrames& m) const {
+    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
+      return data_port_ && opaque_seen_.count({ip_of(r.sender), ip_of(r.receiver)}) != 0;
+    }
+    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
+      return rocev2_port_ != 0 && rocev2_seen_.count({ip_of(r.receiver), m.qpn}) != 0;
+    }
+    return false;
+  }
+
+  // The Binding Value of a request, so that data can name its message.
+  void bind(const CreditRequest& req, const Roles::Sides& s) {
+    const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
+    MessageFrames& m = msgs_[msg_key(r)];
+    m.binding_kind = req.binding_kind;
+    if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
+      opaque_ids_[{ip_of(s.sender), ip_of(s.receiver), req.binding_value}] = r;
+    } else if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
+      const Rocev2Binding b = unpack_rocev2(req.binding_value);
+      m.qpn = b.destination_qpn;
+      responders_[ip_of(s.receiver)].register_message(req.binding_value, req.message_id);
+      rocev2_ids_[{ip_of(s.receiver), b.destination_qpn, req.message_id}] = r;
+    }
   }
 
   void malformed_message(const RdccPacket& p) {
@@ -227,9 +448,11 @@ class Checker {
       a.accepted = true;
       a.bound = s.sender;
       a.epoch = h.epoch;
+      accepted_hosts_.insert({ip_of(s.sender), ip_of(s.receiver)});
       return;
     }
     if (const auto* req = std::get_if<CreditRequest>(&m)) {
+      bind(*req, s);
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, req->message_id}];
       if (f.request == 0) f.request = p.frame.number;
       last_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}] = p.frame.number;
@@ -277,9 +500,10 @@ class Checker {
     const ref::Time t{p.frame.relative_ns};
     const std::size_t before = invariants_.violations().size();
     if (const auto* done = std::get_if<MsgDone>(&m)) {
-      // The data packets are not read: MSG_DONE says how many octets arrived.
-      MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, done->message_id}];
-      if (done->octets_received > f.delivered) {
+      // Without the message's data in the capture, MSG_DONE says how many octets arrived.
+      const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};
+      MessageFrames& f = msgs_[msg_key(r)];
+      if (!data_in_capture(r, f) && done->octets_received > f.delivered) {
         invariants_.on_data_delivered(s.receiver, s.sender, done->message_id,
                                       done->octets_received - f.delivered, t);
         f.delivered = done->octets_received;
@@ -301,14 +525,26 @@ class Checker {
           if (id == "CHK-GRANT-REDUCED" && f->second.grant != 0) frames.push_back(f->second.grant);
         }
       }
+      const auto* req = std::get_if<CreditRequest>(&m);
+      if (id == "CHK-UNSCHED-OUTSTANDING" && req != nullptr) {
+        frames = {};
+        auto o = unsched_request_.find({key_of(s.receiver), key_of(s.sender), h.association_id});
+        if (o != unsched_request_.end()) frames.push_back(o->second);
+      }
       frames.push_back(p.frame.number);
       std::string detail = v[i].detail;
       if (id == "CHK-BUDGET") {
-        detail += " at " + s.receiver.to_string() +
-                  " (octets count as received when MSG_DONE states them: the data packets are "
-                  "not read)";
+        detail += " at " + s.receiver.to_string();
+        if (!data_port_ || data_packets_ == 0) {
+          detail += " (octets of messages whose data is not in the capture count as received "
+                    "when MSG_DONE states them)";
+        }
       }
       add(id, std::move(frames), p.frame.relative_ns, std::move(detail));
+    }
+    if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && req->unscheduled_sent != 0) {
+      auto& frame = unsched_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}];
+      if (seen.count("CHK-UNSCHED-OUTSTANDING") == 0) frame = p.frame.number;
     }
     if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && !g->pool()) {
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
@@ -317,13 +553,39 @@ class Checker {
         f.grant = p.frame.number;
         highest = g->grant_limit;
       }
+      f.latest_grant = p.frame.number;
     }
   }
+
+  struct QueuePair {
+    bool started = false;
+    std::uint32_t last_psn = 0;
+  };
+  using Qp = std::pair<IpKey, std::uint32_t>;  // receiver host, destination QPN
 
   Roles roles_;
   std::uint64_t budget_;
   ref::Duration d_max_;
+  std::optional<std::uint16_t> data_port_;
+  std::uint16_t rocev2_port_;
+  std::optional<std::uint8_t> unscheduled_dscp_;
   ref::InvariantChecker invariants_;
+  // Data: (sender host, receiver host, Binding Value) for the opaque transport; per receiver
+  // host a Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
+  std::map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
+  std::map<IpKey, ref::Rocev2Responder> responders_;
+  std::map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
+  std::map<Qp, QueuePair> queue_pairs_;
+  std::set<std::pair<IpKey, IpKey>> opaque_seen_;    // (sender, receiver) with data seen
+  std::set<Qp> rocev2_seen_;
+  std::set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
+  std::set<std::pair<IpKey, IpKey>> unrequested_reported_;
+  std::set<std::pair<std::string, MsgKey>> data_reported_;
+  std::map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
+  std::uint64_t data_packets_ = 0;
+  std::uint64_t unattributed_ = 0;
+  std::uint64_t rocev2_ipv6_ = 0;
+  std::uint64_t suppressed_ = 0;
   std::set<AddrKey> known_;
   std::map<std::pair<bool, AssocKey>, Originated> originated_;
   std::map<AssocKey, AssociationState> assocs_;
@@ -354,6 +616,9 @@ int run_check(const CheckOptions& o) {
   ScanHandlers h;
   h.packet = [&](const RdccPacket& p) { checker.packet(p); };
   h.malformed = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.note(f, parsed); };
+  if (o.data_port || o.rocev2_port != 0) {
+    h.other_udp = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.data(f, parsed); };
+  }
   const ScanSummary summary = scan_capture(o.capture, h);
   for (const Finding& f : checker.findings()) {
     const Rule& r = rule(f.rule);
@@ -372,10 +637,19 @@ int run_check(const CheckOptions& o) {
     }
   }
   for (const std::string& n : checker.notes()) std::cerr << "rdcc pcap check: note: " << n << '\n';
+  if (checker.suppressed() != 0) {
+    std::cerr << "rdcc pcap check: note: " << checker.suppressed()
+              << " later data-packet findings of the same rule and message not shown\n";
+  }
+  if (checker.rocev2_ipv6() != 0) {
+    std::cerr << "rdcc pcap check: note: " << checker.rocev2_ipv6()
+              << " RoCEv2 packets over IPv6 not checked (the binding reads IPv4)\n";
+  }
   std::cerr << "rdcc pcap check: " << o.capture.file << ": " << checker.findings().size()
-            << " findings in " << summary.rdcc_packets << " RDCC packets of " << summary.frames
-            << " frames (" << summary.malformed_frames << " malformed frames); data packets "
-            << "not checked\n";
+            << " findings in " << summary.rdcc_packets << " RDCC packets and "
+            << checker.data_packets() << " data packets (" << checker.unattributed()
+            << " not related to a request) of " << summary.frames << " frames ("
+            << summary.malformed_frames << " malformed frames)\n";
   return checker.findings().empty() ? 0 : 1;
 }
 
@@ -393,6 +667,22 @@ void add_pcap_check_command(CLI::App& pcap) {
   cmd->add_option("--d-max", o->d_max_us, "D_max, the domain's maximum one-way delay, in "
                                           "microseconds (default 0)")
       ->check(CLI::Range(0, 1000000000));
+  cmd->add_option("--capture-slack", o->slack_us,
+                  "How much later than at the sender the capture may see data relative to the "
+                  "grants, in microseconds: data is allowed up to Lifetime + slack after the "
+                  "grant was seen, and pacing the rate's worth of it more (default 2 * D_max, "
+                  "right for a capture at the receiver; 0 for one at the sender)")
+      ->check(CLI::Range(0, 1000000000));
+  cmd->add_option("--data-port", o->data_port,
+                  "The UDP port of the opaque data transport (docs/data-transport.md); no "
+                  "default: without it opaque data is not read")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--rocev2-port", o->rocev2_port,
+                  "The UDP port of RoCEv2 data (default 4791; 0: not read)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--unscheduled-dscp", o->unscheduled_dscp,
+                  "The DSCP the domain configures for unscheduled data, where there is one")
+      ->check(CLI::Range(0, 63));
   cmd->add_flag("--json", o->json, "One JSON object per finding");
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap check");

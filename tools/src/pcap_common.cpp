@@ -64,7 +64,10 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
     const bool rdcc = opts.port ? (parsed.source.port == *opts.port ||
                                    parsed.destination.port == *opts.port)
                                 : looks_like_rdcc(parsed.payload);
-    if (!rdcc) continue;
+    if (!rdcc) {
+      if (handlers.other_udp) handlers.other_udp(frame, parsed);
+      continue;
+    }
     ++summary.rdcc_packets;
     const auto decoded = decode(parsed.payload);
     if (!decoded) ++summary.decode_errors;

@@ -98,6 +98,7 @@ ParsedFrame parse_ipv4(std::span<const std::byte> b, std::size_t at) {
   }
   f.dscp = static_cast<std::uint8_t>(u8(b, at + 1) >> 2);
   f.ecn = static_cast<std::uint8_t>(u8(b, at + 1) & 0x03U);
+  f.ipv4_packet = b.subspan(at, total);
   return parse_udp(b, at + header, at + total, f);
 }
 

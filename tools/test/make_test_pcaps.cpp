@@ -1,50 +1,45 @@
 // Writes the small captures tools/test/pcap_test.sh checks `rdcc pcap` against: real
-// Ethernet / VLAN / IPv4 / IPv6 / UDP headers with valid checksums, through libpcap's
-// pcap_open_dead + pcap_dump. One clean exchange, one capture per injected fault, malformed
-// frames, and the other link types. RDCC port 50000. Usage: make_test_pcaps OUTPUT_DIR
+// Ethernet / VLAN / IPv4 / IPv6 / UDP headers with valid checksums (rdcc_pcaps framing and
+// PcapWriter, through libpcap). One clean exchange, one capture per injected fault, malformed
+// frames, the other link types, and exchanges with their data packets (the opaque transport
+// and RoCEv2, encoded by the reference bindings) clean and with injected data faults. RDCC
+// port 50000, opaque data port 50001. Usage: make_test_pcaps OUTPUT_DIR
 #include <pcap/pcap.h>
 
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <functional>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/rocev2.hpp"
+#include "rdcc/pcaps/capture.hpp"
+#include "rdcc/pcaps/framing.hpp"
+#include "rdcc/reference/bindings.hpp"
 
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
+using Bytes = std::vector<std::byte>;
+using rdcc::pcaps::Endpoint;
 constexpr std::uint16_t kPort = 50000;
+constexpr std::uint16_t kDataPort = 50001;
 
-struct Host {
-  std::array<std::uint8_t, 16> ip{};
-  bool ipv6 = false;
-  std::uint16_t port = 0;
-};
+Endpoint v4(std::uint8_t last, std::uint16_t port) {
+  return rdcc::pcaps::ipv4_endpoint(10, 0, 0, last, port);
+}
+Endpoint v6(std::uint8_t last, std::uint16_t port) { return rdcc::pcaps::ipv6_endpoint(last, port); }
 
-Host v4(std::uint8_t last, std::uint16_t port) { return {{10, 0, 0, last}, false, port}; }
-Host v6(std::uint8_t last, std::uint16_t port) {
-  Host h{{0x20, 0x01, 0x0d, 0xb8}, true, port};
-  h.ip[15] = last;
-  return h;
+Bytes octets(std::initializer_list<std::uint8_t> list) {
+  Bytes b;
+  for (std::uint8_t v : list) b.push_back(std::byte{v});
+  return b;
 }
 
 void put16(Bytes& b, std::size_t at, std::uint32_t v) {
-  b[at] = static_cast<std::uint8_t>(v >> 8);
-  b[at + 1] = static_cast<std::uint8_t>(v);
-}
-
-std::uint32_t sum16(const std::uint8_t* p, std::size_t n, std::uint32_t s = 0) {
-  for (std::size_t i = 0; i + 1 < n; i += 2) s += static_cast<std::uint32_t>((p[i] << 8) | p[i + 1]);
-  if (n % 2 != 0) s += static_cast<std::uint32_t>(p[n - 1] << 8);
-  return s;
-}
-std::uint16_t fold(std::uint32_t s) {
-  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-  return static_cast<std::uint16_t>(~s);
+  b[at] = std::byte{static_cast<std::uint8_t>(v >> 8)};
+  b[at + 1] = std::byte{static_cast<std::uint8_t>(v)};
 }
 
 Bytes encode_message(const rdcc::Message& m) {
@@ -54,114 +49,71 @@ Bytes encode_message(const rdcc::Message& m) {
     std::fprintf(stderr, "encode failed: %s\n", n.error().describe().c_str());
     std::exit(1);
   }
-  Bytes b(*n);
-  std::memcpy(b.data(), buf.data(), *n);
-  return b;
+  return Bytes(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
 }
 
-// UDP header + payload with the checksum over the pseudo-header.
-Bytes udp(const Host& from, const Host& to, const Bytes& payload) {
-  Bytes u(8 + payload.size());
-  put16(u, 0, from.port);
-  put16(u, 2, to.port);
-  put16(u, 4, static_cast<std::uint32_t>(u.size()));
-  // memcpy from an empty vector (a null pointer) is undefined, even for zero octets.
-  if (!payload.empty()) std::memcpy(u.data() + 8, payload.data(), payload.size());
-  std::uint32_t s = 0;
-  const std::size_t alen = from.ipv6 ? 16 : 4;
-  s = sum16(from.ip.data(), alen, s);
-  s = sum16(to.ip.data(), alen, s);
-  s += 17 + static_cast<std::uint32_t>(u.size());
-  std::uint16_t c = fold(sum16(u.data(), u.size(), s));
-  if (c == 0) c = 0xFFFF;
-  put16(u, 6, c);
-  return u;
-}
+// The frames are rdcc_pcaps's Ethernet / IPv4 or IPv6 / UDP frames (valid checksums); the
+// variations below change them after the fact.
+constexpr std::size_t kEthernetSize = 14;
 
-Bytes ipv4(const Host& from, const Host& to, const Bytes& l4, std::uint8_t proto = 17,
-           std::uint16_t fragment = 0x4000) {
-  Bytes p(20 + l4.size());
-  p[0] = 0x45;
-  put16(p, 2, static_cast<std::uint32_t>(p.size()));
-  put16(p, 6, fragment);
-  p[8] = 64;
-  p[9] = proto;
-  std::memcpy(p.data() + 12, from.ip.data(), 4);
-  std::memcpy(p.data() + 16, to.ip.data(), 4);
-  put16(p, 10, fold(sum16(p.data(), 20)));
-  if (!l4.empty()) std::memcpy(p.data() + 20, l4.data(), l4.size());
-  return p;
-}
-
-// IPv6; `extensions` (already formatted, each naming its next header) go before the UDP.
-Bytes ipv6(const Host& from, const Host& to, const Bytes& l4, std::uint8_t first_next = 17,
-           const Bytes& extensions = {}) {
-  Bytes p(40 + extensions.size() + l4.size());
-  p[0] = 0x60;
-  put16(p, 4, static_cast<std::uint32_t>(extensions.size() + l4.size()));
-  p[6] = first_next;
-  p[7] = 64;
-  std::memcpy(p.data() + 8, from.ip.data(), 16);
-  std::memcpy(p.data() + 24, to.ip.data(), 16);
-  if (!extensions.empty()) std::memcpy(p.data() + 40, extensions.data(), extensions.size());
-  if (!l4.empty()) std::memcpy(p.data() + 40 + extensions.size(), l4.data(), l4.size());
-  return p;
-}
-
-Bytes ethernet(const Bytes& ip, bool ipv6_packet, std::vector<std::uint16_t> vlan_tpids = {}) {
-  Bytes f = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2};
-  for (std::uint16_t tpid : vlan_tpids) {
-    f.push_back(static_cast<std::uint8_t>(tpid >> 8));
-    f.push_back(static_cast<std::uint8_t>(tpid));
-    f.push_back(0x00);
-    f.push_back(0x64);  // VLAN 100
+// VLAN tags inserted after the MAC addresses, outermost first.
+Bytes with_vlan(Bytes f, const std::vector<std::uint16_t>& tpids) {
+  Bytes tags;
+  for (std::uint16_t tpid : tpids) {
+    tags.push_back(std::byte{static_cast<std::uint8_t>(tpid >> 8)});
+    tags.push_back(std::byte{static_cast<std::uint8_t>(tpid)});
+    tags.push_back(std::byte{0x00});
+    tags.push_back(std::byte{0x64});  // VLAN 100
   }
-  f.push_back(ipv6_packet ? 0x86 : 0x08);
-  f.push_back(ipv6_packet ? 0xDD : 0x00);
-  f.insert(f.end(), ip.begin(), ip.end());
+  f.insert(f.begin() + 12, tags.begin(), tags.end());
   return f;
 }
 
-Bytes ip_packet(const Host& from, const Host& to, const Bytes& payload) {
-  return from.ipv6 ? ipv6(from, to, udp(from, to, payload)) : ipv4(from, to, udp(from, to, payload));
+Bytes udp_frame(const Endpoint& from, const Endpoint& to, const Bytes& payload,
+                const std::vector<std::uint16_t>& vlan = {}) {
+  return with_vlan(rdcc::pcaps::udp_frame(from, to, payload), vlan);
 }
-Bytes frame(const Host& from, const Host& to, const rdcc::Message& m,
-            std::vector<std::uint16_t> vlan = {}) {
-  return ethernet(ip_packet(from, to, encode_message(m)), from.ipv6, std::move(vlan));
+Bytes frame(const Endpoint& from, const Endpoint& to, const rdcc::Message& m,
+            const std::vector<std::uint16_t>& vlan = {}) {
+  return udp_frame(from, to, encode_message(m), vlan);
+}
+// The IP packet of a frame (for the link types without Ethernet).
+Bytes ip_packet(const Endpoint& from, const Endpoint& to, const Bytes& payload) {
+  const Bytes f = rdcc::pcaps::udp_frame(from, to, payload);
+  return Bytes(f.begin() + kEthernetSize, f.end());
+}
+
+// IPv6 extension headers (already formatted, each naming its next header) spliced in front
+// of the UDP header; the pseudo-header, and so the UDP checksum, does not change.
+Bytes with_ipv6_extensions(Bytes f, std::uint8_t first_next, const Bytes& extensions) {
+  const std::size_t ip = kEthernetSize;
+  const std::size_t payload = (std::to_integer<std::size_t>(f[ip + 4]) << 8) |
+                              std::to_integer<std::size_t>(f[ip + 5]);
+  put16(f, ip + 4, static_cast<std::uint32_t>(payload + extensions.size()));
+  f[ip + 6] = std::byte{first_next};
+  f.insert(f.begin() + static_cast<std::ptrdiff_t>(ip + 40), extensions.begin(), extensions.end());
+  return f;
 }
 
 class Writer {
  public:
-  Writer(const std::string& path, int link_type) : path_(path) {
-    pcap_ = pcap_open_dead_with_tstamp_precision(link_type, 65535, PCAP_TSTAMP_PRECISION_NANO);
-    dump_ = pcap_dump_open(pcap_, path.c_str());
-    if (dump_ == nullptr) {
-      std::fprintf(stderr, "%s: %s\n", path.c_str(), pcap_geterr(pcap_));
-      std::exit(1);
-    }
+  explicit Writer(const std::string& path, int link_type = rdcc::pcaps::kLinkTypeEthernet)
+      : writer_(path, link_type) {}
+  // Frames are 10 microseconds apart from 2025-01-01T00:00:00Z unless placed with at().
+  void add(const Bytes& f, std::uint32_t captured = 0) {
+    const Bytes cut = captured == 0 ? f : Bytes(f.begin(), f.begin() + captured);
+    writer_.write(rdcc::pcaps::kEpochMicros + now_us_, cut, static_cast<std::uint32_t>(f.size()));
+    now_us_ += 10;
   }
-  ~Writer() {
-    pcap_dump_close(dump_);
-    pcap_close(pcap_);
-  }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
-  // Frames are 10 microseconds apart from 2025-01-01T00:00:00Z.
-  void add(const Bytes& f, std::size_t captured = 0) {
-    pcap_pkthdr h{};
-    const std::int64_t ns = static_cast<std::int64_t>(count_++) * 10000;
-    h.ts.tv_sec = 1735689600 + ns / 1000000000;
-    h.ts.tv_usec = static_cast<decltype(h.ts.tv_usec)>(ns % 1000000000);  // nanoseconds
-    h.len = static_cast<bpf_u_int32>(f.size());
-    h.caplen = static_cast<bpf_u_int32>(captured == 0 ? f.size() : captured);
-    pcap_dump(static_cast<u_char*>(static_cast<void*>(dump_)), &h, f.data());
+  // The next frame goes `us` microseconds after the previous one.
+  Writer& after(std::int64_t us) {
+    now_us_ += us - 10;
+    return *this;
   }
 
  private:
-  std::string path_;
-  pcap_t* pcap_ = nullptr;
-  pcap_dumper_t* dump_ = nullptr;
-  std::size_t count_ = 0;
+  rdcc::pcaps::PcapWriter writer_;
+  std::int64_t now_us_ = 0;
 };
 
 constexpr std::uint32_t kAssoc = 0x5a17c0de;
@@ -220,11 +172,11 @@ std::vector<rdcc::Message> exchange() {
           grant(3, kLength, true), done(4, kLength)};
 }
 
-const Host kSender = v4(2, 40000);
-const Host kReceiver = v4(1, kPort);
+const Endpoint kSender = v4(2, 40000);
+const Endpoint kReceiver = v4(1, kPort);
 
 void write_exchange(const std::string& path, const std::vector<rdcc::Message>& msgs) {
-  Writer w(path, DLT_EN10MB);
+  Writer w(path);
   for (const auto& m : msgs) {
     const auto t = rdcc::type_of(m);
     const bool from_sender = t == rdcc::MessageType::AssocRequest ||
@@ -234,7 +186,7 @@ void write_exchange(const std::string& path, const std::vector<rdcc::Message>& m
 }
 
 void write_clean(const std::string& dir) {
-  Writer w(dir + "/clean.pcap", DLT_EN10MB);
+  Writer w(dir + "/clean.pcap");
   for (const auto& m : exchange()) {
     const auto t = rdcc::type_of(m);
     const bool from_sender = t == rdcc::MessageType::AssocRequest ||
@@ -242,8 +194,8 @@ void write_clean(const std::string& dir) {
     w.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
   }
   // Frames 8..11: a second receiver over IPv6 behind a VLAN tag, one 8 KiB message.
-  const Host s6 = v6(2, 40001);
-  const Host r6 = v6(1, kPort);
+  const Endpoint s6 = v6(2, 40001);
+  const Endpoint r6 = v6(1, kPort);
   rdcc::AssocAccept acc = std::get<rdcc::AssocAccept>(exchange()[1]);
   acc.header.association_id = 7;
   rdcc::CreditRequest req = std::get<rdcc::CreditRequest>(exchange()[2]);
@@ -279,7 +231,7 @@ void write_faults(const std::string& dir) {
   write_exchange(dir + "/done_early.pcap", m);
 
   // ERROR where it may not be sent, MSG_DONE for a message never requested (frames 8..10).
-  Writer w(dir + "/errors.pcap", DLT_EN10MB);
+  Writer w(dir + "/errors.pcap");
   for (std::size_t i = 0; i < 7; ++i) {
     const auto t = rdcc::type_of(exchange()[i]);
     const bool from_sender = t == rdcc::MessageType::AssocRequest ||
@@ -299,38 +251,40 @@ void write_faults(const std::string& dir) {
 }
 
 void write_malformed(const std::string& dir) {
-  Writer w(dir + "/malformed.pcap", DLT_EN10MB);
+  Writer w(dir + "/malformed.pcap");
   const Bytes good = frame(kReceiver, kSender, grant(1, 4096, false));
   w.add(Bytes(good.begin(), good.begin() + 10));  // 1: ends inside the Ethernet header
   Bytes bad_ihl = good;
-  bad_ihl[14] = 0x43;  // 2: IHL 3
+  bad_ihl[14] = std::byte{0x43};  // 2: IHL 3
   w.add(bad_ihl);
   Bytes udp_long = good;
   put16(udp_long, 14 + 20 + 4, 400);  // 3: UDP length beyond the IP payload
   w.add(udp_long);
   // 4: IPv6 with Hop-by-Hop and Destination Options before UDP: decodes.
-  const Host s6 = v6(2, 40001);
-  const Host r6 = v6(1, kPort);
-  Bytes ext = {60, 0, 1, 4, 0, 0, 0, 0, 17, 0, 1, 4, 0, 0, 0, 0};
-  w.add(ethernet(ipv6(r6, s6, udp(r6, s6, encode_message(grant(2, 8192, false))), 0, ext), true));
+  const Endpoint s6 = v6(2, 40001);
+  const Endpoint r6 = v6(1, kPort);
+  const Bytes ext = octets({60, 0, 1, 4, 0, 0, 0, 0, 17, 0, 1, 4, 0, 0, 0, 0});
+  w.add(with_ipv6_extensions(frame(r6, s6, grant(2, 8192, false)), 0, ext));
   // 5: an extension header whose length runs past the payload.
-  Bytes bad_ext = {17, 200, 0, 0, 0, 0, 0, 0};
-  w.add(ethernet(ipv6(r6, s6, Bytes(4, 0), 60, bad_ext), true));
+  w.add(with_ipv6_extensions(udp_frame(r6, s6, Bytes{}), 60, octets({17, 200, 0, 0, 0, 0, 0, 0})));
   // 6: RDCC CREDIT_GRANT with Length 39.
   Bytes short_len = encode_message(grant(3, 8192, false));
-  short_len[3] = 39;
-  w.add(ethernet(ip_packet(kReceiver, kSender, short_len), false));
+  short_len[3] = std::byte{39};
+  w.add(udp_frame(kReceiver, kSender, short_len));
   // 7: double-tagged (802.1ad + 802.1Q), decodes.
   w.add(frame(kReceiver, kSender, grant(4, 16384, false), {0x88A8, 0x8100}));
   // 8: cut by the snap length.
   const Bytes cut = frame(kReceiver, kSender, grant(5, 20480, false));
   w.add(cut, 40);
   // 9: ARP: not IP, ignored.
-  Bytes arp = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 2, 0x08, 0x06};
-  arp.resize(42, 0);
+  Bytes arp = octets({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 2, 0x08, 0x06});
+  arp.resize(42, std::byte{0});
   w.add(arp);
-  // 10: a first IPv4 fragment (More Fragments set).
-  w.add(ethernet(ipv4(kReceiver, kSender, udp(kReceiver, kSender, encode_message(grant(6, 1, false))), 17, 0x2000), false));
+  // 10: a first IPv4 fragment (More Fragments set; the header checksum is left as it was:
+  // the reader does not check it).
+  Bytes fragment = frame(kReceiver, kSender, grant(6, 1, false));
+  put16(fragment, kEthernetSize + 6, 0x2000);
+  w.add(fragment);
   // 11: an ordinary grant still decodes after all that.
   w.add(frame(kReceiver, kSender, grant(7, 32768, false)));
 }
@@ -339,21 +293,179 @@ void write_link_types(const std::string& dir) {
   const Bytes ip = ip_packet(kReceiver, kSender, encode_message(grant(1, 4096, false)));
   {
     Writer w(dir + "/sll.pcap", DLT_LINUX_SLL);
-    Bytes f = {0, 4, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0, 0x08, 0x00};
+    Bytes f = octets({0, 4, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0, 0x08, 0x00});
     f.insert(f.end(), ip.begin(), ip.end());
     w.add(f);
   }
   {
-    Writer w(dir + "/sll2.pcap", 276);
-    Bytes f = {0x08, 0x00, 0, 0, 0, 0, 0, 2, 0, 1, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0};
+    Writer w(dir + "/sll2.pcap", DLT_LINUX_SLL2);
+    Bytes f = octets({0x08, 0x00, 0, 0, 0, 0, 0, 2, 0, 1, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0});
     f.insert(f.end(), ip.begin(), ip.end());
     w.add(f);
   }
   {
     Writer w(dir + "/raw.pcap", DLT_RAW);
-    const Host s6 = v6(2, 40001);
-    const Host r6 = v6(1, kPort);
+    const Endpoint s6 = v6(2, 40001);
+    const Endpoint r6 = v6(1, kPort);
     w.add(ip_packet(r6, s6, encode_message(grant(1, 4096, false))));
+  }
+}
+
+// ---- exchanges with their data packets ----------------------------------------------------
+// Receiver 10.0.0.1 (RDCC 50000), sender 10.0.0.2 (RDCC 40000); opaque data on port 50001
+// both ways, RoCEv2 to UDP 4791. U 16 KiB, Credit Unit 4096, default Lifetime 2000 us.
+//  0x100: unscheduled, 8 KiB (two packets, UNSCHEDULED flag), then MSG_DONE;
+//  0x101: scheduled, 64 KiB at 1000 Mbit/s in two grants of 32 KiB, 4096-octet packets 40 us
+//         apart (4096 octets take 32.8 us at that rate), then MSG_DONE;
+//  0x102: RoCEv2 (QPN 0x123, four RDMA messages of 4096 from MSN 0, path MTU 2048), one grant
+//         for the whole 16 KiB, eight packets 20 us apart, then MSG_DONE.
+enum class DataFault {
+  None,
+  BeyondGrant,        // 0x101: a ninth packet before the second grant
+  AfterLifetime,      // 0x101: the first grant's Lifetime is 100 us; packets 40 us apart
+  TwoUnscheduled,     // 0x103 (unscheduled) announced before 0x100's MSG_DONE
+  UnscheduledBeyondU, // U is 4096: 0x100's 8 KiB is too long for unscheduled mode
+  PacingTooFast,      // 0x101's packets 1 us apart
+  DoneEarly,          // MSG_DONE for 0x101 after 12 of its 16 packets
+  Rocev2Overrun,      // 0x102 granted 8 KiB only, all 16 KiB sent
+};
+
+class DataExchange {
+ public:
+  DataExchange(const std::string& path, DataFault fault) : w_(path), fault_(fault) {}
+
+  void write() {
+    association();
+    unscheduled();
+    scheduled();
+    rocev2();
+  }
+
+ private:
+  void control(const rdcc::Message& m) {
+    const auto t = rdcc::type_of(m);
+    const bool from_sender = t == rdcc::MessageType::AssocRequest ||
+                             t == rdcc::MessageType::CreditRequest;
+    w_.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
+  }
+  rdcc::Header tx() { return header(++tx_seq_); }
+
+  void association() {
+    auto m = exchange();
+    rdcc::AssocAccept acc = std::get<rdcc::AssocAccept>(m[1]);
+    if (fault_ == DataFault::UnscheduledBeyondU) acc.unscheduled_limit = 4096;
+    control(m[0]);
+    control(acc);
+  }
+
+  rdcc::CreditRequest request(std::uint64_t id, std::uint64_t length, std::uint64_t unsched,
+                              std::uint8_t kind, std::uint64_t value) {
+    rdcc::CreditRequest r;
+    r.header = tx();
+    r.message_id = id;
+    r.message_length = length;
+    r.unscheduled_sent = unsched;
+    r.traffic_class = 2;
+    r.weight = 4;
+    r.binding_kind = kind;
+    r.binding_value = value;
+    return r;
+  }
+  rdcc::CreditGrant grant_for(std::uint64_t id, std::uint64_t limit, bool final_flag,
+                              std::uint32_t lifetime = 2000) {
+    rdcc::CreditGrant g = grant(0, limit, final_flag, id);
+    g.header.sequence_number = ++rx_seq_;
+    g.pacing_rate = 1000;
+    g.lifetime = lifetime;
+    return g;
+  }
+  rdcc::MsgDone done_for(std::uint64_t id, std::uint64_t octets) {
+    rdcc::MsgDone d = done(++rx_seq_, octets, id);
+    return d;
+  }
+
+  void opaque(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched, bool last) {
+    rdcc::ref::OpaqueHeader h;
+    h.flags = static_cast<std::uint8_t>((unsched ? rdcc::ref::opaque_flag::kUnscheduled : 0) |
+                                        (last ? rdcc::ref::opaque_flag::kLast : 0));
+    h.payload_length = length;
+    h.message_identifier = id;
+    h.offset = offset;
+    const Bytes payload(length, std::byte{0});
+    Bytes packet(rdcc::ref::kOpaqueHeaderSize + length);
+    if (!rdcc::ref::encode_opaque(h, payload, packet)) std::exit(1);
+    w_.add(udp_frame(v4(2, kDataPort), v4(1, kDataPort), packet));
+  }
+
+  void unscheduled() {
+    control(request(0x100, 8192, 8192, 2, 0x100));
+    w_.after(3);
+    opaque(0x100, 0, 4096, true, false);
+    opaque(0x100, 4096, 4096, true, true);
+    if (fault_ == DataFault::TwoUnscheduled) control(request(0x103, 4096, 4096, 2, 0x103));
+    control(done_for(0x100, 8192));
+  }
+
+  void scheduled() {
+    control(request(0x101, 65536, 0, 2, 0x101));
+    control(grant_for(0x101, 32768, false, fault_ == DataFault::AfterLifetime ? 100 : 2000));
+    const std::int64_t spacing = fault_ == DataFault::PacingTooFast ? 1 : 40;
+    const int first = fault_ == DataFault::BeyondGrant ? 9 : 8;
+    for (int i = 0; i < 16; ++i) {
+      if (i == first) control(grant_for(0x101, 65536, true));
+      if (fault_ == DataFault::DoneEarly && i == 12) break;
+      w_.after(i == 0 || i == first ? 10 : spacing);
+      opaque(0x101, static_cast<std::uint64_t>(i) * 4096, 4096, false, i == 15);
+    }
+    control(done_for(0x101, fault_ == DataFault::DoneEarly ? 49152 : 65536));
+  }
+
+  void rocev2() {
+    rdcc::ref::Rocev2Requester qp(0x123, 1000, 0x55aa, 0x10000, 2048);
+    const auto plan = qp.plan_message(16384, 4096);
+    if (!plan) std::exit(1);
+    control(request(0x102, 16384, 0, 1, plan->binding_value));
+    control(grant_for(0x102, fault_ == DataFault::Rocev2Overrun ? 8192 : 16384,
+                      fault_ != DataFault::Rocev2Overrun));
+    for (std::uint64_t offset = 0; offset < 16384; offset += 4096) {
+      for (const auto& h : qp.packetize(*plan, 16384, offset, 4096)) {
+        rdcc::ref::Rocev2Packet p;
+        p.ip.source = rdcc::IpAddress{10, 0, 0, 2};
+        p.ip.destination = rdcc::IpAddress{10, 0, 0, 1};
+        p.ip.source_port = 49152;
+        p.ip.destination_port = rdcc::ref::kRocev2Port;
+        p.bth = h.bth;
+        p.reth = h.reth;
+        const Bytes payload(h.length, std::byte{0});
+        p.payload = payload;
+        Bytes packet(rdcc::ref::rocev2_packet_size(h.bth.opcode, h.length));
+        if (!rdcc::ref::encode_rocev2(p, packet)) std::exit(1);
+        w_.after(20);
+        w_.add(rdcc::pcaps::ethernet_frame(packet));
+      }
+    }
+    control(done_for(0x102, 16384));
+  }
+
+  Writer w_;
+  DataFault fault_;
+  std::uint32_t rx_seq_ = 0;
+  std::uint32_t tx_seq_ = 0;
+};
+
+void write_data(const std::string& dir) {
+  const std::pair<const char*, DataFault> files[] = {
+      {"data_clean", DataFault::None},
+      {"data_beyond_grant", DataFault::BeyondGrant},
+      {"data_after_lifetime", DataFault::AfterLifetime},
+      {"data_two_unscheduled", DataFault::TwoUnscheduled},
+      {"data_unscheduled_beyond_u", DataFault::UnscheduledBeyondU},
+      {"data_pacing", DataFault::PacingTooFast},
+      {"data_done_early", DataFault::DoneEarly},
+      {"data_rocev2_overrun", DataFault::Rocev2Overrun},
+  };
+  for (const auto& [name, fault] : files) {
+    DataExchange(dir + "/" + name + ".pcap", fault).write();
   }
 }
 
@@ -369,5 +481,6 @@ int main(int argc, char** argv) {
   write_faults(dir);
   write_malformed(dir);
   write_link_types(dir);
+  write_data(dir);
   return 0;
 }

@@ -1,4 +1,5 @@
-// Reading and writing classic pcap files (libpcap, Ethernet link type, microsecond stamps).
+// Reading and writing classic pcap files (libpcap, microsecond stamps; Ethernet unless the
+// writer is given another link type).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@ namespace rdcc::pcaps {
 // starts at kEpochMicros, so the files are the same byte for byte on every run.
 inline constexpr std::int64_t kEpochMicros = 1735689600LL * 1000000LL;  // 2025-01-01T00:00Z
 
+inline constexpr int kLinkTypeEthernet = 1;  // DLT_EN10MB
+
 struct Packet {
   std::int64_t time_us = 0;
   std::vector<std::byte> frame;
@@ -19,13 +22,17 @@ struct Packet {
 
 class PcapWriter {
  public:
-  // Throws std::runtime_error naming the file if it cannot be created.
-  explicit PcapWriter(const std::string& path);
+  // Throws std::runtime_error naming the file if it cannot be created. `link_type` is a
+  // libpcap DLT_ value (DLT_EN10MB, DLT_RAW, DLT_LINUX_SLL, ...).
+  explicit PcapWriter(const std::string& path, int link_type = kLinkTypeEthernet);
   ~PcapWriter();
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
 
-  void write(std::int64_t time_us, std::span<const std::byte> frame);
+  // `original_length`: the frame's length on the wire when `frame` is only its first octets
+  // (a snap length); 0 means the frame is whole.
+  void write(std::int64_t time_us, std::span<const std::byte> frame,
+             std::uint32_t original_length = 0);
   [[nodiscard]] std::size_t count() const { return count_; }
 
  private:

@@ -31,6 +31,11 @@ struct Endpoint {
 [[nodiscard]] std::vector<std::byte> udp_frame(const Endpoint& src, const Endpoint& dst,
                                                std::span<const std::byte> payload);
 
+// An Ethernet frame around an IPv4 or IPv6 packet (the simulator's packets), with the MAC
+// addresses udp_frame uses. `ip_packet` may be cut to a snap length but must hold the IP
+// header's addresses; throws std::invalid_argument otherwise.
+[[nodiscard]] std::vector<std::byte> ethernet_frame(std::span<const std::byte> ip_packet);
+
 struct UdpDatagram {
   Endpoint src;
   Endpoint dst;
