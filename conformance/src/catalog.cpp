@@ -123,14 +123,16 @@ class EntryReader {
   Enum enumerated(std::string_view key, const std::array<Enum, N>& values) const {
     const std::string text = required(key);
     const auto value = from_string(values, text);
-    if (!value) fail(key, "unknown value \"" + text + "\" (expected one of " + spellings(values) + ")");
+    if (!value)
+      fail(key, "unknown value \"" + text + "\" (expected one of " + spellings(values) + ")");
     return *value;
   }
 
   std::vector<std::string> references() const {
     const auto it = entry_.find("refs");
     if (it == entry_.end()) return {};
-    if (!it->is_array() || it->empty()) fail("refs", "expected a non-empty array of section headings");
+    if (!it->is_array() || it->empty())
+      fail("refs", "expected a non-empty array of section headings");
     std::vector<std::string> refs;
     for (const auto& ref : *it) refs.push_back(non_empty_string("refs", ref));
     return refs;
@@ -190,8 +192,12 @@ std::string_view to_string(Testing testing) {
   return "?";
 }
 
-std::optional<Level> level_from_string(std::string_view text) { return from_string(kLevels, text); }
-std::optional<Role> role_from_string(std::string_view text) { return from_string(kRoles, text); }
+std::optional<Level> level_from_string(std::string_view text) {
+  return from_string(kLevels, text);
+}
+std::optional<Role> role_from_string(std::string_view text) {
+  return from_string(kRoles, text);
+}
 std::optional<Testing> testing_from_string(std::string_view text) {
   return from_string(kTestings, text);
 }
@@ -205,8 +211,7 @@ bool is_well_formed_id(std::string_view id) {
   const std::string_view area = id.substr(0, dash);
   const std::string_view number = id.substr(dash + 1);
   return std::find(kAreas.begin(), kAreas.end(), area) != kAreas.end() && number.size() >= 2 &&
-         std::all_of(number.begin(), number.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string_view Requirement::area() const {
@@ -233,8 +238,8 @@ Catalog Catalog::load(const std::filesystem::path& path) {
     Requirement r = reader.read();
     const auto [existing, inserted] = catalog.index_.emplace(r.id, i);
     if (!inserted) {
-      reader.fail("id", "duplicate ID, first used by entry [" + std::to_string(existing->second) +
-                            "]");
+      reader.fail("id",
+                  "duplicate ID, first used by entry [" + std::to_string(existing->second) + "]");
     }
     catalog.requirements_.push_back(std::move(r));
   }

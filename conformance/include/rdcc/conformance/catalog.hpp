@@ -39,10 +39,10 @@ enum class Role { Sender, Receiver, Crn, Any, Operator };
 // implementation under test act, or not at all (the entry says why).
 enum class Testing { Wire, Upper, Untestable };
 
-inline constexpr std::array kLevels = {
-    Level::Must,   Level::MustNot,   Level::Required,    Level::Shall,
-    Level::ShallNot, Level::Should,  Level::ShouldNot,   Level::Recommended,
-    Level::NotRecommended, Level::May, Level::Optional};
+inline constexpr std::array kLevels = {Level::Must,      Level::MustNot,     Level::Required,
+                                       Level::Shall,     Level::ShallNot,    Level::Should,
+                                       Level::ShouldNot, Level::Recommended, Level::NotRecommended,
+                                       Level::May,       Level::Optional};
 inline constexpr std::array kRoles = {Role::Sender, Role::Receiver, Role::Crn, Role::Any,
                                       Role::Operator};
 inline constexpr std::array kTestings = {Testing::Wire, Testing::Upper, Testing::Untestable};
