@@ -327,6 +327,36 @@ TEST_F(CatalogAgainstSpec, Untestable_SayWhy) {
   }
 }
 
+// The readings docs/spec-notes.md records (notes 100 to 103).
+TEST_F(CatalogAgainstSpec, Readings_AreThoseOfTheSpecNotes) {
+  const auto expect = [&](std::string_view id, Level level, rdcc::conformance::Role role,
+                          Testing testing) {
+    const Requirement* r = catalog().find(id);
+    ASSERT_NE(r, nullptr) << id;
+    EXPECT_EQ(r->level, level) << id;
+    EXPECT_EQ(r->role, role) << id;
+    EXPECT_EQ(r->testing, testing) << id;
+  };
+  using rdcc::conformance::Role;
+  // 100: a key word in parentheses is a configured value of its own.
+  expect("RDCC-CRN-04", Level::Recommended, Role::Operator, Testing::Untestable);
+  expect("RDCC-CC-01", Level::Recommended, Role::Operator, Testing::Untestable);
+  // 100: normative text without a key word is not an entry.
+  for (const auto& r : catalog().all()) {
+    EXPECT_EQ(r.text.find("only refreshes the Lifetime and Pacing Rate"), std::string::npos)
+        << r.id;
+  }
+  // 101: every originator sets the UDP checksum.
+  expect("RDCC-FMT-01", Level::Must, Role::Any, Testing::Wire);
+  // 102: every endpoint discards an unknown Type; only the receiver may answer it.
+  expect("RDCC-ERR-06", Level::Must, Role::Any, Testing::Wire);
+  expect("RDCC-ERR-07", Level::May, Role::Receiver, Testing::Wire);
+  expect("RDCC-ERR-08", Level::MustNot, Role::Receiver, Testing::Wire);
+  // 103: "an endpoint" is either side.
+  expect("RDCC-FMT-06", Level::Must, Role::Any, Testing::Wire);
+  expect("RDCC-CRN-02", Level::Must, Role::Any, Testing::Wire);
+}
+
 TEST(CatalogEnums, ToString_RoundTripsThroughFromString) {
   for (const auto v : rdcc::conformance::kLevels) {
     EXPECT_EQ(rdcc::conformance::level_from_string(rdcc::conformance::to_string(v)), v);
