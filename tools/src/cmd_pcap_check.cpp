@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pcap_common.hpp"
+#include "check_rules.hpp"
 #include "pcap_commands.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
@@ -37,76 +38,6 @@ struct CheckOptions {
   std::optional<std::uint8_t> unscheduled_dscp;
   bool json = false;
 };
-
-struct Rule {
-  std::string_view id;
-  std::string_view section;
-  std::string_view sentence;
-};
-
-// Stable rule IDs until the conformance catalog exists (docs/cli.md).
-constexpr Rule kRules[] = {
-    {"CHK-BUDGET", "Receiver Credit Budget",
-     "A receiver MUST maintain: sum over a of ( Granted(a) + Unsched(a) ) <= G"},
-    {"CHK-GRANT-REDUCED", "Credit Requests and Grants, rule 1",
-     "A grant with a Grant Limit that is not larger than the limit the sender already holds for "
-     "that message only refreshes the Lifetime and Pacing Rate; it never reduces credit."},
-    {"CHK-GRANT-BEYOND-LENGTH", "Credit Requests and Grants, rule 5",
-     "The receiver MUST NOT grant beyond the message length."},
-    {"CHK-FINAL", "Credit Requests and Grants, rule 5",
-     "It sets the FINAL flag in the grant that reaches the message length."},
-    {"CHK-PACING-ZERO", "Credit Requests and Grants, rule 4",
-     "Receivers MUST issue a non-zero Pacing Rate."},
-    {"CHK-DONE-EARLY", "Credit Requests and Grants",
-     "When the receiver has received all octets of a message it sends MSG_DONE."},
-    {"CHK-DONE-UNREQUESTED", "Credit Requests and Grants",
-     "CREDIT_REQUEST announces a message ... When the receiver has received all octets of a "
-     "message it sends MSG_DONE."},
-    {"CHK-SENDER-CREDIT", "Credit Requests and Grants, rule 2",
-     "The sender MUST NOT transmit an octet at offset o of a message unless o is smaller than "
-     "the Grant Limit held for that message, or the octet is part of the unscheduled window "
-     "permitted by ."},
-    {"CHK-GRANT-EXPIRED", "Credit Requests and Grants, rule 3",
-     "The sender MUST NOT transmit under a grant after the Lifetime of that grant has elapsed, "
-     "measured from its reception."},
-    {"CHK-UNSCHEDULED", "Unscheduled Transmission, item 2",
-     "MUST send a CREDIT_REQUEST for the message no later than the first data packet, with the "
-     "Unscheduled Sent field set to the message length, so that the receiver can account for "
-     "the octets;"},
-    {"CHK-UNSCHED-BEYOND-U", "Transmission Mode Selection",
-     "Otherwise, the sender MUST send CREDIT_REQUEST and MUST NOT transmit any octet of the "
-     "message until it holds credit for that octet."},
-    {"CHK-UNSCHED-OUTSTANDING", "Unscheduled Transmission, item 3",
-     "MUST NOT have more than one unscheduled message outstanding on an association; an "
-     "unscheduled message stops being outstanding when the sender receives MSG_DONE or a "
-     "CREDIT_GRANT for it;"},
-    {"CHK-PACING", "Credit Requests and Grants, rule 4",
-     "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over any "
-     "interval equal to the transmission time of ten Credit Units at that rate."},
-    {"CHK-SEQ", "Common Header",
-     "Sequence Number (32 bits): Incremented by one for each message the originator sends on "
-     "the association ..., including retransmissions. An endpoint MUST discard a message of an "
-     "association whose Sequence Number is not newer, in serial number arithmetic, than the "
-     "newest one it has already processed from the same originator on that association."},
-    {"CHK-ERROR-UNSUPPORTED-TYPE", "Error Handling and Recovery",
-     "if the message belongs to an established association, the receiver MAY reply with ERROR "
-     "(UNSUPPORTED_TYPE) to the address bound to that association, and it MUST NOT reply "
-     "otherwise."},
-    {"CHK-ERROR-UNKNOWN-ASSOCIATION", "Error Handling and Recovery",
-     "A receiver that receives a CREDIT_REQUEST for an unknown association replies with ERROR "
-     "(UNKNOWN_ASSOCIATION)"},
-    {"CHK-MALFORMED", "Error Handling and Recovery",
-     "A message whose Length field is smaller than the size defined for its Type, or larger "
-     "than the UDP payload, MUST be discarded."},
-    {"CHK-UDP-CHECKSUM", "Message Formats", "Senders MUST set the UDP checksum."},
-};
-
-const Rule& rule(std::string_view id) {
-  for (const Rule& r : kRules) {
-    if (r.id == id) return r;
-  }
-  return kRules[0];
-}
 
 // The InvariantChecker's rule names, and ours.
 std::string_view rule_for_violation(std::string_view name) {
@@ -233,7 +164,7 @@ class Checker {
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
-    findings_.push_back({rule(id).id, std::move(frames), t, std::move(detail)});
+    findings_.push_back({check_rule(id).id, std::move(frames), t, std::move(detail)});
   }
 
   // ---- data packets -----------------------------------------------------------------------
@@ -621,9 +552,11 @@ int run_check(const CheckOptions& o) {
   }
   const ScanSummary summary = scan_capture(o.capture, h);
   for (const Finding& f : checker.findings()) {
-    const Rule& r = rule(f.rule);
+    const CheckRule& r = check_rule(f.rule);
+    const std::vector<std::string_view> ids = requirement_ids(r);
     if (o.json) {
       nlohmann::ordered_json j{{"rule", r.id},
+                               {"requirements", ids},
                                {"frames", f.frames},
                                {"time", static_cast<double>(f.time_ns) * 1e-9},
                                {"detail", f.detail},
@@ -631,7 +564,9 @@ int run_check(const CheckOptions& o) {
                                {"spec", r.sentence}};
       std::cout << j.dump() << '\n';
     } else {
-      std::cout << r.id << ' ' << frames_text(f.frames) << " (t=" << format_seconds(f.time_ns)
+      std::cout << r.id << ' ';
+      if (!ids.empty()) std::cout << '[' << r.requirements << "] ";
+      std::cout << frames_text(f.frames) << " (t=" << format_seconds(f.time_ns)
                 << "): " << f.detail << "\n  spec (" << r.section << "): \"" << r.sentence
                 << "\"\n";
     }
