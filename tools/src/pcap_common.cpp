@@ -2,6 +2,7 @@
 #include "pcap_common.hpp"
 
 #include <cstdio>
+#include <vector>
 
 namespace rdcc::tools {
 
@@ -43,6 +44,30 @@ bool looks_like_rdcc(std::span<const std::byte> payload) noexcept {
   return length == type->size;
 }
 
+namespace {
+
+bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
+  return opts.port ? (f.source.port == *opts.port || f.destination.port == *opts.port)
+                   : looks_like_rdcc(f.payload);
+}
+
+// A frame the capture's snap length cut (captures often keep only the headers of data
+// packets): read again filled up with zeros to its length on the wire, and handed to
+// other_udp if it is UDP but not RDCC. An RDCC datagram cut so stays a malformed frame.
+bool cut_data(const CapturedFrame& frame, int link_type, const CaptureOptions& opts,
+              const ScanHandlers& handlers) {
+  if (frame.original_length <= frame.data.size()) return false;
+  std::vector<std::byte> whole(frame.data.begin(), frame.data.end());
+  whole.resize(frame.original_length);
+  ParsedFrame parsed = parse_frame(whole, link_type);
+  if (parsed.kind != FrameKind::Udp || is_rdcc(opts, parsed)) return false;
+  parsed.zero_filled = true;
+  handlers.other_udp(frame, parsed);
+  return true;
+}
+
+}  // namespace
+
 ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handlers) {
   CaptureReader reader;
   std::string error;
@@ -55,16 +80,17 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
     if (summary.frames == 1) summary.first_time_ns = frame.time_ns;
     summary.last_time_ns = frame.time_ns;
     const ParsedFrame parsed = parse_frame(frame.data, reader.link_type());
+    if (parsed.kind == FrameKind::Malformed && parsed.snap_cut && handlers.other_udp &&
+        cut_data(frame, reader.link_type(), opts, handlers)) {
+      continue;
+    }
     if (parsed.kind == FrameKind::Malformed) {
       ++summary.malformed_frames;
       if (handlers.malformed) handlers.malformed(frame, parsed);
       continue;
     }
     if (parsed.kind != FrameKind::Udp) continue;
-    const bool rdcc = opts.port ? (parsed.source.port == *opts.port ||
-                                   parsed.destination.port == *opts.port)
-                                : looks_like_rdcc(parsed.payload);
-    if (!rdcc) {
+    if (!is_rdcc(opts, parsed)) {
       if (handlers.other_udp) handlers.other_udp(frame, parsed);
       continue;
     }

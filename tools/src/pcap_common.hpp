@@ -41,7 +41,8 @@ struct RdccPacket {
 
 struct ScanHandlers {
   std::function<void(const RdccPacket&)> packet;
-  // A UDP datagram that is not RDCC (data packets, other traffic); optional.
+  // A UDP datagram that is not RDCC (data packets, other traffic); optional. One the snap
+  // length cut comes filled up with zeros to its length on the wire (zero_filled).
   std::function<void(const CapturedFrame&, const ParsedFrame&)> other_udp;
   // A frame that could not be read (link, IP or UDP layer).
   std::function<void(const CapturedFrame&, const ParsedFrame&)> malformed;

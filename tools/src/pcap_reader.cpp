@@ -76,8 +76,10 @@ ParsedFrame parse_ipv4(std::span<const std::byte> b, std::size_t at) {
   const std::uint16_t total = be16(b, at + 2);
   if (total < header) return malformed("IPv4 total length is below its header length", at + 2, total);
   if (at + total > b.size()) {
-    return malformed("IPv4 total length is beyond the captured frame (cut by the snap length?)",
-                     at + 2, total);
+    ParsedFrame f = malformed(
+        "IPv4 total length is beyond the captured frame (cut by the snap length?)", at + 2, total);
+    f.snap_cut = true;
+    return f;
   }
   if (at + header > b.size()) return malformed("frame ends inside the IPv4 options", at, header);
   const std::uint16_t fragment = be16(b, at + 6);
@@ -110,8 +112,11 @@ ParsedFrame parse_ipv6(std::span<const std::byte> b, std::size_t at) {
   const std::size_t end = at + 40 + payload_length;
   if (payload_length == 0) return malformed("IPv6 payload length 0 (jumbogram) is not handled", at + 4);
   if (end > b.size()) {
-    return malformed("IPv6 payload length is beyond the captured frame (cut by the snap length?)",
-                     at + 4, payload_length);
+    ParsedFrame f = malformed(
+        "IPv6 payload length is beyond the captured frame (cut by the snap length?)", at + 4,
+        payload_length);
+    f.snap_cut = true;
+    return f;
   }
   ParsedFrame f;
   f.source.ipv6 = true;

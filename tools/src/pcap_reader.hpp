@@ -41,6 +41,11 @@ struct ParsedFrame {
   std::string_view what;
   std::size_t offset = 0;
   std::uint64_t actual = 0;  // the offending value, where one is named in `what`
+  // Malformed: only because the capture cut the frame (the IP length is beyond the captured
+  // octets). Udp: the frame was cut so, and scan_capture() read it filled up with zeros to
+  // its length on the wire: the headers are real, payload octets past the cut are not.
+  bool snap_cut = false;
+  bool zero_filled = false;
 };
 
 // Link-layer header types handled (pcap-linktype values as pcap_datalink() returns them).

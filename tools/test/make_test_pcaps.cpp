@@ -6,6 +6,7 @@
 // port 50000, opaque data port 50001. Usage: make_test_pcaps OUTPUT_DIR
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -332,7 +333,9 @@ enum class DataFault {
 
 class DataExchange {
  public:
-  DataExchange(const std::string& path, DataFault fault) : w_(path), fault_(fault) {}
+  // `snap`: data frames are cut to their first 128 octets, as captures of data often are.
+  DataExchange(const std::string& path, DataFault fault, bool snap = false)
+      : w_(path), fault_(fault), snap_(snap) {}
 
   void write() {
     association();
@@ -349,6 +352,9 @@ class DataExchange {
     w_.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
   }
   rdcc::Header tx() { return header(++tx_seq_); }
+  void data(const Bytes& f) {
+    w_.add(f, snap_ ? static_cast<std::uint32_t>(std::min<std::size_t>(f.size(), 128)) : 0);
+  }
 
   void association() {
     auto m = exchange();
@@ -394,7 +400,7 @@ class DataExchange {
     const Bytes payload(length, std::byte{0});
     Bytes packet(rdcc::ref::kOpaqueHeaderSize + length);
     if (!rdcc::ref::encode_opaque(h, payload, packet)) std::exit(1);
-    w_.add(udp_frame(v4(2, kDataPort), v4(1, kDataPort), packet));
+    data(udp_frame(v4(2, kDataPort), v4(1, kDataPort), packet));
   }
 
   void unscheduled() {
@@ -441,7 +447,7 @@ class DataExchange {
         Bytes packet(rdcc::ref::rocev2_packet_size(h.bth.opcode, h.length));
         if (!rdcc::ref::encode_rocev2(p, packet)) std::exit(1);
         w_.after(20);
-        w_.add(rdcc::pcaps::ethernet_frame(packet));
+        data(rdcc::pcaps::ethernet_frame(packet));
       }
     }
     control(done_for(0x102, 16384));
@@ -449,6 +455,7 @@ class DataExchange {
 
   Writer w_;
   DataFault fault_;
+  bool snap_;
   std::uint32_t rx_seq_ = 0;
   std::uint32_t tx_seq_ = 0;
 };
@@ -467,6 +474,8 @@ void write_data(const std::string& dir) {
   for (const auto& [name, fault] : files) {
     DataExchange(dir + "/" + name + ".pcap", fault).write();
   }
+  DataExchange(dir + "/data_clean_snap.pcap", DataFault::None, true).write();
+  DataExchange(dir + "/data_rocev2_overrun_snap.pcap", DataFault::Rocev2Overrun, true).write();
 }
 
 }  // namespace

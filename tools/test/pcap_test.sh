@@ -154,6 +154,12 @@ check "RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
 check "RoCEv2 on another port is not read" run 0 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d --budget 1MiB --rocev2-port 4792
 check "data --json" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pcap" $d --budget 1MiB --json
 check "JSON data finding" contains "$work/out" '{"rule":"CHK-SENDER-CREDIT","requirements":["RDCC-GRANT-03"],"frames":[7,8,17],"time":0.000393,'
+check "data cut by the snap length: still read" run 0 "$rdcc" pcap check "$p/data_clean_snap.pcap" $d --budget 32KiB
+check "cut: every data packet read" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames (0 malformed frames)"
+check "cut RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun_snap.pcap" $d --budget 1MiB
+check "cut: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258"
+check "cut data frames are malformed to dump (not RDCC)" run 0 "$rdcc" pcap dump "$p/data_clean_snap.pcap" --port 50000
+check "dump: eleven RDCC packets, the cut data frames named" contains "$work/out" "4  0.000023000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?)"
 check "a bad --data-port is bad usage" run 2 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --data-port 0 --budget 1MiB
 
 # ---- the golden captures, where they exist ------------------------------------------------
@@ -162,6 +168,16 @@ if [ -f "$src/pcaps/appendix_exchange.pcap" ]; then
   check "golden appendix exchange: dump" run 0 "$rdcc" pcap dump "$src/pcaps/appendix_exchange.pcap" --port 50000
   check "golden appendix: 22 packets" lines "$work/out" 22
 fi
+# The simulator's captures (they keep 128 octets of data packets; D_max 20 us, G 512 KiB or
+# 1 MiB): their data is read and nothing is found.
+for golden in "$src"/pcaps/sim_*.pcap; do
+  [ -f "$golden" ] || continue
+  name=$(basename "$golden")
+  check "golden $name: no findings with its data" run 0 "$rdcc" pcap check "$golden" --port 50000 --data-port 50001 --budget 512KiB --d-max 20
+  check "golden $name: every data packet related to a request" contains "$work/err" " not related to a request) of "
+  check "golden $name: data read" lacks "$work/err" "and 0 data packets"
+  check "golden $name: none unrelated" contains "$work/err" "(0 not related to a request)"
+done
 for golden in boundary malformed ordinary_udp; do
   if [ -f "$src/pcaps/$golden.pcap" ]; then
     check "golden $golden: dump does not crash" run 0 "$rdcc" pcap dump "$src/pcaps/$golden.pcap" --heuristic
