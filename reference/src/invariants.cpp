@@ -3,6 +3,7 @@
 #include "rdcc/reference/invariants.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <deque>
 #include <map>
 #include <queue>
@@ -95,6 +96,8 @@ struct InvariantChecker::Impl {
   std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint32_t> association_of;
 
   void violate(Time t, const char* rule, std::string detail) {
+    assert(std::find(std::begin(kInvariantRules), std::end(kInvariantRules), rule) !=
+           std::end(kInvariantRules));
     // Enough to diagnose; a broken run must not exhaust memory.
     if (violations.size() < 1000) violations.push_back({t, rule, std::move(detail)});
   }

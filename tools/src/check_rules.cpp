@@ -1,6 +1,8 @@
 // The rule table of `rdcc pcap check` (check_rules.hpp).
 #include "check_rules.hpp"
 
+#include <utility>
+
 namespace rdcc::tools {
 namespace {
 
@@ -71,7 +73,30 @@ constexpr CheckRule kRules[] = {
     {"CHK-UDP-CHECKSUM", "Message Formats", "Senders MUST set the UDP checksum.", "RDCC-FMT-01"},
 };
 
+// The InvariantChecker's rule names (invariants.hpp kInvariantRules), and ours.
+constexpr std::pair<std::string_view, std::string_view> kViolations[] = {
+    {"budget", "CHK-BUDGET"},
+    {"grant_reduced", "CHK-GRANT-REDUCED"},
+    {"grant_beyond_length", "CHK-GRANT-BEYOND-LENGTH"},
+    {"final_flag", "CHK-FINAL"},
+    {"pacing_rate_zero", "CHK-PACING-ZERO"},
+    {"msg_done_early", "CHK-DONE-EARLY"},
+    {"sender_credit", "CHK-SENDER-CREDIT"},
+    {"grant_expired", "CHK-GRANT-EXPIRED"},
+    {"pacing", "CHK-PACING"},
+    {"unscheduled_unannounced", "CHK-UNSCHEDULED"},
+    {"unscheduled_beyond_u", "CHK-UNSCHED-BEYOND-U"},
+    {"unscheduled_outstanding", "CHK-UNSCHED-OUTSTANDING"},
+};
+
 }  // namespace
+
+std::string_view check_rule_for_violation(std::string_view invariant_rule) {
+  for (const auto& [name, id] : kViolations) {
+    if (name == invariant_rule) return id;
+  }
+  return {};
+}
 
 std::span<const CheckRule> check_rules() { return kRules; }
 

@@ -21,5 +21,8 @@ struct CheckRule {
 // The rule with this ID; the first rule if there is none (IDs come from this table).
 [[nodiscard]] const CheckRule& check_rule(std::string_view id);
 [[nodiscard]] std::vector<std::string_view> requirement_ids(const CheckRule& rule);
+// The rule a violation of the reference InvariantChecker (its Violation::rule) shows; empty
+// for a name it does not know (check_rules_test holds every kInvariantRules name to one).
+[[nodiscard]] std::string_view check_rule_for_violation(std::string_view invariant_rule);
 
 }  // namespace rdcc::tools

@@ -7,6 +7,7 @@
 
 #include "check_rules.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/reference/invariants.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -37,6 +38,15 @@ TEST(CheckRules, RulesWithoutAnId_QuoteNoSentenceTheCatalogHolds) {
       EXPECT_EQ(r.text.find(rule.sentence), std::string::npos)
           << rule.id << " should cite " << r.id << ", whose text holds its sentence";
     }
+  }
+}
+
+// Every violation the reference InvariantChecker reports shows as a rule of the table.
+TEST(CheckRules, EveryInvariantCheckerRule_MapsToARule) {
+  for (std::string_view name : ref::kInvariantRules) {
+    const std::string_view id = check_rule_for_violation(name);
+    ASSERT_FALSE(id.empty()) << name << " has no CHK-* rule";
+    EXPECT_EQ(check_rule(id).id, id) << name << " maps to " << id << ", not in the table";
   }
 }
 

@@ -29,12 +29,20 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rdcc/codec/messages.hpp"
 #include "rdcc/reference/io.hpp"
 
 namespace rdcc::ref {
+
+// Every Violation::rule the checker reports (tools map each to a rule of their own).
+inline constexpr std::string_view kInvariantRules[] = {
+    "budget",         "sender_credit",        "grant_expired",           "unscheduled_unannounced",
+    "unscheduled_beyond_u", "unscheduled_outstanding", "grant_beyond_length", "final_flag",
+    "grant_reduced",  "pacing_rate_zero",     "pacing",                  "msg_done_early",
+};
 
 struct Violation {
   Time time;
