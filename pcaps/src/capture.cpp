@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rdcc::pcaps {
@@ -29,12 +30,13 @@ PcapWriter::~PcapWriter() {
   delete handles_;
 }
 
-void PcapWriter::write(std::int64_t time_us, std::span<const std::byte> frame) {
+void PcapWriter::write(std::int64_t time_us, std::span<const std::byte> frame,
+                       std::uint32_t original_length) {
   pcap_pkthdr header{};
   header.ts.tv_sec = static_cast<time_t>(time_us / 1000000);
   header.ts.tv_usec = static_cast<suseconds_t>(time_us % 1000000);
   header.caplen = static_cast<bpf_u_int32>(frame.size());
-  header.len = header.caplen;
+  header.len = std::max(header.caplen, bpf_u_int32{original_length});
   pcap_dump(reinterpret_cast<u_char*>(handles_->dumper), &header,  // libpcap's C interface
             reinterpret_cast<const u_char*>(frame.data()));
   ++count_;
@@ -58,6 +60,7 @@ std::vector<Packet> read_pcap(const std::string& path) {
     p.time_us = std::int64_t{header->ts.tv_sec} * 1000000 + header->ts.tv_usec;
     const auto* bytes = reinterpret_cast<const std::byte*>(data);  // libpcap's C interface
     p.frame.assign(bytes, bytes + header->caplen);
+    p.original_length = header->len;
     packets.push_back(std::move(p));
   }
   if (rc == PCAP_ERROR) {

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <stdexcept>
+
 #include "rdcc/codec/bytes.hpp"
 
 namespace rdcc::pcaps {
@@ -132,7 +134,33 @@ std::vector<std::byte> udp_frame(const Endpoint& src, const Endpoint& dst,
   return frame;
 }
 
-std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std::string& why) {
+std::vector<std::byte> ethernet_frame(std::span<const std::byte> ip_packet) {
+  Endpoint src;
+  Endpoint dst;
+  const std::uint8_t version = ip_packet.empty() ? 0 : std::to_integer<std::uint8_t>(ip_packet[0]) >> 4;
+  const std::size_t addresses_at = version == 6 ? 8 : 12;
+  const std::size_t address_size = version == 6 ? 16 : 4;
+  if ((version != 4 && version != 6) || ip_packet.size() < addresses_at + 2 * address_size) {
+    throw std::invalid_argument("ethernet_frame: not an IPv4 or IPv6 header (" +
+                                std::to_string(ip_packet.size()) + " octets, version " +
+                                std::to_string(version) + ")");
+  }
+  src.ipv6 = dst.ipv6 = version == 6;
+  for (std::size_t i = 0; i < address_size; ++i) {
+    src.address[i] = std::to_integer<std::uint8_t>(ip_packet[addresses_at + i]);
+    dst.address[i] = std::to_integer<std::uint8_t>(ip_packet[addresses_at + address_size + i]);
+  }
+  std::vector<std::byte> frame(kEthernetSize + ip_packet.size());
+  ByteWriter w(frame);
+  write_mac(w, dst);
+  write_mac(w, src);
+  w.write<std::uint16_t>(version == 6 ? kEtherTypeIpv6 : kEtherTypeIpv4);
+  for (auto b : ip_packet) w.write(std::to_integer<std::uint8_t>(b));
+  return frame;
+}
+
+std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std::string& why,
+                                           std::size_t original_length) {
   ByteReader r(frame);
   r.skip(12);
   const auto ether_type = r.read<std::uint16_t>();
@@ -170,11 +198,21 @@ std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std
   d.dst.port = r.read<std::uint16_t>();
   const auto udp_length = r.read<std::uint16_t>();
   r.skip(2);
-  if (r.overflow() || udp_length < kUdpSize || r.remaining() < udp_length - kUdpSize) {
+  if (r.overflow() || udp_length < kUdpSize) {
     why = "frame cut short";
     return std::nullopt;
   }
-  const auto payload = frame.subspan(r.position(), udp_length - kUdpSize);
+  std::size_t payload_size = udp_length - kUdpSize;
+  if (r.remaining() < payload_size) {
+    // Cut short on the wire, or only by the capture's snap length?
+    if (original_length < frame.size() + (payload_size - r.remaining())) {
+      why = "frame cut short";
+      return std::nullopt;
+    }
+    payload_size = r.remaining();
+    d.truncated = true;
+  }
+  const auto payload = frame.subspan(r.position(), payload_size);
   d.payload.assign(payload.begin(), payload.end());
   return d;
 }

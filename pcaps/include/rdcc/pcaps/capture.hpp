@@ -14,7 +14,8 @@ inline constexpr std::int64_t kEpochMicros = 1735689600LL * 1000000LL;  // 2025-
 
 struct Packet {
   std::int64_t time_us = 0;
-  std::vector<std::byte> frame;
+  std::vector<std::byte> frame;     // the captured octets (at most the snap length)
+  std::uint32_t original_length = 0;  // the frame's length on the wire
 };
 
 class PcapWriter {
@@ -25,7 +26,10 @@ class PcapWriter {
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
 
-  void write(std::int64_t time_us, std::span<const std::byte> frame);
+  // `original_length`: the frame's length on the wire when `frame` is only its first octets
+  // (a snap length); 0 means the frame is whole.
+  void write(std::int64_t time_us, std::span<const std::byte> frame,
+             std::uint32_t original_length = 0);
   [[nodiscard]] std::size_t count() const { return count_; }
 
  private:
