@@ -136,6 +136,7 @@ struct Assoc {
   std::uint64_t unsched = 0;    // unscheduled credit counted for this association
   // Credit Allocation: AIMD state of this sender.
   double rate = 0;
+  std::uint32_t granted_rate = 0;  // the Pacing Rate of its latest grant
   std::uint32_t suggested_rate = 0;
   Time suggested_at{};
   std::uint64_t interval_octets = 0;
@@ -698,6 +699,7 @@ struct Receiver::Impl {
     }
     set_accounted(a, m, outstanding_sched(m));
     set_rate(m, rate);
+    a.granted_rate = rate;
     ++m.generation;
     // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
     // sent the grant"
@@ -880,7 +882,12 @@ struct Receiver::Impl {
         r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
       }
       if (s > 0) {
-        a.rate = std::max(r_min, a.rate * (1.0 - cfg.aimd_beta * s));
+        // r_i is the rate the sender is granted: the controller's value can sit above the
+        // link share the allocation gives, where decreases would never reach a grant
+        // (docs/spec-notes.md, 120).
+        const double current = a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate))
+                                                    : a.rate;
+        a.rate = std::max(r_min, current * (1.0 - cfg.aimd_beta * s));
       } else {
         a.rate = std::min(r_max, a.rate + cfg.aimd_alpha_mbps);
       }
