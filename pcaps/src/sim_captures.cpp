@@ -180,7 +180,7 @@ bool is_error(const Frame& f, ReasonCode reason) {
 // Every message type in one run: association, unscheduled and scheduled messages, a CRN
 // report that converts an unscheduled message, SENDER_STATUS, CANCEL, CREDIT_RETURN, ERROR.
 void all_types(const std::string& dir, std::ostream& index) {
-  NetworkConfig cfg = base_config(101);
+  NetworkConfig cfg = base_config(102);
   cfg.unscheduled_dscp = kUnscheduledDscp;
   cfg.queue.capacity = 256 * kKiB;
   cfg.crn = ref::CrnConfig{.queue_threshold = 8 * kKiB};
@@ -206,17 +206,17 @@ void all_types(const std::string& dir, std::ostream& index) {
   const SubmitId cancelled = net.submit(b, r, 256 * kKiB, Time{microseconds(2).ns});
   const SubmitId returned = net.submit(c, r, 256 * kKiB, Time{0});
   net.cancel(cancelled, Time{microseconds(20).ns});
-  net.return_credit(returned, 64 * kKiB, Time{microseconds(120).ns});
+  net.return_credit(returned, 64 * kKiB, Time{microseconds(40).ns});
   net.cancel(returned, Time{microseconds(200).ns});
   SimCapture cap("sim_all_types.pcap",
-                 "Every RDCC message type in one simulated run (seed 101): three senders and a "
+                 "Every RDCC message type in one simulated run (seed 102): three senders and a "
                  "receiver behind a 25 Gbit/s switch port (G = 1 MiB, U = 64 KiB, N_cu = 16 "
                  "KiB, largest message 512 KiB) whose CRN reports above B_th = 8 KiB. Senders a "
                  "and b each start a 64 KiB unscheduled message (DSCP 8) at once; the burst "
                  "crosses B_th, the CRN tells the senders (Direction 2) and the rest of a "
                  "message is converted to scheduled mode. Sender b's 1 MiB message is refused "
                  "and its 256 KiB message cancelled at 20 µs; sender c (10 Gbit/s) holds more "
-                 "unused credit than N_cu, returns the credit beyond 64 KiB at 120 µs and "
+                 "unused credit than N_cu, returns the credit beyond 64 KiB at 40 µs and "
                  "cancels the message at 200 µs.");
   cap.run(net, Time{ref::seconds(1).ns});
   cap.note_type<AssocRequest>("ASSOC_REQUEST of each sender", [](const auto&) { return true; });
