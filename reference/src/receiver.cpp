@@ -774,6 +774,9 @@ struct Receiver::Impl {
   }
 
   void reclaim(Assoc& a, Msg& m, Time now) {
+    // Every octet the grant allowed has arrived: nothing to reclaim and nothing hoarded, so
+    // the message keeps its place in the grant queue (docs/spec-notes.md, 122).
+    if (m.accounted == 0 && m.limit <= m.window + m.sched_received) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
       if (events.enabled()) events.emit(now, "credit_reclaimed",

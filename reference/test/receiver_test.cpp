@@ -333,6 +333,36 @@ TEST_F(ReceiverTest, Receiver_ExpiredGrant_IsReclaimedAfterLifetimePlus2Dmax) {
 }
 
 // A hoarding sender gets credit back only when it asks again, and never a smaller limit.
+// A grant whose every octet arrived is not hoarded: when its reclaim time comes the message
+// keeps its place in the grant queue (docs/spec-notes.md, 122).
+TEST(ReceiverAllocation, Receiver_ConsumedGrantAtItsReclaimTime_StaysInTheGrantQueue) {
+  // G_s is one Credit Unit: the messages take turns, one grant at a time.
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 4096 + 16 * 1024;
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.grant_window = 4096;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto granted = [](const std::vector<Sent>& out) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // (message, limit)
+    for (const auto& g : only<CreditGrant>(out)) ids.emplace_back(g.message_id, g.grant_limit);
+    return ids;
+  };
+  using Grants = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  EXPECT_EQ(granted(h.deliver(s, h.request(a, 1, 1U << 20U))), (Grants{{1, 4096}}));
+  h.deliver(s, h.request(a, 2, 1U << 20U));
+  h.deliver(s, h.request(a, 3, 1U << 20U));
+  // Message 1's Credit Unit arrives: message 2's turn, and its sender hoards the credit.
+  EXPECT_EQ(granted(h.data(s, 1, 0, 4096, 1)), (Grants{{2, 4096}}));
+  // Both grants reach their reclaim time: message 2's credit comes back and goes to message 3.
+  const Duration hold = microseconds(cfg.grant_lifetime_us) + cfg.d_max * 2;
+  EXPECT_EQ(granted(h.advance(hold)), (Grants{{3, 4096}}));
+  EXPECT_EQ(h.receiver().stats().credit_reclaimed, 4096U);
+  // Message 1 used all its credit and asked for nothing: still its turn next.
+  EXPECT_EQ(granted(h.data(s, 3, 0, 4096, 3)), (Grants{{1, 8192}}));
+}
+
 TEST_F(ReceiverTest, Receiver_AfterReclaim_ReGrantsOnlyOnANewRequestAndNeverBelowTheOldLimit) {
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
