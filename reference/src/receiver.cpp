@@ -659,20 +659,21 @@ struct Receiver::Impl {
 
   // The link's rate is held by others: the holders above the fair share are re-granted at it,
   // highest first, until `m` can have its share. A grant at the Grant Limit the sender holds
-  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 121).
+  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 121). Only active
+  // messages are re-granted: a cancelled, misbehaving or dormant one gets no grant, and keeps
+  // its rate until its credit is released.
   void lower_holders(const Assoc& a, const Msg& m, Time now) {
     const double wanted = wanted_rate(a, now);
     const auto share = static_cast<std::uint32_t>(fair_share());
     auto it = holders.begin();
     while (it != holders.end() && std::get<0>(*it) > share &&
            static_cast<double>(headroom(m)) < wanted) {
-      const auto [rate, assoc, id] = *it;
-      if (assoc == m.association && id == m.id) {
+      Assoc& ha = assocs.at(std::get<1>(*it));
+      Msg& h = ha.msgs.at(std::get<2>(*it));
+      if (&h == &m || h.state != MsgState::Active) {
         ++it;
         continue;
       }
-      Assoc& ha = assocs.at(assoc);
-      Msg& h = ha.msgs.at(id);
       issue_grant(ha, h, h.limit, share, 0, now);
       it = holders.begin();
     }
@@ -703,7 +704,8 @@ struct Receiver::Impl {
       // scheduled accounting when it is granted (the sender then counts it as no longer
       // outstanding and may start another).
       const std::uint64_t moved = m.unsched_accounted;
-      std::uint64_t free = scheduled_budget() > sched_sum + reserved ? scheduled_budget() - sched_sum - reserved : 0;
+      const std::uint64_t taken = sched_sum + reserved;
+      std::uint64_t free = scheduled_budget() > taken ? scheduled_budget() - taken : 0;
       free = free > moved ? free - moved : 0;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;

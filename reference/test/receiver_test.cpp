@@ -536,6 +536,40 @@ TEST(ReceiverAllocation, Receiver_WithinAClass_CreditFollowsTheWeights) {
 
 // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
 // link."
+// A message that arrives while another holds the whole link gets a share at once: the holder
+// is re-granted its own limit at a lower rate. A cancelled holder gets no grant: its rate is
+// freed when its credit is reclaimed, 2 * D_max after the CANCEL.
+TEST_F(ReceiverTest, Receiver_RateHolder_IsLoweredForANewMessageButNeverOnceCancelled) {
+  const Address s1 = ReceiverHarness::sender(1);
+  const Address s2 = ReceiverHarness::sender(2);
+  const Address s3 = ReceiverHarness::sender(3);
+  const auto a1 = h.associate(s1, 1);
+  const auto a2 = h.associate(s2, 2);
+  const auto a3 = h.associate(s3, 3);
+  const auto first = only<CreditGrant>(h.deliver(s1, h.request(a1, 1, 65536)));
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first[0].pacing_rate, h.cfg().link_capacity_mbps);
+  const auto out = only<CreditGrant>(h.deliver(s2, h.request(a2, 1, 65536)));
+  ASSERT_EQ(out.size(), 2U);
+  EXPECT_EQ(out[0].header.association_id, a1.header.association_id);  // the same limit, half the rate
+  EXPECT_EQ(out[0].grant_limit, first[0].grant_limit);
+  EXPECT_EQ(out[0].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[1].header.association_id, a2.header.association_id);
+  EXPECT_EQ(out[1].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  for (const auto& [from, accept] : {std::pair{s1, a1}, std::pair{s2, a2}}) {
+    Cancel c;
+    c.message_id = 1;
+    c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+    h.deliver(from, h.on_association(accept, c));
+  }
+  // Both holders are cancelled: the third message waits for their rates, and neither is
+  // re-granted.
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s3, h.request(a3, 1, 65536))).empty());
+  const auto later = only<CreditGrant>(h.advance(h.cfg().d_max * 2));
+  ASSERT_EQ(later.size(), 1U);
+  EXPECT_EQ(later[0].header.association_id, a3.header.association_id);
+}
+
 TEST_F(ReceiverTest, Receiver_PacingRatesOfLiveGrants_SumToAtMostTheLinkCapacity) {
   // The latest grant of each message states its rate (a message whose rate is lowered to make
   // room for another is re-granted at the same limit).
