@@ -3,7 +3,8 @@
 // codec's reading of every field, and to an independent statement of where expert info and
 // request/grant/done links belong.
 //
-//   rdcc-dissector-check compare PCAP TSHARK_JSON   fields, expert info and links per frame
+//   rdcc-dissector-check compare PCAP TSHARK_JSON   fields, expert info and links per frame;
+//                                                   no RDCC layer on any other frame
 //   rdcc-dissector-check agree JSON_A JSON_B        two dissectors' RDCC layers, item for item
 //   rdcc-dissector-check claims PCAP TSHARK_JSON [--none]
 //                                                   a heuristic-only run claimed exactly the
@@ -90,11 +91,25 @@ std::vector<std::optional<Items>> read_tshark(const std::string& path) {
   return frames;
 }
 
+// The RDCC port the tests configure in tshark (tshark_test.sh): a frame to or from it is RDCC.
+constexpr std::uint16_t kRdccPort = 50000;
+
 struct Frame {
   std::int64_t time_us = 0;
   pcaps::UdpDatagram datagram;
   std::optional<Message> message;  // nullopt: the codec rejects the datagram
   std::optional<DecodeError> error;
+
+  // A whole RDCC message: what the heuristic must claim, and nothing else.
+  [[nodiscard]] bool whole() const {
+    return message && !datagram.truncated && header_of(*message).length == datagram.payload.size();
+  }
+  // What a dissector must show as RDCC with the RDCC port set: the port's traffic, and whole
+  // RDCC messages elsewhere (the heuristic). Data packets (the opaque transport, RoCEv2) and
+  // other UDP are not RDCC.
+  [[nodiscard]] bool rdcc() const {
+    return datagram.src.port == kRdccPort || datagram.dst.port == kRdccPort || whole();
+  }
 };
 
 std::vector<Frame> read_frames(const std::string& path) {
@@ -103,7 +118,7 @@ std::vector<Frame> read_frames(const std::string& path) {
     Frame f;
     f.time_us = packet.time_us;
     std::string why;
-    auto d = pcaps::parse_udp_frame(packet.frame, why);
+    auto d = pcaps::parse_udp_frame(packet.frame, why, packet.original_length);
     if (!d) {
       throw std::runtime_error(path + " frame " + std::to_string(frames.size() + 1) + ": " + why);
     }
@@ -216,7 +231,7 @@ std::vector<Expectation> expectations(const std::vector<Frame>& frames) {
   std::map<std::string, Links> links;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const auto& f = frames[i];
-    if (!f.message || message_id_of(*f.message) == 0) continue;
+    if (!f.rdcc() || !f.message || message_id_of(*f.message) == 0) continue;
     auto& l = links[message_key(f, *f.message)];
     const auto t = type_of(*f.message);
     std::size_t& slot = t == MessageType::CreditRequest ? l.request
@@ -232,6 +247,7 @@ std::vector<Expectation> expectations(const std::vector<Frame>& frames) {
     const auto& f = frames[i];
     auto& e = out[i];
     const std::size_t number = i + 1;
+    if (!f.rdcc()) continue;
     if (!f.message) {
       e.experts.insert(expert_for(f.error->code));
       continue;
@@ -425,9 +441,14 @@ int compare(const std::string& pcap, const std::string& tshark_json) {
     return report.finish("");
   }
   const auto expected = expectations(frames);
-  std::size_t fields = 0, experts = 0, links = 0;
+  std::size_t fields = 0, experts = 0, links = 0, other = 0;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const std::size_t number = i + 1;
+    if (!frames[i].rdcc()) {
+      ++other;
+      if (layers[i]) report.diff(number, "an RDCC layer on a frame that is not RDCC");
+      continue;
+    }
     if (!layers[i]) {
       report.diff(number, "no RDCC layer");
       continue;
@@ -454,9 +475,10 @@ int compare(const std::string& pcap, const std::string& tshark_json) {
     links += expected[i].generated.size();
     if (frames[i].message) compare_fields(report, number, *frames[i].message, items, fields);
   }
-  return report.finish(std::to_string(frames.size()) + " frames, " + std::to_string(fields) +
-                       " fields, " + std::to_string(experts) + " expert infos, " +
-                       std::to_string(links) + " links");
+  return report.finish(std::to_string(frames.size()) + " frames (" + std::to_string(other) +
+                       " not RDCC), " + std::to_string(fields) + " fields, " +
+                       std::to_string(experts) + " expert infos, " + std::to_string(links) +
+                       " links");
 }
 
 int agree(const std::string& a_path, const std::string& b_path) {
@@ -505,8 +527,7 @@ int claims(const std::string& pcap, const std::string& tshark_json, bool none) {
   std::size_t claimed = 0, whole = 0;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const auto& f = frames[i];
-    const bool is_whole =
-        f.message && header_of(*f.message).length == f.datagram.payload.size();
+    const bool is_whole = f.whole();
     if (is_whole) ++whole;
     if (layers[i]) ++claimed;
     if (none && is_whole) report.diff(i + 1, "is a whole RDCC message in an ordinary capture");

@@ -5,9 +5,10 @@
 #
 # MODE: c-fields | lua-fields   fields, expert info and links equal the codec's decode
 #       agree                   the C plugin and the Lua dissector print the same tree
-#       heuristic               the heuristic claims exactly the whole RDCC messages, and no
-#                               packet of ordinary UDP traffic; forced onto that traffic,
-#                               both dissectors survive it alike
+#       heuristic               the heuristic claims exactly the whole RDCC messages: no data
+#                               packet of the simulator's captures (opaque on 50001, RoCEv2 on
+#                               4791) and no packet of ordinary UDP traffic; forced onto that
+#                               traffic, both dissectors survive it alike
 #
 # Each dissector runs alone, from a temporary personal plugin folder (HOME). Wireshark ignores
 # personal plugins when run as root, so as root tshark runs as user nobody.
@@ -45,7 +46,13 @@ run() {
   fi
 }
 
+# Every capture with RDCC in it: the codec's vectors and the simulator's runs (sim_*, with
+# data packets on UDP 50001 and RoCEv2 on 4791 that no dissector may take for RDCC).
 rdcc_pcaps=(boundary appendix_exchange malformed)
+for f in "$pcaps"/sim_*.pcap; do rdcc_pcaps+=("$(basename "$f" .pcap)"); done
+if [ "${#rdcc_pcaps[@]}" -lt 7 ]; then
+  echo "FAIL: the simulator's captures (pcaps/sim_*.pcap) are missing"; exit 1
+fi
 json=(-2 -T json --no-duplicate-keys -J rdcc)
 status=0
 case "$mode" in

@@ -60,6 +60,7 @@ std::vector<Packet> read_pcap(const std::string& path) {
     p.time_us = std::int64_t{header->ts.tv_sec} * 1000000 + header->ts.tv_usec;
     const auto* bytes = reinterpret_cast<const std::byte*>(data);  // libpcap's C interface
     p.frame.assign(bytes, bytes + header->caplen);
+    p.original_length = header->len;
     packets.push_back(std::move(p));
   }
   if (rc == PCAP_ERROR) {

@@ -159,7 +159,8 @@ std::vector<std::byte> ethernet_frame(std::span<const std::byte> ip_packet) {
   return frame;
 }
 
-std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std::string& why) {
+std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std::string& why,
+                                           std::size_t original_length) {
   ByteReader r(frame);
   r.skip(12);
   const auto ether_type = r.read<std::uint16_t>();
@@ -197,11 +198,21 @@ std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame, std
   d.dst.port = r.read<std::uint16_t>();
   const auto udp_length = r.read<std::uint16_t>();
   r.skip(2);
-  if (r.overflow() || udp_length < kUdpSize || r.remaining() < udp_length - kUdpSize) {
+  if (r.overflow() || udp_length < kUdpSize) {
     why = "frame cut short";
     return std::nullopt;
   }
-  const auto payload = frame.subspan(r.position(), udp_length - kUdpSize);
+  std::size_t payload_size = udp_length - kUdpSize;
+  if (r.remaining() < payload_size) {
+    // Cut short on the wire, or only by the capture's snap length?
+    if (original_length < frame.size() + (payload_size - r.remaining())) {
+      why = "frame cut short";
+      return std::nullopt;
+    }
+    payload_size = r.remaining();
+    d.truncated = true;
+  }
+  const auto payload = frame.subspan(r.position(), payload_size);
   d.payload.assign(payload.begin(), payload.end());
   return d;
 }

@@ -1,7 +1,8 @@
 // rdcc-gen-pcaps: writes the captures of pcaps/ and their index, reproducibly (fixed seed,
-// virtual time from kEpochMicros). Until the simulator exists these are built from the codec's
-// test vectors and from the spec's "Example Exchange and Encodings"; the simulator's golden
-// captures (incast, RoCEv2 transfer, receiver restart) will join them.
+// virtual time from kEpochMicros): captures built from the codec's test vectors and from the
+// spec's "Example Exchange and Encodings", and the simulator's golden captures (every message
+// type, an 8-to-1 incast with CRN reports, a RoCEv2-bound transfer, a receiver restart;
+// sim_captures.cpp).
 //
 //   rdcc-gen-pcaps OUTDIR                 the small captures and OUTDIR/INDEX.md
 //   rdcc-gen-pcaps --bench N FILE         N RDCC datagrams for the tshark benchmark
@@ -20,13 +21,10 @@
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
 #include "rdcc/testing/vectors.hpp"
+#include "sim_captures.hpp"
 
 namespace rdcc::pcaps {
 namespace {
-
-// The RDCC port of the captures' limited domain. The spec forbids a default port; the
-// dissector tests configure this one explicitly ("Port Configuration").
-constexpr std::uint16_t kRdccPort = 50000;
 
 // splitmix64: a fixed, portable generator (std::uniform_*_distribution is not portable).
 class Random {
@@ -476,13 +474,17 @@ int run(int argc, char** argv) {
            "2025-01-01T00:00:00Z, fixed seeds: the files are the same byte for byte on every "
            "run. RDCC runs on UDP port 50000 (the spec forbids a default port; open them with "
            "`-d udp.port==50000,rdcc` or set the `rdcc.udp.port` preference).\n\n"
-           "The simulator's golden captures (8-to-1 incast with CRN reports, a RoCEv2-bound "
-           "transfer, a receiver restart) are not here yet: they need the reference "
-           "endpoints.\n\n";
+           "The `sim_*` captures come from the simulator (`reference/sim`) running the "
+           "reference endpoints: every packet as the switch delivered it, data on UDP 50001 "
+           "(the opaque transport, docs/data-transport.md) or 4791 (RoCEv2), cut to 128 "
+           "octets of IP (every RDCC message is whole). Times are the simulator's, rounded "
+           "down to the microsecond. Their frame numbers change whenever the endpoints' "
+           "behaviour does: regenerate, and the tables follow.\n\n";
   write_boundary(dir, index);
   write_appendix_exchange(dir, index);
   write_malformed(dir, index);
   write_ordinary(dir, index);
+  write_simulated(dir, index);
   return 0;
 }
 

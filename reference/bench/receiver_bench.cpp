@@ -4,6 +4,9 @@
 // decision among all pending messages (weighted round robin over the grant queue). Virtual
 // time advances by the transmission time of one Credit Unit at 400 Gbit/s per arrival, and
 // timers (reclaims, the AIMD tick) fire as they fall due, as a driver would run them.
+//
+// reference/bench/callgrind.sh counts the instructions of arrive_one_credit_unit (one arrival,
+// its grant decision and the grant sent) under callgrind: a load-independent figure.
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -26,6 +29,35 @@ std::uint64_t granted_message(const Datagram& d) {
   std::uint64_t id = 0;
   for (std::size_t i = 16; i < 24; ++i) id = (id << 8U) | std::to_integer<std::uint64_t>(d.bytes[i]);
   return id;
+}
+
+struct Steady {
+  Address sender;
+  Duration step;
+  std::uint32_t credit_unit = 0;
+  Time now{};
+  std::uint64_t current = 0;  // the message whose Credit Unit arrives next
+  std::vector<std::uint64_t> sent;
+  std::uint64_t decisions = 0;
+};
+
+// One Credit Unit of the granted message arrives; the receiver decides the next grant.
+[[gnu::noinline]] void arrive_one_credit_unit(Receiver& r, Steady& s) {
+  DataObservation d;
+  d.from = s.sender;
+  d.key = s.current;
+  d.offset = s.sent[s.current];
+  d.octets = s.credit_unit;
+  s.sent[s.current] += s.credit_unit;
+  s.now += s.step;
+  r.on_data(d, s.now);
+  if (auto t = r.next_timeout(); t && *t <= s.now) r.on_timeout(s.now);
+  while (auto out = r.poll_transmit()) {
+    if (auto id = granted_message(*out)) {
+      s.current = id;
+      ++s.decisions;
+    }
+  }
 }
 
 void BM_GrantDecision(benchmark::State& state) {
@@ -64,28 +96,11 @@ void BM_GrantDecision(benchmark::State& state) {
       if (auto id = granted_message(*d)) current = id;
     }
   }
-  std::vector<std::uint64_t> sent(pending + 1, 0);
-  const Duration step = transmission_time(c.credit_unit, c.link_capacity_mbps);
-  std::uint64_t decisions = 0;
-  for (auto _ : state) {
-    DataObservation d;
-    d.from = sender;
-    d.key = current;
-    d.offset = sent[current];
-    d.octets = c.credit_unit;
-    sent[current] += c.credit_unit;
-    now += step;
-    r.on_data(d, now);
-    if (auto t = r.next_timeout(); t && *t <= now) r.on_timeout(now);
-    while (auto out = r.poll_transmit()) {
-      if (auto id = granted_message(*out)) {
-        current = id;
-        ++decisions;
-      }
-    }
-  }
+  Steady s{sender, transmission_time(c.credit_unit, c.link_capacity_mbps), c.credit_unit, now,
+           current, std::vector<std::uint64_t>(pending + 1, 0), 0};
+  for (auto _ : state) arrive_one_credit_unit(r, s);
   state.counters["grants_per_arrival"] =
-      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
+      benchmark::Counter(static_cast<double>(s.decisions), benchmark::Counter::kAvgIterations);
   state.counters["pending"] = static_cast<double>(r.pending_messages());
 }
 

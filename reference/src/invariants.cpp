@@ -244,6 +244,9 @@ struct InvariantChecker::Impl {
     MsgModel& msg = msgs[{key(rx), key(tx), h.association_id, g->message_id}];
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
+    // A new rate binds what is sent after the grant's reception: the octets sent under the
+    // old rate are not judged against it (docs/spec-notes.md, 121).
+    if (g->pacing_rate != msg.rate) msg.recent.clear();
     msg.rate = g->pacing_rate;
   }
 

@@ -136,6 +136,7 @@ struct Assoc {
   std::uint64_t unsched = 0;    // unscheduled credit counted for this association
   // Credit Allocation: AIMD state of this sender.
   double rate = 0;
+  std::uint32_t granted_rate = 0;  // the Pacing Rate of its latest grant
   std::uint32_t suggested_rate = 0;
   Time suggested_at{};
   std::uint64_t interval_octets = 0;
@@ -175,6 +176,9 @@ struct Receiver::Impl {
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
   std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
   std::size_t queued_idle = 0;     // messages in the grant queue that hold no rate
+  std::size_t parked_idle = 0;     // taken out of the queue by this grant pass: no rate to be had
+  // Messages holding a rate, highest first: the ones lowered when a message gets none.
+  std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::greater<>> holders;
   std::size_t active_assocs = 0;
   std::size_t pending = 0;
   bool aimd_armed = false;
@@ -388,6 +392,8 @@ struct Receiver::Impl {
       live_rates = rate == 0 ? live_rates - 1 : live_rates + 1;
       if (m.queued) queued_idle = rate == 0 ? queued_idle + 1 : queued_idle - 1;
     }
+    if (m.rate != 0) holders.erase({m.rate, m.association, m.id});
+    if (rate != 0) holders.emplace(rate, m.association, m.id);
     rate_sum = rate_sum - m.rate + rate;
     m.rate = rate;
   }
@@ -618,7 +624,16 @@ struct Receiver::Impl {
 
   // ---- grants -----------------------------------------------------------------------------
 
-  std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
+  // A fair share of the link among the messages that hold a rate or want credit (each
+  // counted once), at most kOvercommit of them.
+  [[nodiscard]] double fair_share() const {
+    const std::size_t sharing =
+        std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
+    return static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing);
+  }
+
+  // The rate `m` should be granted if the link's rate were free.
+  [[nodiscard]] double wanted_rate(const Assoc& a, Time now) const {
     double r = a.rate;
     if (a.line_rate != 0) r = std::min(r, static_cast<double>(a.line_rate));
     // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
@@ -627,20 +642,50 @@ struct Receiver::Impl {
     if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
       r = std::min(r, static_cast<double>(a.suggested_rate));
     }
-    // A fair share of the link among the messages that hold a rate or want credit (each
-    // counted once), at most kOvercommit of them.
-    const std::size_t sharing = std::clamp<std::size_t>(live_rates + queued_idle, 1, kOvercommit);
-    r = std::min(r, static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing));
-    // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
-    // access link."
+    return std::min(r, fair_share());
+  }
+
+  // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
+  // access link."
+  [[nodiscard]] std::uint64_t headroom(const Msg& m) const {
     const std::uint64_t others = rate_sum - m.rate;
-    const std::uint64_t headroom =
-        cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
-    r = std::min(r, static_cast<double>(headroom));
+    return cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
+  }
+
+  std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
+    const double r = std::min(wanted_rate(a, now), static_cast<double>(headroom(m)));
     return r < 1 ? 0 : static_cast<std::uint32_t>(r);
   }
 
+  // The link's rate is held by others: the holders above the fair share are re-granted at it,
+  // highest first, until `m` can have its share. A grant at the Grant Limit the sender holds
+  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 121). Only active
+  // messages are re-granted: a cancelled, misbehaving or dormant one gets no grant, and keeps
+  // its rate until its credit is released.
+  void lower_holders(const Assoc& a, const Msg& m, Time now) {
+    const double wanted = wanted_rate(a, now);
+    const auto share = static_cast<std::uint32_t>(fair_share());
+    auto it = holders.begin();
+    while (it != holders.end() && std::get<0>(*it) > share &&
+           static_cast<double>(headroom(m)) < wanted) {
+      Assoc& ha = assocs.at(std::get<1>(*it));
+      Msg& h = ha.msgs.at(std::get<2>(*it));
+      if (&h == &m || h.state != MsgState::Active) {
+        ++it;
+        continue;
+      }
+      issue_grant(ha, h, h.limit, share, 0, now);
+      it = holders.begin();
+    }
+  }
+
+  // Serves the grant queue in class, deadline and stride order. A message that can get no
+  // rate is parked for the rest of the pass with its budget reserved, so that nothing behind
+  // it in class order takes that budget, while the messages behind it that hold a rate are
+  // still re-granted; a message the budget cannot serve ends the pass.
   void grant_pass(Time now) {
+    std::uint64_t reserved = 0;
+    std::vector<std::pair<Assoc*, Msg*>> parked;
     while (!queue.empty()) {
       const QueueKey top = *queue.begin();
       Assoc& a = assocs.at(top.association);
@@ -659,7 +704,8 @@ struct Receiver::Impl {
       // scheduled accounting when it is granted (the sender then counts it as no longer
       // outstanding and may start another).
       const std::uint64_t moved = m.unsched_accounted;
-      std::uint64_t free = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
+      const std::uint64_t taken = sched_sum + reserved;
+      std::uint64_t free = scheduled_budget() > taken ? scheduled_budget() - taken : 0;
       free = free > moved ? free - moved : 0;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;
@@ -674,22 +720,35 @@ struct Receiver::Impl {
         } else if (fit > held) {
           fit -= (fit - held) % cfg.credit_unit;
         }
-        if (fit < m.limit) return;           // cannot even restate the old limit: wait
-        if (fit <= held && !renew) return;   // nothing new to give: wait
+        if (fit < m.limit) break;           // cannot even restate the old limit: wait
+        if (fit <= held && !renew) break;   // nothing new to give: wait
         limit = fit;
       }
-      const std::uint32_t rate = rate_for(a, m, now);
-      // The link's rate is all issued: wait until a grant drains (its rate is released when
-      // its last octet arrives) or is reclaimed.
-      if (rate == 0) return;
+      std::uint32_t rate = rate_for(a, m, now);
+      if (static_cast<double>(rate) < wanted_rate(a, now)) {
+        lower_holders(a, m, now);
+        rate = rate_for(a, m, now);
+      }
+      if (rate == 0) {
+        // Every holder is at its share (kOvercommit of them): wait until one drains (its
+        // rate is released when its last octet arrives) or is reclaimed.
+        reserved += limit - covered - m.accounted;
+        dequeue(m);
+        ++parked_idle;
+        parked.emplace_back(&a, &m);
+        continue;
+      }
       issue_grant(a, m, limit, rate, moved, now);
     }
+    parked_idle = 0;
+    for (auto [a, m] : parked) requeue(*a, *m);
   }
 
   void issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uint32_t rate, std::uint64_t moved,
                    Time now) {
     dequeue(m);
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
+    assert(limit >= std::max(m.limit, m.window));
     const std::uint64_t added = limit - std::max(m.limit, m.window);
     m.limit = limit;
     if (moved != 0) {
@@ -698,6 +757,7 @@ struct Receiver::Impl {
     }
     set_accounted(a, m, outstanding_sched(m));
     set_rate(m, rate);
+    a.granted_rate = rate;
     ++m.generation;
     // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
     // sent the grant"
@@ -716,6 +776,9 @@ struct Receiver::Impl {
   }
 
   void reclaim(Assoc& a, Msg& m, Time now) {
+    // Every octet the grant allowed has arrived: nothing to reclaim and nothing hoarded, so
+    // the message keeps its place in the grant queue (docs/spec-notes.md, 122).
+    if (m.accounted == 0 && m.limit <= m.window + m.sched_received) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
       if (events.enabled()) events.emit(now, "credit_reclaimed",
@@ -880,7 +943,12 @@ struct Receiver::Impl {
         r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
       }
       if (s > 0) {
-        a.rate = std::max(r_min, a.rate * (1.0 - cfg.aimd_beta * s));
+        // r_i is the rate the sender is granted: the controller's value can sit above the
+        // link share the allocation gives, where decreases would never reach a grant
+        // (docs/spec-notes.md, 120).
+        const double current = a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate))
+                                                    : a.rate;
+        a.rate = std::max(r_min, current * (1.0 - cfg.aimd_beta * s));
       } else {
         a.rate = std::min(r_max, a.rate + cfg.aimd_alpha_mbps);
       }

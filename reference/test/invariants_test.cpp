@@ -218,5 +218,30 @@ TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
   EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
 }
 
+// A grant that lowers the rate binds what is sent after its reception; the octets sent at the
+// old rate just before are not judged against the new one. Sending faster than the new rate
+// afterwards is still caught.
+TEST_F(CheckerTest, PacingAfterALowerRate_IsJudgedFromThatGrantOn) {
+  request(1, 98304);
+  grant(1, 98304, true, 100000);
+  const Duration fast = transmission_time(4096, 100000);
+  std::uint64_t offset = 0;
+  for (int i = 0; i < 10; ++i, offset += 4096) {
+    segment(1, offset, 4096);
+    now += fast;
+  }
+  grant(1, 98304, true, 10000);  // the same limit, a tenth of the rate
+  const Duration slow = transmission_time(4096, 10000);
+  for (int i = 0; i < 10; ++i, offset += 4096) {
+    segment(1, offset, 4096);
+    now += slow;
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  for (int i = 0; i < 4; ++i, offset += 4096) segment(1, offset, 4096);  // a burst
+  const auto caught = rules();
+  ASSERT_FALSE(caught.empty());
+  for (const auto& r : caught) EXPECT_EQ(r, "pacing");
+}
+
 }  // namespace
 }  // namespace rdcc::ref

@@ -300,14 +300,17 @@ TEST_F(ReceiverTest, Receiver_LargeMessage_IsGrantedInWindowsUpToTheLengthWithFi
 TEST_F(ReceiverTest, Receiver_ManyMessages_OutstandingCreditNeverExceedsTheBudget) {
   std::vector<AssocAccept> accepts;
   for (std::uint8_t i = 1; i <= 8; ++i) accepts.push_back(h.associate(ReceiverHarness::sender(i), i));
-  std::uint64_t granted = 0;
+  // A later grant restates its message's limit (one that lowers the rate only refreshes it).
+  std::map<std::uint32_t, std::uint64_t> limit;
   for (std::uint8_t i = 0; i < 8; ++i) {
     for (auto& g : only<CreditGrant>(h.deliver(ReceiverHarness::sender(static_cast<std::uint8_t>(i + 1)),
                                                h.request(accepts[i], 1, 1U << 20U)))) {
-      granted += g.grant_limit;
+      limit[g.header.association_id] = std::max(limit[g.header.association_id], g.grant_limit);
     }
     EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
   }
+  std::uint64_t granted = 0;
+  for (const auto& [assoc, l] : limit) granted += l;
   // G_s = G - G_u bounds scheduled grants: the unscheduled part stays reserved.
   EXPECT_LE(granted, h.cfg().budget - h.cfg().unscheduled_budget);
   EXPECT_GT(granted, 0U);
@@ -330,6 +333,36 @@ TEST_F(ReceiverTest, Receiver_ExpiredGrant_IsReclaimedAfterLifetimePlus2Dmax) {
 }
 
 // A hoarding sender gets credit back only when it asks again, and never a smaller limit.
+// A grant whose every octet arrived is not hoarded: when its reclaim time comes the message
+// keeps its place in the grant queue (docs/spec-notes.md, 122).
+TEST(ReceiverAllocation, Receiver_ConsumedGrantAtItsReclaimTime_StaysInTheGrantQueue) {
+  // G_s is one Credit Unit: the messages take turns, one grant at a time.
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 4096 + 16 * 1024;
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.grant_window = 4096;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto granted = [](const std::vector<Sent>& out) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // (message, limit)
+    for (const auto& g : only<CreditGrant>(out)) ids.emplace_back(g.message_id, g.grant_limit);
+    return ids;
+  };
+  using Grants = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  EXPECT_EQ(granted(h.deliver(s, h.request(a, 1, 1U << 20U))), (Grants{{1, 4096}}));
+  h.deliver(s, h.request(a, 2, 1U << 20U));
+  h.deliver(s, h.request(a, 3, 1U << 20U));
+  // Message 1's Credit Unit arrives: message 2's turn, and its sender hoards the credit.
+  EXPECT_EQ(granted(h.data(s, 1, 0, 4096, 1)), (Grants{{2, 4096}}));
+  // Both grants reach their reclaim time: message 2's credit comes back and goes to message 3.
+  const Duration hold = microseconds(cfg.grant_lifetime_us) + cfg.d_max * 2;
+  EXPECT_EQ(granted(h.advance(hold)), (Grants{{3, 4096}}));
+  EXPECT_EQ(h.receiver().stats().credit_reclaimed, 4096U);
+  // Message 1 used all its credit and asked for nothing: still its turn next.
+  EXPECT_EQ(granted(h.data(s, 3, 0, 4096, 3)), (Grants{{1, 8192}}));
+}
+
 TEST_F(ReceiverTest, Receiver_AfterReclaim_ReGrantsOnlyOnANewRequestAndNeverBelowTheOldLimit) {
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
@@ -449,9 +482,13 @@ TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
   ASSERT_EQ(only<CreditGrant>(out).size(), 1U);  // all of G_s to message 1
   h.deliver(s, h.request(a, 2, 1U << 20U, 0, /*cls=*/1));
   h.deliver(s, h.request(a, 3, 1U << 20U, 0, /*cls=*/3));
-  // Message 1's data frees credit: class 1 (message 2) gets it before class 3 and 5.
+  // Message 1's data frees credit: class 1 (message 2) gets it before class 3 and 5. (Message
+  // 1 is re-granted its own limit at a lower rate, to share the link: no credit in that.)
   out = h.send_granted(s, 1, 0, 64 * 1024);
-  const auto grants = only<CreditGrant>(out);
+  std::vector<CreditGrant> grants;
+  for (const auto& g : only<CreditGrant>(out)) {
+    if (g.message_id != 1 || g.grant_limit > 64 * 1024) grants.push_back(g);
+  }
   ASSERT_FALSE(grants.empty());
   EXPECT_EQ(grants.front().message_id, 2U);
 }
@@ -499,14 +536,57 @@ TEST(ReceiverAllocation, Receiver_WithinAClass_CreditFollowsTheWeights) {
 
 // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
 // link."
+// A message that arrives while another holds the whole link gets a share at once: the holder
+// is re-granted its own limit at a lower rate. A cancelled holder gets no grant: its rate is
+// freed when its credit is reclaimed, 2 * D_max after the CANCEL.
+TEST_F(ReceiverTest, Receiver_RateHolder_IsLoweredForANewMessageButNeverOnceCancelled) {
+  const Address s1 = ReceiverHarness::sender(1);
+  const Address s2 = ReceiverHarness::sender(2);
+  const Address s3 = ReceiverHarness::sender(3);
+  const auto a1 = h.associate(s1, 1);
+  const auto a2 = h.associate(s2, 2);
+  const auto a3 = h.associate(s3, 3);
+  const auto first = only<CreditGrant>(h.deliver(s1, h.request(a1, 1, 65536)));
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first[0].pacing_rate, h.cfg().link_capacity_mbps);
+  const auto out = only<CreditGrant>(h.deliver(s2, h.request(a2, 1, 65536)));
+  ASSERT_EQ(out.size(), 2U);
+  EXPECT_EQ(out[0].header.association_id, a1.header.association_id);  // the same limit, half the rate
+  EXPECT_EQ(out[0].grant_limit, first[0].grant_limit);
+  EXPECT_EQ(out[0].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[1].header.association_id, a2.header.association_id);
+  EXPECT_EQ(out[1].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  for (const auto& [from, accept] : {std::pair{s1, a1}, std::pair{s2, a2}}) {
+    Cancel c;
+    c.message_id = 1;
+    c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+    h.deliver(from, h.on_association(accept, c));
+  }
+  // Both holders are cancelled: the third message waits for their rates, and neither is
+  // re-granted.
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s3, h.request(a3, 1, 65536))).empty());
+  const auto later = only<CreditGrant>(h.advance(h.cfg().d_max * 2));
+  ASSERT_EQ(later.size(), 1U);
+  EXPECT_EQ(later[0].header.association_id, a3.header.association_id);
+}
+
 TEST_F(ReceiverTest, Receiver_PacingRatesOfLiveGrants_SumToAtMostTheLinkCapacity) {
-  std::uint64_t sum = 0;
+  // The latest grant of each message states its rate (a message whose rate is lowered to make
+  // room for another is re-granted at the same limit).
+  std::map<std::uint32_t, std::uint32_t> rate;
   for (std::uint8_t i = 1; i <= 6; ++i) {
     const Address s = ReceiverHarness::sender(i);
     const auto a = h.associate(s, i);
-    for (const auto& g : only<CreditGrant>(h.deliver(s, h.request(a, 1, 20000)))) sum += g.pacing_rate;
+    for (const auto& g : only<CreditGrant>(h.deliver(s, h.request(a, 1, 20000)))) {
+      rate[g.header.association_id] = g.pacing_rate;
+    }
+    std::uint64_t sum = 0;
+    for (const auto& [assoc, r] : rate) sum += r;
+    EXPECT_LE(sum, h.cfg().link_capacity_mbps);
   }
-  EXPECT_LE(sum, h.cfg().link_capacity_mbps);
+  std::uint64_t sum = 0;
+  for (const auto& [assoc, r] : rate) sum += r;
+  EXPECT_EQ(rate.size(), 6U);  // every message has a rate: none waits for another to drain
   EXPECT_GT(sum, 0U);
 }
 

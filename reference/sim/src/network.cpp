@@ -795,6 +795,26 @@ SubmitId Network::submit(HostId sender, HostId receiver, std::uint64_t length, T
   spec.binding = binding;
   return submit(sender, spec, at);
 }
+void Network::cancel(SubmitId id, Time at) {
+  impl_->schedule(std::max(at, impl_->clock), ActionEv{[id](Network& n) {
+                    Impl& s = *n.impl_;
+                    const Submission& sub = s.subs.at(id);
+                    if (!sub.handle) return;
+                    Host& h = s.hosts[sub.host];
+                    h.sender->cancel(*sub.handle, s.clock);
+                    s.service(h, Role::Sender);
+                  }});
+}
+void Network::return_credit(SubmitId id, std::uint64_t new_limit, Time at) {
+  impl_->schedule(std::max(at, impl_->clock), ActionEv{[id, new_limit](Network& n) {
+                    Impl& s = *n.impl_;
+                    const Submission& sub = s.subs.at(id);
+                    if (!sub.handle) return;
+                    Host& h = s.hosts[sub.host];
+                    h.sender->return_credit(*sub.handle, new_limit, s.clock);
+                    s.service(h, Role::Sender);
+                  }});
+}
 std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
   const Submission& s = impl_->subs.at(id);
   if (!s.handle) return std::nullopt;

@@ -17,7 +17,8 @@ inline constexpr int kLinkTypeEthernet = 1;  // DLT_EN10MB
 
 struct Packet {
   std::int64_t time_us = 0;
-  std::vector<std::byte> frame;
+  std::vector<std::byte> frame;     // the captured octets (at most the snap length)
+  std::uint32_t original_length = 0;  // the frame's length on the wire
 };
 
 class PcapWriter {

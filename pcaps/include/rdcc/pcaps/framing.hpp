@@ -40,11 +40,15 @@ struct UdpDatagram {
   Endpoint src;
   Endpoint dst;
   std::vector<std::byte> payload;  // the UDP payload, as the UDP Length field bounds it
+  bool truncated = false;          // captured short of its length: `payload` is the first part
 };
 
 // Takes an Ethernet frame apart. Nothing if it is not Ethernet/IPv4-or-IPv6/UDP or is cut
-// short; `why` then says what was wrong.
+// short; `why` then says what was wrong. `original_length` is the frame's length on the wire
+// (pcap's len): a frame captured shorter than that (a snap length) is no error, its payload
+// is the captured part and `truncated` is set; the UDP header itself must be captured.
 [[nodiscard]] std::optional<UdpDatagram> parse_udp_frame(std::span<const std::byte> frame,
-                                                         std::string& why);
+                                                         std::string& why,
+                                                         std::size_t original_length = 0);
 
 }  // namespace rdcc::pcaps

@@ -138,6 +138,10 @@ class Network {
   SubmitId submit(HostId sender, ref::MessageSpec spec, Time at);
   SubmitId submit(HostId sender, HostId receiver, std::uint64_t length, Time at,
                   rdcc::BindingKind binding = rdcc::BindingKind::Opaque);
+  // The application abandons a submitted message (Sender::cancel: CANCEL) or gives back its
+  // credit beyond `new_limit` (Sender::return_credit: CREDIT_RETURN) at `at`.
+  void cancel(SubmitId id, Time at);
+  void return_credit(SubmitId id, std::uint64_t new_limit, Time at);
   [[nodiscard]] std::optional<ref::MessageStatus> status(SubmitId id) const;
   [[nodiscard]] std::size_t submitted() const;
   [[nodiscard]] bool all_done() const;  // every submitted message is DONE
