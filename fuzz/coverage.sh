@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Line and branch coverage of the codec (codec/src, codec/include) reached by the fuzz seed
-# corpora and regression inputs: builds the replay harnesses with clang source-based coverage,
-# replays every input once, and prints llvm-cov's report.
+# Line and branch coverage of the codec (codec/src, codec/include), the reference endpoints
+# and checker (reference/src, reference/include) and the tools' frame parser reached by the
+# fuzz seed corpora and regression inputs: builds the replay harnesses with clang source-based
+# coverage, replays every input once, and prints llvm-cov's report (per file, with line and
+# branch columns, and a TOTAL per component).
 #
 #   fuzz/coverage.sh                          # the committed seeds only
 #   fuzz/coverage.sh build/fuzz/smoke-corpus  # also the corpora a fuzz run grew (<dir>/<target>)
@@ -15,7 +17,7 @@ build=${RDCC_COVERAGE_BUILD_DIR:-build/coverage}
 jobs=${RDCC_COVERAGE_JOBS:-$(nproc)}
 llvm_cov=${LLVM_COV:-llvm-cov-14}
 llvm_profdata=${LLVM_PROFDATA:-llvm-profdata-14}
-targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes)
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes fuzz_pcap fuzz_receiver fuzz_sender)
 html=
 extra=()
 while [ $# -gt 0 ]; do
@@ -48,8 +50,17 @@ for target in "${targets[@]}"; do
 done
 "$llvm_profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
 
-sources=(codec/src codec/include)
-"$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" "${sources[@]}"
+declare -A components=([codec]="codec/src codec/include"
+                       [reference]="reference/src reference/include"
+                       [pcap_reader]="tools/src/pcap_reader.cpp")
+sources=()
+for component in codec reference pcap_reader; do
+  read -r -a paths <<<"${components[$component]}"
+  sources+=("${paths[@]}")
+  echo "coverage: $component (${paths[*]})"
+  "$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
+    -show-branch-summary "${paths[@]}" | sed 's/^/  /'
+done
 if [ -n "$html" ]; then
   "$llvm_cov" show "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
     -format=html -show-branches=count -output-dir="$html" "${sources[@]}"

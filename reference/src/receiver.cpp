@@ -130,7 +130,9 @@ struct Assoc {
   Time last_activity{};
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
-  std::map<std::uint64_t, std::uint64_t> early;  // binding value -> octets that preceded the request
+  // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
+  // binding: an opaque identifier and a queue pair number of the same value are unrelated.
+  std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
   std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
   std::uint64_t unsched = 0;    // unscheduled credit counted for this association
@@ -556,8 +558,9 @@ struct Receiver::Impl {
   // does not survive reordering): octets counted before the request are credited now. The
   // opaque binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
-    auto early = a.early.find(m.binding == BindingKind::Opaque ? m.binding_value
-                                                               : m.rocev2.destination_qpn);
+    auto early = a.early.find({m.binding, m.binding == BindingKind::Opaque
+                                              ? m.binding_value
+                                              : m.rocev2.destination_qpn});
     if (early == a.early.end()) return;
     const std::uint64_t octets = std::min(early->second, m.length);
     a.early.erase(early);
@@ -773,7 +776,7 @@ struct Receiver::Impl {
     Msg* mp = find_message(a, d);
     if (mp == nullptr) {
       stats.unattributed_data_octets += d.octets;
-      auto& early = a.early[d.key];
+      auto& early = a.early[{d.binding, d.key}];
       if (early < kEarlyDataLimit) early += d.octets;
       return;
     }

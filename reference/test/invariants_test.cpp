@@ -179,5 +179,39 @@ TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
   EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
 }
 
+// The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
+// a request of an association the receiver never accepted, or with a stale Sequence Number,
+// holds no credit, and announced unscheduled octets count up to U only.
+TEST_F(CheckerTest, RequestsTheReceiverDiscards_CountNothing) {
+  CreditRequest r;
+  r.header = {.association_id = kAssoc + 1, .epoch = 1, .sequence_number = 1};
+  r.message_id = 1;
+  r.message_length = 1U << 20U;
+  r.unscheduled_sent = 1U << 20U;
+  both_ways(kSender, kReceiver, r);  // unknown association
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  both_ways(kSender, kReceiver, r);  // unknown Epoch
+  request(2, 4096);
+  r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = tx_seq};
+  both_ways(kSender, kReceiver, r);  // not newer than the newest processed
+  EXPECT_TRUE(checker.ok());
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 0U);
+}
+
+TEST_F(CheckerTest, UnscheduledAnnouncements_CountUpToTheUOfTheAssociation) {
+  request(1, 16384, 16384);  // U is 8192: the rest is data beyond the credit
+  request(2, 4096, 4096);    // a second one while the first holds U: nothing more
+  EXPECT_TRUE(checker.ok());
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
+}
+
+// A message's length is the one its first request stated; a restated length does not move it.
+TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
+  request(1, 8192);
+  request(1, 4096);
+  grant(1, 8192, true);
+  EXPECT_TRUE(checker.ok());
+}
+
 }  // namespace
 }  // namespace rdcc::ref

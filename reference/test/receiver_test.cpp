@@ -817,5 +817,20 @@ TEST_F(ReceiverTest, Receiver_Rocev2Binding_CountsOctetsPerQueuePair) {
   EXPECT_EQ(only<MsgDone>(h.drain()).size(), 1U);
 }
 
+// Found by fuzz_receiver (fuzz/regressions/fuzz_receiver/early-data-of-another-binding): octets
+// that precede their request are kept per binding, so opaque data whose message identifier
+// equals a queue pair number is never credited to a RoCEv2 message on that queue pair.
+TEST_F(ReceiverTest, Receiver_EarlyDataOfTheOtherBinding_IsNotCreditedToARocev2Message) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  EXPECT_TRUE(h.data(s, 0x123, 0, 4096, 0x123).empty());  // opaque, identifier 0x123
+  auto r = h.request(a, 1, 4096);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 1});
+  const auto out = h.deliver(s, r);
+  EXPECT_TRUE(only<MsgDone>(out).empty()) << "the opaque octets counted for the RoCEv2 message";
+  EXPECT_EQ(only<CreditGrant>(out).size(), 1U);
+}
+
 }  // namespace
 }  // namespace rdcc::ref
