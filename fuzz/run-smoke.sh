@@ -32,6 +32,13 @@ echo "fuzz smoke: built in $((SECONDS - start)) s"
 # UBSan reports are fatal (-fno-sanitize-recover=all); ask for the stack with them.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
+# CPU time (user + system, in hundredths of a second) of the finished children of this shell.
+cpu_seconds() {
+  local ticks
+  ticks=$(getconf CLK_TCK)
+  awk -v t="$ticks" '{ print int(($16 + $17) * 100 / t) }' /proc/$$/stat
+}
+
 failed=()
 summary=()
 for target in "${targets[@]}"; do
@@ -44,13 +51,18 @@ for target in "${targets[@]}"; do
   log=$build/smoke-$target.log
   echo "fuzz smoke: $target for $time_limit s (log $log)"
   status=0
+  cpu_before=$(cpu_seconds)
   "$build/fuzz/$target" -max_total_time="$time_limit" -timeout=10 -rss_limit_mb=2560 \
     ${dict:+-dict=fuzz/$dict} -max_len="$max_len" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$work" "fuzz/corpus/$target" "fuzz/regressions/$target" \
     >"$log" 2>&1 || status=$?
+  cpu=$(( $(cpu_seconds) - cpu_before ))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-  summary+=("$(printf '%-12s %12s runs %10s exec/s  %s' "$target" "${runs:-?}" "${rate:-?}" \
+  # Executions per second of CPU time: what one core does, however loaded the machine is.
+  per_cpu=$( [ -n "$runs" ] && [ "$cpu" -gt 0 ] && echo $(( runs * 100 / cpu )) || echo '?')
+  summary+=("$(printf '%-14s %10s runs %8s exec/s %8s exec/cpu-s  %s' "$target" "${runs:-?}" \
+    "${rate:-?}" "$per_cpu" \
     "$([ $status -eq 0 ] && echo 'no finding' || echo "FAILED (exit $status)")")")
   if [ $status -ne 0 ]; then
     failed+=("$target")
