@@ -50,16 +50,25 @@ for target in "${targets[@]}"; do
 done
 "$llvm_profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
 
-declare -A components=([codec]="codec/src codec/include"
-                       [reference]="reference/src reference/include"
-                       [pcap_reader]="tools/src/pcap_reader.cpp")
-sources=()
+# One report of every file; each component's rows, with its own line and branch totals.
+report=$profiles/report.txt
+"$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
+  -show-branch-summary 2>/dev/null >"$report"
+declare -A components=([codec]="^codec/" [reference]="^reference/" [pcap_reader]="^tools/src/pcap_reader")
+sources=(codec/src codec/include reference/src reference/include tools/src/pcap_reader.cpp)
 for component in codec reference pcap_reader; do
-  read -r -a paths <<<"${components[$component]}"
-  sources+=("${paths[@]}")
-  echo "coverage: $component (${paths[*]})"
-  "$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
-    -show-branch-summary "${paths[@]}" | sed 's/^/  /'
+  echo "coverage: $component"
+  head -1 "$report" | awk '{ printf "  %-48s %8s %8s %8s %9s %9s %8s\n", $1, "Lines", "Missed", "Cover", "Branches", "Missed", "Cover" }'
+  awk -v re="${components[$component]}" '
+    $1 ~ re {
+      printf "  %-48s %8d %8d %8s %9d %9d %8s\n", $1, $8, $9, $10, $11, $12, $13
+      lines += $8; missed_lines += $9; branches += $11; missed_branches += $12
+    }
+    END {
+      printf "  %-48s %8d %8d %7.2f%% %9d %9d %7.2f%%\n", "TOTAL", lines, missed_lines,
+        lines ? 100 * (lines - missed_lines) / lines : 0, branches, missed_branches,
+        branches ? 100 * (branches - missed_branches) / branches : 0
+    }' "$report"
 done
 if [ -n "$html" ]; then
   "$llvm_cov" show "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
