@@ -12,6 +12,7 @@
 #include <cassert>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -125,7 +126,9 @@ struct Assoc {
   std::uint32_t newest_seq_in = 0;
   std::map<std::uint64_t, Msg> msgs;
   std::uint64_t highest_id = 0;
-  std::map<std::uint64_t, std::uint64_t> done;  // completed message -> octets received
+  // Finished message -> octets received, or nothing for a cancelled one (it is not complete:
+  // a late request for it gets no MSG_DONE).
+  std::map<std::uint64_t, std::optional<std::uint64_t>> done;
   std::deque<std::uint64_t> done_order;
   Time last_activity{};
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
@@ -453,7 +456,7 @@ struct Receiver::Impl {
     }
   }
 
-  void remember_done(Assoc& a, std::uint64_t id, std::uint64_t octets) {
+  void remember_done(Assoc& a, std::uint64_t id, std::optional<std::uint64_t> octets) {
     a.done[id] = octets;
     a.done_order.push_back(id);
     if (a.done_order.size() > kDoneMemory) {
@@ -488,11 +491,18 @@ struct Receiver::Impl {
       return;
     }
     if (auto done = a.done.find(r.message_id); done != a.done.end()) {
+      // "When the receiver has received all octets of a message it sends MSG_DONE": a
+      // cancelled message never completed; a request for it (a duplicate the network delayed
+      // past the CANCEL) is discarded.
+      if (!done->second) {
+        if (events.enabled()) events.emit(now, "request_for_cancelled_message", {{"association_id", a.id}, {"message_id", r.message_id}});
+        return;
+      }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
       MsgDone d;
       d.message_id = r.message_id;
-      d.octets_received = done->second;
+      d.octets_received = *done->second;
       send(a, d, now);
       ++stats.msg_done_sent;
       return;
@@ -1067,7 +1077,7 @@ struct Receiver::Impl {
       case TimerKind::CancelReclaim:
         if (Msg* m = timer_message(t)) {
           Assoc& a = assocs.at(t.association);
-          remember_done(a, m->id, m->received());
+          remember_done(a, m->id, std::nullopt);
           release_message(a, *m, now, true);
         }
         break;

@@ -244,6 +244,7 @@ class ReceiverHarness {
         case kData: observe(in); break;
         default: advance(time_step(in)); break;
       }
+      settle();
     }
     advance(ref::seconds(1));  // let every grant and reservation run out
   }
@@ -406,6 +407,16 @@ class ReceiverHarness {
     early_.erase(it);
   }
 
+  // "then re-arm the timer from next_timeout()" (io.hpp): a time already come fires now.
+  void settle() {
+    for (int fired = 0; fired < 8; ++fired) {
+      const auto t = receiver_.next_timeout();
+      if (!t || *t > now_) return;
+      receiver_.on_timeout(now_);
+      drain(nullptr);
+    }
+  }
+
   // The driver's loop: every timer at its time (at most 64 of them a step; a late driver
   // then catches up in one call), then the clock moves on.
   void advance(ref::Duration d) {
@@ -543,6 +554,7 @@ class SenderHarness {
         case kRunTimers: run_timers(1 + in.u8() % 16U); break;
         default: advance(time_step(in)); break;
       }
+      settle();
     }
     run_timers(64);
   }
@@ -648,18 +660,31 @@ class SenderHarness {
     drain(may_answer);
   }
 
-  // What makes the sender's ASSOC_REQUESTs answered ("Association Establishment"), and the
+  // What makes the sender's ASSOC_REQUESTs answered ("Association Establishment"): an answer
+  // before the eighth attempt (one after it may come too late, and is then ignored), and the
   // incarnation later datagrams of this peer speak for.
   static void note_answer(PeerState& p, const Message& m) {
     if (const auto* a = std::get_if<AssocAccept>(&m)) {
       if (a->sender_nonce == p.nonce && a->header.association_id != 0) {
-        p.answered = true;
+        p.answered = p.answered || p.attempts < 8;
         p.association = a->header.association_id;
         p.epoch = a->header.epoch;
         p.next_seq = a->header.sequence_number + 1;
       }
     } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
-      if (e->reason == static_cast<std::uint16_t>(ReasonCode::AssocRefused)) p.answered = true;
+      if (e->reason == static_cast<std::uint16_t>(ReasonCode::AssocRefused)) {
+        p.answered = p.answered || p.attempts < 8;
+      }
+    }
+  }
+
+  // "then re-arm the timer from next_timeout()" (io.hpp): a time already come fires now.
+  void settle() {
+    for (int fired = 0; fired < 8; ++fired) {
+      const auto t = sender_.next_timeout();
+      if (!t || *t > now_) return;
+      sender_.on_timeout(now_);
+      drain(true);
     }
   }
 
@@ -739,7 +764,8 @@ class SenderHarness {
       // that comes later changes nothing).
       PeerState& p = peers_[to];
       p.without_rdcc = p.without_rdcc || (p.attempts >= 8 && !p.answered);
-      RDCC_FUZZ_CHECK(p.without_rdcc && !s.unscheduled);
+      const auto status = sender_.association(s.receiver);
+      RDCC_FUZZ_CHECK(p.without_rdcc && !s.unscheduled && status && status->without_rdcc);
       return;
     }
     const auto length = lengths_.find(s.message_id);
