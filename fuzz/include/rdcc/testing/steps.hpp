@@ -387,8 +387,9 @@ class ReceiverHarness {
   }
 
   // The binding key a request names (however it was built: raw octets too), for the data
-  // observations. Data that came since the last request naming that key may be credited by
-  // the receiver to this one (its early data), so the checker hears of it for this message too.
+  // observations. Data that came before may be credited by the receiver to this request (its
+  // early data, if no request the receiver accepted has named the key since), so the checker
+  // hears of all of it for this message too.
   void learn_binding(const CreditRequest& r) {
     const auto kind = static_cast<BindingKind>(r.binding_kind);
     if (kind != BindingKind::Opaque && kind != BindingKind::RoCEv2) return;
@@ -404,7 +405,6 @@ class ReceiverHarness {
         }
       }
     }
-    early_.erase(it);
   }
 
   // "then re-arm the timer from next_timeout()" (io.hpp): a time already come fires now.
@@ -497,7 +497,7 @@ class ReceiverHarness {
   std::map<std::uint32_t, ref::Address> bound_;  // Association ID -> the address it was accepted from
   // (binding, key a data observation carries) -> the Message IDs of the requests naming it.
   std::map<std::pair<BindingKind, std::uint64_t>, std::set<std::uint64_t>> ids_by_key_;
-  // (binding, key) -> peer -> octets observed since the last request naming the key.
+  // (binding, key) -> peer -> octets observed with that key.
   std::map<std::pair<BindingKind, std::uint64_t>, std::map<std::size_t, std::uint64_t>> early_;
 };
 
