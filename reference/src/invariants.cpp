@@ -55,6 +55,8 @@ struct AssocModel {
   std::uint32_t j = 0;
   std::uint32_t lifetime_us = 0;
   std::uint32_t credit_unit = 0;
+  bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
+  std::uint16_t sender_epoch = 0;    // of that incarnation
   bool have_seq = false;
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;
@@ -91,6 +93,8 @@ struct InvariantChecker::Impl {
   // (receiver, sender) -> the association the receiver accepted last for that sender: the one
   // a binding counts the sender's data for.
   std::map<std::pair<AddrKey, AddrKey>, std::uint32_t> newest_association;
+  // (receiver, sender) -> the Sender Nonce of the sender's newest ASSOC_REQUEST.
+  std::map<std::pair<AddrKey, AddrKey>, std::uint64_t> sender_nonce;
 
   void violate(Time t, const char* rule, std::string detail) {
     // Enough to diagnose; a broken run must not exhaust memory.
@@ -288,22 +292,36 @@ struct InvariantChecker::Impl {
   void sender_got(const Address& tx, const Address& rx, const Message& m, Time t) {
     const Header& h = header_of(m);
     AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
-    const bool exempt = std::holds_alternative<AssocAccept>(m) ||
-                        (std::holds_alternative<ErrorMessage>(m) &&
-                         std::get<ErrorMessage>(m).reason ==
-                             static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
-    if (!exempt) {
-      // The sender must discard what is not newer; it may use only what it may accept.
-      if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
-      a.have_seq = true;
-      a.newest_seq = h.sequence_number;
-    }
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
+      // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
+      // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
+      // parameters change only by a fresh Parameter Update (Association Establishment).
+      const auto nonce = sender_nonce.find({key(rx), key(tx)});
+      if (nonce != sender_nonce.end() && nonce->second != acc->sender_nonce) return;
+      const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch;
+      if (incarnation) {
+        a.sender_accepted = true;
+        a.sender_epoch = h.epoch;
+        a.have_seq = false;
+        a.pool_limit = 0;
+        a.pool_used = 0;
+        a.pool_valid_until = Time{};
+      } else if (!acc->parameter_update() ||
+                 (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq))) {
+        return;
+      }
       a.u = std::max(a.u, acc->unscheduled_limit);
       a.lifetime_us = acc->grant_lifetime;
       a.credit_unit = acc->credit_unit;
       return;
     }
+    // ERROR (UNKNOWN_ASSOCIATION) is exempt from the sequence check and gives no credit;
+    // anything else counts only within the incarnation the sender accepted.
+    if (!a.sender_accepted || h.epoch != a.sender_epoch) return;
+    // The sender must discard what is not newer; it may use only what it may accept.
+    if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
+    a.have_seq = true;
+    a.newest_seq = h.sequence_number;
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
     const Time valid_until = t + microseconds(g->effective_lifetime(a.lifetime_us));
@@ -319,6 +337,10 @@ struct InvariantChecker::Impl {
   }
 
   void sender_sent(const Address& tx, const Address& rx, const Message& m) {
+    if (const auto* q = std::get_if<AssocRequest>(&m); q != nullptr && !q->update_acknowledgment()) {
+      sender_nonce[{key(rx), key(tx)}] = q->sender_nonce;
+      return;
+    }
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr) return;
     MsgModel& msg = msgs[{key(rx), key(tx), req->header.association_id, req->message_id}];

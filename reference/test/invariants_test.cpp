@@ -213,5 +213,36 @@ TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
   EXPECT_TRUE(checker.ok());
 }
 
+// fuzz_sender's receivers are adversarial: a grant of another Epoch is discarded by the sender
+// and leaves the Sequence Numbers alone; an ASSOC_ACCEPT echoing the sender's new nonce with a
+// new Epoch starts a new incarnation whose numbering restarts.
+TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
+  AssocRequest q;
+  q.sender_nonce = 0x77;
+  checker.on_control_sent(kSender, kReceiver, q, now);
+  request(1, 8192);
+  CreditGrant g;
+  g.header = {.association_id = kAssoc, .epoch = 9, .sequence_number = 1000};  // another Epoch
+  g.message_id = 1;
+  g.grant_limit = 8192;
+  g.pacing_rate = 1000;
+  checker.on_control_delivered(kReceiver, kSender, g, now);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  a.sender_nonce = 0x77;
+  a.grant_lifetime = 100;
+  a.credit_unit = 4096;
+  checker.on_control_delivered(kReceiver, kSender, a, now);
+  g.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
+  checker.on_control_delivered(kReceiver, kSender, g, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 1;
+  s.length = 4096;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
 }  // namespace
 }  // namespace rdcc::ref
