@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Line and branch coverage of the codec (codec/src, codec/include) reached by the fuzz seed
-# corpora and regression inputs: builds the replay harnesses with clang source-based coverage,
-# replays every input once, and prints llvm-cov's report.
+# Line and branch coverage of the codec (codec/src, codec/include), the reference endpoints
+# and checker (reference/src, reference/include) and the tools' frame parser reached by the
+# fuzz seed corpora and regression inputs: builds the replay harnesses with clang source-based
+# coverage, replays every input once, and prints llvm-cov's report (per file, with line and
+# branch columns, and a TOTAL per component).
 #
 #   fuzz/coverage.sh                          # the committed seeds only
 #   fuzz/coverage.sh build/fuzz/smoke-corpus  # also the corpora a fuzz run grew (<dir>/<target>)
@@ -15,7 +17,7 @@ build=${RDCC_COVERAGE_BUILD_DIR:-build/coverage}
 jobs=${RDCC_COVERAGE_JOBS:-$(nproc)}
 llvm_cov=${LLVM_COV:-llvm-cov-14}
 llvm_profdata=${LLVM_PROFDATA:-llvm-profdata-14}
-targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes)
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes fuzz_pcap fuzz_receiver fuzz_sender)
 html=
 extra=()
 while [ $# -gt 0 ]; do
@@ -48,8 +50,26 @@ for target in "${targets[@]}"; do
 done
 "$llvm_profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
 
-sources=(codec/src codec/include)
-"$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" "${sources[@]}"
+# One report of every file; each component's rows, with its own line and branch totals.
+report=$profiles/report.txt
+"$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
+  -show-branch-summary 2>/dev/null >"$report"
+declare -A components=([codec]="^codec/" [reference]="^reference/" [pcap_reader]="^tools/src/pcap_reader")
+sources=(codec/src codec/include reference/src reference/include tools/src/pcap_reader.cpp)
+for component in codec reference pcap_reader; do
+  echo "coverage: $component"
+  head -1 "$report" | awk '{ printf "  %-48s %8s %8s %8s %9s %9s %8s\n", $1, "Lines", "Missed", "Cover", "Branches", "Missed", "Cover" }'
+  awk -v re="${components[$component]}" '
+    $1 ~ re {
+      printf "  %-48s %8d %8d %8s %9d %9d %8s\n", $1, $8, $9, $10, $11, $12, $13
+      lines += $8; missed_lines += $9; branches += $11; missed_branches += $12
+    }
+    END {
+      printf "  %-48s %8d %8d %7.2f%% %9d %9d %7.2f%%\n", "TOTAL", lines, missed_lines,
+        lines ? 100 * (lines - missed_lines) / lines : 0, branches, missed_branches,
+        branches ? 100 * (branches - missed_branches) / branches : 0
+    }' "$report"
+done
 if [ -n "$html" ]; then
   "$llvm_cov" show "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
     -format=html -show-branches=count -output-dir="$html" "${sources[@]}"

@@ -7,7 +7,10 @@
 // Seeds: every boundary vector and appendix encoding; every decode error in each form the
 // decoder tells apart; octets between a type's size and Length and after Length; JSON with
 // registry names, flag lists, "0x" strings and RoCEv2 objects, and every JSON error; hex text
-// with each separator and every hex error; cursor programs for fuzz_bytes.
+// with each separator and every hex error; cursor programs for fuzz_bytes; the frames of the
+// golden captures (pcaps/*.pcap, read with the tools' reader) for fuzz_pcap, in each link
+// type, and their UDP payloads for fuzz_decode; and one step program per scenario the
+// reference tests exercise for fuzz_receiver and fuzz_sender (rdcc/testing/steps.hpp).
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +30,9 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/testing/steps.hpp"
 #include "rdcc/testing/vectors.hpp"
+#include "pcap_reader.hpp"
 
 namespace {
 
@@ -317,7 +322,248 @@ std::string dictionary() {
   return out;
 }
 
-Files generated() {
+// ---- golden captures -------------------------------------------------------------------
+
+struct CaptureSeeds {
+  std::map<std::string, Octets> frames;    // fuzz_pcap
+  std::map<std::string, Octets> payloads;  // fuzz_decode: RDCC datagrams not already seeded
+};
+
+// Every frame of the golden captures (at most 24 of one file), and the IP packet of each
+// appendix frame under the other link types parse_frame() reads.
+CaptureSeeds capture_seeds(const std::filesystem::path& pcaps,
+                           const std::map<std::string, Octets>& datagrams) {
+  CaptureSeeds out;
+  std::set<Octets> seen;
+  for (const auto& [name, o] : datagrams) seen.insert(o);
+  for (const char* file : {"appendix_exchange", "boundary", "malformed", "ordinary_udp"}) {
+    rdcc::tools::CaptureReader reader;
+    std::string error;
+    if (!reader.open((pcaps / (std::string(file) + ".pcap")).string(), error)) die(error);
+    rdcc::tools::CapturedFrame frame;
+    while (reader.next(frame, error) && frame.number <= 24) {
+      const std::string name = std::string(file) + "_" + std::to_string(frame.number);
+      const Octets bytes(frame.data.begin(), frame.data.end());
+      out.frames["ethernet_" + name] = bytes;
+      const auto parsed = rdcc::tools::parse_frame(frame.data, reader.link_type());
+      if (parsed.kind == rdcc::tools::FrameKind::Udp &&
+          seen.insert(Octets(parsed.payload.begin(), parsed.payload.end())).second) {
+        out.payloads["pcap_" + name] = Octets(parsed.payload.begin(), parsed.payload.end());
+      }
+      if (std::string_view(file) != "appendix_exchange" || bytes.size() <= 14) continue;
+      const Octets ip(bytes.begin() + 14, bytes.end());
+      const bool v6 = (std::to_integer<unsigned>(ip[0]) >> 4U) == 6;
+      const unsigned ethertype = v6 ? 0x86DD : 0x0800;
+      out.frames["raw_" + name] = ip;
+      Octets sll(16, std::byte{0});  // Linux cooked v1: protocol in the last two octets
+      sll[14] = static_cast<std::byte>(ethertype >> 8U);
+      sll[15] = static_cast<std::byte>(ethertype & 0xFFU);
+      sll.insert(sll.end(), ip.begin(), ip.end());
+      out.frames["sll_" + name] = sll;
+      Octets sll2(20, std::byte{0});  // v2: protocol first
+      sll2[0] = sll[14];
+      sll2[1] = sll[15];
+      sll2.insert(sll2.end(), ip.begin(), ip.end());
+      out.frames["sll2_" + name] = sll2;
+      Octets null = octets({v6 ? 30U : 2U, 0, 0, 0});  // BSD loopback, little-endian family
+      null.insert(null.end(), ip.begin(), ip.end());
+      out.frames["null_" + name] = null;
+    }
+    if (!error.empty()) die(error);
+  }
+  return out;
+}
+
+// ---- step programs for the stateful harnesses ---------------------------------------------
+
+// Operands as steps.hpp reads them. A body field takes one selector: for a Message ID or a
+// nonce, an index into the run's vocabulary; for octets, an index into the octet vocabulary;
+// rates and durations index small tables (FieldFiller). The header selector 0x2E / 0x2B picks
+// the peer's Association ID and Epoch and its next Sequence Number; its top two bits are flags.
+using Steps = rdcc::testing::StepWriter;
+using Rx = rdcc::testing::ReceiverHarness;
+using Tx = rdcc::testing::SenderHarness;
+
+std::string program(const Steps& w) {
+  std::string s;
+  for (const auto b : w.octets()) s += static_cast<char>(b);
+  return s;
+}
+
+// Receiver octet vocabulary: 0, 1, 1024, 2048, U=8192, 4096, 8192, 32768, G=65536, 1 MiB.
+constexpr std::uint8_t kRxLen4096 = 5, kRxLen32768 = 7;
+constexpr std::uint8_t kRxHeader = 0x2E;     // association, Epoch, next Sequence Number
+constexpr std::uint8_t kRxAssocHeader = 0x25;  // ASSOC_REQUEST: zeros, next Sequence Number
+
+Steps& rx_associate(Steps& w, std::uint8_t peer, std::uint8_t nonce) {
+  // ASSOC_REQUEST: nonce, capabilities POOL|STATUS, line rate 100000, four reserved words.
+  return w.op(Rx::kDatagram, {peer, 0, nonce, 0x03, 5, 0, 0, 0, 0, kRxAssocHeader});
+}
+// CREDIT_REQUEST: id, length, unscheduled, class 2, weight 4, LATENCY_SENSITIVE, opaque,
+// no deadline, binding value (the harness sets it to the Message ID).
+Steps& rx_request(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t length,
+                  std::uint8_t unscheduled, std::uint8_t header = kRxHeader) {
+  return w.op(Rx::kDatagram, {peer, 2, id, length, unscheduled, 2, 4, 1, 2, 0, 0, header});
+}
+// Opaque data of message `id`: offset and octets as big-endian 16-bit operands (offset / 64).
+Steps& rx_data(Steps& w, std::uint8_t peer, std::uint8_t id, unsigned offset, unsigned octets) {
+  return w.op(Rx::kData, {peer, id, static_cast<std::uint8_t>(offset / 64 >> 8U),
+                          static_cast<std::uint8_t>(offset / 64 & 0xFFU),
+                          static_cast<std::uint8_t>(octets >> 8U),
+                          static_cast<std::uint8_t>(octets & 0xFFU)});
+}
+Steps& rx_time(Steps& w, std::uint8_t a, std::uint8_t shift) { return w.op(Rx::kTime, {a, shift}); }
+
+std::map<std::string, std::string> receiver_programs() {
+  std::map<std::string, std::string> out;
+  {  // association + request + grants + data + MSG_DONE (grant window 4096: a grant per chunk)
+    Steps w(0);
+    rx_associate(w, 0, 0);
+    rx_request(w, 0, 1, kRxLen32768, 0);
+    for (unsigned o = 0; o < 32768; o += 4096) rx_data(w, 0, 1, o, 4096);
+    rx_time(w, 0, 20);
+    out["scheduled_request_grant_data_done"] = program(w);
+  }
+  {  // unscheduled: the window is announced, the data arrives, MSG_DONE; then one is lost
+    Steps w(0);
+    rx_associate(w, 1, 0);
+    rx_request(w, 1, 1, kRxLen4096, kRxLen4096);
+    rx_data(w, 1, 1, 0, 4096);
+    rx_request(w, 1, 2, kRxLen4096, kRxLen4096);
+    rx_time(w, 1, 21);  // J + Lifetime + 2 D_max: the reservation is released
+    rx_time(w, 0, 30);  // the circuit breaker's one-second window
+    out["unscheduled_window_done_and_lost"] = program(w);
+  }
+  {  // the sender restarts (a new nonce, a new association) while a message is granted;
+     // a request in the old Epoch gets UNKNOWN_ASSOCIATION; reclaim, then idle removal
+    Steps w(0);
+    rx_associate(w, 0, 0);
+    rx_request(w, 0, 1, kRxLen32768, 0);
+    rx_data(w, 0, 1, 0, 4096);
+    rx_associate(w, 0, 1);
+    rx_request(w, 0, 1, kRxLen32768, 0);
+    w.op(Rx::kDatagram, {0, 2, 2, kRxLen4096, 0, 0, 1, 0, 2, 0, 0, 0x22, 0x00, 0x07});  // Epoch 7
+    rx_time(w, 0, 22);
+    rx_time(w, 0xFF, 27);  // beyond the idle time
+    out["sender_restart_and_unknown_association"] = program(w);
+  }
+  {  // two peers of one host, RoCEv2, SENDER_STATUS, CANCEL, CREDIT_RETURN, a CRN's report
+    Steps w(16);
+    rx_associate(w, 0, 0);
+    rx_associate(w, 2, 1);
+    w.op(Rx::kDatagram, {0, 2, 3, kRxLen32768, 0, 1, 1, 2, 1, 0, 0, kRxHeader, 5, 2});
+    w.op(Rx::kData, {0, 0x0B, 0x10, 0x00});  // RoCEv2, queue pair 3, 4096 octets
+    w.op(Rx::kDatagram, {2, 4, 3, 200, 1, 0, 3, kRxHeader});  // SENDER_STATUS, 1000 Mbit/s
+    rx_request(w, 2, 4, kRxLen32768, 0);
+    w.op(Rx::kDatagram, {2, 8, 4, kRxLen4096, kRxHeader});  // CREDIT_RETURN
+    w.op(Rx::kDatagram, {2, 7, 4, 6, 0, kRxHeader});        // CANCEL
+    // CONGESTION_REPORT from the CRN about peer 0's flow.
+    w.op(Rx::kDatagram, {3, 5, 1, 2, 3, 200, 1, 0, 17, 0, 0, 0, 0, 0, kRxHeader});
+    rx_time(w, 0, 16);
+    out["two_peers_rocev2_status_cancel_return_report"] = program(w);
+  }
+  {  // an unknown Type inside an established association, a bad Version, raw octets
+    Steps w(0);
+    rx_associate(w, 0, 0);
+    w.op(Rx::kCorrupt, {0, 2, 1, kRxLen4096, 0, 0, 1, 0, 2, 0, 0, kRxHeader, 1, 0x0B, 0xFF});
+    w.op(Rx::kCorrupt, {0, 2, 1, kRxLen4096, 0, 0, 1, 0, 2, 0, 0, kRxHeader, 0, 0x20, 0xFF});
+    w.op(Rx::kRaw, {1, 4, 0x10, 0x03, 0x00, 0x38});
+    out["unknown_type_bad_version_raw"] = program(w);
+  }
+  return out;
+}
+
+// Sender octet vocabulary: 0, 1, 1024, 4096, 8192, 65536, then each submitted length and half.
+constexpr std::uint8_t kTxLen4096 = 3, kTxLen65536 = 5;
+constexpr std::uint8_t kTxHeader = 0x2B;  // the peer's association and Epoch, next Sequence Number
+
+// ASSOC_ACCEPT echoing nonce `nonce`: capabilities, U 8192, J 10 us, N_cu 65536, Lifetime
+// 1000 us, Credit Unit 1024.
+Steps& tx_accept(Steps& w, std::uint8_t peer, std::uint8_t nonce, std::uint8_t header = kTxHeader,
+                 std::uint8_t capabilities = 0x07) {
+  return w.op(Tx::kDatagram, {peer, 1, nonce, capabilities, 4, 2, kTxLen65536, 4, 2, header});
+}
+// CREDIT_GRANT: id, limit, 100000 Mbit/s, default Lifetime; FINAL when asked.
+Steps& tx_grant(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t limit, bool final_flag) {
+  return w.op(Tx::kDatagram,
+              {peer, 3, id, limit, 5, 0, static_cast<std::uint8_t>(kTxHeader | (final_flag ? 0x80U : 0U))});
+}
+Steps& tx_done(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t octets) {
+  return w.op(Tx::kDatagram, {peer, 6, id, octets, kTxHeader});
+}
+// submit: receiver, length (index into 0, 1, 100, 1024, 1500, 4096, 8192, 65536, 1 MiB),
+// flags (hint, RoCEv2, post units, force scheduled, deadline), class, weight.
+Steps& tx_submit(Steps& w, std::uint8_t peer, std::uint8_t length, std::uint8_t flags) {
+  return w.op(Tx::kSubmit, {peer, length, flags, 2, 4});
+}
+Steps& tx_timers(Steps& w, unsigned times) {
+  for (unsigned i = 0; i < times; ++i) w.op(Tx::kRunTimers, {15});
+  return w;
+}
+
+std::map<std::string, std::string> sender_programs() {
+  std::map<std::string, std::string> out;
+  {  // association + request + grant + data + MSG_DONE
+    Steps w(0);
+    tx_submit(w, 0, 7, 0x10);  // 65536 octets, scheduled
+    tx_accept(w, 0, 0);
+    tx_grant(w, 0, 1, kTxLen65536, true);
+    tx_timers(w, 5);
+    tx_done(w, 0, 1, kTxLen65536);
+    out["scheduled_request_grant_data_done"] = program(w);
+  }
+  {  // unscheduled: jitter, the window, MSG_DONE; a second one waits for it
+    Steps w(4);
+    tx_submit(w, 0, 5, 0x01);  // 4096 octets, latency-sensitive
+    tx_submit(w, 0, 5, 0x00);
+    tx_accept(w, 0, 0);
+    tx_timers(w, 2);
+    tx_done(w, 0, 1, kTxLen4096);
+    tx_timers(w, 2);
+    out["unscheduled_window_done"] = program(w);
+  }
+  {  // the receiver restarts: ERROR (UNKNOWN_ASSOCIATION), a new nonce, a new Epoch, the
+     // message asked for again under a new Message ID
+    Steps w(0);
+    tx_submit(w, 0, 7, 0x10);
+    tx_accept(w, 0, 0);
+    tx_grant(w, 0, 1, 4, false);
+    tx_timers(w, 1);
+    w.op(Tx::kDatagram, {0, 9, 2, 0, 0, kTxHeader});  // ERROR UNKNOWN_ASSOCIATION
+    tx_accept(w, 0, 1, 0x27);  // echoes the new nonce, Epoch + 1
+    tx_grant(w, 0, 2, kTxLen65536, true);
+    tx_timers(w, 5);
+    tx_done(w, 0, 2, kTxLen65536);
+    out["receiver_restart"] = program(w);
+  }
+  {  // a receiver that never answers: eight attempts, then without RDCC
+    Steps w(0);
+    tx_submit(w, 1, 6, 0x00);
+    tx_timers(w, 2);
+    out["no_answer_fallback"] = program(w);
+  }
+  {  // pool grant over two classes, RoCEv2 post units, a CRN's report stopping an unscheduled
+     // message, link pause, CREDIT_RETURN, CANCEL, SENDER_STATUS above the backlog threshold
+    Steps w(8);
+    tx_submit(w, 0, 7, 0x10);
+    w.op(Tx::kSubmit, {0, 7, 0x1C, 0, 1, 1, 3, 5});  // RoCEv2, two post units, class 0
+    tx_submit(w, 0, 5, 0x00);
+    tx_accept(w, 0, 0);
+    w.op(Tx::kDatagram, {0, 3, 0, kTxLen65536, 5, 0, 0x6B});  // pool grant
+    tx_timers(w, 1);
+    // CONGESTION_REPORT from the CRN: our flow toward receiver 0.
+    w.op(Tx::kDatagram, {2, 5, 1, 2, 3, 200, 2, 0, 17, 0, 0, 0, 2, 0, kTxHeader});
+    w.op(Tx::kLinkPause, {});
+    tx_grant(w, 0, 1, kTxLen65536, true);
+    w.op(Tx::kReturnCredit, {0, kTxLen4096});
+    w.op(Tx::kCancel, {1});
+    tx_timers(w, 3);
+    out["pool_report_pause_return_cancel_status"] = program(w);
+  }
+  return out;
+}
+
+Files generated(const std::filesystem::path& root) {
   Files files;
   const auto wire = datagrams();
   for (const auto& [name, o] : wire) files["corpus/fuzz_decode/" + name] = as_text(o);
@@ -330,6 +576,13 @@ Files generated() {
   for (unsigned op = 0; op < 256; ++op) every_operation.push_back(static_cast<std::byte>(op));
   files["corpus/fuzz_bytes/every_operation"] = as_text(every_operation);
   files["corpus/fuzz_bytes/appendix_credit_request"] = as_text(wire.at("appendix_credit_request"));
+  auto fuzz_dir = std::filesystem::absolute(root).lexically_normal();
+  if (!fuzz_dir.has_filename()) fuzz_dir = fuzz_dir.parent_path();
+  const auto captures = capture_seeds(fuzz_dir.parent_path() / "pcaps", wire);
+  for (const auto& [name, o] : captures.frames) files["corpus/fuzz_pcap/" + name] = as_text(o);
+  for (const auto& [name, o] : captures.payloads) files["corpus/fuzz_decode/" + name] = as_text(o);
+  for (const auto& [name, p] : receiver_programs()) files["corpus/fuzz_receiver/" + name] = p;
+  for (const auto& [name, p] : sender_programs()) files["corpus/fuzz_sender/" + name] = p;
   files["rdcc.dict"] = dictionary();
   return files;
 }
@@ -365,7 +618,7 @@ int main(int argc, char** argv) {
   }
   const bool write = std::string_view(argv[1]) == "write";
   const std::filesystem::path root(argv[2]);
-  const Files files = generated();
+  const Files files = generated(root);
   std::size_t stale = 0;
   for (const auto& path : committed(root, files)) {
     if (files.count(path) != 0) continue;

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -42,10 +43,22 @@ struct MsgModel {
 };
 
 struct AssocModel {
-  std::uint32_t u = 0;
+  std::uint32_t u = 0;               // the largest U advertised (what a sender may have used)
+  // Receiver side: what the receiver processes from this sender ("Common Header": Sequence
+  // Number; "Credit Allocation" rule 4), and the U it must account ("Association
+  // Establishment": the larger of the old and new U until the update is acknowledged).
+  bool accepted = false;             // the receiver sent ASSOC_ACCEPT for it to this sender
+  std::uint16_t epoch = 0;
+  std::uint64_t nonce = 0;
+  std::uint32_t u_current = 0;
+  std::uint32_t u_accounted = 0;
+  bool have_seq_in = false;
+  std::uint32_t newest_seq_in = 0;
   std::uint32_t j = 0;
   std::uint32_t lifetime_us = 0;
   std::uint32_t credit_unit = 0;
+  bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
+  std::uint16_t sender_epoch = 0;    // of that incarnation
   bool have_seq = false;
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;
@@ -94,6 +107,11 @@ struct InvariantChecker::Impl {
   std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint64_t> early;
   // (receiver, sender, Message ID) -> association, from the requests: data names no association.
   std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint32_t> association_of;
+  // (receiver, sender) -> the association the receiver accepted last for that sender: the one
+  // a binding counts the sender's data for.
+  std::map<std::pair<AddrKey, AddrKey>, std::uint32_t> newest_association;
+  // (receiver, sender) -> the Sender Nonce of the sender's newest ASSOC_REQUEST.
+  std::map<std::pair<AddrKey, AddrKey>, std::uint64_t> sender_nonce;
 
   void violate(Time t, const char* rule, std::string detail) {
     assert(std::find(std::begin(kInvariantRules), std::end(kInvariantRules), rule) !=
@@ -143,6 +161,15 @@ struct InvariantChecker::Impl {
     AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       a.u = std::max(a.u, acc->unscheduled_limit);
+      if (!a.accepted) newest_association[{key(rx), key(tx)}] = h.association_id;
+      if (!a.accepted || acc->parameter_update()) {
+        a.u_accounted = a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit)
+                                   : acc->unscheduled_limit;
+      }
+      a.accepted = true;
+      a.epoch = h.epoch;
+      a.nonce = acc->sender_nonce;
+      a.u_current = acc->unscheduled_limit;
       a.j = acc->start_jitter;
       a.lifetime_us = acc->grant_lifetime;
       a.credit_unit = acc->credit_unit;
@@ -173,6 +200,8 @@ struct InvariantChecker::Impl {
       msg.grant_live_until = t + life + r->second.d_max * 2;
       schedule(k, msg.grant_live_until);
       refresh(k, msg, t);
+    } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
+      refused(rx, tx, h.association_id, *e, t);
     } else if (const auto* done = std::get_if<MsgDone>(&m)) {
       const MsgKey k{key(rx), key(tx), h.association_id, done->message_id};
       auto it = msgs.find(k);
@@ -184,25 +213,78 @@ struct InvariantChecker::Impl {
     }
   }
 
-  // A receiver got a control message from a sender.
+  // A request the receiver refused ("Transport Bindings", "Security Considerations"): it holds
+  // nothing for that message, so its window and length are forgotten.
+  void refused(const Address& rx, const Address& tx, std::uint32_t association,
+               const ErrorMessage& e, Time t) {
+    const auto reason = static_cast<ReasonCode>(e.reason);
+    if (reason != ReasonCode::UnsupportedBinding && reason != ReasonCode::MessageTooLarge &&
+        reason != ReasonCode::BudgetExhausted) {
+      return;
+    }
+    const MsgKey k{key(rx), key(tx), association, e.message_id};
+    auto it = msgs.find(k);
+    if (it == msgs.end() || it->second.limit_sent != 0) return;
+    it->second.window = 0;
+    it->second.length_known = false;
+    refresh(k, it->second, t);
+  }
+
+  // Octets of unscheduled windows of the association's messages still counted at `t`.
+  std::uint64_t live_windows(const AssocKey& ak, std::uint64_t except, Time t) const {
+    std::uint64_t sum = 0;
+    const auto& [rx, tx, association] = ak;
+    for (auto it = msgs.lower_bound({rx, tx, association, 0});
+         it != msgs.end() && std::get<0>(it->first) == rx && std::get<1>(it->first) == tx &&
+         std::get<2>(it->first) == association;
+         ++it) {
+      const MsgModel& m = it->second;
+      if (std::get<3>(it->first) == except || t >= m.window_live_until) continue;
+      sum += m.window > m.received ? m.window - m.received : 0;
+    }
+    return sum;
+  }
+
+  // A receiver got a control message from a sender. It counts what the receiver must process:
+  // messages of an association it accepted for that address, with its Epoch and a Sequence
+  // Number newer than the newest processed ("Common Header"). Anything else the receiver
+  // discards, or answers with ERROR (UNKNOWN_ASSOCIATION), and holds no credit for.
   void receiver_got(const Address& rx, const Address& tx, const Message& m, Time t) {
     auto r = receivers.find(key(rx));
     if (r == receivers.end()) return;
-    const auto* req = std::get_if<CreditRequest>(&m);
-    if (req == nullptr) return;
     const Header& h = header_of(m);
+    if (const auto* q = std::get_if<AssocRequest>(&m)) {
+      update_acknowledged(rx, tx, *q);
+      return;
+    }
+    if (std::holds_alternative<CongestionReport>(m)) return;
+    const AssocKey ak{key(rx), key(tx), h.association_id};
+    auto ai = assocs.find(ak);
+    if (ai == assocs.end() || !ai->second.accepted || ai->second.epoch != h.epoch) return;
+    AssocModel& a = ai->second;
+    if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
+    a.have_seq_in = true;
+    a.newest_seq_in = h.sequence_number;
+    const auto* req = std::get_if<CreditRequest>(&m);
+    if (req == nullptr || req->message_id == 0) return;  // "zero is reserved"
     const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};
     MsgModel& msg = msgs[k];
-    msg.length = req->message_length;
-    msg.length_known = true;
+    if (!msg.length_known) {  // a message's length is the one its first request announced
+      msg.length = req->message_length;
+      msg.length_known = true;
+    }
     association_of[{key(rx), key(tx), req->message_id}] = h.association_id;
     if (auto e = early.find({key(rx), key(tx), req->message_id}); e != early.end()) {
       msg.received += e->second;
       early.erase(e);
     }
     if (req->unscheduled_sent != 0 && msg.window == 0) {
-      const AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
-      msg.window = std::min(req->unscheduled_sent, req->message_length);
+      // Announced octets count up to the U the receiver accounts for the association, less
+      // what its other messages still hold: beyond that they are data beyond the credit
+      // ("Error Handling and Recovery"), not credit the receiver issued.
+      const std::uint64_t others = live_windows(ak, req->message_id, t);
+      const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
+      msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
       msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
                               r->second.d_max * 2;
       schedule(k, msg.window_live_until);
@@ -212,26 +294,59 @@ struct InvariantChecker::Impl {
     refresh(k, msg, t);
   }
 
+  // ASSOC_REQUEST with Update Acknowledgment: the receiver may account the new U alone.
+  void update_acknowledged(const Address& rx, const Address& tx, const AssocRequest& q) {
+    if (!q.update_acknowledgment()) return;
+    for (auto it = assocs.lower_bound({key(rx), key(tx), 0});
+         it != assocs.end() && std::get<0>(it->first) == key(rx) &&
+         std::get<1>(it->first) == key(tx);
+         ++it) {
+      if (it->second.accepted && it->second.nonce == q.sender_nonce) {
+        it->second.u_accounted = it->second.u_current;
+      }
+    }
+  }
+
   // A sender got a control message from a receiver: the credit it may use.
   void sender_got(const Address& tx, const Address& rx, const Message& m, Time t) {
     const Header& h = header_of(m);
     AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
-    const bool exempt = std::holds_alternative<AssocAccept>(m) ||
-                        (std::holds_alternative<ErrorMessage>(m) &&
-                         std::get<ErrorMessage>(m).reason ==
-                             static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
-    if (!exempt) {
-      // The sender must discard what is not newer; it may use only what it may accept.
-      if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
-      a.have_seq = true;
-      a.newest_seq = h.sequence_number;
-    }
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
+      // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
+      // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
+      // parameters change only by a fresh Parameter Update (Association Establishment).
+      const auto nonce = sender_nonce.find({key(rx), key(tx)});
+      if (nonce != sender_nonce.end() && nonce->second != acc->sender_nonce) return;
+      const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch;
+      if (incarnation) {
+        a.sender_accepted = true;
+        a.sender_epoch = h.epoch;
+        a.have_seq = false;
+        a.pool_limit = 0;
+        a.pool_used = 0;
+        a.pool_valid_until = Time{};
+      } else if (!acc->parameter_update() ||
+                 (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq))) {
+        return;
+      }
       a.u = std::max(a.u, acc->unscheduled_limit);
       a.lifetime_us = acc->grant_lifetime;
       a.credit_unit = acc->credit_unit;
       return;
     }
+    // ERROR (UNKNOWN_ASSOCIATION) is exempt from the sequence check and gives no credit, but
+    // ends the association's unscheduled message; anything else counts only within the
+    // incarnation the sender accepted.
+    if (const auto* e = std::get_if<ErrorMessage>(&m);
+        e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
+      end_unscheduled(rx, tx, m);
+      return;
+    }
+    if (!a.sender_accepted || h.epoch != a.sender_epoch) return;
+    // The sender must discard what is not newer; it may use only what it may accept.
+    if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
+    a.have_seq = true;
+    a.newest_seq = h.sequence_number;
     end_unscheduled(rx, tx, m);
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
@@ -251,6 +366,10 @@ struct InvariantChecker::Impl {
   }
 
   void sender_sent(const Address& tx, const Address& rx, const Message& m, Time t) {
+    if (const auto* q = std::get_if<AssocRequest>(&m); q != nullptr && !q->update_acknowledgment()) {
+      sender_nonce[{key(rx), key(tx)}] = q->sender_nonce;
+      return;
+    }
     if (std::holds_alternative<Cancel>(m)) end_unscheduled(rx, tx, m);
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr) return;
@@ -422,9 +541,18 @@ void InvariantChecker::on_segment_observed(const Address& sender, DataSegment s,
 void InvariantChecker::on_data_delivered(const Address& receiver, const Address& sender,
                                          std::uint64_t message_id, std::uint64_t octets, Time t) {
   impl_->expire_until(t);
-  const auto a = impl_->association_of.find({key(receiver), key(sender), message_id});
-  if (a != impl_->association_of.end()) {
-    const MsgKey k{key(receiver), key(sender), a->second, message_id};
+  // The sender's newest association if the receiver accepted one (a request for the message
+  // may still be on its way), else the one whose request named the message.
+  std::optional<std::uint32_t> association;
+  if (auto n = impl_->newest_association.find({key(receiver), key(sender)});
+      n != impl_->newest_association.end()) {
+    association = n->second;
+  } else if (auto a = impl_->association_of.find({key(receiver), key(sender), message_id});
+             a != impl_->association_of.end()) {
+    association = a->second;
+  }
+  if (association) {
+    const MsgKey k{key(receiver), key(sender), *association, message_id};
     if (auto it = impl_->msgs.find(k); it != impl_->msgs.end()) {
       it->second.received += octets;
       impl_->refresh(k, it->second, t);

@@ -12,6 +12,7 @@
 #include <cassert>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -125,12 +126,16 @@ struct Assoc {
   std::uint32_t newest_seq_in = 0;
   std::map<std::uint64_t, Msg> msgs;
   std::uint64_t highest_id = 0;
-  std::map<std::uint64_t, std::uint64_t> done;  // completed message -> octets received
+  // Finished message -> octets received, or nothing for a cancelled one (it is not complete:
+  // a late request for it gets no MSG_DONE).
+  std::map<std::uint64_t, std::optional<std::uint64_t>> done;
   std::deque<std::uint64_t> done_order;
   Time last_activity{};
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
-  std::map<std::uint64_t, std::uint64_t> early;  // binding value -> octets that preceded the request
+  // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
+  // binding: an opaque identifier and a queue pair number of the same value are unrelated.
+  std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
   std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
   std::uint64_t unsched = 0;    // unscheduled credit counted for this association
@@ -457,7 +462,7 @@ struct Receiver::Impl {
     }
   }
 
-  void remember_done(Assoc& a, std::uint64_t id, std::uint64_t octets) {
+  void remember_done(Assoc& a, std::uint64_t id, std::optional<std::uint64_t> octets) {
     a.done[id] = octets;
     a.done_order.push_back(id);
     if (a.done_order.size() > kDoneMemory) {
@@ -492,11 +497,18 @@ struct Receiver::Impl {
       return;
     }
     if (auto done = a.done.find(r.message_id); done != a.done.end()) {
+      // "When the receiver has received all octets of a message it sends MSG_DONE": a
+      // cancelled message never completed; a request for it (a duplicate the network delayed
+      // past the CANCEL) is discarded.
+      if (!done->second) {
+        if (events.enabled()) events.emit(now, "request_for_cancelled_message", {{"association_id", a.id}, {"message_id", r.message_id}});
+        return;
+      }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
       MsgDone d;
       d.message_id = r.message_id;
-      d.octets_received = done->second;
+      d.octets_received = *done->second;
       send(a, d, now);
       ++stats.msg_done_sent;
       return;
@@ -562,8 +574,9 @@ struct Receiver::Impl {
   // does not survive reordering): octets counted before the request are credited now. The
   // opaque binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
-    auto early = a.early.find(m.binding == BindingKind::Opaque ? m.binding_value
-                                                               : m.rocev2.destination_qpn);
+    auto early = a.early.find({m.binding, m.binding == BindingKind::Opaque
+                                              ? m.binding_value
+                                              : m.rocev2.destination_qpn});
     if (early == a.early.end()) return;
     const std::uint64_t octets = std::min(early->second, m.length);
     a.early.erase(early);
@@ -836,7 +849,7 @@ struct Receiver::Impl {
     Msg* mp = find_message(a, d);
     if (mp == nullptr) {
       stats.unattributed_data_octets += d.octets;
-      auto& early = a.early[d.key];
+      auto& early = a.early[{d.binding, d.key}];
       if (early < kEarlyDataLimit) early += d.octets;
       return;
     }
@@ -1132,7 +1145,7 @@ struct Receiver::Impl {
       case TimerKind::CancelReclaim:
         if (Msg* m = timer_message(t)) {
           Assoc& a = assocs.at(t.association);
-          remember_done(a, m->id, m->received());
+          remember_done(a, m->id, std::nullopt);
           release_message(a, *m, now, true);
         }
         break;

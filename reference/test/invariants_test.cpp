@@ -243,5 +243,72 @@ TEST_F(CheckerTest, PacingAfterALowerRate_IsJudgedFromThatGrantOn) {
   for (const auto& r : caught) EXPECT_EQ(r, "pacing");
 }
 
+// The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
+// a request of an association the receiver never accepted, or with a stale Sequence Number,
+// holds no credit, and announced unscheduled octets count up to U only.
+TEST_F(CheckerTest, RequestsTheReceiverDiscards_CountNothing) {
+  CreditRequest r;
+  r.header = {.association_id = kAssoc + 1, .epoch = 1, .sequence_number = 1};
+  r.message_id = 1;
+  r.message_length = 1U << 20U;
+  r.unscheduled_sent = 1U << 20U;
+  both_ways(kSender, kReceiver, r);  // unknown association
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  both_ways(kSender, kReceiver, r);  // unknown Epoch
+  request(2, 4096);
+  r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = tx_seq};
+  both_ways(kSender, kReceiver, r);  // not newer than the newest processed
+  EXPECT_TRUE(checker.ok());
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 0U);
+}
+
+TEST_F(CheckerTest, UnscheduledAnnouncements_CountUpToTheUOfTheAssociation) {
+  request(1, 16384, 16384);  // U is 8192: the rest is data beyond the credit
+  request(2, 4096, 4096);    // a second one while the first holds U: nothing more
+  // The second announcement breaks "one unscheduled message outstanding" (the sender's rule),
+  // and still adds nothing to the receiver's budget.
+  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
+}
+
+// A message's length is the one its first request stated; a restated length does not move it.
+TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
+  request(1, 8192);
+  request(1, 4096);
+  grant(1, 8192, true);
+  EXPECT_TRUE(checker.ok());
+}
+
+// fuzz_sender's receivers are adversarial: a grant of another Epoch is discarded by the sender
+// and leaves the Sequence Numbers alone; an ASSOC_ACCEPT echoing the sender's new nonce with a
+// new Epoch starts a new incarnation whose numbering restarts.
+TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
+  AssocRequest q;
+  q.sender_nonce = 0x77;
+  checker.on_control_sent(kSender, kReceiver, q, now);
+  request(1, 8192);
+  CreditGrant g;
+  g.header = {.association_id = kAssoc, .epoch = 9, .sequence_number = 1000};  // another Epoch
+  g.message_id = 1;
+  g.grant_limit = 8192;
+  g.pacing_rate = 1000;
+  checker.on_control_delivered(kReceiver, kSender, g, now);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  a.sender_nonce = 0x77;
+  a.grant_lifetime = 100;
+  a.credit_unit = 4096;
+  checker.on_control_delivered(kReceiver, kSender, a, now);
+  g.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
+  checker.on_control_delivered(kReceiver, kSender, g, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 1;
+  s.length = 4096;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
 }  // namespace
 }  // namespace rdcc::ref

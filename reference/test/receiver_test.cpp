@@ -897,5 +897,41 @@ TEST_F(ReceiverTest, Receiver_Rocev2Binding_CountsOctetsPerQueuePair) {
   EXPECT_EQ(only<MsgDone>(h.drain()).size(), 1U);
 }
 
+// Found by fuzz_receiver (fuzz/regressions/fuzz_receiver/early-data-of-another-binding): octets
+// that precede their request are kept per binding, so opaque data whose message identifier
+// equals a queue pair number is never credited to a RoCEv2 message on that queue pair.
+TEST_F(ReceiverTest, Receiver_EarlyDataOfTheOtherBinding_IsNotCreditedToARocev2Message) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  EXPECT_TRUE(h.data(s, 0x123, 0, 4096, 0x123).empty());  // opaque, identifier 0x123
+  auto r = h.request(a, 1, 4096);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 1});
+  const auto out = h.deliver(s, r);
+  EXPECT_TRUE(only<MsgDone>(out).empty()) << "the opaque octets counted for the RoCEv2 message";
+  EXPECT_EQ(only<CreditGrant>(out).size(), 1U);
+}
+
+// Found by fuzz_receiver (fuzz/regressions/fuzz_receiver/request-after-cancel): "When the
+// receiver has received all octets of a message it sends MSG_DONE." A cancelled message never
+// completed, so a request for it that arrives after its credit was reclaimed (a duplicate the
+// network delayed past the CANCEL) gets no MSG_DONE.
+TEST_F(ReceiverTest, Receiver_RequestAfterCancelReclaimed_GetsNoMsgDone) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto r = h.request(a, 1, 32768);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, r)).size(), 1U);
+  Cancel c;
+  c.message_id = 1;
+  c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+  EXPECT_TRUE(h.deliver(s, h.on_association(a, c)).empty());
+  h.advance(h.cfg().d_max * 2 + microseconds(1));  // the cancelled message's credit is reclaimed
+  auto again = r;
+  again.header.sequence_number = h.on_association(a, Cancel{}).header.sequence_number;
+  const auto out = h.deliver(s, again);
+  EXPECT_TRUE(only<MsgDone>(out).empty()) << "MSG_DONE for a message that never completed";
+  EXPECT_TRUE(only<CreditGrant>(out).empty());
+}
+
 }  // namespace
 }  // namespace rdcc::ref
