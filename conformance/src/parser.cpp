@@ -349,7 +349,7 @@ class ScenarioParser {
       if (lp.tokens().empty()) continue;
       if (auto e = line_item(lp)) return *e;
     }
-    if (auto e = finish_alternatives(number)) return *e;
+    if (auto e = finish_alternatives()) return *e;
     const Location end{file_, number + 1, 1};
     if (scenario_.name.empty()) return ParseError{end, "expected a 'scenario NAME' line"};
     if (!have_role_) return ParseError{end, "expected a 'role receiver|sender|crn' line"};
@@ -370,7 +370,7 @@ class ScenarioParser {
       }
       return alternative(lp);
     }
-    if (auto e = finish_alternatives(0)) return e;
+    if (auto e = finish_alternatives()) return e;
     if (kw == "scenario") return header_scenario(lp);
     if (kw == "role") return header_role(lp);
     if (kw == "checks") return header_checks(lp);
@@ -602,7 +602,7 @@ class ScenarioParser {
     }
     step.kind = Step::Kind::Send;
     if (auto e = message_type(lp, 1, step.pattern.type)) return e;
-    return assignments(lp, 2, step.pattern, step.pattern.type, false, false);
+    return assignments(lp, 2, step.pattern, step.pattern.type, false);
   }
 
   // Field assignments or matchers for a message type, and "-> var=field" captures.
@@ -779,14 +779,13 @@ class ScenarioParser {
     return std::nullopt;
   }
 
-  std::optional<ParseError> finish_alternatives(int line) {
+  std::optional<ParseError> finish_alternatives() {
     if (!open_alternatives_) return std::nullopt;
     open_alternatives_ = false;
     const Step& step = scenario_.steps.back();
     if (step.alternatives.size() < 2) {
-      return ParseError{{file_, line == 0 ? step.where.line + 1 : line, 1},
-                        "expected two or more '| ...' alternatives after 'expect one of' (line " +
-                            std::to_string(step.where.line) + ")"};
+      return ParseError{step.where, "expected two or more '| ...' alternatives on the lines "
+                                    "after 'expect one of'"};
     }
     return std::nullopt;
   }
