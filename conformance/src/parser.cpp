@@ -465,7 +465,7 @@ class ScenarioParser {
     if (t.size() < 2) return lp.error_at(1, "expected one or more requirement IDs (RDCC-AREA-NN)");
     for (std::size_t i = 1; i < t.size(); ++i) {
       const auto& id = t[i].text;
-      if (!well_formed_id(id)) {
+      if (!is_well_formed_id(id)) {
         return lp.error_at(i, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
                                   id + "'");
       }
@@ -475,20 +475,6 @@ class ScenarioParser {
       scenario_.checks.push_back(id);
     }
     return std::nullopt;
-  }
-
-  static bool well_formed_id(std::string_view id) {
-    if (id.substr(0, 5) != "RDCC-") return false;
-    const auto dash = id.rfind('-');
-    if (dash <= 5) return false;
-    const auto area = id.substr(5, dash - 5);
-    const auto nn = id.substr(dash + 1);
-    return !area.empty() && std::all_of(area.begin(), area.end(), [](char c) {
-             return std::isupper(static_cast<unsigned char>(c)) != 0;
-           }) &&
-           nn.size() >= 2 && std::all_of(nn.begin(), nn.end(), [](char c) {
-             return std::isdigit(static_cast<unsigned char>(c)) != 0;
-           });
   }
 
   std::optional<ParseError> header_tags(const LineParser& lp) {
@@ -519,7 +505,7 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
         return ParseError{lp.at(as.column), "unknown config key '" + as.field + "' for role " +
-                                                to_string(scenario_.role) + " (known: " +
+                                                std::string(to_string(scenario_.role)) + " (known: " +
                                                 join(keys) + ")"};
       }
       std::uint64_t value = as.value.number;
@@ -915,15 +901,6 @@ const char* to_string(Op op) {
     case Op::Ge: return ">=";
     case Op::AllBits: return "&";
     case Op::NoBits: return "!&";
-  }
-  return "?";
-}
-
-const char* to_string(Role r) {
-  switch (r) {
-    case Role::Receiver: return "receiver";
-    case Role::Sender: return "sender";
-    case Role::Crn: return "crn";
   }
   return "?";
 }

@@ -9,6 +9,7 @@
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -49,15 +50,21 @@ class ReferenceAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     random_ = ref::SeededRandom(cfg(s, "seed", 1));
-    if (!spec_.mutants.empty()) {
-      return "mutants are not available in this build (--mutant " + spec_.mutants.front() + ")";
+    for (const auto& name : spec_.mutants) {
+      const auto* m = testing::find_mutant(name);
+      if (m == nullptr) return "unknown mutant '" + name + "'";
+      // With --iut reference, each mutant is switched on in the endpoint of its own role.
+      if (to_string(m->role) == to_string(spec_.role)) mutants_.add(m->id);
     }
     switch (spec_.role) {
-      case Role::Receiver: start_receiver(s); break;
-      case Role::Sender: start_sender(s); break;
-      case Role::Crn: start_crn(s); break;
+      case Role::Receiver: start_receiver(s); return std::nullopt;
+      case Role::Sender: start_sender(s); return std::nullopt;
+      case Role::Crn: start_crn(s); return std::nullopt;
+      case Role::Any:
+      case Role::Operator: break;
     }
-    return std::nullopt;
+    return "the reference plays a receiver, a sender or a CRN, not " +
+           std::string(to_string(spec_.role));
   }
 
   [[nodiscard]] Address iut_control() const override { return spec_.role == Role::Crn ? crn_addr_ : kIut; }
@@ -66,7 +73,7 @@ class ReferenceAdapter final : public Adapter {
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
   [[nodiscard]] bool virtual_time() const override { return true; }
   [[nodiscard]] std::string describe() const override {
-    return std::string("reference:") + to_string(spec_.role);
+    return "reference:" + std::string(to_string(spec_.role));
   }
   [[nodiscard]] Time now() override { return now_; }
 
@@ -110,7 +117,7 @@ class ReferenceAdapter final : public Adapter {
     }
     if (!sender_) {
       return json{{"ok", false}, {"error", "unsupported"},
-                  {"detail", op + " needs a sender; this IUT is a " + to_string(spec_.role)}};
+                  {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};
     }
     if (op == "submit") return submit(request);
     if (op == "link_pause") {
@@ -199,6 +206,7 @@ class ReferenceAdapter final : public Adapter {
     c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
     c.crn_addresses = {kTester};
+    c.mutants = mutants_;
     receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
   }
 
@@ -211,6 +219,7 @@ class ReferenceAdapter final : public Adapter {
     c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
     c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
+    c.mutants = mutants_;
     sender_ = std::make_unique<ref::Sender>(c, random_, &events_);
   }
 
@@ -227,6 +236,7 @@ class ReferenceAdapter final : public Adapter {
     c.per_port_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
+    c.mutants = mutants_;
     crn_ = std::make_unique<ref::Crn>(c, &events_);
   }
 
@@ -328,6 +338,7 @@ class ReferenceAdapter final : public Adapter {
   }
 
   AdapterSpec spec_;
+  testing::MutantSet mutants_;
   ref::SeededRandom random_;
   Collector events_;
   Time now_{};

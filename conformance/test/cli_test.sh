@@ -9,9 +9,10 @@ src=$2
 scenarios="$src/conformance/scenarios"
 
 # ---- the whole suite against the reference endpoints ---------------------------------------
-check "suite passes" run 0 "$conform" --iut reference --scenarios "$scenarios" --jobs 2 \
-  --report "$work/r"
-check "summary line" grep -qE '^[0-9]+ passed, 0 failed, 0 inconclusive, 0 unsupported, [0-9]+ skipped$' "$work/out"
+catalog="$src/conformance/catalog/requirements.json"
+check "suite passes" run 0 "$conform" --iut reference --strict --scenarios "$scenarios" --jobs 2 \
+  --catalog "$catalog" --report "$work/r"
+check "summary line" grep -qE '^[0-9]+ passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped$' "$work/out"
 check "summary.txt" grep -qE '^[0-9]+ passed, 0 failed' "$work/r/summary.txt"
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
@@ -20,29 +21,51 @@ total=$(find "$scenarios" -name '*.scn' | wc -l)
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
-check "coverage lists a requirement" contains "$work/r/coverage.md" "| RDCC-ERR-05 |"
+check "coverage: a requirement with its scenario" contains "$work/r/coverage.md" "| RDCC-ERR-05 | MUST | any | wire | pass | receiver-bad-version-discarded (pass) |"
+check "coverage: uncovered wire MUSTs listed" contains "$work/r/coverage.md" "## Wire-testable MUSTs without a scenario"
+check "coverage json" contains "$work/r/coverage.json" '"uncovered_wire_musts"'
+
+# A requirement ID the catalog does not have is a parse error naming it.
+mkdir -p "$work/unknown-id"
+printf 'scenario u\nrole receiver\nchecks RDCC-ERR-99\nwait 1ms\n' > "$work/unknown-id/u.scn"
+check "unknown ID exits 2" run 2 "$conform" --iut reference --scenarios "$work/unknown-id" --catalog "$catalog"
+check "unknown ID named" contains "$work/err" "u.scn:3:8: unknown requirement ID 'RDCC-ERR-99' (not in the catalog)"
+check "bad catalog exits 2" run 2 "$conform" --iut reference --scenarios "$scenarios" --catalog "$work/none.json"
 
 # Every pcap read back by tshark: as many frames as the tester saw packets (results.json).
+# One tshark run over all of them (mergecap keeps every frame), and one per file for two.
 names=$(sed -n 's/^      "name": "\(.*\)",$/\1/p' "$work/r/results.json")
 counts=$(sed -n 's/^      "packets": \([0-9]*\),$/\1/p' "$work/r/results.json")
 check "results.json names and counts" test "$(echo "$names" | wc -l)" -eq "$(echo "$counts" | wc -l)"
-paste <(echo "$names") <(echo "$counts") > "$work/pairs"
-pcaps=0
-while read -r name packets; do
-  pcap="$work/r/scenarios/$name.pcap"
-  [ -f "$pcap" ] || continue
-  pcaps=$((pcaps + 1))
-  frames=$(tshark -r "$pcap" -T fields -e frame.number 2>/dev/null | wc -l)
-  udp=$(tshark -r "$pcap" -Y 'udp && ip' -T fields -e frame.number 2>/dev/null | wc -l)
-  check "pcap $name: $frames frames == $packets packets" test "$frames" -eq "$packets"
-  check "pcap $name: all UDP/IPv4" test "$udp" -eq "$packets"
+total_packets=0
+for c in $counts; do total_packets=$((total_packets + c)); done
+check "packets seen" test "$total_packets" -gt 20
+for name in $names; do
+  check "pcap $name" test -s "$work/r/scenarios/$name.pcap"
   check "events $name" test -s "$work/r/scenarios/$name.events.jsonl"
-done < "$work/pairs"
-check "pcaps found" test "$pcaps" -gt 0
-# The checksums udp_frame writes are right (tshark validates them when asked).
-bad=$(tshark -r "$work/r/scenarios/receiver-assoc-idempotent.pcap" -o udp.check_checksum:TRUE \
-  -Y 'udp.checksum.status == "Bad"' -T fields -e frame.number 2>/dev/null | wc -l)
-check "udp checksums good" test "$bad" -eq 0
+done
+mergecap -a -w "$work/all.pcap" "$work"/r/scenarios/*.pcap
+frames=$(tshark -r "$work/all.pcap" -Y 'udp && ip' -T fields -e frame.number 2>/dev/null | wc -l)
+check "tshark: $frames UDP/IPv4 frames == $total_packets packets" test "$frames" -eq "$total_packets"
+for name in receiver-msg-done-after-data sender-scheduled-waits-for-credit; do
+  packets=$(paste <(echo "$names") <(echo "$counts") | awk -v n="$name" '$1 == n { print $2 }')
+  frames=$(tshark -r "$work/r/scenarios/$name.pcap" -o udp.check_checksum:TRUE \
+    -Y 'udp.checksum.status == "Good"' -T fields -e frame.number 2>/dev/null | wc -l)
+  check "tshark $name: $frames frames with good UDP checksums == $packets packets" \
+    test "$frames" -eq "$packets"
+done
+
+# Without --strict, a scenario that checks only a SHOULD is skipped, with the reason.
+check "not strict" run 0 "$conform" --iut reference:receiver --scenarios "$scenarios" \
+  --catalog "$catalog" --filter receiver-idle-association-kept
+check "skipped with reason" contains "$work/out" "SKIPPED      receiver-idle-association-kept: checks only SHOULD-level requirements (RDCC-ASSOC-06 SHOULD); run with --strict"
+
+# A mutant is caught: the invariant checker cites the rule.
+check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant grant-beyond-length
+check "mutant caught by the invariant" contains "$work/out" "invariant 'grant_beyond_length' violated"
+check "unknown mutant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant no-such-fault
+check "unknown mutant lists the known" contains "$work/err" "unknown mutant 'no-such-fault' (known: grant-beyond-length"
+check "mutant of another role exits 2" run 2 "$conform" --iut reference:sender --scenarios "$scenarios" --mutant grant-beyond-length
 
 # ---- a failing scenario: exit 1, the expected and the actual message ----------------------
 mkdir -p "$work/fail"
