@@ -8,6 +8,7 @@
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace {
 
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> mutants;
   std::vector<std::string> filters;
   bool list = false;
+  bool list_mutants = false;
   bool strict = false;
   unsigned jobs = 1;
   std::string scenarios_dir = "conformance/scenarios";
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"receiver", "sender", "crn"}));
   app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
   app.add_flag("--list", list, "List the selected scenarios and exit");
+  app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -77,6 +80,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitUsage;
+  }
+
+  if (list_mutants) {
+    for (const auto& m : rdcc::testing::all_mutants()) {
+      std::cout << m.name << "  [" << rdcc::testing::to_string(m.role) << "]  " << m.description
+                << "\n    breaks: " << m.requirement << "\n";
+    }
+    return 0;
+  }
+  for (const auto& name : mutants) {
+    if (rdcc::testing::find_mutant(name) == nullptr) {
+      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (--list-mutants lists them)\n";
+      return kExitUsage;
+    }
   }
 
   SuiteOptions options;

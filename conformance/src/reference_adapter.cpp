@@ -9,6 +9,7 @@
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -49,8 +50,12 @@ class ReferenceAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     random_ = ref::SeededRandom(cfg(s, "seed", 1));
-    if (!spec_.mutants.empty()) {
-      return "mutants are not available in this build (--mutant " + spec_.mutants.front() + ")";
+    // --mutant: the faults of this scenario's role; those of the other roles leave it alone.
+    mutants_ = testing::MutantSet{};
+    for (const auto& name : spec_.mutants) {
+      const auto* m = testing::find_mutant(name);
+      if (m == nullptr) return "unknown mutant '" + name + "' (rdcc-conform --list-mutants)";
+      if (m->role == mutant_role(spec_.role)) mutants_.add(m->id);
     }
     switch (spec_.role) {
       case Role::Receiver: start_receiver(s); break;
@@ -199,6 +204,7 @@ class ReferenceAdapter final : public Adapter {
     c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
     c.crn_addresses = {kTester};
+    c.mutants = mutants_;
     receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
   }
 
@@ -211,6 +217,7 @@ class ReferenceAdapter final : public Adapter {
     c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
     c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
+    c.mutants = mutants_;
     sender_ = std::make_unique<ref::Sender>(c, random_, &events_);
   }
 
@@ -227,6 +234,7 @@ class ReferenceAdapter final : public Adapter {
     c.per_port_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
+    c.mutants = mutants_;
     crn_ = std::make_unique<ref::Crn>(c, &events_);
   }
 
@@ -327,7 +335,17 @@ class ReferenceAdapter final : public Adapter {
     outbox_.push_back(std::move(p));
   }
 
+  static testing::MutantRole mutant_role(Role r) {
+    switch (r) {
+      case Role::Receiver: return testing::MutantRole::Receiver;
+      case Role::Sender: return testing::MutantRole::Sender;
+      case Role::Crn: return testing::MutantRole::Crn;
+    }
+    return testing::MutantRole::Receiver;
+  }
+
   AdapterSpec spec_;
+  testing::MutantSet mutants_;
   ref::SeededRandom random_;
   Collector events_;
   Time now_{};
