@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> mutants;
   std::vector<std::string> filters;
   bool list = false;
+  bool list_mutants = false;
   bool strict = false;
   unsigned jobs = 1;
   std::string scenarios_dir = "conformance/scenarios";
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"receiver", "sender", "crn"}));
   app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
   app.add_flag("--list", list, "List the selected scenarios and exit");
+  app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -83,6 +85,13 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
+  if (list_mutants) {
+    for (const auto& m : rdcc::testing::all_mutants()) {
+      std::cout << m.name << "  [" << rdcc::testing::to_string(m.role) << "]  " << m.description
+                << "\n    breaks: " << m.requirement << "\n";
+    }
+    return 0;
+  }
   SuiteOptions options;
   if (!iut.empty()) {
     auto spec = parse_adapter_spec(iut);
@@ -107,9 +116,7 @@ int main(int argc, char** argv) {
   for (const auto& name : mutants) {
     const auto* m = rdcc::testing::find_mutant(name);
     if (m == nullptr) {
-      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (known:";
-      for (const auto& k : rdcc::testing::all_mutants()) std::cerr << " " << k.name;
-      std::cerr << ")\n";
+      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (--list-mutants lists them)\n";
       return kExitUsage;
     }
     if (!options.adapter.any_role && to_string(m->role) != to_string(options.adapter.role)) {

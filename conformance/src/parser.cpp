@@ -11,6 +11,7 @@
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/messages.hpp"
 #include "rdcc/conformance/scenario.hpp"
+#include "rdcc/reference/address.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -568,18 +569,7 @@ class ScenarioParser {
     step.pattern.where = lp.at_token(1);
     if (t[1].text == "raw") {
       step.kind = Step::Kind::SendRaw;
-      const std::size_t raw_start =
-          t.size() > 2 ? static_cast<std::size_t>(t[2].column - 1) : lp.text().size();
-      std::string_view hex = lp.text().substr(std::min(raw_start, lp.text().size()));
-      hex = hex.substr(0, hex.find('#'));
-      auto bytes = parse_hex(hex);
-      if (!bytes) {
-        return ParseError{lp.at(static_cast<int>(raw_start + bytes.error().column) + 1),
-                          "expected hex octets: " + bytes.error().what};
-      }
-      if (bytes->empty()) return lp.error_at(2, "expected at least one hex octet after 'send raw'");
-      step.raw = std::move(*bytes);
-      return std::nullopt;
+      return raw_octets(lp, step);
     }
     if (t[1].text == "data") {
       step.kind = Step::Kind::SendData;
@@ -589,6 +579,68 @@ class ScenarioParser {
     step.kind = Step::Kind::Send;
     if (auto e = message_type(lp, 1, step.pattern.type)) return e;
     return assignments(lp, 2, step.pattern, step.pattern.type, false);
+  }
+
+  // from=IP:PORT / to=IP:PORT: the packet's addresses. A send takes only from=; an expect
+  // compares with = or !=.
+  static std::optional<ParseError> address_field(const LineParser& lp, const Assignment& as,
+                                                 bool matchers) {
+    if (!matchers && as.field == kToField) {
+      return ParseError{lp.at(as.column), "a send goes to the IUT: 'to=' belongs to expect"};
+    }
+    if (as.op != Op::Eq && as.op != Op::Ne) {
+      return ParseError{lp.at(as.column), "'" + as.field + "' compares with = or != only"};
+    }
+    ref::Address a;
+    if (as.value.kind != Value::Kind::Text || !ref::Address::parse(as.value.text, a)) {
+      return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT (10.0.0.3:50000, "
+                                            "[2001:db8::3]:50000), not '" + as.value.to_string() + "'"};
+    }
+    return std::nullopt;
+  }
+
+  // send raw [from=IP:PORT] OCTETS: hex octets, and $name:N for N octets (1..8) of a variable,
+  // big-endian ($assoc:4, $epoch:2, $mid+1:8).
+  std::optional<ParseError> raw_octets(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    std::size_t i = 2;
+    if (i < t.size() && t[i].text.rfind("from=", 0) == 0) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (auto e = address_field(lp, as, false)) return e;
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+      ++i;
+    }
+    for (; i < t.size(); ++i) {
+      if (t[i].text.front() == '#') break;
+      if (t[i].text.front() != '$') {
+        auto bytes = parse_hex(t[i].text);
+        if (!bytes) {
+          return ParseError{lp.at(t[i].column + static_cast<int>(bytes.error().column)),
+                            "expected hex octets or $name:N: " + bytes.error().what};
+        }
+        step.raw.insert(step.raw.end(), bytes->begin(), bytes->end());
+        continue;
+      }
+      const auto colon = t[i].text.rfind(':');
+      const auto width = colon == std::string::npos ? std::nullopt
+                                                    : parse_number(t[i].text.substr(colon + 1));
+      if (!width || *width < 1 || *width > 8) {
+        return lp.error_at(i, "expected $name:N with N octets from 1 to 8, found '" + t[i].text + "'");
+      }
+      auto v = parse_value(std::string_view(t[i].text).substr(0, colon), false);
+      if (auto* e = std::get_if<std::string>(&v)) return lp.error_at(i, "expected " + *e);
+      RawField f;
+      f.offset = step.raw.size();
+      f.width = static_cast<std::size_t>(*width);
+      f.value = std::get<Value>(std::move(v));
+      f.value.where = lp.at_token(i);
+      step.raw.resize(step.raw.size() + f.width);
+      step.raw_fields.push_back(std::move(f));
+    }
+    if (step.raw.empty()) return lp.error_at(2, "expected at least one hex octet after 'send raw'");
+    return std::nullopt;
   }
 
   // Field assignments or matchers for a message type, and "-> var=field" captures.
@@ -604,6 +656,11 @@ class ScenarioParser {
       auto a = parse_assignment(lp, i, matchers);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
+      if (as.field == kFromField || as.field == kToField) {
+        if (auto e = address_field(lp, as, matchers)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
       if (check_fields) {
         auto info = message_field(type, as.field);
         if (!info) {
@@ -679,6 +736,11 @@ class ScenarioParser {
       auto a = parse_assignment(lp, i, matchers);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
+      if (matchers && (as.field == kFromField || as.field == kToField)) {
+        if (auto e = address_field(lp, as, matchers)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
       if (std::find(kDataFields.begin(), kDataFields.end(), as.field) == kDataFields.end()) {
         return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
                                                 join(kDataFields) + ")"};

@@ -88,7 +88,7 @@ class Run {
       case Step::Kind::Send:
         return send_message(step);
       case Step::Kind::SendRaw:
-        return send_bytes(step.raw, false, {});
+        return send_raw(step);
       case Step::Kind::SendData:
         return send_data(step);
       case Step::Kind::Expect:
@@ -177,6 +177,7 @@ class Run {
     }
     j["sequence_number"] = next_sequence_;
     for (const auto& m : p.matchers) {
+      if (m.field == kFromField) continue;  // the packet's source, not a field
       auto v = to_json_value(m.value);
       if (!v) return unresolved(m.value);
       j[m.field] = *v;
@@ -198,14 +199,43 @@ class Run {
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
       message_of_binding_[cr->binding_value] = cr->message_id;
     }
-    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, source(p));
   }
 
-  std::optional<Stop> send_bytes(std::span<const std::byte> bytes, bool data, DataView dv) {
+  // The address a send names with from=, if any.
+  static std::optional<Address> source(const Pattern& p) {
+    for (const auto& m : p.matchers) {
+      Address a;
+      if (m.field == kFromField && Address::parse(m.value.text, a)) return a;
+    }
+    return std::nullopt;
+  }
+
+  // send raw: the octets, with each $name:N written big-endian.
+  std::optional<Stop> send_raw(const Step& step) {
+    std::vector<std::byte> bytes = step.raw;
+    for (const auto& f : step.raw_fields) {
+      auto v = resolve(f.value);
+      if (!v) return unresolved(f.value);
+      if (f.width < 8 && *v >> (8 * f.width) != 0) {
+        return Stop{Verdict::Inconclusive, f.value.where.to_string() + ": " + f.value.to_string() +
+                                               " = " + std::to_string(*v) + " does not fit " +
+                                               std::to_string(f.width) + " octets",
+                    "", ""};
+      }
+      for (std::size_t i = 0; i < f.width; ++i) {
+        bytes[f.offset + i] = static_cast<std::byte>((*v >> (8 * (f.width - 1 - i))) & 0xFFU);
+      }
+    }
+    return send_bytes(bytes, false, {}, source(step.pattern));
+  }
+
+  std::optional<Stop> send_bytes(std::span<const std::byte> bytes, bool data, DataView dv,
+                                 std::optional<Address> from = std::nullopt) {
     Packet p;
     p.time = a_.now();
     p.data = data;
-    p.from = data ? a_.tester_data() : a_.tester_control();
+    p.from = from ? *from : data ? a_.tester_data() : a_.tester_control();
     p.to = data ? a_.iut_data() : a_.iut_control();
     p.payload.assign(bytes.begin(), bytes.end());
     if (data) {
@@ -356,6 +386,16 @@ class Run {
       fields = to_json(*m);
     }
     for (const auto& mt : pat.matchers) {
+      if (mt.field == kFromField || mt.field == kToField) {
+        const Address& a = mt.field == kToField ? p.to : p.from;
+        Address want;
+        const bool eq = Address::parse(mt.value.text, want) && a == want;
+        if (eq != (mt.op == Op::Eq)) {
+          return mt.field + " was " + a.to_string() + ", wanted " + to_string(mt.op) + " " +
+                 mt.value.to_string();
+        }
+        continue;
+      }
       const json& actual = fields[mt.field];
       if (actual.is_string() || actual.is_null()) {  // an address
         const std::string a = actual.is_string() ? actual.get<std::string>() : "none";

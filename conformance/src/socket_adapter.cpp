@@ -160,6 +160,11 @@ class SocketAdapter final : public Adapter {
   }
 
   void send(const Packet& p) override {
+    if (p.from != tester_control() && p.from != tester_data()) {
+      // from=: a datagram from another host needs the in-process reference adapter.
+      unsupported_ = "sending from " + p.from.to_string() + " (from=) needs the in-process reference IUT";
+      return;
+    }
     socklen_t len = 0;
     auto ss = to_sockaddr(p.to, len);
     const int fd = p.data ? data_.get() : control_.get();

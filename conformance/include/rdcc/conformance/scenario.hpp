@@ -75,6 +75,14 @@ struct Pattern {
   [[nodiscard]] std::string to_string() const;  // "CREDIT_GRANT message_id=1 grant_limit<=8192"
 };
 
+// `send raw` octets that come from a variable: `$name:N` writes the value big-endian into N
+// octets (1..8) at `offset` of the datagram.
+struct RawField {
+  std::size_t offset = 0;
+  std::size_t width = 0;
+  Value value;
+};
+
 struct Step {
   enum class Kind : std::uint8_t {
     Send,      // send TYPE field=value ...
@@ -93,7 +101,8 @@ struct Step {
   std::string text;  // the step's line as written, for reports
   // Send / SendData / Defaults / Upper / Queue: assignments; Expect: alternatives.
   Pattern pattern;
-  std::vector<std::byte> raw;
+  std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
+  std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
   std::vector<Pattern> alternatives;
   ref::Duration within{};  // Expect: upper bound of the window; Silence / Wait: the duration
   ref::Duration after{};   // Expect: lower bound of the window
@@ -145,5 +154,11 @@ struct FieldInfo {
 
 // Field names of a data packet (opaque binding).
 [[nodiscard]] const std::vector<std::string>& data_fields();
+
+// The packet's addresses, not fields of the message: `from=IP:PORT` on a send (the tester
+// sends from another address, as an off-path host or an unconfigured CRN would), and
+// `to=IP:PORT` / `from=IP:PORT` (= or !=) in an expect.
+inline constexpr std::string_view kFromField = "from";
+inline constexpr std::string_view kToField = "to";
 
 }  // namespace rdcc::conformance
