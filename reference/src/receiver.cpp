@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
@@ -26,6 +27,7 @@ namespace rdcc::ref {
 namespace {
 
 using json = nlohmann::ordered_json;
+using testing::Mutant;
 
 constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
@@ -192,6 +194,7 @@ struct Receiver::Impl {
     if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
   }
 
+  [[nodiscard]] bool mutant(Mutant m) const { return cfg.mutants.has(m); }
   [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
@@ -246,7 +249,7 @@ struct Receiver::Impl {
 
   AssocAccept accept_for(const Assoc& a) const {
     AssocAccept acc;
-    acc.sender_nonce = a.nonce;
+    acc.sender_nonce = mutant(Mutant::NonceNotEchoed) ? a.nonce ^ 1U : a.nonce;
     acc.capabilities = cfg.capabilities;
     acc.unscheduled_limit = a.u;
     acc.start_jitter = cfg.start_jitter_us;
@@ -269,6 +272,7 @@ struct Receiver::Impl {
   // associations with a non-zero U does not exceed G_u."
   std::uint32_t choose_u() const {
     if (breaker_tripped) return 0;
+    if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
     const std::uint64_t left = cfg.unscheduled_budget > u_sum ? cfg.unscheduled_budget - u_sum : 0;
     const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
     return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
@@ -276,7 +280,8 @@ struct Receiver::Impl {
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
     const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
-    if (auto it = by_nonce.find(key); it != by_nonce.end()) {
+    if (auto it = by_nonce.find(key);
+        it != by_nonce.end() && !(mutant(Mutant::AssocIdNotIdempotent) && !req.update_acknowledgment())) {
       Assoc& a = assocs.at(it->second);
       a.last_activity = now;
       if (req.update_acknowledgment()) {
@@ -293,7 +298,7 @@ struct Receiver::Impl {
       return;
     }
     if (req.update_acknowledgment()) return;  // acknowledges nothing we know
-    if (assocs.size() >= cfg.max_associations) {
+    if (assocs.size() >= cfg.max_associations && !mutant(Mutant::AssociationCapIgnored)) {
       // "SHOULD refuse new associations rather than evicting active ones"
       ErrorMessage e;
       e.header.epoch = cfg.epoch;
@@ -488,6 +493,7 @@ struct Receiver::Impl {
     if (auto done = a.done.find(r.message_id); done != a.done.end()) {
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
+      if (mutant(Mutant::NoMsgDoneAgain)) return;
       MsgDone d;
       d.message_id = r.message_id;
       d.octets_received = done->second;
@@ -508,7 +514,7 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
       return;
     }
-    if (a.msgs.size() >= cfg.max_pending_per_association) {
+    if (a.msgs.size() >= cfg.max_pending_per_association && !mutant(Mutant::PendingCapIgnored)) {
       // "Receivers MUST bound the number of associations and of pending messages": the
       // sender keeps the request outstanding and retries.
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
@@ -627,6 +633,7 @@ struct Receiver::Impl {
     if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
       r = std::min(r, static_cast<double>(a.suggested_rate));
     }
+    if (mutant(Mutant::RateSumExceedsLink)) return r < 1 ? 0 : static_cast<std::uint32_t>(r);
     // A fair share of the link among the messages that hold a rate or want credit (each
     // counted once), at most kOvercommit of them.
     const std::size_t sharing = std::clamp<std::size_t>(live_rates + queued_idle, 1, kOvercommit);
@@ -659,8 +666,11 @@ struct Receiver::Impl {
       // scheduled accounting when it is granted (the sender then counts it as no longer
       // outstanding and may start another).
       const std::uint64_t moved = m.unsched_accounted;
-      std::uint64_t free = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
+      const std::uint64_t bound =
+          mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
+      std::uint64_t free = bound > sched_sum ? bound - sched_sum : 0;
       free = free > moved ? free - moved : 0;
+      if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;
         free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
@@ -691,6 +701,7 @@ struct Receiver::Impl {
     dequeue(m);
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
     const std::uint64_t added = limit - std::max(m.limit, m.window);
+    const std::uint64_t previous = m.limit;
     m.limit = limit;
     if (moved != 0) {
       set_unsched(m, 0);
@@ -709,6 +720,19 @@ struct Receiver::Impl {
     g.pacing_rate = rate;
     g.lifetime = 0;  // the association's default
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
+    if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
+    if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
+    if (mutant(Mutant::FinalSetEarly)) g.header.flags = flag::kFinal;
+    if (mutant(Mutant::GrantLimitReduced) && previous != 0) {
+      g.grant_limit = previous - std::min<std::uint64_t>(previous, cfg.credit_unit);
+    }
+    if (mutant(Mutant::ZeroPacingRate)) g.pacing_rate = 0;
+    if (mutant(Mutant::PoolGrantWithoutCapability) && (a.capabilities & capability::kPool) == 0) {
+      CreditGrant pool = g;
+      pool.message_id = 0;
+      pool.header.flags = flag::kPool;
+      send(a, pool, now);
+    }
     send(a, g, now);
     ++stats.grants_sent;
     stats.credit_granted += added;
@@ -796,7 +820,8 @@ struct Receiver::Impl {
     const std::uint64_t data_end = d.binding == BindingKind::Opaque
                                        ? d.offset + d.octets
                                        : m.window + m.sched_received + above;
-    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque)) {
+    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
+        !mutant(Mutant::MisbehavingSenderGranted)) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
         if (events.enabled()) events.emit(now, "misbehaving_sender",
@@ -822,7 +847,8 @@ struct Receiver::Impl {
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
-    if (m.received() >= m.length) {
+    if (m.received() >= m.length ||
+        (mutant(Mutant::MsgDoneEarly) && m.received() * 2 >= m.length)) {
       complete(a, m, now);
     } else {
       requeue(a, m);
@@ -835,7 +861,8 @@ struct Receiver::Impl {
   void on_report(const Address& from, const CongestionReport& r, Time now) {
     // "An endpoint MUST ignore reports whose source address is not within the set of CRN
     // addresses configured for the domain."
-    const bool known = std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+    const bool known = mutant(Mutant::ReceiverReportFromUnconfiguredCrn) ||
+                       std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
                                    [&](const Address& c) { return c.same_host(from); });
     if (!known) {
       ++stats.reports_ignored;
@@ -849,9 +876,13 @@ struct Receiver::Impl {
     flow_source.ip = r.source_address;
     flow_source.ipv6 = r.ipv6();
     for (auto& [id, a] : assocs) {
-      if (a.peer.same_host(flow_source)) {
-        a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
+      if (!a.peer.same_host(flow_source) || mutant(Mutant::ReceiverIgnoresReports)) continue;
+      if (mutant(Mutant::ReportRaisesRate)) {
+        a.rate = cfg.link_capacity_mbps;
+        a.suggested_rate = 0;
+        continue;
       }
+      a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
     }
     if (events.enabled()) events.emit(now, "report_received",
                 {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
@@ -926,7 +957,10 @@ struct Receiver::Impl {
 
   Assoc* association_of(const Address& from, const Header& h) {
     auto it = assocs.find(h.association_id);
-    if (it == assocs.end() || h.epoch != cfg.epoch) return nullptr;
+    if (it == assocs.end() || (h.epoch != cfg.epoch && !mutant(Mutant::GrantUnknownEpoch))) {
+      return nullptr;
+    }
+    if (it->second.peer != from && mutant(Mutant::GrantToRequestSource)) it->second.peer = from;
     if (it->second.peer != from) {
       ++stats.requests_from_wrong_address;
       return nullptr;
@@ -937,7 +971,10 @@ struct Receiver::Impl {
   // "An endpoint MUST discard a message of an association whose Sequence Number is not
   // newer ... than the newest one it has already processed from the same originator"
   bool fresh(Assoc& a, const Header& h, Time now) {
-    if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) {
+    const bool newer = mutant(Mutant::ReceiverSerialWithoutWraparound)
+                           ? h.sequence_number > a.newest_seq_in
+                           : serial_newer(h.sequence_number, a.newest_seq_in);
+    if (a.have_seq_in && !newer && !mutant(Mutant::ReceiverStaleAccepted)) {
       ++stats.stale_discarded;
       if (events.enabled()) events.emit(now, "stale_discarded",
                   {{"association_id", a.id}, {"sequence_number", h.sequence_number},
@@ -952,6 +989,10 @@ struct Receiver::Impl {
 
   void on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
     auto decoded = decode(datagram);
+    if (!decoded && (mutant(Mutant::ReceiverVersionNotChecked) || mutant(Mutant::ReceiverLengthNotChecked))) {
+      decoded = testing::decode_leniently(datagram, mutant(Mutant::ReceiverVersionNotChecked),
+                                          mutant(Mutant::ReceiverLengthNotChecked));
+    }
     if (!decoded) {
       const DecodeError& e = decoded.error();
       if (e.code == DecodeErrorCode::UnknownType) {
@@ -962,6 +1003,13 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
+          } else if (mutant(Mutant::UnsupportedTypeOutsideAssociation) ||
+                     (mutant(Mutant::UnsupportedTypeToSource) && assocs.count(e.header->association_id) != 0)) {
+            ErrorMessage err;
+            err.header.association_id = e.header->association_id;
+            err.header.epoch = cfg.epoch;
+            err.reason = static_cast<std::uint16_t>(ReasonCode::UnsupportedType);
+            send_to(from, Message{err}, now);
           }
         }
       } else {
@@ -980,6 +1028,7 @@ struct Receiver::Impl {
       if (a == nullptr) {
         // "A receiver that receives a CREDIT_REQUEST for an unknown association replies
         // with ERROR (UNKNOWN_ASSOCIATION)"
+        if (mutant(Mutant::UnknownAssociationSilent)) return;
         ErrorMessage e;
         e.header.association_id = cr->header.association_id;
         e.header.epoch = cfg.epoch;
@@ -1001,7 +1050,7 @@ struct Receiver::Impl {
   void dispatch_association_message(Assoc& a, const Message& m, Time now) {
     if (const auto* status = std::get_if<SenderStatus>(&m)) {
       ++stats.sender_status_received;
-      a.suggested_rate = status->suggested_rate;
+      a.suggested_rate = mutant(Mutant::SuggestedRateIgnored) ? 0 : status->suggested_rate;
       a.suggested_at = now;
       if (events.enabled()) events.emit(now, "sender_status",
                   {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},

@@ -1,0 +1,561 @@
+// The requirement catalog against the spec it quotes: every sentence with a BCP 14 key word
+// has entries, one per key word; every entry quotes the spec exactly, under the right heading.
+// Then the loader's errors on broken catalogs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rdcc/conformance/catalog.hpp"
+
+namespace {
+
+using rdcc::conformance::Catalog;
+using rdcc::conformance::CatalogError;
+using rdcc::conformance::Level;
+using rdcc::conformance::Requirement;
+using rdcc::conformance::Testing;
+
+const std::filesystem::path kCatalogPath = RDCC_CATALOG_PATH;
+const std::filesystem::path kSpecPath = RDCC_SPEC_PATH;
+
+// Sentences with a key word that are not requirements.
+struct Exclusion {
+  std::string_view section;
+  std::string_view text;
+};
+const std::vector<Exclusion> kExclusions = {
+    // The BCP 14 boilerplate: it lists the key words, it does not use them.
+    {"Conventions and Definitions",
+     "The key words \"MUST\", \"MUST NOT\", \"REQUIRED\", \"SHALL\", \"SHALL NOT\", \"SHOULD\", "
+     "\"SHOULD NOT\", \"RECOMMENDED\", \"NOT RECOMMENDED\", \"MAY\", and \"OPTIONAL\" in this "
+     "document are to be interpreted as described in BCP 14 when, and only when, they appear in "
+     "all capitals, as shown here."},
+};
+
+// Headings of sections without requirements. The catalog's own sections and these are all the
+// headings a sentence can sit under, so that no entry is attributed across one of these.
+const std::vector<std::string_view> kHeadingsWithoutRequirements = {
+    "Introduction",
+    "Problem Statement",
+    "Protocol Overview",
+    "Relationship to Other Work",
+    "Conventions and Definitions",
+    "Architecture",
+    "Protocol Operation",
+    "ASSOC_REQUEST and ASSOC_ACCEPT",
+    "SENDER_STATUS",
+    "CONGESTION_REPORT",
+    "Sender Message State Machine",
+    "IANA Considerations",
+    "RDCC Registries",
+    "References",
+    "Example Exchange and Encodings",
+    "Acknowledgments",
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ADD_FAILURE() << "cannot open " << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string normalise_space(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+// "1. MUST delay ..." -> "MUST delay ...": a numbered rule is a sentence of its own.
+std::string_view without_enumerator(std::string_view item) {
+  std::size_t digits = 0;
+  while (digits < item.size() && std::isdigit(static_cast<unsigned char>(item[digits])) != 0) {
+    ++digits;
+  }
+  if (digits > 0 && digits + 1 < item.size() && item[digits] == '.' &&
+      std::isspace(static_cast<unsigned char>(item[digits + 1])) != 0) {
+    item.remove_prefix(digits + 1);
+  }
+  return item;
+}
+
+// The spec has one paragraph, list item or table row per line. Sentences end at ".", "!" or
+// "?" followed by white space, at a bullet "•" and at the end of a line. Headings are not
+// marked: a heading and the first sentence of its section share a line, and so one sentence.
+std::vector<std::string> spec_sentences(std::string_view spec) {
+  constexpr std::string_view kBullet = "\u2022";
+  std::vector<std::string> sentences;
+  const auto add = [&](std::string_view s) {
+    std::string normalised = normalise_space(s);
+    if (!normalised.empty()) sentences.push_back(std::move(normalised));
+  };
+  for (std::string_view line : lines_of(spec)) {
+    while (!line.empty()) {
+      const auto bullet = line.find(kBullet);
+      std::string_view item = line.substr(0, bullet);
+      while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())) != 0) {
+        item.remove_prefix(1);
+      }
+      item = without_enumerator(item);
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < item.size(); ++i) {
+        const char c = item[i];
+        if ((c == '.' || c == '!' || c == '?') && i + 1 < item.size() &&
+            std::isspace(static_cast<unsigned char>(item[i + 1])) != 0) {
+          add(item.substr(start, i + 1 - start));
+          start = i + 1;
+        }
+      }
+      add(item.substr(start));
+      if (bullet == std::string_view::npos) break;
+      line.remove_prefix(bullet + kBullet.size());
+    }
+  }
+  return sentences;
+}
+
+// The key words of a sentence in order, each once ("MUST NOT" is not also a "MUST").
+std::vector<Level> keywords_in(const std::string& sentence) {
+  std::vector<std::string> words;
+  for (const Level level : rdcc::conformance::kLevels) {
+    words.emplace_back(rdcc::conformance::to_string(level));
+  }
+  std::sort(words.begin(), words.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::string alternatives;
+  for (const auto& w : words) alternatives += (alternatives.empty() ? "" : "|") + w;
+  const std::regex keyword("\\b(" + alternatives + ")\\b");
+  std::vector<Level> found;
+  for (auto it = std::sregex_iterator(sentence.begin(), sentence.end(), keyword);
+       it != std::sregex_iterator(); ++it) {
+    found.push_back(*rdcc::conformance::level_from_string(it->str(1)));
+  }
+  return found;
+}
+
+// A spec sentence is the text itself, or its section's heading followed by the text (the first
+// sentence of a section).
+bool quotes(std::string_view section, std::string_view text, const std::string& sentence) {
+  const std::string quoted = normalise_space(text);
+  return sentence == quoted || sentence == normalise_space(section) + " " + quoted;
+}
+
+class CatalogAgainstSpec : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    catalog_ = new Catalog(Catalog::load(kCatalogPath));
+    spec_ = new std::string(read_file(kSpecPath));
+  }
+  static void TearDownTestSuite() {
+    delete catalog_;
+    delete spec_;
+  }
+  static const Catalog& catalog() { return *catalog_; }
+  static const std::string& spec() { return *spec_; }
+
+  // The entries that quote `sentence`.
+  static std::vector<const Requirement*> entries_quoting(const std::string& sentence) {
+    std::vector<const Requirement*> out;
+    for (const auto& r : catalog().all()) {
+      if (quotes(r.section, r.text, sentence)) out.push_back(&r);
+    }
+    return out;
+  }
+
+  static bool excluded(const std::string& sentence) {
+    return std::any_of(kExclusions.begin(), kExclusions.end(),
+                       [&](const Exclusion& e) { return quotes(e.section, e.text, sentence); });
+  }
+
+  static std::vector<std::string> keyword_sentences() {
+    std::vector<std::string> out;
+    for (auto& s : spec_sentences(spec())) {
+      if (!keywords_in(s).empty()) out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  static inline const Catalog* catalog_ = nullptr;
+  static inline const std::string* spec_ = nullptr;
+};
+
+TEST_F(CatalogAgainstSpec, Spec_IsReadAndSplitIntoSentences) {
+  ASSERT_FALSE(spec().empty()) << "the spec is expected at " << kSpecPath;
+  const auto sentences = spec_sentences(spec());
+  // Spot checks of the splitter on the forms the spec uses: a plain sentence, a numbered rule,
+  // a bullet, a sentence that shares its line with the heading.
+  const auto has = [&](std::string_view s) {
+    return std::find(sentences.begin(), sentences.end(), s) != sentences.end();
+  };
+  EXPECT_TRUE(has("Senders MUST set the UDP checksum."));
+  EXPECT_TRUE(
+      has("MUST NOT have more than one unscheduled message outstanding on an association; "
+          "an unscheduled message stops being outstanding when the sender receives "
+          "MSG_DONE or a CREDIT_GRANT for it;"));
+  EXPECT_TRUE(
+      has("The receiver MAY discard such data, MUST NOT grant further credit to the "
+          "association for that message, and SHOULD log the event."));
+  EXPECT_TRUE(
+      has("On-Path Congestion Reporting Support for this section is OPTIONAL for network "
+          "nodes."));
+  EXPECT_TRUE(has("RDCC MUST NOT be used across the general Internet."));
+}
+
+TEST_F(CatalogAgainstSpec, EverySentenceWithAKeyword_HasAnEntry) {
+  const auto sentences = keyword_sentences();
+  ASSERT_FALSE(sentences.empty());
+  for (const auto& s : sentences) {
+    if (excluded(s)) continue;
+    EXPECT_FALSE(entries_quoting(s).empty()) << "no catalog entry quotes this sentence:\n  " << s;
+  }
+}
+
+TEST_F(CatalogAgainstSpec, EachSentence_HasOneEntryPerKeyword_WithThatLevel) {
+  for (const auto& s : keyword_sentences()) {
+    if (excluded(s)) continue;
+    const auto entries = entries_quoting(s);
+    if (entries.empty()) continue;  // reported by EverySentenceWithAKeyword_HasAnEntry
+    std::multiset<std::string_view> in_sentence;
+    for (const Level level : keywords_in(s))
+      in_sentence.insert(rdcc::conformance::to_string(level));
+    std::multiset<std::string_view> in_entries;
+    std::string ids;
+    for (const auto* r : entries) {
+      in_entries.insert(rdcc::conformance::to_string(r->level));
+      ids += " " + r->id;
+    }
+    EXPECT_EQ(in_sentence, in_entries) << "entries" << ids << " do not have one level per key "
+                                       << "word of their sentence:\n  " << s;
+  }
+}
+
+TEST_F(CatalogAgainstSpec, EveryEntry_QuotesASentenceOfTheSpecVerbatim) {
+  const auto sentences = spec_sentences(spec());
+  for (const auto& r : catalog().all()) {
+    EXPECT_NE(spec().find(r.text), std::string::npos)
+        << r.id << ": its text does not occur verbatim in the spec:\n  " << r.text;
+    EXPECT_TRUE(std::any_of(sentences.begin(), sentences.end(),
+                            [&](const std::string& s) { return quotes(r.section, r.text, s); }))
+        << r.id << ": its text is not a whole sentence of the spec:\n  " << r.text;
+    EXPECT_FALSE(keywords_in(r.text).empty()) << r.id << ": its text has no BCP 14 key word";
+  }
+}
+
+TEST_F(CatalogAgainstSpec, EveryEntry_SitsUnderItsSection) {
+  std::set<std::string, std::less<>> headings(kHeadingsWithoutRequirements.begin(),
+                                              kHeadingsWithoutRequirements.end());
+  for (const auto& r : catalog().all()) headings.insert(r.section);
+  // A heading is a line of its own or the start of the line of its first paragraph.
+  const auto heading_of_line = [&](std::string_view line) -> std::string_view {
+    std::string_view best;
+    for (const auto& h : headings) {
+      if ((line == h || line.starts_with(h + " ")) && h.size() > best.size()) best = h;
+    }
+    return best;
+  };
+  for (const auto& r : catalog().all()) {
+    const auto at = spec().find(r.text);
+    if (at == std::string::npos)
+      continue;  // reported by EveryEntry_QuotesASentenceOfTheSpecVerbatim
+    std::string_view current;
+    for (const auto line : lines_of(std::string_view(spec()).substr(0, at))) {
+      const auto heading = heading_of_line(line);
+      if (!heading.empty()) current = heading;
+    }
+    EXPECT_EQ(current, r.section) << r.id << " sits under \"" << current << "\" in the spec";
+  }
+}
+
+TEST_F(CatalogAgainstSpec, Refs_AreHeadingsOfTheSpec) {
+  const auto lines = lines_of(spec());
+  for (const auto& r : catalog().all()) {
+    for (const auto& ref : r.refs) {
+      const bool heading = std::any_of(lines.begin(), lines.end(), [&](std::string_view line) {
+        return line == ref || line.starts_with(ref + " ");
+      });
+      EXPECT_TRUE(heading) << r.id << ": refs names \"" << ref << "\", not a heading of the spec";
+    }
+  }
+}
+
+TEST_F(CatalogAgainstSpec, Ids_AreWellFormedAndUnique) {
+  std::set<std::string> seen;
+  for (const auto& r : catalog().all()) {
+    EXPECT_TRUE(rdcc::conformance::is_well_formed_id(r.id)) << r.id;
+    EXPECT_TRUE(seen.insert(r.id).second) << r.id << " is used twice";
+    EXPECT_EQ(catalog().find(r.id), &r) << r.id;
+  }
+  EXPECT_EQ(catalog().find("RDCC-ASSOC-00"), nullptr);
+  EXPECT_EQ(catalog().find("rdcc-assoc-01"), nullptr);
+}
+
+TEST_F(CatalogAgainstSpec, Untestable_SayWhy) {
+  for (const auto& r : catalog().all()) {
+    if (r.testing == Testing::Untestable) {
+      EXPECT_FALSE(r.reason.empty()) << r.id;
+    }
+  }
+}
+
+// The readings docs/spec-notes.md records (notes 100 to 103).
+TEST_F(CatalogAgainstSpec, Readings_AreThoseOfTheSpecNotes) {
+  const auto expect = [&](std::string_view id, Level level, rdcc::conformance::Role role,
+                          Testing testing) {
+    const Requirement* r = catalog().find(id);
+    ASSERT_NE(r, nullptr) << id;
+    EXPECT_EQ(r->level, level) << id;
+    EXPECT_EQ(r->role, role) << id;
+    EXPECT_EQ(r->testing, testing) << id;
+  };
+  using rdcc::conformance::Role;
+  // 100: a key word in parentheses is a configured value of its own.
+  expect("RDCC-CRN-04", Level::Recommended, Role::Operator, Testing::Untestable);
+  expect("RDCC-CC-01", Level::Recommended, Role::Operator, Testing::Untestable);
+  // 100: normative text without a key word is not an entry.
+  for (const auto& r : catalog().all()) {
+    EXPECT_EQ(r.text.find("only refreshes the Lifetime and Pacing Rate"), std::string::npos)
+        << r.id;
+  }
+  // 101: every originator sets the UDP checksum.
+  expect("RDCC-FMT-01", Level::Must, Role::Any, Testing::Wire);
+  // 102: every endpoint discards an unknown Type; only the receiver may answer it.
+  expect("RDCC-ERR-06", Level::Must, Role::Any, Testing::Wire);
+  expect("RDCC-ERR-07", Level::May, Role::Receiver, Testing::Wire);
+  expect("RDCC-ERR-08", Level::MustNot, Role::Receiver, Testing::Wire);
+  // 103: "an endpoint" is either side.
+  expect("RDCC-FMT-06", Level::Must, Role::Any, Testing::Wire);
+  expect("RDCC-CRN-02", Level::Must, Role::Any, Testing::Wire);
+}
+
+TEST(CatalogEnums, ToString_RoundTripsThroughFromString) {
+  for (const auto v : rdcc::conformance::kLevels) {
+    EXPECT_EQ(rdcc::conformance::level_from_string(rdcc::conformance::to_string(v)), v);
+  }
+  for (const auto v : rdcc::conformance::kRoles) {
+    EXPECT_EQ(rdcc::conformance::role_from_string(rdcc::conformance::to_string(v)), v);
+  }
+  for (const auto v : rdcc::conformance::kTestings) {
+    EXPECT_EQ(rdcc::conformance::testing_from_string(rdcc::conformance::to_string(v)), v);
+  }
+  EXPECT_EQ(rdcc::conformance::to_string(Level::MustNot), "MUST NOT");
+  EXPECT_EQ(rdcc::conformance::to_string(rdcc::conformance::Role::Crn), "crn");
+  EXPECT_EQ(rdcc::conformance::to_string(Testing::Untestable), "untestable");
+  EXPECT_FALSE(rdcc::conformance::level_from_string("must"));
+  EXPECT_FALSE(rdcc::conformance::role_from_string("Sender"));
+  EXPECT_FALSE(rdcc::conformance::testing_from_string(""));
+}
+
+TEST(CatalogIds, WellFormed_NeedAKnownAreaAndTwoDigits) {
+  EXPECT_TRUE(rdcc::conformance::is_well_formed_id("RDCC-ASSOC-01"));
+  EXPECT_TRUE(rdcc::conformance::is_well_formed_id("RDCC-UNSCHED-123"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("RDCC-ASSOC-1"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("RDCC-FOO-01"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("RDCC-assoc-01"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("RDCC-ASSOC-0a"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("RDCC-ASSOC01"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id("XDCC-ASSOC-01"));
+  EXPECT_FALSE(rdcc::conformance::is_well_formed_id(""));
+}
+
+// ---- the loader's errors ----
+
+// A fresh directory for the broken catalogs of one test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "rdcc_catalog_XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::filesystem::path write(const std::string& name, const std::string& content) const {
+    const auto file = path_ / name;
+    std::ofstream(file, std::ios::binary) << content;
+    return file;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Loads `file` and returns the error message; fails the test if it loads.
+std::string load_error(const std::filesystem::path& file) {
+  try {
+    (void)Catalog::load(file);
+  } catch (const CatalogError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << file << " loaded without an error";
+  return {};
+}
+
+constexpr std::string_view kGood =
+    R"({"id": "RDCC-ASSOC-01", "section": "Association Establishment", "level": "MUST",
+        "role": "receiver", "testing": "wire", "text": "A receiver MUST do it."})";
+
+struct BadCatalog {
+  std::string name;
+  std::string second_entry;              // after one good entry, so the bad one is entry [1]
+  std::vector<std::string> error_parts;  // what the message must name besides the file
+};
+
+class LoaderErrors : public ::testing::TestWithParam<BadCatalog> {};
+
+TEST_P(LoaderErrors, NameFileEntryAndKey) {
+  const TempDir dir;
+  const auto file = dir.write(GetParam().name + ".json", "[\n" + std::string(kGood) + ",\n" +
+                                                             GetParam().second_entry + "\n]\n");
+  const std::string message = load_error(file);
+  EXPECT_NE(message.find(file.string() + ": "), std::string::npos) << message;
+  EXPECT_NE(message.find("entry [1]"), std::string::npos) << message;
+  for (const auto& part : GetParam().error_parts) {
+    EXPECT_NE(message.find(part), std::string::npos) << "\"" << part << "\" not in: " << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalog, LoaderErrors,
+    ::testing::Values(
+        BadCatalog{"missing_key",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "testing": "wire",
+                       "text": "T MUST."})",
+                   {"(RDCC-ASSOC-02)", "key \"role\"", "missing"}},
+        BadCatalog{"missing_id",
+                   R"({"section": "S", "level": "MUST", "role": "any", "testing": "wire",
+                       "text": "T MUST."})",
+                   {"key \"id\"", "missing"}},
+        BadCatalog{"duplicate_id",
+                   std::string(kGood),
+                   {"(RDCC-ASSOC-01)", "key \"id\"", "duplicate ID, first used by entry [0]"}},
+        BadCatalog{"bad_id",
+                   R"({"id": "RDCC-ASSOC-2", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "wire", "text": "T MUST."})",
+                   {"(RDCC-ASSOC-2)", "key \"id\"", "RDCC-<AREA>-<NN>"}},
+        BadCatalog{"unknown_area",
+                   R"({"id": "RDCC-FOO-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "wire", "text": "T MUST."})",
+                   {"(RDCC-FOO-02)", "key \"id\"", "AREA one of SCOPE"}},
+        BadCatalog{"unknown_level",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "must", "role": "any",
+                       "testing": "wire", "text": "T MUST."})",
+                   {"(RDCC-ASSOC-02)", "key \"level\"", "unknown value \"must\"", "MUST NOT"}},
+        BadCatalog{"unknown_role",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "switch",
+                       "testing": "wire", "text": "T MUST."})",
+                   {"(RDCC-ASSOC-02)", "key \"role\"", "unknown value \"switch\"", "operator"}},
+        BadCatalog{
+            "unknown_testing",
+            R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "manual", "text": "T MUST."})",
+            {"(RDCC-ASSOC-02)", "key \"testing\"", "unknown value \"manual\"", "untestable"}},
+        BadCatalog{"untestable_without_reason",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "untestable", "text": "T MUST."})",
+                   {"(RDCC-ASSOC-02)", "key \"reason\"", "must say why"}},
+        BadCatalog{"untestable_with_blank_reason",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "untestable", "text": "T MUST.", "reason": "  "})",
+                   {"(RDCC-ASSOC-02)", "key \"reason\"", "empty"}},
+        BadCatalog{"unknown_key",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "wire", "text": "T MUST.", "reasons": "x"})",
+                   {"(RDCC-ASSOC-02)", "key \"reasons\"", "unknown key"}},
+        BadCatalog{"text_not_a_string",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "wire", "text": 7})",
+                   {"(RDCC-ASSOC-02)", "key \"text\"", "expected a string, found number"}},
+        BadCatalog{"refs_not_an_array",
+                   R"({"id": "RDCC-ASSOC-02", "section": "S", "level": "MUST", "role": "any",
+                       "testing": "wire", "text": "T MUST.", "refs": "Common Header"})",
+                   {"(RDCC-ASSOC-02)", "key \"refs\"", "array"}},
+        BadCatalog{"entry_not_an_object", R"(["RDCC-ASSOC-02"])", {"expected an object"}}),
+    [](const ::testing::TestParamInfo<BadCatalog>& param) { return param.param.name; });
+
+TEST(LoaderFileErrors, InvalidJson_NamesFileLineAndColumn) {
+  const TempDir dir;
+  const auto file = dir.write("broken.json", "[\n  {\"id\": \"RDCC-ASSOC-01\",,}\n]\n");
+  const std::string message = load_error(file);
+  EXPECT_NE(message.find(file.string() + ": not valid JSON"), std::string::npos) << message;
+  EXPECT_NE(message.find("line 2, column"), std::string::npos) << message;
+}
+
+TEST(LoaderFileErrors, NotAnArray_NamesFile) {
+  const TempDir dir;
+  const auto file = dir.write("object.json", std::string(kGood));
+  const std::string message = load_error(file);
+  EXPECT_NE(message.find(file.string() + ": expected a JSON array of requirements, found object"),
+            std::string::npos)
+      << message;
+}
+
+TEST(LoaderFileErrors, MissingFile_NamesFile) {
+  const std::string message = load_error("/nonexistent/requirements.json");
+  EXPECT_NE(message.find("/nonexistent/requirements.json: cannot open"), std::string::npos)
+      << message;
+}
+
+TEST(Loader, GoodCatalog_KeepsEveryField) {
+  const TempDir dir;
+  const auto file = dir.write("good.json", R"([
+    {"id": "RDCC-ERR-07", "section": "Error Handling and Recovery", "level": "MAY",
+     "role": "receiver", "testing": "untestable", "text": "It MAY reply.", "clause": "the reply",
+     "reason": "because", "refs": ["Common Header", "Port Configuration"]},
+    {"id": "RDCC-FMT-01", "section": "Message Formats", "level": "NOT RECOMMENDED",
+     "role": "operator", "testing": "upper", "text": "It is NOT RECOMMENDED."}
+  ])");
+  const Catalog catalog = Catalog::load(file);
+  ASSERT_EQ(catalog.size(), 2U);
+  const Requirement* r = catalog.find("RDCC-ERR-07");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->section, "Error Handling and Recovery");
+  EXPECT_EQ(r->level, Level::May);
+  EXPECT_EQ(r->role, rdcc::conformance::Role::Receiver);
+  EXPECT_EQ(r->testing, Testing::Untestable);
+  EXPECT_EQ(r->text, "It MAY reply.");
+  EXPECT_EQ(r->clause, "the reply");
+  EXPECT_EQ(r->reason, "because");
+  EXPECT_EQ(r->refs, (std::vector<std::string>{"Common Header", "Port Configuration"}));
+  EXPECT_EQ(r->area(), "ERR");
+  EXPECT_EQ(catalog.all()[1].level, Level::NotRecommended);
+  EXPECT_TRUE(catalog.all()[1].clause.empty());
+  EXPECT_TRUE(catalog.all()[1].refs.empty());
+  EXPECT_EQ(catalog.find("RDCC-FMT-02"), nullptr);
+}
+
+}  // namespace
