@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
+#include "rdcc/testing/mutants.hpp"
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "rdcc/udp/upper_tester.hpp"
@@ -37,7 +38,12 @@ struct Common {
   std::uint16_t rdcc_port = 0;
   std::vector<std::string> crn;
   unsigned control_dscp = 46;
+  std::vector<std::string> mutants;
 };
+
+[[noreturn]] void invalid(const std::string& option, const std::string& why) {
+  throw CLI::ValidationError(option, why);
+}
 
 void add_common(CLI::App& sub, Common& c, const char* role) {
   sub.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -47,7 +53,7 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
   sub.add_option("--name", c.name, "name in events")->default_val(role);
   sub.add_option("--events", c.events, "write the endpoint's events to FILE as JSON lines");
   sub.add_option("--address", c.address, "this node's IP address (IPv4 or IPv6)")->required();
-  sub.add_option("--rdcc-port", c.rdcc_port,
+  sub.add_option("--rdcc-port,--port", c.rdcc_port,
                  "the domain's RDCC port (no default: \"Implementations MUST NOT assume a "
                  "default port value\")")
       ->required()
@@ -55,10 +61,28 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
   sub.add_option("--control-dscp", c.control_dscp, "DSCP of RDCC control messages")
       ->default_val(46)
       ->check(CLI::Range(0, 63));
+  sub.add_option("--mutant", c.mutants,
+                 std::string("start with this deliberate fault (repeat; rdcc/testing/mutants.hpp, ") +
+                     "rdcc-conform --list-mutants)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-[[noreturn]] void invalid(const std::string& option, const std::string& why) {
-  throw CLI::ValidationError(option, why);
+// --mutant NAME: a mutant of this node's role, or an error naming the ones there are.
+testing::MutantSet parse_mutants(const std::vector<std::string>& names, testing::MutantRole role) {
+  testing::MutantSet set;
+  for (const auto& name : names) {
+    const testing::MutantInfo* m = testing::find_mutant(name);
+    if (m == nullptr || m->role != role) {
+      std::string known;
+      for (const auto* info : testing::mutants_of(role)) {
+        known += (known.empty() ? "" : ", ") + std::string(info->name);
+      }
+      invalid("--mutant", "'" + name + "' is not a " + std::string(testing::to_string(role)) +
+                              " mutant; these are: " + known);
+    }
+    set.add(m->id);
+  }
+  return set;
 }
 
 Address parse_address(const std::string& option, const std::string& text) {
@@ -221,6 +245,7 @@ void run_receiver(const ReceiverOptions& o) {
   e.opaque_binding = o.bindings.find("opaque") != std::string::npos;
   e.rocev2_binding = o.bindings.find("rocev2") != std::string::npos;
   e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
+  e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
   cfg.data_port = o.data_port;
   if (o.rocev2) cfg.rocev2_port = o.rocev2_port;
   cfg.check_icrc = !o.no_icrc_check;
@@ -362,6 +387,7 @@ int run_sender(const SenderOptions& o) {
   e.local_backlog_threshold = o.backlog_threshold;
   e.available_rate_mbps = o.available_rate;
   e.allow_unscheduled = !o.scheduled_only;
+  e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Sender);
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
   if (!o.data_via.empty()) cfg.data_via = parse_address("--data-via", o.data_via);
@@ -526,6 +552,7 @@ void run_crn(const CrnOptions& o) {
   }
   cfg.crn.suggest_rate = !o.no_suggest_rate;
   cfg.crn.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
+  cfg.crn.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Crn);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
   if (o.rocev2_listen.empty() != o.rocev2_forward_to.empty()) {

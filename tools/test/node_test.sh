@@ -72,6 +72,11 @@ check "class DSCPs named" contains "$work/err" "--class-dscp: 3 values given"
 check "upper tester not on loopback" run 2 "$rdcc" sender --address 127.0.0.2 "${sender_params[@]}" --upper-tester tcp:10.1.2.3:5
 check "upper tester address named" contains "$work/err" "not a loopback address"
 
+check "unknown mutant" run 2 "$rdcc" receiver --address 127.0.0.1 --rdcc-port 5 --data-port 6 "${params[@]}" --mutant grant-everything
+check "unknown mutant is named with the role's mutants" contains "$work/err" "--mutant: 'grant-everything' is not a receiver mutant; these are: grant-beyond-length,"
+check "a sender mutant is not a receiver's" run 2 "$rdcc" receiver --address 127.0.0.1 --rdcc-port 5 --data-port 6 "${params[@]}" --mutant sender-exceeds-grant
+check "role mismatch is named" contains "$work/err" "'sender-exceeds-grant' is not a receiver mutant"
+
 # ---- a receiver from a config file; a sender with command-line flags ------------------------
 cat >"$work/receiver.json" <<JSON
 {"address": "127.0.0.1", "rdcc-port": $rdcc_port, "data-port": $data_port, "rocev2": true,
@@ -147,6 +152,17 @@ check "bad request names the key" json_check "$work/reply" '.error == "bad_reque
 exec 3>&-
 check "sender stops" stop "$sender"
 check "receiver stops" stop "$receiver"
+
+# ---- a mutant receiver: every grant with Pacing Rate zero, which the sender must ignore ------
+"$rdcc" receiver --config "$work/receiver.json" --mutant zero-pacing-rate 2>"$work/rm.err" &
+receiver=$!
+pids+=("$receiver")
+check "mutant receiver ready" wait_for "$work/rm.err" '"event":"ready"'
+check "no message completes under zero-rate grants" run 1 "$rdcc" sender --address 127.0.0.5 \
+  "${sender_params[@]}" --to "127.0.0.1:$rdcc_port" --send 262144 --timeout 1500
+check "the sender ignored the zero-rate grants" json_check "$work/err" \
+  '.reason == "timeout" and .stats.sender.grants_ignored > 0 and .stats.data.octets == 0'
+check "mutant receiver stops" stop "$receiver"
 
 # ---- 8-to-1 incast through rdcc crn ---------------------------------------------------------
 crn_port=$(free_port)
