@@ -330,7 +330,7 @@ class ReferenceAdapter final : public Adapter {
     Packet p;
     p.time = now_;
     p.data = true;
-    p.from = kIutData;
+    p.from = kIut;
     p.to = kTesterData;
     p.dscp = s.dscp;
     p.payload = std::move(out);

@@ -235,7 +235,9 @@ class Run {
     Packet p;
     p.time = a_.now();
     p.data = data;
-    p.from = from ? *from : data ? a_.tester_data() : a_.tester_control();
+    // Data leaves from the RDCC address, as the reference sender sends it, so that the IUT
+    // relates it to the association by its source (docs/spec-notes.md 81).
+    p.from = from ? *from : a_.tester_control();
     p.to = data ? a_.iut_data() : a_.iut_control();
     p.payload.assign(bytes.begin(), bytes.end());
     if (data) {

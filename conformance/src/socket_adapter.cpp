@@ -16,7 +16,10 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <algorithm>
 
 #include "rdcc/conformance/adapter.hpp"
 
@@ -26,8 +29,9 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// How long the upper tester may take to answer one request, and the IUT to say hello.
+// How long the upper tester may take to answer one request, and the IUT to bind its port.
 constexpr int kUpperTimeoutMs = 5000;
+constexpr int kReadyTimeoutMs = 5000;
 
 class Fd {
  public:
@@ -143,7 +147,7 @@ class SocketAdapter final : public Adapter {
     if (auto e = open_udp(loopback, control_, tester_)) return e;
     if (auto e = open_udp(loopback, data_, tester_data_)) return e;
     started_ = Clock::now();
-    if (spec_.kind == AdapterSpec::Kind::Exec) return spawn(loopback);
+    if (spec_.kind == AdapterSpec::Kind::Exec) return spawn(s, loopback);
     return std::nullopt;
   }
 
@@ -160,14 +164,14 @@ class SocketAdapter final : public Adapter {
   }
 
   void send(const Packet& p) override {
-    if (p.from != tester_control() && p.from != tester_data()) {
+    if (p.from != tester_control()) {
       // from=: a datagram from another host needs the in-process reference adapter.
       unsupported_ = "sending from " + p.from.to_string() + " (from=) needs the in-process reference IUT";
       return;
     }
     socklen_t len = 0;
     auto ss = to_sockaddr(p.to, len);
-    const int fd = p.data ? data_.get() : control_.get();
+    const int fd = control_.get();  // data too leaves from the RDCC address
     // A lost datagram is what the network may do; the scenario's expectations judge it.
     (void)::sendto(fd, p.payload.data(), p.payload.size(), 0,
                    reinterpret_cast<const sockaddr*>(&ss), len);  // NOLINT: the sockets API
@@ -204,7 +208,7 @@ class SocketAdapter final : public Adapter {
   }
 
   UpperResponse upper(const nlohmann::json& request) override {
-    if (spec_.kind != AdapterSpec::Kind::Exec || child_ <= 0) {
+    if (spec_.kind != AdapterSpec::Kind::Exec || child_ <= 0 || child_exited_) {
       return json{{"ok", false}, {"error", "unsupported"},
                   {"detail", "the udp: adapter has no upper tester; use exec:"}};
     }
@@ -229,7 +233,7 @@ class SocketAdapter final : public Adapter {
   }
 
  private:
-  std::optional<std::string> spawn(const Address& loopback) {
+  std::optional<std::string> spawn(const Scenario& s, const Address& loopback) {
     // Ports for the IUT: picked by the system, released, then handed to the command.
     Fd probe_c, probe_d;
     Address rdcc, data;
@@ -250,9 +254,14 @@ class SocketAdapter final : public Adapter {
     }
     child_ = ::fork();
     if (child_ < 0) return std::string("fork: ") + std::strerror(errno);
+    if (child_ > 0) ::setpgid(child_, child_);
     if (child_ == 0) {
+      // Its own process group: the shell and whatever it starts end together.
+      ::setpgid(0, 0);
       ::dup2(in_pipe[0], 0);
       ::dup2(out_pipe[1], 1);
+      const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (null >= 0) ::dup2(null, 2);  // the IUT's log is not the tester's console
       ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -260,6 +269,10 @@ class SocketAdapter final : public Adapter {
     ::close(out_pipe[1]);
     to_child_ = Fd(in_pipe[1]);
     from_child_ = Fd(out_pipe[0]);
+    // Ready: the upper tester answers hello (a scenario that uses it), or the RDCC port is bound.
+    const bool needs_upper = std::any_of(s.steps.begin(), s.steps.end(),
+                                         [](const Step& st) { return st.kind == Step::Kind::Upper; });
+    if (!needs_upper) return wait_bound(rdcc);
     auto hello = exchange(json{{"op", "hello"}});
     if (!hello) return "the IUT did not answer hello: " + child_status();
     if (!hello->value("ok", false)) {
@@ -270,6 +283,30 @@ class SocketAdapter final : public Adapter {
       return "the IUT refused hello: " + hello->dump();
     }
     return std::nullopt;
+  }
+
+  // Ready when a UDP socket is bound to the IUT's RDCC port (/proc/net/udp, udp6), or an
+  // error once the command has ended or kReadyTimeoutMs has passed.
+  std::optional<std::string> wait_bound(const Address& rdcc) {
+    char port[8];
+    std::snprintf(port, sizeof port, ":%04X ", rdcc.port);
+    const auto until = Clock::now() + std::chrono::milliseconds(kReadyTimeoutMs);
+    while (Clock::now() < until) {
+      for (const char* table : {"/proc/net/udp", "/proc/net/udp6"}) {
+        std::ifstream in(table);
+        std::string line;
+        while (std::getline(in, line)) {
+          // "  sl  local_address rem_address ...": the local address is the second column.
+          const auto local = line.find(':', line.find(':') + 1);
+          if (local != std::string::npos && line.compare(local, 6, port) == 0) return std::nullopt;
+        }
+      }
+      reap(false);
+      if (child_exited_) return child_status();
+      ::usleep(5000);
+    }
+    return "the IUT command did not bind UDP port " + std::to_string(rdcc.port) + " within " +
+           std::to_string(kReadyTimeoutMs) + " ms";
   }
 
   std::optional<json> exchange(const json& request) {
@@ -329,13 +366,14 @@ class SocketAdapter final : public Adapter {
     to_child_.reset();
     reap(false);
     if (!child_exited_) {
-      ::kill(child_, SIGTERM);
+      ::kill(-child_, SIGTERM);
       reap(true);
     }
     if (!child_exited_) {
-      ::kill(child_, SIGKILL);
+      ::kill(-child_, SIGKILL);
       ::waitpid(child_, nullptr, 0);
     }
+    ::kill(-child_, SIGKILL);  // anything of the group the shell left behind
   }
 
   AdapterSpec spec_;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # rdcc-conform as a user runs it: the real binary, real scenario files, real exit codes; the
 # reports it writes, read back with xmllint (JUnit) and tshark (the pcaps).
-# Usage: cli_test.sh RDCC_CONFORM SOURCE_DIR
+# Usage: cli_test.sh RDCC_CONFORM SOURCE_DIR RDCC
 set -uo pipefail
 conform=$1
 src=$2
+rdcc=$3
 . "$src/tools/test/lib.sh"
 scenarios="$src/conformance/scenarios"
 
@@ -115,8 +116,42 @@ check "filter ran the receiver's malformed ones" contains "$work/out" "$malforme
 # ---- exec: an IUT that cannot run the scenario is "unsupported" -----------------------------
 check "exec 127" run 0 "$conform" --iut 'exec:exit 127' --role receiver --scenarios "$work/fail"
 check "exec 127 unsupported" contains "$work/out" "0 passed, 0 failed, 0 inconclusive, 1 unsupported"
-check "exec says unsupported" run 0 "$conform" --role receiver --scenarios "$work/fail" \
+mkdir -p "$work/upper"
+printf 'scenario needs-upper\nrole sender\nchecks RDCC-MODE-02\nupper submit length=4096\nexpect ASSOC_REQUEST within 1ms\n' > "$work/upper/u.scn"
+check "exec says unsupported" run 0 "$conform" --role sender --scenarios "$work/upper" \
   --iut 'exec:read l; echo "{\"ok\":false,\"error\":\"unsupported\",\"detail\":\"no receiver here\"}"'
-check "exec unsupported reason" contains "$work/out" "UNSUPPORTED  wrong-grant-limit: the IUT said unsupported: no receiver here"
+check "exec unsupported reason" contains "$work/out" "UNSUPPORTED  needs-upper: the IUT said unsupported: no receiver here"
+
+# ---- real sockets: the reference receiver as a process (rdcc receiver) -----------------------
+# Scenarios that need no reference-only configuration, in real time on loopback; the windows
+# get a generous tolerance on a loaded CI machine.
+receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 \
+  --link-capacity 100000 --unscheduled-limit 65536 --start-jitter 10 --backlog-threshold 1048576 \
+  --grant-lifetime 1000 --credit-unit 4096 --d-max 20 --base-rtt 10 --rtt-target 50"
+portable=(--filter receiver-assoc-idempotent --filter receiver-bad-version-discarded
+  --filter receiver-unknown-association-error --filter receiver-stale-sequence-discarded
+  --filter receiver-length-too-small-discarded --filter receiver-msg-done-after-data
+  --filter receiver-grant-final-within-length --filter receiver-unknown-type-outside-association
+  --filter receiver-credit-never-reduced)
+check "exec: rdcc receiver per scenario" run 0 "$conform" --role receiver --tolerance-abs 20ms \
+  --scenarios "$scenarios" "${portable[@]}" --report "$work/rx" \
+  --iut "exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port}"
+check "exec: all passed" contains "$work/out" "9 passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+frames=$(tshark -r "$work/rx/scenarios/receiver-msg-done-after-data.pcap" -Y 'ip.addr == 127.0.0.1 && udp' \
+  -T fields -e frame.number 2>/dev/null | wc -l)
+check "exec: the pcap holds the loopback packets" test "$frames" -ge 6
+check "exec: no node left running" test "$(pgrep -f "$rdcc receiver $receiver_opts" | wc -l)" -eq 0
+
+# udp: a node started once; each scenario associates afresh with its own nonce.
+port=$((20000 + $$ % 20000))
+"$rdcc" receiver $receiver_opts --rdcc-port "$port" --data-port $((port + 1)) 2>"$work/node.err" &
+node=$!
+for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" && break; sleep 0.05; done
+check "udp: a running rdcc receiver" run 0 "$conform" --role receiver --tolerance-abs 20ms \
+  --scenarios "$scenarios" --filter receiver-assoc-idempotent --filter receiver-msg-done-after-data \
+  --iut "udp:127.0.0.1:$port,data=$((port + 1))"
+check "udp: both passed" contains "$work/out" "2 passed, 0 failed"
+kill "$node"
+wait "$node"
 
 finish conformance_cli

@@ -62,6 +62,8 @@ class Adapter {
   // inconclusive, or unsupported when the IUT says so through `unsupported`).
   virtual std::optional<std::string> start(const Scenario& s) = 0;
 
+  // RDCC addresses, and the data ports. Data is sent from the RDCC address to the peer's
+  // data port (docs/data-transport.md; docs/spec-notes.md 81).
   [[nodiscard]] virtual Address iut_control() const = 0;
   [[nodiscard]] virtual Address iut_data() const = 0;
   [[nodiscard]] virtual Address tester_control() const = 0;
