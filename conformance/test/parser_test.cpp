@@ -155,7 +155,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"StrayAlternative", kHead + "| ERROR\n",
                   "t.scn:4:1: '|' alternative outside 'expect one of'"},
         ErrorCase{"BadHex", kHead + "send raw 10 0g\n",
-                  "t.scn:4:14: expected hex octets: 'g' is not a hex digit"},
+                  "t.scn:4:14: expected hex octets or $name:N: 'g' is not a hex digit"},
+        ErrorCase{"RawFieldTooWide", kHead + "send raw 10 0b $a:9\n",
+                  "t.scn:4:16: expected $name:N with N octets from 1 to 8, found '$a:9'"},
+        ErrorCase{"AddressNotIpPort", kHead + "expect ERROR to=somewhere\n",
+                  "t.scn:4:17: 'to' takes IP:PORT (10.0.0.3:50000, [2001:db8::3]:50000), not "
+                  "'somewhere'"},
+        ErrorCase{"ToOnASend", kHead + "send ERROR to=10.0.0.1:5\n",
+                  "t.scn:4:12: a send goes to the IUT: 'to=' belongs to expect"},
         ErrorCase{"UnknownDataField", kHead + "send data message=1 length=4 offfset=0\n",
                   "t.scn:4:30: unknown data field 'offfset' (known: message, offset, length, "
                   "last, unscheduled, ce, dscp)"},
