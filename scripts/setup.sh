@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libpcap-dev libtins-dev
   wireshark-dev libwireshark-dev tshark lua5.2
+  libxml2-utils                            # xmllint: the conformance JUnit report test
 )
 
 missing=()

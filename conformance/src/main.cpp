@@ -2,10 +2,12 @@
 // reports a verdict per scenario tied to the spec's requirements (docs/scenario-language.md).
 // Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "rdcc/conformance/adapter.hpp"
+#include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/kill_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
@@ -75,7 +77,8 @@ int main(int argc, char** argv) {
   app.add_option("--report", report_dir,
                  "Write summary.txt, junit.xml, results.json, coverage.md/json and per scenario "
                  "a pcap and an event log into this folder");
-  app.add_option("--catalog", catalog_path, "The requirement catalog (requirements.json)");
+  auto* catalog_option =
+      app.add_option("--catalog", catalog_path, "The requirement catalog (requirements.json)");
   app.add_option("--tolerance-abs", tolerance_abs,
                  "Timing tolerance of real-time adapters, absolute part (e.g. 200us)");
   app.add_option("--tolerance-rel", tolerance_rel,
@@ -94,13 +97,6 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  for (const auto& name : mutants) {
-    if (rdcc::testing::find_mutant(name) == nullptr) {
-      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (--list-mutants lists them)\n";
-      return kExitUsage;
-    }
-  }
-
   SuiteOptions options;
   if (!iut.empty()) {
     auto spec = parse_adapter_spec(iut);
@@ -122,6 +118,20 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
+  for (const auto& name : mutants) {
+    const auto* m = rdcc::testing::find_mutant(name);
+    if (m == nullptr) {
+      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (known:";
+      for (const auto& k : rdcc::testing::all_mutants()) std::cerr << " " << k.name;
+      std::cerr << ")\n";
+      return kExitUsage;
+    }
+    if (!options.adapter.any_role && to_string(m->role) != to_string(options.adapter.role)) {
+      std::cerr << "rdcc-conform: mutant '" << name << "' is a fault of the "
+                << to_string(m->role) << ", not of the " << to_string(options.adapter.role) << "\n";
+      return kExitUsage;
+    }
+  }
   options.adapter.mutants = mutants;
   auto abs = parse_duration(tolerance_abs);
   auto rel = parse_percent(tolerance_rel);
@@ -140,7 +150,31 @@ int main(int argc, char** argv) {
     std::cerr << "rdcc-conform: no *.scn files under " << scenarios_dir << "\n";
     return kExitUsage;
   }
-  auto loaded = load_scenarios(files, {});
+  // The catalog: IDs in `checks` must be in it, levels decide what --strict adds, and the
+  // coverage matrix lists every requirement. Without the file (and without --catalog), IDs
+  // are checked for their form only.
+  std::optional<Catalog> catalog;
+  if (catalog_option->count() > 0 || std::filesystem::exists(catalog_path)) {
+    try {
+      catalog = Catalog::load(catalog_path);
+    } catch (const std::exception& e) {
+      std::cerr << "rdcc-conform: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  } else {
+    std::cerr << "rdcc-conform: no catalog at " << catalog_path
+              << "; requirement IDs are checked for their form only\n";
+  }
+  KnownId known_id;
+  if (catalog) {
+    known_id = [&catalog](std::string_view id) { return catalog->find(id) != nullptr; };
+    options.level_of = [&catalog](std::string_view id) -> std::optional<std::string> {
+      const auto* r = catalog->find(id);
+      if (r == nullptr) return std::nullopt;
+      return std::string(to_string(r->level));
+    };
+  }
+  auto loaded = load_scenarios(files, known_id);
   if (!loaded.errors.empty()) {
     for (const auto& e : loaded.errors) std::cerr << e.describe() << "\n";
     return kExitUsage;
@@ -198,6 +232,13 @@ int main(int argc, char** argv) {
   report.iut = iut;
   report.strict = strict;
   report.results = run_suite(selected, options);
+  if (catalog) {
+    for (const auto& r : catalog->all()) {
+      report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
+                                     std::string(to_string(r.role)),
+                                     std::string(to_string(r.testing)), r.text});
+    }
+  }
   const Counts c = count(report.results);
   std::cout << summary_line(c) << "\n";
   if (!report_dir.empty()) {

@@ -350,7 +350,7 @@ class ScenarioParser {
       if (lp.tokens().empty()) continue;
       if (auto e = line_item(lp)) return *e;
     }
-    if (auto e = finish_alternatives(number)) return *e;
+    if (auto e = finish_alternatives()) return *e;
     const Location end{file_, number + 1, 1};
     if (scenario_.name.empty()) return ParseError{end, "expected a 'scenario NAME' line"};
     if (!have_role_) return ParseError{end, "expected a 'role receiver|sender|crn' line"};
@@ -371,7 +371,7 @@ class ScenarioParser {
       }
       return alternative(lp);
     }
-    if (auto e = finish_alternatives(0)) return e;
+    if (auto e = finish_alternatives()) return e;
     if (kw == "scenario") return header_scenario(lp);
     if (kw == "role") return header_role(lp);
     if (kw == "checks") return header_checks(lp);
@@ -466,7 +466,7 @@ class ScenarioParser {
     if (t.size() < 2) return lp.error_at(1, "expected one or more requirement IDs (RDCC-AREA-NN)");
     for (std::size_t i = 1; i < t.size(); ++i) {
       const auto& id = t[i].text;
-      if (!well_formed_id(id)) {
+      if (!is_well_formed_id(id)) {
         return lp.error_at(i, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
                                   id + "'");
       }
@@ -476,20 +476,6 @@ class ScenarioParser {
       scenario_.checks.push_back(id);
     }
     return std::nullopt;
-  }
-
-  static bool well_formed_id(std::string_view id) {
-    if (id.substr(0, 5) != "RDCC-") return false;
-    const auto dash = id.rfind('-');
-    if (dash <= 5) return false;
-    const auto area = id.substr(5, dash - 5);
-    const auto nn = id.substr(dash + 1);
-    return !area.empty() && std::all_of(area.begin(), area.end(), [](char c) {
-             return std::isupper(static_cast<unsigned char>(c)) != 0;
-           }) &&
-           nn.size() >= 2 && std::all_of(nn.begin(), nn.end(), [](char c) {
-             return std::isdigit(static_cast<unsigned char>(c)) != 0;
-           });
   }
 
   std::optional<ParseError> header_tags(const LineParser& lp) {
@@ -520,7 +506,7 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
         return ParseError{lp.at(as.column), "unknown config key '" + as.field + "' for role " +
-                                                to_string(scenario_.role) + " (known: " +
+                                                std::string(to_string(scenario_.role)) + " (known: " +
                                                 join(keys) + ")"};
       }
       std::uint64_t value = as.value.number;
@@ -592,7 +578,7 @@ class ScenarioParser {
     }
     step.kind = Step::Kind::Send;
     if (auto e = message_type(lp, 1, step.pattern.type)) return e;
-    return assignments(lp, 2, step.pattern, step.pattern.type, false, false);
+    return assignments(lp, 2, step.pattern, step.pattern.type, false);
   }
 
   // from=IP:PORT / to=IP:PORT: the packet's addresses. A send takes only from=; an expect
@@ -632,7 +618,7 @@ class ScenarioParser {
         auto bytes = parse_hex(t[i].text);
         if (!bytes) {
           return ParseError{lp.at(t[i].column + static_cast<int>(bytes.error().column)),
-                            "expected hex octets or $name:N: " + bytes.error().what};
+                            "expected hex octets: " + bytes.error().what};
         }
         step.raw.insert(step.raw.end(), bytes->begin(), bytes->end());
         continue;
@@ -841,14 +827,13 @@ class ScenarioParser {
     return std::nullopt;
   }
 
-  std::optional<ParseError> finish_alternatives(int line) {
+  std::optional<ParseError> finish_alternatives() {
     if (!open_alternatives_) return std::nullopt;
     open_alternatives_ = false;
     const Step& step = scenario_.steps.back();
     if (step.alternatives.size() < 2) {
-      return ParseError{{file_, line == 0 ? step.where.line + 1 : line, 1},
-                        "expected two or more '| ...' alternatives after 'expect one of' (line " +
-                            std::to_string(step.where.line) + ")"};
+      return ParseError{step.where, "expected two or more '| ...' alternatives on the lines "
+                                    "after 'expect one of'"};
     }
     return std::nullopt;
   }
@@ -978,15 +963,6 @@ const char* to_string(Op op) {
     case Op::Ge: return ">=";
     case Op::AllBits: return "&";
     case Op::NoBits: return "!&";
-  }
-  return "?";
-}
-
-const char* to_string(Role r) {
-  switch (r) {
-    case Role::Receiver: return "receiver";
-    case Role::Sender: return "sender";
-    case Role::Crn: return "crn";
   }
   return "?";
 }

@@ -50,19 +50,21 @@ class ReferenceAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     random_ = ref::SeededRandom(cfg(s, "seed", 1));
-    // --mutant: the faults of this scenario's role; those of the other roles leave it alone.
-    mutants_ = testing::MutantSet{};
     for (const auto& name : spec_.mutants) {
       const auto* m = testing::find_mutant(name);
-      if (m == nullptr) return "unknown mutant '" + name + "' (rdcc-conform --list-mutants)";
-      if (m->role == mutant_role(spec_.role)) mutants_.add(m->id);
+      if (m == nullptr) return "unknown mutant '" + name + "'";
+      // With --iut reference, each mutant is switched on in the endpoint of its own role.
+      if (to_string(m->role) == to_string(spec_.role)) mutants_.add(m->id);
     }
     switch (spec_.role) {
-      case Role::Receiver: start_receiver(s); break;
-      case Role::Sender: start_sender(s); break;
-      case Role::Crn: start_crn(s); break;
+      case Role::Receiver: start_receiver(s); return std::nullopt;
+      case Role::Sender: start_sender(s); return std::nullopt;
+      case Role::Crn: start_crn(s); return std::nullopt;
+      case Role::Any:
+      case Role::Operator: break;
     }
-    return std::nullopt;
+    return "the reference plays a receiver, a sender or a CRN, not " +
+           std::string(to_string(spec_.role));
   }
 
   [[nodiscard]] Address iut_control() const override { return spec_.role == Role::Crn ? crn_addr_ : kIut; }
@@ -71,7 +73,7 @@ class ReferenceAdapter final : public Adapter {
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
   [[nodiscard]] bool virtual_time() const override { return true; }
   [[nodiscard]] std::string describe() const override {
-    return std::string("reference:") + to_string(spec_.role);
+    return "reference:" + std::string(to_string(spec_.role));
   }
   [[nodiscard]] Time now() override { return now_; }
 
@@ -115,7 +117,7 @@ class ReferenceAdapter final : public Adapter {
     }
     if (!sender_) {
       return json{{"ok", false}, {"error", "unsupported"},
-                  {"detail", op + " needs a sender; this IUT is a " + to_string(spec_.role)}};
+                  {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};
     }
     if (op == "submit") return submit(request);
     if (op == "link_pause") {
@@ -333,15 +335,6 @@ class ReferenceAdapter final : public Adapter {
     p.payload = std::move(out);
     p.segment = s;
     outbox_.push_back(std::move(p));
-  }
-
-  static testing::MutantRole mutant_role(Role r) {
-    switch (r) {
-      case Role::Receiver: return testing::MutantRole::Receiver;
-      case Role::Sender: return testing::MutantRole::Sender;
-      case Role::Crn: return testing::MutantRole::Crn;
-    }
-    return testing::MutantRole::Receiver;
   }
 
   AdapterSpec spec_;

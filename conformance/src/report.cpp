@@ -138,7 +138,7 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
   std::map<std::string, std::vector<const ScenarioResult*>> by_id;
   std::set<std::string> roles;
   for (const auto& r : report.results) {
-    roles.insert(to_string(r.role));
+    roles.insert(std::string(to_string(r.role)));
     for (const auto& id : r.checks) by_id[id].push_back(&r);
   }
   std::vector<RequirementRow> rows = report.requirements;

@@ -655,7 +655,9 @@ bool rule_binds(std::string_view rule, Role iut_role) {
   switch (iut_role) {
     case Role::Sender: return kSenderRules.count(rule) != 0;
     case Role::Receiver: return kSenderRules.count(rule) == 0;
-    case Role::Crn: return false;
+    case Role::Crn:
+    case Role::Any:
+    case Role::Operator: return false;
   }
   return false;
 }

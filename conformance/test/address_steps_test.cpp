@@ -69,7 +69,7 @@ TEST(AddressSteps, BadUses_AreParseErrorsNamingTheColumn) {
       {"expect ERROR to<10.0.0.3:50000\n", "compares with = or != only"},
       {"send raw 10 0b $assoc:9\n", "N octets from 1 to 8"},
       {"send raw 10 0b $assoc\n", "N octets from 1 to 8"},
-      {"send raw 10 zz\n", "expected hex octets or $name:N"},
+      {"send raw 10 zz\n", "expected hex octets: "},
   };
   for (const auto& c : cases) {
     auto s = parse(c.step);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/conformance/catalog.hpp"
 #include "rdcc/reference/time.hpp"
 
 namespace rdcc::conformance {
@@ -109,8 +110,7 @@ struct Step {
   std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
 };
 
-enum class Role : std::uint8_t { Receiver, Sender, Crn };
-[[nodiscard]] const char* to_string(Role r);
+// The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).
 
 struct Scenario {
   std::string name;
