@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libpcap-dev libtins-dev
+  jq iproute2                              # the node tests read JSON lines and find free ports
   wireshark-dev libwireshark-dev tshark lua5.2
   libxml2-utils                            # xmllint: the conformance JUnit report test
 )

@@ -121,9 +121,7 @@ int main(int argc, char** argv) {
   for (const auto& name : mutants) {
     const auto* m = rdcc::testing::find_mutant(name);
     if (m == nullptr) {
-      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (known:";
-      for (const auto& k : rdcc::testing::all_mutants()) std::cerr << " " << k.name;
-      std::cerr << ")\n";
+      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (--list-mutants lists them)\n";
       return kExitUsage;
     }
     if (!options.adapter.any_role && to_string(m->role) != to_string(options.adapter.role)) {

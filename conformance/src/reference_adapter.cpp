@@ -50,10 +50,11 @@ class ReferenceAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     random_ = ref::SeededRandom(cfg(s, "seed", 1));
+    // --mutant: the faults of this scenario's role; those of the other roles leave it alone.
+    mutants_ = testing::MutantSet{};
     for (const auto& name : spec_.mutants) {
       const auto* m = testing::find_mutant(name);
-      if (m == nullptr) return "unknown mutant '" + name + "'";
-      // With --iut reference, each mutant is switched on in the endpoint of its own role.
+      if (m == nullptr) return "unknown mutant '" + name + "' (rdcc-conform --list-mutants)";
       if (to_string(m->role) == to_string(spec_.role)) mutants_.add(m->id);
     }
     switch (spec_.role) {
