@@ -8,6 +8,7 @@
 
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/kill_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
 #include "rdcc/testing/mutants.hpp"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> filters;
   bool list = false;
   bool list_mutants = false;
+  bool kill_matrix = false;
   bool strict = false;
   unsigned jobs = 1;
   std::string scenarios_dir = "conformance/scenarios";
@@ -63,6 +65,9 @@ int main(int argc, char** argv) {
   app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
   app.add_flag("--list", list, "List the selected scenarios and exit");
   app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
+  app.add_flag("--kill-matrix", kill_matrix,
+               "Run the suite against the reference and against each mutant; fail unless the "
+               "reference passes and every mutant is killed (--iut reference only)");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -189,6 +194,32 @@ int main(int argc, char** argv) {
   if (selected.empty()) {
     std::cerr << "rdcc-conform: no scenario matches the IUT's role and the filters\n";
     return kExitUsage;
+  }
+
+  if (kill_matrix) {
+    if (options.adapter.kind != AdapterSpec::Kind::Reference || !mutants.empty()) {
+      std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference), "
+                   "without --mutant\n";
+      return kExitUsage;
+    }
+    std::cout << "rdcc-conform: kill matrix of " << selected.size() << " scenarios and "
+              << rdcc::testing::kMutantCount << " mutants\n";
+    const KillMatrix m = run_kill_matrix(selected, options, [](const MutantRow& row) {
+      std::cout << (row.killed() ? "killed   " : "SURVIVED ") << row.mutant->name << "  ("
+                << row.killed_by.size() << " of " << row.scenarios_run << " scenarios)"
+                << std::endl;
+    });
+    std::cout << kill_matrix_text(m);
+    if (!report_dir.empty()) {
+      try {
+        write_kill_matrix(report_dir, m);
+        std::cout << "report: " << report_dir << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "rdcc-conform: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
+    return m.ok() ? 0 : kExitFail;
   }
 
   std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";

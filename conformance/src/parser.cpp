@@ -618,7 +618,7 @@ class ScenarioParser {
         auto bytes = parse_hex(t[i].text);
         if (!bytes) {
           return ParseError{lp.at(t[i].column + static_cast<int>(bytes.error().column)),
-                            "expected hex octets or $name:N: " + bytes.error().what};
+                            "expected hex octets: " + bytes.error().what};
         }
         step.raw.insert(step.raw.end(), bytes->begin(), bytes->end());
         continue;

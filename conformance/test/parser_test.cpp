@@ -155,7 +155,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"StrayAlternative", kHead + "| ERROR\n",
                   "t.scn:4:1: '|' alternative outside 'expect one of'"},
         ErrorCase{"BadHex", kHead + "send raw 10 0g\n",
-                  "t.scn:4:14: expected hex octets or $name:N: 'g' is not a hex digit"},
+                  "t.scn:4:14: expected hex octets: 'g' is not a hex digit"},
         ErrorCase{"RawFieldTooWide", kHead + "send raw 10 0b $a:9\n",
                   "t.scn:4:16: expected $name:N with N octets from 1 to 8, found '$a:9'"},
         ErrorCase{"AddressNotIpPort", kHead + "expect ERROR to=somewhere\n",
