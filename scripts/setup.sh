@@ -9,8 +9,10 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libpcap-dev libtins-dev
+  jq iproute2                              # the node tests read JSON lines and find free ports
   wireshark-dev libwireshark-dev tshark lua5.2
   valgrind                                 # reference/bench/callgrind.sh: instructions per grant decision
+  libxml2-utils                            # xmllint: the conformance JUnit report test
 )
 
 missing=()

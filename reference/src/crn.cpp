@@ -3,6 +3,7 @@
 // traffic, to the sender for unscheduled traffic (classified by DSCP).
 #include "rdcc/reference/crn.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -10,6 +11,8 @@
 #include "rdcc/codec/codec.hpp"
 
 namespace rdcc::ref {
+
+using testing::Mutant;
 
 struct Crn::Impl {
   CrnConfig config;
@@ -23,8 +26,11 @@ struct Crn::Impl {
 
   Impl(CrnConfig c, Observer* o) : config(std::move(c)), events(config.name, o) {}
 
+  [[nodiscard]] bool mutant(Mutant m) const { return config.mutants.has(m); }
+
   void report(const QueueObservation& q, Time now) {
     const bool unscheduled = config.unscheduled_dscps.count(q.dscp) != 0;
+    const bool to_sender = unscheduled != mutant(Mutant::CrnWrongSide);
     CongestionReport r;
     r.header.sequence_number = port_sequence[q.port]++;
     // "Reports are sent to the RDCC UDP port with the Association ID and Epoch fields set to
@@ -33,8 +39,17 @@ struct Crn::Impl {
     r.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(q.occupancy, 0xFFFFFFFFU));
     r.queue_threshold = config.queue_threshold;
     r.congestion_degree = congestion_degree(q.occupancy, config.queue_threshold, config.queue_capacity);
-    r.direction = static_cast<std::uint8_t>(unscheduled ? ReportDirection::ToSender
-                                                        : ReportDirection::ToReceiver);
+    if (mutant(Mutant::CrnDegreeFormula) && q.occupancy > config.queue_threshold && config.queue_capacity != 0) {
+      r.congestion_degree = static_cast<std::uint8_t>(std::min<std::uint64_t>(
+          255U, 255U * (q.occupancy - config.queue_threshold) / config.queue_capacity));
+    }
+    if (mutant(Mutant::CrnNonZeroAssociation)) {
+      r.header.association_id = config.reporter_id;
+      r.header.epoch = 1;
+    }
+    r.direction = static_cast<std::uint8_t>(to_sender != mutant(Mutant::CrnDirectionSwapped)
+                                                ? ReportDirection::ToSender
+                                                : ReportDirection::ToReceiver);
     r.address_family = static_cast<std::uint8_t>(q.flow.source.ipv6 ? AddressFamily::IPv6
                                                                      : AddressFamily::IPv4);
     r.protocol = q.flow.protocol;
@@ -48,18 +63,18 @@ struct Crn::Impl {
     r.destination_address = q.flow.destination.ip;
 
     Datagram d;
-    d.to = unscheduled ? q.flow.source : q.flow.destination;
-    d.to.port = config.rdcc_port;
+    d.to = to_sender ? q.flow.source : q.flow.destination;
+    if (!mutant(Mutant::CrnWrongPort)) d.to.port = config.rdcc_port;
     d.dscp = config.control_dscp;
     auto n = encode(Message{r}, d.bytes);
     d.size = static_cast<std::uint16_t>(n.value());
     out.push_back(d);
     ++stats.reports_sent;
-    ++(unscheduled ? stats.reports_to_sender : stats.reports_to_receiver);
+    ++(to_sender ? stats.reports_to_sender : stats.reports_to_receiver);
     if (events.enabled()) {
       events.emit(now, "report_sent",
                   {{"to", d.to.to_string()},
-                   {"direction", unscheduled ? "sender" : "receiver"},
+                   {"direction", to_sender ? "sender" : "receiver"},
                    {"queue_depth", q.occupancy},
                    {"congestion_degree", r.congestion_degree},
                    {"suggested_rate", r.suggested_rate},
@@ -84,16 +99,21 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
   auto& s = *impl_;
   ++s.stats.observations;
   // "While Q exceeds B_th, the CRN MAY generate CONGESTION_REPORT for packets dequeued"
-  if (q.occupancy <= s.config.queue_threshold) return;
+  if (q.occupancy < s.config.queue_threshold ||
+      (q.occupancy == s.config.queue_threshold && !s.mutant(Mutant::CrnBelowThreshold))) {
+    return;
+  }
   const auto key = std::make_tuple(q.flow.source.ip, q.flow.destination.ip, q.flow.source.port,
                                    q.flow.destination.port, q.flow.protocol);
   if (auto it = s.last_flow_report.find(key);
-      it != s.last_flow_report.end() && now - it->second < s.config.per_flow_interval) {
+      it != s.last_flow_report.end() && now - it->second < s.config.per_flow_interval &&
+      !s.mutant(Mutant::CrnNoFlowLimit)) {
     ++s.stats.suppressed_per_flow;
     return;
   }
   if (auto it = s.last_port_report.find(q.port);
-      it != s.last_port_report.end() && now - it->second < s.config.per_port_interval) {
+      it != s.last_port_report.end() && now - it->second < s.config.per_port_interval &&
+      !s.mutant(Mutant::CrnNoPortLimit)) {
     ++s.stats.suppressed_per_port;
     return;
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <queue>
@@ -27,6 +28,7 @@ namespace rdcc::ref {
 namespace {
 
 using json = nlohmann::ordered_json;
+using testing::Mutant;
 
 constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
@@ -201,6 +203,7 @@ struct Receiver::Impl {
     if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
   }
 
+  [[nodiscard]] bool mutant(Mutant m) const { return cfg.mutants.has(m); }
   [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
@@ -255,7 +258,7 @@ struct Receiver::Impl {
 
   AssocAccept accept_for(const Assoc& a) const {
     AssocAccept acc;
-    acc.sender_nonce = a.nonce;
+    acc.sender_nonce = mutant(Mutant::NonceNotEchoed) ? a.nonce ^ 1U : a.nonce;
     acc.capabilities = cfg.capabilities;
     acc.unscheduled_limit = a.u;
     acc.start_jitter = cfg.start_jitter_us;
@@ -278,6 +281,7 @@ struct Receiver::Impl {
   // associations with a non-zero U does not exceed G_u."
   std::uint32_t choose_u() const {
     if (breaker_tripped) return 0;
+    if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
     const std::uint64_t left = cfg.unscheduled_budget > u_sum ? cfg.unscheduled_budget - u_sum : 0;
     const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
     return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
@@ -285,7 +289,8 @@ struct Receiver::Impl {
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
     const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
-    if (auto it = by_nonce.find(key); it != by_nonce.end()) {
+    if (auto it = by_nonce.find(key);
+        it != by_nonce.end() && !(mutant(Mutant::AssocIdNotIdempotent) && !req.update_acknowledgment())) {
       Assoc& a = assocs.at(it->second);
       a.last_activity = now;
       if (req.update_acknowledgment()) {
@@ -302,7 +307,7 @@ struct Receiver::Impl {
       return;
     }
     if (req.update_acknowledgment()) return;  // acknowledges nothing we know
-    if (assocs.size() >= cfg.max_associations) {
+    if (assocs.size() >= cfg.max_associations && !mutant(Mutant::AssociationCapIgnored)) {
       // "SHOULD refuse new associations rather than evicting active ones"
       ErrorMessage e;
       e.header.epoch = cfg.epoch;
@@ -506,6 +511,7 @@ struct Receiver::Impl {
       }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
+      if (mutant(Mutant::NoMsgDoneAgain)) return;
       MsgDone d;
       d.message_id = r.message_id;
       d.octets_received = *done->second;
@@ -526,7 +532,7 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
       return;
     }
-    if (a.msgs.size() >= cfg.max_pending_per_association) {
+    if (a.msgs.size() >= cfg.max_pending_per_association && !mutant(Mutant::PendingCapIgnored)) {
       // "Receivers MUST bound the number of associations and of pending messages": the
       // sender keeps the request outstanding and retries.
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
@@ -645,8 +651,8 @@ struct Receiver::Impl {
     return static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing);
   }
 
-  // The rate `m` should be granted if the link's rate were free.
-  [[nodiscard]] double wanted_rate(const Assoc& a, Time now) const {
+  // The rate the sender may be granted, before the link is shared.
+  [[nodiscard]] double sender_rate(const Assoc& a, Time now) const {
     double r = a.rate;
     if (a.line_rate != 0) r = std::min(r, static_cast<double>(a.line_rate));
     // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
@@ -655,7 +661,12 @@ struct Receiver::Impl {
     if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
       r = std::min(r, static_cast<double>(a.suggested_rate));
     }
-    return std::min(r, fair_share());
+    return r;
+  }
+
+  // The rate `m` should be granted if the link's rate were free.
+  [[nodiscard]] double wanted_rate(const Assoc& a, Time now) const {
+    return std::min(sender_rate(a, now), fair_share());
   }
 
   // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
@@ -666,7 +677,9 @@ struct Receiver::Impl {
   }
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
-    const double r = std::min(wanted_rate(a, now), static_cast<double>(headroom(m)));
+    const double r = mutant(Mutant::RateSumExceedsLink)
+                         ? sender_rate(a, now)
+                         : std::min(wanted_rate(a, now), static_cast<double>(headroom(m)));
     return r < 1 ? 0 : static_cast<std::uint32_t>(r);
   }
 
@@ -718,8 +731,11 @@ struct Receiver::Impl {
       // outstanding and may start another).
       const std::uint64_t moved = m.unsched_accounted;
       const std::uint64_t taken = sched_sum + reserved;
-      std::uint64_t free = scheduled_budget() > taken ? scheduled_budget() - taken : 0;
+      const std::uint64_t bound =
+          mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
+      std::uint64_t free = bound > taken ? bound - taken : 0;
       free = free > moved ? free - moved : 0;
+      if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;
         free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
@@ -763,6 +779,7 @@ struct Receiver::Impl {
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
     assert(limit >= std::max(m.limit, m.window));
     const std::uint64_t added = limit - std::max(m.limit, m.window);
+    const std::uint64_t previous = m.limit;
     m.limit = limit;
     if (moved != 0) {
       set_unsched(m, 0);
@@ -782,6 +799,19 @@ struct Receiver::Impl {
     g.pacing_rate = rate;
     g.lifetime = 0;  // the association's default
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
+    if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
+    if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
+    if (mutant(Mutant::FinalSetEarly)) g.header.flags = flag::kFinal;
+    if (mutant(Mutant::GrantLimitReduced) && previous != 0) {
+      g.grant_limit = previous - std::min<std::uint64_t>(previous, cfg.credit_unit);
+    }
+    if (mutant(Mutant::ZeroPacingRate)) g.pacing_rate = 0;
+    if (mutant(Mutant::PoolGrantWithoutCapability) && (a.capabilities & capability::kPool) == 0) {
+      CreditGrant pool = g;
+      pool.message_id = 0;
+      pool.header.flags = flag::kPool;
+      send(a, pool, now);
+    }
     send(a, g, now);
     ++stats.grants_sent;
     stats.credit_granted += added;
@@ -872,7 +902,8 @@ struct Receiver::Impl {
     const std::uint64_t data_end = d.binding == BindingKind::Opaque
                                        ? d.offset + d.octets
                                        : m.window + m.sched_received + above;
-    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque)) {
+    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
+        !mutant(Mutant::MisbehavingSenderGranted)) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
         if (events.enabled()) events.emit(now, "misbehaving_sender",
@@ -898,7 +929,8 @@ struct Receiver::Impl {
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
-    if (m.received() >= m.length) {
+    if (m.received() >= m.length ||
+        (mutant(Mutant::MsgDoneEarly) && m.received() * 2 >= m.length)) {
       complete(a, m, now);
     } else {
       requeue(a, m);
@@ -911,7 +943,8 @@ struct Receiver::Impl {
   void on_report(const Address& from, const CongestionReport& r, Time now) {
     // "An endpoint MUST ignore reports whose source address is not within the set of CRN
     // addresses configured for the domain."
-    const bool known = std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+    const bool known = mutant(Mutant::ReceiverReportFromUnconfiguredCrn) ||
+                       std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
                                    [&](const Address& c) { return c.same_host(from); });
     if (!known) {
       ++stats.reports_ignored;
@@ -925,9 +958,13 @@ struct Receiver::Impl {
     flow_source.ip = r.source_address;
     flow_source.ipv6 = r.ipv6();
     for (auto& [id, a] : assocs) {
-      if (a.peer.same_host(flow_source)) {
-        a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
+      if (!a.peer.same_host(flow_source) || mutant(Mutant::ReceiverIgnoresReports)) continue;
+      if (mutant(Mutant::ReportRaisesRate)) {
+        a.rate = cfg.link_capacity_mbps;
+        a.suggested_rate = 0;
+        continue;
       }
+      a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
     }
     if (events.enabled()) events.emit(now, "report_received",
                 {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
@@ -1007,7 +1044,10 @@ struct Receiver::Impl {
 
   Assoc* association_of(const Address& from, const Header& h) {
     auto it = assocs.find(h.association_id);
-    if (it == assocs.end() || h.epoch != cfg.epoch) return nullptr;
+    if (it == assocs.end() || (h.epoch != cfg.epoch && !mutant(Mutant::GrantUnknownEpoch))) {
+      return nullptr;
+    }
+    if (it->second.peer != from && mutant(Mutant::GrantToRequestSource)) it->second.peer = from;
     if (it->second.peer != from) {
       ++stats.requests_from_wrong_address;
       return nullptr;
@@ -1018,7 +1058,10 @@ struct Receiver::Impl {
   // "An endpoint MUST discard a message of an association whose Sequence Number is not
   // newer ... than the newest one it has already processed from the same originator"
   bool fresh(Assoc& a, const Header& h, Time now) {
-    if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) {
+    const bool newer = mutant(Mutant::ReceiverSerialWithoutWraparound)
+                           ? h.sequence_number > a.newest_seq_in
+                           : serial_newer(h.sequence_number, a.newest_seq_in);
+    if (a.have_seq_in && !newer && !mutant(Mutant::ReceiverStaleAccepted)) {
       ++stats.stale_discarded;
       if (events.enabled()) events.emit(now, "stale_discarded",
                   {{"association_id", a.id}, {"sequence_number", h.sequence_number},
@@ -1033,6 +1076,10 @@ struct Receiver::Impl {
 
   void on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
     auto decoded = decode(datagram);
+    if (!decoded && (mutant(Mutant::ReceiverVersionNotChecked) || mutant(Mutant::ReceiverLengthNotChecked))) {
+      decoded = testing::decode_leniently(datagram, mutant(Mutant::ReceiverVersionNotChecked),
+                                          mutant(Mutant::ReceiverLengthNotChecked));
+    }
     if (!decoded) {
       const DecodeError& e = decoded.error();
       if (e.code == DecodeErrorCode::UnknownType) {
@@ -1043,6 +1090,13 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
+          } else if (mutant(Mutant::UnsupportedTypeOutsideAssociation) ||
+                     (mutant(Mutant::UnsupportedTypeToSource) && assocs.count(e.header->association_id) != 0)) {
+            ErrorMessage err;
+            err.header.association_id = e.header->association_id;
+            err.header.epoch = cfg.epoch;
+            err.reason = static_cast<std::uint16_t>(ReasonCode::UnsupportedType);
+            send_to(from, Message{err}, now);
           }
         }
       } else {
@@ -1061,6 +1115,7 @@ struct Receiver::Impl {
       if (a == nullptr) {
         // "A receiver that receives a CREDIT_REQUEST for an unknown association replies
         // with ERROR (UNKNOWN_ASSOCIATION)"
+        if (mutant(Mutant::UnknownAssociationSilent)) return;
         ErrorMessage e;
         e.header.association_id = cr->header.association_id;
         e.header.epoch = cfg.epoch;
@@ -1082,7 +1137,7 @@ struct Receiver::Impl {
   void dispatch_association_message(Assoc& a, const Message& m, Time now) {
     if (const auto* status = std::get_if<SenderStatus>(&m)) {
       ++stats.sender_status_received;
-      a.suggested_rate = status->suggested_rate;
+      a.suggested_rate = mutant(Mutant::SuggestedRateIgnored) ? 0 : status->suggested_rate;
       a.suggested_at = now;
       if (events.enabled()) events.emit(now, "sender_status",
                   {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},

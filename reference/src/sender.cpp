@@ -34,6 +34,7 @@ const char* to_string(MessageState s) {
 namespace {
 
 using json = nlohmann::ordered_json;
+using testing::Mutant;
 
 struct AddressLess {
   bool operator()(const Address& a, const Address& b) const {
@@ -131,6 +132,7 @@ struct Sender::Impl {
     bool granted = false;
     bool expiry_handled = true;
     std::optional<std::uint64_t> ceiling;  // CREDIT_RETURN: "beyond which the sender will not transmit"
+    bool request_deferred = false;         // mutant unscheduled-data-before-request
     std::uint64_t pool_end = 0;            // octets below it are reserved from the pool
     std::uint64_t vtime = 0;
     Time request_sent{};
@@ -188,6 +190,8 @@ struct Sender::Impl {
       : config(std::move(c)), random(r), events(config.name, o) {}
 
   // ---- helpers ------------------------------------------------------------------------------
+
+  [[nodiscard]] bool mutant(Mutant m) const { return config.mutants.has(m); }
 
   std::uint64_t available_rate() const {
     return config.available_rate_mbps != 0 ? config.available_rate_mbps : config.line_rate_mbps;
@@ -483,22 +487,28 @@ struct Sender::Impl {
 
   void select_mode(Msg& m, Time now) {
     Assoc& a = assoc_of(m);
-    m.id = a.next_message_id++;
+    m.id = mutant(Mutant::SenderReusesMessageId) ? a.next_message_id : a.next_message_id++;
     m.rto = initial_rto(a);
     const std::uint32_t u = a.params.unscheduled_limit;
     const bool unscheduled = config.allow_unscheduled && !m.spec.force_scheduled && u > 0 &&
-                             m.spec.length <= u && !a.unsched_outstanding &&
+                             m.spec.length <= u &&
+                             (!a.unsched_outstanding || mutant(Mutant::MultipleUnscheduled)) &&
                              now >= a.unsched_blocked_until;
     if (unscheduled) {
       // "Unscheduled Transmission", items 1-3.
       a.unsched_outstanding = m.handle;
-      const std::uint64_t jitter_ns = random.uniform(std::uint64_t{a.params.start_jitter} * 1000U);
+      const std::uint64_t jitter_ns =
+          mutant(Mutant::NoStartJitter) ? 0 : random.uniform(std::uint64_t{a.params.start_jitter} * 1000U);
       m.start_at = now + nanoseconds(static_cast<std::int64_t>(jitter_ns));
-      m.announced_unsched = m.spec.length;
+      m.announced_unsched = mutant(Mutant::UnscheduledSentNotLength) ? 0 : m.spec.length;
       events.emit(now, "unscheduled_start", {{"handle", m.handle},
                                              {"message_id", m.id},
                                              {"delay_ns", jitter_ns}});
-      send_credit_request(m, false, now);
+      if (mutant(Mutant::UnscheduledDataBeforeRequest) && m.spec.length != 0) {
+        m.request_deferred = true;  // sent after the first data packet (emit)
+      } else {
+        send_credit_request(m, false, now);
+      }
       set_state(m, MessageState::Unsched, now);
       if (m.spec.length == 0) drained(m, now);
       return;
@@ -591,7 +601,7 @@ struct Sender::Impl {
   }
 
   void on_grant(Assoc& a, const CreditGrant& g, Time now) {
-    if (!g.usable()) {
+    if (!g.usable() && !mutant(Mutant::SenderUsesZeroRateGrant)) {
       // "a sender that receives a grant with Pacing Rate zero MUST ignore it."
       ++stats.grants_ignored;
       events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "zero_pacing_rate"}});
@@ -637,12 +647,14 @@ struct Sender::Impl {
       stats.credit_granted += std::min(g.grant_limit, m->spec.length) -
                               std::min(m->limit, m->spec.length);
       m->limit = g.grant_limit;
+    } else if (mutant(Mutant::SenderHonoursLowerLimit)) {
+      m->limit = g.grant_limit;
     } else {
       events.emit(now, "grant_refresh", {{"message_id", m->id}, {"held", m->limit},
                                          {"limit", g.grant_limit}});
     }
-    m->valid_until = now + lifetime;
-    m->rate = g.pacing_rate;
+    m->valid_until = mutant(Mutant::SenderIgnoresLifetime) ? Time::never() : now + lifetime;
+    m->rate = g.usable() ? g.pacing_rate : config.line_rate_mbps;
     m->granted = true;
     m->expiry_handled = false;
     m->rto = initial_rto(a);
@@ -754,15 +766,21 @@ struct Sender::Impl {
         p.reserve_to = m.pool_end;
         p.rate = a.pool_rate;
         p.pacer = &a.pool_pacer;
-      } else if (own_valid(m, t) && own_limit(m) > m.transmitted) {
-        const std::uint64_t lim = own_limit(m);
+      } else if (const std::uint64_t lim = mutant(Mutant::SenderExceedsGrant)
+                                               ? std::min(own_limit(m) + p.cu, m.end())
+                                               : own_limit(m);
+                 own_valid(m, t) && lim > m.transmitted) {
         // RoCEv2: "posts each one only when it holds credit for all of its octets".
         if (m.spec.post_unit != 0 && m.transmitted == unit_start && unit_end > lim) {
           return std::nullopt;
         }
         p.len = std::min({p.cu, lim - m.transmitted, unit_end - m.transmitted});
-        p.rate = m.rate;
+        p.rate = mutant(Mutant::SenderIgnoresPacing) ? config.line_rate_mbps : m.rate;
         p.pacer = &m.pacer;
+      } else if (mutant(Mutant::ScheduledWithoutCredit) && m.transmitted == 0 && !m.granted) {
+        p.len = std::min<std::uint64_t>(p.cu, m.spec.length);
+        p.rate = config.line_rate_mbps;
+        p.pacer = &line_pacer;
       } else {
         return std::nullopt;
       }
@@ -881,6 +899,10 @@ struct Sender::Impl {
                                 {"unscheduled", s.unscheduled}, {"pool", p.from_pool},
                                 {"rate", p.rate}});
     }
+    if (m.request_deferred) {
+      m.request_deferred = false;
+      send_credit_request(m, false, now);
+    }
     after_transmission(m, p, now);
     return s;
   }
@@ -937,7 +959,8 @@ struct Sender::Impl {
   }
 
   void on_report(const Address& from, const CongestionReport& r, Time now) {
-    const bool from_crn = std::any_of(config.crn_addresses.begin(), config.crn_addresses.end(),
+    const bool from_crn = mutant(Mutant::SenderReportFromUnconfiguredCrn) ||
+                          std::any_of(config.crn_addresses.begin(), config.crn_addresses.end(),
                                       [&](const Address& c) { return c.same_host(from); });
     if (!from_crn) {
       // "An endpoint MUST ignore reports whose source address is not within the set of CRN
@@ -957,6 +980,7 @@ struct Sender::Impl {
       return;
     }
     events.emit(now, "report", {{"reporter_id", r.reporter_id}, {"degree", r.congestion_degree}});
+    if (mutant(Mutant::SenderIgnoresReports)) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
     for (auto& [addr, a] : assocs) {
@@ -987,7 +1011,11 @@ struct Sender::Impl {
                                      {"association_id", h.association_id}, {"epoch", h.epoch}});
       return false;
     }
-    if (a.newest_seq && !serial_newer(h.sequence_number, *a.newest_seq)) {
+    const bool newer = !a.newest_seq ||
+                       (mutant(Mutant::SenderSerialWithoutWraparound)
+                            ? h.sequence_number > *a.newest_seq
+                            : serial_newer(h.sequence_number, *a.newest_seq));
+    if (!newer && !mutant(Mutant::SenderStaleAccepted)) {
       ++stats.stale_discarded;
       events.emit(now, "discarded", {{"type", type}, {"reason", "stale_sequence"},
                                      {"sequence_number", h.sequence_number},
@@ -1000,7 +1028,8 @@ struct Sender::Impl {
 
   void on_accept(Assoc& a, const AssocAccept& acc, Time now) {
     const bool nonce_live = a.phase == Phase::Connecting || a.phase == Phase::Established;
-    if (!nonce_live || acc.sender_nonce != a.nonce || acc.header.association_id == 0) {
+    const bool nonce_ok = acc.sender_nonce == a.nonce || mutant(Mutant::SenderAcceptsWrongNonce);
+    if (!nonce_live || !nonce_ok || acc.header.association_id == 0) {
       ++stats.nonce_mismatch;
       events.emit(now, "discarded", {{"type", "ASSOC_ACCEPT"}, {"reason", "nonce_mismatch"},
                                      {"sender_nonce", acc.sender_nonce}});
@@ -1051,7 +1080,7 @@ struct Sender::Impl {
   void on_error(Assoc& a, const ErrorMessage& e, Time now) {
     ++stats.errors_received;
     const auto reason = static_cast<ReasonCode>(e.reason);
-    if (reason == ReasonCode::UnknownAssociation) {
+    if (reason == ReasonCode::UnknownAssociation && !mutant(Mutant::SenderIgnoresUnknownAssociation)) {
       // Exempt from the sequence check. "carrying its Association ID"
       if (a.phase != Phase::Established || e.header.association_id != a.association_id) {
         events.emit(now, "discarded", {{"type", "ERROR"}, {"reason", "unknown_association_not_ours"},
@@ -1096,6 +1125,9 @@ struct Sender::Impl {
   void on_control(const Address& from, std::span<const std::byte> bytes, Time now) {
     advance(now);
     auto decoded = decode(bytes);
+    if (!decoded && mutant(Mutant::SenderVersionNotChecked)) {
+      decoded = testing::decode_leniently(bytes, true, false);
+    }
     if (!decoded) {
       ++stats.malformed_discarded;
       events.emit(now, "malformed_discarded", {{"from", from.to_string()},
@@ -1114,6 +1146,12 @@ struct Sender::Impl {
       return;
     }
     auto it = assocs.find(from);
+    if (it == assocs.end() && mutant(Mutant::SenderGrantFromAnyAddress)) {
+      it = std::find_if(assocs.begin(), assocs.end(), [&](const auto& entry) {
+        return entry.second.association_id != 0 &&
+               entry.second.association_id == header_of(msg).association_id;
+      });
+    }
     if (it == assocs.end()) {
       ++stats.unexpected_discarded;
       events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", "unknown_peer"}});
@@ -1168,6 +1206,7 @@ struct Sender::Impl {
   // ---- SENDER_STATUS ------------------------------------------------------------------------
 
   void update_backlog(Time now) {
+    if (mutant(Mutant::SenderStatusMissing)) return;
     std::optional<std::uint64_t> threshold;
     std::uint64_t total = 0;
     std::uint64_t weight_sum = 0;
@@ -1334,7 +1373,8 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
     new_limit = std::max(new_limit, m.unit().second);
   }
   const std::uint64_t held = s.own_limit(m);
-  if (new_limit < m.transmitted || new_limit >= held) {
+  if ((new_limit < m.transmitted && !s.mutant(Mutant::CreditReturnBelowTransmitted)) ||
+      new_limit >= held) {
     s.events.emit(now, "credit_return_skipped", {{"message_id", m.id}, {"new_limit", new_limit},
                                                  {"transmitted", m.transmitted}, {"held", held}});
     return;

@@ -12,6 +12,7 @@
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/random.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -46,6 +47,7 @@ struct ReceiverConfig {
   double loss_threshold = 0.01;              // circuit breaker: RECOMMENDED 1% over 1 s
   Duration loss_window = seconds(1);
   std::uint8_t control_dscp = 46;
+  testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
 
 struct ReceiverStats {

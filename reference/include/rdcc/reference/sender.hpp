@@ -15,6 +15,7 @@
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/random.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -37,6 +38,7 @@ struct SenderConfig {
   // Segment size before an association has advertised its Credit Unit (without RDCC), and
   // when an ASSOC_ACCEPT advertises a Credit Unit of zero.
   std::uint32_t default_credit_unit = 4096;
+  testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
 
 // What the application hands to RDCC: one message toward one receiver.

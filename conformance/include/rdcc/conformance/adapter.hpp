@@ -1,0 +1,114 @@
+// How the runner reaches an implementation under test (IUT): UDP payloads with addresses and
+// ports, whatever the adapter, so that the pcap of a run looks the same for all of them.
+//
+//  - reference: the in-process reference Receiver / Sender / Crn in virtual time;
+//  - udp:HOST:PORT[,data=PORT]: a running endpoint, over real sockets, in real time;
+//  - exec:"COMMAND {rdcc_port} {data_port} {tester_port}": a command started per scenario,
+//    its stdin/stdout the upper tester (docs/upper-tester.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rdcc/conformance/scenario.hpp"
+#include "rdcc/reference/address.hpp"
+#include "rdcc/reference/events.hpp"
+#include "rdcc/reference/io.hpp"
+#include "rdcc/reference/time.hpp"
+
+namespace rdcc::conformance {
+
+using ref::Address;
+using ref::Duration;
+using ref::Time;
+
+// One UDP datagram between the tester and the IUT.
+struct Packet {
+  Time time;
+  Address from;
+  Address to;
+  bool data = false;         // on the data port (opaque binding), not RDCC control
+  std::uint8_t dscp = 0;
+  bool ce = false;           // data: arrived (or is sent) with ECN CE
+  std::vector<std::byte> payload;
+  // A data segment the IUT (a sender) released, as it put it on the transport (reference only).
+  std::optional<ref::DataSegment> segment;
+};
+
+// A queue observation for a CRN IUT (in-process only).
+struct QueueSample {
+  std::uint16_t port = 0;
+  std::uint64_t occupancy = 0;
+  std::uint8_t dscp = 0;
+  Address source;
+  Address destination;
+  std::uint8_t protocol = 17;
+  std::uint32_t flows = 1;
+};
+
+// The answer of the upper tester: {"ok": true, ...} or {"ok": false, "error": "...", ...}.
+using UpperResponse = nlohmann::json;
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+
+  // Starts the IUT for one scenario. Returns an error text if it cannot (the verdict is then
+  // inconclusive, or unsupported when the IUT says so through `unsupported`).
+  virtual std::optional<std::string> start(const Scenario& s) = 0;
+
+  // RDCC addresses, and the data ports. Data is sent from the RDCC address to the peer's
+  // data port (docs/data-transport.md; docs/spec-notes.md 81).
+  [[nodiscard]] virtual Address iut_control() const = 0;
+  [[nodiscard]] virtual Address iut_data() const = 0;
+  [[nodiscard]] virtual Address tester_control() const = 0;
+  [[nodiscard]] virtual Address tester_data() const = 0;
+  [[nodiscard]] virtual bool virtual_time() const = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;  // "reference:receiver", ...
+
+  [[nodiscard]] virtual Time now() = 0;
+  // Sends a packet (control or data) from the tester to the IUT.
+  virtual void send(const Packet& p) = 0;
+  // The next packet from the IUT, waiting (or advancing virtual time) until `deadline`.
+  [[nodiscard]] virtual std::optional<Packet> receive(Time deadline) = 0;
+  // The IUT's upper tester.
+  [[nodiscard]] virtual UpperResponse upper(const nlohmann::json& request) = 0;
+  // A queue observation (CRN IUT); an error text if the adapter cannot.
+  [[nodiscard]] virtual std::optional<std::string> queue(const QueueSample& q) = 0;
+  // Events of the IUT since the last call (reference only; others return none).
+  [[nodiscard]] virtual std::vector<ref::Event> take_events() = 0;
+  // The receiver budget G and D_max to hold a receiver IUT to (reference only).
+  [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const = 0;
+  // Set when the IUT declared the scenario unsupported (exec adapter: exit 127, upper tester).
+  [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
+};
+
+// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT]", "exec:COMMAND".
+struct AdapterSpec {
+  enum class Kind : std::uint8_t { Reference, Udp, Exec };
+  Kind kind = Kind::Reference;
+  Role role = Role::Receiver;           // the IUT's role
+  bool any_role = false;                // "reference": each scenario on the reference of its role
+  std::string host;                     // udp
+  std::uint16_t port = 0;               // udp
+  std::uint16_t data_port = 0;          // udp (0: none)
+  std::string command;                  // exec
+  std::vector<std::string> mutants;     // reference: --mutant
+  Duration tolerance_abs = ref::microseconds(200);
+  double tolerance_rel = 0.10;
+};
+
+// Parses --iut; an error text names what was wrong.
+[[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
+// A fresh adapter for one scenario run.
+[[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);
+[[nodiscard]] std::unique_ptr<Adapter> make_reference_adapter(const AdapterSpec& spec);
+// udp: and exec: (real sockets on the tester's side, real time).
+[[nodiscard]] std::unique_ptr<Adapter> make_socket_adapter(const AdapterSpec& spec);
+
+}  // namespace rdcc::conformance

@@ -1,0 +1,48 @@
+// The kill matrix: the suite proves it can fail. It runs against the unmutated reference
+// (everything must pass), then against the reference started with each mutant of
+// rdcc/testing/mutants.hpp (only the scenarios of the mutant's role); a mutant is killed when
+// at least one scenario fails against it. `rdcc-conform --iut reference --kill-matrix` and the
+// ctest `conformance_mutants` use it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rdcc/conformance/runner.hpp"
+#include "rdcc/conformance/suite.hpp"
+#include "rdcc/testing/mutants.hpp"
+
+namespace rdcc::conformance {
+
+struct MutantRow {
+  const testing::MutantInfo* mutant = nullptr;
+  std::size_t scenarios_run = 0;
+  std::vector<std::string> killed_by;     // scenarios that failed against it
+  std::vector<std::string> inconclusive;  // scenarios that could not be played against it
+  [[nodiscard]] bool killed() const { return !killed_by.empty(); }
+};
+
+struct KillMatrix {
+  std::vector<ScenarioResult> reference;  // the suite against the unmutated reference
+  std::vector<MutantRow> rows;            // one per mutant, in table order
+  [[nodiscard]] std::vector<const ScenarioResult*> reference_not_passed() const;
+  [[nodiscard]] std::vector<const testing::MutantInfo*> survivors() const;
+  [[nodiscard]] bool ok() const { return reference_not_passed().empty() && survivors().empty(); }
+};
+
+// Runs the matrix over `scenarios` with `options` (its adapter must be the reference; its
+// mutants are replaced, and every scenario runs as with --strict). `progress`, if set, is told
+// each mutant's row when it is done.
+[[nodiscard]] KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
+                                         const std::function<void(const MutantRow&)>& progress = {});
+
+// "grant-beyond-length  [receiver]  killed by 3: receiver-final-only-at-length, ..." per
+// mutant, then "59 mutants: 59 killed, 0 survived; reference: 55 passed".
+[[nodiscard]] std::string kill_matrix_text(const KillMatrix& m);
+
+// Writes kill-matrix.txt (the text above), kill-matrix.md (a table: mutant, role, the rule it
+// breaks, the scenarios that kill it) and kill-matrix.json into `dir` (created). Throws
+// std::runtime_error naming the file that cannot be written.
+void write_kill_matrix(const std::string& dir, const KillMatrix& m);
+
+}  // namespace rdcc::conformance

@@ -1,0 +1,51 @@
+// Reports of a suite run: the console lines and summary, JUnit XML, JSON, the requirement
+// coverage matrix (markdown and JSON), and per scenario a pcap of every packet the tester
+// sent and received and the event log (JSON lines).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "rdcc/conformance/runner.hpp"
+
+namespace rdcc::conformance {
+
+struct Counts {
+  std::size_t passed = 0, failed = 0, inconclusive = 0, unsupported = 0, skipped = 0;
+};
+[[nodiscard]] Counts count(const std::vector<ScenarioResult>& results);
+// "N passed, N failed, N inconclusive, N unsupported, N skipped"
+[[nodiscard]] std::string summary_line(const Counts& c);
+// "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192"
+[[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total);
+
+// One requirement of the catalog, as the coverage matrix needs it.
+struct RequirementRow {
+  std::string id;
+  std::string section;
+  std::string level;    // MUST, SHOULD, ...
+  std::string role;
+  std::string testing;  // wire, upper, untestable
+  std::string text;
+};
+
+struct SuiteReport {
+  std::string iut;  // "reference:receiver", "udp:127.0.0.1:50000", ...
+  bool strict = false;
+  std::vector<ScenarioResult> results;
+  std::vector<RequirementRow> requirements;  // the catalog (empty: coverage from scenarios only)
+};
+
+// Writes summary.txt, junit.xml, results.json, coverage.md, coverage.json and
+// scenarios/<name>.pcap and scenarios/<name>.events.jsonl into `dir` (created).
+// Throws std::runtime_error naming the file that cannot be written.
+void write_reports(const std::string& dir, const SuiteReport& report);
+
+// The pcap of one run: every packet the tester sent and received, Ethernet/IPv4/UDP framed.
+void write_pcap(const std::string& path, const ScenarioResult& r);
+
+// XML text escaping (&, <, >, ", ').
+[[nodiscard]] std::string xml_escape(std::string_view s);
+
+}  // namespace rdcc::conformance

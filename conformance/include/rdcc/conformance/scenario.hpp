@@ -1,0 +1,164 @@
+// The scenario language (docs/scenario-language.md): what a parsed scenario file holds, and
+// the parser. A scenario plays the peer of an implementation under test (IUT): it sends
+// messages and data, tells the IUT's upper tester what to do, and expects messages, data or
+// silence within time windows, each checked by field matchers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rdcc/codec/constants.hpp"
+#include "rdcc/conformance/catalog.hpp"
+#include "rdcc/reference/time.hpp"
+
+namespace rdcc::conformance {
+
+// Where something is in a scenario file; line and column count from 1.
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  [[nodiscard]] std::string to_string() const;  // "file:line:col"
+};
+
+// A parse error: where, and what was expected.
+struct ParseError {
+  Location where;
+  std::string what;
+  [[nodiscard]] std::string describe() const;  // "file:line:col: what"
+};
+
+// A value as written: a number, registry names OR-ed with '|', text (addresses, quoted
+// strings), or a variable with an optional offset ($limit+4096).
+struct Value {
+  enum class Kind : std::uint8_t { Number, Names, Text, Variable };
+  Kind kind = Kind::Number;
+  std::uint64_t number = 0;
+  std::vector<std::string> names;
+  std::string text;      // Text: the text; Variable: the variable's name
+  std::int64_t offset = 0;  // Variable: added to its value
+  Location where;
+  [[nodiscard]] std::string to_string() const;  // as written
+};
+
+enum class Op : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge, AllBits, NoBits };
+[[nodiscard]] const char* to_string(Op op);
+
+// field OP value
+struct Matcher {
+  std::string field;
+  Op op = Op::Eq;
+  Value value;
+  Location where;
+};
+
+// -> name=field
+struct Capture {
+  std::string variable;
+  std::string field;
+};
+
+// What a send or an expect concerns: an RDCC message of a type, or a data packet.
+struct Pattern {
+  bool data = false;                      // a data packet (opaque binding)
+  MessageType type = MessageType::AssocRequest;  // when !data
+  bool silence = false;                   // expect one of: "| silence" (nothing arrives)
+  std::vector<Matcher> matchers;
+  std::vector<Capture> captures;
+  Location where;
+  [[nodiscard]] std::string to_string() const;  // "CREDIT_GRANT message_id=1 grant_limit<=8192"
+};
+
+// `send raw` octets that come from a variable: `$name:N` writes the value big-endian into N
+// octets (1..8) at `offset` of the datagram.
+struct RawField {
+  std::size_t offset = 0;
+  std::size_t width = 0;
+  Value value;
+};
+
+struct Step {
+  enum class Kind : std::uint8_t {
+    Send,      // send TYPE field=value ...
+    SendRaw,   // send raw HEX ...
+    SendData,  // send data message=.. offset=.. length=..
+    Expect,    // expect [one of] ... (alternatives)
+    Silence,   // silence DURATION
+    Ignore,    // ignore TYPE|data ... ("ignore none" clears the set)
+    Defaults,  // defaults association_id=$a epoch=$e
+    Upper,     // upper OP key=value ... [-> var=key]
+    Queue,     // queue port=.. occupancy=.. ... (CRN IUT)
+    Wait,      // wait DURATION
+  };
+  Kind kind = Kind::Wait;
+  Location where;
+  std::string text;  // the step's line as written, for reports
+  // Send / SendData / Defaults / Upper / Queue: assignments; Expect: alternatives.
+  Pattern pattern;
+  std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
+  std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
+  std::vector<Pattern> alternatives;
+  ref::Duration within{};  // Expect: upper bound of the window; Silence / Wait: the duration
+  ref::Duration after{};   // Expect: lower bound of the window
+  std::vector<std::string> ignore;  // Ignore: type names, or "data"
+  std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
+};
+
+// The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).
+
+struct Scenario {
+  std::string name;
+  Role role = Role::Receiver;
+  std::vector<std::string> checks;  // requirement IDs
+  std::vector<std::string> tags;
+  std::string description;
+  std::map<std::string, std::uint64_t> config;  // reference IUT configuration (config key=value)
+  std::vector<Step> steps;
+  Location where;  // the file
+};
+
+// The default window of an expect without "within".
+inline constexpr ref::Duration kDefaultWindow = ref::milliseconds(10);
+
+// Whether a requirement ID exists (the catalog answers); empty: any RDCC-<AREA>-<NN> form.
+using KnownId = std::function<bool(std::string_view)>;
+
+// Parses one scenario; every ID of `checks` must have the RDCC-<AREA>-<NN> form and be known.
+[[nodiscard]] std::variant<Scenario, ParseError> parse_scenario(const std::string& text,
+                                                                const std::string& file,
+                                                                const KnownId& known_id);
+// Reads and parses a file; an unreadable file is a ParseError at line 0.
+[[nodiscard]] std::variant<Scenario, ParseError> load_scenario(const std::string& path,
+                                                               const KnownId& known_id);
+
+// The configuration keys `config` accepts for a role, with their defaults (the reference IUT).
+[[nodiscard]] std::vector<std::string> config_keys(Role role);
+
+// Field names of a message type that send and expect accept (header fields included).
+[[nodiscard]] std::vector<std::string> message_fields(MessageType type);
+// What a field's values may be: registry names (OR-ed for bit sets), or an address in text.
+struct FieldInfo {
+  std::vector<NamedValue> names;
+  bool bitset = false;
+  bool address = false;
+};
+[[nodiscard]] std::optional<FieldInfo> message_field(MessageType type, std::string_view name);
+// "2ms", "500us", "1s", "100ns" (what scenario files and --tolerance-abs take).
+[[nodiscard]] std::optional<ref::Duration> parse_duration(std::string_view text);
+
+// Field names of a data packet (opaque binding).
+[[nodiscard]] const std::vector<std::string>& data_fields();
+
+// The packet's addresses, not fields of the message: `from=IP:PORT` on a send (the tester
+// sends from another address, as an off-path host or an unconfigured CRN would), and
+// `to=IP:PORT` / `from=IP:PORT` (= or !=) in an expect.
+inline constexpr std::string_view kFromField = "from";
+inline constexpr std::string_view kToField = "to";
+
+}  // namespace rdcc::conformance

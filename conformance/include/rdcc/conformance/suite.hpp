@@ -1,0 +1,53 @@
+// A suite run: scenario files found under a folder, selected by role and --filter, skipped
+// when they check only SHOULD-level requirements and --strict is off, run in parallel, each
+// on a fresh adapter.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rdcc/conformance/adapter.hpp"
+#include "rdcc/conformance/runner.hpp"
+#include "rdcc/conformance/scenario.hpp"
+
+namespace rdcc::conformance {
+
+// Every *.scn file under `dir`, sorted by path.
+[[nodiscard]] std::vector<std::string> find_scenario_files(const std::string& dir);
+
+struct Loaded {
+  std::vector<Scenario> scenarios;
+  std::vector<ParseError> errors;
+};
+[[nodiscard]] Loaded load_scenarios(const std::vector<std::string>& files, const KnownId& known_id);
+
+// A scenario matches a filter if the glob matches its name, one of its tags or one of its
+// requirement IDs. No filters: everything matches.
+[[nodiscard]] bool matches_filters(const Scenario& s, const std::vector<std::string>& filters);
+
+// The BCP 14 keyword of a requirement, when the catalog knows it.
+using LevelOf = std::function<std::optional<std::string>(std::string_view id)>;
+// Why a scenario is skipped without --strict (it checks only SHOULD-, RECOMMENDED- or
+// MAY-level requirements), or nothing.
+[[nodiscard]] std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_of);
+
+struct SuiteOptions {
+  AdapterSpec adapter;
+  RunOptions run;
+  bool strict = false;
+  unsigned jobs = 1;
+  LevelOf level_of;
+  // Called after each scenario finishes (from the thread that ran it, under a lock).
+  std::function<void(const ScenarioResult&, std::size_t done, std::size_t total)> progress;
+};
+
+// Runs the scenarios (already selected by role and filter); results in the input order.
+[[nodiscard]] std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
+                                                    const SuiteOptions& options);
+
+// Starts a fresh adapter for `s` and runs it.
+[[nodiscard]] ScenarioResult run_one(const Scenario& s, const SuiteOptions& options);
+
+}  // namespace rdcc::conformance

@@ -1,0 +1,144 @@
+#include "rdcc/conformance/kill_matrix.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "rdcc/conformance/report.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+// The role a scenario's IUT plays, as the mutants' table names it.
+bool same_role(Role scenario, testing::MutantRole mutant) {
+  return to_string(scenario) == to_string(mutant);
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+std::vector<const ScenarioResult*> KillMatrix::reference_not_passed() const {
+  std::vector<const ScenarioResult*> out;
+  for (const auto& r : reference) {
+    if (r.verdict != Verdict::Pass) out.push_back(&r);
+  }
+  return out;
+}
+
+std::vector<const testing::MutantInfo*> KillMatrix::survivors() const {
+  std::vector<const testing::MutantInfo*> out;
+  for (const auto& row : rows) {
+    if (!row.killed()) out.push_back(row.mutant);
+  }
+  return out;
+}
+
+KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
+                           const std::function<void(const MutantRow&)>& progress) {
+  options.strict = true;
+  options.progress = {};
+  options.adapter.mutants.clear();
+  KillMatrix m;
+  m.reference = run_suite(scenarios, options);
+  for (const auto& mutant : testing::all_mutants()) {
+    std::vector<Scenario> own;
+    for (const auto& s : scenarios) {
+      if (same_role(s.role, mutant.role)) own.push_back(s);
+    }
+    SuiteOptions o = options;
+    o.adapter.mutants = {std::string(mutant.name)};
+    MutantRow row;
+    row.mutant = &mutant;
+    row.scenarios_run = own.size();
+    for (const auto& r : run_suite(own, o)) {
+      if (r.verdict == Verdict::Fail) row.killed_by.push_back(r.name);
+      if (r.verdict == Verdict::Inconclusive) row.inconclusive.push_back(r.name);
+    }
+    if (progress) progress(row);
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+std::string kill_matrix_text(const KillMatrix& m) {
+  std::ostringstream out;
+  for (const auto& row : m.rows) {
+    out << row.mutant->name << "  [" << to_string(row.mutant->role) << "]  ";
+    if (row.killed()) {
+      out << "killed by " << row.killed_by.size() << " of " << row.scenarios_run << ": "
+          << join(row.killed_by);
+    } else {
+      out << "SURVIVED " << row.scenarios_run << " scenarios (" << row.mutant->description << ")";
+    }
+    if (!row.inconclusive.empty()) out << "; inconclusive: " << join(row.inconclusive);
+    out << "\n";
+  }
+  const Counts c = count(m.reference);
+  out << m.rows.size() << " mutants: " << m.rows.size() - m.survivors().size() << " killed, "
+      << m.survivors().size() << " survived; reference: " << summary_line(c) << "\n";
+  for (const auto* r : m.reference_not_passed()) {
+    out << "reference " << to_string(r->verdict) << ": " << r->name << ": " << r->reason << "\n";
+  }
+  return out.str();
+}
+
+void write_kill_matrix(const std::string& dir_text, const KillMatrix& m) {
+  const std::filesystem::path dir(dir_text);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+  write_file(dir / "kill-matrix.txt", kill_matrix_text(m));
+
+  std::ostringstream md;
+  md << "# Kill matrix\n\nEvery mutant of the reference endpoints "
+        "(`reference/include/rdcc/testing/mutants.hpp`) against the scenarios of its role. "
+        "The reference itself: "
+     << summary_line(count(m.reference)) << ".\n\n"
+     << "| mutant | role | breaks | killed by |\n| --- | --- | --- | --- |\n";
+  for (const auto& row : m.rows) {
+    md << "| `" << row.mutant->name << "` | " << to_string(row.mutant->role) << " | "
+       << row.mutant->requirement << " | "
+       << (row.killed() ? join(row.killed_by) : std::string("**survived**")) << " |\n";
+  }
+  md << "\n" << m.rows.size() - m.survivors().size() << " of " << m.rows.size()
+     << " mutants killed.\n";
+  write_file(dir / "kill-matrix.md", md.str());
+
+  nlohmann::ordered_json j;
+  j["reference"] = {{"passed", count(m.reference).passed},
+                    {"not_passed", nlohmann::ordered_json::array()}};
+  for (const auto* r : m.reference_not_passed()) {
+    j["reference"]["not_passed"].push_back({{"scenario", r->name}, {"verdict", to_string(r->verdict)},
+                                            {"reason", r->reason}});
+  }
+  auto rows = nlohmann::ordered_json::array();
+  for (const auto& row : m.rows) {
+    rows.push_back({{"mutant", row.mutant->name},
+                    {"role", to_string(row.mutant->role)},
+                    {"description", row.mutant->description},
+                    {"breaks", row.mutant->requirement},
+                    {"scenarios_run", row.scenarios_run},
+                    {"killed_by", row.killed_by},
+                    {"inconclusive", row.inconclusive}});
+  }
+  j["mutants"] = rows;
+  j["killed"] = m.rows.size() - m.survivors().size();
+  j["survived"] = m.survivors().size();
+  write_file(dir / "kill-matrix.json", j.dump(2) + "\n");
+}
+
+}  // namespace rdcc::conformance

@@ -1,0 +1,253 @@
+// rdcc-conform: runs the conformance scenarios against an implementation under test and
+// reports a verdict per scenario tied to the spec's requirements (docs/scenario-language.md).
+// Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "rdcc/conformance/adapter.hpp"
+#include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/kill_matrix.hpp"
+#include "rdcc/conformance/report.hpp"
+#include "rdcc/conformance/suite.hpp"
+#include "rdcc/testing/mutants.hpp"
+
+namespace {
+
+using namespace rdcc::conformance;
+
+constexpr int kExitFail = 1;
+constexpr int kExitUsage = 2;
+
+std::optional<double> parse_percent(std::string text) {
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used != text.size() || v < 0) return std::nullopt;
+    return v / 100.0;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rdcc-conform: RDCC conformance scenarios against an implementation under test"};
+  std::string iut;
+  std::string role_text = "receiver";
+  std::vector<std::string> mutants;
+  std::vector<std::string> filters;
+  bool list = false;
+  bool list_mutants = false;
+  bool kill_matrix = false;
+  bool strict = false;
+  unsigned jobs = 1;
+  std::string scenarios_dir = "conformance/scenarios";
+  std::string report_dir;
+  std::string catalog_path = "conformance/catalog/requirements.json";
+  std::string tolerance_abs = "200us";
+  std::string tolerance_rel = "10%";
+  app.add_option("--iut", iut,
+                 "The IUT: reference (each scenario on the reference of its role), "
+                 "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT] or "
+                 "exec:\"COMMAND {rdcc_port} {data_port} {tester_port} {tester_data_port}\"");
+  app.add_option("--role", role_text, "The role of a udp: or exec: IUT (receiver, sender, crn)")
+      ->check(CLI::IsMember({"receiver", "sender", "crn"}));
+  app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
+  app.add_flag("--list", list, "List the selected scenarios and exit");
+  app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
+  app.add_flag("--kill-matrix", kill_matrix,
+               "Run the suite against the reference and against each mutant; fail unless the "
+               "reference passes and every mutant is killed (--iut reference only)");
+  app.add_option("--filter", filters,
+                 "Select scenarios whose name, a tag or a requirement ID matches this glob "
+                 "(repeatable: any match selects)");
+  app.add_flag("--strict", strict, "Also run scenarios that check only SHOULD-level requirements");
+  app.add_option("--jobs,-j", jobs, "Scenarios run in parallel")->check(CLI::Range(1U, 64U));
+  app.add_option("--scenarios", scenarios_dir, "Folder of *.scn files (searched recursively)");
+  app.add_option("--report", report_dir,
+                 "Write summary.txt, junit.xml, results.json, coverage.md/json and per scenario "
+                 "a pcap and an event log into this folder");
+  auto* catalog_option =
+      app.add_option("--catalog", catalog_path, "The requirement catalog (requirements.json)");
+  app.add_option("--tolerance-abs", tolerance_abs,
+                 "Timing tolerance of real-time adapters, absolute part (e.g. 200us)");
+  app.add_option("--tolerance-rel", tolerance_rel,
+                 "Timing tolerance of real-time adapters, relative part (e.g. 10%)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+
+  if (list_mutants) {
+    for (const auto& m : rdcc::testing::all_mutants()) {
+      std::cout << m.name << "  [" << rdcc::testing::to_string(m.role) << "]  " << m.description
+                << "\n    breaks: " << m.requirement << "\n";
+    }
+    return 0;
+  }
+  SuiteOptions options;
+  if (!iut.empty()) {
+    auto spec = parse_adapter_spec(iut);
+    if (auto* e = std::get_if<std::string>(&spec)) {
+      std::cerr << "rdcc-conform: " << *e << "\n";
+      return kExitUsage;
+    }
+    options.adapter = std::get<AdapterSpec>(spec);
+  } else if (!list) {
+    std::cerr << "rdcc-conform: --iut is required (see --help)\n";
+    return kExitUsage;
+  }
+  if (options.adapter.kind != AdapterSpec::Kind::Reference) {
+    options.adapter.role = role_text == "sender" ? Role::Sender
+                           : role_text == "crn"  ? Role::Crn
+                                                 : Role::Receiver;
+    if (!mutants.empty()) {
+      std::cerr << "rdcc-conform: --mutant applies to the reference IUT only\n";
+      return kExitUsage;
+    }
+  }
+  for (const auto& name : mutants) {
+    const auto* m = rdcc::testing::find_mutant(name);
+    if (m == nullptr) {
+      std::cerr << "rdcc-conform: unknown mutant '" << name << "' (--list-mutants lists them)\n";
+      return kExitUsage;
+    }
+    if (!options.adapter.any_role && to_string(m->role) != to_string(options.adapter.role)) {
+      std::cerr << "rdcc-conform: mutant '" << name << "' is a fault of the "
+                << to_string(m->role) << ", not of the " << to_string(options.adapter.role) << "\n";
+      return kExitUsage;
+    }
+  }
+  options.adapter.mutants = mutants;
+  auto abs = parse_duration(tolerance_abs);
+  auto rel = parse_percent(tolerance_rel);
+  if (!abs || !rel) {
+    std::cerr << "rdcc-conform: --tolerance-abs takes a duration (200us) and --tolerance-rel a "
+                 "percentage (10%)\n";
+    return kExitUsage;
+  }
+  options.run.tolerance_abs = *abs;
+  options.run.tolerance_rel = *rel;
+  options.strict = strict;
+  options.jobs = jobs;
+
+  const auto files = find_scenario_files(scenarios_dir);
+  if (files.empty()) {
+    std::cerr << "rdcc-conform: no *.scn files under " << scenarios_dir << "\n";
+    return kExitUsage;
+  }
+  // The catalog: IDs in `checks` must be in it, levels decide what --strict adds, and the
+  // coverage matrix lists every requirement. Without the file (and without --catalog), IDs
+  // are checked for their form only.
+  std::optional<Catalog> catalog;
+  if (catalog_option->count() > 0 || std::filesystem::exists(catalog_path)) {
+    try {
+      catalog = Catalog::load(catalog_path);
+    } catch (const std::exception& e) {
+      std::cerr << "rdcc-conform: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  } else {
+    std::cerr << "rdcc-conform: no catalog at " << catalog_path
+              << "; requirement IDs are checked for their form only\n";
+  }
+  KnownId known_id;
+  if (catalog) {
+    known_id = [&catalog](std::string_view id) { return catalog->find(id) != nullptr; };
+    options.level_of = [&catalog](std::string_view id) -> std::optional<std::string> {
+      const auto* r = catalog->find(id);
+      if (r == nullptr) return std::nullopt;
+      return std::string(to_string(r->level));
+    };
+  }
+  auto loaded = load_scenarios(files, known_id);
+  if (!loaded.errors.empty()) {
+    for (const auto& e : loaded.errors) std::cerr << e.describe() << "\n";
+    return kExitUsage;
+  }
+  std::vector<Scenario> selected;
+  for (auto& s : loaded.scenarios) {
+    const bool role_ok = iut.empty() || options.adapter.any_role || s.role == options.adapter.role;
+    if (role_ok && matches_filters(s, filters)) selected.push_back(std::move(s));
+  }
+  if (list) {
+    for (const auto& s : selected) {
+      std::cout << s.name << "  [" << to_string(s.role) << "]  checks " << join(s.checks);
+      if (!s.tags.empty()) std::cout << "  tags " << join(s.tags);
+      std::cout << "\n    " << s.description << "\n";
+    }
+    std::cout << selected.size() << " scenarios\n";
+    return 0;
+  }
+  if (selected.empty()) {
+    std::cerr << "rdcc-conform: no scenario matches the IUT's role and the filters\n";
+    return kExitUsage;
+  }
+
+  if (kill_matrix) {
+    if (options.adapter.kind != AdapterSpec::Kind::Reference || !mutants.empty()) {
+      std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference), "
+                   "without --mutant\n";
+      return kExitUsage;
+    }
+    std::cout << "rdcc-conform: kill matrix of " << selected.size() << " scenarios and "
+              << rdcc::testing::kMutantCount << " mutants\n";
+    const KillMatrix m = run_kill_matrix(selected, options, [](const MutantRow& row) {
+      std::cout << (row.killed() ? "killed   " : "SURVIVED ") << row.mutant->name << "  ("
+                << row.killed_by.size() << " of " << row.scenarios_run << " scenarios)"
+                << std::endl;
+    });
+    std::cout << kill_matrix_text(m);
+    if (!report_dir.empty()) {
+      try {
+        write_kill_matrix(report_dir, m);
+        std::cout << "report: " << report_dir << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "rdcc-conform: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
+    return m.ok() ? 0 : kExitFail;
+  }
+
+  std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";
+  options.progress = [](const ScenarioResult& r, std::size_t done, std::size_t total) {
+    std::cout << console_line(r, done, total) << std::endl;
+  };
+  SuiteReport report;
+  report.iut = iut;
+  report.strict = strict;
+  report.results = run_suite(selected, options);
+  if (catalog) {
+    for (const auto& r : catalog->all()) {
+      report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
+                                     std::string(to_string(r.role)),
+                                     std::string(to_string(r.testing)), r.text});
+    }
+  }
+  const Counts c = count(report.results);
+  std::cout << summary_line(c) << "\n";
+  if (!report_dir.empty()) {
+    try {
+      write_reports(report_dir, report);
+      std::cout << "report: " << report_dir << " (summary.txt, junit.xml, results.json, "
+                << "coverage.md, coverage.json, scenarios/)\n";
+    } catch (const std::exception& e) {
+      std::cerr << "rdcc-conform: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  return c.failed > 0 ? kExitFail : 0;
+}

@@ -1,0 +1,1008 @@
+// The scenario parser (docs/scenario-language.md). Line-oriented: every line is one header
+// item or one step, except the "| pattern" lines that follow "expect one of". Every error
+// names the file, line and column, and what was expected there.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "rdcc/codec/hex.hpp"
+#include "rdcc/codec/messages.hpp"
+#include "rdcc/conformance/scenario.hpp"
+#include "rdcc/reference/address.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+constexpr std::array<std::string_view, 7> kHeaderFields{
+    "version", "rsv", "length", "association_id", "epoch", "flags", "sequence_number"};
+
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const auto& i : items) {
+    if (!out.empty()) out += sep;
+    out += i;
+  }
+  return out;
+}
+
+// ---- field tables, from the codec's one description of each message ---------------------
+
+struct FieldCollector {
+  std::vector<std::pair<std::string, FieldInfo>> fields;
+  template <class T>
+  void operator()(const FieldSpec& f, const T&) {
+    FieldInfo info;
+    info.names.assign(f.names.begin(), f.names.end());
+    info.bitset = f.unit == Unit::Bitmask;
+    fields.emplace_back(std::string(f.name), std::move(info));
+  }
+  void address(const FieldSpec& f, const IpAddress&, std::size_t) {
+    FieldInfo info;
+    info.address = true;
+    fields.emplace_back(std::string(f.name), std::move(info));
+  }
+};
+
+template <std::size_t I = 0>
+void collect_body(MessageType type, FieldCollector& c) {
+  if constexpr (I < std::variant_size_v<Message>) {
+    using T = std::variant_alternative_t<I, Message>;
+    if (T::kType == type) {
+      const T empty{};
+      T::describe(empty, c);
+      return;
+    }
+    collect_body<I + 1>(type, c);
+  }
+}
+
+std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
+  FieldCollector c;
+  for (auto h : kHeaderFields) {
+    FieldInfo info;
+    if (h == "flags") {
+      for (const auto& f : kMessageFlags) {
+        if (f.type == type) info.names.push_back({f.bit, f.name});
+      }
+      info.bitset = true;
+    }
+    c.fields.emplace_back(std::string(h), std::move(info));
+  }
+  collect_body(type, c);
+  return c.fields;
+}
+
+const std::vector<std::string> kDataFields{"message", "offset", "length", "last", "unscheduled",
+                                           "ce", "dscp"};
+
+const std::map<std::string, std::vector<std::string>> kUpperKeys{
+    {"hello", {}},
+    {"submit",
+     {"length", "class", "weight", "service_hint", "deadline_us", "binding", "binding_value",
+      "force_scheduled"}},
+    {"cancel", {"handle"}},
+    {"return_credit", {"handle", "new_limit"}},
+    {"link_pause", {}},
+    {"status", {"handle"}},
+    {"stats", {}},
+};
+const std::vector<std::string> kQueueKeys{"port",        "occupancy", "dscp", "source",
+                                          "destination", "protocol",  "flows"};
+
+const std::map<Role, std::vector<std::string>> kConfigKeys{
+    {Role::Receiver,
+     {"seed", "epoch", "budget", "unscheduled_budget", "link_capacity_mbps", "unscheduled_limit",
+      "start_jitter_us", "backlog_threshold", "grant_lifetime_us", "credit_unit", "d_max_us",
+      "max_associations", "max_pending_per_association", "max_credit_per_association",
+      "max_message_length", "capabilities", "use_pool_grants", "rocev2_binding",
+      "opaque_binding", "idle_timeout_ms"}},
+    {Role::Sender,
+     {"seed", "line_rate_mbps", "capabilities", "allow_unscheduled", "unscheduled_dscp",
+      "default_credit_unit"}},
+    {Role::Crn,
+     {"seed", "reporter_id", "queue_threshold", "queue_capacity", "service_rate_mbps",
+      "per_flow_interval_us", "per_port_interval_us", "unscheduled_dscp", "suggest_rate"}},
+};
+
+// ---- tokens -------------------------------------------------------------------------------
+
+struct Token {
+  std::string text;
+  int column = 0;  // 1-based
+  bool quoted = false;
+};
+
+class LineParser {
+ public:
+  LineParser(std::string file, int line, std::string_view text)
+      : file_(std::move(file)), line_(line), text_(text) {}
+
+  // Splits the line into tokens; '#' outside quotes starts a comment.
+  std::optional<ParseError> tokenize() {
+    std::size_t i = 0;
+    while (i < text_.size()) {
+      const char c = text_[i];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++i;
+      } else if (c == '#') {
+        break;
+      } else if (c == '"') {
+        const std::size_t start = i++;
+        std::string s;
+        while (i < text_.size() && text_[i] != '"') s += text_[i++];
+        if (i == text_.size()) return error(start, "a closing '\"'");
+        ++i;
+        tokens_.push_back({s, static_cast<int>(start) + 1, true});
+      } else {
+        const std::size_t start = i;
+        while (i < text_.size() && text_[i] != ' ' && text_[i] != '\t' && text_[i] != '#' &&
+               text_[i] != '\r') {
+          ++i;
+        }
+        tokens_.push_back({std::string(text_.substr(start, i - start)),
+                           static_cast<int>(start) + 1, false});
+      }
+    }
+    return std::nullopt;
+  }
+
+  [[nodiscard]] const std::vector<Token>& tokens() const { return tokens_; }
+  [[nodiscard]] Location at(int column) const { return {file_, line_, column}; }
+  [[nodiscard]] Location at_token(std::size_t i) const {
+    if (i < tokens_.size()) return at(tokens_[i].column);
+    return at(static_cast<int>(text_.size()) + 1);
+  }
+  [[nodiscard]] ParseError error(std::size_t offset, const std::string& expected) const {
+    return {at(static_cast<int>(offset) + 1), "expected " + expected};
+  }
+  [[nodiscard]] ParseError error_at(std::size_t token, const std::string& what) const {
+    return {at_token(token), what};
+  }
+  [[nodiscard]] std::string_view text() const { return text_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string_view text_;
+  std::vector<Token> tokens_;
+};
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (std::isalpha(static_cast<unsigned char>(s[0])) == 0 && s[0] != '_')) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+}
+
+std::optional<std::uint64_t> parse_number(std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  if (s.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<ref::Duration> parse_duration(std::string_view s) {
+  static constexpr std::array<std::pair<std::string_view, std::int64_t>, 4> kUnits{
+      {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}}};
+  for (const auto& [unit, scale] : kUnits) {
+    if (s.size() > unit.size() && s.substr(s.size() - unit.size()) == unit) {
+      const auto n = parse_number(s.substr(0, s.size() - unit.size()));
+      if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / scale)) {
+        return std::nullopt;
+      }
+      return ref::Duration{static_cast<std::int64_t>(*n) * scale};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// A value token (or the value part of an assignment), starting at column `column`.
+std::variant<Value, std::string> parse_value(std::string_view s, bool quoted) {
+  Value v;
+  if (quoted) {
+    v.kind = Value::Kind::Text;
+    v.text = std::string(s);
+    return v;
+  }
+  if (s.empty()) return std::string("a value");
+  if (s[0] == '$') {
+    v.kind = Value::Kind::Variable;
+    std::size_t end = 1;
+    while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) {
+      ++end;
+    }
+    v.text = std::string(s.substr(1, end - 1));
+    if (v.text.empty()) return std::string("a variable name after '$'");
+    if (end < s.size()) {
+      if (s[end] != '+' && s[end] != '-') return std::string("'+' or '-' after $" + v.text);
+      const auto n = parse_number(s.substr(end + 1));
+      if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return std::string("a number after '" + std::string(1, s[end]) + "'");
+      }
+      v.offset = static_cast<std::int64_t>(*n) * (s[end] == '-' ? -1 : 1);
+    }
+    return v;
+  }
+  if (std::isdigit(static_cast<unsigned char>(s[0])) != 0) {
+    if (auto n = parse_number(s)) {
+      v.number = *n;
+      return v;
+    }
+    if (s.find_first_of(".:") != std::string_view::npos) {  // an address
+      v.kind = Value::Kind::Text;
+      v.text = std::string(s);
+      return v;
+    }
+    return std::string("a number (decimal or 0x hex), not '" + std::string(s) + "'");
+  }
+  if (s[0] == '[' || s.find(':') != std::string_view::npos) {  // an IPv6 address or [v6]:port
+    v.kind = Value::Kind::Text;
+    v.text = std::string(s);
+    return v;
+  }
+  if (s == "true" || s == "false") {
+    v.number = s == "true" ? 1 : 0;
+    return v;
+  }
+  v.kind = Value::Kind::Names;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t bar = std::min(s.find('|', start), s.size());
+    const std::string_view name = s.substr(start, bar - start);
+    if (!is_identifier(name)) {
+      return std::string("a name, a number or $variable, not '" + std::string(name) + "'");
+    }
+    v.names.emplace_back(name);
+    start = bar + 1;
+  }
+  return v;
+}
+
+struct Assignment {
+  std::string field;
+  Op op = Op::Eq;
+  Value value;
+  int column = 0;
+};
+
+// "field OP value"; `ops_allowed` false: only '='.
+std::variant<Assignment, ParseError> parse_assignment(const LineParser& lp, std::size_t index,
+                                                      bool ops_allowed) {
+  const Token& t = lp.tokens()[index];
+  const std::string& s = t.text;
+  std::size_t i = 0;
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) != 0 || s[i] == '_')) ++i;
+  if (i == 0 || t.quoted) return lp.error_at(index, "expected a field name, found '" + s + "'");
+  static constexpr std::array<std::pair<std::string_view, Op>, 8> kOps{{{"!&", Op::NoBits},
+                                                                         {"<=", Op::Le},
+                                                                         {">=", Op::Ge},
+                                                                         {"!=", Op::Ne},
+                                                                         {"&", Op::AllBits},
+                                                                         {"<", Op::Lt},
+                                                                         {">", Op::Gt},
+                                                                         {"=", Op::Eq}}};
+  Assignment a;
+  a.field = s.substr(0, i);
+  a.column = t.column;
+  std::size_t op_len = 0;
+  for (const auto& [text, op] : kOps) {
+    if (s.compare(i, text.size(), text) == 0) {
+      a.op = op;
+      op_len = text.size();
+      break;
+    }
+  }
+  const int op_column = t.column + static_cast<int>(i);
+  if (op_len == 0) {
+    return ParseError{lp.at(op_column), ops_allowed
+                                            ? "expected an operator (=, !=, <, <=, >, >=, &, !&) "
+                                              "after '" + a.field + "'"
+                                            : "expected '=' after '" + a.field + "'"};
+  }
+  if (!ops_allowed && a.op != Op::Eq) {
+    return ParseError{lp.at(op_column), "expected '=' after '" + a.field +
+                                            "' (a send assigns values; matchers belong to expect)"};
+  }
+  std::string_view rest = std::string_view(s).substr(i + op_len);
+  bool quoted = false;
+  // A quoted value follows as its own token: name="..."
+  if (rest.empty() && index + 1 < lp.tokens().size() && lp.tokens()[index + 1].quoted) {
+    return ParseError{lp.at(op_column), "expected the value right after the operator"};
+  }
+  auto v = parse_value(rest, quoted);
+  if (auto* e = std::get_if<std::string>(&v)) {
+    return ParseError{lp.at(op_column + static_cast<int>(op_len)), "expected " + *e};
+  }
+  a.value = std::get<Value>(std::move(v));
+  a.value.where = lp.at(op_column + static_cast<int>(op_len));
+  return a;
+}
+
+class ScenarioParser {
+ public:
+  ScenarioParser(const std::string& file, const KnownId& known) : file_(file), known_(known) {
+    scenario_.where = {file, 0, 0};
+  }
+
+  std::variant<Scenario, ParseError> run(const std::string& text) {
+    std::istringstream in(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      LineParser lp(file_, number, line);
+      if (auto e = lp.tokenize()) return *e;
+      if (lp.tokens().empty()) continue;
+      if (auto e = line_item(lp)) return *e;
+    }
+    if (auto e = finish_alternatives()) return *e;
+    const Location end{file_, number + 1, 1};
+    if (scenario_.name.empty()) return ParseError{end, "expected a 'scenario NAME' line"};
+    if (!have_role_) return ParseError{end, "expected a 'role receiver|sender|crn' line"};
+    if (scenario_.checks.empty()) {
+      return ParseError{end, "expected a 'checks RDCC-...' line naming the requirements"};
+    }
+    if (scenario_.steps.empty()) return ParseError{end, "expected at least one step"};
+    return std::move(scenario_);
+  }
+
+ private:
+  std::optional<ParseError> line_item(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    const std::string& kw = t[0].text;
+    if (kw == "|") {
+      if (!open_alternatives_) {
+        return lp.error_at(0, "'|' alternative outside 'expect one of'");
+      }
+      return alternative(lp);
+    }
+    if (auto e = finish_alternatives()) return e;
+    if (kw == "scenario") return header_scenario(lp);
+    if (kw == "role") return header_role(lp);
+    if (kw == "checks") return header_checks(lp);
+    if (kw == "tags") return header_tags(lp);
+    if (kw == "description") return header_description(lp);
+    if (kw == "config") return header_config(lp);
+    if (scenario_.name.empty() || !have_role_) {
+      return lp.error_at(0, "expected 'scenario NAME' and 'role ...' before the first step, "
+                            "found '" + kw + "'");
+    }
+    Step step;
+    step.where = lp.at_token(0);
+    step.text = trimmed(lp.text());
+    std::optional<ParseError> e;
+    if (kw == "send") {
+      e = step_send(lp, step);
+    } else if (kw == "expect") {
+      e = step_expect(lp, step);
+    } else if (kw == "silence" || kw == "wait") {
+      step.kind = kw == "silence" ? Step::Kind::Silence : Step::Kind::Wait;
+      e = single_duration(lp, step.within);
+    } else if (kw == "ignore") {
+      e = step_ignore(lp, step);
+    } else if (kw == "defaults") {
+      step.kind = Step::Kind::Defaults;
+      step.pattern.where = step.where;
+      e = assignments(lp, 1, step.pattern, MessageType::CreditRequest, false, false);
+      if (!e) e = check_defaults(lp, step.pattern);
+    } else if (kw == "upper") {
+      e = step_upper(lp, step);
+    } else if (kw == "queue") {
+      e = step_queue(lp, step);
+    } else {
+      return lp.error_at(0, "expected a step (send, expect, silence, ignore, defaults, upper, "
+                            "queue, wait) or a header item (scenario, role, checks, tags, "
+                            "description, config), found '" + kw + "'");
+    }
+    if (e) return e;
+    scenario_.steps.push_back(std::move(step));
+    if (scenario_.steps.back().kind == Step::Kind::Expect &&
+        scenario_.steps.back().alternatives.empty()) {
+      open_alternatives_ = true;
+    }
+    return std::nullopt;
+  }
+
+  static std::string trimmed(std::string_view s) {
+    const auto hash = s.find('#');
+    if (hash != std::string_view::npos && s.find('"') == std::string_view::npos) {
+      s = s.substr(0, hash);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+    return std::string(s);
+  }
+
+  // ---- header ----
+
+  std::optional<ParseError> header_scenario(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    if (!scenario_.name.empty()) return lp.error_at(0, "a second 'scenario' line (one per file)");
+    if (t.size() != 2) return lp.error_at(t.size() < 2 ? 1 : 2, "expected one scenario name");
+    const auto& n = t[1].text;
+    const bool ok = std::all_of(n.begin(), n.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+    });
+    if (!ok) return lp.error_at(1, "expected a name of letters, digits, '-', '_' or '.'");
+    scenario_.name = n;
+    scenario_.where = lp.at(1);
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> header_role(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    if (t.size() != 2) return lp.error_at(t.size() < 2 ? 1 : 2, "expected one role (receiver, sender, crn)");
+    if (t[1].text == "receiver") {
+      scenario_.role = Role::Receiver;
+    } else if (t[1].text == "sender") {
+      scenario_.role = Role::Sender;
+    } else if (t[1].text == "crn") {
+      scenario_.role = Role::Crn;
+    } else {
+      return lp.error_at(1, "expected a role (receiver, sender, crn), found '" + t[1].text + "'");
+    }
+    if (!scenario_.steps.empty()) return lp.error_at(0, "'role' must come before the steps");
+    have_role_ = true;
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> header_checks(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    if (t.size() < 2) return lp.error_at(1, "expected one or more requirement IDs (RDCC-AREA-NN)");
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      const auto& id = t[i].text;
+      if (!is_well_formed_id(id)) {
+        return lp.error_at(i, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
+                                  id + "'");
+      }
+      if (known_ && !known_(id)) {
+        return lp.error_at(i, "unknown requirement ID '" + id + "' (not in the catalog)");
+      }
+      scenario_.checks.push_back(id);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> header_tags(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    if (t.size() < 2) return lp.error_at(1, "expected one or more tags");
+    for (std::size_t i = 1; i < t.size(); ++i) scenario_.tags.push_back(t[i].text);
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> header_description(const LineParser& lp) {
+    const auto& t = lp.tokens();
+    if (t.size() != 2 || !t[1].quoted) {
+      return lp.error_at(t.size() < 2 ? 1 : (t[1].quoted ? 2 : 1),
+                         "expected one quoted description: description \"...\"");
+    }
+    scenario_.description = t[1].text;
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> header_config(const LineParser& lp) {
+    if (!have_role_) return lp.error_at(0, "'config' needs the 'role' line before it");
+    const auto& keys = kConfigKeys.at(scenario_.role);
+    const auto& t = lp.tokens();
+    if (t.size() < 2) return lp.error_at(1, "expected key=value (known: " + join(keys) + ")");
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
+        return ParseError{lp.at(as.column), "unknown config key '" + as.field + "' for role " +
+                                                std::string(to_string(scenario_.role)) + " (known: " +
+                                                join(keys) + ")"};
+      }
+      std::uint64_t value = as.value.number;
+      if (as.value.kind == Value::Kind::Names && as.field == "capabilities") {
+        value = 0;
+        for (const auto& n : as.value.names) {
+          auto bit = value_of(kCapabilities, n);
+          if (!bit) {
+            return ParseError{as.value.where, "unknown capability '" + n + "' (known: POOL, "
+                                              "STATUS, CRN)"};
+          }
+          value |= *bit;
+        }
+      } else if (as.value.kind != Value::Kind::Number) {
+        return ParseError{as.value.where, "expected a number for config key '" + as.field + "'"};
+      }
+      scenario_.config[as.field] = value;
+    }
+    return std::nullopt;
+  }
+
+  // ---- steps ----
+
+  std::optional<ParseError> single_duration(const LineParser& lp, ref::Duration& out) {
+    const auto& t = lp.tokens();
+    if (t.size() != 2) {
+      return lp.error_at(t.size() < 2 ? 1 : 2, "expected one duration (e.g. 2ms, 500us)");
+    }
+    auto d = parse_duration(t[1].text);
+    if (!d) return lp.error_at(1, "expected a duration such as 2ms, 500us, 1s or 100ns, found '" + t[1].text + "'");
+    out = *d;
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> message_type(const LineParser& lp, std::size_t i, MessageType& out) {
+    const auto& t = lp.tokens();
+    if (i >= t.size()) return lp.error_at(i, "expected a message type (" + type_list() + ")");
+    auto type = message_type_from_name(t[i].text);
+    if (!type) {
+      return lp.error_at(i, "expected a message type (" + type_list() + "), found '" + t[i].text + "'");
+    }
+    out = *type;
+    return std::nullopt;
+  }
+
+  static std::string type_list() {
+    std::string out;
+    for (const auto& m : kMessageTypes) {
+      if (!out.empty()) out += ", ";
+      out += m.name;
+    }
+    return out;
+  }
+
+  std::optional<ParseError> step_send(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    if (t.size() < 2) {
+      return lp.error_at(1, "expected a message type, 'raw' or 'data' after 'send'");
+    }
+    step.pattern.where = lp.at_token(1);
+    if (t[1].text == "raw") {
+      step.kind = Step::Kind::SendRaw;
+      return raw_octets(lp, step);
+    }
+    if (t[1].text == "data") {
+      step.kind = Step::Kind::SendData;
+      step.pattern.data = true;
+      return data_assignments(lp, 2, step.pattern, false);
+    }
+    step.kind = Step::Kind::Send;
+    if (auto e = message_type(lp, 1, step.pattern.type)) return e;
+    return assignments(lp, 2, step.pattern, step.pattern.type, false);
+  }
+
+  // from=IP:PORT / to=IP:PORT: the packet's addresses. A send takes only from=; an expect
+  // compares with = or !=.
+  static std::optional<ParseError> address_field(const LineParser& lp, const Assignment& as,
+                                                 bool matchers) {
+    if (!matchers && as.field == kToField) {
+      return ParseError{lp.at(as.column), "a send goes to the IUT: 'to=' belongs to expect"};
+    }
+    if (as.op != Op::Eq && as.op != Op::Ne) {
+      return ParseError{lp.at(as.column), "'" + as.field + "' compares with = or != only"};
+    }
+    ref::Address a;
+    if (as.value.kind != Value::Kind::Text || !ref::Address::parse(as.value.text, a)) {
+      return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT (10.0.0.3:50000, "
+                                            "[2001:db8::3]:50000), not '" + as.value.to_string() + "'"};
+    }
+    return std::nullopt;
+  }
+
+  // send raw [from=IP:PORT] OCTETS: hex octets, and $name:N for N octets (1..8) of a variable,
+  // big-endian ($assoc:4, $epoch:2, $mid+1:8).
+  std::optional<ParseError> raw_octets(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    std::size_t i = 2;
+    if (i < t.size() && t[i].text.rfind("from=", 0) == 0) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (auto e = address_field(lp, as, false)) return e;
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+      ++i;
+    }
+    for (; i < t.size(); ++i) {
+      if (t[i].text.front() == '#') break;
+      if (t[i].text.front() != '$') {
+        auto bytes = parse_hex(t[i].text);
+        if (!bytes) {
+          return ParseError{lp.at(t[i].column + static_cast<int>(bytes.error().column)),
+                            "expected hex octets: " + bytes.error().what};
+        }
+        step.raw.insert(step.raw.end(), bytes->begin(), bytes->end());
+        continue;
+      }
+      const auto colon = t[i].text.rfind(':');
+      const auto width = colon == std::string::npos ? std::nullopt
+                                                    : parse_number(t[i].text.substr(colon + 1));
+      if (!width || *width < 1 || *width > 8) {
+        return lp.error_at(i, "expected $name:N with N octets from 1 to 8, found '" + t[i].text + "'");
+      }
+      auto v = parse_value(std::string_view(t[i].text).substr(0, colon), false);
+      if (auto* e = std::get_if<std::string>(&v)) return lp.error_at(i, "expected " + *e);
+      RawField f;
+      f.offset = step.raw.size();
+      f.width = static_cast<std::size_t>(*width);
+      f.value = std::get<Value>(std::move(v));
+      f.value.where = lp.at_token(i);
+      step.raw.resize(step.raw.size() + f.width);
+      step.raw_fields.push_back(std::move(f));
+    }
+    if (step.raw.empty()) return lp.error_at(2, "expected at least one hex octet after 'send raw'");
+    return std::nullopt;
+  }
+
+  // Field assignments or matchers for a message type, and "-> var=field" captures.
+  std::optional<ParseError> assignments(const LineParser& lp, std::size_t from, Pattern& p,
+                                        MessageType type, bool matchers, bool check_fields = true) {
+    const auto& t = lp.tokens();
+    const auto fields = message_fields(type);
+    for (std::size_t i = from; i < t.size(); ++i) {
+      if (t[i].text == "->") {
+        if (!matchers) return lp.error_at(i, "captures ('->') belong to expect and upper steps");
+        return captures(lp, i + 1, p, fields);
+      }
+      auto a = parse_assignment(lp, i, matchers);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (as.field == kFromField || as.field == kToField) {
+        if (auto e = address_field(lp, as, matchers)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
+      if (check_fields) {
+        auto info = message_field(type, as.field);
+        if (!info) {
+          return ParseError{lp.at(as.column), "unknown field '" + as.field + "' of " +
+                                                  std::string(info_name(type)) + " (known: " +
+                                                  join(fields) + ")"};
+        }
+        if (auto e = check_value(as, *info)) return e;
+      }
+      p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    return std::nullopt;
+  }
+
+  static std::string_view info_name(MessageType type) { return info(type).name; }
+
+  static std::optional<ParseError> check_value(const Assignment& as, const FieldInfo& info) {
+    if (as.value.kind == Value::Kind::Names) {
+      for (const auto& n : as.value.names) {
+        if (!value_of(info.names, n)) {
+          std::vector<std::string> known;
+          for (const auto& nv : info.names) known.emplace_back(nv.name);
+          return ParseError{as.value.where,
+                            "unknown name '" + n + "' for field '" + as.field + "'" +
+                                (known.empty() ? std::string(" (it takes numbers)")
+                                               : " (known: " + join(known) + ")")};
+        }
+      }
+      if (as.value.names.size() > 1 && !info.bitset) {
+        return ParseError{as.value.where, "field '" + as.field + "' takes one name, not a '|' list"};
+      }
+    }
+    if (as.value.kind == Value::Kind::Text && !info.address) {
+      return ParseError{as.value.where, "field '" + as.field + "' takes a number or a name, not '" +
+                                            as.value.text + "'"};
+    }
+    if ((as.op == Op::AllBits || as.op == Op::NoBits) && !info.bitset &&
+        as.value.kind == Value::Kind::Names) {
+      return ParseError{as.value.where, "bit tests (&, !&) need a bit-set field"};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> captures(const LineParser& lp, std::size_t from, Pattern& p,
+                                     const std::vector<std::string>& fields) {
+    const auto& t = lp.tokens();
+    if (from >= t.size()) return lp.error_at(from, "expected name=field after '->'");
+    for (std::size_t i = from; i < t.size(); ++i) {
+      const auto& s = t[i].text;
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || !is_identifier(s.substr(0, eq)) ||
+          !is_identifier(s.substr(eq + 1))) {
+        return lp.error_at(i, "expected a capture name=field, found '" + s + "'");
+      }
+      const std::string field = s.substr(eq + 1);
+      if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
+        return ParseError{lp.at(t[i].column + static_cast<int>(eq) + 1),
+                          "unknown field '" + field + "' to capture (known: " + join(fields) + ")"};
+      }
+      p.captures.push_back({s.substr(0, eq), field});
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> data_assignments(const LineParser& lp, std::size_t from, Pattern& p,
+                                             bool matchers) {
+    const auto& t = lp.tokens();
+    for (std::size_t i = from; i < t.size(); ++i) {
+      if (t[i].text == "->") {
+        if (!matchers) return lp.error_at(i, "captures ('->') belong to expect and upper steps");
+        return captures(lp, i + 1, p, data_fields());
+      }
+      auto a = parse_assignment(lp, i, matchers);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (matchers && (as.field == kFromField || as.field == kToField)) {
+        if (auto e = address_field(lp, as, matchers)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
+      if (std::find(kDataFields.begin(), kDataFields.end(), as.field) == kDataFields.end()) {
+        return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
+                                                join(kDataFields) + ")"};
+      }
+      if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+        return ParseError{as.value.where, "data field '" + as.field + "' takes a number or $variable"};
+      }
+      p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    if (!matchers) {
+      for (const auto* required : {"message", "length"}) {
+        const bool has = std::any_of(p.matchers.begin(), p.matchers.end(),
+                                     [&](const Matcher& m) { return m.field == required; });
+        if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in send data");
+      }
+    }
+    return std::nullopt;
+  }
+
+  // expect [one of] [after D] [within D] ...
+  std::optional<ParseError> step_expect(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Expect;
+    step.within = kDefaultWindow;
+    const auto& t = lp.tokens();
+    std::size_t i = 1;
+    const bool one_of = t.size() > 2 && t[1].text == "one" && t[2].text == "of";
+    std::size_t pattern_at = 0;
+    if (one_of) {
+      i = 3;
+    } else {
+      if (t.size() < 2) return lp.error_at(1, "expected a message type, 'data' or 'one of' after 'expect'");
+      pattern_at = 1;
+      i = 2;
+    }
+    while (i + 1 < t.size() && (t[i].text == "within" || t[i].text == "after")) {
+      auto d = parse_duration(t[i + 1].text);
+      if (!d) return lp.error_at(i + 1, "expected a duration after '" + t[i].text + "'");
+      (t[i].text == "within" ? step.within : step.after) = *d;
+      i += 2;
+    }
+    if (i < t.size() && (t[i].text == "within" || t[i].text == "after")) {
+      return lp.error_at(i + 1, "expected a duration after '" + t[i].text + "'");
+    }
+    if (step.after >= step.within) {
+      return lp.error_at(1, "'after' must be shorter than 'within'");
+    }
+    if (one_of) {
+      if (i < t.size()) {
+        return lp.error_at(i, "expected the end of the line after 'expect one of' (alternatives "
+                              "follow on lines starting with '|')");
+      }
+      return std::nullopt;  // alternatives follow
+    }
+    Pattern p;
+    if (auto e = pattern(lp, pattern_at, i, p)) return e;
+    step.alternatives.push_back(std::move(p));
+    return std::nullopt;
+  }
+
+  // TYPE|data at `type_at`, matchers from `from`.
+  std::optional<ParseError> pattern(const LineParser& lp, std::size_t type_at, std::size_t from,
+                                    Pattern& p) {
+    const auto& t = lp.tokens();
+    p.where = lp.at_token(type_at);
+    if (type_at < t.size() && t[type_at].text == "data") {
+      p.data = true;
+      return data_assignments(lp, from, p, true);
+    }
+    if (auto e = message_type(lp, type_at, p.type)) return e;
+    return assignments(lp, from, p, p.type, true);
+  }
+
+  std::optional<ParseError> alternative(const LineParser& lp) {
+    Step& step = scenario_.steps.back();
+    const auto& t = lp.tokens();
+    Pattern p;
+    if (t.size() == 2 && t[1].text == "silence") {
+      p.silence = true;
+      p.where = lp.at_token(1);
+    } else if (auto e = pattern(lp, 1, 2, p)) {
+      return e;
+    }
+    step.alternatives.push_back(std::move(p));
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> finish_alternatives() {
+    if (!open_alternatives_) return std::nullopt;
+    open_alternatives_ = false;
+    const Step& step = scenario_.steps.back();
+    if (step.alternatives.size() < 2) {
+      return ParseError{step.where, "expected two or more '| ...' alternatives on the lines "
+                                    "after 'expect one of'"};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> step_ignore(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Ignore;
+    const auto& t = lp.tokens();
+    if (t.size() < 2) return lp.error_at(1, "expected message types, 'data' or 'none'");
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      const auto& name = t[i].text;
+      if (name == "none" && t.size() == 2) break;
+      if (name != "data" && !message_type_from_name(name)) {
+        return lp.error_at(i, "expected a message type (" + type_list() + "), 'data' or 'none', "
+                              "found '" + name + "'");
+      }
+      step.ignore.push_back(name);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> check_defaults(const LineParser& lp, const Pattern& p) {
+    for (const auto& m : p.matchers) {
+      if (m.field != "association_id" && m.field != "epoch") {
+        return ParseError{m.where, "defaults sets association_id and epoch only, not '" + m.field + "'"};
+      }
+    }
+    if (p.matchers.empty()) return lp.error_at(1, "expected association_id=... and/or epoch=...");
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> step_upper(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Upper;
+    const auto& t = lp.tokens();
+    std::vector<std::string> ops;
+    for (const auto& [op, keys] : kUpperKeys) ops.push_back(op);
+    if (t.size() < 2) return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + ")");
+    const auto it = kUpperKeys.find(t[1].text);
+    if (it == kUpperKeys.end()) {
+      return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + "), found '" +
+                                t[1].text + "'");
+    }
+    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats") {
+      return lp.error_at(1, "upper " + it->first + " needs a sender IUT (role sender)");
+    }
+    step.upper_op = it->first;
+    step.pattern.where = lp.at_token(1);
+    std::vector<std::string> results{"handle", "state", "message_id", "length", "transmitted",
+                                     "grant_limit"};
+    for (std::size_t i = 2; i < t.size(); ++i) {
+      if (t[i].text == "->") return captures(lp, i + 1, step.pattern, results);
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      const auto& keys = it->second;
+      if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
+        return ParseError{lp.at(as.column), "unknown key '" + as.field + "' for upper " + it->first +
+                                                " (known: " + (keys.empty() ? "none" : join(keys)) + ")"};
+      }
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> step_queue(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Queue;
+    if (scenario_.role != Role::Crn) return lp.error_at(0, "'queue' needs a CRN IUT (role crn)");
+    const auto& t = lp.tokens();
+    step.pattern.where = lp.at_token(0);
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (std::find(kQueueKeys.begin(), kQueueKeys.end(), as.field) == kQueueKeys.end()) {
+        return ParseError{lp.at(as.column), "unknown queue key '" + as.field + "' (known: " +
+                                                join(kQueueKeys) + ")"};
+      }
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    for (const auto* required : {"occupancy", "source", "destination"}) {
+      const bool has = std::any_of(step.pattern.matchers.begin(), step.pattern.matchers.end(),
+                                   [&](const Matcher& m) { return m.field == required; });
+      if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in queue");
+    }
+    return std::nullopt;
+  }
+
+  std::string file_;
+  const KnownId& known_;
+  Scenario scenario_;
+  bool have_role_ = false;
+  bool open_alternatives_ = false;
+};
+
+}  // namespace
+
+std::string Location::to_string() const {
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string ParseError::describe() const { return where.to_string() + ": " + what; }
+
+std::string Value::to_string() const {
+  switch (kind) {
+    case Kind::Number:
+      return std::to_string(number);
+    case Kind::Names:
+      return join(names, "|");
+    case Kind::Text:
+      return text;
+    case Kind::Variable: {
+      std::string s = "$" + text;
+      if (offset > 0) s += "+" + std::to_string(offset);
+      if (offset < 0) s += std::to_string(offset);
+      return s;
+    }
+  }
+  return {};
+}
+
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::Eq: return "=";
+    case Op::Ne: return "!=";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::AllBits: return "&";
+    case Op::NoBits: return "!&";
+  }
+  return "?";
+}
+
+std::string Pattern::to_string() const {
+  if (silence) return "silence";
+  std::string s = data ? "data" : std::string(info(type).name);
+  for (const auto& m : matchers) s += " " + m.field + conformance::to_string(m.op) + m.value.to_string();
+  return s;
+}
+
+std::vector<std::string> message_fields(MessageType type) {
+  std::vector<std::string> out;
+  for (auto& [name, info] : all_fields(type)) out.push_back(name);
+  return out;
+}
+
+std::optional<FieldInfo> message_field(MessageType type, std::string_view name) {
+  for (auto& [n, info] : all_fields(type)) {
+    if (n == name) return info;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& data_fields() { return kDataFields; }
+
+std::vector<std::string> config_keys(Role role) { return kConfigKeys.at(role); }
+
+std::variant<Scenario, ParseError> parse_scenario(const std::string& text, const std::string& file,
+                                                  const KnownId& known_id) {
+  ScenarioParser p(file, known_id);
+  return p.run(text);
+}
+
+std::variant<Scenario, ParseError> load_scenario(const std::string& path, const KnownId& known_id) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ParseError{{path, 0, 0}, "cannot read the file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path, known_id);
+}
+
+}  // namespace rdcc::conformance

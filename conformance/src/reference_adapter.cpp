@@ -1,0 +1,359 @@
+// The reference adapter: the in-process reference Receiver, Sender or Crn in virtual time,
+// driven as io.hpp documents (drain poll_transmit and poll_data after every on_* call; time
+// advances only to the endpoint's next_timeout or the runner's deadline).
+#include <deque>
+#include <limits>
+
+#include "rdcc/conformance/adapter.hpp"
+#include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/crn.hpp"
+#include "rdcc/reference/receiver.hpp"
+#include "rdcc/reference/sender.hpp"
+#include "rdcc/testing/mutants.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+using json = nlohmann::json;
+
+// The addresses of the in-process run (docs/scenario-language.md, "The reference IUT").
+constexpr std::uint16_t kRdccPort = 50000;
+constexpr std::uint16_t kDataPort = 50001;
+const Address kIut = Address::v4(10, 0, 0, 1, kRdccPort);
+const Address kIutData = Address::v4(10, 0, 0, 1, kDataPort);
+const Address kTester = Address::v4(10, 0, 0, 2, kRdccPort);
+const Address kTesterData = Address::v4(10, 0, 0, 2, kDataPort);
+constexpr std::uint8_t kUnscheduledDscp = 8;
+// Bounds a run whose endpoint keeps asking for the same instant (a faulty endpoint must give
+// a verdict, not a hang).
+constexpr int kMaxTimeoutsPerInstant = 100000;
+
+class Collector final : public ref::Observer {
+ public:
+  void on_event(const ref::Event& e) override { events.push_back(e); }
+  std::vector<ref::Event> events;
+};
+
+std::uint64_t cfg(const Scenario& s, const char* key, std::uint64_t fallback) {
+  const auto it = s.config.find(key);
+  return it == s.config.end() ? fallback : it->second;
+}
+
+template <class T>
+T narrow_cfg(const Scenario& s, const char* key, T fallback) {
+  return static_cast<T>(cfg(s, key, static_cast<std::uint64_t>(fallback)));
+}
+
+class ReferenceAdapter final : public Adapter {
+ public:
+  explicit ReferenceAdapter(AdapterSpec spec) : spec_(std::move(spec)), random_(1) {}
+
+  std::optional<std::string> start(const Scenario& s) override {
+    random_ = ref::SeededRandom(cfg(s, "seed", 1));
+    // --mutant: the faults of this scenario's role; those of the other roles leave it alone.
+    mutants_ = testing::MutantSet{};
+    for (const auto& name : spec_.mutants) {
+      const auto* m = testing::find_mutant(name);
+      if (m == nullptr) return "unknown mutant '" + name + "' (rdcc-conform --list-mutants)";
+      if (to_string(m->role) == to_string(spec_.role)) mutants_.add(m->id);
+    }
+    switch (spec_.role) {
+      case Role::Receiver: start_receiver(s); return std::nullopt;
+      case Role::Sender: start_sender(s); return std::nullopt;
+      case Role::Crn: start_crn(s); return std::nullopt;
+      case Role::Any:
+      case Role::Operator: break;
+    }
+    return "the reference plays a receiver, a sender or a CRN, not " +
+           std::string(to_string(spec_.role));
+  }
+
+  [[nodiscard]] Address iut_control() const override { return spec_.role == Role::Crn ? crn_addr_ : kIut; }
+  [[nodiscard]] Address iut_data() const override { return kIutData; }
+  [[nodiscard]] Address tester_control() const override { return kTester; }
+  [[nodiscard]] Address tester_data() const override { return kTesterData; }
+  [[nodiscard]] bool virtual_time() const override { return true; }
+  [[nodiscard]] std::string describe() const override {
+    return "reference:" + std::string(to_string(spec_.role));
+  }
+  [[nodiscard]] Time now() override { return now_; }
+
+  void send(const Packet& p) override {
+    if (p.data) {
+      deliver_data(p);
+    } else if (receiver_) {
+      receiver_->on_control(p.from, p.payload, now_);
+    } else if (sender_) {
+      sender_->on_control(p.from, p.payload, now_);
+    }
+    drain();
+  }
+
+  std::optional<Packet> receive(Time deadline) override {
+    int same_instant = 0;
+    for (;;) {
+      if (!outbox_.empty()) {
+        Packet p = std::move(outbox_.front());
+        outbox_.pop_front();
+        return p;
+      }
+      const auto t = next_timeout();
+      if (!t || *t > deadline) break;
+      same_instant = *t <= now_ ? same_instant + 1 : 0;
+      if (same_instant > kMaxTimeoutsPerInstant) break;
+      if (*t > now_) now_ = *t;
+      if (receiver_) receiver_->on_timeout(now_);
+      if (sender_) sender_->on_timeout(now_);
+      drain();
+    }
+    if (deadline > now_) now_ = deadline;
+    return std::nullopt;
+  }
+
+  UpperResponse upper(const nlohmann::json& request) override {
+    const std::string op = request.value("op", "");
+    if (op == "hello") {
+      return json{{"ok", true}, {"role", to_string(spec_.role)},
+                  {"implementation", "rdcc-reference"}, {"version", "0.1.0"}};
+    }
+    if (!sender_) {
+      return json{{"ok", false}, {"error", "unsupported"},
+                  {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};
+    }
+    if (op == "submit") return submit(request);
+    if (op == "link_pause") {
+      sender_->on_link_pause(now_);
+      drain();
+      return json{{"ok", true}};
+    }
+    const auto handle = request.value("handle", std::uint64_t{0});
+    if (op == "cancel") {
+      sender_->cancel(handle, now_);
+      drain();
+      return json{{"ok", true}};
+    }
+    if (op == "return_credit") {
+      sender_->return_credit(handle, request.value("new_limit", std::uint64_t{0}), now_);
+      drain();
+      return json{{"ok", true}};
+    }
+    if (op == "status") {
+      auto st = sender_->status(handle);
+      if (!st) return json{{"ok", false}, {"error", "bad_request"}, {"detail", "no such handle"}};
+      return json{{"ok", true},         {"state", ref::to_string(st->state)},
+                  {"message_id", st->message_id}, {"length", st->length},
+                  {"transmitted", st->transmitted}, {"grant_limit", st->grant_limit}};
+    }
+    if (op == "stats") {
+      const auto& s = sender_->stats();
+      return json{{"ok", true},
+                  {"stats", {{"credit_requests_sent", s.credit_requests_sent},
+                             {"grants_received", s.grants_received},
+                             {"messages_done", s.messages_done},
+                             {"messages_aborted", s.messages_aborted}}}};
+    }
+    return json{{"ok", false}, {"error", "bad_request"}, {"detail", "unknown op '" + op + "'"}};
+  }
+
+  std::optional<std::string> queue(const QueueSample& q) override {
+    if (!crn_) return std::string("queue observations need a CRN IUT");
+    ref::QueueObservation o;
+    o.port = q.port;
+    o.occupancy = q.occupancy;
+    o.dscp = q.dscp;
+    o.flow.source = q.source;
+    o.flow.destination = q.destination;
+    o.flow.protocol = q.protocol;
+    o.flows_in_queue = q.flows;
+    crn_->on_dequeue(o, now_);
+    drain();
+    return std::nullopt;
+  }
+
+  std::vector<ref::Event> take_events() override {
+    std::vector<ref::Event> out;
+    out.swap(events_.events);
+    return out;
+  }
+
+  [[nodiscard]] std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
+    if (!receiver_) return std::nullopt;
+    return std::make_pair(receiver_->config().budget, receiver_->config().d_max);
+  }
+  [[nodiscard]] std::optional<std::string> unsupported() const override { return std::nullopt; }
+
+ private:
+  void start_receiver(const Scenario& s) {
+    ref::ReceiverConfig c;
+    c.local = kIut;
+    c.epoch = narrow_cfg<std::uint16_t>(s, "epoch", c.epoch);
+    c.budget = cfg(s, "budget", c.budget);
+    c.unscheduled_budget = cfg(s, "unscheduled_budget", c.unscheduled_budget);
+    c.link_capacity_mbps = narrow_cfg<std::uint32_t>(s, "link_capacity_mbps", c.link_capacity_mbps);
+    c.unscheduled_limit = narrow_cfg<std::uint32_t>(s, "unscheduled_limit", c.unscheduled_limit);
+    c.start_jitter_us = narrow_cfg<std::uint32_t>(s, "start_jitter_us", c.start_jitter_us);
+    c.backlog_threshold = narrow_cfg<std::uint32_t>(s, "backlog_threshold", c.backlog_threshold);
+    c.grant_lifetime_us = narrow_cfg<std::uint32_t>(s, "grant_lifetime_us", c.grant_lifetime_us);
+    c.credit_unit = narrow_cfg<std::uint32_t>(s, "credit_unit", c.credit_unit);
+    c.d_max = ref::microseconds(static_cast<std::int64_t>(cfg(s, "d_max_us", 20)));
+    c.max_associations = cfg(s, "max_associations", c.max_associations);
+    c.max_pending_per_association =
+        cfg(s, "max_pending_per_association", c.max_pending_per_association);
+    c.max_credit_per_association = cfg(s, "max_credit_per_association", c.max_credit_per_association);
+    c.max_message_length = cfg(s, "max_message_length", c.max_message_length);
+    c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
+    c.use_pool_grants = cfg(s, "use_pool_grants", c.use_pool_grants ? 1 : 0) != 0;
+    c.rocev2_binding = cfg(s, "rocev2_binding", c.rocev2_binding ? 1 : 0) != 0;
+    c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
+    c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
+    c.crn_addresses = {kTester};
+    c.mutants = mutants_;
+    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+  }
+
+  void start_sender(const Scenario& s) {
+    ref::SenderConfig c;
+    c.local = kIut;
+    c.line_rate_mbps = narrow_cfg<std::uint32_t>(s, "line_rate_mbps", c.line_rate_mbps);
+    c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
+    c.allow_unscheduled = cfg(s, "allow_unscheduled", 1) != 0;
+    c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
+    c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
+    c.crn_addresses = {kTester};
+    c.mutants = mutants_;
+    sender_ = std::make_unique<ref::Sender>(c, random_, &events_);
+  }
+
+  void start_crn(const Scenario& s) {
+    ref::CrnConfig c;
+    crn_addr_ = Address::v4(10, 0, 0, 254, kRdccPort);
+    c.local = crn_addr_;
+    c.rdcc_port = kRdccPort;
+    c.reporter_id = narrow_cfg<std::uint32_t>(s, "reporter_id", 1);
+    c.queue_threshold = narrow_cfg<std::uint32_t>(s, "queue_threshold", 65536);
+    c.queue_capacity = narrow_cfg<std::uint32_t>(s, "queue_capacity", 1U << 20U);
+    c.service_rate_mbps = narrow_cfg<std::uint32_t>(s, "service_rate_mbps", 100000);
+    c.per_flow_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_flow_interval_us", 50)));
+    c.per_port_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
+    c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
+    c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
+    c.mutants = mutants_;
+    crn_ = std::make_unique<ref::Crn>(c, &events_);
+  }
+
+  UpperResponse submit(const nlohmann::json& r) {
+    ref::MessageSpec m;
+    m.receiver = kTester;
+    if (r.contains("receiver") && !Address::parse(r["receiver"].get<std::string>(), m.receiver)) {
+      return json{{"ok", false}, {"error", "bad_request"}, {"detail", "receiver is not IP:PORT"}};
+    }
+    m.length = r.value("length", std::uint64_t{0});
+    m.traffic_class = static_cast<std::uint8_t>(r.value("class", 0U));
+    m.weight = static_cast<std::uint8_t>(r.value("weight", 1U));
+    m.deadline_us = r.value("deadline_us", 0U);
+    m.binding_value = r.value("binding_value", std::uint64_t{0});
+    m.force_scheduled = r.value("force_scheduled", false);
+    if (r.contains("service_hint")) {
+      const auto& v = r["service_hint"];
+      auto n = v.is_string() ? value_of(kServiceHints, v.get<std::string>())
+                             : std::optional<std::uint32_t>(v.get<std::uint32_t>());
+      if (!n) return json{{"ok", false}, {"error", "bad_request"}, {"detail", "service_hint"}};
+      m.service_hint = static_cast<ServiceHint>(*n);
+    }
+    if (r.contains("binding")) {
+      const auto& v = r["binding"];
+      auto n = v.is_string() ? value_of(kBindingKinds, v.get<std::string>())
+                             : std::optional<std::uint32_t>(v.get<std::uint32_t>());
+      if (!n) return json{{"ok", false}, {"error", "bad_request"}, {"detail", "binding"}};
+      if (*n != static_cast<std::uint32_t>(BindingKind::Opaque)) {
+        return json{{"ok", false}, {"error", "unsupported"},
+                    {"detail", "the reference adapter carries the opaque binding only"}};
+      }
+    }
+    const auto handle = sender_->submit(m, now_);
+    drain();
+    return json{{"ok", true}, {"handle", handle}};
+  }
+
+  void deliver_data(const Packet& p) {
+    if (!receiver_) return;
+    auto op = ref::decode_opaque(p.payload);
+    if (!op) {
+      events_.on_event({now_, "adapter", "data_undecodable", {{"error", op.error().describe()}}});
+      return;
+    }
+    const auto obs = ref::observe_opaque(op->header, kTester, p.ce, p.dscp == kUnscheduledDscp);
+    receiver_->on_data(obs, now_);
+  }
+
+  std::optional<Time> next_timeout() const {
+    if (receiver_) return receiver_->next_timeout();
+    if (sender_) return sender_->next_timeout();
+    return std::nullopt;
+  }
+
+  void drain() {
+    auto take = [this](std::optional<ref::Datagram> d, const Address& from) {
+      Packet p;
+      p.time = now_;
+      p.from = from;
+      p.to = d->to;
+      p.dscp = d->dscp;
+      p.payload.assign(d->payload().begin(), d->payload().end());
+      outbox_.push_back(std::move(p));
+    };
+    for (bool more = true; more;) {
+      more = false;
+      if (receiver_) {
+        while (auto d = receiver_->poll_transmit()) take(std::move(d), kIut);
+      }
+      if (crn_) {
+        while (auto d = crn_->poll_transmit()) take(std::move(d), crn_addr_);
+      }
+      if (sender_) {
+        while (auto d = sender_->poll_transmit()) take(std::move(d), kIut);
+        while (auto s = sender_->poll_data(now_)) {
+          data_packet(*s);
+          more = true;
+        }
+      }
+    }
+  }
+
+  void data_packet(const ref::DataSegment& s) {
+    const auto h = ref::opaque_header_for(s);
+    std::vector<std::byte> zeros(s.length);
+    std::vector<std::byte> out(ref::kOpaqueHeaderSize + s.length);
+    auto n = ref::encode_opaque(h, zeros, out);
+    if (!n) return;
+    out.resize(*n);
+    Packet p;
+    p.time = now_;
+    p.data = true;
+    p.from = kIut;
+    p.to = kTesterData;
+    p.dscp = s.dscp;
+    p.payload = std::move(out);
+    p.segment = s;
+    outbox_.push_back(std::move(p));
+  }
+
+  AdapterSpec spec_;
+  testing::MutantSet mutants_;
+  ref::SeededRandom random_;
+  Collector events_;
+  Time now_{};
+  Address crn_addr_;
+  std::unique_ptr<ref::Receiver> receiver_;
+  std::unique_ptr<ref::Sender> sender_;
+  std::unique_ptr<ref::Crn> crn_;
+  std::deque<Packet> outbox_;
+};
+
+}  // namespace
+
+std::unique_ptr<Adapter> make_reference_adapter(const AdapterSpec& spec) {
+  return std::make_unique<ReferenceAdapter>(spec);
+}
+
+}  // namespace rdcc::conformance

@@ -1,0 +1,685 @@
+#include "rdcc/conformance/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/hex.hpp"
+#include "rdcc/codec/json.hpp"
+#include "rdcc/reference/bindings.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// The DSCP the reference domain configures for unscheduled data (docs/scenario-language.md).
+constexpr std::uint8_t kUnscheduledDscp = 8;
+
+// A step's outcome when it ends the scenario.
+struct Stop {
+  Verdict verdict;
+  std::string reason;
+  std::string expected;
+  std::string actual;
+};
+
+std::string describe_duration(Duration d) {
+  if (d.ns % 1000000 == 0) return std::to_string(d.ns / 1000000) + "ms";
+  if (d.ns % 1000 == 0) return std::to_string(d.ns / 1000) + "us";
+  return std::to_string(d.ns) + "ns";
+}
+
+struct DataView {
+  std::uint64_t message = 0, offset = 0, length = 0, last = 0, unscheduled = 0, ce = 0, dscp = 0;
+};
+
+class Run {
+ public:
+  Run(const Scenario& s, Adapter& a, const RunOptions& o) : s_(s), a_(a), o_(o) {}
+
+  ScenarioResult go() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    ScenarioResult r = not_run(s_, Verdict::Pass, "");
+    start_ = a_.now();
+    if (s_.role == Role::Receiver) {
+      if (auto b = a_.receiver_budget()) {
+        checker_.add_receiver(a_.iut_control(), b->first, b->second);
+      }
+    } else if (s_.role == Role::Sender) {
+      // The tester plays the receiver: its grants are the scenario's, never a violation of
+      // the IUT (rule_binds filters them); a budget that cannot be exceeded.
+      checker_.add_receiver(a_.tester_control(), std::numeric_limits<std::uint64_t>::max() / 4,
+                            ref::microseconds(20));
+    }
+    for (const auto& step : s_.steps) {
+      std::optional<Stop> stop = play(step);
+      collect_events();
+      if (!stop) stop = check_invariants();
+      if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
+      if (stop) {
+        r.verdict = stop->verdict;
+        r.reason = stop->reason;
+        r.expected = stop->expected;
+        r.actual = stop->actual;
+        r.where = step.where;
+        r.step = step.text;
+        break;
+      }
+    }
+    r.trace = std::move(trace_);
+    r.events = std::move(events_);
+    for (const auto& v : checker_.violations()) {
+      if (rule_binds(v.rule, s_.role)) r.violations.push_back(v);
+    }
+    r.elapsed = a_.now() - start_;
+    r.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+
+ private:
+  std::optional<Stop> play(const Step& step) {
+    switch (step.kind) {
+      case Step::Kind::Send:
+        return send_message(step);
+      case Step::Kind::SendRaw:
+        return send_raw(step);
+      case Step::Kind::SendData:
+        return send_data(step);
+      case Step::Kind::Expect:
+        return expect(step);
+      case Step::Kind::Silence:
+        return silence(step);
+      case Step::Kind::Ignore:
+        ignored_.clear();
+        ignored_.insert(step.ignore.begin(), step.ignore.end());
+        return std::nullopt;
+      case Step::Kind::Defaults:
+        for (const auto& m : step.pattern.matchers) {
+          auto v = resolve(m.value);
+          if (!v) return unresolved(m.value);
+          defaults_[m.field] = *v;
+        }
+        return std::nullopt;
+      case Step::Kind::Upper:
+        return upper(step);
+      case Step::Kind::Queue:
+        return queue(step);
+      case Step::Kind::Wait:
+        return wait(step.within);
+    }
+    return std::nullopt;
+  }
+
+  // ---- values ----
+
+  std::optional<std::uint64_t> resolve(const Value& v) const {
+    if (v.kind == Value::Kind::Number) return v.number;
+    if (v.kind != Value::Kind::Variable) return std::nullopt;
+    const auto it = vars_.find(v.text);
+    if (it == vars_.end()) return std::nullopt;
+    return it->second + static_cast<std::uint64_t>(v.offset);
+  }
+
+  Stop unresolved(const Value& v) const {
+    return {Verdict::Inconclusive,
+            v.where.to_string() + ": '" + v.to_string() + "' has no value here (variable not "
+                                                          "captured, or not a number)",
+            "", ""};
+  }
+
+  // A value as the codec's JSON mapping takes it.
+  std::optional<json> to_json_value(const Value& v) const {
+    switch (v.kind) {
+      case Value::Kind::Number:
+        return json(v.number);
+      case Value::Kind::Names:
+        if (v.names.size() == 1) return json(v.names[0]);
+        return json(v.names);
+      case Value::Kind::Text:
+        return json(v.text);
+      case Value::Kind::Variable:
+        if (auto n = resolve(v)) return json(*n);
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // The expected value of a matcher on a message field, with registry names resolved.
+  std::optional<std::uint64_t> expected_number(const Matcher& m, const std::optional<FieldInfo>& f) const {
+    if (m.value.kind == Value::Kind::Names && f) {
+      std::uint64_t bits = 0;
+      for (const auto& n : m.value.names) {
+        auto v = value_of(f->names, n);
+        if (!v) return std::nullopt;
+        bits |= *v;
+      }
+      return bits;
+    }
+    return resolve(m.value);
+  }
+
+  // ---- sending ----
+
+  std::optional<Stop> send_message(const Step& step) {
+    const Pattern& p = step.pattern;
+    json j;
+    j["type"] = info(p.type).name;
+    const bool in_association =
+        p.type != MessageType::AssocRequest && p.type != MessageType::CongestionReport;
+    if (in_association) {
+      for (const auto& [k, v] : defaults_) j[k] = v;
+    }
+    j["sequence_number"] = next_sequence_;
+    for (const auto& m : p.matchers) {
+      if (m.field == kFromField) continue;  // the packet's source, not a field
+      auto v = to_json_value(m.value);
+      if (!v) return unresolved(m.value);
+      j[m.field] = *v;
+    }
+    auto msg = message_from_json(j);
+    if (!msg) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": cannot build the message: " +
+                                             msg.error().describe(),
+                  "", ""};
+    }
+    next_sequence_ = header_of(*msg).sequence_number + 1U;
+    std::array<std::byte, 256> buf{};
+    auto n = encode(*msg, buf);
+    if (!n) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": cannot encode the message: " +
+                                             n.error().describe(),
+                  "", ""};
+    }
+    if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
+      message_of_binding_[cr->binding_value] = cr->message_id;
+    }
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, source(p));
+  }
+
+  // The address a send names with from=, if any.
+  static std::optional<Address> source(const Pattern& p) {
+    for (const auto& m : p.matchers) {
+      Address a;
+      if (m.field == kFromField && Address::parse(m.value.text, a)) return a;
+    }
+    return std::nullopt;
+  }
+
+  // send raw: the octets, with each $name:N written big-endian.
+  std::optional<Stop> send_raw(const Step& step) {
+    std::vector<std::byte> bytes = step.raw;
+    for (const auto& f : step.raw_fields) {
+      auto v = resolve(f.value);
+      if (!v) return unresolved(f.value);
+      if (f.width < 8 && *v >> (8 * f.width) != 0) {
+        return Stop{Verdict::Inconclusive, f.value.where.to_string() + ": " + f.value.to_string() +
+                                               " = " + std::to_string(*v) + " does not fit " +
+                                               std::to_string(f.width) + " octets",
+                    "", ""};
+      }
+      for (std::size_t i = 0; i < f.width; ++i) {
+        bytes[f.offset + i] = static_cast<std::byte>((*v >> (8 * (f.width - 1 - i))) & 0xFFU);
+      }
+    }
+    return send_bytes(bytes, false, {}, source(step.pattern));
+  }
+
+  std::optional<Stop> send_bytes(std::span<const std::byte> bytes, bool data, DataView dv,
+                                 std::optional<Address> from = std::nullopt) {
+    Packet p;
+    p.time = a_.now();
+    p.data = data;
+    // Data leaves from the RDCC address, as the reference sender sends it, so that the IUT
+    // relates it to the association by its source (docs/spec-notes.md 81).
+    p.from = from ? *from : a_.tester_control();
+    p.to = data ? a_.iut_data() : a_.iut_control();
+    p.payload.assign(bytes.begin(), bytes.end());
+    if (data) {
+      p.dscp = static_cast<std::uint8_t>(dv.unscheduled != 0 ? kUnscheduledDscp : dv.dscp);
+      p.ce = dv.ce != 0;
+    }
+    a_.send(p);
+    record(p, true);
+    return std::nullopt;
+  }
+
+  std::optional<Stop> send_data(const Step& step) {
+    DataView dv;
+    std::map<std::string, std::uint64_t*> slots{
+        {"message", &dv.message}, {"offset", &dv.offset}, {"length", &dv.length},
+        {"last", &dv.last},       {"unscheduled", &dv.unscheduled}, {"ce", &dv.ce},
+        {"dscp", &dv.dscp}};
+    for (const auto& m : step.pattern.matchers) {
+      auto v = resolve(m.value);
+      if (!v) return unresolved(m.value);
+      *slots.at(m.field) = *v;
+    }
+    if (dv.length > 65000) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": data length " +
+                                             std::to_string(dv.length) + " does not fit a datagram",
+                  "", ""};
+    }
+    ref::OpaqueHeader h;
+    h.message_identifier = dv.message;
+    h.offset = dv.offset;
+    h.payload_length = static_cast<std::uint32_t>(dv.length);
+    h.flags = static_cast<std::uint8_t>((dv.last != 0 ? ref::opaque_flag::kLast : 0) |
+                                        (dv.unscheduled != 0 ? ref::opaque_flag::kUnscheduled : 0));
+    std::vector<std::byte> zeros(dv.length);
+    std::vector<std::byte> out(ref::kOpaqueHeaderSize + dv.length);
+    auto n = ref::encode_opaque(h, zeros, out);
+    if (!n) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": " + n.error().describe(), "", ""};
+    }
+    out.resize(*n);
+    return send_bytes(out, true, dv);
+  }
+
+  // ---- receiving ----
+
+  // The next packet: one held by a wait, or a new one before `deadline`.
+  std::optional<Packet> next(Time deadline) {
+    if (!held_.empty()) {
+      Packet p = std::move(held_.front());
+      held_.pop_front();
+      return p;
+    }
+    auto p = a_.receive(deadline);
+    if (p) record(*p, false);
+    return p;
+  }
+
+  bool is_ignored(const Packet& p) const {
+    if (p.data) return ignored_.count("data") != 0;
+    auto h = peek_header(p.payload);
+    if (!h || p.payload.size() < 2) return false;
+    const auto* t = find_message_type(static_cast<std::uint8_t>(p.payload[1]));
+    return t != nullptr && ignored_.count(std::string(t->name)) != 0;
+  }
+
+  Duration widen(Duration d) const {
+    if (a_.virtual_time()) return d;
+    return d + o_.tolerance_abs +
+           Duration{static_cast<std::int64_t>(static_cast<double>(d.ns) * o_.tolerance_rel)};
+  }
+  Duration narrow(Duration d) const {
+    if (a_.virtual_time() || d.ns == 0) return d;
+    const Duration n = d - o_.tolerance_abs -
+                       Duration{static_cast<std::int64_t>(static_cast<double>(d.ns) * o_.tolerance_rel)};
+    return n.ns < 0 ? Duration{} : n;
+  }
+
+  static std::optional<DataView> data_view(const Packet& p) {
+    auto op = ref::decode_opaque(p.payload);
+    if (!op) return std::nullopt;
+    DataView dv;
+    dv.message = op->header.message_identifier;
+    dv.offset = op->header.offset;
+    dv.length = op->header.payload_length;
+    dv.last = op->header.last() ? 1 : 0;
+    dv.unscheduled = (op->header.flags & ref::opaque_flag::kUnscheduled) != 0 ? 1 : 0;
+    dv.ce = p.ce ? 1 : 0;
+    dv.dscp = p.dscp;
+    return dv;
+  }
+
+  static json data_json(const DataView& dv) {
+    json j;
+    j["message"] = dv.message;
+    j["offset"] = dv.offset;
+    j["length"] = dv.length;
+    j["last"] = dv.last;
+    j["unscheduled"] = dv.unscheduled;
+    j["ce"] = dv.ce;
+    j["dscp"] = dv.dscp;
+    return j;
+  }
+
+  // What arrived, for the report.
+  static std::string describe(const Packet& p) {
+    if (p.data) {
+      if (auto dv = data_view(p)) return "data " + data_json(*dv).dump();
+      auto op = ref::decode_opaque(p.payload);
+      return "undecodable data packet (" + op.error().describe() + "): " + to_hex(p.payload);
+    }
+    auto m = decode(p.payload);
+    if (!m) return "undecodable datagram (" + m.error().describe() + "): " + to_hex(p.payload);
+    return to_json(*m).dump();
+  }
+
+  static bool compare(std::uint64_t actual, Op op, std::uint64_t want) {
+    switch (op) {
+      case Op::Eq: return actual == want;
+      case Op::Ne: return actual != want;
+      case Op::Lt: return actual < want;
+      case Op::Le: return actual <= want;
+      case Op::Gt: return actual > want;
+      case Op::Ge: return actual >= want;
+      case Op::AllBits: return (actual & want) == want;
+      case Op::NoBits: return (actual & want) == 0;
+    }
+    return false;
+  }
+
+  // Empty: matched. Else why not. `fields` is the packet's JSON (message or data).
+  std::variant<std::monostate, std::string, Stop> match(const Pattern& pat, const Packet& p,
+                                                        json& fields) {
+    if (pat.data != p.data) {
+      return std::string(p.data ? "a data packet arrived, not " + std::string(info(pat.type).name)
+                                : "an RDCC message arrived, not a data packet");
+    }
+    if (p.data) {
+      auto dv = data_view(p);
+      if (!dv) return std::string("the data packet does not decode");
+      fields = data_json(*dv);
+    } else {
+      auto m = decode(p.payload);
+      if (!m) return std::string("the datagram does not decode: " + m.error().describe());
+      if (type_of(*m) != pat.type) {
+        return std::string(info(type_of(*m)).name) + " arrived, not " +
+               std::string(info(pat.type).name);
+      }
+      fields = to_json(*m);
+    }
+    for (const auto& mt : pat.matchers) {
+      if (mt.field == kFromField || mt.field == kToField) {
+        const Address& a = mt.field == kToField ? p.to : p.from;
+        Address want;
+        const bool eq = Address::parse(mt.value.text, want) && a == want;
+        if (eq != (mt.op == Op::Eq)) {
+          return mt.field + " was " + a.to_string() + ", wanted " + to_string(mt.op) + " " +
+                 mt.value.to_string();
+        }
+        continue;
+      }
+      const json& actual = fields[mt.field];
+      if (actual.is_string() || actual.is_null()) {  // an address
+        const std::string a = actual.is_string() ? actual.get<std::string>() : "none";
+        const bool eq = mt.value.kind == Value::Kind::Text && a == mt.value.text;
+        if ((mt.op == Op::Eq && !eq) || (mt.op == Op::Ne && eq) ||
+            (mt.op != Op::Eq && mt.op != Op::Ne)) {
+          return mt.field + " was " + a + ", wanted " + to_string(mt.op) + " " + mt.value.to_string();
+        }
+        continue;
+      }
+      const auto info_of = p.data ? std::nullopt : message_field(pat.type, mt.field);
+      auto want = expected_number(mt, info_of);
+      if (!want) return unresolved(mt.value);
+      const auto a = actual.get<std::uint64_t>();
+      if (!compare(a, mt.op, *want)) {
+        std::string w = mt.value.to_string();
+        if (mt.value.kind == Value::Kind::Variable) w += " (" + std::to_string(*want) + ")";
+        return mt.field + " was " + std::to_string(a) + ", wanted " + to_string(mt.op) + " " + w;
+      }
+    }
+    return std::monostate{};
+  }
+
+  std::optional<Stop> expect(const Step& step) {
+    const Time t0 = a_.now();
+    const Time deadline = t0 + widen(step.within);
+    const Time earliest = t0 + narrow(step.after);
+    std::string expected;
+    bool silence_ok = false;
+    for (const auto& alt : step.alternatives) {
+      if (!expected.empty()) expected += " | ";
+      expected += alt.to_string();
+      silence_ok = silence_ok || alt.silence;
+    }
+    expected += " within " + describe_duration(step.within);
+    if (step.after.ns != 0) expected += " after " + describe_duration(step.after);
+    for (;;) {
+      auto p = next(deadline);
+      if (!p) {
+        if (silence_ok) return std::nullopt;
+        return Stop{Verdict::Fail,
+                    "nothing arrived within " + describe_duration(step.within), expected,
+                    "nothing"};
+      }
+      if (is_ignored(*p)) continue;
+      std::vector<std::string> why;
+      for (const auto& alt : step.alternatives) {
+        if (alt.silence) continue;
+        json fields;
+        auto m = match(alt, *p, fields);
+        if (auto* stop = std::get_if<Stop>(&m)) return *stop;
+        if (auto* w = std::get_if<std::string>(&m)) {
+          why.push_back(*w);
+          continue;
+        }
+        if (p->time < earliest) {
+          return Stop{Verdict::Fail,
+                      "arrived " + describe_duration(p->time - t0) + " after the step began, "
+                      "earlier than " + describe_duration(step.after),
+                      expected, describe(*p)};
+        }
+        for (const auto& c : alt.captures) {
+          const json& v = fields[c.field];
+          if (!v.is_number_unsigned()) {
+            return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
+                        expected, describe(*p)};
+          }
+          vars_[c.variable] = v.get<std::uint64_t>();
+        }
+        return std::nullopt;
+      }
+      std::string reason;
+      for (const auto& w : why) reason += (reason.empty() ? "" : "; ") + w;
+      return Stop{Verdict::Fail, reason, expected, describe(*p)};
+    }
+  }
+
+  std::optional<Stop> silence(const Step& step) {
+    const Time deadline = a_.now() + step.within;
+    for (;;) {
+      auto p = next(deadline);
+      if (!p) return std::nullopt;
+      if (is_ignored(*p)) continue;
+      return Stop{Verdict::Fail, "expected silence for " + describe_duration(step.within),
+                  "silence for " + describe_duration(step.within), describe(*p)};
+    }
+  }
+
+  std::optional<Stop> wait(Duration d) {
+    const Time deadline = a_.now() + d;
+    std::deque<Packet> got;
+    while (auto p = a_.receive(deadline)) {
+      record(*p, false);
+      got.push_back(std::move(*p));
+    }
+    for (auto& p : got) held_.push_back(std::move(p));
+    return std::nullopt;
+  }
+
+  // ---- the upper tester and the CRN's queue ----
+
+  std::optional<Stop> upper(const Step& step) {
+    json req;
+    req["op"] = step.upper_op;
+    if (step.upper_op == "submit") req["receiver"] = a_.tester_control().to_string();
+    for (const auto& m : step.pattern.matchers) {
+      auto v = to_json_value(m.value);
+      if (!v) return unresolved(m.value);
+      if (m.field == "force_scheduled") {
+        req[m.field] = v->is_number() && v->get<std::uint64_t>() != 0;
+      } else {
+        req[m.field] = *v;
+      }
+    }
+    const auto resp = a_.upper(nlohmann::json::parse(req.dump()));
+    log_tester(a_.now(), "upper", json{{"request", req}, {"response", json::parse(resp.dump())}});
+    if (!resp.is_object() || !resp.value("ok", false)) {
+      const std::string error = resp.is_object() ? resp.value("error", std::string("?")) : "?";
+      const std::string detail = resp.is_object() ? resp.value("detail", std::string()) : "";
+      if (error == "unsupported") {
+        return Stop{Verdict::Unsupported, "the IUT does not support upper " + step.upper_op +
+                                              (detail.empty() ? "" : ": " + detail),
+                    "", ""};
+      }
+      return Stop{Verdict::Inconclusive, "the upper tester refused " + step.upper_op + ": " +
+                                             error + (detail.empty() ? "" : " (" + detail + ")"),
+                  req.dump(), resp.dump()};
+    }
+    for (const auto& c : step.pattern.captures) {
+      const auto it = resp.find(c.field);
+      if (it == resp.end() || !it->is_number_unsigned()) {
+        return Stop{Verdict::Inconclusive, "the upper tester's answer has no number '" + c.field + "'",
+                    req.dump(), resp.dump()};
+      }
+      vars_[c.variable] = it->get<std::uint64_t>();
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Stop> queue(const Step& step) {
+    QueueSample q;
+    for (const auto& m : step.pattern.matchers) {
+      if (m.field == "source" || m.field == "destination") {
+        Address a;
+        if (m.value.kind != Value::Kind::Text || !Address::parse(m.value.text, a)) {
+          return Stop{Verdict::Inconclusive, m.value.where.to_string() + ": '" +
+                                                 m.value.to_string() + "' is not IP:PORT",
+                      "", ""};
+        }
+        (m.field == "source" ? q.source : q.destination) = a;
+        continue;
+      }
+      auto v = resolve(m.value);
+      if (!v) return unresolved(m.value);
+      if (m.field == "port") q.port = static_cast<std::uint16_t>(*v);
+      if (m.field == "occupancy") q.occupancy = *v;
+      if (m.field == "dscp") q.dscp = static_cast<std::uint8_t>(*v);
+      if (m.field == "protocol") q.protocol = static_cast<std::uint8_t>(*v);
+      if (m.field == "flows") q.flows = static_cast<std::uint32_t>(*v);
+    }
+    if (auto e = a_.queue(q)) return Stop{Verdict::Unsupported, *e, "", ""};
+    return std::nullopt;
+  }
+
+  // ---- the record: trace, events, invariants ----
+
+  void record(const Packet& p, bool from_tester) {
+    trace_.push_back({p, from_tester});
+    json f;
+    f["from"] = p.from.to_string();
+    f["to"] = p.to.to_string();
+    f["data"] = p.data;
+    if (p.data) {
+      if (auto dv = data_view(p)) f["packet"] = data_json(*dv);
+    } else if (auto m = decode(p.payload)) {
+      f["message"] = to_json(*m);
+    } else {
+      f["undecodable"] = to_hex(p.payload);
+    }
+    log_tester(p.time, from_tester ? "sent" : "received", std::move(f));
+    feed_checker(p, from_tester);
+  }
+
+  void feed_checker(const Packet& p, bool from_tester) {
+    if (!p.data) {
+      auto m = decode(p.payload);
+      if (!m) return;
+      checker_.on_control_sent(p.from, p.to, *m, p.time);
+      checker_.on_control_delivered(p.from, p.to, *m, p.time);
+      return;
+    }
+    if (from_tester) {  // data to a receiver IUT
+      auto dv = data_view(p);
+      if (!dv) return;
+      const auto it = message_of_binding_.find(dv->message);
+      const std::uint64_t id = it != message_of_binding_.end() ? it->second : dv->message;
+      checker_.on_data_delivered(a_.iut_control(), a_.tester_control(), id, dv->length, p.time);
+    } else if (p.segment) {  // data from a sender IUT
+      checker_.on_segment_sent(a_.iut_control(), *p.segment, p.time);
+      checker_.on_data_delivered(a_.tester_control(), a_.iut_control(), p.segment->message_id,
+                                 p.segment->length, p.time);
+    }
+  }
+
+  std::optional<Stop> check_invariants() {
+    const auto& v = checker_.violations();
+    for (; violations_seen_ < v.size(); ++violations_seen_) {
+      const auto& x = v[violations_seen_];
+      if (!rule_binds(x.rule, s_.role)) continue;
+      return Stop{Verdict::Fail, "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
+                  "the invariant '" + x.rule + "' holds", x.detail};
+    }
+    return std::nullopt;
+  }
+
+  void log_tester(Time t, const char* name, json fields) {
+    ref::Event e{t, "tester", name, std::move(fields)};
+    events_.push_back(e.to_json());
+  }
+
+  void collect_events() {
+    for (const auto& e : a_.take_events()) events_.push_back(e.to_json());
+  }
+
+  const Scenario& s_;
+  Adapter& a_;
+  const RunOptions& o_;
+  Time start_{};
+  ref::InvariantChecker checker_;
+  std::size_t violations_seen_ = 0;
+  std::map<std::string, std::uint64_t> vars_;
+  std::map<std::string, std::uint64_t> defaults_;
+  std::set<std::string> ignored_;
+  std::deque<Packet> held_;
+  std::uint32_t next_sequence_ = 1;
+  std::map<std::uint64_t, std::uint64_t> message_of_binding_;
+  std::vector<TraceEntry> trace_;
+  std::vector<json> events_;
+};
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "pass";
+    case Verdict::Fail: return "fail";
+    case Verdict::Inconclusive: return "inconclusive";
+    case Verdict::Unsupported: return "unsupported";
+    case Verdict::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+bool rule_binds(std::string_view rule, Role iut_role) {
+  static const std::set<std::string_view> kSenderRules{"sender_credit", "unscheduled_unannounced",
+                                                       "unscheduled_beyond_u", "pacing"};
+  switch (iut_role) {
+    case Role::Sender: return kSenderRules.count(rule) != 0;
+    case Role::Receiver: return kSenderRules.count(rule) == 0;
+    case Role::Crn:
+    case Role::Any:
+    case Role::Operator: return false;
+  }
+  return false;
+}
+
+ScenarioResult not_run(const Scenario& s, Verdict v, std::string reason) {
+  ScenarioResult r;
+  r.name = s.name;
+  r.file = s.where.file;
+  r.role = s.role;
+  r.checks = s.checks;
+  r.tags = s.tags;
+  r.description = s.description;
+  r.verdict = v;
+  r.reason = std::move(reason);
+  return r;
+}
+
+ScenarioResult run_scenario(const Scenario& s, Adapter& adapter, const RunOptions& options) {
+  Run run(s, adapter, options);
+  return run.go();
+}
+
+}  // namespace rdcc::conformance

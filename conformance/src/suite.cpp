@@ -1,0 +1,112 @@
+#include "rdcc/conformance/suite.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace rdcc::conformance {
+
+std::vector<std::string> find_scenario_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".scn") files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Loaded load_scenarios(const std::vector<std::string>& files, const KnownId& known_id) {
+  Loaded out;
+  std::set<std::string> names;
+  for (const auto& f : files) {
+    auto r = load_scenario(f, known_id);
+    if (auto* e = std::get_if<ParseError>(&r)) {
+      out.errors.push_back(*e);
+      continue;
+    }
+    auto& s = std::get<Scenario>(r);
+    if (!names.insert(s.name).second) {
+      out.errors.push_back({s.where, "scenario name '" + s.name + "' is used by another file"});
+      continue;
+    }
+    out.scenarios.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool matches_filters(const Scenario& s, const std::vector<std::string>& filters) {
+  if (filters.empty()) return true;
+  auto glob = [](const std::string& pattern, const std::string& text) {
+    return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+  };
+  for (const auto& f : filters) {
+    if (glob(f, s.name)) return true;
+    for (const auto& t : s.tags) {
+      if (glob(f, t)) return true;
+    }
+    for (const auto& id : s.checks) {
+      if (glob(f, id)) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_of) {
+  if (!level_of) return std::nullopt;
+  static const std::set<std::string> kOptional{"SHOULD", "SHOULD NOT", "RECOMMENDED",
+                                               "NOT RECOMMENDED", "MAY", "OPTIONAL"};
+  std::string levels;
+  for (const auto& id : s.checks) {
+    const auto level = level_of(id);
+    if (!level || kOptional.count(*level) == 0) return std::nullopt;
+    levels += (levels.empty() ? "" : ", ") + id + " " + *level;
+  }
+  return "checks only SHOULD-level requirements (" + levels + "); run with --strict";
+}
+
+ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
+  if (!options.strict) {
+    if (auto why = should_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
+  }
+  AdapterSpec spec = options.adapter;
+  if (spec.any_role) spec.role = s.role;
+  auto adapter = make_adapter(spec);
+  if (auto error = adapter->start(s)) {
+    if (auto u = adapter->unsupported()) return not_run(s, Verdict::Unsupported, *u);
+    return not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
+  }
+  return run_scenario(s, *adapter, options.run);
+}
+
+std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
+                                      const SuiteOptions& options) {
+  std::vector<ScenarioResult> results(scenarios.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex lock;
+  auto worker = [&]() {
+    for (std::size_t i = next++; i < scenarios.size(); i = next++) {
+      ScenarioResult r = run_one(scenarios[i], options);
+      const std::lock_guard<std::mutex> guard(lock);
+      ++done;
+      if (options.progress) options.progress(r, done, scenarios.size());
+      results[i] = std::move(r);
+    }
+  };
+  const unsigned jobs = std::max(1U, std::min<unsigned>(options.jobs, static_cast<unsigned>(
+                                                                          std::max<std::size_t>(1, scenarios.size()))));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+}  // namespace rdcc::conformance

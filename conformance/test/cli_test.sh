@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# rdcc-conform as a user runs it: the real binary, real scenario files, real exit codes; the
+# reports it writes, read back with xmllint (JUnit) and tshark (the pcaps).
+# Usage: cli_test.sh RDCC_CONFORM SOURCE_DIR RDCC
+set -uo pipefail
+conform=$1
+src=$2
+rdcc=$3
+. "$src/tools/test/lib.sh"
+scenarios="$src/conformance/scenarios"
+
+# ---- the whole suite against the reference endpoints ---------------------------------------
+catalog="$src/conformance/catalog/requirements.json"
+check "suite passes" run 0 "$conform" --iut reference --strict --scenarios "$scenarios" --jobs 2 \
+  --catalog "$catalog" --report "$work/r"
+check "summary line" grep -qE '^[0-9]+ passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped$' "$work/out"
+check "summary.txt" grep -qE '^[0-9]+ passed, 0 failed' "$work/r/summary.txt"
+for f in junit.xml results.json coverage.md coverage.json; do
+  check "report $f" test -s "$work/r/$f"
+done
+total=$(find "$scenarios" -name '*.scn' | wc -l)
+check "junit is XML" xmllint --noout "$work/r/junit.xml"
+check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
+check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
+check "coverage: a requirement with its scenario" grep -qE '^\| RDCC-ERR-05 \| MUST \| any \| wire \| pass \| .*receiver-bad-version-discarded \(pass\)' "$work/r/coverage.md"
+check "coverage: uncovered wire MUSTs listed" contains "$work/r/coverage.md" "## Wire-testable MUSTs without a scenario"
+check "coverage json" contains "$work/r/coverage.json" '"uncovered_wire_musts"'
+
+# A requirement ID the catalog does not have is a parse error naming it.
+mkdir -p "$work/unknown-id"
+printf 'scenario u\nrole receiver\nchecks RDCC-ERR-99\nwait 1ms\n' > "$work/unknown-id/u.scn"
+check "unknown ID exits 2" run 2 "$conform" --iut reference --scenarios "$work/unknown-id" --catalog "$catalog"
+check "unknown ID named" contains "$work/err" "u.scn:3:8: unknown requirement ID 'RDCC-ERR-99' (not in the catalog)"
+check "bad catalog exits 2" run 2 "$conform" --iut reference --scenarios "$scenarios" --catalog "$work/none.json"
+
+# Every pcap read back by tshark: as many frames as the tester saw packets (results.json).
+# One tshark run over all of them (mergecap keeps every frame), and one per file for two.
+names=$(sed -n 's/^      "name": "\(.*\)",$/\1/p' "$work/r/results.json")
+counts=$(sed -n 's/^      "packets": \([0-9]*\),$/\1/p' "$work/r/results.json")
+check "results.json names and counts" test "$(echo "$names" | wc -l)" -eq "$(echo "$counts" | wc -l)"
+total_packets=0
+for c in $counts; do total_packets=$((total_packets + c)); done
+check "packets seen" test "$total_packets" -gt 20
+for name in $names; do
+  check "pcap $name" test -s "$work/r/scenarios/$name.pcap"
+  check "events $name" test -s "$work/r/scenarios/$name.events.jsonl"
+done
+mergecap -a -w "$work/all.pcap" "$work"/r/scenarios/*.pcap
+frames=$(tshark -r "$work/all.pcap" -Y 'udp && ip' -T fields -e frame.number 2>/dev/null | wc -l)
+check "tshark: $frames UDP/IPv4 frames == $total_packets packets" test "$frames" -eq "$total_packets"
+for name in receiver-msg-done-after-data sender-scheduled-waits-for-credit; do
+  packets=$(paste <(echo "$names") <(echo "$counts") | awk -v n="$name" '$1 == n { print $2 }')
+  frames=$(tshark -r "$work/r/scenarios/$name.pcap" -o udp.check_checksum:TRUE \
+    -Y 'udp.checksum.status == "Good"' -T fields -e frame.number 2>/dev/null | wc -l)
+  check "tshark $name: $frames frames with good UDP checksums == $packets packets" \
+    test "$frames" -eq "$packets"
+done
+
+# Without --strict, a scenario that checks only a SHOULD is skipped, with the reason.
+check "not strict" run 0 "$conform" --iut reference:receiver --scenarios "$scenarios" \
+  --catalog "$catalog" --filter receiver-idle-association-kept
+check "skipped with reason" contains "$work/out" "SKIPPED      receiver-idle-association-kept: checks only SHOULD-level requirements (RDCC-ASSOC-06 SHOULD); run with --strict"
+
+# A mutant is caught: the invariant checker cites the rule.
+check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant grant-beyond-length
+check "mutant caught by the invariant" contains "$work/out" "invariant 'grant_beyond_length' violated"
+check "unknown mutant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant no-such-fault
+check "unknown mutant named" contains "$work/err" "unknown mutant 'no-such-fault' (--list-mutants lists them)"
+check "list mutants" run 0 "$conform" --list-mutants
+check "list mutants names one" contains "$work/out" "grant-beyond-length  [receiver]"
+check "mutant of another role exits 2" run 2 "$conform" --iut reference:sender --scenarios "$scenarios" --mutant grant-beyond-length
+
+# ---- a failing scenario: exit 1, the expected and the actual message ----------------------
+mkdir -p "$work/fail"
+cat > "$work/fail/wrong.scn" <<'SCN'
+scenario wrong-grant-limit
+role receiver
+checks RDCC-GRANT-07
+send ASSOC_REQUEST sender_nonce=1 capabilities=STATUS line_rate=100000
+expect ASSOC_ACCEPT within 1ms -> assoc=association_id epoch=epoch
+defaults association_id=$assoc epoch=$epoch
+send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1
+expect CREDIT_GRANT within 1ms grant_limit=4096
+SCN
+check "fail exits 1" run 1 "$conform" --iut reference:receiver --scenarios "$work/fail" --report "$work/rf"
+check "fail line" contains "$work/out" "FAIL         wrong-grant-limit: grant_limit was 8192, wanted = 4096"
+check "fail expected" contains "$work/out" "expected: CREDIT_GRANT grant_limit=4096 within 1ms"
+check "fail actual" contains "$work/out" 'actual:   {"type":"CREDIT_GRANT"'
+check "fail summary" contains "$work/out" "0 passed, 1 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+check "junit failure" test "$(xmllint --xpath 'count(//testcase/failure)' "$work/rf/junit.xml")" -eq 1
+check "results verdict" contains "$work/rf/results.json" '"verdict": "fail"'
+
+# ---- parse errors and usage: exit 2 --------------------------------------------------------
+mkdir -p "$work/bad"
+printf 'scenario b\nrole receiver\nchecks RDCC-GRANT-07\nexpect CREDIT_GRANT grant_limt=1\n' > "$work/bad/b.scn"
+check "parse error exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$work/bad"
+check "parse error names file:line:col" contains "$work/err" "$work/bad/b.scn:4:21: unknown field 'grant_limt' of CREDIT_GRANT"
+check "no --iut exits 2" run 2 "$conform" --scenarios "$scenarios"
+check "bad --iut exits 2" run 2 "$conform" --iut reference:switch --scenarios "$scenarios"
+check "bad --iut names it" contains "$work/err" "ROLE must be receiver, sender or crn, not 'switch'"
+check "bad tolerance exits 2" run 2 "$conform" --iut reference --tolerance-rel ten --scenarios "$scenarios"
+check "no scenarios exits 2" run 2 "$conform" --iut reference --scenarios "$work/empty-dir"
+
+# ---- --list and --filter -------------------------------------------------------------------
+check "list" run 0 "$conform" --list --scenarios "$scenarios"
+check "list names" contains "$work/out" "receiver-assoc-idempotent  [receiver]  checks RDCC-ASSOC-01"
+with_id=$(grep -l '^checks.* RDCC-ERR-05\b' -r "$scenarios" | wc -l)
+check "filter by requirement" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter RDCC-ERR-05
+check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 failed"
+check "filter by name" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter receiver-bad-version-discarded
+check "filter ran one" contains "$work/out" "1 passed, 0 failed"
+malformed=$(grep -lE '^tags.* malformed( |$)' "$scenarios"/receiver/*.scn | wc -l)
+check "filter by tag and glob" run 0 "$conform" --iut reference:receiver --scenarios "$scenarios" --filter malformed --filter 'crn-*'
+check "filter ran the receiver's malformed ones" contains "$work/out" "$malformed passed, 0 failed"
+
+# ---- exec: an IUT that cannot run the scenario is "unsupported" -----------------------------
+check "exec 127" run 0 "$conform" --iut 'exec:exit 127' --role receiver --scenarios "$work/fail"
+check "exec 127 unsupported" contains "$work/out" "0 passed, 0 failed, 0 inconclusive, 1 unsupported"
+mkdir -p "$work/upper"
+printf 'scenario needs-upper\nrole sender\nchecks RDCC-MODE-02\nupper submit length=4096\nexpect ASSOC_REQUEST within 1ms\n' > "$work/upper/u.scn"
+check "exec says unsupported" run 0 "$conform" --role sender --scenarios "$work/upper" \
+  --iut 'exec:read l; echo "{\"ok\":false,\"error\":\"unsupported\",\"detail\":\"no receiver here\"}"'
+check "exec unsupported reason" contains "$work/out" "UNSUPPORTED  needs-upper: the IUT said unsupported: no receiver here"
+
+# ---- real sockets: the reference receiver as a process (rdcc receiver) -----------------------
+# Scenarios that need no reference-only configuration, in real time on loopback; the windows
+# get a generous tolerance on a loaded CI machine.
+receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 \
+  --link-capacity 100000 --unscheduled-limit 65536 --start-jitter 10 --backlog-threshold 1048576 \
+  --grant-lifetime 1000 --credit-unit 4096 --d-max 20 --base-rtt 10 --rtt-target 50"
+portable=(--filter receiver-assoc-idempotent --filter receiver-bad-version-discarded
+  --filter receiver-unknown-association-error --filter receiver-stale-sequence-discarded
+  --filter receiver-length-too-small-discarded --filter receiver-msg-done-after-data
+  --filter receiver-grant-final-within-length --filter receiver-unknown-type-outside-association
+  --filter receiver-credit-never-reduced)
+check "exec: rdcc receiver per scenario" run 0 "$conform" --role receiver --tolerance-abs 20ms \
+  --scenarios "$scenarios" "${portable[@]}" --report "$work/rx" \
+  --iut "exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port}"
+check "exec: all passed" contains "$work/out" "9 passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+frames=$(tshark -r "$work/rx/scenarios/receiver-msg-done-after-data.pcap" -Y 'ip.addr == 127.0.0.1 && udp' \
+  -T fields -e frame.number 2>/dev/null | wc -l)
+check "exec: the pcap holds the loopback packets" test "$frames" -ge 6
+check "exec: no node left running" test "$(pgrep -f "$rdcc receiver $receiver_opts" | wc -l)" -eq 0
+
+# udp: a node started once; each scenario associates afresh with its own nonce.
+port=$((20000 + $$ % 20000))
+"$rdcc" receiver $receiver_opts --rdcc-port "$port" --data-port $((port + 1)) 2>"$work/node.err" &
+node=$!
+for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" && break; sleep 0.05; done
+check "udp: a running rdcc receiver" run 0 "$conform" --role receiver --tolerance-abs 20ms \
+  --scenarios "$scenarios" --filter receiver-assoc-idempotent --filter receiver-msg-done-after-data \
+  --iut "udp:127.0.0.1:$port,data=$((port + 1))"
+check "udp: both passed" contains "$work/out" "2 passed, 0 failed"
+kill "$node"
+wait "$node"
+
+finish conformance_cli

@@ -1,0 +1,115 @@
+// The kill matrix on real runs of the reference adapter: one CRN scenario kills the mutants
+// that break what it checks and lets the others survive, and the matrix says which.
+#include "rdcc/conformance/kill_matrix.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace rdcc::conformance {
+namespace {
+
+std::vector<Scenario> load(const std::string& relative) {
+  const std::string path = std::string(RDCC_SCENARIOS_DIR) + "/" + relative;
+  auto loaded = load_scenarios({path}, {});
+  EXPECT_TRUE(loaded.errors.empty()) << (loaded.errors.empty() ? "" : loaded.errors[0].describe());
+  return loaded.scenarios;
+}
+
+const MutantRow& row_of(const KillMatrix& m, std::string_view name) {
+  const auto it = std::find_if(m.rows.begin(), m.rows.end(),
+                               [&](const MutantRow& r) { return r.mutant->name == name; });
+  EXPECT_NE(it, m.rows.end()) << name;
+  return *it;
+}
+
+SuiteOptions reference_options() {
+  SuiteOptions o;
+  auto spec = parse_adapter_spec("reference");
+  o.adapter = std::get<AdapterSpec>(spec);
+  return o;
+}
+
+TEST(KillMatrix, OneScenario_KillsWhatItChecksAndNamesTheSurvivors) {
+  const auto scenarios = load("crn/report-to-sender-unscheduled.scn");
+  ASSERT_EQ(scenarios.size(), 1U);
+  const KillMatrix m = run_kill_matrix(scenarios, reference_options());
+
+  ASSERT_EQ(m.reference.size(), 1U);
+  EXPECT_EQ(m.reference[0].verdict, Verdict::Pass) << m.reference[0].reason;
+  EXPECT_TRUE(m.reference_not_passed().empty());
+  ASSERT_EQ(m.rows.size(), testing::kMutantCount);
+
+  // It checks the destination, its port, Direction and Association ID / Epoch ...
+  for (const char* killed : {"crn-wrong-side", "crn-wrong-port", "crn-direction-swapped",
+                             "crn-nonzero-association"}) {
+    const auto& row = row_of(m, killed);
+    EXPECT_EQ(row.scenarios_run, 1U) << killed;
+    EXPECT_EQ(row.killed_by, std::vector<std::string>{"crn-report-to-sender-unscheduled"}) << killed;
+  }
+  // ... not the Congestion Degree nor the rate limits; and nothing of the other roles runs.
+  for (const char* survived : {"crn-degree-formula", "crn-no-flow-limit", "crn-no-port-limit"}) {
+    EXPECT_FALSE(row_of(m, survived).killed()) << survived;
+  }
+  const auto& receiver_row = row_of(m, "grant-beyond-length");
+  EXPECT_EQ(receiver_row.scenarios_run, 0U);
+  EXPECT_FALSE(receiver_row.killed());
+  EXPECT_FALSE(m.ok());
+  EXPECT_EQ(m.survivors().size(), testing::kMutantCount - 4);
+
+  const std::string text = kill_matrix_text(m);
+  EXPECT_NE(text.find("crn-wrong-port  [crn]  killed by 1 of 1: crn-report-to-sender-unscheduled"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("crn-degree-formula  [crn]  SURVIVED 1 scenarios"), std::string::npos) << text;
+  EXPECT_NE(text.find("59 mutants: 4 killed, 55 survived"), std::string::npos) << text;
+}
+
+TEST(KillMatrix, WritesTextMarkdownAndJson) {
+  const auto scenarios = load("crn/at-threshold-silent.scn");
+  const KillMatrix m = run_kill_matrix(scenarios, reference_options());
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("rdcc-kill-matrix-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  write_kill_matrix(dir.string(), m);
+
+  std::ifstream json_file(dir / "kill-matrix.json");
+  const auto j = nlohmann::json::parse(json_file);
+  EXPECT_EQ(j["killed"], 1);
+  EXPECT_EQ(j["survived"], testing::kMutantCount - 1);
+  bool found = false;
+  for (const auto& row : j["mutants"]) {
+    if (row["mutant"] == "crn-below-threshold") {
+      found = true;
+      EXPECT_EQ(row["killed_by"], nlohmann::json::array({"crn-at-threshold-silent"}));
+    }
+  }
+  EXPECT_TRUE(found);
+  std::stringstream md;
+  md << std::ifstream(dir / "kill-matrix.md").rdbuf();
+  EXPECT_NE(md.str().find("| `crn-below-threshold` | crn |"), std::string::npos);
+  EXPECT_NE(md.str().find("**survived**"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "kill-matrix.txt"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(KillMatrix, UnwritableFolder_IsAnErrorNamingIt) {
+  const KillMatrix m;
+  EXPECT_THROW(
+      {
+        try {
+          write_kill_matrix("/proc/rdcc-no-such-folder/x", m);
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("/proc/rdcc-no-such-folder"), std::string::npos);
+          throw;
+        }
+      },
+      std::runtime_error);
+}
+
+}  // namespace
+}  // namespace rdcc::conformance

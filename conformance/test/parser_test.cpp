@@ -1,0 +1,237 @@
+// The scenario parser: what it accepts, and every error with file:line:column and what was
+// expected there.
+#include <gtest/gtest.h>
+
+#include "rdcc/conformance/scenario.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+const std::string kHead =
+    "scenario s1\n"
+    "role receiver\n"
+    "checks RDCC-ASSOC-01\n";
+
+Scenario parse_ok(const std::string& text) {
+  auto r = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&r)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  return std::get<Scenario>(r);
+}
+
+// The error text for `text`, "" if it parsed.
+std::string error_of(const std::string& text, const KnownId& known = {}) {
+  auto r = parse_scenario(text, "t.scn", known);
+  if (auto* e = std::get_if<ParseError>(&r)) return e->describe();
+  return "";
+}
+
+TEST(Parser, FullScenario_AllStepKinds) {
+  const auto s = parse_ok(kHead +
+                          "tags assoc grant\n"
+                          "description \"a # not a comment\"\n"
+                          "config budget=65536 capabilities=POOL|STATUS\n"
+                          "# a comment\n"
+                          "\n"
+                          "send ASSOC_REQUEST sender_nonce=0x11 capabilities=POOL|STATUS\n"
+                          "expect ASSOC_ACCEPT after 1us within 5ms association_id!=0 -> a=association_id e=epoch\n"
+                          "defaults association_id=$a epoch=$e\n"
+                          "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE\n"
+                          "expect one of within 2ms\n"
+                          "  | CREDIT_GRANT grant_limit<=$a+4096 flags&FINAL\n"
+                          "  | ERROR reason=BUDGET_EXHAUSTED\n"
+                          "  | silence\n"
+                          "send raw 10 0b 00 10  # trailing comment\n"
+                          "send data message=1 offset=0 length=4096 last=1\n"
+                          "expect data within 1ms message=1 offset<8192\n"
+                          "ignore SENDER_STATUS data\n"
+                          "silence 2ms\n"
+                          "wait 100us\n");
+  EXPECT_EQ(s.name, "s1");
+  EXPECT_EQ(s.role, Role::Receiver);
+  ASSERT_EQ(s.tags.size(), 2U);
+  EXPECT_EQ(s.description, "a # not a comment");
+  EXPECT_EQ(s.config.at("budget"), 65536U);
+  EXPECT_EQ(s.config.at("capabilities"), 3U);
+  ASSERT_EQ(s.steps.size(), 11U);
+  EXPECT_EQ(s.steps[0].kind, Step::Kind::Send);
+  EXPECT_EQ(s.steps[0].pattern.type, MessageType::AssocRequest);
+  const Step& e = s.steps[1];
+  EXPECT_EQ(e.kind, Step::Kind::Expect);
+  EXPECT_EQ(e.within, ref::milliseconds(5));
+  EXPECT_EQ(e.after, ref::microseconds(1));
+  ASSERT_EQ(e.alternatives.size(), 1U);
+  EXPECT_EQ(e.alternatives[0].matchers[0].op, Op::Ne);
+  ASSERT_EQ(e.alternatives[0].captures.size(), 2U);
+  EXPECT_EQ(e.alternatives[0].captures[1].variable, "e");
+  const Step& one_of = s.steps[4];
+  ASSERT_EQ(one_of.alternatives.size(), 3U);
+  EXPECT_EQ(one_of.alternatives[0].matchers[0].value.kind, Value::Kind::Variable);
+  EXPECT_EQ(one_of.alternatives[0].matchers[0].value.offset, 4096);
+  EXPECT_EQ(one_of.alternatives[0].matchers[1].op, Op::AllBits);
+  EXPECT_TRUE(one_of.alternatives[2].silence);
+  EXPECT_EQ(s.steps[5].raw.size(), 4U);
+  EXPECT_EQ(s.steps[6].kind, Step::Kind::SendData);
+  EXPECT_TRUE(s.steps[7].alternatives[0].data);
+  EXPECT_EQ(s.steps[8].ignore.size(), 2U);
+  EXPECT_EQ(s.steps[10].within, ref::microseconds(100));
+}
+
+TEST(Parser, ExpectWithoutWithin_HasTheDefaultWindow) {
+  const auto s = parse_ok(kHead + "expect ERROR reason=UNKNOWN_ASSOCIATION\n");
+  EXPECT_EQ(s.steps[0].within, kDefaultWindow);
+}
+
+TEST(Parser, UpperAndQueue_ForTheirRoles) {
+  const auto s = parse_ok("scenario s\nrole sender\nchecks RDCC-MODE-02\n"
+                          "upper submit length=4096 class=2 service_hint=LATENCY_SENSITIVE -> h=handle\n"
+                          "upper cancel handle=$h\n");
+  EXPECT_EQ(s.steps[0].upper_op, "submit");
+  EXPECT_EQ(s.steps[0].pattern.captures[0].field, "handle");
+  const auto c = parse_ok("scenario c\nrole crn\nchecks RDCC-CRN-03\n"
+                          "queue port=1 occupancy=100000 source=10.0.0.5:40000 destination=10.0.0.9:4791\n");
+  EXPECT_EQ(c.steps[0].kind, Step::Kind::Queue);
+}
+
+struct ErrorCase {
+  const char* name;
+  std::string text;
+  std::string error;  // the whole describe() text
+};
+
+class ParserErrors : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ParserErrors, NameFileLineColumnAndWhatWasExpected) {
+  EXPECT_EQ(error_of(GetParam().text), GetParam().error);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, ParserErrors,
+    ::testing::Values(
+        ErrorCase{"UnknownKeyword", kHead + "sned ERROR\n",
+                  "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
+                  "queue, wait) or a header item (scenario, role, checks, tags, description, "
+                  "config), found 'sned'"},
+        ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
+                  "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
+                  "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
+                  "CANCEL, CREDIT_RETURN, ERROR), found 'CREDIT_GRUNT'"},
+        ErrorCase{"UnknownField", kHead + "send ERROR reason=NO_ERROR mesage_id=1\n",
+                  "t.scn:4:28: unknown field 'mesage_id' of ERROR (known: version, rsv, length, "
+                  "association_id, epoch, flags, sequence_number, reason, reserved, message_id)"},
+        ErrorCase{"UnknownName", kHead + "expect ERROR reason=UNKNOWN_ASSOC\n",
+                  "t.scn:4:21: unknown name 'UNKNOWN_ASSOC' for field 'reason' (known: NO_ERROR, "
+                  "ASSOC_REFUSED, UNKNOWN_ASSOCIATION, BUDGET_EXHAUSTED, UNSUPPORTED_TYPE, "
+                  "MESSAGE_TOO_LARGE, APPLICATION_ABORT, UNSUPPORTED_BINDING)"},
+        ErrorCase{"UnknownFlag", kHead + "expect CREDIT_GRANT flags&FINALE\n",
+                  "t.scn:4:27: unknown name 'FINALE' for field 'flags' (known: POOL, FINAL)"},
+        ErrorCase{"NamesListOnEnum", kHead + "expect ERROR reason=NO_ERROR|ASSOC_REFUSED\n",
+                  "t.scn:4:21: field 'reason' takes one name, not a '|' list"},
+        ErrorCase{"MissingOperator", kHead + "expect ERROR reason\n",
+                  "t.scn:4:20: expected an operator (=, !=, <, <=, >, >=, &, !&) after 'reason'"},
+        ErrorCase{"MatcherInSend", kHead + "send ERROR message_id<3\n",
+                  "t.scn:4:22: expected '=' after 'message_id' (a send assigns values; matchers "
+                  "belong to expect)"},
+        ErrorCase{"BadNumber", kHead + "send ERROR message_id=12x\n",
+                  "t.scn:4:23: expected a number (decimal or 0x hex), not '12x'"},
+        ErrorCase{"BadVariable", kHead + "send ERROR message_id=$a*2\n",
+                  "t.scn:4:23: expected '+' or '-' after $a"},
+        ErrorCase{"BadDuration", kHead + "silence 2 ms\n",
+                  "t.scn:4:11: expected one duration (e.g. 2ms, 500us)"},
+        ErrorCase{"BadDurationUnit", kHead + "wait 2min\n",
+                  "t.scn:4:6: expected a duration such as 2ms, 500us, 1s or 100ns, found '2min'"},
+        ErrorCase{"WithinWithoutDuration", kHead + "expect ERROR within\n",
+                  "t.scn:4:20: expected a duration after 'within'"},
+        ErrorCase{"AfterNotBeforeWithin", kHead + "expect ERROR after 2ms within 1ms\n",
+                  "t.scn:4:8: 'after' must be shorter than 'within'"},
+        ErrorCase{"OneAlternative", kHead + "expect one of\n  | ERROR\nsilence 1ms\n",
+                  "t.scn:4:1: expected two or more '| ...' alternatives on the lines after "
+                  "'expect one of'"},
+        ErrorCase{"OneOfAtEnd", kHead + "expect one of\n",
+                  "t.scn:4:1: expected two or more '| ...' alternatives on the lines after "
+                  "'expect one of'"},
+        ErrorCase{"StrayAlternative", kHead + "| ERROR\n",
+                  "t.scn:4:1: '|' alternative outside 'expect one of'"},
+        ErrorCase{"BadHex", kHead + "send raw 10 0g\n",
+                  "t.scn:4:14: expected hex octets: 'g' is not a hex digit"},
+        ErrorCase{"RawFieldTooWide", kHead + "send raw 10 0b $a:9\n",
+                  "t.scn:4:16: expected $name:N with N octets from 1 to 8, found '$a:9'"},
+        ErrorCase{"AddressNotIpPort", kHead + "expect ERROR to=somewhere\n",
+                  "t.scn:4:17: 'to' takes IP:PORT (10.0.0.3:50000, [2001:db8::3]:50000), not "
+                  "'somewhere'"},
+        ErrorCase{"ToOnASend", kHead + "send ERROR to=10.0.0.1:5\n",
+                  "t.scn:4:12: a send goes to the IUT: 'to=' belongs to expect"},
+        ErrorCase{"UnknownDataField", kHead + "send data message=1 length=4 offfset=0\n",
+                  "t.scn:4:30: unknown data field 'offfset' (known: message, offset, length, "
+                  "last, unscheduled, ce, dscp)"},
+        ErrorCase{"DataWithoutLength", kHead + "send data message=1\n",
+                  "t.scn:4:20: expected length=... in send data"},
+        ErrorCase{"BadCapture", kHead + "expect ERROR -> x\n",
+                  "t.scn:4:17: expected a capture name=field, found 'x'"},
+        ErrorCase{"CaptureUnknownField", kHead + "expect ERROR -> x=grant_limit\n",
+                  "t.scn:4:19: unknown field 'grant_limit' to capture (known: version, rsv, "
+                  "length, association_id, epoch, flags, sequence_number, reason, reserved, "
+                  "message_id)"},
+        ErrorCase{"UnclosedQuote", "scenario s\ndescription \"abc\n",
+                  "t.scn:2:13: expected a closing '\"'"},
+        ErrorCase{"BadRole", "scenario s\nrole switch\n",
+                  "t.scn:2:6: expected a role (receiver, sender, crn), found 'switch'"},
+        ErrorCase{"BadId", "scenario s\nrole receiver\nchecks ASSOC-1\n",
+                  "t.scn:3:8: expected a requirement ID of the form RDCC-<AREA>-<NN>, found "
+                  "'ASSOC-1'"},
+        ErrorCase{"StepBeforeHeader", "send ERROR\n",
+                  "t.scn:1:1: expected 'scenario NAME' and 'role ...' before the first step, "
+                  "found 'send'"},
+        ErrorCase{"NoChecks", "scenario s\nrole receiver\nwait 1ms\n",
+                  "t.scn:4:1: expected a 'checks RDCC-...' line naming the requirements"},
+        ErrorCase{"NoSteps", kHead, "t.scn:4:1: expected at least one step"},
+        ErrorCase{"NoScenario", "", "t.scn:1:1: expected a 'scenario NAME' line"},
+        ErrorCase{"UnknownConfig", kHead + "config budgett=1\n",
+                  "t.scn:4:8: unknown config key 'budgett' for role receiver (known: seed, "
+                  "epoch, budget, unscheduled_budget, link_capacity_mbps, unscheduled_limit, "
+                  "start_jitter_us, backlog_threshold, grant_lifetime_us, credit_unit, d_max_us, "
+                  "max_associations, max_pending_per_association, max_credit_per_association, "
+                  "max_message_length, capabilities, use_pool_grants, rocev2_binding, "
+                  "opaque_binding, idle_timeout_ms)"},
+        ErrorCase{"UpperOnReceiver", kHead + "upper submit length=1\n",
+                  "t.scn:4:7: upper submit needs a sender IUT (role sender)"},
+        ErrorCase{"UnknownUpperKey", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit lenght=1\n",
+                  "t.scn:4:14: unknown key 'lenght' for upper submit (known: length, class, "
+                  "weight, service_hint, deadline_us, binding, binding_value, force_scheduled)"},
+        ErrorCase{"QueueOnReceiver", kHead + "queue occupancy=1\n",
+                  "t.scn:4:1: 'queue' needs a CRN IUT (role crn)"},
+        ErrorCase{"DefaultsOtherField", kHead + "defaults flags=1\n",
+                  "t.scn:4:10: defaults sets association_id and epoch only, not 'flags'"},
+        ErrorCase{"IgnoreUnknown", kHead + "ignore GRANT\n",
+                  "t.scn:4:8: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
+                  "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
+                  "CANCEL, CREDIT_RETURN, ERROR), 'data' or 'none', found 'GRANT'"}),
+    [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
+
+TEST(Parser, UnknownRequirementId_NamesTheId) {
+  const KnownId known = [](std::string_view id) { return id == "RDCC-ASSOC-01"; };
+  EXPECT_EQ(error_of("scenario s\nrole receiver\nchecks RDCC-ASSOC-01 RDCC-ASSOC-99\nwait 1ms\n", known),
+            "t.scn:3:22: unknown requirement ID 'RDCC-ASSOC-99' (not in the catalog)");
+  EXPECT_EQ(error_of("scenario s\nrole receiver\nchecks RDCC-ASSOC-01\nwait 1ms\n", known), "");
+}
+
+TEST(Parser, UnreadableFile_IsAnErrorNamingIt) {
+  auto r = load_scenario("/nonexistent/x.scn", {});
+  ASSERT_TRUE(std::holds_alternative<ParseError>(r));
+  EXPECT_EQ(std::get<ParseError>(r).describe(), "/nonexistent/x.scn:0:0: cannot read the file");
+}
+
+TEST(Parser, Durations) {
+  EXPECT_EQ(parse_duration("100ns"), ref::nanoseconds(100));
+  EXPECT_EQ(parse_duration("500us"), ref::microseconds(500));
+  EXPECT_EQ(parse_duration("2ms"), ref::milliseconds(2));
+  EXPECT_EQ(parse_duration("1s"), ref::seconds(1));
+  EXPECT_FALSE(parse_duration("ms"));
+  EXPECT_FALSE(parse_duration("1h"));
+  EXPECT_FALSE(parse_duration("99999999999999999999s"));
+}
+
+}  // namespace
+}  // namespace rdcc::conformance

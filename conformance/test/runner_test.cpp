@@ -1,0 +1,270 @@
+// The runner on the in-process reference endpoints: scenarios that must pass pass, and a
+// wrong expectation fails with the expected pattern and the actual message.
+#include <gtest/gtest.h>
+
+#include "rdcc/conformance/report.hpp"
+#include "rdcc/conformance/runner.hpp"
+#include "rdcc/conformance/suite.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+ScenarioResult run_text(const std::string& text) {
+  auto parsed = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&parsed)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  const auto& s = std::get<Scenario>(parsed);
+  SuiteOptions o;
+  o.adapter.any_role = true;
+  return run_one(s, o);
+}
+
+const std::string kAssociate =
+    "send ASSOC_REQUEST sender_nonce=0x1122334455667788 capabilities=STATUS line_rate=100000\n"
+    "expect ASSOC_ACCEPT within 1ms sender_nonce=0x1122334455667788 -> assoc=association_id "
+    "epoch=epoch\n"
+    "defaults association_id=$assoc epoch=$epoch\n";
+
+std::string receiver(const std::string& steps) {
+  return "scenario t\nrole receiver\nchecks RDCC-GRANT-07\n" + kAssociate + steps;
+}
+
+TEST(Runner, GrantWithinLength_Passes_AndRecordsEveryPacket) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=8192 flags&FINAL pacing_rate!=0\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+  ASSERT_EQ(r.trace.size(), 4U);
+  EXPECT_TRUE(r.trace[0].from_tester);
+  EXPECT_FALSE(r.trace[1].from_tester);
+  EXPECT_EQ(r.trace[1].packet.from.to_string(), "10.0.0.1:50000");
+  EXPECT_EQ(r.trace[1].packet.to.to_string(), "10.0.0.2:50000");
+  EXPECT_TRUE(r.violations.empty());
+  // The reference receiver's own events are in the log beside the tester's.
+  bool receiver_event = false;
+  for (const auto& e : r.events) receiver_event = receiver_event || e["endpoint"] == "receiver";
+  EXPECT_TRUE(receiver_event);
+}
+
+TEST(Runner, WrongExpectation_FailsWithExpectedAndActual) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "grant_limit was 8192, wanted = 4096");
+  EXPECT_EQ(r.expected, "CREDIT_GRANT message_id=1 grant_limit=4096 within 1ms");
+  EXPECT_NE(r.actual.find("\"type\":\"CREDIT_GRANT\""), std::string::npos) << r.actual;
+  EXPECT_NE(r.actual.find("\"grant_limit\":8192"), std::string::npos) << r.actual;
+  EXPECT_EQ(r.where.line, 8);
+}
+
+TEST(Runner, WrongType_FailsNamingBoth) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect ERROR within 1ms\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "CREDIT_GRANT arrived, not ERROR");
+}
+
+TEST(Runner, NothingArrives_FailsWithNothing) {
+  const auto r = run_text(receiver("expect CREDIT_GRANT within 2ms\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "nothing arrived within 2ms");
+  EXPECT_EQ(r.actual, "nothing");
+  // Virtual time: the window passed, not a wall-clock wait.
+  EXPECT_EQ(r.elapsed, ref::milliseconds(2));
+}
+
+TEST(Runner, Silence_PassesWhenQuiet_FailsOnAMessage) {
+  EXPECT_EQ(run_text(receiver("send raw 20 01 00 30\nsilence 5ms\n")).verdict, Verdict::Pass);
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "silence 1ms\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "expected silence for 1ms");
+  EXPECT_NE(r.actual.find("CREDIT_GRANT"), std::string::npos);
+}
+
+TEST(Runner, OneOf_AcceptsAnyAlternative_AndSilenceAlternative) {
+  const auto pass = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect one of within 1ms\n"
+      "  | ERROR reason=BUDGET_EXHAUSTED\n"
+      "  | CREDIT_GRANT message_id=1 grant_limit<=8192\n"));
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
+  const auto quiet = run_text(receiver("expect one of within 1ms\n  | ERROR\n  | silence\n"));
+  EXPECT_EQ(quiet.verdict, Verdict::Pass) << quiet.reason;
+  const auto fail = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect one of within 1ms\n"
+      "  | ERROR reason=BUDGET_EXHAUSTED\n"
+      "  | CREDIT_GRANT message_id=2\n"));
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_EQ(fail.reason, "CREDIT_GRANT arrived, not ERROR; message_id was 1, wanted = 2");
+  EXPECT_EQ(fail.expected, "ERROR reason=BUDGET_EXHAUSTED | CREDIT_GRANT message_id=2 within 1ms");
+}
+
+TEST(Runner, Captures_CarryValuesWithArithmetic) {
+  const auto pass = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms -> limit=grant_limit\n"
+      "send data message=1 offset=0 length=$limit last=1\n"
+      "expect MSG_DONE within 1ms message_id=1 octets_received=$limit\n"
+      "send CREDIT_REQUEST message_id=2 message_length=$limit+4096 binding_kind=OPAQUE binding_value=2\n"
+      "expect CREDIT_GRANT within 1ms message_id=2 grant_limit=$limit+4096\n"));
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason << pass.actual;
+  const auto fail = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms -> limit=grant_limit\n"
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "wait 1100us\n"
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms grant_limit=$limit-1\n"));
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_EQ(fail.reason, "grant_limit was 8192, wanted = $limit-1 (8191)");
+}
+
+TEST(Runner, AfterBound_AnEarlyMessageFails) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT after 100us within 1ms\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "arrived 0ms after the step began, earlier than 100us");
+}
+
+TEST(Runner, UnknownVariable_IsInconclusive) {
+  const auto r = run_text(receiver("send CREDIT_REQUEST message_id=$nope message_length=1\n"));
+  EXPECT_EQ(r.verdict, Verdict::Inconclusive);
+  EXPECT_EQ(r.reason, "t.scn:7:32: '$nope' has no value here (variable not captured, or not a number)");
+}
+
+TEST(Runner, ValueTooLargeForItsField_IsInconclusive) {
+  const auto r = run_text(receiver("send CREDIT_REQUEST traffic_class=300\n"));
+  EXPECT_EQ(r.verdict, Verdict::Inconclusive);
+  EXPECT_NE(r.reason.find("field 'traffic_class': value 300 is larger than the field's maximum 255"),
+            std::string::npos)
+      << r.reason;
+}
+
+TEST(Runner, UpperOnAReceiver_IsUnsupported) {
+  const auto r = run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-07\nupper stats\n");
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason, "the IUT does not support upper stats: stats needs a sender; this IUT is a receiver");
+}
+
+TEST(Runner, SenderIut_DataOnlyAfterCredit) {
+  const auto r = run_text(
+      "scenario t\nrole sender\nchecks RDCC-MODE-02\n"
+      "upper submit length=8192 force_scheduled=true -> h=handle\n"
+      "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+      "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=1 unscheduled_limit=0 "
+      "grant_lifetime=1000 credit_unit=4096\n"
+      "defaults association_id=7 epoch=1\n"
+      "expect CREDIT_REQUEST within 1ms message_length=8192 -> mid=message_id\n"
+      "ignore CREDIT_REQUEST\n"
+      "silence 1ms\n"
+      "send CREDIT_GRANT message_id=$mid grant_limit=4096 pacing_rate=100000 lifetime=1000\n"
+      "expect data within 1ms message=$mid offset=0 length=4096\n"
+      "silence 500us\n"
+      "upper status handle=$h -> sent=transmitted\n");
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+  bool data = false;
+  for (const auto& t : r.trace) data = data || (t.packet.data && !t.from_tester);
+  EXPECT_TRUE(data);
+}
+
+TEST(Runner, SenderIut_TheTestersOwnFaultIsNotTheIuts) {
+  // A grant with Pacing Rate zero breaks a receiver rule; the tester sent it, so the sender
+  // IUT (which MUST ignore it) is not blamed, and sends nothing.
+  const auto r = run_text(
+      "scenario t\nrole sender\nchecks RDCC-MODE-02\n"
+      "upper submit length=8192 force_scheduled=true\n"
+      "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+      "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=1 grant_lifetime=1000 "
+      "credit_unit=4096\n"
+      "defaults association_id=7 epoch=1\n"
+      "expect CREDIT_REQUEST within 1ms -> mid=message_id\n"
+      "ignore CREDIT_REQUEST\n"
+      "send CREDIT_GRANT message_id=$mid grant_limit=4096 pacing_rate=0\n"
+      "silence 1ms\n");
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.actual;
+  EXPECT_TRUE(r.violations.empty());
+}
+
+TEST(Runner, CrnIut_ReportsAboveThreshold) {
+  const auto r = run_text(
+      "scenario t\nrole crn\nchecks RDCC-CRN-03\n"
+      "queue port=1 occupancy=1000 source=10.0.0.5:40000 destination=10.0.0.9:4791\n"
+      "silence 1ms\n"
+      "queue port=1 occupancy=589824 dscp=8 source=10.0.0.5:40000 destination=10.0.0.9:4791\n"
+      "expect CONGESTION_REPORT within 1ms direction=TO_SENDER source_address=10.0.0.5\n");
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.actual;
+  ASSERT_EQ(r.trace.size(), 1U);
+  EXPECT_EQ(r.trace[0].packet.to.to_string(), "10.0.0.5:50000");
+}
+
+TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {
+  EXPECT_TRUE(rule_binds("sender_credit", Role::Sender));
+  EXPECT_FALSE(rule_binds("sender_credit", Role::Receiver));
+  EXPECT_TRUE(rule_binds("grant_beyond_length", Role::Receiver));
+  EXPECT_FALSE(rule_binds("grant_beyond_length", Role::Sender));
+}
+
+TEST(Suite, Filters_MatchNameTagOrRequirement) {
+  Scenario s;
+  s.name = "receiver-x";
+  s.tags = {"assoc"};
+  s.checks = {"RDCC-ERR-05"};
+  EXPECT_TRUE(matches_filters(s, {}));
+  EXPECT_TRUE(matches_filters(s, {"receiver-*"}));
+  EXPECT_TRUE(matches_filters(s, {"assoc"}));
+  EXPECT_TRUE(matches_filters(s, {"RDCC-ERR-*"}));
+  EXPECT_FALSE(matches_filters(s, {"sender-*", "grant"}));
+}
+
+TEST(Suite, ShouldOnly_IsSkippedWithoutStrict) {
+  Scenario s;
+  s.name = "x";
+  s.checks = {"RDCC-ASSOC-06"};
+  const LevelOf levels = [](std::string_view id) -> std::optional<std::string> {
+    if (id == "RDCC-ASSOC-06") return "SHOULD";
+    if (id == "RDCC-ASSOC-01") return "MUST";
+    return std::nullopt;
+  };
+  EXPECT_EQ(should_only(s, levels),
+            "checks only SHOULD-level requirements (RDCC-ASSOC-06 SHOULD); run with --strict");
+  s.checks.push_back("RDCC-ASSOC-01");
+  EXPECT_FALSE(should_only(s, levels));
+  SuiteOptions o;
+  o.level_of = levels;
+  o.adapter.any_role = true;
+  s.checks = {"RDCC-ASSOC-06"};
+  EXPECT_EQ(run_one(s, o).verdict, Verdict::Skipped);
+}
+
+TEST(Report, SummaryAndConsoleLines) {
+  std::vector<ScenarioResult> rs(5);
+  rs[0].verdict = Verdict::Pass;
+  rs[1].verdict = Verdict::Fail;
+  rs[2].verdict = Verdict::Fail;
+  rs[3].verdict = Verdict::Skipped;
+  rs[4].verdict = Verdict::Unsupported;
+  EXPECT_EQ(summary_line(count(rs)), "1 passed, 2 failed, 0 inconclusive, 1 unsupported, 1 skipped");
+  rs[1].name = "receiver-x";
+  rs[1].reason = "nothing arrived within 1ms";
+  rs[1].where = {"x.scn", 7, 1};
+  rs[1].step = "expect ERROR within 1ms";
+  rs[1].expected = "ERROR within 1ms";
+  rs[1].actual = "nothing";
+  EXPECT_EQ(console_line(rs[1], 2, 10),
+            "[ 2/10] FAIL         receiver-x: nothing arrived within 1ms\n"
+            "      at x.scn:7:1: expect ERROR within 1ms\n"
+            "      expected: ERROR within 1ms\n"
+            "      actual:   nothing");
+  EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");
+}
+
+}  // namespace
+}  // namespace rdcc::conformance

@@ -1,0 +1,67 @@
+// The event loop: epoll over sockets and timers, and the monotonic clock mapped to
+// rdcc::ref::Time (CLOCK_MONOTONIC nanoseconds). Single-threaded; every callback runs on it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "rdcc/reference/time.hpp"
+
+namespace rdcc::udp {
+
+using ref::Duration;
+using ref::Time;
+
+// CLOCK_MONOTONIC as endpoint time.
+[[nodiscard]] Time monotonic_now();
+
+class EventLoop {
+ public:
+  EventLoop();
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // Calls `on_readable` whenever `fd` is readable. The caller keeps `fd` open until remove().
+  void add(int fd, std::function<void()> on_readable);
+  void remove(int fd);
+
+  // Runs callbacks for at most `max_wait` (or until stop()); returns after the first wake-up
+  // that ran at least one callback, or when `max_wait` has passed.
+  void run_once(Duration max_wait);
+  // Runs until `done()` holds (true) or `timeout` passes (false). `done` is checked after
+  // every wake-up.
+  bool run_until(const std::function<bool()>& done, Duration timeout);
+  // Runs until stop().
+  void run();
+  void stop() { stopped_ = true; }
+  [[nodiscard]] bool stopped() const { return stopped_; }
+
+ private:
+  int epoll_fd_ = -1;
+  bool stopped_ = false;
+  std::map<int, std::function<void()>> handlers_;
+};
+
+// A one-shot timer on CLOCK_MONOTONIC (timerfd) that calls back on its loop when due.
+class Timer {
+ public:
+  Timer(EventLoop& loop, std::function<void()> on_expiry);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  void arm(Time at);  // replaces any earlier arming; a time already past fires at once
+  void disarm();
+  // Arms at `at` if set, disarms otherwise (what next_timeout() returns).
+  void set(std::optional<Time> at) { at ? arm(*at) : disarm(); }
+
+ private:
+  EventLoop& loop_;
+  int fd_ = -1;
+  std::function<void()> on_expiry_;
+};
+
+}  // namespace rdcc::udp

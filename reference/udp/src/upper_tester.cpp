@@ -1,0 +1,422 @@
+#include "rdcc/udp/upper_tester.hpp"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <deque>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+#include "rdcc/codec/constants.hpp"
+#include "sockaddr.hpp"
+
+namespace rdcc::udp {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A request that cannot be carried out as written; `detail` names the key and why.
+struct BadRequest {
+  std::string detail;
+};
+struct Unsupported {
+  std::string detail;
+};
+
+Json error_response(const char* error, const std::string& detail) {
+  return {{"ok", false}, {"error", error}, {"detail", detail}};
+}
+
+const std::map<std::string, std::set<std::string>, std::less<>>& ops() {
+  static const std::map<std::string, std::set<std::string>, std::less<>> table{
+      {"hello", {}},
+      {"submit",
+       {"receiver", "length", "class", "weight", "service_hint", "deadline_us", "binding",
+        "binding_value", "force_scheduled", "post_unit"}},
+      {"cancel", {"handle"}},
+      {"return_credit", {"handle", "new_limit"}},
+      {"link_pause", {}},
+      {"status", {"handle"}},
+      {"wait", {"handle", "timeout_ms"}},
+      {"association", {"receiver"}},
+      {"stats", {}},
+  };
+  return table;
+}
+
+std::string op_names() {
+  std::string out;
+  for (const auto& [name, keys] : ops()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::uint64_t get_uint(const Json& r, const char* key, std::uint64_t max,
+                       std::optional<std::uint64_t> fallback) {
+  auto it = r.find(key);
+  if (it == r.end()) {
+    if (fallback) return *fallback;
+    throw BadRequest{std::string("missing key '") + key + "'"};
+  }
+  if (!it->is_number_unsigned()) {
+    throw BadRequest{std::string("'") + key + "' must be a non-negative integer, not " +
+                     it->dump()};
+  }
+  const auto v = it->get<std::uint64_t>();
+  if (v > max) {
+    throw BadRequest{std::string("'") + key + "' is " + std::to_string(v) + ", above " +
+                     std::to_string(max)};
+  }
+  return v;
+}
+
+bool get_bool(const Json& r, const char* key, bool fallback) {
+  auto it = r.find(key);
+  if (it == r.end()) return fallback;
+  if (!it->is_boolean()) {
+    throw BadRequest{std::string("'") + key + "' must be true or false, not " + it->dump()};
+  }
+  return it->get<bool>();
+}
+
+Address get_address(const Json& r, const char* key) {
+  auto it = r.find(key);
+  if (it == r.end()) throw BadRequest{std::string("missing key '") + key + "'"};
+  Address a;
+  if (!it->is_string() || !Address::parse(it->get<std::string>(), a)) {
+    throw BadRequest{std::string("'") + key + "' must be an address \"a.b.c.d:port\" or " +
+                     "\"[v6]:port\", not " + it->dump()};
+  }
+  return a;
+}
+
+std::uint32_t get_named(const Json& r, const char* key, std::span<const NamedValue> table,
+                        std::uint32_t fallback, std::uint32_t max) {
+  auto it = r.find(key);
+  if (it == r.end()) return fallback;
+  if (it->is_string()) {
+    if (auto v = value_of(table, it->get<std::string>())) return *v;
+    std::string names;
+    for (const auto& e : table) names += (names.empty() ? "" : ", ") + std::string(e.name);
+    throw BadRequest{std::string("'") + key + "' is " + it->dump() + ", not one of " + names};
+  }
+  return static_cast<std::uint32_t>(get_uint(r, key, max, std::nullopt));
+}
+
+ref::MessageHandle get_handle(const SenderNode& node, const Json& r) {
+  const auto h = get_uint(r, "handle", ~0ULL, std::nullopt);
+  if (!node.status(h)) throw BadRequest{"'handle' " + std::to_string(h) + ": no such message"};
+  return h;
+}
+
+Json submit(SenderNode& node, const Json& r) {
+  ref::MessageSpec spec;
+  spec.receiver = get_address(r, "receiver");
+  spec.length = get_uint(r, "length", ~0ULL, std::nullopt);
+  spec.traffic_class = static_cast<std::uint8_t>(get_uint(r, "class", 255, 0));
+  spec.weight = static_cast<std::uint8_t>(get_uint(r, "weight", 255, 1));
+  spec.service_hint =
+      static_cast<ServiceHint>(get_named(r, "service_hint", kServiceHints, 0, 255));
+  spec.deadline_us = static_cast<std::uint32_t>(get_uint(r, "deadline_us", 0xFFFFFFFFU, 0));
+  const auto binding = get_named(r, "binding", kBindingKinds,
+                                 static_cast<std::uint32_t>(BindingKind::Opaque), 255);
+  if (binding != static_cast<std::uint32_t>(BindingKind::Opaque) &&
+      binding != static_cast<std::uint32_t>(BindingKind::RoCEv2)) {
+    throw Unsupported{"'binding' " + std::to_string(binding) +
+                      ": this sender carries data over OPAQUE and ROCEV2 only"};
+  }
+  spec.binding = static_cast<BindingKind>(binding);
+  spec.binding_value = get_uint(r, "binding_value", ~0ULL, 0);
+  spec.force_scheduled = get_bool(r, "force_scheduled", false);
+  spec.post_unit = get_uint(r, "post_unit", ~0ULL, 0);
+  if (spec.receiver.ipv6 != node.rdcc_address().ipv6) {
+    throw BadRequest{"'receiver' " + spec.receiver.to_string() +
+                     ": not the address family of this sender (" +
+                     node.rdcc_address().to_string() + ")"};
+  }
+  try {
+    return {{"ok", true}, {"handle", node.submit(spec)}};
+  } catch (const std::invalid_argument& e) {
+    throw Unsupported{e.what()};
+  }
+}
+
+Json status_response(const ref::MessageStatus& s) {
+  Json j = to_json(s);
+  j.erase("handle");
+  Json out{{"ok", true}, {"handle", s.handle}};
+  out.update(j);
+  return out;
+}
+
+UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json& r, Time now) {
+  if (op == "hello") {
+    return Json{{"ok", true},
+                {"role", "sender"},
+                {"implementation", kImplementation},
+                {"version", kImplementationVersion}};
+  }
+  if (op == "submit") return submit(node, r);
+  if (op == "cancel") {
+    node.cancel(get_handle(node, r));
+    return Json{{"ok", true}};
+  }
+  if (op == "return_credit") {
+    const auto h = get_handle(node, r);
+    node.return_credit(h, get_uint(r, "new_limit", ~0ULL, std::nullopt));
+    return Json{{"ok", true}};
+  }
+  if (op == "link_pause") {
+    node.link_pause();
+    return Json{{"ok", true}};
+  }
+  if (op == "status") return status_response(*node.status(get_handle(node, r)));
+  if (op == "wait") {
+    const auto h = get_handle(node, r);
+    const auto ms = get_uint(r, "timeout_ms", 600000, 5000);
+    return PendingWait{h, now + ref::milliseconds(static_cast<std::int64_t>(ms)), nullptr};
+  }
+  if (op == "association") {
+    const Address receiver = get_address(r, "receiver");
+    auto a = node.sender().association(receiver);
+    if (!a) return Json{{"ok", true}, {"exists", false}};
+    return Json{{"ok", true},
+                {"exists", true},
+                {"established", a->established},
+                {"without_rdcc", a->without_rdcc},
+                {"association_id", a->association_id},
+                {"epoch", a->epoch},
+                {"unscheduled_limit", a->unscheduled_limit},
+                {"start_jitter_us", a->start_jitter_us},
+                {"backlog_threshold", a->backlog_threshold},
+                {"grant_lifetime_us", a->grant_lifetime_us},
+                {"credit_unit", a->credit_unit},
+                {"capabilities", a->capabilities}};
+  }
+  return Json{{"ok", true}, {"stats", node.stats_json()}};  // "stats"
+}
+
+}  // namespace
+
+UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_view line,
+                                               Time now) {
+  Json r;
+  try {
+    r = Json::parse(line);
+  } catch (const Json::parse_error& e) {
+    return error_response("bad_request", std::string("not JSON: ") + e.what());
+  }
+  Json id;
+  try {
+    if (!r.is_object()) throw BadRequest{"the request must be a JSON object, not " + r.dump()};
+    if (auto it = r.find("id"); it != r.end()) id = *it;
+    auto op_it = r.find("op");
+    if (op_it == r.end()) throw BadRequest{"missing key 'op'"};
+    if (!op_it->is_string()) throw BadRequest{"'op' must be a string, not " + op_it->dump()};
+    const std::string op = op_it->get<std::string>();
+    auto spec = ops().find(op);
+    if (spec == ops().end()) {
+      throw BadRequest{"'op' \"" + op + "\" is not one of " + op_names()};
+    }
+    for (const auto& [key, value] : r.items()) {
+      if (key != "op" && key != "id" && spec->second.count(key) == 0) {
+        throw BadRequest{"unknown key '" + key + "' for op " + op};
+      }
+    }
+    auto out = dispatch(node, op, r, now);
+    if (auto* w = std::get_if<PendingWait>(&out)) {
+      w->id = id;
+    } else if (!id.is_null()) {
+      std::get<Json>(out)["id"] = id;
+    }
+    return out;
+  } catch (const BadRequest& e) {
+    Json out = error_response("bad_request", e.detail);
+    if (!id.is_null()) out["id"] = id;
+    return out;
+  } catch (const Unsupported& e) {
+    Json out = error_response("unsupported", e.detail);
+    if (!id.is_null()) out["id"] = id;
+    return out;
+  }
+}
+
+std::optional<nlohmann::ordered_json> complete_wait(const SenderNode& node, const PendingWait& w,
+                                                    Time now) {
+  const auto s = node.status(w.handle);
+  Json out;
+  if (s && (s->state == ref::MessageState::Done || s->state == ref::MessageState::Aborted ||
+            (s->without_rdcc && s->transmitted == s->length))) {
+    out = status_response(*s);
+  } else if (now >= w.deadline) {
+    out = error_response("timeout", "'handle' " + std::to_string(w.handle) + " still " +
+                                        (s ? ref::to_string(s->state) : "?") +
+                                        " when 'timeout_ms' passed");
+  } else {
+    return std::nullopt;
+  }
+  if (!w.id.is_null()) out["id"] = w.id;
+  return out;
+}
+
+// ---- the channel: lines in, lines out, in order -------------------------------------------
+
+class UpperTesterServer::Channel {
+ public:
+  Channel(EventLoop& loop, SenderNode& node, int in_fd, int out_fd, bool own,
+          std::function<void()> on_eof)
+      : loop_(loop),
+        node_(node),
+        in_fd_(in_fd),
+        out_fd_(out_fd),
+        own_(own),
+        on_eof_(std::move(on_eof)),
+        timer_(loop, [this] { poke(); }) {
+    loop_.add(in_fd_, [this] { on_readable(); });
+  }
+  ~Channel() {
+    if (open_) loop_.remove(in_fd_);
+    if (own_) ::close(in_fd_);
+  }
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  [[nodiscard]] bool open() const { return open_ || pending_; }
+
+  // Progress on the node: answer a pending wait, then the requests queued behind it.
+  void poke() {
+    if (pending_) {
+      auto answer = complete_wait(node_, *pending_, monotonic_now());
+      if (!answer) return;
+      pending_.reset();
+      timer_.disarm();
+      write(*answer);
+    }
+    while (!pending_ && !lines_.empty()) {
+      const std::string line = std::move(lines_.front());
+      lines_.pop_front();
+      auto out = handle_upper_tester_request(node_, line, monotonic_now());
+      if (auto* w = std::get_if<PendingWait>(&out)) {
+        pending_ = *w;
+        timer_.arm(w->deadline);
+        poke();
+      } else {
+        write(std::get<Json>(out));
+      }
+    }
+  }
+
+ private:
+  void on_readable() {
+    char chunk[4096];
+    const ssize_t n = ::read(in_fd_, chunk, sizeof chunk);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {
+      loop_.remove(in_fd_);
+      open_ = false;
+      if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
+      poke();
+      if (on_eof_) on_eof_();
+      return;
+    }
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+    for (auto nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") != std::string::npos) lines_.push_back(std::move(line));
+    }
+    poke();
+  }
+
+  void write(const Json& j) {
+    const std::string text = j.dump() + "\n";
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the tester went away
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+  EventLoop& loop_;
+  SenderNode& node_;
+  int in_fd_;
+  int out_fd_;
+  bool own_;
+  bool open_ = true;
+  std::function<void()> on_eof_;
+  Timer timer_;
+  std::string buffer_;
+  std::deque<std::string> lines_;
+  std::optional<PendingWait> pending_;
+};
+
+UpperTesterServer::UpperTesterServer(EventLoop& loop, SenderNode& node, std::string_view where)
+    : loop_(loop), node_(node) {
+  if (where == "stdio") {
+    channels_.push_back(std::make_unique<Channel>(loop_, node_, STDIN_FILENO, STDOUT_FILENO,
+                                                  false, [this] {
+                                                    if (on_eof_) on_eof_();
+                                                  }));
+  } else if (where.substr(0, 4) == "tcp:") {
+    Address a;
+    if (!Address::parse(where.substr(4), a)) {
+      throw std::invalid_argument("upper-tester: '" + std::string(where) +
+                                  "' is not tcp:IP:PORT");
+    }
+    const bool loopback = a.ipv6 ? (a.ip == IpAddress{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})
+                                 : a.ip[0] == 127;
+    if (!loopback) {
+      throw std::invalid_argument("upper-tester: " + a.to_string() +
+                                  " is not a loopback address (127.0.0.0/8 or ::1)");
+    }
+    listen_fd_ = ::socket(a.ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    (void)::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    SockAddr sa = to_sockaddr(a);
+    if (listen_fd_ < 0 || ::bind(listen_fd_, sa.get(), sa.len) != 0 || ::listen(listen_fd_, 8) != 0) {
+      const int err = errno;
+      if (listen_fd_ >= 0) ::close(listen_fd_);
+      throw std::system_error(err, std::generic_category(),
+                              "upper-tester: cannot listen on TCP " + a.to_string());
+    }
+    SockAddr bound;
+    bound.len = sizeof bound.storage;
+    (void)::getsockname(listen_fd_, bound.get_mut(), &bound.len);
+    tcp_address_ = from_sockaddr(bound);
+    loop_.add(listen_fd_, [this] { accept(); });
+  } else {
+    throw std::invalid_argument("upper-tester: '" + std::string(where) +
+                                "' is neither stdio nor tcp:IP:PORT");
+  }
+  node_.set_on_progress([this] { poke(); });
+}
+
+UpperTesterServer::~UpperTesterServer() {
+  node_.set_on_progress(nullptr);
+  channels_.clear();
+  if (listen_fd_ >= 0) {
+    loop_.remove(listen_fd_);
+    ::close(listen_fd_);
+  }
+}
+
+std::optional<Address> UpperTesterServer::tcp_address() const { return tcp_address_; }
+
+void UpperTesterServer::accept() {
+  std::erase_if(channels_, [](const auto& c) { return !c->open(); });
+  const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return;
+  channels_.push_back(std::make_unique<Channel>(loop_, node_, fd, fd, true, nullptr));
+}
+
+void UpperTesterServer::poke() {
+  for (auto& c : channels_) c->poke();
+}
+
+}  // namespace rdcc::udp

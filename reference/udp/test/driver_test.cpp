@@ -1,0 +1,277 @@
+// The driver on real sockets on loopback: two (or ten) nodes on one EventLoop in this
+// process, real UDP datagrams through the kernel, bounded waits for conditions.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "rdcc/udp/loop.hpp"
+#include "rdcc/udp/nodes.hpp"
+#include "rdcc/udp/socket.hpp"
+
+namespace rdcc::udp {
+namespace {
+
+using ref::MessageState;
+
+Address v4(std::uint8_t last, std::uint16_t port = 0) { return Address::v4(127, 0, 0, last, port); }
+
+Address v6_loopback(std::uint16_t port = 0) {
+  Address a;
+  a.ipv6 = true;
+  a.ip[15] = 1;
+  a.port = port;
+  return a;
+}
+
+// Parameters for real loopback: grants live long enough for a busy machine's scheduling delays.
+ReceiverNodeConfig receiver_config(const Address& local) {
+  ReceiverNodeConfig c;
+  c.endpoint.local = local;
+  c.endpoint.budget = 4U << 20U;
+  c.endpoint.unscheduled_budget = 1U << 20U;
+  c.endpoint.link_capacity_mbps = 2000;
+  c.endpoint.unscheduled_limit = 65536;
+  c.endpoint.start_jitter_us = 50;
+  c.endpoint.grant_lifetime_us = 50000;
+  c.endpoint.d_max = ref::milliseconds(1);
+  c.endpoint.base_rtt = ref::microseconds(200);
+  c.endpoint.rtt_target = ref::milliseconds(50);
+  c.endpoint.grant_window = 256U << 10U;
+  c.endpoint.credit_unit = 4096;
+  c.unscheduled_dscp = 8;
+  return c;
+}
+
+SenderNodeConfig sender_config(const Address& local, const ReceiverNode& r) {
+  SenderNodeConfig c;
+  c.endpoint.local = local;
+  c.endpoint.line_rate_mbps = 2000;
+  c.endpoint.unscheduled_dscp = 8;
+  c.endpoint.class_dscp = {10, 12, 26, 28, 34, 36, 38, 40};
+  c.rdcc_port = r.rdcc_address().port;
+  c.data_port = r.data_address().port;
+  if (auto a = r.rocev2_address()) c.rocev2_port = a->port;
+  return c;
+}
+
+ref::MessageSpec message(const ReceiverNode& r, std::uint64_t length) {
+  ref::MessageSpec m;
+  m.receiver = r.rdcc_address();
+  m.length = length;
+  m.traffic_class = 2;
+  return m;
+}
+
+bool finished(const SenderNode& s, ref::MessageHandle h) {
+  const auto st = s.status(h);
+  return st && (st->state == MessageState::Done || st->state == MessageState::Aborted);
+}
+
+constexpr auto kWait = ref::seconds(15);
+
+TEST(UdpSocket, TosSetPerPacket_IsReadOnReceipt_Ipv4AndIpv6) {
+  for (const Address& ip : {v4(1), v6_loopback()}) {
+    UdpSocket a(ip);
+    UdpSocket b(ip);
+    const std::array<std::byte, 3> payload{std::byte{1}, std::byte{2}, std::byte{3}};
+    const std::vector<OutPacket> out{{b.local(), tos(26, ref::kEcnCe), payload},
+                                     {b.local(), tos(46, ref::kEcnEct0), payload}};
+    a.send(out);
+    EventLoop loop;
+    std::vector<std::uint8_t> seen;
+    loop.add(b.fd(), [&] {
+      for (const auto& p : b.receive()) {
+        seen.push_back(p.tos);
+        EXPECT_EQ(p.from, a.local());
+        EXPECT_EQ(p.bytes.size(), 3U);
+      }
+    });
+    ASSERT_TRUE(loop.run_until([&] { return seen.size() == 2; }, kWait)) << ip.to_string();
+    EXPECT_EQ(seen[0], tos(26, ref::kEcnCe)) << ip.to_string();
+    EXPECT_EQ(seen[1], tos(46, ref::kEcnEct0)) << ip.to_string();
+    loop.remove(b.fd());
+  }
+}
+
+TEST(UdpSocket, BatchOfManyDatagrams_AllArrive) {
+  UdpSocket a(v4(1));
+  UdpSocket b(v4(1));
+  std::vector<std::array<std::byte, 8>> payloads(200);
+  std::vector<OutPacket> out;
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    payloads[i][0] = static_cast<std::byte>(i);
+    out.push_back({b.local(), 0, payloads[i]});
+  }
+  a.send(out);
+  EXPECT_EQ(a.stats().datagrams_sent, 200U);
+  EventLoop loop;
+  std::size_t got = 0;
+  loop.add(b.fd(), [&] {
+    for (const auto& p : b.receive()) EXPECT_EQ(p.bytes[0], static_cast<std::byte>(got++));
+  });
+  ASSERT_TRUE(loop.run_until([&] { return got == 200; }, kWait));
+  loop.remove(b.fd());
+}
+
+TEST(Driver, Association_IsEstablished_AndCarriesTheReceiversParameters) {
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  SenderNode s(loop, sender_config(v4(2), r));
+  const auto h = s.submit(message(r, 1000));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait));
+  const auto a = s.sender().association(r.rdcc_address());
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->established);
+  EXPECT_NE(a->association_id, 0U);
+  EXPECT_EQ(a->epoch, r.receiver().config().epoch);
+  EXPECT_EQ(a->grant_lifetime_us, 50000U);
+  EXPECT_EQ(a->credit_unit, 4096U);
+  EXPECT_EQ(r.receiver().stats().associations_accepted, 1U);
+}
+
+TEST(Driver, ScheduledMessageOf4MiB_CompletesWithMsgDone_OverOpaque) {
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  SenderNode s(loop, sender_config(v4(2), r));
+  const auto h = s.submit(message(r, 4U << 20U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait));
+  EXPECT_EQ(s.status(h)->state, MessageState::Done);
+  EXPECT_EQ(r.receiver().stats().scheduled_octets, 4U << 20U);
+  EXPECT_GE(r.receiver().stats().msg_done_sent, 1U);
+  EXPECT_GT(r.receiver().stats().grants_sent, 1U);  // a window at a time, not one grant
+  EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
+  EXPECT_EQ(s.sender().stats().invariant_violations, 0U);
+  EXPECT_EQ(r.stats().data_malformed, 0U);
+}
+
+TEST(Driver, UnscheduledSmallMessages_CompleteWithoutWaitingForCredit) {
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  SenderNode s(loop, sender_config(v4(2), r));
+  // One unscheduled message outstanding per association at a time (rule 3): each waits for
+  // the previous one's MSG_DONE.
+  for (int i = 0; i < 10; ++i) {
+    const auto h = s.submit(message(r, 2048));
+    ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait));
+    EXPECT_EQ(s.status(h)->state, MessageState::Done);
+  }
+  EXPECT_EQ(s.sender().stats().unscheduled_octets, 10U * 2048U);
+  EXPECT_EQ(r.receiver().stats().unscheduled_octets, 10U * 2048U);
+  EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
+}
+
+TEST(Driver, Ipv6Loopback_MessageCompletes) {
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v6_loopback()));
+  SenderNode s(loop, sender_config(v6_loopback(), r));
+  const auto h1 = s.submit(message(r, 1U << 20U));
+  const auto h2 = s.submit(message(r, 1000));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h1) && finished(s, h2); }, kWait));
+  EXPECT_EQ(s.status(h1)->state, MessageState::Done);
+  EXPECT_EQ(s.status(h2)->state, MessageState::Done);
+  EXPECT_TRUE(r.rdcc_address().ipv6);
+}
+
+TEST(Driver, DscpOfDataAndControl_IsTheConfiguredMapping) {
+  // A receiver node reads the DSCP of arriving data: unscheduled data carries the
+  // unscheduled DSCP, so the receiver accounts it as unscheduled; scheduled data of class 2
+  // carries DSCP 26 and is counted as scheduled.
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  SenderNode s(loop, sender_config(v4(2), r));
+  const auto small = s.submit(message(r, 4096));
+  const auto large = s.submit(message(r, 256U << 10U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, small) && finished(s, large); }, kWait));
+  EXPECT_EQ(r.receiver().stats().unscheduled_octets, 4096U);
+  EXPECT_EQ(r.receiver().stats().scheduled_octets, 256U << 10U);
+}
+
+TEST(Driver, ReceiverRestart_NewEpoch_SenderReestablishesAndCompletes) {
+  EventLoop loop;
+  auto rc = receiver_config(v4(1));
+  auto r = std::make_unique<ReceiverNode>(loop, rc);
+  rc.endpoint.local = r->rdcc_address();
+  rc.data_port = r->data_address().port;
+  SenderNode s(loop, sender_config(v4(2), *r));
+  const auto first = s.submit(message(*r, 64U << 10U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, first); }, kWait));
+  const auto old_epoch = s.sender().association(r->rdcc_address())->epoch;
+  r.reset();  // the receiver loses its state
+  rc.endpoint.epoch = static_cast<std::uint16_t>(old_epoch + 1);
+  r = std::make_unique<ReceiverNode>(loop, rc);
+  const auto second = s.submit(message(*r, 512U << 10U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, second); }, kWait));
+  EXPECT_EQ(s.status(second)->state, MessageState::Done);
+  EXPECT_EQ(s.sender().association(r->rdcc_address())->epoch, rc.endpoint.epoch);
+  EXPECT_GE(s.sender().stats().re_establishments, 1U);
+}
+
+TEST(Driver, Rocev2Binding_MessageCompletes_AndTheQueuePairCountsItsOctets) {
+  EventLoop loop;
+  auto rc = receiver_config(v4(1));
+  rc.rocev2_port = 0;  // an ephemeral port stands in for 4791 in tests
+  ReceiverNode r(loop, rc);
+  auto sc = sender_config(v4(2), r);
+  sc.rocev2_qpn = 0x123;
+  sc.rdma_message_size = 65536;
+  SenderNode s(loop, sc);
+  auto m = message(r, 1U << 20U);
+  m.binding = BindingKind::RoCEv2;
+  const auto h = s.submit(m);
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait))
+      << r.stats_json().dump() << s.stats_json().dump();
+  EXPECT_EQ(s.status(h)->state, MessageState::Done);
+  const auto* c = r.responder().counters(0x123);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->payload_octets, 1U << 20U);
+  EXPECT_EQ(c->msn, 16U);  // sixteen RDMA WRITE messages of 64 KiB
+  EXPECT_EQ(r.stats().rocev2_bad_icrc, 0U);
+  EXPECT_EQ(r.stats().rocev2_packets, s.stats().rocev2_packets);
+}
+
+TEST(Driver, Incast8To1ThroughCrn_QueueStaysBelowCapacity_AllComplete) {
+  EventLoop loop;
+  auto rc = receiver_config(v4(1));
+  rc.endpoint.link_capacity_mbps = 1000;  // the CRN's service rate: the bottleneck
+  rc.endpoint.crn_addresses = {v4(1)};
+  ReceiverNode r(loop, rc);
+  CrnNodeConfig cc;
+  cc.crn.local = v4(1);
+  cc.crn.rdcc_port = r.rdcc_address().port;
+  cc.crn.queue_threshold = 256U << 10U;
+  cc.crn.queue_capacity = 1U << 20U;
+  cc.crn.service_rate_mbps = 1000;
+  cc.crn.unscheduled_dscps = {8};
+  cc.listen = v4(1);
+  cc.forward_to = r.data_address();
+  CrnNode crn(loop, cc);
+  std::vector<std::unique_ptr<SenderNode>> senders;
+  std::vector<ref::MessageHandle> hs;
+  for (std::uint8_t i = 0; i < 8; ++i) {
+    // Each sender on its own loopback IP, on the RDCC port (the CRN reports to it).
+    auto sc = sender_config(v4(static_cast<std::uint8_t>(2 + i), r.rdcc_address().port), r);
+    sc.endpoint.crn_addresses = {v4(1)};
+    sc.data_via = crn.listen_address();
+    senders.push_back(std::make_unique<SenderNode>(loop, sc));
+    hs.push_back(senders.back()->submit(message(r, 512U << 10U)));
+  }
+  ASSERT_TRUE(loop.run_until(
+      [&] {
+        for (std::size_t i = 0; i < 8; ++i) {
+          if (!finished(*senders[i], hs[i])) return false;
+        }
+        return true;
+      },
+      kWait));
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(senders[i]->status(hs[i])->state, MessageState::Done);
+  EXPECT_EQ(crn.stats().tail_drops, 0U);
+  EXPECT_LT(crn.stats().max_occupancy, cc.crn.queue_capacity);
+  EXPECT_EQ(crn.stats().forwarded, crn.stats().enqueued);
+  EXPECT_EQ(r.receiver().stats().scheduled_octets, 8U * (512U << 10U));
+  EXPECT_EQ(r.receiver().stats().unattributed_data_octets, 0U);
+  EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
+}
+
+}  // namespace
+}  // namespace rdcc::udp

@@ -1,0 +1,194 @@
+// The upper tester: the request handler against a sender node on loopback sockets, and the
+// TCP channel end to end (a real TCP connection on 127.0.0.1).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "rdcc/udp/upper_tester.hpp"
+
+namespace rdcc::udp {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct UpperTester : ::testing::Test {
+  EventLoop loop;
+  std::unique_ptr<ReceiverNode> receiver;
+  std::unique_ptr<SenderNode> sender;
+
+  void SetUp() override {
+    ReceiverNodeConfig rc;
+    rc.endpoint.local = Address::v4(127, 0, 0, 1, 0);
+    rc.endpoint.link_capacity_mbps = 2000;
+    rc.endpoint.grant_lifetime_us = 50000;
+    rc.endpoint.d_max = ref::milliseconds(1);
+    rc.endpoint.base_rtt = ref::microseconds(200);
+    rc.endpoint.grant_window = 256U << 10U;
+    receiver = std::make_unique<ReceiverNode>(loop, rc);
+    SenderNodeConfig sc;
+    sc.endpoint.local = Address::v4(127, 0, 0, 2, 0);
+    sc.data_port = receiver->data_address().port;
+    sender = std::make_unique<SenderNode>(loop, sc);
+  }
+
+  Json request(const std::string& line) {
+    auto out = handle_upper_tester_request(*sender, line, monotonic_now());
+    if (auto* w = std::get_if<PendingWait>(&out)) {
+      std::optional<Json> answer;
+      EXPECT_TRUE(loop.run_until(
+          [&] { return (answer = complete_wait(*sender, *w, monotonic_now())).has_value(); },
+          ref::seconds(20)));
+      return answer.value_or(Json{});
+    }
+    return std::get<Json>(out);
+  }
+
+  std::string receiver_text() const { return receiver->rdcc_address().to_string(); }
+};
+
+TEST_F(UpperTester, Hello_NamesRoleImplementationAndVersion) {
+  const Json r = request(R"({"op":"hello"})");
+  EXPECT_EQ(r["ok"], true);
+  EXPECT_EQ(r["role"], "sender");
+  EXPECT_EQ(r["implementation"], "rdcc-reference");
+  EXPECT_EQ(r["version"], "0.1.0");
+}
+
+TEST_F(UpperTester, SubmitThenWait_MessageIsDone_StatusAndStatsAgree) {
+  const Json s = request(R"({"op":"submit","receiver":")" + receiver_text() +
+                         R"(","length":262144,"class":2,"weight":4,"service_hint":"LATENCY_SENSITIVE","id":7})");
+  ASSERT_EQ(s["ok"], true) << s.dump();
+  EXPECT_EQ(s["id"], 7);
+  const auto handle = s["handle"].get<std::uint64_t>();
+  const Json w = request(R"({"op":"wait","handle":)" + std::to_string(handle) + R"(,"timeout_ms":15000})");
+  ASSERT_EQ(w["ok"], true) << w.dump();
+  EXPECT_EQ(w["state"], "DONE");
+  EXPECT_EQ(w["transmitted"], 262144);
+  const Json st = request(R"({"op":"status","handle":)" + std::to_string(handle) + "}");
+  EXPECT_EQ(st["state"], "DONE");
+  EXPECT_EQ(st["length"], 262144);
+  EXPECT_NE(st["message_id"], 0);
+  const Json stats = request(R"({"op":"stats"})");
+  EXPECT_EQ(stats["stats"]["sender"]["messages_done"], 1);
+  const Json a = request(R"({"op":"association","receiver":")" + receiver_text() + R"("})");
+  EXPECT_EQ(a["established"], true);
+  EXPECT_EQ(a["epoch"], receiver->receiver().config().epoch);
+}
+
+TEST_F(UpperTester, CancelReturnCreditAndLinkPause_AreAccepted) {
+  const Json s = request(R"({"op":"submit","receiver":")" + receiver_text() +
+                         R"(","length":1048576,"force_scheduled":true})");
+  const auto h = std::to_string(s["handle"].get<std::uint64_t>());
+  EXPECT_EQ(request(R"({"op":"return_credit","handle":)" + h + R"(,"new_limit":0})")["ok"], true);
+  EXPECT_EQ(request(R"({"op":"link_pause"})")["ok"], true);
+  EXPECT_EQ(request(R"({"op":"cancel","handle":)" + h + "}")["ok"], true);
+  EXPECT_EQ(request(R"({"op":"status","handle":)" + h + "}")["state"], "ABORTED");
+}
+
+TEST_F(UpperTester, BadRequests_AnswerBadRequestNamingTheKeyAndWhy) {
+  const std::string to = R"("receiver":")" + receiver_text() + "\"";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"{nope", "not JSON"},
+      {"[1,2]", "must be a JSON object"},
+      {R"({"length":1})", "missing key 'op'"},
+      {R"({"op":5})", "'op' must be a string"},
+      {R"({"op":"launch"})", "\"launch\" is not one of"},
+      {R"({"op":"hello","colour":"red"})", "unknown key 'colour' for op hello"},
+      {R"({"op":"submit","length":10})", "missing key 'receiver'"},
+      {R"({"op":"submit",)" + to + "}", "missing key 'length'"},
+      {R"({"op":"submit",)" + to + R"(,"length":-1})", "'length' must be a non-negative integer"},
+      {R"({"op":"submit",)" + to + R"(,"length":"10"})", "'length' must be a non-negative integer"},
+      {R"({"op":"submit","receiver":"localhost","length":10})", "'receiver' must be an address"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"class":256})", "'class' is 256, above 255"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"service_hint":"URGENT"})", "'service_hint' is \"URGENT\", not one of"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"force_scheduled":1})", "'force_scheduled' must be true or false"},
+      {R"({"op":"submit","receiver":"[::1]:5","length":10})", "not the address family"},
+      {R"({"op":"status","handle":99})", "'handle' 99: no such message"},
+      {R"({"op":"return_credit","handle":99,"new_limit":1})", "no such message"},
+  };
+  for (const auto& [line, detail] : cases) {
+    const Json r = request(line);
+    EXPECT_EQ(r["ok"], false) << line;
+    EXPECT_EQ(r["error"], "bad_request") << line;
+    EXPECT_NE(r["detail"].get<std::string>().find(detail), std::string::npos)
+        << line << " -> " << r.dump();
+  }
+}
+
+TEST_F(UpperTester, RequestsTheNodeCannotCarry_AnswerUnsupported) {
+  const std::string to = R"("receiver":")" + receiver_text() + "\"";
+  for (const std::string& line :
+       {R"({"op":"submit",)" + to + R"(,"length":10,"binding":"RESERVED"})",
+        R"({"op":"submit",)" + to + R"(,"length":10,"binding":"ROCEV2","binding_value":5})"}) {
+    const Json r = request(line);
+    EXPECT_EQ(r["ok"], false) << line;
+    EXPECT_EQ(r["error"], "unsupported") << line;
+  }
+}
+
+TEST_F(UpperTester, WaitTimesOut_WithAnErrorNamingTheState) {
+  // A receiver that never answers: the message stays NEW while the association is attempted.
+  const Json s = request(R"({"op":"submit","receiver":"127.0.0.9:9","length":100000})");
+  const Json w = request(R"({"op":"wait","handle":)" + std::to_string(s["handle"].get<int>()) +
+                         R"(,"timeout_ms":20})");
+  EXPECT_EQ(w["ok"], false);
+  EXPECT_EQ(w["error"], "timeout");
+  EXPECT_NE(w["detail"].get<std::string>().find("still NEW"), std::string::npos) << w.dump();
+}
+
+TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
+  UpperTesterServer server(loop, *sender, "tcp:127.0.0.1:0");
+  ASSERT_TRUE(server.tcp_address());
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(server.tcp_address()->port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
+  const std::string requests =
+      R"({"op":"hello","id":1})" "\n"
+      R"({"op":"submit","receiver":")" + receiver_text() + R"(","length":65536,"id":2})" "\n"
+      R"({"op":"wait","handle":1,"timeout_ms":15000,"id":3})" "\n"
+      R"({"op":"status","handle":1,"id":4})" "\n"
+      R"({"op":"nope","id":5})" "\n";
+  ASSERT_EQ(::write(fd, requests.data(), requests.size()), static_cast<ssize_t>(requests.size()));
+  std::string received;
+  loop.add(fd, [&] {
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) received.append(buf, static_cast<std::size_t>(n));
+  });
+  ASSERT_TRUE(loop.run_until([&] { return std::count(received.begin(), received.end(), '\n') == 5; },
+                             ref::seconds(20)))
+      << received;
+  loop.remove(fd);
+  ::close(fd);
+  std::vector<Json> lines;
+  std::size_t start = 0;
+  for (auto nl = received.find('\n'); nl != std::string::npos; nl = received.find('\n', start)) {
+    lines.push_back(Json::parse(received.substr(start, nl - start)));
+    start = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 5U);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(lines[i]["id"], i + 1) << received;
+  EXPECT_EQ(lines[2]["state"], "DONE");
+  EXPECT_EQ(lines[3]["state"], "DONE");  // answered after the wait, not before it
+  EXPECT_EQ(lines[4]["error"], "bad_request");
+}
+
+TEST(UpperTesterServer, BadWhere_IsRejectedWithTheReason) {
+  EventLoop loop;
+  SenderNodeConfig sc;
+  sc.endpoint.local = Address::v4(127, 0, 0, 2, 0);
+  SenderNode sender(loop, sc);
+  EXPECT_THROW(UpperTesterServer(loop, sender, "udp:1"), std::invalid_argument);
+  EXPECT_THROW(UpperTesterServer(loop, sender, "tcp:10.0.0.1:5"), std::invalid_argument);
+  EXPECT_THROW(UpperTesterServer(loop, sender, "tcp:nonsense"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rdcc::udp
