@@ -406,6 +406,8 @@ int run_sender(const SenderOptions& o) {
   }
 
   auto events = open_events(o.c);
+  // Standard output may be a pipe to a tester that can go away (--upper-tester stdio).
+  ::signal(SIGPIPE, SIG_IGN);
   udp::EventLoop loop;
   udp::SenderNode node(loop, cfg, events.get());
   Signals signals(loop, [&] { return node.stats_json(); });
