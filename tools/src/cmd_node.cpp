@@ -652,7 +652,9 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   }
   if (!j.is_object()) throw std::invalid_argument(file + ": the --config file must hold a JSON object");
   std::vector<std::string> extra;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string key = item.key();  // not a structured binding: the lambda below uses it
+    const Json& value = item.value();
     const CLI::Option* opt = key == "config" ? nullptr : sub->get_option_no_throw("--" + key);
     if (opt == nullptr) {
       throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " +
