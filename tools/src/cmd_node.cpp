@@ -406,6 +406,8 @@ int run_sender(const SenderOptions& o) {
   }
 
   auto events = open_events(o.c);
+  // Standard output may be a pipe to a tester that can go away (--upper-tester stdio).
+  ::signal(SIGPIPE, SIG_IGN);
   udp::EventLoop loop;
   udp::SenderNode node(loop, cfg, events.get());
   Signals signals(loop, [&] { return node.stats_json(); });
@@ -521,7 +523,7 @@ void add_sender(CLI::App& app, int& status) {
 
 struct CrnOptions {
   Common c;
-  std::string listen, forward_to, rocev2_listen, rocev2_forward_to;
+  std::string listen, forward_to;
   std::uint32_t reporter_id = 0;
   std::uint32_t service_rate = 0, queue_capacity = 0, queue_threshold = 0;
   std::uint32_t per_flow_interval = 50, per_port_interval = 5;
@@ -555,23 +557,13 @@ void run_crn(const CrnOptions& o) {
   cfg.crn.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Crn);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
-  if (o.rocev2_listen.empty() != o.rocev2_forward_to.empty()) {
-    invalid(o.rocev2_listen.empty() ? "--rocev2-listen" : "--rocev2-forward-to",
-            "--rocev2-listen and --rocev2-forward-to go together");
-  }
-  if (!o.rocev2_listen.empty()) {
-    cfg.rocev2_listen = parse_address("--rocev2-listen", o.rocev2_listen);
-    cfg.rocev2_forward_to = parse_address("--rocev2-forward-to", o.rocev2_forward_to);
-  }
   cfg.ecn_threshold = o.ecn_threshold;
 
   auto events = open_events(o.c);
   udp::EventLoop loop;
   udp::CrnNode node(loop, cfg, events.get());
   Signals signals(loop, [&] { return node.stats_json(); });
-  Json ready{{"event", "ready"}, {"role", "crn"}, {"listen", node.listen_address().to_string()}};
-  if (auto a = node.rocev2_listen_address()) ready["rocev2_listen"] = a->to_string();
-  print_line(ready);
+  print_line({{"event", "ready"}, {"role", "crn"}, {"listen", node.listen_address().to_string()}});
   loop.run();
   print_line({{"event", "exit"}, {"reason", signals.reason()}, {"stats", node.stats_json()}});
 }
@@ -583,8 +575,6 @@ void add_crn(CLI::App& app) {
   add_common(*sub, o->c, "crn");
   sub->add_option("--listen", o->listen, "data ingress address (senders' --data-via)")->required();
   sub->add_option("--forward-to", o->forward_to, "the receiver's data address")->required();
-  sub->add_option("--rocev2-listen", o->rocev2_listen, "RoCEv2 ingress address");
-  sub->add_option("--rocev2-forward-to", o->rocev2_forward_to, "the receiver's RoCEv2 address");
   sub->add_option("--reporter-id", o->reporter_id, "Reporter ID, unique in the domain")->required();
   sub->add_option("--service-rate", o->service_rate, "egress service rate, Mbit/s")
       ->required()
@@ -650,7 +640,9 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   }
   if (!j.is_object()) throw std::invalid_argument(file + ": the --config file must hold a JSON object");
   std::vector<std::string> extra;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string key = item.key();  // not a structured binding: the lambda below uses it
+    const Json& value = item.value();
     const CLI::Option* opt = key == "config" ? nullptr : sub->get_option_no_throw("--" + key);
     if (opt == nullptr) {
       throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " +

@@ -151,6 +151,18 @@ ask '{"op":"submit","length":5}'
 check "bad request names the key" json_check "$work/reply" '.error == "bad_request" and .detail == "missing key '"'receiver'"'"' 
 exec 3>&-
 check "sender stops" stop "$sender"
+
+# stdio mode: requests on standard input, answers on standard output, in order; the end of
+# the input ends the sender once every request has its answer.
+printf '%s\n' '{"op":"hello","id":1}' \
+  "{\"op\":\"submit\",\"receiver\":\"127.0.0.1:$rdcc_port\",\"length\":65536,\"id\":2}" \
+  '{"op":"wait","handle":1,"timeout_ms":10000,"id":3}' '{"op":"hello","bogus":1,"id":4}' >"$work/requests"
+check "stdio upper tester" run 0 "$rdcc" sender --address 127.0.0.6 --rdcc-port "$rdcc_port" \
+  --data-port "$data_port" --line-rate 2000 --upper-tester stdio <"$work/requests"
+check "four answers in order" test "$(jq -c .id "$work/out" | tr '\n' ' ')" = "1 2 3 4 "
+check "the wait saw DONE" json_check <(sed -n 3p "$work/out") '.state == "DONE"'
+check "the bad key is named" json_check "$work/out" '.detail == "unknown key '"'bogus'"' for op hello"'
+check "end of input ends the sender" contains "$work/err" '"reason":"end of input"' 
 check "receiver stops" stop "$receiver"
 
 # ---- a mutant receiver: every grant with Pacing Rate zero, which the sender must ignore ------

@@ -18,29 +18,16 @@ CrnNode::CrnNode(EventLoop& loop, CrnNodeConfig config, ref::Observer* observer)
       timer_(loop, [this] { dequeue_due(); }),
       flows_(&address_less),
       egress_(&address_less) {
-  if (cfg_.rocev2_listen && cfg_.rocev2_forward_to) rocev2_ingress_.emplace(*cfg_.rocev2_listen);
   ref::CrnConfig c = cfg_.crn;
   c.local = reports_.local();
   crn_ = std::make_unique<ref::Crn>(c, observer);
-  loop_.add(ingress_.fd(), [this] { on_ingress(ingress_, cfg_.forward_to); });
-  if (rocev2_ingress_) {
-    loop_.add(rocev2_ingress_->fd(),
-              [this] { on_ingress(*rocev2_ingress_, *cfg_.rocev2_forward_to); });
-  }
+  loop_.add(ingress_.fd(), [this] { on_ingress(); });
 }
 
-CrnNode::~CrnNode() {
-  loop_.remove(ingress_.fd());
-  if (rocev2_ingress_) loop_.remove(rocev2_ingress_->fd());
-}
+CrnNode::~CrnNode() { loop_.remove(ingress_.fd()); }
 
-std::optional<Address> CrnNode::rocev2_listen_address() const {
-  if (!rocev2_ingress_) return std::nullopt;
-  return rocev2_ingress_->local();
-}
-
-void CrnNode::on_ingress(UdpSocket& socket, const Address& destination) {
-  for (auto batch = socket.receive(); !batch.empty(); batch = socket.receive()) {
+void CrnNode::on_ingress() {
+  for (auto batch = ingress_.receive(); !batch.empty(); batch = ingress_.receive()) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       const std::uint64_t size = p.bytes.size() + ip_udp_overhead(p.from);
@@ -53,7 +40,7 @@ void CrnNode::on_ingress(UdpSocket& socket, const Address& destination) {
       q.bytes.assign(p.bytes.begin(), p.bytes.end());
       q.tos = p.tos;
       q.source = p.from;
-      q.destination = destination;
+      q.destination = cfg_.forward_to;
       q.size = size;
       // ECN: an ECN-capable packet that finds the queue above the marking threshold is CE.
       const std::uint8_t ecn = ecn_of(q.tos);

@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -275,6 +276,21 @@ class UpperTesterServer::Channel {
         own_(own),
         on_eof_(std::move(on_eof)),
         timer_(loop, [this] { poke(); }) {
+    struct stat st {};
+    if (::fstat(in_fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+      // epoll does not take regular files: a file of requests is read whole, then served
+      // from the loop (so that the owner has set its callbacks by then).
+      char chunk[4096];
+      for (ssize_t n = ::read(in_fd_, chunk, sizeof chunk); n > 0;
+           n = ::read(in_fd_, chunk, sizeof chunk)) {
+        buffer_.append(chunk, static_cast<std::size_t>(n));
+        take_lines();
+      }
+      if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
+      open_ = false;
+      timer_.arm(monotonic_now());
+      return;
+    }
     loop_.add(in_fd_, [this] { on_readable(); });
   }
   ~Channel() {
@@ -307,6 +323,12 @@ class UpperTesterServer::Channel {
         write(std::get<Json>(out));
       }
     }
+    // The input ended and every request has its answer: the tester is done.
+    if (!open_ && !pending_ && lines_.empty() && on_eof_) {
+      auto done = std::move(on_eof_);
+      on_eof_ = nullptr;
+      done();
+    }
   }
 
  private:
@@ -319,24 +341,30 @@ class UpperTesterServer::Channel {
       open_ = false;
       if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
       poke();
-      if (on_eof_) on_eof_();
       return;
     }
     buffer_.append(chunk, static_cast<std::size_t>(n));
+    take_lines();
+    poke();
+  }
+
+  // Moves every complete line of the buffer to the queue (blank lines are skipped).
+  void take_lines() {
     for (auto nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") != std::string::npos) lines_.push_back(std::move(line));
     }
-    poke();
   }
 
   void write(const Json& j) {
     const std::string text = j.dump() + "\n";
     std::size_t done = 0;
     while (done < text.size()) {
-      const ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
+      // MSG_NOSIGNAL: a tester that went away must not kill the sender with SIGPIPE.
+      ssize_t n = ::send(out_fd_, text.data() + done, text.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == ENOTSOCK) n = ::write(out_fd_, text.data() + done, text.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;  // the tester went away
       done += static_cast<std::size_t>(n);

@@ -273,5 +273,30 @@ TEST(Driver, Incast8To1ThroughCrn_QueueStaysBelowCapacity_AllComplete) {
   EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
 }
 
+TEST(Driver, CeMarkedByTheCrn_ReachesTheReceiversDataObservations) {
+  // The CRN marks ECT data CE above an occupancy of one octet; the receiver node reads the ECN
+  // field of every datagram (IP_RECVTOS) and hands CE to the endpoint.
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  CrnNodeConfig cc;
+  cc.crn.local = v4(1);
+  cc.crn.rdcc_port = r.rdcc_address().port;
+  cc.crn.queue_threshold = 1U << 20U;
+  cc.crn.queue_capacity = 4U << 20U;
+  cc.crn.service_rate_mbps = 1000;
+  cc.listen = v4(1);
+  cc.forward_to = r.data_address();
+  cc.ecn_threshold = 1;
+  CrnNode crn(loop, cc);
+  auto sc = sender_config(v4(2), r);
+  sc.data_via = crn.listen_address();
+  SenderNode s(loop, sc);
+  const auto h = s.submit(message(r, 512U << 10U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait));
+  EXPECT_EQ(s.status(h)->state, MessageState::Done);
+  EXPECT_GT(crn.stats().ce_marked, 0U);
+  EXPECT_EQ(r.stats().data_ce, crn.stats().ce_marked);
+}
+
 }  // namespace
 }  // namespace rdcc::udp

@@ -157,13 +157,13 @@ class SenderNode {
 };
 
 // ---- CRN: a store-and-forward switch port on loopback -------------------------------------
+// Opaque data only: forwarded data leaves from another UDP source port, which a RoCEv2 ICRC
+// covers, so RoCEv2 packets go to the receiver directly.
 
 struct CrnNodeConfig {
   ref::CrnConfig crn;              // crn.local: the address reports are sent from
   Address listen;                  // data ingress (senders send opaque data here)
   Address forward_to;              // the receiver's data address
-  std::optional<Address> rocev2_listen;      // RoCEv2 ingress, forwarded to rocev2_forward_to
-  std::optional<Address> rocev2_forward_to;
   std::uint64_t ecn_threshold = 0;  // mark ECT packets CE above this occupancy; 0: never
 };
 
@@ -184,7 +184,6 @@ class CrnNode {
   CrnNode& operator=(const CrnNode&) = delete;
 
   [[nodiscard]] Address listen_address() const { return ingress_.local(); }
-  [[nodiscard]] std::optional<Address> rocev2_listen_address() const;
   [[nodiscard]] const CrnNodeStats& stats() const { return stats_; }
   [[nodiscard]] const ref::Crn& crn() const { return *crn_; }
   [[nodiscard]] std::uint64_t occupancy() const { return occupancy_; }
@@ -198,14 +197,13 @@ class CrnNode {
     Address destination;
     std::uint64_t size = 0;  // IP packet octets (UDP payload + IP and UDP headers)
   };
-  void on_ingress(UdpSocket& socket, const Address& destination);
+  void on_ingress();
   void dequeue_due();
   UdpSocket& egress_for(const Address& source);
 
   EventLoop& loop_;
   CrnNodeConfig cfg_;
   UdpSocket ingress_;
-  std::optional<UdpSocket> rocev2_ingress_;
   UdpSocket reports_;
   std::unique_ptr<ref::Crn> crn_;
   Timer timer_;

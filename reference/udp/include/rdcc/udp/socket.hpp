@@ -22,13 +22,13 @@ inline constexpr std::size_t kMaxDatagram = 65536;  // octets a received datagra
 
 // The IP TOS octet: DSCP in the upper six bits, ECN in the lower two.
 [[nodiscard]] constexpr std::uint8_t tos(std::uint8_t dscp, std::uint8_t ecn) {
-  return static_cast<std::uint8_t>((dscp << 2U) | (ecn & 3U));
+  return static_cast<std::uint8_t>((static_cast<unsigned>(dscp) << 2U) | (ecn & 3U));
 }
 [[nodiscard]] constexpr std::uint8_t dscp_of(std::uint8_t tos_octet) {
-  return static_cast<std::uint8_t>(tos_octet >> 2U);
+  return static_cast<std::uint8_t>(static_cast<unsigned>(tos_octet) >> 2U);
 }
 [[nodiscard]] constexpr std::uint8_t ecn_of(std::uint8_t tos_octet) {
-  return static_cast<std::uint8_t>(tos_octet & 3U);
+  return static_cast<std::uint8_t>(static_cast<unsigned>(tos_octet) & 3U);
 }
 
 struct OutPacket {

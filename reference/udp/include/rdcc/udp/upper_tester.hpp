@@ -45,7 +45,7 @@ class UpperTesterServer {
   UpperTesterServer& operator=(const UpperTesterServer&) = delete;
 
   [[nodiscard]] std::optional<Address> tcp_address() const;
-  // Called when standard input ends (stdio mode).
+  // Called when standard input has ended and every request on it is answered (stdio mode).
   void set_on_eof(std::function<void()> f) { on_eof_ = std::move(f); }
 
   class Channel;
