@@ -224,6 +224,35 @@ function rdcc.init()
     analysed_up_to = 0
 end
 
+-- Test mode only (dissector/test/lua_state_test.sh sets RDCC_LUA_STATE_PROBE): the size of
+-- the per-capture state, for the test that holds its tables and strings to
+-- O(endpoints + associations) whatever the length of the capture.
+if os.getenv("RDCC_LUA_STATE_PROBE") then
+    local function walk(t, size)
+        size.tables = size.tables + 1
+        for k, v in pairs(t) do
+            if type(k) ~= "number" then size.other = size.other + 1 end
+            if type(v) == "table" then
+                walk(v, size)
+            elseif type(v) == "number" then
+                size.numbers = size.numbers + 1
+            else
+                size.other = size.other + 1
+            end
+        end
+    end
+    _G.rdcc_state_size = function()
+        local size = { tables = 0, numbers = 0, other = 0 }
+        for _, t in ipairs({ endpoint_pairs, rec_request_frame, rec_request_time,
+                             rec_grant_frame, rec_grant_time, rec_done_frame, rec_length_hi,
+                             rec_length_lo, frame_record, not_newer, not_newer_frame,
+                             grant_length_hi, grant_length_lo }) do
+            walk(t, size)
+        end
+        return size
+    end
+end
+
 local function hex64(v)
     local text = v:tohex():gsub("^0+", "")
     if text == "" then return "0" end
