@@ -199,12 +199,58 @@ rdcc.experts = expert_list
 -- No default port: "Implementations MUST NOT assume a default port value."
 rdcc.prefs["udp.port"] = Pref.range("UDP ports", "", "UDP ports that carry RDCC", 65535)
 
--- Per-capture state, rebuilt from the first pass; every later pass reads what the first
--- pass recorded for the frame, as the C plugin does.
-local sequences, messages, frames
+-- Per-capture state, built by the first pass; every later pass reads what the first pass
+-- recorded for the frame, as the C plugin does. Only O(endpoints + associations) of it are
+-- tables or strings; what grows with the capture (one entry per message, per linked frame,
+-- per finding) is numbers in a fixed set of tables, which the garbage collector scans without
+-- chasing a pointer per packet (a table per frame made the cost per packet grow with the
+-- capture).
+local endpoint_pairs    -- lower endpoint -> higher endpoint -> conversation
+local rec_request_frame, rec_request_time, rec_grant_frame, rec_grant_time, rec_done_frame
+local rec_length_hi, rec_length_lo   -- of the latest request
+local records           -- count of messages
+local frame_record      -- frame number -> message record, for linked frames
+local not_newer, not_newer_frame     -- frame -> newest processed number and its frame
+local grant_length_hi, grant_length_lo   -- grant frame -> requested length, for findings
+local analysed_up_to    -- the first pass has analysed every frame up to this one
 
 function rdcc.init()
-    sequences, messages, frames = {}, {}, {}
+    endpoint_pairs = {}
+    rec_request_frame, rec_request_time, rec_grant_frame, rec_grant_time = {}, {}, {}, {}
+    rec_done_frame, rec_length_hi, rec_length_lo = {}, {}, {}
+    records = 0
+    frame_record, not_newer, not_newer_frame = {}, {}, {}
+    grant_length_hi, grant_length_lo = {}, {}
+    analysed_up_to = 0
+end
+
+-- Test mode only (dissector/test/lua_state_test.sh sets RDCC_LUA_STATE_PROBE): the size of
+-- the per-capture state, for the test that holds its tables and strings to
+-- O(endpoints + associations) whatever the length of the capture.
+if os.getenv("RDCC_LUA_STATE_PROBE") then
+    local function walk(t, size)
+        size.tables = size.tables + 1
+        for k, v in pairs(t) do
+            if type(k) ~= "number" then size.other = size.other + 1 end
+            if type(v) == "table" then
+                walk(v, size)
+            elseif type(v) == "number" then
+                size.numbers = size.numbers + 1
+            else
+                size.other = size.other + 1
+            end
+        end
+    end
+    _G.rdcc_state_size = function()
+        local size = { tables = 0, numbers = 0, other = 0 }
+        for _, t in ipairs({ endpoint_pairs, rec_request_frame, rec_request_time,
+                             rec_grant_frame, rec_grant_time, rec_done_frame, rec_length_hi,
+                             rec_length_lo, frame_record, not_newer, not_newer_frame,
+                             grant_length_hi, grant_length_lo }) do
+            walk(t, size)
+        end
+        return size
+    end
 end
 
 local function hex64(v)
@@ -346,7 +392,22 @@ local function dissect_credit_request(buf, tree)
     end
 end
 
-local function dissect_credit_grant(buf, tree, flags, frame)
+-- "Credit Requests and Grants", rule 5: what a grant's limit says against the requested
+-- length (64-bit values as high and low 32 bits), or nil.
+local function grant_finding(limit_hi, limit_lo, length_hi, length_lo, final)
+    local order = 0
+    if limit_hi ~= length_hi then
+        order = limit_hi > length_hi and 1 or -1
+    elseif limit_lo ~= length_lo then
+        order = limit_lo > length_lo and 1 or -1
+    end
+    if order > 0 then return ei.grant_beyond_length end
+    if final and order < 0 then return ei.final_below_length end
+    if not final and order == 0 then return ei.final_missing end
+    return nil
+end
+
+local function dissect_credit_grant(buf, tree, flags, length_hi, length_lo)
     local pool = bit.band(flags, FLAG_POOL) ~= 0
     local final = bit.band(flags, FLAG_FINAL) ~= 0
     local id = buf(16, 8):uint64()
@@ -359,20 +420,22 @@ local function dissect_credit_grant(buf, tree, flags, frame)
             "Message ID zero is reserved (and POOL is not set)")
     end
     local _, limit_item, limit_range = add_quantity(tree, f.grant_limit, buf, 24, 8, OCTETS)
-    if frame.request_known then
-        -- "Credit Requests and Grants", rule 5.
+    if length_hi then
+        -- "Credit Requests and Grants", rule 5 (the first pass kept the length for findings).
         local limit = limit_range:uint64()
-        local length = frame.request_length
-        if limit > length then
-            limit_item:add_proto_expert_info(ei.grant_beyond_length,
+        local length = UInt64(length_lo, length_hi)
+        local finding = grant_finding(buf(24, 4):uint(), buf(28, 4):uint(), length_hi,
+            length_lo, final)
+        if finding == ei.grant_beyond_length then
+            limit_item:add_proto_expert_info(finding,
                 "Grant Limit " .. tostring(limit) .. " is beyond the message length " ..
                 tostring(length))
-        elseif final and limit < length then
-            limit_item:add_proto_expert_info(ei.final_below_length,
+        elseif finding == ei.final_below_length then
+            limit_item:add_proto_expert_info(finding,
                 "FINAL with Grant Limit " .. tostring(limit) ..
                 " below the message length " .. tostring(length))
-        elseif not final and limit == length then
-            limit_item:add_proto_expert_info(ei.final_missing,
+        elseif finding then
+            limit_item:add_proto_expert_info(finding,
                 "Grant Limit reaches the message length " .. tostring(limit) .. " without FINAL")
         end
     end
@@ -434,73 +497,111 @@ local function serial_newer(a, b)
     return a ~= b and (a - b) % 4294967296 < 2147483648
 end
 
-local function endpoint(address, port)
-    return tostring(address) .. "/" .. tostring(port)
+-- The conversation of the datagram (both directions) and the datagram's direction in it.
+local function conversation(pinfo)
+    local a = tostring(pinfo.src) .. "/" .. tostring(pinfo.src_port)
+    local b = tostring(pinfo.dst) .. "/" .. tostring(pinfo.dst_port)
+    local direction = 0
+    if b < a then a, b, direction = b, a, 1 end
+    local by_b = endpoint_pairs[a]
+    if not by_b then
+        by_b = {}
+        endpoint_pairs[a] = by_b
+    end
+    local c = by_b[b]
+    if not c then
+        -- newest / newest_frame: keyed by (association, epoch, direction) as one number.
+        c = { newest = {}, newest_frame = {}, messages = {} }
+        by_b[b] = c
+    end
+    return c, direction
 end
 
--- First pass only: sequence check and request lookup, recorded for the frame.
-local function analyse(pinfo, kind, association_id, epoch, sequence_number, flags, reason,
-                       message_id, message_length)
-    local frame = frames[pinfo.number]
-    if frame then return frame end
-    frame = {}
-    frames[pinfo.number] = frame
+-- The record of message (association, id_hi:id_lo) in conversation c, created if new.
+local function message_record(c, association_id, id_hi, id_lo)
+    local by_hi = c.messages[association_id]
+    if not by_hi then
+        by_hi = {}
+        c.messages[association_id] = by_hi
+    end
+    local by_lo = by_hi[id_hi]
+    if not by_lo then
+        by_lo = {}
+        by_hi[id_hi] = by_lo
+    end
+    local r = by_lo[id_lo]
+    if not r then
+        records = records + 1
+        r = records
+        by_lo[id_lo] = r
+        rec_request_frame[r], rec_request_time[r], rec_grant_frame[r] = 0, 0, 0
+        rec_grant_time[r], rec_done_frame[r], rec_length_hi[r], rec_length_lo[r] = 0, 0, 0, 0
+    end
+    return r
+end
 
-    local src = endpoint(pinfo.src, pinfo.src_port)
-    local dst = endpoint(pinfo.dst, pinfo.dst_port)
+-- Sequence check and request lookup, done once, in the first pass; later passes read what it
+-- recorded. Returns the frame's message record (or nil), the newest processed number and its
+-- frame when the Sequence Number is not newer, and for a grant with a finding the requested
+-- length (high, low). value_hi/lo: Message Length of a request, Grant Limit of a grant.
+local function analyse(pinfo, kind, association_id, epoch, sequence_number, flags, reason,
+                       id_hi, id_lo, value_hi, value_lo)
+    local n = pinfo.number
+    if pinfo.visited or n <= analysed_up_to then
+        return frame_record[n], not_newer[n], not_newer_frame[n], grant_length_hi[n],
+            grant_length_lo[n]
+    end
+    analysed_up_to = n
+
+    local c, direction = conversation(pinfo)
+    local newest, newest_frame
     -- "Common Header": exempt are ASSOC_REQUEST, ASSOC_ACCEPT, ERROR UNKNOWN_ASSOCIATION and
     -- messages from CRNs.
     local exempt = kind == ASSOC_REQUEST or kind == ASSOC_ACCEPT or kind == CONGESTION_REPORT or
         (kind == ERROR and reason == REASON_UNKNOWN_ASSOCIATION)
     if not exempt then
-        local key = table.concat({ src, dst, association_id, epoch }, " ")
-        local state = sequences[key]
+        local key = (association_id * 65536 + epoch) * 2 + direction
+        local state = c.newest[key]
         if not state then
-            sequences[key] = { newest = sequence_number, newest_frame = pinfo.number }
-        elseif not serial_newer(sequence_number, state.newest) then
+            c.newest[key] = sequence_number
+            c.newest_frame[key] = n
+        elseif not serial_newer(sequence_number, state) then
             -- A discarded message does not advance the newest processed number.
-            frame.sequence_not_newer = true
-            frame.newest = state.newest
-            frame.newest_frame = state.newest_frame
+            newest, newest_frame = state, c.newest_frame[key]
+            not_newer[n], not_newer_frame[n] = newest, newest_frame
         else
-            state.newest = sequence_number
-            state.newest_frame = pinfo.number
+            c.newest[key] = sequence_number
+            c.newest_frame[key] = n
         end
     end
 
-    local linked = message_id ~= nil and message_id ~= UInt64(0) and
+    local linked = id_hi ~= nil and (id_hi ~= 0 or id_lo ~= 0) and
         (kind == CREDIT_REQUEST or kind == MSG_DONE or
          (kind == CREDIT_GRANT and bit.band(flags, FLAG_POOL) == 0))
-    if linked then
-        local a, b = src, dst
-        if b < a then a, b = b, a end
-        local key = table.concat({ a, b, association_id, tostring(message_id) }, " ")
-        local m = messages[key]
-        if not m then
-            m = {}
-            messages[key] = m
+    if not linked then return nil, newest, newest_frame end
+    local r = message_record(c, association_id, id_hi, id_lo)
+    frame_record[n] = r
+    local length_hi, length_lo
+    if kind == CREDIT_REQUEST then
+        if rec_request_frame[r] == 0 then
+            rec_request_frame[r] = n
+            rec_request_time[r] = pinfo.rel_ts
         end
-        frame.message = m
-        if kind == CREDIT_REQUEST then
-            if not m.request_frame then
-                m.request_frame = pinfo.number
-                m.request_time = pinfo.rel_ts
-            end
-            m.message_length = message_length
-        elseif kind == CREDIT_GRANT then
-            if m.request_frame then
-                frame.request_known = true
-                frame.request_length = m.message_length
-            end
-            if not m.grant_frame then
-                m.grant_frame = pinfo.number
-                m.grant_time = pinfo.rel_ts
-            end
-        elseif not m.done_frame then
-            m.done_frame = pinfo.number
+        rec_length_hi[r], rec_length_lo[r] = value_hi, value_lo
+    elseif kind == CREDIT_GRANT then
+        if rec_request_frame[r] ~= 0 and grant_finding(value_hi, value_lo, rec_length_hi[r],
+                rec_length_lo[r], bit.band(flags, FLAG_FINAL) ~= 0) then
+            length_hi, length_lo = rec_length_hi[r], rec_length_lo[r]
+            grant_length_hi[n], grant_length_lo[n] = length_hi, length_lo
         end
+        if rec_grant_frame[r] == 0 then
+            rec_grant_frame[r] = n
+            rec_grant_time[r] = pinfo.rel_ts
+        end
+    elseif rec_done_frame[r] == 0 then
+        rec_done_frame[r] = n
     end
-    return frame
+    return r, newest, newest_frame, length_hi, length_lo
 end
 
 -- The difference of two capture-relative times, rounded to the nanosecond.
@@ -510,23 +611,26 @@ local function delta(later, earlier)
 end
 
 -- request-in / grant-in / done-in and the time from the request to the first grant.
-local function add_links(tree, pinfo, kind, m)
-    if not m then return end
+local function add_links(tree, pinfo, kind, r)
+    if not r then return end
+    local request_frame, grant_frame = rec_request_frame[r], rec_grant_frame[r]
     if kind == CREDIT_REQUEST then
-        if m.grant_frame then tree:add(f.grant_in, m.grant_frame):set_generated() end
-        if m.done_frame then tree:add(f.done_in, m.done_frame):set_generated() end
-        if m.request_frame == pinfo.number and m.grant_frame and
-            m.grant_frame > m.request_frame then
-            tree:add(f.grant_delay, delta(m.grant_time, m.request_time)):set_generated()
+        if grant_frame ~= 0 then tree:add(f.grant_in, grant_frame):set_generated() end
+        if rec_done_frame[r] ~= 0 then
+            tree:add(f.done_in, rec_done_frame[r]):set_generated()
+        end
+        if request_frame == pinfo.number and grant_frame > request_frame then
+            tree:add(f.grant_delay, delta(rec_grant_time[r], rec_request_time[r]))
+                :set_generated()
         end
         return
     end
-    if not m.request_frame or m.request_frame >= pinfo.number then return end
-    tree:add(f.request_in, m.request_frame):set_generated()
-    if kind == MSG_DONE and m.grant_frame and m.grant_frame < pinfo.number then
-        tree:add(f.grant_in, m.grant_frame):set_generated()
+    if request_frame == 0 or request_frame >= pinfo.number then return end
+    tree:add(f.request_in, request_frame):set_generated()
+    if kind == MSG_DONE and grant_frame ~= 0 and grant_frame < pinfo.number then
+        tree:add(f.grant_in, grant_frame):set_generated()
     end
-    tree:add(f.time_since_request, delta(pinfo.rel_ts, m.request_time)):set_generated()
+    tree:add(f.time_since_request, delta(pinfo.rel_ts, rec_request_time[r])):set_generated()
 end
 
 -- Header fields that the datagram holds, for messages that are discarded.
@@ -652,20 +756,21 @@ local function dissect(buf, pinfo, tree)
     local sequence_number = buf(12, 4):uint()
     local sequence_item = header:add(f.sequence_number, buf(12, 4))
 
-    -- The request's identity and the reason are needed by the first-pass analysis.
-    local message_id, message_length
+    -- The message's identity, its length or grant limit (64-bit values as high and low 32
+    -- bits) and the reason are needed by the first-pass analysis.
+    local id_hi, id_lo, value_hi, value_lo
     local reason = 0
     if kind == CREDIT_REQUEST or kind == CREDIT_GRANT or kind == MSG_DONE then
-        message_id = buf(16, 8):uint64()
+        id_hi, id_lo = buf(16, 4):uint(), buf(20, 4):uint()
+        value_hi, value_lo = buf(24, 4):uint(), buf(28, 4):uint()
     end
-    if kind == CREDIT_REQUEST then message_length = buf(24, 8):uint64() end
     if kind == ERROR then reason = buf(16, 2):uint() end
-    local frame = analyse(pinfo, kind, association_id, epoch, sequence_number, flags, reason,
-        message_id, message_length)
-    if frame.sequence_not_newer then
+    local record, newest, newest_frame, length_hi, length_lo = analyse(pinfo, kind,
+        association_id, epoch, sequence_number, flags, reason, id_hi, id_lo, value_hi, value_lo)
+    if newest then
         sequence_item:add_proto_expert_info(ei.sequence_not_newer, string.format(
             "Sequence Number %d is not newer than %d (frame %d): the message must be discarded",
-            sequence_number, frame.newest, frame.newest_frame))
+            sequence_number, newest, newest_frame))
     end
 
     if kind == ASSOC_REQUEST then
@@ -675,7 +780,7 @@ local function dissect(buf, pinfo, tree)
     elseif kind == CREDIT_REQUEST then
         dissect_credit_request(buf, root)
     elseif kind == CREDIT_GRANT then
-        dissect_credit_grant(buf, root, flags, frame)
+        dissect_credit_grant(buf, root, flags, length_hi, length_lo)
     elseif kind == SENDER_STATUS then
         dissect_sender_status(buf, root)
     elseif kind == CONGESTION_REPORT then
@@ -700,7 +805,7 @@ local function dissect(buf, pinfo, tree)
         item:add_proto_expert_info(ei.trailing_octets, string.format(
             "%d octets after Length are not part of the message", datagram - length))
     end
-    add_links(root, pinfo, kind, frame.message)
+    add_links(root, pinfo, kind, record)
     return buf:len()
 end
 
