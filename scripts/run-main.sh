@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+source scripts/compiler-cache.sh
 cmake --preset default
 cmake --build --preset default -j "$(nproc)"
 ./build/default/tools/rdcc decode --input docs/examples/appendix.hex

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                                   # scripts/compiler-cache.sh: rebuilds reuse objects
   clang llvm libclang-rt-14-dev            # libFuzzer, ASan/UBSan, llvm-cov
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcli11-dev nlohmann-json3-dev

@@ -1,0 +1,7 @@
+# Sourced by the run scripts: build through ccache (installed by setup.sh), so that a machine
+# that built these sources before (a developer's, or CI on the same machine) reuses the
+# objects. Paths are hashed relative to the checkout, so another clone of the same commit hits.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+fi
