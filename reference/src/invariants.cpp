@@ -33,6 +33,13 @@ struct MsgModel {
   Time window_live_until{};          // J + Lifetime + 2 * D_max after the request arrived
   std::uint64_t received = 0;        // octets delivered to the receiver
   std::uint64_t exposure = 0;        // counted in the receiver's budget now
+  // The lowest New Limit of the CREDIT_RETURNs the receiver processed since its latest grant:
+  // "the offset beyond which the sender will not transmit" (docs/spec-notes.md, 160).
+  std::uint64_t returned_limit = ~std::uint64_t{0};
+  // 2 * D_max after the receiver first sent or processed a CANCEL for it (since its latest
+  // grant): from then on it may reclaim all of its credit ("Receiver Credit Budget").
+  bool cancelled = false;
+  Time cancel_reclaim_from{};
   // Sender side.
   std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
   Time held_valid_until{};           // reception + Lifetime of the latest such grant
@@ -126,6 +133,8 @@ struct InvariantChecker::Impl {
     if (t < m.grant_live_until) authorized = m.limit_sent;
     if (t < m.window_live_until) authorized = std::max(authorized, m.window);
     if (m.length_known) authorized = std::min(authorized, m.length);
+    authorized = std::min(authorized, m.returned_limit);
+    if (m.cancelled && t >= m.cancel_reclaim_from) authorized = 0;
     return authorized > m.received ? authorized - m.received : 0;
   }
 
@@ -196,10 +205,15 @@ struct InvariantChecker::Impl {
                     " the message length: " + format_line(m));
       }
       msg.limit_sent = std::max(msg.limit_sent, g->grant_limit);
+      // A grant after a CREDIT_RETURN or CANCEL is credit the receiver issued anew.
+      msg.returned_limit = ~std::uint64_t{0};
+      msg.cancelled = false;
       const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
       msg.grant_live_until = t + life + r->second.d_max * 2;
       schedule(k, msg.grant_live_until);
       refresh(k, msg, t);
+    } else if (const auto* c = std::get_if<Cancel>(&m)) {
+      cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
     } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
       refused(rx, tx, h.association_id, *e, t);
     } else if (const auto* done = std::get_if<MsgDone>(&m)) {
@@ -228,6 +242,18 @@ struct InvariantChecker::Impl {
     it->second.window = 0;
     it->second.length_known = false;
     refresh(k, it->second, t);
+  }
+
+  // "the credit of a cancelled message no earlier than 2 * D_max after it sent or received
+  // the CANCEL" ("Receiver Credit Budget"): the first CANCEL starts the delay.
+  void cancel_seen(const Address& rx, const Address& tx, std::uint32_t association,
+                 std::uint64_t message_id, Duration d_max, Time t) {
+    const MsgKey k{key(rx), key(tx), association, message_id};
+    auto it = msgs.find(k);
+    if (it == msgs.end() || it->second.cancelled) return;
+    it->second.cancelled = true;
+    it->second.cancel_reclaim_from = t + d_max * 2;
+    schedule(k, it->second.cancel_reclaim_from);
   }
 
   // Octets of unscheduled windows of the association's messages still counted at `t`.
@@ -265,6 +291,20 @@ struct InvariantChecker::Impl {
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
     a.have_seq_in = true;
     a.newest_seq_in = h.sequence_number;
+    if (const auto* c = std::get_if<Cancel>(&m)) {
+      cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
+      return;
+    }
+    if (const auto* ret = std::get_if<CreditReturn>(&m)) {
+      // The sender will not transmit beyond New Limit: the receiver may release the rest at
+      // once (docs/spec-notes.md, 160).
+      const MsgKey k{key(rx), key(tx), h.association_id, ret->message_id};
+      if (auto it = msgs.find(k); it != msgs.end()) {
+        it->second.returned_limit = std::min(it->second.returned_limit, ret->new_limit);
+        refresh(k, it->second, t);
+      }
+      return;
+    }
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr || req->message_id == 0) return;  // "zero is reserved"
     const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};

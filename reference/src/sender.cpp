@@ -1466,7 +1466,12 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   s.clock = std::max(s.clock, now);
   auto p = s.best_plan(now, true);
   if (!p) return std::nullopt;
-  return s.emit(*p, now);
+  const DataSegment segment = s.emit(*p, now);
+  // Using credit can end a backlog episode (it never starts one): its final SENDER_STATUS is
+  // queued now, for the poll_transmit() that follows (io.hpp), not at the next event
+  // (docs/spec-notes.md, 161).
+  if (s.episode) s.update_backlog(now);
+  return segment;
 }
 
 const SenderStats& Sender::stats() const { return impl_->stats; }

@@ -190,6 +190,53 @@ TEST_F(CheckerTest, BudgetExceeded_IsCaught_AndExpiredGrantsNoLongerCount) {
   EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
 }
 
+// fuzz/regressions/fuzz_receiver/budget-after-credit-return: the receiver releases at once
+// what a CREDIT_RETURN gives back, and reuses it (docs/spec-notes.md, 160).
+TEST_F(CheckerTest, CreditReturn_ReleasesTheCreditBeyondItsNewLimit_UntilTheNextGrant) {
+  request(1, 1U << 20U);
+  request(2, 1U << 20U);
+  grant(1, 60000, false);
+  CreditReturn r;
+  r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+  r.message_id = 1;
+  r.new_limit = 4096;
+  both_ways(kSender, kReceiver, r);
+  grant(2, 60000, false);  // 4096 + 60000 <= G = 100000
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 64096U);
+  grant(1, 60000, false);  // issued anew: 120000 > G
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+}
+
+TEST_F(CheckerTest, Cancel_ReleasesTheCredit2DmaxAfterTheFirstOne) {
+  request(1, 1U << 20U);
+  request(2, 1U << 20U);
+  grant(1, 60000, false);
+  Cancel c;
+  c.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+  c.message_id = 1;
+  both_ways(kSender, kReceiver, c);
+  now += microseconds(10);
+  c.header.sequence_number = ++tx_seq;
+  both_ways(kSender, kReceiver, c);  // a second CANCEL does not restart the delay
+  now += microseconds(10);  // 2 * D_max after the first: grant 1 no longer counts
+  grant(2, 60000, false);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
+TEST_F(CheckerTest, Cancel_CreditStillCountsWithin2Dmax) {
+  request(1, 1U << 20U);
+  request(2, 1U << 20U);
+  grant(1, 60000, false);
+  Cancel c;
+  c.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+  c.message_id = 1;
+  both_ways(kSender, kReceiver, c);
+  now += microseconds(19);
+  grant(2, 60000, false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+}
+
 TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
   request(1, 8192);
   grant(1, 8192, true);

@@ -956,6 +956,24 @@ TEST(Sender, SenderStatus_StartsAboveTheThreshold_RepeatsOncePerSrtt_EndsWithLev
                       }));
 }
 
+// "sends one final SENDER_STATUS with Congestion Level zero when it ends": when the data that
+// poll_data() releases ends the episode, the final status is queued then, for the driver's
+// next poll_transmit(), not at the sender's next event (docs/spec-notes.md, 161;
+// fuzz/regressions/fuzz_sender/final-sender-status-when-poll-data-ends-the-episode).
+TEST(Sender, SenderStatus_FinalOneGoesOutWhenPollDataEndsTheEpisode) {
+  Harness h;
+  h.params.backlog_threshold = 0;
+  const MessageHandle m = h.submit(65536);
+  h.deliver(h.accept());
+  h.log.clear();
+  h.deliver(h.grant(h.id(m), 1024, 25000, 10));  // one segment's credit, sent at once
+  EXPECT_EQ(h.log, (std::vector<std::string>{
+                       "t=0.000ms tx SENDER_STATUS unused=1024 level=255 rate=100000",
+                       "t=0.000ms data msg=1 off=0 len=1024",
+                       "t=0.000ms tx SENDER_STATUS unused=0 level=0 rate=0",
+                   }));
+}
+
 // The Backlog Threshold "is the smallest N_cu advertised by its receivers, or a smaller locally
 // configured value"; SENDER_STATUS goes only to a receiver that advertised STATUS.
 TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapability) {
@@ -972,7 +990,11 @@ TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapabil
   const MessageHandle km = k.submit(1 << 20);
   k.deliver(k.accept());
   k.deliver(k.grant(k.id(km), 2000, 1000, 200));  // 2000 > 1000, far below N_cu
-  EXPECT_EQ(k.count<SenderStatus>(), 1U);
+  // Its 2000 octets go out at once, and the episode ends with them.
+  EXPECT_EQ(k.log_lines("SENDER_STATUS"), (std::vector<std::string>{
+                                               "t=0.000ms tx SENDER_STATUS unused=2000 level=128 rate=100000",
+                                               "t=0.000ms tx SENDER_STATUS unused=0 level=0 rate=0",
+                                           }));
 }
 
 // "The sender SHOULD compute the Suggested Rate for receiver j as its own available

@@ -6,7 +6,9 @@
 // Checked:
 //  - budget: for every receiver, sum over its messages of (live Grant Limit - received) plus
 //    unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
-//    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent.
+//    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent; a CREDIT_RETURN
+//    the receiver processed caps a message at its New Limit, and a CANCEL it sent or processed
+//    ends the message's credit 2 * D_max later, until a new grant (docs/spec-notes.md, 160).
 //  - sender credit: every data octet a sender transmits is below the Grant Limit it held at
 //    that moment (rule 2: "sender_credit") under a grant whose Lifetime had not elapsed since
 //    its reception (rule 3: "grant_expired"), or is part of an unscheduled message no larger
