@@ -365,6 +365,10 @@ struct InvariantChecker::Impl {
         a.pool_limit = 0;
         a.pool_used = 0;
         a.pool_valid_until = Time{};
+        // A new incarnation's receiver knows nothing of the old one's unscheduled message, and
+        // the sender re-requests it in scheduled mode ("drop credit; re-establish; send
+        // CREDIT_REQUEST", Sender Message State Machine): it is no longer outstanding.
+        a.unsched_outstanding = false;
       } else if (!acc->parameter_update() ||
                  (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq))) {
         return;

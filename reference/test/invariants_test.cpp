@@ -357,5 +357,30 @@ TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
+// fuzz_sender (regression status-after-new-incarnation): an unscheduled message of the old
+// incarnation is re-requested in scheduled mode after a new Epoch; a new unscheduled message of
+// the new incarnation is not "a second one outstanding".
+TEST_F(CheckerTest, NewIncarnation_EndsTheOutstandingUnscheduledMessage) {
+  request(1, 4096, 4096);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  a.unscheduled_limit = 8192;
+  a.grant_lifetime = 100;
+  a.credit_unit = 4096;
+  both_ways(kReceiver, kSender, a);
+  CreditRequest r;
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = ++tx_seq};
+  r.message_id = 2;
+  r.message_length = 4096;
+  r.unscheduled_sent = 4096;
+  both_ways(kSender, kReceiver, r);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  // Within one incarnation the rule still holds.
+  r.header.sequence_number = ++tx_seq;
+  r.message_id = 3;
+  both_ways(kSender, kReceiver, r);
+  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+}
+
 }  // namespace
 }  // namespace rdcc::ref
