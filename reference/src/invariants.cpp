@@ -66,6 +66,7 @@ struct AssocModel {
   std::uint32_t credit_unit = 0;
   bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
   std::uint16_t sender_epoch = 0;    // of that incarnation
+  std::uint64_t accepted_nonce = 0;  // the Sender Nonce that incarnation's ASSOC_ACCEPT echoed
   bool have_seq = false;
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;
@@ -357,10 +358,15 @@ struct InvariantChecker::Impl {
       // parameters change only by a fresh Parameter Update (Association Establishment).
       const auto nonce = sender_nonce.find({key(rx), key(tx)});
       if (nonce != sender_nonce.end() && nonce->second != acc->sender_nonce) return;
-      const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch;
+      // An ASSOC_ACCEPT echoing a newer nonce than the incarnation's (the sender associated
+      // again) starts one too, even with the same Epoch: it carries the association's parameters.
+      const bool new_nonce = nonce != sender_nonce.end() && a.accepted_nonce != acc->sender_nonce;
+      const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce;
       if (incarnation) {
         a.sender_accepted = true;
         a.sender_epoch = h.epoch;
+        a.accepted_nonce = acc->sender_nonce;
+        a.u = 0;
         a.have_seq = false;
         a.pool_limit = 0;
         a.pool_used = 0;

@@ -382,5 +382,41 @@ TEST_F(CheckerTest, NewIncarnation_EndsTheOutstandingUnscheduledMessage) {
   EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
 }
 
+// fuzz_sender (regression unscheduled-after-reassociation): a stray ASSOC_ACCEPT with U = 0 came
+// before the sender asked; the ASSOC_ACCEPT that echoes the sender's nonce, with the same Epoch
+// and U = 8192, is the one whose parameters bind the sender.
+TEST_F(CheckerTest, AcceptEchoingTheCurrentNonce_SetsTheParametersEvenWithTheSameEpoch) {
+  AssocAccept stray;
+  stray.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 7};
+  stray.sender_nonce = 0x55;
+  stray.unscheduled_limit = 0;
+  checker.on_control_delivered(kReceiver, kSender, stray, now);
+  AssocRequest q;
+  q.sender_nonce = 0x77;
+  checker.on_control_sent(kSender, kReceiver, q, now);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  a.sender_nonce = 0x77;
+  a.unscheduled_limit = 8192;
+  a.grant_lifetime = 100;
+  a.credit_unit = 4096;
+  checker.on_control_delivered(kReceiver, kSender, a, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 1;
+  s.length = 1024;
+  s.unscheduled = true;
+  s.last = true;
+  CreditRequest r;
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  r.message_id = 1;
+  r.message_length = 1024;
+  r.unscheduled_sent = 1024;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
 }  // namespace
 }  // namespace rdcc::ref
