@@ -74,6 +74,8 @@ class Ranges {
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
+constexpr std::uint64_t kNoReturn = std::numeric_limits<std::uint64_t>::max();
+
 struct Msg {
   std::uint32_t association = 0;
   std::uint64_t id = 0;
@@ -82,6 +84,7 @@ struct Msg {
   std::uint64_t unsched_received = 0;
   std::uint64_t sched_received = 0;
   std::uint64_t limit = 0;              // highest Grant Limit issued
+  std::uint64_t returned = kNoReturn;   // New Limit of a CREDIT_RETURN since the last grant
   std::uint64_t accounted = 0;          // scheduled credit counted now
   std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now
   std::uint32_t rate = 0;               // Pacing Rate of the live grant, counted in rate_sum
@@ -379,9 +382,12 @@ struct Receiver::Impl {
 
   // ---- messages ---------------------------------------------------------------------------
 
+  // The credit the sender still holds: up to the Grant Limit, or up to the New Limit of a
+  // CREDIT_RETURN after it ("the offset beyond which the sender will not transmit").
   [[nodiscard]] std::uint64_t outstanding_sched(const Msg& m) const {
     const std::uint64_t covered = m.window + m.sched_received;
-    return m.limit > covered ? m.limit - covered : 0;
+    const std::uint64_t held = std::min(m.limit, m.returned);
+    return held > covered ? held - covered : 0;
   }
 
   void set_accounted(Assoc& a, Msg& m, std::uint64_t value) {
@@ -781,6 +787,7 @@ struct Receiver::Impl {
     const std::uint64_t added = limit - std::max(m.limit, m.window);
     const std::uint64_t previous = m.limit;
     m.limit = limit;
+    m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
     if (moved != 0) {
       set_unsched(m, 0);
       m.window = m.unsched_received;  // octets still in flight are now scheduled credit
@@ -925,7 +932,8 @@ struct Receiver::Impl {
     set_unsched(m, m.window > m.unsched_received && m.unsched_accounted != 0
                        ? m.window - m.unsched_received
                        : 0);
-    if (m.accounted != 0) set_accounted(a, m, outstanding_sched(m));
+    // Arriving octets only ever lower the credit counted for the message.
+    if (m.accounted != 0) set_accounted(a, m, std::min(m.accounted, outstanding_sched(m)));
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
@@ -1146,6 +1154,9 @@ struct Receiver::Impl {
       auto it = a.msgs.find(cancel->message_id);
       if (it == a.msgs.end()) return;
       Msg& msg = it->second;
+      // A repeated CANCEL keeps the first one's reclamation time: re-arming it would let a
+      // sender hold its credit for as long as it repeats itself.
+      if (msg.state == MsgState::Cancelled) return;
       // "the credit of a cancelled message no earlier than 2 * D_max after it sent or
       // received the CANCEL"
       dequeue(msg);
@@ -1162,8 +1173,8 @@ struct Receiver::Impl {
       auto it = a.msgs.find(ret->message_id);
       if (it == a.msgs.end()) return;
       Msg& msg = it->second;
-      const std::uint64_t covered = msg.window + msg.sched_received;
-      const std::uint64_t keep = ret->new_limit > covered ? ret->new_limit - covered : 0;
+      msg.returned = std::min(msg.returned, ret->new_limit);
+      const std::uint64_t keep = outstanding_sched(msg);
       if (keep < msg.accounted) {
         stats.credit_returned += msg.accounted - keep;
         set_accounted(a, msg, keep);

@@ -773,5 +773,76 @@ TEST_F(ReceiverTest, Receiver_RequestAfterCancelReclaimed_GetsNoMsgDone) {
   EXPECT_TRUE(only<CreditGrant>(out).empty());
 }
 
+// "A sender that will not use credit it holds SHOULD return it with CREDIT_RETURN, which states
+// the offset beyond which the sender will not transmit." The credit beyond New Limit is free
+// until the next grant: data arriving later (even none, as in the fuzz finding
+// receiver-budget-exceeded-after-cancel) must not count it again, or the sum of Granted +
+// Unsched goes above G once the freed budget has been granted to another message.
+TEST_F(ReceiverTest, Receiver_CreditReturn_CreditBeyondNewLimitIsNotCountedAgainWhenDataArrives) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
+  ASSERT_EQ(g.size(), 1U);
+  ASSERT_GE(g[0].grant_limit, 16384U);
+  h.send_granted(s, 1, 0, 4096);
+  CreditReturn r;
+  r.message_id = 1;
+  r.new_limit = 8192;
+  h.deliver(s, h.on_association(a, r));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 4096U);
+  h.data(s, 1, 4096, 0, 1);  // no octets: nothing changes
+  EXPECT_EQ(h.receiver().outstanding_credit(), 4096U);
+  Cancel c;
+  c.message_id = 1;
+  c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+  h.deliver(s, h.on_association(a, c));
+  // The freed budget goes to another sender's message, up to G.
+  const Address s2 = ReceiverHarness::sender(2);
+  const auto a2 = h.associate(s2, 2);
+  h.deliver(s2, h.request(a2, 7, 4 * h.cfg().budget));
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+  h.data(s, 1, 4096, 4096, 1);  // the returned message's last octets below New Limit
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+  h.data(s, 1, 8192, 0, 1);
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+  h.advance(h.cfg().d_max * 2 + microseconds(1));
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+}
+
+// After a CREDIT_RETURN the next grant gives back the right to send up to its own limit, and
+// the receiver counts that credit again.
+TEST_F(ReceiverTest, Receiver_CreditReturn_ANewGrantCountsItsWholeLimitAgain) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+  CreditReturn r;
+  r.message_id = 1;
+  r.new_limit = 0;
+  h.deliver(s, h.on_association(a, r));
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_EQ(h.receiver().outstanding_credit(), g[0].grant_limit);
+}
+
+// "the receiver then reclaims the outstanding credit of the message after the reclamation
+// delay": counted from the first CANCEL. A sender that repeats CANCEL with fresh sequence
+// numbers must not push the reclamation out for ever.
+TEST_F(ReceiverTest, Receiver_RepeatedCancel_DoesNotPostponeTheReclamation) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+  Cancel c;
+  c.message_id = 1;
+  c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+  h.deliver(s, h.on_association(a, c));
+  for (int i = 0; i < 4; ++i) {
+    h.advance(h.cfg().d_max / 2);
+    h.deliver(s, h.on_association(a, c));
+  }
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  EXPECT_EQ(h.receiver().pending_messages(), 0U);
+}
+
 }  // namespace
 }  // namespace rdcc::ref
