@@ -3,43 +3,10 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/crn.hpp"
+#include "crn_harness.hpp"
 
 namespace rdcc::ref {
 namespace {
-
-CrnConfig config() {
-  CrnConfig c;
-  c.local = Address::v4(192, 0, 2, 250, 50000);
-  c.rdcc_port = 50000;
-  c.reporter_id = 0xC0FFEE;
-  c.queue_threshold = 100000;
-  c.queue_capacity = 500000;
-  c.service_rate_mbps = 100000;
-  c.unscheduled_dscps = {10};
-  return c;
-}
-
-QueueObservation observation(std::uint64_t q, std::uint8_t dscp = 26, std::uint8_t host = 1) {
-  QueueObservation o;
-  o.port = 3;
-  o.occupancy = q;
-  o.dscp = dscp;
-  o.flow.source = Address::v4(192, 0, 2, host, 40000);
-  o.flow.destination = Address::v4(192, 0, 2, 100, 4791);
-  o.flow.protocol = 17;
-  o.flows_in_queue = 4;
-  return o;
-}
-
-std::vector<std::pair<Address, CongestionReport>> reports(Crn& crn) {
-  std::vector<std::pair<Address, CongestionReport>> out;
-  while (auto d = crn.poll_transmit()) {
-    auto m = decode(d->payload());
-    EXPECT_TRUE(m.has_value());
-    if (m) out.emplace_back(d->to, std::get<CongestionReport>(*m));
-  }
-  return out;
-}
 
 // "the Congestion Degree, computed as min(255, floor(255 * (Q - B_th) / (Q_max - B_th)))"
 TEST(Crn, CongestionDegree_FollowsTheFormula) {
@@ -52,10 +19,10 @@ TEST(Crn, CongestionDegree_FollowsTheFormula) {
 
 // "While Q exceeds B_th, the CRN MAY generate CONGESTION_REPORT"
 TEST(Crn, BelowOrAtTheThreshold_NoReport) {
-  Crn crn(config());
-  crn.on_dequeue(observation(100000), Time{});
-  crn.on_dequeue(observation(50000), Time{});
-  EXPECT_TRUE(reports(crn).empty());
+  Crn crn(crn_test_config());
+  crn.on_dequeue(queue_observation(100000), Time{});
+  crn.on_dequeue(queue_observation(50000), Time{});
+  EXPECT_TRUE(crn_reports(crn).empty());
 }
 
 // "For scheduled traffic it sends the report to the destination address of the data packet
@@ -63,10 +30,10 @@ TEST(Crn, BelowOrAtTheThreshold_NoReport) {
 // sender)" / "Reports are sent to the RDCC UDP port with the Association ID and Epoch fields
 // set to zero."
 TEST(Crn, ReportsGoToTheReceiverForScheduledAndToTheSenderForUnscheduledTraffic) {
-  Crn crn(config());
-  crn.on_dequeue(observation(300000, 26, 1), Time{});
-  crn.on_dequeue(observation(300000, 10, 2), Time{microseconds(5).ns});  // past the port limit
-  const auto out = reports(crn);
+  Crn crn(crn_test_config());
+  crn.on_dequeue(queue_observation(300000, 26, 1), Time{});
+  crn.on_dequeue(queue_observation(300000, 10, 2), Time{microseconds(5).ns});  // past the port limit
+  const auto out = crn_reports(crn);
   ASSERT_EQ(out.size(), 2U);
   EXPECT_EQ(out[0].first, Address::v4(192, 0, 2, 100, 50000));
   EXPECT_EQ(out[0].second.direction, 1);
@@ -92,38 +59,38 @@ TEST(Crn, ReportsGoToTheReceiverForScheduledAndToTheSenderForUnscheduledTraffic)
 // "subject to a rate limit of at most one report per flow per configured report interval
 // (RECOMMENDED: 50 microseconds) and an aggregate limit per port"
 TEST(Crn, RateLimits_OnePerFlowPerIntervalAndAnAggregatePerPort) {
-  Crn crn(config());
-  crn.on_dequeue(observation(300000, 26, 1), Time{});
-  crn.on_dequeue(observation(300000, 26, 1), Time{microseconds(49).ns});
-  EXPECT_EQ(reports(crn).size(), 1U);
+  Crn crn(crn_test_config());
+  crn.on_dequeue(queue_observation(300000, 26, 1), Time{});
+  crn.on_dequeue(queue_observation(300000, 26, 1), Time{microseconds(49).ns});
+  EXPECT_EQ(crn_reports(crn).size(), 1U);
   EXPECT_EQ(crn.stats().suppressed_per_flow, 1U);
-  crn.on_dequeue(observation(300000, 26, 1), Time{microseconds(50).ns});
-  EXPECT_EQ(reports(crn).size(), 1U);
+  crn.on_dequeue(queue_observation(300000, 26, 1), Time{microseconds(50).ns});
+  EXPECT_EQ(crn_reports(crn).size(), 1U);
   // Another flow on the same port within the port interval (5 us) is suppressed too.
-  crn.on_dequeue(observation(300000, 26, 2), Time{microseconds(52).ns});
-  EXPECT_EQ(reports(crn).size(), 0U);
+  crn.on_dequeue(queue_observation(300000, 26, 2), Time{microseconds(52).ns});
+  EXPECT_EQ(crn_reports(crn).size(), 0U);
   EXPECT_EQ(crn.stats().suppressed_per_port, 1U);
-  crn.on_dequeue(observation(300000, 26, 2), Time{microseconds(56).ns});
-  EXPECT_EQ(reports(crn).size(), 1U);
+  crn.on_dequeue(queue_observation(300000, 26, 2), Time{microseconds(56).ns});
+  EXPECT_EQ(crn_reports(crn).size(), 1U);
 }
 
 // "Incremented by one for each message the originator sends on the association (or, for a
 // CRN, per reporting port)"
 TEST(Crn, SequenceNumbers_IncrementPerReportingPort) {
-  Crn crn(config());
+  Crn crn(crn_test_config());
   for (int i = 0; i < 3; ++i) {
-    auto o = observation(300000, 26, static_cast<std::uint8_t>(i + 1));
+    auto o = queue_observation(300000, 26, static_cast<std::uint8_t>(i + 1));
     crn.on_dequeue(o, Time{microseconds(10 * i).ns});
   }
-  const auto out = reports(crn);
+  const auto out = crn_reports(crn);
   ASSERT_EQ(out.size(), 3U);
   EXPECT_EQ(out[1].second.header.sequence_number, out[0].second.header.sequence_number + 1);
   EXPECT_EQ(out[2].second.header.sequence_number, out[1].second.header.sequence_number + 1);
 }
 
 TEST(Crn, Ipv6Flow_GivesThe72OctetForm) {
-  Crn crn(config());
-  auto o = observation(300000);
+  Crn crn(crn_test_config());
+  auto o = queue_observation(300000);
   o.flow.source.ipv6 = o.flow.destination.ipv6 = true;
   o.flow.source.ip = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   o.flow.destination.ip = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};

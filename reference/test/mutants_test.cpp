@@ -12,6 +12,7 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/crn.hpp"
+#include "crn_harness.hpp"
 #include "receiver_harness.hpp"
 #include "sender_harness.hpp"
 
@@ -538,45 +539,11 @@ std::map<Mutant, Probe> sender_probes() {
 
 // ---- CRN ---------------------------------------------------------------------------------------
 
-CrnConfig crn_config(const MutantSet& mutants) {
-  CrnConfig c;
-  c.local = Address::v4(192, 0, 2, 250, 50000);
-  c.rdcc_port = 50000;
-  c.reporter_id = 0xC0FFEE;
-  c.queue_threshold = 100000;
-  c.queue_capacity = 500000;
-  c.service_rate_mbps = 100000;
-  c.unscheduled_dscps = {10};
-  c.mutants = mutants;
-  return c;
-}
-
-QueueObservation scheduled_packet(std::uint64_t q, std::uint8_t host = 1) {
-  QueueObservation o;
-  o.port = 3;
-  o.occupancy = q;
-  o.dscp = 26;
-  o.flow.source = Address::v4(192, 0, 2, host, 40000);
-  o.flow.destination = Address::v4(192, 0, 2, 100, 4791);
-  o.flows_in_queue = 4;
-  return o;
-}
-
-std::vector<std::pair<Address, CongestionReport>> reports(Crn& crn) {
-  std::vector<std::pair<Address, CongestionReport>> out;
-  while (auto d = crn.poll_transmit()) {
-    auto m = decode(d->payload());
-    EXPECT_TRUE(m.has_value());
-    if (m) out.emplace_back(d->to, std::get<CongestionReport>(*m));
-  }
-  return out;
-}
-
 // One report on scheduled traffic at Q = 300000 (B_th 100000, Q_max 500000).
 std::vector<std::pair<Address, CongestionReport>> one_report(const MutantSet& ms) {
-  Crn crn(crn_config(ms));
-  crn.on_dequeue(scheduled_packet(300000), Time{});
-  return reports(crn);
+  Crn crn(crn_test_config(ms));
+  crn.on_dequeue(queue_observation(300000), Time{});
+  return crn_reports(crn);
 }
 
 std::map<Mutant, Probe> crn_probes() {
@@ -590,23 +557,23 @@ std::map<Mutant, Probe> crn_probes() {
     return r.size() != 1 || !r[0].first.same_host(Address::v4(192, 0, 2, 100, 0));
   };
   p[Mutant::CrnNoFlowLimit] = [](const MutantSet& ms) {
-    Crn crn(crn_config(ms));
-    for (int i = 0; i < 4; ++i) crn.on_dequeue(scheduled_packet(300000), Time{microseconds(10 * i).ns});
-    return reports(crn).size() > 1;  // one per 50 us per flow
+    Crn crn(crn_test_config(ms));
+    for (int i = 0; i < 4; ++i) crn.on_dequeue(queue_observation(300000), Time{microseconds(10 * i).ns});
+    return crn_reports(crn).size() > 1;  // one per 50 us per flow
   };
   p[Mutant::CrnNoPortLimit] = [](const MutantSet& ms) {
-    Crn crn(crn_config(ms));
-    for (std::uint8_t i = 1; i <= 3; ++i) crn.on_dequeue(scheduled_packet(300000, i), Time{microseconds(i).ns});
-    return reports(crn).size() > 1;  // one per 5 us per port
+    Crn crn(crn_test_config(ms));
+    for (std::uint8_t i = 1; i <= 3; ++i) crn.on_dequeue(queue_observation(300000, 26, i), Time{microseconds(i).ns});
+    return crn_reports(crn).size() > 1;  // one per 5 us per port
   };
   p[Mutant::CrnNonZeroAssociation] = [](const MutantSet& ms) {
     const auto r = one_report(ms);
     return r.size() != 1 || r[0].second.header.association_id != 0 || r[0].second.header.epoch != 0;
   };
   p[Mutant::CrnBelowThreshold] = [](const MutantSet& ms) {
-    Crn crn(crn_config(ms));
-    crn.on_dequeue(scheduled_packet(100000), Time{});
-    return !reports(crn).empty();
+    Crn crn(crn_test_config(ms));
+    crn.on_dequeue(queue_observation(100000), Time{});
+    return !crn_reports(crn).empty();
   };
   p[Mutant::CrnWrongPort] = [](const MutantSet& ms) {
     const auto r = one_report(ms);
