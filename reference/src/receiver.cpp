@@ -583,14 +583,17 @@ struct Receiver::Impl {
   }
 
   // Unscheduled data may overtake its CREDIT_REQUEST ("no later than the first data packet"
-  // does not survive reordering): octets counted before the request are credited now. The
-  // opaque binding's offsets are not kept for them, so they count from offset 0 up.
+  // does not survive reordering): octets counted before the request are credited now, up to
+  // the unscheduled window the request announces. Nothing beyond it can precede the request
+  // of the same message: such octets belong to something else, e.g. a previous Epoch's
+  // transfer still in flight when the receiver restarted (spec-notes 261). The opaque
+  // binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
     auto early = a.early.find({m.binding, m.binding == BindingKind::Opaque
                                               ? m.binding_value
                                               : m.rocev2.destination_qpn});
     if (early == a.early.end()) return;
-    const std::uint64_t octets = std::min(early->second, m.length);
+    const std::uint64_t octets = std::min({early->second, m.length, m.window});
     a.early.erase(early);
     const auto [below, above] = m.ranges.add(0, octets, m.window);
     m.unsched_received += below;

@@ -844,5 +844,46 @@ TEST_F(ReceiverTest, Receiver_RepeatedCancel_DoesNotPostponeTheReclamation) {
   EXPECT_EQ(h.receiver().pending_messages(), 0U);
 }
 
+// Data that precedes its CREDIT_REQUEST is credited only within the unscheduled window the
+// request announces: scheduled octets cannot precede their own request, so octets beyond the
+// window belong to something else, e.g. the previous Epoch's transfer still in flight when the
+// receiver restarted (spec-notes 261). Crediting them sent MSG_DONE before the octets arrived.
+TEST_F(ReceiverTest, Receiver_EarlyDataBeyondTheUnscheduledWindow_IsNotCredited) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  DataObservation d;  // RoCEv2 counts octets per queue pair, without offsets
+  d.from = s;
+  d.binding = BindingKind::RoCEv2;
+  d.key = 0x123;
+  d.octets = 4096;
+  h.receiver().on_data(d, h.now());  // in flight from before the request: no message yet
+  EXPECT_TRUE(h.drain().empty());
+  auto r = h.request(a, 1, 8192);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  const auto g = only<CreditGrant>(h.deliver(s, r));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_EQ(g[0].grant_limit, 8192U);
+  h.checker().on_data_delivered(h.cfg().local, s, 1, 4096, h.now());
+  h.receiver().on_data(d, h.now());
+  EXPECT_TRUE(only<MsgDone>(h.drain()).empty()) << "MSG_DONE after half the message's octets";
+  h.checker().on_data_delivered(h.cfg().local, s, 1, 4096, h.now());
+  h.receiver().on_data(d, h.now());
+  const auto done = only<MsgDone>(h.drain());
+  ASSERT_EQ(done.size(), 1U);
+  EXPECT_EQ(done[0].octets_received, 8192U);
+}
+
+// Within the window they are credited: unscheduled data may overtake its request.
+TEST_F(ReceiverTest, Receiver_EarlyDataWithinTheUnscheduledWindow_IsCredited) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  EXPECT_TRUE(h.data(s, 1, 0, 4096, 1).empty());
+  h.deliver(s, h.request(a, 1, 8192, 4096));
+  const auto done = only<MsgDone>(h.data(s, 1, 4096, 4096, 1));
+  ASSERT_EQ(done.size(), 1U);
+  EXPECT_EQ(done[0].octets_received, 8192U);
+}
+
 }  // namespace
 }  // namespace rdcc::ref

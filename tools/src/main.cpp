@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   rdcc::tools::add_pcap_command(app);
   int status = 0;
   rdcc::tools::add_node_commands(app, status);
+  rdcc::tools::add_sim_command(app, status);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     rdcc::tools::expand_node_config(app, args);

@@ -892,5 +892,6 @@ const ref::Rocev2Responder* Network::rocev2_responder(HostId host) const {
   return &impl_->hosts.at(host).responder;
 }
 std::uint64_t Network::peak_queue(HostId host) const { return impl_->ports.at(host).peak_data; }
+std::uint64_t Network::queue_octets(HostId host) const { return impl_->ports.at(host).data_octets; }
 
 }  // namespace rdcc::sim

@@ -179,6 +179,8 @@ class Network {
   [[nodiscard]] const ref::Rocev2Responder* rocev2_responder(HostId host) const;
   // Peak occupancy (octets) of the data queue of the switch port toward `host`.
   [[nodiscard]] std::uint64_t peak_queue(HostId host) const;
+  // Its occupancy now (octets), for plots.
+  [[nodiscard]] std::uint64_t queue_octets(HostId host) const;
 
  private:
   struct Impl;

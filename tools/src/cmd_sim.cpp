@@ -1,0 +1,414 @@
+// rdcc sim: runs the reference endpoints on the deterministic simulator from a JSON
+// description (docs/sim.md) and reports completion times against the ideal, the peak queue and
+// credit against G, the network's counters and every invariant violation; optionally the pcap
+// of every delivered packet, the endpoints' events as JSON lines and an SVG plot.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "rdcc/pcaps/capture.hpp"
+#include "rdcc/pcaps/framing.hpp"
+#include "rdcc/sim/network.hpp"
+#include "sim_config.hpp"
+
+namespace rdcc::tools {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using sim::HostId;
+using sim::Network;
+
+struct SimOptions {
+  std::string config;
+  std::optional<std::uint64_t> seed;
+  std::string pcap;
+  std::string events;
+  std::string svg;
+  bool json = false;
+};
+
+struct Sample {
+  ref::Time t;
+  std::uint64_t credit = 0;
+  std::uint64_t queue = 0;
+};
+
+struct ReceiverRun {
+  HostId host = 0;
+  std::string name;
+  std::uint64_t budget = 0;
+  std::uint32_t rate_mbps = 0;
+  ref::Duration delay{};
+  std::uint64_t octets = 0;  // submitted toward it
+  ref::Time first = ref::Time::never();
+  std::vector<Sample> samples;
+};
+
+struct Submission {
+  sim::SubmitId id = 0;
+  std::string sender;
+  std::size_t receiver = 0;
+  std::uint64_t length = 0;
+  const char* binding = "opaque";
+};
+
+double us(ref::Time t) { return static_cast<double>(t.ns) / 1000.0; }
+double us(ref::Duration d) { return static_cast<double>(d.ns) / 1000.0; }
+
+// "ideal": every octet toward the receiver through its link at line rate, from the first
+// submission, plus one base round trip (four link delays: request out and grant back).
+double ideal_us(const ReceiverRun& r) {
+  return us(r.first) + static_cast<double>(r.octets) * 8.0 / r.rate_mbps + 4.0 * us(r.delay);
+}
+
+class Run {
+ public:
+  Run(const SimConfig& c, const SimOptions& o) : c_(c), o_(o) {
+    sim::NetworkConfig nc = c.network;
+    if (o.seed) nc.seed = *o.seed;
+    nc.record_packets = !o.pcap.empty();
+    nc.record_events = !o.events.empty();
+    net_ = std::make_unique<Network>(nc);
+    for (const auto& [host, rc] : c.receivers) {
+      ReceiverRun r;
+      r.host = net_->add_receiver(rc, host.link);
+      r.name = host.name;
+      r.budget = rc.budget;
+      r.rate_mbps = host.link.rate_mbps;
+      r.delay = host.link.delay;
+      receivers_.push_back(std::move(r));
+    }
+    for (const auto& [host, sc] : c.senders) senders_.push_back(net_->add_sender(sc, host.link));
+    for (const auto& m : c.messages) {
+      for (std::size_t k = 0; k < m.count; ++k) {
+        const ref::Time at{(m.at + m.interval * static_cast<std::int64_t>(k)).ns};
+        for (std::size_t s : m.senders) {
+          ref::MessageSpec spec = m.spec;
+          ReceiverRun& r = receivers_[m.receiver];
+          spec.receiver = net_->address(r.host);
+          Submission sub;
+          sub.id = net_->submit(senders_[s], spec, at);
+          sub.sender = c.senders[s].first.name;
+          sub.receiver = m.receiver;
+          sub.length = m.spec.length;
+          sub.binding = m.spec.binding == BindingKind::RoCEv2 ? "rocev2" : "opaque";
+          submissions_.push_back(sub);
+          r.octets += m.spec.length;
+          r.first = std::min(r.first, at);
+        }
+      }
+    }
+    for (const auto& a : c.actions) {
+      const ref::Time at{a.at.ns};
+      if (a.kind == SimAction::Kind::RestartReceiver) {
+        net_->restart_receiver(receivers_[a.receiver].host, a.epoch, at);
+      } else {
+        net_->cancel(submissions_.at(a.message).id, at);
+      }
+    }
+  }
+
+  bool run() {
+    if (!o_.svg.empty()) {
+      interval_ = c_.sample.ns > 0 ? c_.sample : ref::microseconds(1);
+      sample(ref::Time{});
+    }
+    finished_ = net_->run_until_done(ref::Time{c_.limit.ns});
+    // The last MSG_DONEs and reports, as a capture would show them.
+    if (finished_) net_->run_until_idle(net_->now() + ref::milliseconds(1));
+    return finished_ && net_->checker().ok();
+  }
+
+  void write_outputs() const {
+    if (!o_.pcap.empty()) {
+      pcaps::PcapWriter w(o_.pcap);
+      for (const auto& p : net_->packets()) {
+        if (p.point != sim::PacketRecord::Point::Delivered) continue;
+        w.write(pcaps::kEpochMicros + p.time.ns / 1000, pcaps::ethernet_frame(p.bytes),
+                static_cast<std::uint32_t>(14 + p.orig_length));
+      }
+    }
+    if (!o_.events.empty()) {
+      std::ofstream out(o_.events);
+      if (!out) throw std::runtime_error(o_.events + ": cannot be written");
+      for (const auto& e : net_->events().events()) out << e.to_json().dump() << '\n';
+      if (!out) throw std::runtime_error(o_.events + ": write failed");
+    }
+    if (!o_.svg.empty()) write_svg();
+  }
+
+  [[nodiscard]] Json summary() const {
+    Json j;
+    j["config"] = c_.file;
+    j["seed"] = net_->config().seed;
+    j["finished"] = finished_;
+    ref::Time last_finished{};
+    for (const auto& sub : submissions_) {
+      if (const auto st = net_->status(sub.id)) last_finished = std::max(last_finished, st->finished);
+    }
+    j["last_finished_us"] = us(last_finished);
+    j["virtual_time_us"] = us(net_->now());
+    Json rs = Json::array();
+    for (std::size_t i = 0; i < receivers_.size(); ++i) {
+      const ReceiverRun& r = receivers_[i];
+      ref::Time last{};
+      std::size_t done = 0;
+      std::size_t total = 0;
+      for (const auto& s : submissions_) {
+        if (s.receiver != i) continue;
+        ++total;
+        const auto st = net_->status(s.id);
+        if (st && st->state == ref::MessageState::Done) {
+          ++done;
+          last = std::max(last, st->finished);
+        }
+      }
+      Json x;
+      x["name"] = r.name;
+      x["address"] = net_->address(r.host).to_string();
+      x["messages"] = total;
+      x["done"] = done;
+      x["octets"] = r.octets;
+      x["last_done_us"] = us(last);
+      x["ideal_us"] = ideal_us(r);
+      x["ratio"] = done == total && total > 0 ? us(last) / ideal_us(r) : 0.0;
+      x["peak_credit"] = net_->checker().peak_outstanding(net_->address(r.host));
+      x["budget"] = r.budget;
+      x["peak_queue"] = net_->peak_queue(r.host);
+      rs.push_back(x);
+    }
+    j["receivers"] = rs;
+    Json ms = Json::array();
+    for (const auto& s : submissions_) {
+      const auto st = net_->status(s.id);
+      Json x;
+      x["index"] = s.id;
+      x["sender"] = s.sender;
+      x["receiver"] = receivers_[s.receiver].name;
+      x["length"] = s.length;
+      x["binding"] = s.binding;
+      if (st) {
+        x["message_id"] = st->message_id;
+        x["state"] = ref::to_string(st->state);
+        x["submitted_us"] = us(st->submitted);
+        x["finished_us"] = us(st->finished);
+        x["without_rdcc"] = st->without_rdcc;
+        if (st->abort_reason != 0) x["abort_reason"] = st->abort_reason;
+      }
+      ms.push_back(x);
+    }
+    j["messages"] = ms;
+    const auto& n = net_->stats();
+    j["network"] = {{"control_sent", n.control_sent},
+                    {"control_delivered", n.control_delivered},
+                    {"control_lost", n.control_lost},
+                    {"control_duplicated", n.control_duplicated},
+                    {"control_reordered", n.control_reordered},
+                    {"control_delayed", n.control_delayed},
+                    {"data_packets_sent", n.data_packets_sent},
+                    {"data_packets_delivered", n.data_packets_delivered},
+                    {"data_octets_delivered", n.data_octets_delivered},
+                    {"data_lost", n.data_lost},
+                    {"tail_drops", n.tail_drops},
+                    {"ecn_marked", n.ecn_marked}};
+    Json vs = Json::array();
+    for (const auto& v : net_->checker().violations()) {
+      vs.push_back({{"time_us", us(v.time)}, {"rule", v.rule}, {"detail", v.detail}});
+    }
+    j["violations"] = vs;
+    j["trace_hash"] = net_->trace_hash();
+    return j;
+  }
+
+ private:
+  // Reads the state every interval while anything is left to do; only reads, so the run is
+  // the same with or without a plot.
+  void sample(ref::Time t) {
+    net_->at(t, [this](Network& net) {
+      for (ReceiverRun& r : receivers_) {
+        const ref::Receiver* rx = net.receiver(r.host);
+        r.samples.push_back({net.now(), rx != nullptr ? rx->outstanding_credit() : 0,
+                             net.queue_octets(r.host)});
+      }
+      if (!net.all_finished() && net.now().ns + interval_.ns <= c_.limit.ns) {
+        sample(net.now() + interval_);
+      }
+    });
+  }
+
+  void write_svg() const {
+    constexpr int kWidth = 900;
+    constexpr int kPanel = 300;
+    constexpr int kLeft = 90;
+    constexpr int kTop = 40;
+    constexpr double kPlotW = kWidth - kLeft - 20;
+    constexpr double kPlotH = kPanel - kTop - 50;
+    std::ofstream out(o_.svg);
+    if (!out) throw std::runtime_error(o_.svg + ": cannot be written");
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
+        << kPanel * static_cast<int>(receivers_.size())
+        << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    for (std::size_t i = 0; i < receivers_.size(); ++i) {
+      const ReceiverRun& r = receivers_[i];
+      const int y0 = static_cast<int>(i) * kPanel;
+      const std::int64_t span = std::max<std::int64_t>(1, r.samples.empty() ? 1 : r.samples.back().t.ns);
+      std::uint64_t top = r.budget;
+      for (const Sample& s : r.samples) top = std::max({top, s.credit, s.queue});
+      const auto px = [&](std::int64_t t) { return kLeft + kPlotW * static_cast<double>(t) / static_cast<double>(span); };
+      const auto py = [&](std::uint64_t v) {
+        return y0 + kTop + kPlotH * (1.0 - static_cast<double>(v) / static_cast<double>(top));
+      };
+      out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">" << r.name
+          << " (" << net_->address(r.host).to_string()
+          << "): credit outstanding and the switch queue toward it (octets)</text>\n"
+          << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << kPlotW
+          << "\" height=\"" << kPlotH << "\" fill=\"none\" stroke=\"#888\"/>\n";
+      for (int tick = 0; tick <= 4; ++tick) {
+        const double f = tick / 4.0;
+        char label[48];
+        std::snprintf(label, sizeof label, "%.1f us", f * static_cast<double>(span) / 1000.0);
+        out << "<text x=\"" << kLeft - 6 << "\" y=\""
+            << py(static_cast<std::uint64_t>(f * static_cast<double>(top))) + 4
+            << "\" text-anchor=\"end\">" << static_cast<std::uint64_t>(f * static_cast<double>(top))
+            << "</text>\n<text x=\"" << px(static_cast<std::int64_t>(f * static_cast<double>(span)))
+            << "\" y=\"" << y0 + kTop + kPlotH + 18 << "\" text-anchor=\"middle\">" << label
+            << "</text>\n";
+      }
+      out << "<line x1=\"" << px(0) << "\" x2=\"" << px(span) << "\" y1=\"" << py(r.budget)
+          << "\" y2=\"" << py(r.budget) << "\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>\n"
+          << "<text x=\"" << px(span) - 4 << "\" y=\"" << py(r.budget) - 4
+          << "\" text-anchor=\"end\" fill=\"#d62728\">G = " << r.budget << "</text>\n";
+      const auto line = [&](const char* colour, auto value) {
+        out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
+        for (const Sample& s : r.samples) out << px(s.t.ns) << ',' << py(value(s)) << ' ';
+        out << "\"/>\n";
+      };
+      line("#1f77b4", [](const Sample& s) { return s.credit; });
+      line("#ff7f0e", [](const Sample& s) { return s.queue; });
+      out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
+          << "\" fill=\"#1f77b4\">credit outstanding</text>\n<text x=\"" << kLeft + 150
+          << "\" y=\"" << y0 + kTop + 16 << "\" fill=\"#ff7f0e\">switch queue</text>\n";
+    }
+    out << "</svg>\n";
+    if (!out) throw std::runtime_error(o_.svg + ": write failed");
+  }
+
+  const SimConfig& c_;
+  const SimOptions& o_;
+  std::unique_ptr<Network> net_;
+  std::vector<ReceiverRun> receivers_;
+  std::vector<HostId> senders_;
+  std::vector<Submission> submissions_;
+  ref::Duration interval_{};
+  bool finished_ = false;
+};
+
+void print_table(const Json& j) {
+  std::printf("rdcc sim: %s, seed %llu: %s (the last at %.3f us of virtual time)\n",
+              j["config"].get<std::string>().c_str(),
+              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()),
+              j["finished"].get<bool>() ? "every message finished" : "NOT every message finished",
+              j["last_finished_us"].get<double>());
+  std::printf("\n%-14s %-22s %5s %5s %12s %12s %12s %7s %10s %10s %10s\n", "receiver", "address",
+              "msgs", "done", "octets", "last_us", "ideal_us", "ratio", "peak_cred", "G",
+              "peak_queue");
+  for (const auto& r : j["receivers"]) {
+    char ratio[16] = "-";  // only when every message toward it is DONE
+    if (r["ratio"].get<double>() > 0) std::snprintf(ratio, sizeof ratio, "%.3f", r["ratio"].get<double>());
+    std::printf("%-14s %-22s %5zu %5zu %12llu %12.1f %12.1f %7s %10llu %10llu %10llu\n",
+                r["name"].get<std::string>().c_str(), r["address"].get<std::string>().c_str(),
+                r["messages"].get<std::size_t>(), r["done"].get<std::size_t>(),
+                static_cast<unsigned long long>(r["octets"].get<std::uint64_t>()),
+                r["last_done_us"].get<double>(), r["ideal_us"].get<double>(),
+                ratio,
+                static_cast<unsigned long long>(r["peak_credit"].get<std::uint64_t>()),
+                static_cast<unsigned long long>(r["budget"].get<std::uint64_t>()),
+                static_cast<unsigned long long>(r["peak_queue"].get<std::uint64_t>()));
+  }
+  std::printf("\n%5s %-14s %-14s %10s %7s %10s %12s %12s %12s\n", "index", "sender", "receiver",
+              "length", "binding", "state", "submitted_us", "finished_us", "took_us");
+  for (const auto& m : j["messages"]) {
+    const double sub = m.value("submitted_us", 0.0);
+    const double fin = m.value("finished_us", 0.0);
+    std::printf("%5zu %-14s %-14s %10llu %7s %10s %12.1f %12.1f %12.1f%s\n",
+                m["index"].get<std::size_t>(), m["sender"].get<std::string>().c_str(),
+                m["receiver"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(m["length"].get<std::uint64_t>()),
+                m["binding"].get<std::string>().c_str(), m.value("state", std::string("?")).c_str(),
+                sub, fin, fin > 0 ? fin - sub : 0.0,
+                m.value("without_rdcc", false) ? "  (without RDCC)" : "");
+  }
+  std::printf("\nnetwork:");
+  for (const auto& [k, v] : j["network"].items()) {
+    std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(v.get<std::uint64_t>()));
+  }
+  const auto& vs = j["violations"];
+  std::printf("\ninvariants: %s\n", vs.empty() ? "no violation" : (std::to_string(vs.size()) + " violations").c_str());
+  std::size_t shown = 0;
+  for (const auto& v : vs) {
+    if (shown++ == 20) {
+      std::printf("  ... (--json lists them all)\n");
+      break;
+    }
+    std::printf("  %.3f us %s: %s\n", v["time_us"].get<double>(), v["rule"].get<std::string>().c_str(),
+                v["detail"].get<std::string>().c_str());
+  }
+}
+
+int run_sim(const SimOptions& o) {
+  SimConfig c;
+  try {
+    c = load_sim_config(o.config);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rdcc sim: " << e.what() << '\n';
+    return 2;
+  }
+  Run run(c, o);
+  const bool ok = run.run();
+  run.write_outputs();
+  const Json j = run.summary();
+  if (o.json) {
+    std::cout << j.dump(2) << '\n';
+  } else {
+    print_table(j);
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app, int& status) {
+  auto o = std::make_shared<SimOptions>();
+  auto* cmd = app.add_subcommand(
+      "sim", "Run the reference sender, receiver and CRN on the deterministic simulator from a "
+             "JSON description (docs/sim.md): completion against the ideal, peak credit against G, "
+             "peak queue, invariant violations. Exit 0: every message finished and no invariant "
+             "broke; 1: not so; 2: the description is wrong (named with its key)");
+  cmd->add_option("config", o->config, "The simulation, as JSON (docs/sim.md)")->required();
+  cmd->add_option("--seed", o->seed, "Override the description's seed");
+  cmd->add_option("--pcap", o->pcap, "Write every delivered packet to FILE (pcap, Ethernet)");
+  cmd->add_option("--events", o->events, "Write the endpoints' events to FILE as JSON lines");
+  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G "
+                                   "and of the switch queue toward it to FILE");
+  cmd->add_flag("--json", o->json, "Print the summary as one JSON document");
+  cmd->callback([o, &status] {
+    try {
+      status = run_sim(*o);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "rdcc sim: " << e.what() << '\n';
+      status = 1;
+    }
+  });
+}
+
+}  // namespace rdcc::tools

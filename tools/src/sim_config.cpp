@@ -1,0 +1,419 @@
+#include "sim_config.hpp"
+
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "rdcc/codec/constants.hpp"
+#include "rdcc/testing/mutants.hpp"
+
+namespace rdcc::tools {
+namespace {
+
+using Json = nlohmann::json;
+
+// One JSON object of the file: values are taken by key, and whatever key is left untaken is
+// an error (a misspelt key must not silently fall back to a default).
+class Obj {
+ public:
+  Obj(const Json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+    if (!j_.is_object()) fail(path_, "expected a JSON object, got " + std::string(j_.type_name()));
+  }
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw std::invalid_argument(file_ + ": " + (where.empty() ? "top level" : where) + ": " + what);
+  }
+  [[nodiscard]] std::string at(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  const Json* get(const std::string& key) {
+    known_.insert(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+
+  template <class T>
+  void uint(const std::string& key, T& out, std::uint64_t min = 0,
+            std::uint64_t max = std::numeric_limits<T>::max()) {
+    const Json* v = get(key);
+    if (v == nullptr) return;
+    if (!v->is_number_unsigned()) {
+      fail(at(key), "expected an unsigned integer, got " + v->dump());
+    }
+    const auto x = v->get<std::uint64_t>();
+    if (x < min || x > max) {
+      fail(at(key), std::to_string(x) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+    }
+    out = static_cast<T>(x);
+  }
+  void micros(const std::string& key, ref::Duration& out) {
+    std::uint64_t us = 0;
+    const bool had = j_.contains(key);
+    uint(key, us, 0, std::uint64_t{1} << 40U);
+    if (had) out = ref::microseconds(static_cast<std::int64_t>(us));
+  }
+  void millis(const std::string& key, ref::Duration& out) {
+    std::uint64_t ms = 0;
+    const bool had = j_.contains(key);
+    uint(key, ms, 1, std::uint64_t{1} << 30U);
+    if (had) out = ref::milliseconds(static_cast<std::int64_t>(ms));
+  }
+  void probability(const std::string& key, double& out) {
+    const Json* v = get(key);
+    if (v == nullptr) return;
+    if (!v->is_number() || v->get<double>() < 0 || v->get<double>() > 1) {
+      fail(at(key), "expected a probability in [0, 1], got " + v->dump());
+    }
+    out = v->get<double>();
+  }
+  void boolean(const std::string& key, bool& out) {
+    const Json* v = get(key);
+    if (v == nullptr) return;
+    if (!v->is_boolean()) fail(at(key), "expected true or false, got " + v->dump());
+    out = v->get<bool>();
+  }
+  void string(const std::string& key, std::string& out) {
+    const Json* v = get(key);
+    if (v == nullptr) return;
+    if (!v->is_string()) fail(at(key), "expected a string, got " + v->dump());
+    out = v->get<std::string>();
+  }
+  // An optional nested object.
+  std::optional<Obj> object(const std::string& key) {
+    const Json* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    return Obj(*v, at(key), file_);
+  }
+  // An array of objects (absent: empty).
+  std::vector<Obj> objects(const std::string& key) {
+    std::vector<Obj> out;
+    const Json* v = get(key);
+    if (v == nullptr) return out;
+    if (!v->is_array()) fail(at(key), "expected an array of objects, got " + std::string(v->type_name()));
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      out.emplace_back((*v)[i], at(key) + "[" + std::to_string(i) + "]", file_);
+    }
+    return out;
+  }
+
+  // Every key read: anything else in the object is an error that lists the keys there are.
+  void done() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      if (known_.count(it.key()) != 0) continue;
+      std::string list;
+      for (const auto& k : known_) list += (list.empty() ? "" : ", ") + k;
+      fail(at(it.key()), "unknown key (known here: " + list + ")");
+    }
+  }
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& file() const { return file_; }
+
+ private:
+  const Json& j_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> known_;
+};
+
+void read_link(Obj o, sim::LinkConfig& link) {
+  o.uint("rate_mbps", link.rate_mbps, 1);
+  o.micros("delay_us", link.delay);
+  o.done();
+}
+
+void read_impairments(Obj o, sim::Impairments& m) {
+  o.probability("loss", m.loss);
+  o.probability("duplicate", m.duplicate);
+  o.probability("reorder", m.reorder);
+  o.micros("reorder_delay_us", m.reorder_delay);
+  o.probability("delay", m.delay);
+  o.micros("max_extra_delay_us", m.max_extra_delay);
+  o.done();
+}
+
+testing::MutantSet read_mutants(Obj& o, testing::MutantRole role) {
+  testing::MutantSet set;
+  const Json* v = o.get("mutants");
+  if (v == nullptr) return set;
+  if (!v->is_array()) o.fail(o.at("mutants"), "expected an array of mutant names");
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const Json& name = (*v)[i];
+    const testing::MutantInfo* m = name.is_string() ? testing::find_mutant(name.get<std::string>()) : nullptr;
+    if (m == nullptr || m->role != role) {
+      std::string known;
+      for (const auto* info : testing::mutants_of(role)) known += (known.empty() ? "" : ", ") + std::string(info->name);
+      o.fail(o.at("mutants") + "[" + std::to_string(i) + "]",
+             name.dump() + " is not a " + std::string(testing::to_string(role)) + " mutant; these are: " + known);
+    }
+    set.add(m->id);
+  }
+  return set;
+}
+
+std::uint32_t read_capabilities(Obj& o, std::uint32_t dflt) {
+  const Json* v = o.get("capabilities");
+  if (v == nullptr) return dflt;
+  if (!v->is_array()) o.fail(o.at("capabilities"), "expected an array such as [\"POOL\", \"STATUS\"]");
+  std::uint32_t caps = 0;
+  for (const Json& c : *v) {
+    const auto bit = c.is_string() ? value_of(kCapabilities, c.get<std::string>()) : std::nullopt;
+    if (!bit) o.fail(o.at("capabilities"), c.dump() + " is not one of POOL, STATUS, CRN");
+    caps |= *bit;
+  }
+  return caps;
+}
+
+SimHost read_host(Obj& o, const sim::LinkConfig& dflt, const std::string& name) {
+  SimHost h{name, dflt};
+  o.string("name", h.name);
+  if (auto l = o.object("link")) read_link(*l, h.link);
+  return h;
+}
+
+ref::ReceiverConfig read_receiver(Obj& o) {
+  ref::ReceiverConfig c;
+  o.uint("epoch", c.epoch, 1);
+  o.uint("budget", c.budget, 1);
+  o.uint("unscheduled_budget", c.unscheduled_budget);
+  o.uint("link_capacity_mbps", c.link_capacity_mbps, 1);
+  o.uint("unscheduled_limit", c.unscheduled_limit);
+  o.uint("start_jitter_us", c.start_jitter_us);
+  o.uint("backlog_threshold", c.backlog_threshold);
+  o.uint("grant_lifetime_us", c.grant_lifetime_us, 1);
+  o.uint("credit_unit", c.credit_unit, 1);
+  o.micros("d_max_us", c.d_max);
+  o.micros("base_rtt_us", c.base_rtt);
+  o.micros("rtt_target_us", c.rtt_target);
+  o.uint("grant_window", c.grant_window);
+  o.uint("max_associations", c.max_associations, 1);
+  o.uint("max_pending_per_association", c.max_pending_per_association, 1);
+  o.uint("max_credit_per_association", c.max_credit_per_association);
+  o.uint("max_message_length", c.max_message_length, 1);
+  c.capabilities = read_capabilities(o, c.capabilities);
+  c.mutants = read_mutants(o, testing::MutantRole::Receiver);
+  if (c.unscheduled_budget > c.budget) {
+    o.fail(o.at("unscheduled_budget"), std::to_string(c.unscheduled_budget) +
+                                           " is larger than budget " + std::to_string(c.budget) +
+                                           " (G = G_s + G_u)");
+  }
+  return c;
+}
+
+ref::SenderConfig read_sender(Obj& o) {
+  ref::SenderConfig c;
+  o.uint("line_rate_mbps", c.line_rate_mbps, 1);
+  o.boolean("allow_unscheduled", c.allow_unscheduled);
+  o.uint("local_backlog_threshold", c.local_backlog_threshold);
+  o.uint("default_credit_unit", c.default_credit_unit, 1);
+  c.capabilities = read_capabilities(o, c.capabilities);
+  c.mutants = read_mutants(o, testing::MutantRole::Sender);
+  return c;
+}
+
+// "to": a receiver's index or name.
+std::size_t read_receiver_ref(Obj& o, const SimConfig& c) {
+  const Json* v = o.get("to");
+  if (v == nullptr) {
+    if (c.receivers.size() == 1) return 0;
+    o.fail(o.at("to"), "required when there is more than one receiver");
+  }
+  for (std::size_t i = 0; i < c.receivers.size(); ++i) {
+    if ((v->is_number_unsigned() && v->get<std::uint64_t>() == i) ||
+        (v->is_string() && v->get<std::string>() == c.receivers[i].first.name)) {
+      return i;
+    }
+  }
+  o.fail(o.at("to"), v->dump() + " names no receiver (an index from 0 or a name)");
+}
+
+// "from": "*" (every sender), a sender's index or name, or an array of those.
+std::vector<std::size_t> read_senders_ref(Obj& o, const SimConfig& c) {
+  const Json* v = o.get("from");
+  if (v == nullptr) o.fail(o.at("from"), "required: \"*\", a sender's index or name, or an array of them");
+  std::vector<std::size_t> out;
+  const auto one = [&](const Json& x) {
+    if (x.is_string() && x.get<std::string>() == "*") {
+      for (std::size_t i = 0; i < c.senders.size(); ++i) out.push_back(i);
+      return;
+    }
+    for (std::size_t i = 0; i < c.senders.size(); ++i) {
+      if ((x.is_number_unsigned() && x.get<std::uint64_t>() == i) ||
+          (x.is_string() && x.get<std::string>() == c.senders[i].first.name)) {
+        out.push_back(i);
+        return;
+      }
+    }
+    o.fail(o.at("from"), x.dump() + " names no sender (\"*\", an index from 0 or a name)");
+  };
+  if (v->is_array()) {
+    for (const Json& x : *v) one(x);
+  } else {
+    one(*v);
+  }
+  return out;
+}
+
+SimMessage read_message(Obj& o, const SimConfig& c) {
+  SimMessage m;
+  m.senders = read_senders_ref(o, c);
+  m.receiver = read_receiver_ref(o, c);
+  if (o.get("length") == nullptr) o.fail(o.at("length"), "required (octets)");
+  o.uint("length", m.spec.length, 0, std::uint64_t{1} << 48U);
+  o.uint("class", m.spec.traffic_class, 0, 7);
+  o.uint("weight", m.spec.weight, 1);
+  o.uint("deadline_us", m.spec.deadline_us);
+  o.boolean("scheduled", m.spec.force_scheduled);
+  o.micros("at_us", m.at);
+  o.uint("count", m.count, 1, 1U << 20U);
+  o.micros("interval_us", m.interval);
+  std::string binding = "opaque";
+  o.string("binding", binding);
+  if (binding == "rocev2") {
+    m.spec.binding = BindingKind::RoCEv2;
+  } else if (binding != "opaque") {
+    o.fail(o.at("binding"), "'" + binding + "' is not opaque or rocev2");
+  }
+  std::string hint = "NONE";
+  o.string("service_hint", hint);
+  const auto h = value_of(kServiceHints, hint);
+  if (!h) o.fail(o.at("service_hint"), "'" + hint + "' is not NONE, LATENCY_SENSITIVE or THROUGHPUT_ORIENTED");
+  m.spec.service_hint = static_cast<ServiceHint>(*h);
+  o.done();
+  return m;
+}
+
+SimAction read_action(Obj& o, const SimConfig& c, std::size_t submissions) {
+  SimAction a;
+  if (o.get("at_us") == nullptr) o.fail(o.at("at_us"), "required");
+  o.micros("at_us", a.at);
+  if (auto r = o.object("restart_receiver")) {
+    a.kind = SimAction::Kind::RestartReceiver;
+    a.receiver = read_receiver_ref(*r, c);
+    if (r->get("epoch") == nullptr) r->fail(r->at("epoch"), "required: the new Epoch (it MUST differ)");
+    r->uint("epoch", a.epoch, 1, 65535);
+    if (a.epoch == c.receivers[a.receiver].second.epoch) {
+      r->fail(r->at("epoch"), "a restarted receiver MUST use a different Epoch than " +
+                                  std::to_string(a.epoch));
+    }
+    r->done();
+  } else if (o.get("cancel") != nullptr) {
+    a.kind = SimAction::Kind::Cancel;
+    o.uint("cancel", a.message);
+    if (a.message >= submissions) {
+      o.fail(o.at("cancel"), std::to_string(a.message) + " is not a submitted message (0.." +
+                                 std::to_string(submissions == 0 ? 0 : submissions - 1) + ")");
+    }
+  } else {
+    o.fail(o.path(), "an action needs restart_receiver or cancel");
+  }
+  o.done();
+  return a;
+}
+
+}  // namespace
+
+SimConfig parse_sim_config(const std::string& text, const std::string& file) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann names the byte; a person wants the line and column.
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    const std::string what = e.what();
+    const auto colon = what.find("syntax error");
+    throw std::invalid_argument(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                ": " + (colon == std::string::npos ? what : what.substr(colon)));
+  }
+  SimConfig c;
+  c.file = file;
+  Obj top(j, "", file);
+  top.uint("seed", c.network.seed);
+  top.millis("duration_ms", c.limit);
+  top.micros("sample_us", c.sample);
+  top.uint("rdcc_port", c.network.rdcc_port, 1, 65535);
+  top.uint("data_port", c.network.data_port, 1, 65535);
+  if (c.network.rdcc_port == c.network.data_port) top.fail("data_port", "is the RDCC port");
+  if (auto l = top.object("link")) read_link(*l, c.link);
+  if (auto q = top.object("queue")) {
+    q->uint("capacity", c.network.queue.capacity, 1);
+    std::uint64_t ecn = 0;
+    if (q->get("ecn_threshold") != nullptr) {
+      q->uint("ecn_threshold", ecn, 1);
+      c.network.queue.ecn_threshold = ecn;
+    }
+    q->done();
+  }
+  if (auto i = top.object("impairments")) {
+    if (auto ctl = i->object("control")) read_impairments(*ctl, c.network.control);
+    if (auto data = i->object("data")) read_impairments(*data, c.network.data);
+    i->done();
+  }
+  if (auto crn = top.object("crn")) {
+    ref::CrnConfig cc;
+    crn->uint("queue_threshold", cc.queue_threshold);
+    crn->uint("queue_capacity", cc.queue_capacity);
+    crn->micros("per_flow_interval_us", cc.per_flow_interval);
+    crn->micros("per_port_interval_us", cc.per_port_interval);
+    crn->boolean("suggest_rate", cc.suggest_rate);
+    crn->done();
+    c.network.crn = cc;
+  }
+  std::size_t index = 0;
+  for (Obj& o : top.objects("receivers")) {
+    SimHost h = read_host(o, c.link, "receiver-" + std::to_string(index++));
+    ref::ReceiverConfig rc = read_receiver(o);
+    o.done();
+    rc.name = h.name;
+    c.receivers.emplace_back(std::move(h), std::move(rc));
+  }
+  if (c.receivers.empty()) top.fail("receivers", "required: at least one receiver");
+  index = 0;
+  for (Obj& o : top.objects("senders")) {
+    std::size_t count = 1;
+    o.uint("count", count, 1, 1U << 16U);
+    SimHost h = read_host(o, c.link, "sender");
+    ref::SenderConfig sc = read_sender(o);
+    o.done();
+    for (std::size_t k = 0; k < count; ++k) {
+      SimHost each = h;
+      if (count > 1 || o.get("name") == nullptr) each.name = h.name + "-" + std::to_string(index);
+      ++index;
+      sc.name = each.name;
+      c.senders.emplace_back(std::move(each), sc);
+    }
+  }
+  if (c.senders.empty()) top.fail("senders", "required: at least one sender");
+  std::size_t submissions = 0;
+  for (Obj& o : top.objects("messages")) {
+    c.messages.push_back(read_message(o, c));
+    submissions += c.messages.back().senders.size() * c.messages.back().count;
+  }
+  if (c.messages.empty()) top.fail("messages", "required: at least one message");
+  for (Obj& o : top.objects("actions")) c.actions.push_back(read_action(o, c, submissions));
+  top.done();
+  return c;
+}
+
+SimConfig load_sim_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_sim_config(ss.str(), path);
+}
+
+}  // namespace rdcc::tools

@@ -1,0 +1,57 @@
+// `rdcc sim`: a simulation described in a JSON file (docs/sim.md), read strictly: an unknown
+// key, a value of the wrong type or out of range is an error naming the file and the key's
+// path (e.g. "incast.json: receivers[0].budget: ..."), and a JSON syntax error names the line
+// and column.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rdcc/reference/crn.hpp"
+#include "rdcc/reference/receiver.hpp"
+#include "rdcc/reference/sender.hpp"
+#include "rdcc/sim/network.hpp"
+
+namespace rdcc::tools {
+
+struct SimMessage {
+  std::vector<std::size_t> senders;  // indexes into SimConfig::senders
+  std::size_t receiver = 0;          // index into SimConfig::receivers
+  ref::MessageSpec spec;             // receiver address filled by the simulator
+  ref::Duration at{};
+  std::size_t count = 1;             // submitted `count` times, `interval` apart
+  ref::Duration interval{};
+};
+
+struct SimAction {
+  ref::Duration at{};
+  enum class Kind : std::uint8_t { RestartReceiver, Cancel } kind = Kind::RestartReceiver;
+  std::size_t receiver = 0;    // RestartReceiver
+  std::uint16_t epoch = 0;     // RestartReceiver
+  std::size_t message = 0;     // Cancel: the index of the submitted message (table order)
+};
+
+struct SimHost {
+  std::string name;
+  sim::LinkConfig link;
+};
+
+struct SimConfig {
+  std::string file;  // for messages
+  sim::NetworkConfig network;
+  sim::LinkConfig link;  // every host's, unless the host says otherwise
+  std::vector<std::pair<SimHost, ref::ReceiverConfig>> receivers;
+  std::vector<std::pair<SimHost, ref::SenderConfig>> senders;
+  std::vector<SimMessage> messages;
+  std::vector<SimAction> actions;
+  ref::Duration limit = ref::seconds(10);  // virtual time the run may take
+  ref::Duration sample = {};               // plot sampling interval (0: chosen from the run)
+};
+
+// Throws std::invalid_argument with "FILE: PATH: what is wrong".
+[[nodiscard]] SimConfig load_sim_config(const std::string& path);
+[[nodiscard]] SimConfig parse_sim_config(const std::string& text, const std::string& file);
+
+}  // namespace rdcc::tools

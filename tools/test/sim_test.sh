@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# rdcc sim as a user runs it: the example descriptions of docs/examples/sim, the real binary, its
+# pcap read back by `rdcc pcap check` and tshark, its events by jq, its plot by xmllint; faulty
+# endpoints (mutants) caught; every kind of bad description named with its key and exit status 2.
+#   sim_test.sh RDCC SOURCE_DIR
+set -u
+rdcc=$1
+src=$2
+ex=$src/docs/examples/sim
+source "$(dirname "$0")/lib.sh"
+json() { jq -e "$1" "$work/out" >/dev/null; }
+
+# The 8-to-1 incast of 4 MiB: every message done, within 5% of the ideal, credit within G.
+check "incast: exit 0" run 0 "$rdcc" sim "$ex/incast-8.json" --json
+check "incast: every message done" json '.finished and ([.messages[] | select(.state == "DONE")] | length) == 8'
+check "incast: no violation" json '.violations == []'
+check "incast: within 5% of the ideal" json '.receivers[0].ratio > 1 and .receivers[0].ratio < 1.05'
+check "incast: peak credit within G" json '.receivers[0].peak_credit <= .receivers[0].budget'
+check "incast: every octet delivered" json '.network.data_octets_delivered == 33554432'
+
+# Same seed, same bytes; another seed, another run (the lossy example draws impairments).
+run 0 "$rdcc" sim "$ex/lossy-control.json" --pcap "$work/a.pcap" --events "$work/a.jsonl" --svg "$work/a.svg" --json
+cp "$work/out" "$work/a.json"
+check "lossy: exit 0, impairments happened" \
+  jq -e '.finished and .violations == [] and .network.control_lost > 0 and .network.control_duplicated > 0' "$work/a.json" >/dev/null
+run 0 "$rdcc" sim "$ex/lossy-control.json" --pcap "$work/b.pcap" --events "$work/b.jsonl" --svg "$work/b.svg" --json
+check "same seed: the same pcap byte for byte" cmp -s "$work/a.pcap" "$work/b.pcap"
+check "same seed: the same trace hash" test "$(jq .trace_hash "$work/a.json")" = "$(jq .trace_hash "$work/out")"
+run 0 "$rdcc" sim "$ex/lossy-control.json" --seed 8 --json
+check "another seed: another run" test "$(jq .trace_hash "$work/a.json")" != "$(jq .trace_hash "$work/out")"
+
+# The outputs are what other tools read.
+check "events: JSON lines with time, endpoint, event" \
+  jq -e -s 'length > 1000 and all(.[]; has("time_ns") and has("endpoint") and has("event"))' "$work/a.jsonl"  >/dev/null
+check "svg: well-formed XML" xmllint --noout "$work/a.svg"
+check "svg: a credit line, a queue line and G" grep -q 'G = 1048576' "$work/a.svg"
+frames=$(jq '.network.control_delivered + .network.data_packets_delivered' "$work/a.json")
+if command -v tshark >/dev/null; then
+  tshark -r "$work/a.pcap" -T fields -e frame.number >"$work/frames" 2>"$work/err"
+  check "pcap: tshark reads every delivered packet ($frames)" lines "$work/frames" "$frames"
+fi
+
+# On a network without impairments the capture passes the passive check (with loss and
+# reordering a capture taken where packets are delivered cannot show what each endpoint saw).
+run 0 "$rdcc" sim "$ex/incast-8.json" --pcap "$work/i.pcap"
+check "pcap: rdcc pcap check finds nothing" run 0 "$rdcc" pcap check "$work/i.pcap" --port 50000 --data-port 50001 --budget 2097152
+check "pcap: every frame checked" contains "$work/err" "0 findings in 572 RDCC packets and 8196 data packets"
+
+# A run with a restart, a CRN and a cancelled message: the cancelled one is ABORTED, the rest DONE.
+check "restart: exit 0" run 0 "$rdcc" sim "$ex/crn-restart.json" --json
+check "restart: 9 done, 1 aborted" json '([.messages[] | select(.state == "DONE")] | length) == 9 and .messages[9].state == "ABORTED"'
+check "rocev2: exit 0, every message done" run 0 "$rdcc" sim "$ex/rocev2.json" --json
+check "rocev2: no violation" json '.violations == [] and ([.messages[] | select(.binding == "rocev2")] | length) == 4'
+
+# A faulty receiver is caught by the invariant checker: exit 1, the rule named.
+# (G small enough to bind: with the example's 2 MiB the per-message windows never reach it.)
+jq '.receivers[0] += {"budget": 262144, "unscheduled_budget": 65536, "mutants": ["budget-not-enforced"]}' \
+  "$ex/incast-8.json" >"$work/mutant.json"
+check "mutant: exit 1" run 1 "$rdcc" sim "$work/mutant.json"
+check "mutant: the budget violation named" contains "$work/out" " budget: "
+jq '.receivers[0].mutants = ["grant-beyond-length"]' "$ex/incast-8.json" >"$work/mutant.json"
+check "mutant grant-beyond-length: exit 1" run 1 "$rdcc" sim "$work/mutant.json" --json
+check "mutant grant-beyond-length: the rule named" json '[.violations[].rule] | index("grant_beyond_length") != null'
+
+# Bad descriptions: exit 2 and the file, the key's path and what is wrong.
+bad() {  # bad NAME JQ-FILTER EXPECTED-MESSAGE
+  jq "$2" "$ex/incast-8.json" >"$work/bad.json"
+  check "$1: exit 2" run 2 "$rdcc" sim "$work/bad.json"
+  check "$1: says '$3'" contains "$work/err" "$3"
+}
+bad "unknown key" '.receivers[0].budgett = 1' "bad.json: receivers[0].budgett: unknown key"
+bad "wrong type" '.receivers[0].budget = "2M"' 'receivers[0].budget: expected an unsigned integer, got "2M"'
+bad "negative" '.link.delay_us = -1' "link.delay_us: expected an unsigned integer, got -1"
+bad "probability" '.impairments = {"control": {"loss": 1.5}}' "impairments.control.loss: expected a probability in [0, 1], got 1.5"
+bad "no such sender" '.messages[0].from = "nobody"' 'messages[0].from: "nobody" names no sender'
+bad "no such receiver" '.messages[0].to = 3' "messages[0].to: 3 names no receiver"
+bad "G_u above G" '.receivers[0].unscheduled_budget = 4194304' "receivers[0].unscheduled_budget: 4194304 is larger than budget 2097152"
+bad "no receivers" 'del(.receivers)' "receivers: required: at least one receiver"
+bad "unknown mutant" '.receivers[0].mutants = ["no-such-fault"]' 'receivers[0].mutants[0]: "no-such-fault" is not a receiver mutant'
+bad "same Epoch" '.actions = [{"at_us": 5, "restart_receiver": {"epoch": 1}}]' "actions[0].restart_receiver.epoch: a restarted receiver MUST use a different Epoch"
+bad "cancel of nothing" '.actions = [{"at_us": 5, "cancel": 8}]' "actions[0].cancel: 8 is not a submitted message (0..7)"
+printf '{\n  "seed": 1,\n  "receivers": [}\n' >"$work/syntax.json"
+check "syntax error: exit 2" run 2 "$rdcc" sim "$work/syntax.json"
+check "syntax error: line and column" contains "$work/err" "syntax.json:3:17: syntax error"
+check "missing file: exit 2" run 2 "$rdcc" sim "$work/none.json"
+check "missing file: named" contains "$work/err" "none.json: cannot be read"
+
+finish sim_test
