@@ -250,7 +250,7 @@ class Run {
     constexpr int kPanel = 300;
     constexpr int kLeft = 90;
     constexpr int kTop = 40;
-    constexpr double kPlotW = kWidth - kLeft - 20;
+    constexpr double kPlotW = kWidth - kLeft - 45;
     constexpr double kPlotH = kPanel - kTop - 50;
     std::ofstream out(o_.svg);
     if (!out) throw std::runtime_error(o_.svg + ": cannot be written");
