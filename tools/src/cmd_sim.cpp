@@ -18,6 +18,7 @@
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
 #include "rdcc/sim/network.hpp"
+#include "rdcc/udp/nodes.hpp"
 #include "sim_config.hpp"
 
 namespace rdcc::tools {
@@ -197,12 +198,9 @@ class Run {
       x["length"] = s.length;
       x["binding"] = s.binding;
       if (st) {
-        x["message_id"] = st->message_id;
-        x["state"] = ref::to_string(st->state);
+        x.update(udp::to_json(*st));  // as the real-network sender reports it
         x["submitted_us"] = us(st->submitted);
         x["finished_us"] = us(st->finished);
-        x["without_rdcc"] = st->without_rdcc;
-        if (st->abort_reason != 0) x["abort_reason"] = st->abort_reason;
       }
       ms.push_back(x);
     }
