@@ -36,6 +36,7 @@ struct CheckOptions {
   std::optional<std::uint16_t> data_port;
   std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
   std::optional<std::uint8_t> unscheduled_dscp;
+  bool network_effects = false;  // the capture point sees the path's loss, reordering, copies
   bool json = false;
 };
 
@@ -96,7 +97,8 @@ class Checker {
         d_max_(ref::microseconds(o.d_max_us)),
         data_port_(o.data_port),
         rocev2_port_(o.rocev2_port),
-        unscheduled_dscp_(o.unscheduled_dscp) {
+        unscheduled_dscp_(o.unscheduled_dscp),
+        network_effects_(o.network_effects) {
     invariants_.set_timing_tolerance(o.slack_us ? ref::microseconds(*o.slack_us) : d_max_ * 2);
   }
 
@@ -127,7 +129,11 @@ class Checker {
     if (known_.insert(key_of(sides->receiver)).second) {
       invariants_.add_receiver(sides->receiver, budget_, d_max_);
     }
-    sequence(p, m, *sides);
+    if (!sequence(p, m, *sides) && network_effects_) {
+      // A copy or a reordered message: its receiver discards it, and so does the check.
+      ++stale_;
+      return;
+    }
     capture_rules(p, m, *sides);
     feed(p, m, *sides);
   }
@@ -141,6 +147,7 @@ class Checker {
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
   [[nodiscard]] std::uint64_t rocev2_ipv6() const { return rocev2_ipv6_; }
+  [[nodiscard]] std::uint64_t stale() const { return stale_; }
 
  private:
   using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
@@ -214,6 +221,7 @@ class Checker {
   // an association in the capture (so its requests would be in it), otherwise counted only.
   void unrequested(const CapturedFrame& f, const ParsedFrame& u, const std::string& what) {
     ++unattributed_;
+    if (network_effects_) return;  // its request may have been lost before the capture point
     if (!accepted_hosts_.count({ip_of(u.source), ip_of(u.destination)})) return;
     if (!unrequested_reported_.insert({ip_of(u.source), ip_of(u.destination)}).second) return;
     add("CHK-SENDER-CREDIT", {f.number}, f.relative_ns,
@@ -324,27 +332,29 @@ class Checker {
 
   // "Common Header": per originator and association, each Sequence Number is newer than the
   // last. ASSOC_REQUEST, ASSOC_ACCEPT and ERROR (UNKNOWN_ASSOCIATION) are exempt; a new Epoch
-  // in ASSOC_ACCEPT restarts the receiver's numbers.
-  void sequence(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
+  // in ASSOC_ACCEPT restarts the receiver's numbers. False for a message that is not newer:
+  // a finding, unless the capture point sees the path's copies and reordering
+  // (--network-effects, spec-notes 262).
+  bool sequence(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
     const Header& h = header_of(m);
     const AssocKey assoc{key_of(s.receiver), key_of(s.sender), h.association_id};
-    if (const auto* acc = std::get_if<AssocAccept>(&m)) {
+    if (std::holds_alternative<AssocAccept>(m)) {
       AssociationState& a = assocs_[assoc];
       if (a.accepted && a.epoch != h.epoch) {
         originated_.erase({true, assoc});
         originated_.erase({false, assoc});
       }
-      (void)acc;
-      return;
+      return true;
     }
-    if (std::holds_alternative<AssocRequest>(m)) return;
+    if (std::holds_alternative<AssocRequest>(m)) return true;
     if (const auto* e = std::get_if<ErrorMessage>(&m);
         e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
-      return;
+      return true;
     }
     auto [it, fresh] = originated_.try_emplace({s.from_receiver, assoc});
     Originated& o = it->second;
     if (!fresh && !serial_newer(h.sequence_number, o.newest)) {
+      if (network_effects_) return false;
       const bool duplicate = std::equal(o.bytes.begin(), o.bytes.end(), p.udp.payload.begin(),
                                         p.udp.payload.end());
       add("CHK-SEQ", {o.frame, p.frame.number}, p.frame.relative_ns,
@@ -353,11 +363,12 @@ class Checker {
               " is not newer than " + std::to_string(o.newest) + " (frame " +
               std::to_string(o.frame) + ")" +
               (duplicate ? ", an identical copy of that frame" : "") + ": " + format_line(m));
-      return;
+      return false;
     }
     o.newest = h.sequence_number;
     o.frame = p.frame.number;
     o.bytes.assign(p.udp.payload.begin(), p.udp.payload.end());
+    return true;
   }
 
   void capture_rules(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
@@ -493,6 +504,7 @@ class Checker {
   std::optional<std::uint16_t> data_port_;
   std::uint16_t rocev2_port_;
   std::optional<std::uint8_t> unscheduled_dscp_;
+  bool network_effects_;
   ref::InvariantChecker invariants_;
   // Data: (sender host, receiver host, Binding Value) for the opaque transport; per receiver
   // host a Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
@@ -509,6 +521,7 @@ class Checker {
   std::uint64_t data_packets_ = 0;
   std::uint64_t unattributed_ = 0;
   std::uint64_t rocev2_ipv6_ = 0;
+  std::uint64_t stale_ = 0;  // messages not newer, discarded under --network-effects
   std::uint64_t suppressed_ = 0;
   std::set<AddrKey> known_;
   std::map<std::pair<bool, AssocKey>, Originated> originated_;
@@ -573,6 +586,11 @@ int run_check(const CheckOptions& o) {
     std::cerr << "rdcc pcap check: note: " << checker.rocev2_ipv6()
               << " RoCEv2 packets over IPv6 not checked (the binding reads IPv4)\n";
   }
+  if (checker.stale() != 0) {
+    std::cerr << "rdcc pcap check: note: " << checker.stale()
+              << " control messages not newer than their originator's last (copies or reordered "
+                 "on the path) discarded, as their receivers do (--network-effects)\n";
+  }
   std::cerr << "rdcc pcap check: " << o.capture.file << ": " << checker.findings().size()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "
             << checker.data_packets() << " data packets (" << checker.unattributed()
@@ -611,6 +629,11 @@ void add_pcap_check_command(CLI::App& pcap) {
   cmd->add_option("--unscheduled-dscp", o->unscheduled_dscp,
                   "The DSCP the domain configures for unscheduled data, where there is one")
       ->check(CLI::Range(0, 63));
+  cmd->add_flag("--network-effects", o->network_effects,
+                "The capture point sees what the path does to packets (a tap or mirror port): a "
+                "control message not newer than its originator's last is discarded as its "
+                "receiver would, not reported, and data whose CREDIT_REQUEST is not in the "
+                "capture is counted, not reported");
   cmd->add_flag("--json", o->json, "One JSON object per finding");
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap check");

@@ -46,6 +46,15 @@ run 0 "$rdcc" sim "$ex/incast-8.json" --pcap "$work/i.pcap"
 check "pcap: rdcc pcap check finds nothing" run 0 "$rdcc" pcap check "$work/i.pcap" --port 50000 --data-port 50001 --budget 2097152
 check "pcap: every frame checked" contains "$work/err" "0 findings in 572 RDCC packets and 8196 data packets"
 
+# With loss, copies and reordering of control messages, the strict check blames the endpoints
+# for what the path did; --network-effects discards what the receivers discard.
+run 1 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576
+check "lossy pcap, strict: stale Sequence Numbers reported" contains "$work/out" "an identical copy of that frame"
+run 1 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576 --network-effects --d-max 10
+check "lossy pcap, --network-effects: no CHK-SEQ" lacks "$work/out" "CHK-SEQ"
+check "lossy pcap, --network-effects: no reduced grant from reordering" lacks "$work/out" "CHK-GRANT-REDUCED"
+check "lossy pcap, --network-effects: the discarded counted" contains "$work/err" "control messages not newer than their originator's last"
+
 # A run with a restart, a CRN and a cancelled message: the cancelled one is ABORTED, the rest DONE.
 check "restart: exit 0" run 0 "$rdcc" sim "$ex/crn-restart.json" --json
 check "restart: 9 done, 1 aborted" json '([.messages[] | select(.state == "DONE")] | length) == 9 and .messages[9].state == "ABORTED"'
