@@ -136,6 +136,9 @@ class Checker {
     }
     capture_rules(p, m, *sides);
     feed(p, m, *sides);
+    if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && network_effects_) {
+      credit_early(p, *req, *sides);
+    }
   }
 
   void note(const CapturedFrame& f, const ParsedFrame& parsed) {
@@ -173,6 +176,14 @@ class Checker {
     const ref::OpaqueHeader& h = p->header;
     auto it = opaque_ids_.find({ip_of(u.source), ip_of(u.destination), h.message_identifier});
     if (it == opaque_ids_.end()) {
+      if (network_effects_) {
+        auto& kept = early_[{ip_of(u.source), ip_of(u.destination), h.message_identifier}];
+        if (kept.size() < kEarlyPackets) {
+          kept.push_back({f.number, h.offset, h.payload_length,
+                          (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
+                              (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_)});
+        }
+      }
       unrequested(f, u, "Message Identifier " + hex(h.message_identifier));
       return;
     }
@@ -215,6 +226,25 @@ class Checker {
     MessageFrames& m = msgs_[msg_key(it->second)];
     segment(f, it->second, m.data_octets, counted.observation.octets,
             counted.observation.unscheduled_dscp);
+  }
+
+  // Under --network-effects, opaque data seen before its CREDIT_REQUEST (which the path lost
+  // and the sender retransmitted, or delayed) is judged once the request is in: as if it had
+  // arrived with it, like the receiver's own early data (spec-notes 261, 262). Beyond the
+  // window the request announces it is then data beyond the credit.
+  void credit_early(const RdccPacket& p, const CreditRequest& req, const Roles::Sides& s) {
+    if (req.binding_kind != static_cast<std::uint8_t>(BindingKind::Opaque)) return;
+    auto e = early_.find({ip_of(s.sender), ip_of(s.receiver), req.binding_value});
+    if (e == early_.end()) return;
+    const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
+    opaque_seen_.insert({ip_of(s.sender), ip_of(s.receiver)});
+    for (const EarlyPacket& k : e->second) {
+      CapturedFrame f = p.frame;
+      f.number = k.frame;  // findings name the data's frame, at the request's time
+      --unattributed_;
+      segment(f, r, k.offset, k.length, k.marked_unscheduled);
+    }
+    early_.erase(e);
   }
 
   // Data no CREDIT_REQUEST in the capture names: a finding where the two hosts established
@@ -520,6 +550,14 @@ class Checker {
   std::map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
   std::uint64_t data_packets_ = 0;
   std::uint64_t unattributed_ = 0;
+  struct EarlyPacket {
+    std::uint64_t frame;
+    std::uint64_t offset;
+    std::uint32_t length;
+    bool marked_unscheduled;
+  };
+  static constexpr std::size_t kEarlyPackets = 256;  // per Message Identifier, then counted only
+  std::map<std::tuple<IpKey, IpKey, std::uint64_t>, std::vector<EarlyPacket>> early_;
   std::uint64_t rocev2_ipv6_ = 0;
   std::uint64_t stale_ = 0;  // messages not newer, discarded under --network-effects
   std::uint64_t suppressed_ = 0;
