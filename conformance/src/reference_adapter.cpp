@@ -23,6 +23,7 @@ const Address kIut = Address::v4(10, 0, 0, 1, kRdccPort);
 const Address kIutData = Address::v4(10, 0, 0, 1, kDataPort);
 const Address kTester = Address::v4(10, 0, 0, 2, kRdccPort);
 const Address kTesterData = Address::v4(10, 0, 0, 2, kDataPort);
+const Address kOther = Address::v4(10, 0, 0, 3, kRdccPort);  // neither peer nor CRN
 constexpr std::uint8_t kUnscheduledDscp = 8;
 // Bounds a run whose endpoint keeps asking for the same instant (a faulty endpoint must give
 // a verdict, not a hang).
@@ -72,6 +73,7 @@ class ReferenceAdapter final : public Adapter {
   [[nodiscard]] Address iut_data() const override { return kIutData; }
   [[nodiscard]] Address tester_control() const override { return kTester; }
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
+  [[nodiscard]] Address other_control() const override { return kOther; }
   [[nodiscard]] bool virtual_time() const override { return true; }
   [[nodiscard]] std::string describe() const override {
     return "reference:" + std::string(to_string(spec_.role));

@@ -77,12 +77,28 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   }
   AdapterSpec spec = options.adapter;
   if (spec.any_role) spec.role = s.role;
-  auto adapter = make_adapter(spec);
-  if (auto error = adapter->start(s)) {
-    if (auto u = adapter->unsupported()) return not_run(s, Verdict::Unsupported, *u);
-    return not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
+  if (spec.kind != AdapterSpec::Kind::Reference &&
+      std::find(s.tags.begin(), s.tags.end(), kVirtualTimeTag) != s.tags.end()) {
+    return not_run(s, Verdict::Unsupported,
+                   "tagged " + std::string(kVirtualTimeTag) +
+                       ": its time windows need the in-process reference in virtual time");
   }
-  return run_scenario(s, *adapter, options.run);
+  auto adapter = make_adapter(spec);
+  ScenarioResult r;
+  if (auto error = adapter->start(s)) {
+    if (auto u = adapter->unsupported()) {
+      r = not_run(s, Verdict::Unsupported, *u);
+    } else {
+      r = not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
+    }
+  } else {
+    r = run_scenario(s, *adapter, options.run);
+  }
+  r.iut_log = adapter->finish();
+  if (!r.iut_log.empty() && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) {
+    r.reason += " (the IUT's standard error: scenarios/" + r.name + ".iut-stderr.txt)";
+  }
+  return r;
 }
 
 std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
