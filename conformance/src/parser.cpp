@@ -88,6 +88,7 @@ const std::map<std::string, std::vector<std::string>> kUpperKeys{
     {"link_pause", {}},
     {"status", {"handle"}},
     {"stats", {}},
+    {"restart", {}},
 };
 const std::vector<std::string> kQueueKeys{"port",        "occupancy", "dscp", "source",
                                           "destination", "protocol",  "flows"};
@@ -952,13 +953,17 @@ class ScenarioParser {
       return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + "), found '" +
                                 t[1].text + "'");
     }
-    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats") {
+    if (it->first == "restart" && scenario_.role != Role::Receiver) {
+      return lp.error_at(1, "upper restart needs a receiver IUT (role receiver)");
+    }
+    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats" &&
+        it->first != "restart") {
       return lp.error_at(1, "upper " + it->first + " needs a sender IUT (role sender)");
     }
     step.upper_op = it->first;
     step.pattern.where = lp.at_token(1);
     std::vector<std::string> results{"handle", "state", "message_id", "length", "transmitted",
-                                     "grant_limit"};
+                                     "grant_limit", "epoch"};
     for (std::size_t i = 2; i < t.size(); ++i) {
       if (t[i].text == "->") return captures(lp, i + 1, step.pattern, results);
       auto a = parse_assignment(lp, i, false);

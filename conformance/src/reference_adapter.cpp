@@ -118,6 +118,13 @@ class ReferenceAdapter final : public Adapter {
       return json{{"ok", true}, {"role", to_string(spec_.role)},
                   {"implementation", "rdcc-reference"}, {"version", "0.1.0"}};
     }
+    if (op == "restart" && receiver_) {
+      // The receiver loses its state and comes back with another Epoch.
+      ref::ReceiverConfig c = receiver_->config();
+      c.epoch = static_cast<std::uint16_t>(c.epoch % 65535U + 1U);
+      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+      return json{{"ok", true}, {"epoch", c.epoch}};
+    }
     if (!sender_) {
       return json{{"ok", false}, {"error", "unsupported"},
                   {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};

@@ -71,7 +71,29 @@ std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_o
   return "checks only SHOULD-level requirements (" + levels + "); run with --strict";
 }
 
+namespace {
+
+ScenarioResult run_once(const Scenario& s, const SuiteOptions& options);
+
+}  // namespace
+
 ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
+  ScenarioResult r = run_once(s, options);
+  if (options.adapter.kind == AdapterSpec::Kind::Reference) return r;
+  std::string earlier;
+  for (unsigned attempt = 1; attempt <= options.retries; ++attempt) {
+    if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive) break;
+    earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(r.verdict)) + ": " + r.reason;
+    r = run_once(s, options);
+    r.reason += std::string(r.reason.empty() ? "" : " ") + "(try " + std::to_string(attempt + 1) +
+                "; before: " + earlier + ")";
+  }
+  return r;
+}
+
+namespace {
+
+ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
   if (!options.strict) {
     if (auto why = should_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
   }
@@ -82,6 +104,12 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
     return not_run(s, Verdict::Unsupported,
                    "tagged " + std::string(kVirtualTimeTag) +
                        ": its time windows need the in-process reference in virtual time");
+  }
+  if (spec.kind == AdapterSpec::Kind::Udp &&
+      std::find(s.tags.begin(), s.tags.end(), kFreshIutTag) != s.tags.end()) {
+    return not_run(s, Verdict::Unsupported,
+                   "tagged " + std::string(kFreshIutTag) +
+                       ": needs an IUT that serves nothing else (exec: starts one per scenario)");
   }
   auto adapter = make_adapter(spec);
   ScenarioResult r;
@@ -100,6 +128,8 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   }
   return r;
 }
+
+}  // namespace
 
 std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
                                       const SuiteOptions& options) {

@@ -143,6 +143,10 @@ struct BuiltinVariable {
 // on udp: and exec: IUTs it is "unsupported" with that reason, never played.
 inline constexpr std::string_view kVirtualTimeTag = "virtual-time";
 
+// The scenario tag that marks a scenario that needs an IUT with no other association (its
+// rates depend on what else the IUT serves): "unsupported" on udp: (one IUT for the whole run).
+inline constexpr std::string_view kFreshIutTag = "fresh-iut";
+
 // The watch of `watch pacing_sum<=N`: the sum of the Pacing Rates in force (the latest grant of
 // each message that has no MSG_DONE yet) must stay at or below N Mbit/s.
 inline constexpr std::string_view kPacingSum = "pacing_sum";
