@@ -287,7 +287,15 @@ class SocketAdapter final : public Adapter {
     // Ready: the upper tester answers hello (a scenario that uses it), or the RDCC port is bound.
     const bool needs_upper = std::any_of(s.steps.begin(), s.steps.end(),
                                          [](const Step& st) { return st.kind == Step::Kind::Upper; });
-    if (!needs_upper) return wait_bound(rdcc);
+    if (!needs_upper) {
+      // Every IUT port the command was given is bound (a CRN may take only {data_port}).
+      const bool data_given = spec_.command.find("{data_port}") != std::string::npos;
+      const bool rdcc_given = spec_.command.find("{rdcc_port}") != std::string::npos;
+      if (rdcc_given || !data_given) {
+        if (auto e = wait_bound(rdcc)) return e;
+      }
+      return data_given ? wait_bound(data) : std::nullopt;
+    }
     auto hello = exchange(json{{"op", "hello"}});
     if (!hello) return "the IUT did not answer hello: " + child_status();
     if (!hello->value("ok", false)) {
