@@ -81,11 +81,14 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   ScenarioResult r = run_once(s, options);
   if (options.adapter.kind == AdapterSpec::Kind::Reference) return r;
   std::string earlier;
-  for (unsigned attempt = 1; attempt <= options.retries; ++attempt) {
+  unsigned tries = 1;
+  for (; tries <= options.retries; ++tries) {
     if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive) break;
     earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(r.verdict)) + ": " + r.reason;
     r = run_once(s, options);
-    r.reason += std::string(r.reason.empty() ? "" : " ") + "(try " + std::to_string(attempt + 1) +
+  }
+  if (!earlier.empty()) {
+    r.reason += std::string(r.reason.empty() ? "" : " ") + "(try " + std::to_string(tries) +
                 "; before: " + earlier + ")";
   }
   return r;
