@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   bool kill_matrix = false;
   bool strict = false;
   unsigned jobs = 1;
+  unsigned retries = 0;
   std::string scenarios_dir = "conformance/scenarios";
   std::string report_dir;
   std::string catalog_path = "conformance/catalog/requirements.json";
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
                  "Timing tolerance of real-time adapters, absolute part (e.g. 200us)");
   app.add_option("--tolerance-rel", tolerance_rel,
                  "Timing tolerance of real-time adapters, relative part (e.g. 10%)");
+  app.add_option("--retries", retries,
+                 "Real-time adapters: play a scenario that failed or was inconclusive up to N "
+                 "more times, each on a fresh IUT (the report says so)")
+      ->check(CLI::Range(0U, 5U));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -142,6 +147,7 @@ int main(int argc, char** argv) {
   options.run.tolerance_rel = *rel;
   options.strict = strict;
   options.jobs = jobs;
+  options.retries = retries;
 
   const auto files = find_scenario_files(scenarios_dir);
   if (files.empty()) {

@@ -88,6 +88,7 @@ const std::map<std::string, std::vector<std::string>> kUpperKeys{
     {"link_pause", {}},
     {"status", {"handle"}},
     {"stats", {}},
+    {"restart", {}},
 };
 const std::vector<std::string> kQueueKeys{"port",        "occupancy", "dscp", "source",
                                           "destination", "protocol",  "flows"};
@@ -395,6 +396,8 @@ class ScenarioParser {
       e = single_duration(lp, step.within);
     } else if (kw == "ignore") {
       e = step_ignore(lp, step);
+    } else if (kw == "watch") {
+      e = step_watch(lp, step);
     } else if (kw == "defaults") {
       step.kind = Step::Kind::Defaults;
       step.pattern.where = step.where;
@@ -406,7 +409,7 @@ class ScenarioParser {
       e = step_queue(lp, step);
     } else {
       return lp.error_at(0, "expected a step (send, expect, silence, ignore, defaults, upper, "
-                            "queue, wait) or a header item (scenario, role, checks, tags, "
+                            "queue, wait, watch) or a header item (scenario, role, checks, tags, "
                             "description, config), found '" + kw + "'");
     }
     if (e) return e;
@@ -591,6 +594,15 @@ class ScenarioParser {
     if (as.op != Op::Eq && as.op != Op::Ne) {
       return ParseError{lp.at(as.column), "'" + as.field + "' compares with = or != only"};
     }
+    if (as.value.kind == Value::Kind::Variable) {
+      const auto* b = find_builtin(as.value.text);
+      if (b != nullptr && b->kind == BuiltinVariable::Kind::Address && as.value.offset == 0) {
+        return std::nullopt;
+      }
+      return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT or an address variable "
+                                            "($tester, $iut, $other, ...), not '" +
+                                            as.value.to_string() + "'"};
+    }
     ref::Address a;
     if (as.value.kind != Value::Kind::Text || !ref::Address::parse(as.value.text, a)) {
       return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT (10.0.0.3:50000, "
@@ -693,6 +705,19 @@ class ScenarioParser {
         return ParseError{as.value.where, "field '" + as.field + "' takes one name, not a '|' list"};
       }
     }
+    if (as.value.kind == Value::Kind::Variable) {
+      const auto* b = find_builtin(as.value.text);
+      const bool ip = b != nullptr && b->kind == BuiltinVariable::Kind::Ip;
+      if (b != nullptr && b->kind != BuiltinVariable::Kind::Number && (!info.address || !ip)) {
+        return ParseError{as.value.where, "field '" + as.field + "' cannot take $" + std::string(b->name) +
+                                              (info.address ? " (an address field takes an IP "
+                                                              "variable such as $tester_ip)"
+                                                            : " (not a number)")};
+      }
+      if (ip && as.value.offset != 0) {
+        return ParseError{as.value.where, "$" + as.value.text + " takes no offset"};
+      }
+    }
     if (as.value.kind == Value::Kind::Text && !info.address) {
       return ParseError{as.value.where, "field '" + as.field + "' takes a number or a name, not '" +
                                             as.value.text + "'"};
@@ -719,6 +744,10 @@ class ScenarioParser {
       if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
         return ParseError{lp.at(t[i].column + static_cast<int>(eq) + 1),
                           "unknown field '" + field + "' to capture (known: " + join(fields) + ")"};
+      }
+      if (find_builtin(s.substr(0, eq)) != nullptr) {
+        return lp.error_at(i, "$" + s.substr(0, eq) + " is a built-in variable; capture into "
+                              "another name");
       }
       p.captures.push_back({s.substr(0, eq), field});
     }
@@ -845,12 +874,61 @@ class ScenarioParser {
     for (std::size_t i = 1; i < t.size(); ++i) {
       const auto& name = t[i].text;
       if (name == "none" && t.size() == 2) break;
-      if (name != "data" && !message_type_from_name(name)) {
-        return lp.error_at(i, "expected a message type (" + type_list() + "), 'data' or 'none', "
-                              "found '" + name + "'");
+      if (name.front() == '#') break;
+      // A field matcher narrows the type before it: ignore ASSOC_REQUEST sender_nonce=$nonce.
+      if (name.find_first_of("=<>&") != std::string::npos && !step.ignore_patterns.empty()) {
+        auto a = parse_assignment(lp, i, true);
+        if (auto* e = std::get_if<ParseError>(&a)) return *e;
+        auto& as = std::get<Assignment>(a);
+        Pattern& p = step.ignore_patterns.back();
+        if (as.field == kFromField || as.field == kToField) {
+          if (auto e = address_field(lp, as, true)) return e;
+        } else if (p.data) {
+          if (std::find(kDataFields.begin(), kDataFields.end(), as.field) == kDataFields.end()) {
+            return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
+                                                    join(kDataFields) + ")"};
+          }
+        } else {
+          auto info = message_field(p.type, as.field);
+          if (!info) {
+            return ParseError{lp.at(as.column), "unknown field '" + as.field + "' of " +
+                                                    std::string(info_name(p.type)) + " (known: " +
+                                                    join(message_fields(p.type)) + ")"};
+          }
+          if (auto e = check_value(as, *info)) return e;
+        }
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
+      const auto type = message_type_from_name(name);
+      if (name != "data" && !type) {
+        return lp.error_at(i, "expected a message type (" + type_list() + "), 'data', 'none' or "
+                              "a field matcher after a type, found '" + name + "'");
       }
       step.ignore.push_back(name);
+      Pattern p;
+      p.data = name == "data";
+      if (type) p.type = *type;
+      p.where = lp.at_token(i);
+      step.ignore_patterns.push_back(std::move(p));
     }
+    return std::nullopt;
+  }
+
+  // watch pacing_sum<=N: from now on, the Pacing Rates in force must sum to at most N.
+  static std::optional<ParseError> step_watch(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Watch;
+    const auto& t = lp.tokens();
+    if (t.size() != 2) return lp.error_at(1, "expected one watch: pacing_sum<=N (Mbit/s)");
+    auto a = parse_assignment(lp, 1, true);
+    if (auto* e = std::get_if<ParseError>(&a)) return *e;
+    auto& as = std::get<Assignment>(a);
+    if (as.field != kPacingSum || (as.op != Op::Le && as.op != Op::Lt) ||
+        as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+      return lp.error_at(1, "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s, a number or "
+                            "$variable), found '" + t[1].text + "'");
+    }
+    step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     return std::nullopt;
   }
 
@@ -875,13 +953,17 @@ class ScenarioParser {
       return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + "), found '" +
                                 t[1].text + "'");
     }
-    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats") {
+    if (it->first == "restart" && scenario_.role != Role::Receiver) {
+      return lp.error_at(1, "upper restart needs a receiver IUT (role receiver)");
+    }
+    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats" &&
+        it->first != "restart") {
       return lp.error_at(1, "upper " + it->first + " needs a sender IUT (role sender)");
     }
     step.upper_op = it->first;
     step.pattern.where = lp.at_token(1);
     std::vector<std::string> results{"handle", "state", "message_id", "length", "transmitted",
-                                     "grant_limit"};
+                                     "grant_limit", "epoch"};
     for (std::size_t i = 2; i < t.size(); ++i) {
       if (t[i].text == "->") return captures(lp, i + 1, step.pattern, results);
       auto a = parse_assignment(lp, i, false);
@@ -988,6 +1070,35 @@ std::optional<FieldInfo> message_field(MessageType type, std::string_view name) 
 }
 
 const std::vector<std::string>& data_fields() { return kDataFields; }
+
+const std::vector<BuiltinVariable>& builtin_variables() {
+  using K = BuiltinVariable::Kind;
+  static const std::vector<BuiltinVariable> kBuiltins{
+      {"tester", K::Address, "the tester's RDCC address (the IUT's peer)"},
+      {"tester_ip", K::Ip, "the tester's IP address"},
+      {"tester_port", K::Number, "the tester's RDCC port"},
+      {"tester_data", K::Address, "the tester's data address"},
+      {"tester_data_port", K::Number, "the tester's data port"},
+      {"iut", K::Address, "the IUT's RDCC address"},
+      {"iut_ip", K::Ip, "the IUT's IP address"},
+      {"iut_port", K::Number, "the IUT's RDCC port"},
+      {"iut_data", K::Address, "the IUT's data address"},
+      {"iut_data_port", K::Number, "the IUT's data port"},
+      {"crn", K::Address, "the CRN address the IUT is configured with (the tester's RDCC address)"},
+      {"crn_ip", K::Ip, "the IP of that CRN"},
+      {"other", K::Address, "a host that is neither the association's peer nor a configured CRN"},
+      {"other_ip", K::Ip, "the IP of that host"},
+      {"unscheduled_dscp", K::Number, "the DSCP the domain configures for unscheduled data"},
+  };
+  return kBuiltins;
+}
+
+const BuiltinVariable* find_builtin(std::string_view name) {
+  for (const auto& b : builtin_variables()) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
 
 std::vector<std::string> config_keys(Role role) { return kConfigKeys.at(role); }
 

@@ -2,6 +2,7 @@
 // driven as io.hpp documents (drain poll_transmit and poll_data after every on_* call; time
 // advances only to the endpoint's next_timeout or the runner's deadline).
 #include <deque>
+#include <map>
 #include <limits>
 
 #include "rdcc/conformance/adapter.hpp"
@@ -23,6 +24,7 @@ const Address kIut = Address::v4(10, 0, 0, 1, kRdccPort);
 const Address kIutData = Address::v4(10, 0, 0, 1, kDataPort);
 const Address kTester = Address::v4(10, 0, 0, 2, kRdccPort);
 const Address kTesterData = Address::v4(10, 0, 0, 2, kDataPort);
+const Address kOther = Address::v4(10, 0, 0, 3, kRdccPort);  // neither peer nor CRN
 constexpr std::uint8_t kUnscheduledDscp = 8;
 // Bounds a run whose endpoint keeps asking for the same instant (a faulty endpoint must give
 // a verdict, not a hang).
@@ -72,6 +74,7 @@ class ReferenceAdapter final : public Adapter {
   [[nodiscard]] Address iut_data() const override { return kIutData; }
   [[nodiscard]] Address tester_control() const override { return kTester; }
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
+  [[nodiscard]] Address other_control() const override { return kOther; }
   [[nodiscard]] bool virtual_time() const override { return true; }
   [[nodiscard]] std::string describe() const override {
     return "reference:" + std::string(to_string(spec_.role));
@@ -104,6 +107,7 @@ class ReferenceAdapter final : public Adapter {
       if (*t > now_) now_ = *t;
       if (receiver_) receiver_->on_timeout(now_);
       if (sender_) sender_->on_timeout(now_);
+      if (crn_) dequeue_due();
       drain();
     }
     if (deadline > now_) now_ = deadline;
@@ -115,6 +119,13 @@ class ReferenceAdapter final : public Adapter {
     if (op == "hello") {
       return json{{"ok", true}, {"role", to_string(spec_.role)},
                   {"implementation", "rdcc-reference"}, {"version", "0.1.0"}};
+    }
+    if (op == "restart" && receiver_) {
+      // The receiver loses its state and comes back with another Epoch.
+      ref::ReceiverConfig c = receiver_->config();
+      c.epoch = static_cast<std::uint16_t>(c.epoch % 65535U + 1U);
+      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+      return json{{"ok", true}, {"epoch", c.epoch}};
     }
     if (!sender_) {
       return json{{"ok", false}, {"error", "unsupported"},
@@ -238,6 +249,8 @@ class ReferenceAdapter final : public Adapter {
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
     c.mutants = mutants_;
+    crn_service_rate_ = c.service_rate_mbps;
+    crn_capacity_ = c.queue_capacity;
     crn_ = std::make_unique<ref::Crn>(c, &events_);
   }
 
@@ -276,6 +289,10 @@ class ReferenceAdapter final : public Adapter {
   }
 
   void deliver_data(const Packet& p) {
+    if (crn_) {
+      enqueue(p);
+      return;
+    }
     if (!receiver_) return;
     auto op = ref::decode_opaque(p.payload);
     if (!op) {
@@ -289,7 +306,55 @@ class ReferenceAdapter final : public Adapter {
   std::optional<Time> next_timeout() const {
     if (receiver_) return receiver_->next_timeout();
     if (sender_) return sender_->next_timeout();
+    if (crn_ && !queue_.empty()) return link_free_ + head_time();
     return std::nullopt;
+  }
+
+  // ---- a CRN IUT's egress queue, fed by the data the tester sends (what `rdcc crn` does on
+  // real sockets, reference/udp/src/crn_node.cpp): store and forward at the service rate, the
+  // CRN observing each packet at dequeue, the data forwarded to the tester's data address ----
+
+  struct Queued {
+    Packet packet;
+    std::uint64_t size = 0;  // with the IPv4 and UDP headers
+  };
+
+  [[nodiscard]] Duration head_time() const {
+    return ref::transmission_time(queue_.front().size, crn_service_rate_);
+  }
+
+  void enqueue(const Packet& p) {
+    Queued q{p, p.payload.size() + 28};
+    if (occupancy_ + q.size > crn_capacity_) return;  // tail drop
+    if (queue_.empty() && link_free_ < now_) link_free_ = now_;
+    occupancy_ += q.size;
+    ++flows_[p.from.to_string()];
+    queue_.push_back(std::move(q));
+    dequeue_due();
+  }
+
+  void dequeue_due() {
+    while (!queue_.empty() && link_free_ + head_time() <= now_) {
+      link_free_ = link_free_ + head_time();
+      Queued q = std::move(queue_.front());
+      queue_.pop_front();
+      ref::QueueObservation o;
+      o.port = 1;
+      o.occupancy = occupancy_;  // Q at dequeue, this packet included
+      o.dscp = q.packet.dscp;
+      o.flow.source = q.packet.from;
+      o.flow.destination = kTesterData;
+      o.flows_in_queue = static_cast<std::uint32_t>(flows_.size());
+      crn_->on_dequeue(o, now_);
+      occupancy_ -= q.size;
+      if (auto f = flows_.find(q.packet.from.to_string()); f != flows_.end() && --f->second == 0) {
+        flows_.erase(f);
+      }
+      drain();
+      q.packet.time = now_;
+      q.packet.to = kTesterData;
+      outbox_.push_back(std::move(q.packet));
+    }
   }
 
   void drain() {
@@ -347,6 +412,12 @@ class ReferenceAdapter final : public Adapter {
   std::unique_ptr<ref::Receiver> receiver_;
   std::unique_ptr<ref::Sender> sender_;
   std::unique_ptr<ref::Crn> crn_;
+  std::deque<Queued> queue_;
+  std::uint64_t occupancy_ = 0;
+  Time link_free_{};
+  std::map<std::string, int> flows_;
+  std::uint64_t crn_service_rate_ = 0;
+  std::uint64_t crn_capacity_ = 0;
   std::deque<Packet> outbox_;
 };
 

@@ -70,6 +70,7 @@ json result_json(const ScenarioResult& r) {
   j["violations"] = v;
   j["pcap"] = "scenarios/" + r.name + ".pcap";
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
+  if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
   return j;
 }
 
@@ -305,6 +306,12 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
     auto events = open_out(events_path);
     for (const auto& e : r.events) events << e.dump() << "\n";
     close_checked(events, events_path);
+    if (!r.iut_log.empty()) {
+      const auto log_path = dir / "scenarios" / (r.name + ".iut-stderr.txt");
+      auto log = open_out(log_path);
+      log << r.iut_log;
+      close_checked(log, log_path);
+    }
   }
 }
 

@@ -46,6 +46,7 @@ class Run {
     const auto wall_start = std::chrono::steady_clock::now();
     ScenarioResult r = not_run(s_, Verdict::Pass, "");
     start_ = a_.now();
+    set_builtins();
     if (s_.role == Role::Receiver) {
       if (auto b = a_.receiver_budget()) {
         checker_.add_receiver(a_.iut_control(), b->first, b->second);
@@ -60,6 +61,7 @@ class Run {
       std::optional<Stop> stop = play(step);
       collect_events();
       if (!stop) stop = check_invariants();
+      if (!stop) stop = std::exchange(watch_failure_, std::nullopt);
       if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
       if (stop) {
         r.verdict = stop->verdict;
@@ -96,8 +98,7 @@ class Run {
       case Step::Kind::Silence:
         return silence(step);
       case Step::Kind::Ignore:
-        ignored_.clear();
-        ignored_.insert(step.ignore.begin(), step.ignore.end());
+        ignored_ = step.ignore_patterns;
         return std::nullopt;
       case Step::Kind::Defaults:
         for (const auto& m : step.pattern.matchers) {
@@ -112,11 +113,53 @@ class Run {
         return queue(step);
       case Step::Kind::Wait:
         return wait(step.within);
+      case Step::Kind::Watch: {
+        auto v = resolve(step.pattern.matchers.front().value);
+        if (!v) return unresolved(step.pattern.matchers.front().value);
+        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text};
+        return check_watch(a_.now());
+      }
     }
     return std::nullopt;
   }
 
   // ---- values ----
+
+  // The built-in variables (scenario.hpp): the addresses of this run.
+  void set_builtins() {
+    const auto ip_of = [](Address a) {
+      const std::string t = a.to_string();
+      const auto colon = t.rfind(':');
+      std::string ip = t.substr(0, colon);
+      if (!ip.empty() && ip.front() == '[') ip = ip.substr(1, ip.size() - 2);
+      return ip;
+    };
+    const auto put = [&](const std::string& name, const Address& a) {
+      text_vars_[name] = a.to_string();
+      text_vars_[name + "_ip"] = ip_of(a);
+    };
+    // A CRN IUT is reached at its RDCC address; the tester is the domain's configured CRN.
+    put("tester", a_.tester_control());
+    put("iut", a_.iut_control());
+    put("crn", a_.tester_control());
+    text_vars_["tester_data"] = a_.tester_data().to_string();
+    text_vars_["iut_data"] = a_.iut_data().to_string();
+    if (a_.other_control().port != 0) put("other", a_.other_control());
+    vars_["tester_port"] = a_.tester_control().port;
+    vars_["tester_data_port"] = a_.tester_data().port;
+    vars_["iut_port"] = a_.iut_control().port;
+    vars_["iut_data_port"] = a_.iut_data().port;
+    vars_["unscheduled_dscp"] = kUnscheduledDscp;
+  }
+
+  // An address or IP as text: written in the scenario, or a built-in variable.
+  std::optional<std::string> resolve_text(const Value& v) const {
+    if (v.kind == Value::Kind::Text) return v.text;
+    if (v.kind != Value::Kind::Variable) return std::nullopt;
+    const auto it = text_vars_.find(v.text);
+    if (it == text_vars_.end()) return std::nullopt;
+    return it->second;
+  }
 
   std::optional<std::uint64_t> resolve(const Value& v) const {
     if (v.kind == Value::Kind::Number) return v.number;
@@ -144,6 +187,7 @@ class Run {
       case Value::Kind::Text:
         return json(v.text);
       case Value::Kind::Variable:
+        if (auto t = resolve_text(v)) return json(*t);
         if (auto n = resolve(v)) return json(*n);
         return std::nullopt;
     }
@@ -182,6 +226,7 @@ class Run {
       if (!v) return unresolved(m.value);
       j[m.field] = *v;
     }
+    if (auto stop = no_source(step)) return stop;
     auto msg = message_from_json(j);
     if (!msg) {
       return Stop{Verdict::Inconclusive, step.where.to_string() + ": cannot build the message: " +
@@ -203,16 +248,29 @@ class Run {
   }
 
   // The address a send names with from=, if any.
-  static std::optional<Address> source(const Pattern& p) {
+  std::optional<Address> source(const Pattern& p) const {
     for (const auto& m : p.matchers) {
       Address a;
-      if (m.field == kFromField && Address::parse(m.value.text, a)) return a;
+      const auto text = resolve_text(m.value);
+      if (m.field == kFromField && text && Address::parse(*text, a)) return a;
     }
     return std::nullopt;
   }
 
+  // A from= the adapter cannot send from ($other on an adapter without another host).
+  std::optional<Stop> no_source(const Step& step) const {
+    const auto& m = step.pattern.matchers;
+    const bool named =
+        std::any_of(m.begin(), m.end(), [](const Matcher& x) { return x.field == kFromField; });
+    if (!named || source(step.pattern)) return std::nullopt;
+    return Stop{Verdict::Unsupported,
+                step.where.to_string() + ": " + a_.describe() + " cannot send from that address",
+                "", ""};
+  }
+
   // send raw: the octets, with each $name:N written big-endian.
   std::optional<Stop> send_raw(const Step& step) {
+    if (auto stop = no_source(step)) return stop;
     std::vector<std::byte> bytes = step.raw;
     for (const auto& f : step.raw_fields) {
       auto v = resolve(f.value);
@@ -295,12 +353,13 @@ class Run {
     return p;
   }
 
-  bool is_ignored(const Packet& p) const {
-    if (p.data) return ignored_.count("data") != 0;
-    auto h = peek_header(p.payload);
-    if (!h || p.payload.size() < 2) return false;
-    const auto* t = find_message_type(static_cast<std::uint8_t>(p.payload[1]));
-    return t != nullptr && ignored_.count(std::string(t->name)) != 0;
+  // Ignored: the packet matches one of the ignore step's patterns (type and field matchers).
+  bool is_ignored(const Packet& p) {
+    for (const auto& pat : ignored_) {
+      json fields;
+      if (std::holds_alternative<std::monostate>(match(pat, p, fields))) return true;
+    }
+    return false;
   }
 
   Duration widen(Duration d) const {
@@ -391,7 +450,9 @@ class Run {
       if (mt.field == kFromField || mt.field == kToField) {
         const Address& a = mt.field == kToField ? p.to : p.from;
         Address want;
-        const bool eq = Address::parse(mt.value.text, want) && a == want;
+        const auto text = resolve_text(mt.value);
+        if (!text) return unresolved(mt.value);
+        const bool eq = Address::parse(*text, want) && a == want;
         if (eq != (mt.op == Op::Eq)) {
           return mt.field + " was " + a.to_string() + ", wanted " + to_string(mt.op) + " " +
                  mt.value.to_string();
@@ -401,7 +462,8 @@ class Run {
       const json& actual = fields[mt.field];
       if (actual.is_string() || actual.is_null()) {  // an address
         const std::string a = actual.is_string() ? actual.get<std::string>() : "none";
-        const bool eq = mt.value.kind == Value::Kind::Text && a == mt.value.text;
+        const auto text = resolve_text(mt.value);
+        const bool eq = text && a == *text;
         if ((mt.op == Op::Eq && !eq) || (mt.op == Op::Ne && eq) ||
             (mt.op != Op::Eq && mt.op != Op::Ne)) {
           return mt.field + " was " + a + ", wanted " + to_string(mt.op) + " " + mt.value.to_string();
@@ -453,7 +515,9 @@ class Run {
           why.push_back(*w);
           continue;
         }
-        if (p->time < earliest) {
+        // A real-time window narrowed to nothing checks nothing (a packet read before the
+        // step began, from another socket, is not "too early").
+        if (narrow(step.after).ns != 0 && p->time < earliest) {
           return Stop{Verdict::Fail,
                       "arrived " + describe_duration(p->time - t0) + " after the step began, "
                       "earlier than " + describe_duration(step.after),
@@ -579,6 +643,68 @@ class Run {
     }
     log_tester(p.time, from_tester ? "sent" : "received", std::move(f));
     feed_checker(p, from_tester);
+    if (!from_tester && !p.data) track_rates(p);
+  }
+
+  // ---- watch pacing_sum<=N: the Pacing Rates in force, summed (Credit Allocation, rule 1) ----
+
+  struct Watch {
+    Op op = Op::Le;
+    std::uint64_t limit = 0;
+    std::string text;
+  };
+  struct RateInForce {
+    std::uint64_t rate = 0;
+    std::optional<Time> until;  // the grant's Lifetime; none: lifetime unknown, until MSG_DONE
+  };
+
+  // Every message the IUT granted has its latest grant's rate in force until MSG_DONE, CANCEL
+  // or the grant's Lifetime (its own, or the association's default from ASSOC_ACCEPT).
+  void track_rates(const Packet& p) {
+    auto m = decode(p.payload);
+    if (!m) return;
+    const auto& h = header_of(*m);
+    if (const auto* a = std::get_if<AssocAccept>(&*m)) {
+      default_lifetime_[h.association_id] = a->grant_lifetime;
+      return;
+    }
+    const auto key = [&](std::uint64_t message_id) {
+      return std::pair<std::uint64_t, std::uint64_t>{h.association_id, message_id};
+    };
+    if (const auto* g = std::get_if<CreditGrant>(&*m)) {
+      if (g->pacing_rate == 0) return;  // ignored by the sender; the checker flags it
+      std::uint32_t lifetime = g->lifetime;
+      if (lifetime == 0) {
+        const auto it = default_lifetime_.find(h.association_id);
+        if (it != default_lifetime_.end()) lifetime = it->second;
+      }
+      RateInForce r{g->pacing_rate, std::nullopt};
+      // Real time: the IUT measures from when it sent the grant, the tester from when it read
+      // it, later by however long a loaded host took; the tolerance covers that.
+      if (lifetime != 0) r.until = p.time + narrow(ref::microseconds(lifetime));
+      rates_[key(g->message_id)] = r;
+      if (!watch_failure_) watch_failure_ = check_watch(p.time);
+    } else if (const auto* d = std::get_if<MsgDone>(&*m)) {
+      rates_.erase(key(d->message_id));
+    } else if (const auto* c = std::get_if<Cancel>(&*m)) {
+      rates_.erase(key(c->message_id));
+    }
+  }
+
+  std::optional<Stop> check_watch(Time now) {
+    if (!watch_) return std::nullopt;
+    std::uint64_t sum = 0;
+    std::string parts;
+    for (const auto& [k, r] : rates_) {
+      if (r.until && *r.until < now) continue;
+      sum += r.rate;
+      parts += (parts.empty() ? "" : " + ") + std::to_string(r.rate) + " (message " +
+               std::to_string(k.second) + ")";
+    }
+    if (compare(sum, watch_->op, watch_->limit)) return std::nullopt;
+    return Stop{Verdict::Fail, "the Pacing Rates in force sum to " + std::to_string(sum) +
+                                   " Mbit/s at " + ref::format_time(now),
+                watch_->text, parts};
   }
 
   void feed_checker(const Packet& p, bool from_tester) {
@@ -630,7 +756,12 @@ class Run {
   std::size_t violations_seen_ = 0;
   std::map<std::string, std::uint64_t> vars_;
   std::map<std::string, std::uint64_t> defaults_;
-  std::set<std::string> ignored_;
+  std::vector<Pattern> ignored_;
+  std::map<std::string, std::string> text_vars_;
+  std::optional<Watch> watch_;
+  std::optional<Stop> watch_failure_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, RateInForce> rates_;
+  std::map<std::uint32_t, std::uint32_t> default_lifetime_;
   std::deque<Packet> held_;
   std::uint32_t next_sequence_ = 1;
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;

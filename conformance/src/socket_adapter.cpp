@@ -1,8 +1,11 @@
-// The real-network adapters (the only file of the runner that knows about sockets and
-// processes): udp:HOST:PORT[,data=PORT] talks to a running endpoint; exec:COMMAND starts one
-// per scenario with its stdin/stdout as the upper tester (docs/upper-tester.md). The tester
-// binds its control and data sockets on the loopback address of the IUT's family, with
-// ports the system picks; time is the monotonic clock from the start of the scenario.
+// The real-network adapters (the only file of the runner that knows about processes; the
+// sockets are reference/udp's UdpSocket, which sets DSCP and ECN on every datagram sent and
+// reads them on every datagram received): udp:HOST:PORT[,data=PORT] talks to a running
+// endpoint; exec:COMMAND starts one per scenario with its stdin/stdout as the upper tester
+// (docs/upper-tester.md) and its standard error kept for the report. The tester binds its
+// control and data sockets on the loopback address of the IUT's family, with ports the system
+// picks, and an "other" host's socket on 127.0.0.3 (IPv4 loopback only) for from=$other; time
+// is the monotonic clock from the start of the scenario.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -20,8 +23,12 @@
 #include <cstring>
 #include <fstream>
 #include <algorithm>
+#include <deque>
+#include <system_error>
+#include <thread>
 
 #include "rdcc/conformance/adapter.hpp"
+#include "rdcc/udp/socket.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -56,60 +63,21 @@ class Fd {
   int fd_ = -1;
 };
 
-sockaddr_storage to_sockaddr(const Address& a, socklen_t& len) {
-  sockaddr_storage ss{};
-  if (a.ipv6) {
-    sockaddr_in6 s6{};
-    s6.sin6_family = AF_INET6;
-    s6.sin6_port = htons(a.port);
-    std::memcpy(&s6.sin6_addr, a.ip.data(), 16);
-    std::memcpy(&ss, &s6, sizeof s6);
-    len = sizeof s6;
-  } else {
-    sockaddr_in s4{};
-    s4.sin_family = AF_INET;
-    s4.sin_port = htons(a.port);
-    std::memcpy(&s4.sin_addr, a.ip.data(), 4);
-    std::memcpy(&ss, &s4, sizeof s4);
-    len = sizeof s4;
-  }
-  return ss;
-}
-
-Address from_sockaddr(const sockaddr_storage& ss) {
-  Address a;
-  if (ss.ss_family == AF_INET6) {
-    sockaddr_in6 s6{};
-    std::memcpy(&s6, &ss, sizeof s6);
-    a.ipv6 = true;
-    std::memcpy(a.ip.data(), &s6.sin6_addr, 16);
-    a.port = ntohs(s6.sin6_port);
-  } else {
-    sockaddr_in s4{};
-    std::memcpy(&s4, &ss, sizeof s4);
-    std::memcpy(a.ip.data(), &s4.sin_addr, 4);
-    a.port = ntohs(s4.sin_port);
-  }
-  return a;
-}
-
-// A UDP socket bound to `ip` with a port the system picks; its address in `bound`.
-std::optional<std::string> open_udp(const Address& ip, Fd& fd, Address& bound) {
-  fd = Fd(::socket(ip.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (fd.get() < 0) return std::string("socket: ") + std::strerror(errno);
+// A UDP socket bound to `ip` with a port the system picks.
+std::optional<std::string> open_udp(const Address& ip, std::optional<udp::UdpSocket>& sock) {
   Address any = ip;
   any.port = 0;
-  socklen_t len = 0;
-  auto ss = to_sockaddr(any, len);
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {  // NOLINT: the sockets API
-    return "bind " + any.to_string() + ": " + std::strerror(errno);
+  try {
+    sock.emplace(any);
+  } catch (const std::system_error& e) {
+    return "bind " + any.to_string() + ": " + e.what();
   }
-  sockaddr_storage got{};
-  socklen_t got_len = sizeof got;
-  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&got), &got_len);  // NOLINT
-  bound = from_sockaddr(got);
   return std::nullopt;
 }
+
+// The ECN codepoints (RFC 3168): the tester's data is ECN-capable, CE when the scenario says.
+constexpr std::uint8_t kEct0 = 2;
+constexpr std::uint8_t kCe = 3;
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
@@ -122,7 +90,10 @@ class SocketAdapter final : public Adapter {
  public:
   explicit SocketAdapter(AdapterSpec spec) : spec_(std::move(spec)) {}
 
-  ~SocketAdapter() override { stop_child(); }
+  ~SocketAdapter() override {
+    stop_child();
+    if (log_reader_.joinable()) log_reader_.join();
+  }
   SocketAdapter(const SocketAdapter&) = delete;
   SocketAdapter& operator=(const SocketAdapter&) = delete;
 
@@ -130,6 +101,11 @@ class SocketAdapter final : public Adapter {
     if (!s.config.empty()) {
       unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first +
                      "=...), which only the reference adapter can do";
+      return unsupported_;
+    }
+    if (std::any_of(s.steps.begin(), s.steps.end(),
+                    [](const Step& st) { return st.kind == Step::Kind::Queue; })) {
+      unsupported_ = "queue observations need the in-process CRN (reference:crn)";
       return unsupported_;
     }
     Address loopback;
@@ -144,8 +120,15 @@ class SocketAdapter final : public Adapter {
     } else {
       loopback = Address::v4(127, 0, 0, 1, 0);
     }
-    if (auto e = open_udp(loopback, control_, tester_)) return e;
-    if (auto e = open_udp(loopback, data_, tester_data_)) return e;
+    if (auto e = open_udp(loopback, control_)) return e;
+    if (auto e = open_udp(loopback, data_)) return e;
+    tester_ = control_->local();
+    tester_data_ = data_->local();
+    // Another host on the loopback network, for from=$other (an off-path host, an unconfigured
+    // CRN): any 127.0.0.0/8 address is local on Linux.
+    if (!loopback.ipv6 && loopback.ip[0] == 127 && !open_udp(Address::v4(127, 0, 0, 3, 0), other_)) {
+      other_addr_ = other_->local();
+    }
     started_ = Clock::now();
     if (spec_.kind == AdapterSpec::Kind::Exec) return spawn(s, loopback);
     return std::nullopt;
@@ -155,6 +138,7 @@ class SocketAdapter final : public Adapter {
   [[nodiscard]] Address iut_data() const override { return iut_data_; }
   [[nodiscard]] Address tester_control() const override { return tester_; }
   [[nodiscard]] Address tester_data() const override { return tester_data_; }
+  [[nodiscard]] Address other_control() const override { return other_addr_; }
   [[nodiscard]] bool virtual_time() const override { return false; }
   [[nodiscard]] std::string describe() const override {
     return spec_.kind == AdapterSpec::Kind::Udp ? "udp:" + iut_.to_string() : "exec:" + spec_.command;
@@ -164,45 +148,56 @@ class SocketAdapter final : public Adapter {
   }
 
   void send(const Packet& p) override {
-    if (p.from != tester_control()) {
-      // from=: a datagram from another host needs the in-process reference adapter.
-      unsupported_ = "sending from " + p.from.to_string() + " (from=) needs the in-process reference IUT";
+    udp::UdpSocket* sock = nullptr;
+    if (p.from == tester_control()) {
+      sock = &*control_;  // data too leaves from the RDCC address
+    } else if (other_ && p.from == other_addr_) {
+      sock = &*other_;
+    } else {
+      unsupported_ = "sending from " + p.from.to_string() +
+                     " (from=) needs the in-process reference IUT; use from=$other";
       return;
     }
-    socklen_t len = 0;
-    auto ss = to_sockaddr(p.to, len);
-    const int fd = control_.get();  // data too leaves from the RDCC address
+    // DSCP and ECN as the scenario gives them: data is ECN-capable (ECT(0)), CE on ce=1.
+    const std::uint8_t ecn = !p.data ? 0 : p.ce ? kCe : kEct0;
+    const udp::OutPacket out{p.to, udp::tos(p.dscp, ecn), p.payload};
     // A lost datagram is what the network may do; the scenario's expectations judge it.
-    (void)::sendto(fd, p.payload.data(), p.payload.size(), 0,
-                   reinterpret_cast<const sockaddr*>(&ss), len);  // NOLINT: the sockets API
+    sock->send(std::span<const udp::OutPacket>(&out, 1));
   }
 
   std::optional<Packet> receive(Time deadline) override {
     for (;;) {
+      if (!inbox_.empty()) {
+        Packet p = std::move(inbox_.front());
+        inbox_.pop_front();
+        return p;
+      }
       const Time t = now();
       const std::int64_t wait_ms = t >= deadline ? 0 : (deadline - t).ns / 1000000 + 1;
-      std::array<pollfd, 2> fds{{{control_.get(), POLLIN, 0}, {data_.get(), POLLIN, 0}}};
+      std::array<pollfd, 3> fds{{{control_->fd(), POLLIN, 0},
+                                 {data_->fd(), POLLIN, 0},
+                                 {other_ ? other_->fd() : -1, POLLIN, 0}}};
       const int n = ::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (now() >= deadline) return std::nullopt;
         continue;
       }
+      std::array<udp::UdpSocket*, 3> socks{&*control_, &*data_, other_ ? &*other_ : nullptr};
       for (std::size_t i = 0; i < fds.size(); ++i) {
-        if ((fds[i].revents & POLLIN) == 0) continue;
-        std::array<std::byte, 65536> buf{};
-        sockaddr_storage from{};
-        socklen_t from_len = sizeof from;
-        const ssize_t got = ::recvfrom(fds[i].fd, buf.data(), buf.size(), 0,
-                                       reinterpret_cast<sockaddr*>(&from), &from_len);  // NOLINT
-        if (got < 0) continue;
-        Packet p;
-        p.time = now();
-        p.from = from_sockaddr(from);
-        p.to = i == 0 ? tester_ : tester_data_;
-        p.data = i == 1;
-        p.payload.assign(buf.begin(), buf.begin() + got);
-        return p;
+        if ((fds[i].revents & POLLIN) == 0 || socks[i] == nullptr) continue;
+        const Time at = now();
+        for (const udp::InPacket& in : socks[i]->receive()) {
+          Packet p;
+          p.time = at;
+          p.from = in.from;
+          p.to = socks[i]->local();
+          p.data = i == 1;
+          p.dscp = udp::dscp_of(in.tos);
+          p.ce = udp::ecn_of(in.tos) == kCe;
+          p.payload.assign(in.bytes.begin(), in.bytes.end());
+          inbox_.push_back(std::move(p));
+        }
       }
     }
   }
@@ -225,6 +220,12 @@ class SocketAdapter final : public Adapter {
   [[nodiscard]] std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
     return std::nullopt;
   }
+  std::string finish() override {
+    stop_child();
+    // Every writer of the pipe is gone with the process group: the reader sees its end.
+    if (log_reader_.joinable()) log_reader_.join();
+    return std::move(log_);
+  }
   [[nodiscard]] std::optional<std::string> unsupported() const override {
     if (child_exited_ && exit_code_ == 127) {
       return std::string("the IUT command exited with 127 (not supported)");
@@ -235,18 +236,24 @@ class SocketAdapter final : public Adapter {
  private:
   std::optional<std::string> spawn(const Scenario& s, const Address& loopback) {
     // Ports for the IUT: picked by the system, released, then handed to the command.
-    Fd probe_c, probe_d;
     Address rdcc, data;
-    if (auto e = open_udp(loopback, probe_c, rdcc)) return e;
-    if (auto e = open_udp(loopback, probe_d, data)) return e;
-    probe_c.reset();
-    probe_d.reset();
+    {
+      std::optional<udp::UdpSocket> probe_c, probe_d;
+      if (auto e = open_udp(loopback, probe_c)) return e;
+      if (auto e = open_udp(loopback, probe_d)) return e;
+      rdcc = probe_c->local();
+      data = probe_d->local();
+    }
     iut_ = rdcc;
     iut_data_ = data;
     std::string cmd = replace_all(spec_.command, "{rdcc_port}", std::to_string(rdcc.port));
     cmd = replace_all(cmd, "{data_port}", std::to_string(data.port));
     cmd = replace_all(cmd, "{tester_port}", std::to_string(tester_.port));
     cmd = replace_all(cmd, "{tester_data_port}", std::to_string(tester_data_.port));
+    // The IUT's standard error, kept for the report: a pipe that a thread drains, so that it
+    // never fills and blocks the IUT (and /dev/stderr opened by the IUT is the same pipe).
+    int err_pipe[2];
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
     int in_pipe[2];
     int out_pipe[2];
     if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -260,19 +267,35 @@ class SocketAdapter final : public Adapter {
       ::setpgid(0, 0);
       ::dup2(in_pipe[0], 0);
       ::dup2(out_pipe[1], 1);
-      const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-      if (null >= 0) ::dup2(null, 2);  // the IUT's log is not the tester's console
+      // The IUT's log is not the tester's console: it goes to the report.
+      ::dup2(err_pipe[1], 2);
       ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(in_pipe[0]);
     ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    log_reader_ = std::thread([this, fd = err_pipe[0]] {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);) {
+        if (n > 0) log_.append(buf, static_cast<std::size_t>(n));  // read after join() only
+      }
+      ::close(fd);
+    });
     to_child_ = Fd(in_pipe[1]);
     from_child_ = Fd(out_pipe[0]);
     // Ready: the upper tester answers hello (a scenario that uses it), or the RDCC port is bound.
     const bool needs_upper = std::any_of(s.steps.begin(), s.steps.end(),
                                          [](const Step& st) { return st.kind == Step::Kind::Upper; });
-    if (!needs_upper) return wait_bound(rdcc);
+    if (!needs_upper) {
+      // Every IUT port the command was given is bound (a CRN may take only {data_port}).
+      const bool data_given = spec_.command.find("{data_port}") != std::string::npos;
+      const bool rdcc_given = spec_.command.find("{rdcc_port}") != std::string::npos;
+      if (rdcc_given || !data_given) {
+        if (auto e = wait_bound(rdcc)) return e;
+      }
+      return data_given ? wait_bound(data) : std::nullopt;
+    }
     auto hello = exchange(json{{"op", "hello"}});
     if (!hello) return "the IUT did not answer hello: " + child_status();
     if (!hello->value("ok", false)) {
@@ -377,8 +400,12 @@ class SocketAdapter final : public Adapter {
   }
 
   AdapterSpec spec_;
-  Fd control_, data_, to_child_, from_child_;
-  Address iut_, iut_data_, tester_, tester_data_;
+  std::optional<udp::UdpSocket> control_, data_, other_;
+  Fd to_child_, from_child_;
+  std::thread log_reader_;
+  std::string log_;  // the IUT's standard error, written by log_reader_ until it ends
+  Address iut_, iut_data_, tester_, tester_data_, other_addr_;
+  std::deque<Packet> inbox_;
   Clock::time_point started_ = Clock::now();
   pid_t child_ = -1;
   bool child_exited_ = false;

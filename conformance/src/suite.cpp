@@ -71,19 +71,68 @@ std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_o
   return "checks only SHOULD-level requirements (" + levels + "); run with --strict";
 }
 
+namespace {
+
+ScenarioResult run_once(const Scenario& s, const SuiteOptions& options);
+
+}  // namespace
+
 ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
+  ScenarioResult r = run_once(s, options);
+  if (options.adapter.kind == AdapterSpec::Kind::Reference) return r;
+  std::string earlier;
+  unsigned tries = 1;
+  for (; tries <= options.retries; ++tries) {
+    if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive) break;
+    earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(r.verdict)) + ": " + r.reason;
+    r = run_once(s, options);
+  }
+  if (!earlier.empty()) {
+    r.reason += std::string(r.reason.empty() ? "" : " ") + "(try " + std::to_string(tries) +
+                "; before: " + earlier + ")";
+  }
+  return r;
+}
+
+namespace {
+
+ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
   if (!options.strict) {
     if (auto why = should_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
   }
   AdapterSpec spec = options.adapter;
   if (spec.any_role) spec.role = s.role;
-  auto adapter = make_adapter(spec);
-  if (auto error = adapter->start(s)) {
-    if (auto u = adapter->unsupported()) return not_run(s, Verdict::Unsupported, *u);
-    return not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
+  if (spec.kind != AdapterSpec::Kind::Reference &&
+      std::find(s.tags.begin(), s.tags.end(), kVirtualTimeTag) != s.tags.end()) {
+    return not_run(s, Verdict::Unsupported,
+                   "tagged " + std::string(kVirtualTimeTag) +
+                       ": its time windows need the in-process reference in virtual time");
   }
-  return run_scenario(s, *adapter, options.run);
+  if (spec.kind == AdapterSpec::Kind::Udp &&
+      std::find(s.tags.begin(), s.tags.end(), kFreshIutTag) != s.tags.end()) {
+    return not_run(s, Verdict::Unsupported,
+                   "tagged " + std::string(kFreshIutTag) +
+                       ": needs an IUT that serves nothing else (exec: starts one per scenario)");
+  }
+  auto adapter = make_adapter(spec);
+  ScenarioResult r;
+  if (auto error = adapter->start(s)) {
+    if (auto u = adapter->unsupported()) {
+      r = not_run(s, Verdict::Unsupported, *u);
+    } else {
+      r = not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
+    }
+  } else {
+    r = run_scenario(s, *adapter, options.run);
+  }
+  r.iut_log = adapter->finish();
+  if (!r.iut_log.empty() && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) {
+    r.reason += " (the IUT's standard error: scenarios/" + r.name + ".iut-stderr.txt)";
+  }
+  return r;
 }
+
+}  // namespace
 
 std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
                                       const SuiteOptions& options) {

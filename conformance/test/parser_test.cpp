@@ -112,8 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"UnknownKeyword", kHead + "sned ERROR\n",
                   "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
-                  "queue, wait) or a header item (scenario, role, checks, tags, description, "
-                  "config), found 'sned'"},
+                  "queue, wait, watch) or a header item (scenario, role, checks, tags, "
+                  "description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
                   "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
                   "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
@@ -207,8 +207,53 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"IgnoreUnknown", kHead + "ignore GRANT\n",
                   "t.scn:4:8: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
                   "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
-                  "CANCEL, CREDIT_RETURN, ERROR), 'data' or 'none', found 'GRANT'"}),
+                  "CANCEL, CREDIT_RETURN, ERROR), 'data', 'none' or a field matcher after a "
+                  "type, found 'GRANT'"},
+        ErrorCase{"IgnoreUnknownField", kHead + "ignore CREDIT_GRANT colour=1\n",
+                  "t.scn:4:21: unknown field 'colour' of CREDIT_GRANT (known: version, rsv, "
+                  "length, association_id, epoch, flags, sequence_number, message_id, "
+                  "grant_limit, pacing_rate, lifetime)"},
+        ErrorCase{"IgnoreMatcherFirst", kHead + "ignore message_id=1\n",
+                  "t.scn:4:8: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
+                  "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
+                  "CANCEL, CREDIT_RETURN, ERROR), 'data', 'none' or a field matcher after a "
+                  "type, found 'message_id=1'"},
+        ErrorCase{"AddressVariableInNumberField", kHead + "send CREDIT_REQUEST message_id=$tester\n",
+                  "t.scn:4:32: field 'message_id' cannot take $tester (not a number)"},
+        ErrorCase{"PortVariableAsAddress", kHead + "expect ERROR to=$tester_port\n",
+                  "t.scn:4:17: 'to' takes IP:PORT or an address variable ($tester, $iut, "
+                  "$other, ...), not '$tester_port'"},
+        ErrorCase{"AddressVariableInIpField", kHead +
+                  "send CONGESTION_REPORT source_address=$tester\n",
+                  "t.scn:4:39: field 'source_address' cannot take $tester (an address field "
+                  "takes an IP variable such as $tester_ip)"},
+        ErrorCase{"CaptureIntoBuiltin", kHead + "expect ERROR -> tester=reason\n",
+                  "t.scn:4:17: $tester is a built-in variable; capture into another name"},
+        ErrorCase{"WatchOther", kHead + "watch pacing_rate<=5\n",
+                  "t.scn:4:7: expected pacing_sum<=N or pacing_sum<N (N in Mbit/s, a number or "
+                  "$variable), found 'pacing_rate<=5'"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
+
+TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
+  auto r = parse_scenario(kHead +
+                              "ignore ASSOC_ACCEPT flags&PARAMETER_UPDATE CREDIT_GRANT message_id=1 "
+                              "grant_limit<=$limit data offset<4096\n"
+                              "send raw from=$other 10 0b 00 10\n"
+                              "expect ERROR to=$tester\n"
+                              "watch pacing_sum<=100000\n",
+                          "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
+  const auto& st = std::get<Scenario>(r).steps;
+  ASSERT_EQ(st[0].ignore_patterns.size(), 3U);
+  EXPECT_EQ(st[0].ignore_patterns[0].type, MessageType::AssocAccept);
+  EXPECT_EQ(st[0].ignore_patterns[0].matchers.size(), 1U);
+  EXPECT_EQ(st[0].ignore_patterns[1].matchers.size(), 2U);
+  EXPECT_TRUE(st[0].ignore_patterns[2].data);
+  EXPECT_EQ(st[1].pattern.matchers[0].value.kind, Value::Kind::Variable);
+  EXPECT_EQ(st[3].kind, Step::Kind::Watch);
+  EXPECT_NE(find_builtin("tester_data_port"), nullptr);
+  EXPECT_EQ(find_builtin("nonce"), nullptr);
+}
 
 TEST(Parser, UnknownRequirementId_NamesTheId) {
   const KnownId known = [](std::string_view id) { return id == "RDCC-ASSOC-01"; };

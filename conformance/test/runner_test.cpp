@@ -205,6 +205,47 @@ TEST(Runner, CrnIut_ReportsAboveThreshold) {
   EXPECT_EQ(r.trace[0].packet.to.to_string(), "10.0.0.5:50000");
 }
 
+TEST(Runner, BuiltinVariables_AreTheAddressesOfTheRun) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=4096 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 to=$tester from=$iut\n"
+      "send CREDIT_REQUEST from=$other message_id=2 message_length=4096 binding_kind=OPAQUE "
+      "binding_value=2\n"
+      "expect ERROR within 1ms reason=UNKNOWN_ASSOCIATION to=$other\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+  ASSERT_GE(r.trace.size(), 6U);
+  EXPECT_EQ(r.trace[4].packet.from.to_string(), "10.0.0.3:50000");
+}
+
+TEST(Runner, IgnoreWithMatchers_SkipsOnlyWhatMatches) {
+  // The grant of message 1 is skipped when the ignore names it, and decides the expect when
+  // the ignore names message 2 only.
+  const std::string two =
+      "send CREDIT_REQUEST message_id=1 message_length=4096 binding_kind=OPAQUE binding_value=1\n"
+      "send CREDIT_REQUEST message_id=2 message_length=4096 binding_kind=OPAQUE binding_value=2\n";
+  const auto pass = run_text(receiver(two + "ignore CREDIT_GRANT message_id=1\n"
+                                            "expect CREDIT_GRANT within 1ms message_id=2\n"));
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
+  const auto fail = run_text(receiver(two + "ignore CREDIT_GRANT message_id=2\n"
+                                            "expect CREDIT_GRANT within 1ms message_id=2\n"));
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_EQ(fail.reason, "message_id was 1, wanted = 2");
+}
+
+TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
+  // The reference grants each message the sender's line rate (100 Gbit/s) on a 100 Gbit/s link.
+  const std::string steps =
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=100000\n";
+  const auto pass = run_text(receiver("watch pacing_sum<=100000\n" + steps + "silence 1ms\n"));
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
+  const auto fail = run_text(receiver("watch pacing_sum<=99999\n" + steps + "silence 1ms\n"));
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_NE(fail.reason.find("the Pacing Rates in force sum to 100000 Mbit/s"), std::string::npos)
+      << fail.reason;
+  EXPECT_EQ(fail.actual, "100000 (message 1)");
+}
+
 TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {
   EXPECT_TRUE(rule_binds("sender_credit", Role::Sender));
   EXPECT_FALSE(rule_binds("sender_credit", Role::Receiver));

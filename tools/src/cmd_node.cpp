@@ -178,6 +178,90 @@ class Signals {
 
 // ---- rdcc receiver ------------------------------------------------------------------------
 
+// The receiver's upper tester on standard input and output (docs/upper-tester.md): `hello`,
+// `restart` (the receiver loses its state and comes back with another Epoch, "A receiver that
+// loses its state (for example, after a restart) MUST use a different Epoch") and `stats`;
+// the sender's operations answer "unsupported". The end of standard input ends the node.
+class ReceiverUpperTester {
+ public:
+  ReceiverUpperTester(udp::EventLoop& loop, udp::ReceiverNode& node, ref::SystemRandom& random)
+      : loop_(loop), node_(node), random_(random) {
+    loop_.add(0, [this] { on_readable(); });
+  }
+  ~ReceiverUpperTester() { loop_.remove(0); }
+  ReceiverUpperTester(const ReceiverUpperTester&) = delete;
+  ReceiverUpperTester& operator=(const ReceiverUpperTester&) = delete;
+  [[nodiscard]] bool ended() const { return ended_; }
+
+ private:
+  void on_readable() {
+    char buf[4096];
+    const ssize_t n = ::read(0, buf, sizeof buf);
+    if (n <= 0) {
+      ended_ = true;
+      loop_.remove(0);
+      loop_.stop();
+      return;
+    }
+    pending_.append(buf, static_cast<std::size_t>(n));
+    for (auto nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n')) {
+      std::string line = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      std::cout << answer(line).dump() << std::endl;
+    }
+  }
+
+  static Json error(const char* kind, const std::string& detail) {
+    return {{"ok", false}, {"error", kind}, {"detail", detail}};
+  }
+
+  Json answer(const std::string& line) {
+    const Json r = Json::parse(line, nullptr, false);
+    if (r.is_discarded() || !r.is_object()) return error("bad_request", "not a JSON object: " + line);
+    const auto op_it = r.find("op");
+    if (op_it == r.end() || !op_it->is_string()) return error("bad_request", "missing key 'op'");
+    const std::string op = op_it->get<std::string>();
+    Json out = answer_op(op, r);
+    if (r.contains("id")) out["id"] = r["id"];
+    return out;
+  }
+
+  Json answer_op(const std::string& op, const Json& r) {
+    for (const auto& [key, value] : r.items()) {
+      if (key != "op" && key != "id" && (op == "hello" || op == "restart" || op == "stats")) {
+        return error("bad_request", "unknown key '" + key + "' for op " + op);
+      }
+    }
+    if (op == "hello") {
+      return {{"ok", true}, {"role", "receiver"}, {"implementation", udp::kImplementation},
+              {"version", udp::kImplementationVersion}};
+    }
+    if (op == "restart") {
+      const std::uint16_t old = node_.receiver().config().epoch;
+      // Another non-zero Epoch, from the CSPRNG: never the one before.
+      auto epoch = static_cast<std::uint16_t>(1U + random_.uniform(65534));
+      if (epoch == old) epoch = static_cast<std::uint16_t>(epoch % 65535U + 1U);
+      node_.restart(epoch);
+      print_line({{"event", "restart"}, {"epoch", epoch}});
+      return {{"ok", true}, {"epoch", epoch}};
+    }
+    if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
+    if (op == "submit" || op == "cancel" || op == "return_credit" || op == "link_pause" ||
+        op == "status" || op == "wait" || op == "association") {
+      return error("unsupported", "op " + op + " drives a sender; this is a receiver");
+    }
+    return error("bad_request", "'op' \"" + op + "\" is not one of hello, restart, stats");
+  }
+
+  udp::EventLoop& loop_;
+  udp::ReceiverNode& node_;
+  ref::SystemRandom& random_;
+  std::string pending_;
+  bool ended_ = false;
+};
+
 struct ReceiverOptions {
   Common c;
   std::uint16_t data_port = 0;
@@ -197,6 +281,7 @@ struct ReceiverOptions {
   bool pool_grants = false;
   std::string bindings;
   std::optional<unsigned> unscheduled_dscp;
+  std::string upper_tester;
 };
 
 void run_receiver(const ReceiverOptions& o) {
@@ -255,6 +340,13 @@ void run_receiver(const ReceiverOptions& o) {
   udp::EventLoop loop;
   udp::ReceiverNode node(loop, cfg, events.get());
   Signals signals(loop, [&] { return node.stats_json(); });
+  std::unique_ptr<ReceiverUpperTester> upper;
+  if (!o.upper_tester.empty()) {
+    if (o.upper_tester != "stdio") {
+      invalid("--upper-tester", "'" + o.upper_tester + "': a receiver serves stdio only");
+    }
+    upper = std::make_unique<ReceiverUpperTester>(loop, node, random);
+  }
   Json ready{{"event", "ready"},
              {"role", "receiver"},
              {"rdcc", node.rdcc_address().to_string()},
@@ -263,7 +355,8 @@ void run_receiver(const ReceiverOptions& o) {
   if (auto a = node.rocev2_address()) ready["rocev2"] = a->to_string();
   print_line(ready);
   loop.run();
-  print_line({{"event", "exit"}, {"reason", signals.reason()}, {"stats", node.stats_json()}});
+  const std::string reason = upper && upper->ended() ? "end of input" : signals.reason();
+  print_line({{"event", "exit"}, {"reason", reason}, {"stats", node.stats_json()}});
 }
 
 void add_receiver(CLI::App& app) {
@@ -329,6 +422,8 @@ void add_receiver(CLI::App& app) {
       ->default_val("opaque,rocev2");
   sub->add_option("--unscheduled-dscp", o->unscheduled_dscp, "DSCP of unscheduled data")
       ->check(CLI::Range(0U, 63U));
+  sub->add_option("--upper-tester", o->upper_tester,
+                  "stdio: serve the upper tester (hello, restart, stats) on stdin/stdout");
   sub->callback([o] { run_receiver(*o); });
 }
 

@@ -22,6 +22,7 @@ Address with_port(Address a, std::uint16_t port) {
 ReceiverNode::ReceiverNode(EventLoop& loop, ReceiverNodeConfig config, ref::Observer* observer)
     : loop_(loop),
       cfg_(std::move(config)),
+      observer_(observer),
       rdcc_(cfg_.endpoint.local),
       data_(with_port(cfg_.endpoint.local, cfg_.data_port)),
       timer_(loop, [this] {
@@ -34,7 +35,7 @@ ReceiverNode::ReceiverNode(EventLoop& loop, ReceiverNodeConfig config, ref::Obse
     }
     rocev2_.emplace(with_port(cfg_.endpoint.local, *cfg_.rocev2_port));
   }
-  receiver_ = std::make_unique<ref::Receiver>(bound(cfg_.endpoint, rdcc_.local()), observer,
+  receiver_ = std::make_unique<ref::Receiver>(bound(cfg_.endpoint, rdcc_.local()), observer_,
                                               &random_);
   loop_.add(rdcc_.fd(), [this] { on_control_readable(); });
   loop_.add(data_.fd(), [this] { on_data_readable(); });
@@ -133,6 +134,16 @@ void ReceiverNode::on_rocev2_readable() {
     }
     service();
   }
+}
+
+void ReceiverNode::restart(std::uint16_t epoch) {
+  ref::ReceiverConfig c = bound(cfg_.endpoint, rdcc_.local());
+  c.epoch = epoch;
+  cfg_.endpoint.epoch = epoch;
+  receiver_ = std::make_unique<ref::Receiver>(c, observer_, &random_);
+  responder_ = ref::Rocev2Responder();
+  out_.clear();
+  service();
 }
 
 void ReceiverNode::service() {

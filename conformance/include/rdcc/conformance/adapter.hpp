@@ -68,6 +68,9 @@ class Adapter {
   [[nodiscard]] virtual Address iut_data() const = 0;
   [[nodiscard]] virtual Address tester_control() const = 0;
   [[nodiscard]] virtual Address tester_data() const = 0;
+  // Another host's RDCC address, neither the IUT's peer nor a configured CRN ($other; from=
+  // sends from it). A default Address when the adapter has none.
+  [[nodiscard]] virtual Address other_control() const = 0;
   [[nodiscard]] virtual bool virtual_time() const = 0;
   [[nodiscard]] virtual std::string describe() const = 0;  // "reference:receiver", ...
 
@@ -84,6 +87,9 @@ class Adapter {
   [[nodiscard]] virtual std::vector<ref::Event> take_events() = 0;
   // The receiver budget G and D_max to hold a receiver IUT to (reference only).
   [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const = 0;
+  // Ends the IUT (exec: the command) and returns its log (exec: its standard error; others:
+  // empty). Called once, after the scenario.
+  virtual std::string finish() { return {}; }
   // Set when the IUT declared the scenario unsupported (exec adapter: exit 127, upper tester).
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
 };

@@ -40,6 +40,7 @@ struct ScenarioResult {
   std::vector<TraceEntry> trace;
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
   std::vector<ref::Violation> violations;
+  std::string iut_log;    // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
   Duration elapsed{};     // time of the run (virtual for the reference adapter)
   double wall_seconds = 0;
 };

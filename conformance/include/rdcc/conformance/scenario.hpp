@@ -95,6 +95,7 @@ struct Step {
     Upper,     // upper OP key=value ... [-> var=key]
     Queue,     // queue port=.. occupancy=.. ... (CRN IUT)
     Wait,      // wait DURATION
+    Watch,     // watch pacing_sum<=N (checked on every CREDIT_GRANT from then on)
   };
   Kind kind = Kind::Wait;
   Location where;
@@ -107,6 +108,7 @@ struct Step {
   ref::Duration within{};  // Expect: upper bound of the window; Silence / Wait: the duration
   ref::Duration after{};   // Expect: lower bound of the window
   std::vector<std::string> ignore;  // Ignore: type names, or "data"
+  std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
   std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
 };
 
@@ -122,6 +124,32 @@ struct Scenario {
   std::vector<Step> steps;
   Location where;  // the file
 };
+
+// Built-in variables: the addresses and ports of a run, set by the runner from the adapter
+// before the first step, so that a scenario is the same on every IUT. Address variables
+// ($tester, "IP:PORT") go where an address does (from=, to=); IP variables ($tester_ip) go in
+// the address fields of CONGESTION_REPORT; port variables are numbers.
+struct BuiltinVariable {
+  enum class Kind : std::uint8_t { Address, Ip, Number };
+  std::string_view name;
+  Kind kind;
+  std::string_view meaning;
+};
+[[nodiscard]] const std::vector<BuiltinVariable>& builtin_variables();
+[[nodiscard]] const BuiltinVariable* find_builtin(std::string_view name);
+
+// The scenario tag that marks a scenario that needs the in-process reference in virtual time
+// (its windows are too fine for real sockets, or it drives what only the reference exposes):
+// on udp: and exec: IUTs it is "unsupported" with that reason, never played.
+inline constexpr std::string_view kVirtualTimeTag = "virtual-time";
+
+// The scenario tag that marks a scenario that needs an IUT with no other association (its
+// rates depend on what else the IUT serves): "unsupported" on udp: (one IUT for the whole run).
+inline constexpr std::string_view kFreshIutTag = "fresh-iut";
+
+// The watch of `watch pacing_sum<=N`: the sum of the Pacing Rates in force (the latest grant of
+// each message that has no MSG_DONE yet) must stay at or below N Mbit/s.
+inline constexpr std::string_view kPacingSum = "pacing_sum";
 
 // The default window of an expect without "within".
 inline constexpr ref::Duration kDefaultWindow = ref::milliseconds(10);

@@ -38,6 +38,9 @@ struct SuiteOptions {
   RunOptions run;
   bool strict = false;
   unsigned jobs = 1;
+  // Real-time adapters: a scenario that fails or is inconclusive is played again, up to this
+  // many more times (a loaded host); the verdict is the last one's, its reason names the tries.
+  unsigned retries = 0;
   LevelOf level_of;
   // Called after each scenario finishes (from the thread that ran it, under a lock).
   std::function<void(const ScenarioResult&, std::size_t done, std::size_t total)> progress;

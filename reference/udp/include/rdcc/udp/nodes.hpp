@@ -65,6 +65,10 @@ class ReceiverNode {
   [[nodiscard]] const ref::Rocev2Responder& responder() const { return responder_; }
   // Every counter: the endpoint's, the node's, the sockets'.
   [[nodiscard]] nlohmann::ordered_json stats_json() const;
+  // Loses every association, grant and message, as a restarted receiver does, and comes back
+  // with `epoch` ("A receiver that loses its state ... MUST use a different Epoch"); the
+  // sockets stay bound.
+  void restart(std::uint16_t epoch);
 
  private:
   void on_control_readable();
@@ -74,6 +78,7 @@ class ReceiverNode {
 
   EventLoop& loop_;
   ReceiverNodeConfig cfg_;
+  ref::Observer* observer_;
   UdpSocket rdcc_;
   UdpSocket data_;
   std::optional<UdpSocket> rocev2_;

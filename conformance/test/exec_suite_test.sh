@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The whole suite of one role against the real reference node, run as a vendor runs theirs:
+# `rdcc receiver|sender|crn` started afresh per scenario through exec: (ports passed in), on
+# loopback, in real time, two scenarios at a time; for the receiver also through udp: against
+# one node started once. Zero failures and zero inconclusive verdicts, at least MIN_PASS passes,
+# and the IUT's standard error kept per scenario.
+# Usage: exec_suite_test.sh ROLE MIN_PASS RDCC_CONFORM SOURCE_DIR RDCC
+set -uo pipefail
+role=$1
+min_pass=$2
+conform=$3
+src=$4
+rdcc=$5
+. "$src/tools/test/lib.sh"
+scenarios="$src/conformance/scenarios"
+strict=
+catalog="$src/conformance/catalog/requirements.json"
+# A loaded 2-core host can hold a process off the CPU for milliseconds: 20 ms + 10 %, and a
+# scenario that fails anyway is played twice more on a fresh node (the report names the tries).
+tolerance=(--tolerance-abs 20ms --tolerance-rel 10% --retries 2)
+
+# The reference IUT's configuration (docs/scenario-language.md, "The reference IUT"), as options.
+receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 \
+--link-capacity 100000 --unscheduled-limit 65536 --start-jitter 10 --backlog-threshold 1048576 \
+--grant-lifetime 1000 --credit-unit 4096 --d-max 20 --base-rtt 10 --rtt-target 50 \
+--crn 127.0.0.1 --unscheduled-dscp 8 --events /dev/stderr"
+case "$role" in
+  receiver)
+    iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
+--upper-tester stdio" ;;
+  sender)
+    iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
+--data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
+--upper-tester stdio --events /dev/stderr" ;;
+  crn)
+    # The tester is the flow's sender and receiver: data comes in on {data_port}, leaves for
+    # {tester_data_port} at 100 Mbit/s, and reports go to the tester's RDCC port (the domain's
+    # RDCC port here); the CRN's own address is 127.0.0.2. CRN-03 is a MAY: --strict.
+    strict=--strict
+    iut="exec:$rdcc crn --address 127.0.0.2 --rdcc-port {tester_port} --listen 127.0.0.1:{data_port} \
+--forward-to 127.0.0.1:{tester_data_port} --reporter-id 9 --service-rate 100 \
+--queue-threshold 65536 --queue-capacity 1048576 --unscheduled-dscp 8 --events /dev/stderr" ;;
+  *) echo "unknown role $role" >&2; exit 2 ;;
+esac
+
+summary_ok() {  # summary_ok FILE MIN: no failure, nothing inconclusive, at least MIN passed
+  local line passed
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+  echo "  $role: $line" >&2
+  passed=${line%% passed*}
+  [[ "$line" == *" 0 failed, 0 inconclusive,"* ]] && [ "${passed:-0}" -ge "$2" ]
+}
+
+check "exec: the $role suite runs" run 0 "$conform" --role "$role" --jobs 2 $strict "${tolerance[@]}" \
+  --scenarios "$scenarios/$role" --catalog "$catalog" --report "$work/exec" --iut "$iut"
+check "exec: no failure, at least $min_pass passed" summary_ok "$work/out" "$min_pass"
+grep -E 'FAIL|INCONCLUSIVE' -A3 "$work/out" >&2
+# Every scenario that started the node kept its standard error (the ready line at least).
+kept=$(find "$work/exec/scenarios" -name '*.iut-stderr.txt' | wc -l)
+check "exec: the IUT's stderr is kept per scenario" test "$kept" -ge "$min_pass"
+check "exec: results name the stderr file" contains "$work/exec/results.json" '.iut-stderr.txt"'
+
+if [ "$role" = receiver ]; then
+  # udp: one node for the whole suite; each scenario associates afresh with its own nonce.
+  port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  data=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$rdcc" receiver ${receiver_opts/--events \/dev\/stderr/} --rdcc-port "$port" --data-port "$data" \
+    2>"$work/node.err" &
+  node=$!
+  for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.05; done
+  check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 "${tolerance[@]}" \
+    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data"
+  # Fewer: no upper tester (restart), and the fresh-iut scenarios need a node of their own.
+  check "udp: no failure, at least $((min_pass - 4)) passed" summary_ok "$work/out" "$((min_pass - 4))"
+  grep -E 'FAIL|INCONCLUSIVE' -A3 "$work/out" >&2
+  kill "$node"
+  wait "$node" 2>/dev/null
+fi
+finish "exec_suite_$role"
