@@ -281,11 +281,13 @@ struct Receiver::Impl {
   }
 
   // "The receiver MUST choose U for each association so that the sum of U over all
-  // associations with a non-zero U does not exceed G_u."
-  std::uint32_t choose_u() const {
+  // associations with a non-zero U does not exceed G_u." `own`: what the association being
+  // given a new U already counts in u_sum (0 for a new one).
+  std::uint32_t choose_u(std::uint32_t own = 0) const {
     if (breaker_tripped) return 0;
     if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
-    const std::uint64_t left = cfg.unscheduled_budget > u_sum ? cfg.unscheduled_budget - u_sum : 0;
+    const std::uint64_t others = u_sum - own;
+    const std::uint64_t left = cfg.unscheduled_budget > others ? cfg.unscheduled_budget - others : 0;
     const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
     return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
   }
@@ -1038,11 +1040,10 @@ struct Receiver::Impl {
     } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
       breaker_tripped = false;
       if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
-      for (auto& [id, a] : assocs) {
-        set_u_accounted(a, 0);
-        a.u = 0;
-      }
-      for (auto& [id, a] : assocs) update_u(a, choose_u(), now);
+      // An association whose sender has not acknowledged the update to U = 0 may still act
+      // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
+      // back comes out of what the others leave of G_u (docs/spec-notes.md, 242).
+      for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
     }
     window_announced = window_lost = 0;
     if (breaker_tripped || !assocs.empty()) ensure_breaker(now);

@@ -714,6 +714,61 @@ TEST_F(ReceiverTest, Receiver_UnscheduledLoss_TripsTheCircuitBreakerAndUpdatesU)
   EXPECT_TRUE(only<AssocAccept>(h.advance(milliseconds(100))).empty());
 }
 
+// "Until then, the sender may still act on the old parameters, so the receiver accounts for
+// it with the larger of the old and new U." (Association Establishment) When the circuit
+// breaker clears, the senders that never acknowledged the update to U = 0 may still act on
+// their old U: the U given back must leave room for it (docs/spec-notes.md, 242).
+TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateStillCounts) {
+  // Per association, the U values its sender may act on: the one it acknowledged (or was
+  // accepted with) and every one sent since.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> may_use;
+  const auto watch = [&](const std::vector<Sent>& out) {
+    for (const auto& accept : only<AssocAccept>(out)) {
+      may_use[accept.header.association_id].push_back(accept.unscheduled_limit);
+    }
+  };
+  const auto acknowledge = [&](const Address& s, std::uint64_t nonce, std::uint32_t id) {
+    AssocRequest ack;
+    ack.sender_nonce = nonce;
+    ack.header.flags = flag::kUpdateAcknowledgment;
+    watch(h.deliver(s, ack));
+    may_use[id] = {may_use[id].back()};
+  };
+  std::vector<AssocAccept> accepts;
+  for (std::uint8_t n = 1; n <= 4; ++n) {
+    accepts.push_back(h.associate(ReceiverHarness::sender(n), n));
+    may_use[accepts.back().header.association_id] = {accepts.back().unscheduled_limit};
+  }
+  std::uint64_t sum = 0;
+  for (const auto& a : accepts) sum += a.unscheduled_limit;
+  ASSERT_EQ(sum, h.cfg().unscheduled_budget);  // G_u is all given out
+  watch(h.deliver(ReceiverHarness::sender(1), h.request(accepts[0], 1, 8192, 8192)));  // lost
+  watch(h.advance(seconds(1)));
+  ASSERT_EQ(h.receiver().stats().circuit_breaker_trips, 1U);
+  // No sender acknowledges U = 0 yet; four more associations arrive meanwhile (U = 0).
+  for (std::uint8_t n = 5; n <= 8; ++n) {
+    accepts.push_back(h.associate(ReceiverHarness::sender(n), n));
+    EXPECT_EQ(accepts.back().unscheduled_limit, 0U);
+    may_use[accepts.back().header.association_id] = {0};
+  }
+  watch(h.advance(seconds(1)));  // no loss in this second: the breaker clears
+  std::uint32_t given_back = 0;
+  std::uint64_t worst = 0;
+  for (const auto& [id, values] : may_use) {
+    given_back = std::max(given_back, values.back());
+    worst += *std::max_element(values.begin(), values.end());
+  }
+  EXPECT_GT(given_back, 0U);
+  EXPECT_LE(worst, h.cfg().unscheduled_budget);
+  // Once every sender has acknowledged, what they may use is what is counted.
+  for (std::uint8_t n = 1; n <= 8; ++n) {
+    acknowledge(ReceiverHarness::sender(n), n, accepts[n - 1U].header.association_id);
+  }
+  worst = 0;
+  for (const auto& [id, values] : may_use) worst += values.back();
+  EXPECT_LE(worst, h.cfg().unscheduled_budget);
+}
+
 // ---- Transport Bindings: RoCEv2 ------------------------------------------------------------
 
 // "The receiver MUST be able to count the payload octets received on the queue pair"
