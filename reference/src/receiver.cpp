@@ -168,6 +168,13 @@ struct Timer {
 
 }  // namespace
 
+std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
+  if (config.credit_unit == 0) return config.link_capacity_mbps;
+  const std::uint64_t packet = std::uint64_t{config.credit_unit} + config.data_packet_overhead;
+  return static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::uint64_t{config.link_capacity_mbps} * config.credit_unit / packet));
+}
+
 struct Receiver::Impl {
   ReceiverConfig cfg;
   EventSink events;
@@ -198,6 +205,11 @@ struct Receiver::Impl {
   bool breaker_armed = false;
   std::uint64_t window_announced = 0;
   std::uint64_t window_lost = 0;
+
+  // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
+  // access link", for the packets on the wire: Pacing Rates count message octets
+  // (docs/spec-notes.md, 241).
+  std::uint32_t payload_capacity = payload_capacity_mbps(cfg);
 
   Impl(ReceiverConfig c, Observer* o, RandomSource* r)
       : cfg(std::move(c)), events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
@@ -656,7 +668,7 @@ struct Receiver::Impl {
   [[nodiscard]] double fair_share() const {
     const std::size_t sharing =
         std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing);
+    return static_cast<double>(payload_capacity) / static_cast<double>(sharing);
   }
 
   // The rate the sender may be granted, before the link is shared.
@@ -681,7 +693,7 @@ struct Receiver::Impl {
   // access link."
   [[nodiscard]] std::uint64_t headroom(const Msg& m) const {
     const std::uint64_t others = rate_sum - m.rate;
-    return cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
+    return payload_capacity > others ? payload_capacity - others : 0;
   }
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {

@@ -388,14 +388,14 @@ TEST_F(ReceiverTest, Receiver_RateHolder_IsLoweredForANewMessageButNeverOnceCanc
   const auto a3 = h.associate(s3, 3);
   const auto first = only<CreditGrant>(h.deliver(s1, h.request(a1, 1, 65536)));
   ASSERT_EQ(first.size(), 1U);
-  EXPECT_EQ(first[0].pacing_rate, h.cfg().link_capacity_mbps);
+  EXPECT_EQ(first[0].pacing_rate, payload_capacity_mbps(h.cfg()));
   const auto out = only<CreditGrant>(h.deliver(s2, h.request(a2, 1, 65536)));
   ASSERT_EQ(out.size(), 2U);
   EXPECT_EQ(out[0].header.association_id, a1.header.association_id);  // the same limit, half the rate
   EXPECT_EQ(out[0].grant_limit, first[0].grant_limit);
-  EXPECT_EQ(out[0].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[0].pacing_rate, payload_capacity_mbps(h.cfg()) / 2);
   EXPECT_EQ(out[1].header.association_id, a2.header.association_id);
-  EXPECT_EQ(out[1].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[1].pacing_rate, payload_capacity_mbps(h.cfg()) / 2);
   for (const auto& [from, accept] : {std::pair{s1, a1}, std::pair{s2, a2}}) {
     Cancel c;
     c.message_id = 1;
@@ -461,8 +461,8 @@ TEST_F(ReceiverTest, Receiver_TwoSteadySenders_AreEachGrantedHalfTheLink) {
     }
     h.advance(nanoseconds(400));
   }
-  EXPECT_EQ(rate[1], h.cfg().link_capacity_mbps / 2);
-  EXPECT_EQ(rate[2], h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(rate[1], payload_capacity_mbps(h.cfg()) / 2);
+  EXPECT_EQ(rate[2], payload_capacity_mbps(h.cfg()) / 2);
 }
 
 // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate, the

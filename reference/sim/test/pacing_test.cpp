@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -129,6 +130,43 @@ TEST(Pacing, AfterWaitingForCredit_NoBurst) {
   EXPECT_TRUE(on_time.violations.empty()) << on_time.violations;
   ASSERT_EQ(on_time.segments.size(), 64U);
   EXPECT_EQ(longest_burst(on_time.segments), 1U);
+}
+
+// "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
+// link." (Credit Allocation, rule 1; docs/spec-notes.md, 241) Pacing Rates count message
+// octets; the link carries headers too. Eight senders, 2 MiB each, to one receiver on
+// 100 Gbit/s links: with the headers counted, the port toward the receiver drains what
+// arrives; counting payload only (overhead 0), the 1.3% excess piles up in its queue.
+std::uint64_t incast_peak_queue(std::uint32_t data_packet_overhead, std::string& violations) {
+  NetworkConfig cfg;
+  cfg.seed = 5;
+  cfg.record_packets = false;
+  cfg.record_events = false;
+  cfg.queue.capacity = 16U << 20U;
+  Network net(cfg);
+  ref::ReceiverConfig rc;
+  rc.budget = 8U << 20U;
+  rc.unscheduled_budget = 1U << 20U;
+  rc.data_packet_overhead = data_packet_overhead;
+  const HostId r = net.add_receiver(rc);
+  for (int i = 0; i < 8; ++i) {
+    const HostId s = net.add_sender(ref::SenderConfig{.name = "sender-" + std::to_string(i)});
+    net.submit(s, r, 2U << 20U, Time{0});
+  }
+  EXPECT_TRUE(net.run_until_done(Time{ref::seconds(1).ns}));
+  for (const auto& v : net.checker().violations()) violations += v.rule + ": " + v.detail + "\n";
+  return net.peak_queue(r);
+}
+
+TEST(Pacing, IncastRatesCountHeaders_TheQueueTowardTheReceiverStaysShort) {
+  std::string violations;
+  const std::uint64_t counted = incast_peak_queue(
+      static_cast<std::uint32_t>(ref::kMaxDataPacketOverheadIpv4), violations);
+  const std::uint64_t payload_only = incast_peak_queue(0, violations);
+  EXPECT_TRUE(violations.empty()) << violations;
+  std::printf("peak queue toward the receiver: %llu octets with headers counted, %llu without\n",
+              static_cast<unsigned long long>(counted), static_cast<unsigned long long>(payload_only));
+  EXPECT_LT(counted * 2, payload_only);
 }
 
 }  // namespace
