@@ -44,7 +44,6 @@ struct ReceiverConfig {
   Duration idle_timeout = seconds(10);       // "SHOULD be at least 10 seconds"
   std::vector<Address> crn_addresses;
   std::uint32_t capabilities = capability::kPool | capability::kStatus | capability::kCrn;
-  bool use_pool_grants = false;
   bool rocev2_binding = true;
   bool opaque_binding = true;
   double aimd_beta = 0.5;
