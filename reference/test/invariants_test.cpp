@@ -376,6 +376,27 @@ TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
+// fuzz_sender (regression sender-status-does-not-move-the-sequence): a sender discards a
+// SENDER_STATUS unprocessed, so a grant numbered below it is still newer than the newest
+// processed one; a processed grant numbered higher still makes a later lower one stale.
+TEST_F(CheckerTest, TypesASenderDoesNotProcess_LeaveItsSequenceNumberAlone) {
+  request(1, 16384);
+  request(2, 16384);
+  SenderStatus st;
+  st.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 555};
+  checker.on_control_delivered(kReceiver, kSender, st, now);
+  grant(1, 4096, false);  // Sequence Number 2
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+
+  rx_seq = 555;
+  grant(2, 4096, false);  // 556: processed
+  rx_seq = 2;
+  grant(1, 8192, false);  // 3: stale, the sender must discard it
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
 // fuzz_sender (regression status-after-new-incarnation): an unscheduled message of the old
 // incarnation is re-requested in scheduled mode after a new Epoch; a new unscheduled message of
 // the new incarnation is not "a second one outstanding".
