@@ -664,11 +664,12 @@ struct Receiver::Impl {
   // ---- grants -----------------------------------------------------------------------------
 
   // A fair share of the link among the messages that hold a rate or want credit (each
-  // counted once), at most kOvercommit of them.
+  // counted once), at most kOvercommit of them. Whole Mbit/s, as grants carry it: a fraction
+  // would make every grant at the share look short of it and lower the holders again.
   [[nodiscard]] double fair_share() const {
     const std::size_t sharing =
         std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(payload_capacity) / static_cast<double>(sharing);
+    return static_cast<double>(payload_capacity / sharing);
   }
 
   // The rate the sender may be granted, before the link is shared.
@@ -696,10 +697,22 @@ struct Receiver::Impl {
     return payload_capacity > others ? payload_capacity - others : 0;
   }
 
+  // "R_min is one Credit Unit per update interval" (Credit Allocation).
+  [[nodiscard]] double min_rate() const {
+    return static_cast<double>(cfg.credit_unit) * 8000.0 /
+           static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
+  }
+
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
-    const double r = mutant(Mutant::RateSumExceedsLink)
-                         ? sender_rate(a, now)
-                         : std::min(wanted_rate(a, now), static_cast<double>(headroom(m)));
+    double r = sender_rate(a, now);
+    if (!mutant(Mutant::RateSumExceedsLink)) {
+      const double wanted = wanted_rate(a, now);
+      const auto room = static_cast<double>(headroom(m));
+      // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
+      // at: below R_min, the message waits for a holder to drain (docs/spec-notes.md, 241).
+      if (room < wanted && room < min_rate()) return 0;
+      r = std::min(wanted, room);
+    }
     return r < 1 ? 0 : static_cast<std::uint32_t>(r);
   }
 
@@ -1002,8 +1015,7 @@ struct Receiver::Impl {
   // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
   void aimd_tick(Time now) {
     aimd_armed = false;
-    const double r_min = static_cast<double>(cfg.credit_unit) * 8000.0 /
-                         static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
+    const double r_min = min_rate();
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
       const double ce = a.interval_octets == 0 ? 0.0

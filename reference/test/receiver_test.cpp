@@ -769,6 +769,33 @@ TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateS
   EXPECT_LE(worst, h.cfg().unscheduled_budget);
 }
 
+// Pacing Rates count message octets and leave the headers' share of the link (docs/spec-notes.md,
+// 241): at most payload_capacity_mbps in all. Sixteen messages share it in whole Mbit/s
+// (98,556 / 16 = 6,159 each); the 12 Mbit/s left over is no rate for a seventeenth message,
+// which waits instead of crawling at it.
+TEST(ReceiverRates, SeventeenMessages_ShareThePayloadCapacityAndTheCrumbsGoToNobody) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.budget = 16U << 20U;
+  cfg.grant_window = 64 * 1024;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  std::map<std::uint64_t, std::uint32_t> rate;  // latest Pacing Rate per message
+  for (std::uint64_t id = 1; id <= 17; ++id) {
+    for (const auto& g : only<CreditGrant>(h.deliver(s, h.request(a, id, 1U << 20U)))) {
+      rate[g.message_id] = g.pacing_rate;
+    }
+  }
+  const std::uint32_t capacity = payload_capacity_mbps(cfg);
+  EXPECT_EQ(capacity, 100000U * 4096U / (4096U + 60U));
+  std::uint64_t sum = 0;
+  for (const auto& [id, r] : rate) sum += r;
+  EXPECT_LE(sum, capacity);
+  EXPECT_EQ(rate.size(), 16U);
+  for (const auto& [id, r] : rate) EXPECT_EQ(r, capacity / 16) << "message " << id;
+  EXPECT_TRUE(h.checker().ok());
+}
+
 // ---- Transport Bindings: RoCEv2 ------------------------------------------------------------
 
 // "The receiver MUST be able to count the payload octets received on the queue pair"
