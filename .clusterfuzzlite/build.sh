@@ -3,7 +3,7 @@
 # and fuzzing engine the builder provides ($CC, $CXX, $CFLAGS, $CXXFLAGS, $LIB_FUZZING_ENGINE;
 # the sanitizers come in through the flags, so RDCC_SANITIZE stays empty), then each harness
 # into $OUT with its seed corpus (<target>_seed_corpus.zip), options and the dictionary.
-targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes fuzz_pcap fuzz_receiver fuzz_sender)
+targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes fuzz_pcap fuzz_scenario fuzz_receiver fuzz_sender)
 build=$WORK/rdcc-build
 
 cmake -S "$SRC/rdcc" -B "$build" -G Ninja \
@@ -14,10 +14,11 @@ cmake -S "$SRC/rdcc" -B "$build" -G Ninja \
   -DRDCC_WERROR=OFF -DRDCC_BUILD_TESTS=OFF -DRDCC_BUILD_BENCH=OFF
 cmake --build "$build" --target "${targets[@]}"
 
-cp "$SRC/rdcc/fuzz/rdcc.dict" "$OUT/"
+cp "$SRC/rdcc/fuzz/rdcc.dict" "$OUT/"  # the options name it; fuzz_scenario has none
 for target in "${targets[@]}"; do
   cp "$build/fuzz/$target" "$OUT/"
   cp "$SRC/rdcc/fuzz/$target.options" "$OUT/"
   rm -f "$OUT/${target}_seed_corpus.zip"
-  zip -jq "$OUT/${target}_seed_corpus.zip" "$SRC/rdcc/fuzz/corpus/$target"/*
+  # corpus/fuzz_scenario links to conformance/scenarios, whose subdirectories share file names.
+  (cd "$SRC/rdcc/fuzz/corpus/$target/" && zip -rq "$OUT/${target}_seed_corpus.zip" .)
 done

@@ -1,6 +1,7 @@
 // The main() of a harness built without libFuzzer: calls LLVMFuzzerTestOneInput once on every
-// file of the directories (and on the files) given, so that the seed corpus and the crash
-// regression inputs run as ordinary ctest tests. Hidden files (.gitkeep) are skipped. A
+// file of the directories, and their subdirectories, (and on the files) given, as libFuzzer
+// reads them, so that the seed corpus and the crash regression inputs run as ordinary ctest
+// tests. Hidden files (.gitkeep) are skipped. A
 // property violation or sanitizer report aborts, which fails the test.
 #include <algorithm>
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace {
 std::vector<std::filesystem::path> inputs_of(const std::filesystem::path& arg) {
   if (!std::filesystem::is_directory(arg)) return {arg};
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(arg)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(arg)) {
     if (entry.is_regular_file() && !entry.path().filename().string().starts_with('.')) {
       files.push_back(entry.path());
     }

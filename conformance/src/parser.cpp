@@ -98,8 +98,8 @@ const std::map<Role, std::vector<std::string>> kConfigKeys{
      {"seed", "epoch", "budget", "unscheduled_budget", "link_capacity_mbps", "unscheduled_limit",
       "start_jitter_us", "backlog_threshold", "grant_lifetime_us", "credit_unit", "d_max_us",
       "max_associations", "max_pending_per_association", "max_credit_per_association",
-      "max_message_length", "capabilities", "use_pool_grants", "rocev2_binding",
-      "opaque_binding", "idle_timeout_ms"}},
+      "max_message_length", "capabilities", "rocev2_binding", "opaque_binding",
+      "idle_timeout_ms"}},
     {Role::Sender,
      {"seed", "line_rate_mbps", "capabilities", "allow_unscheduled", "unscheduled_dscp",
       "default_credit_unit"}},
@@ -928,6 +928,7 @@ class ScenarioParser {
       return lp.error_at(1, "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s, a number or "
                             "$variable), found '" + t[1].text + "'");
     }
+    step.pattern.where = lp.at_token(1);  // located like every other step's pattern
     step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     return std::nullopt;
   }

@@ -213,7 +213,6 @@ class ReferenceAdapter final : public Adapter {
     c.max_credit_per_association = cfg(s, "max_credit_per_association", c.max_credit_per_association);
     c.max_message_length = cfg(s, "max_message_length", c.max_message_length);
     c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
-    c.use_pool_grants = cfg(s, "use_pool_grants", c.use_pool_grants ? 1 : 0) != 0;
     c.rocev2_binding = cfg(s, "rocev2_binding", c.rocev2_binding ? 1 : 0) != 0;
     c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));

@@ -193,8 +193,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "epoch, budget, unscheduled_budget, link_capacity_mbps, unscheduled_limit, "
                   "start_jitter_us, backlog_threshold, grant_lifetime_us, credit_unit, d_max_us, "
                   "max_associations, max_pending_per_association, max_credit_per_association, "
-                  "max_message_length, capabilities, use_pool_grants, rocev2_binding, "
-                  "opaque_binding, idle_timeout_ms)"},
+                  "max_message_length, capabilities, rocev2_binding, opaque_binding, "
+                  "idle_timeout_ms)"},
         ErrorCase{"UpperOnReceiver", kHead + "upper submit length=1\n",
                   "t.scn:4:7: upper submit needs a sender IUT (role sender)"},
         ErrorCase{"UnknownUpperKey", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit lenght=1\n",

@@ -233,17 +233,18 @@ TEST(Runner, IgnoreWithMatchers_SkipsOnlyWhatMatches) {
 }
 
 TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
-  // The reference grants each message the sender's line rate (100 Gbit/s) on a 100 Gbit/s link.
+  // The reference grants one message the payload capacity of its 100 Gbit/s link: 98556
+  // Mbit/s once the data packets' headers are left room for (spec-notes 241).
   const std::string steps =
       "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
-      "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=100000\n";
-  const auto pass = run_text(receiver("watch pacing_sum<=100000\n" + steps + "silence 1ms\n"));
+      "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=98556\n";
+  const auto pass = run_text(receiver("watch pacing_sum<=98556\n" + steps + "silence 1ms\n"));
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
-  const auto fail = run_text(receiver("watch pacing_sum<=99999\n" + steps + "silence 1ms\n"));
+  const auto fail = run_text(receiver("watch pacing_sum<=98555\n" + steps + "silence 1ms\n"));
   EXPECT_EQ(fail.verdict, Verdict::Fail);
-  EXPECT_NE(fail.reason.find("the Pacing Rates in force sum to 100000 Mbit/s"), std::string::npos)
+  EXPECT_NE(fail.reason.find("the Pacing Rates in force sum to 98556 Mbit/s"), std::string::npos)
       << fail.reason;
-  EXPECT_EQ(fail.actual, "100000 (message 1)");
+  EXPECT_EQ(fail.actual, "98556 (message 1)");
 }
 
 TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {

@@ -392,6 +392,13 @@ struct InvariantChecker::Impl {
       end_unscheduled(rx, tx, m);
       return;
     }
+    // A sender processes only these types from a receiver; any other (SENDER_STATUS,
+    // CREDIT_REQUEST, ...) it discards unprocessed, so its Sequence Number is not "the newest
+    // one it has already processed" (docs/spec-notes.md, 220).
+    if (!std::holds_alternative<CreditGrant>(m) && !std::holds_alternative<MsgDone>(m) &&
+        !std::holds_alternative<Cancel>(m) && !std::holds_alternative<ErrorMessage>(m)) {
+      return;
+    }
     if (!a.sender_accepted || h.epoch != a.sender_epoch) return;
     // The sender must discard what is not newer; it may use only what it may accept.
     if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;

@@ -168,6 +168,13 @@ struct Timer {
 
 }  // namespace
 
+std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
+  if (config.credit_unit == 0) return config.link_capacity_mbps;
+  const std::uint64_t packet = std::uint64_t{config.credit_unit} + config.data_packet_overhead;
+  return static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::uint64_t{config.link_capacity_mbps} * config.credit_unit / packet));
+}
+
 struct Receiver::Impl {
   ReceiverConfig cfg;
   EventSink events;
@@ -198,6 +205,11 @@ struct Receiver::Impl {
   bool breaker_armed = false;
   std::uint64_t window_announced = 0;
   std::uint64_t window_lost = 0;
+
+  // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
+  // access link", for the packets on the wire: Pacing Rates count message octets
+  // (docs/spec-notes.md, 241).
+  std::uint32_t payload_capacity = payload_capacity_mbps(cfg);
 
   Impl(ReceiverConfig c, Observer* o, RandomSource* r)
       : cfg(std::move(c)), events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
@@ -281,11 +293,13 @@ struct Receiver::Impl {
   }
 
   // "The receiver MUST choose U for each association so that the sum of U over all
-  // associations with a non-zero U does not exceed G_u."
-  std::uint32_t choose_u() const {
+  // associations with a non-zero U does not exceed G_u." `own`: what the association being
+  // given a new U already counts in u_sum (0 for a new one).
+  std::uint32_t choose_u(std::uint32_t own = 0) const {
     if (breaker_tripped) return 0;
     if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
-    const std::uint64_t left = cfg.unscheduled_budget > u_sum ? cfg.unscheduled_budget - u_sum : 0;
+    const std::uint64_t others = u_sum - own;
+    const std::uint64_t left = cfg.unscheduled_budget > others ? cfg.unscheduled_budget - others : 0;
     const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
     return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
   }
@@ -653,11 +667,12 @@ struct Receiver::Impl {
   // ---- grants -----------------------------------------------------------------------------
 
   // A fair share of the link among the messages that hold a rate or want credit (each
-  // counted once), at most kOvercommit of them.
+  // counted once), at most kOvercommit of them. Whole Mbit/s, as grants carry it: a fraction
+  // would make every grant at the share look short of it and lower the holders again.
   [[nodiscard]] double fair_share() const {
     const std::size_t sharing =
         std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(cfg.link_capacity_mbps) / static_cast<double>(sharing);
+    return static_cast<double>(payload_capacity / sharing);
   }
 
   // The rate the sender may be granted, before the link is shared.
@@ -682,13 +697,25 @@ struct Receiver::Impl {
   // access link."
   [[nodiscard]] std::uint64_t headroom(const Msg& m) const {
     const std::uint64_t others = rate_sum - m.rate;
-    return cfg.link_capacity_mbps > others ? cfg.link_capacity_mbps - others : 0;
+    return payload_capacity > others ? payload_capacity - others : 0;
+  }
+
+  // "R_min is one Credit Unit per update interval" (Credit Allocation).
+  [[nodiscard]] double min_rate() const {
+    return static_cast<double>(cfg.credit_unit) * 8000.0 /
+           static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
   }
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
-    const double r = mutant(Mutant::RateSumExceedsLink)
-                         ? sender_rate(a, now)
-                         : std::min(wanted_rate(a, now), static_cast<double>(headroom(m)));
+    double r = sender_rate(a, now);
+    if (!mutant(Mutant::RateSumExceedsLink)) {
+      const double wanted = wanted_rate(a, now);
+      const auto room = static_cast<double>(headroom(m));
+      // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
+      // at: below R_min, the message waits for a holder to drain (docs/spec-notes.md, 241).
+      if (room < wanted && room < min_rate()) return 0;
+      r = std::min(wanted, room);
+    }
     return r < 1 ? 0 : static_cast<std::uint32_t>(r);
   }
 
@@ -991,8 +1018,7 @@ struct Receiver::Impl {
   // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
   void aimd_tick(Time now) {
     aimd_armed = false;
-    const double r_min = static_cast<double>(cfg.credit_unit) * 8000.0 /
-                         static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
+    const double r_min = min_rate();
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
       const double ce = a.interval_octets == 0 ? 0.0
@@ -1041,11 +1067,10 @@ struct Receiver::Impl {
     } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
       breaker_tripped = false;
       if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
-      for (auto& [id, a] : assocs) {
-        set_u_accounted(a, 0);
-        a.u = 0;
-      }
-      for (auto& [id, a] : assocs) update_u(a, choose_u(), now);
+      // An association whose sender has not acknowledged the update to U = 0 may still act
+      // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
+      // back comes out of what the others leave of G_u (docs/spec-notes.md, 242).
+      for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
     }
     window_announced = window_lost = 0;
     if (breaker_tripped || !assocs.empty()) ensure_breaker(now);

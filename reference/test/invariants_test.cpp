@@ -265,6 +265,25 @@ TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
   EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
 }
 
+// A sender that makes up a late wake-up (docs/spec-notes.md, 240): after a gap of one window,
+// ten Credit Units at once keep to the rule; two more in the same window break it (the
+// checker admits one segment over ten Credit Units, note 20).
+TEST_F(CheckerTest, PacingMakeUpOfALateWakeUp_TenCreditUnitsPass_MoreIsCaught) {
+  request(1, 98304);
+  grant(1, 98304, true, 10000);
+  const Duration spacing = transmission_time(4096, 10000);
+  std::uint64_t offset = 0;
+  for (int i = 0; i < 5; ++i, offset += 4096) {
+    segment(1, offset, 4096);
+    now += spacing;
+  }
+  now += transmission_time(10 * 4096, 10000);  // the wake-up comes one window late
+  for (int i = 0; i < 10; ++i, offset += 4096) segment(1, offset, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  for (int i = 0; i < 2; ++i, offset += 4096) segment(1, offset, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
+}
+
 // A grant that lowers the rate binds what is sent after its reception; the octets sent at the
 // old rate just before are not judged against the new one. Sending faster than the new rate
 // afterwards is still caught.
@@ -355,6 +374,27 @@ TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
   s.length = 4096;
   checker.on_segment_sent(kSender, s, now);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
+// fuzz_sender (regression sender-status-does-not-move-the-sequence): a sender discards a
+// SENDER_STATUS unprocessed, so a grant numbered below it is still newer than the newest
+// processed one; a processed grant numbered higher still makes a later lower one stale.
+TEST_F(CheckerTest, TypesASenderDoesNotProcess_LeaveItsSequenceNumberAlone) {
+  request(1, 16384);
+  request(2, 16384);
+  SenderStatus st;
+  st.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 555};
+  checker.on_control_delivered(kReceiver, kSender, st, now);
+  grant(1, 4096, false);  // Sequence Number 2
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+
+  rx_seq = 555;
+  grant(2, 4096, false);  // 556: processed
+  rx_seq = 2;
+  grant(1, 8192, false);  // 3: stale, the sender must discard it
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 }
 
 // fuzz_sender (regression status-after-new-incarnation): an unscheduled message of the old

@@ -388,14 +388,14 @@ TEST_F(ReceiverTest, Receiver_RateHolder_IsLoweredForANewMessageButNeverOnceCanc
   const auto a3 = h.associate(s3, 3);
   const auto first = only<CreditGrant>(h.deliver(s1, h.request(a1, 1, 65536)));
   ASSERT_EQ(first.size(), 1U);
-  EXPECT_EQ(first[0].pacing_rate, h.cfg().link_capacity_mbps);
+  EXPECT_EQ(first[0].pacing_rate, payload_capacity_mbps(h.cfg()));
   const auto out = only<CreditGrant>(h.deliver(s2, h.request(a2, 1, 65536)));
   ASSERT_EQ(out.size(), 2U);
   EXPECT_EQ(out[0].header.association_id, a1.header.association_id);  // the same limit, half the rate
   EXPECT_EQ(out[0].grant_limit, first[0].grant_limit);
-  EXPECT_EQ(out[0].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[0].pacing_rate, payload_capacity_mbps(h.cfg()) / 2);
   EXPECT_EQ(out[1].header.association_id, a2.header.association_id);
-  EXPECT_EQ(out[1].pacing_rate, h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(out[1].pacing_rate, payload_capacity_mbps(h.cfg()) / 2);
   for (const auto& [from, accept] : {std::pair{s1, a1}, std::pair{s2, a2}}) {
     Cancel c;
     c.message_id = 1;
@@ -461,8 +461,8 @@ TEST_F(ReceiverTest, Receiver_TwoSteadySenders_AreEachGrantedHalfTheLink) {
     }
     h.advance(nanoseconds(400));
   }
-  EXPECT_EQ(rate[1], h.cfg().link_capacity_mbps / 2);
-  EXPECT_EQ(rate[2], h.cfg().link_capacity_mbps / 2);
+  EXPECT_EQ(rate[1], payload_capacity_mbps(h.cfg()) / 2);
+  EXPECT_EQ(rate[2], payload_capacity_mbps(h.cfg()) / 2);
 }
 
 // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate, the
@@ -712,6 +712,88 @@ TEST_F(ReceiverTest, Receiver_UnscheduledLoss_TripsTheCircuitBreakerAndUpdatesU)
   ack.header.flags = flag::kUpdateAcknowledgment;
   h.deliver(s, ack);
   EXPECT_TRUE(only<AssocAccept>(h.advance(milliseconds(100))).empty());
+}
+
+// "Until then, the sender may still act on the old parameters, so the receiver accounts for
+// it with the larger of the old and new U." (Association Establishment) When the circuit
+// breaker clears, the senders that never acknowledged the update to U = 0 may still act on
+// their old U: the U given back must leave room for it (docs/spec-notes.md, 242).
+TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateStillCounts) {
+  // Per association, the U values its sender may act on: the one it acknowledged (or was
+  // accepted with) and every one sent since.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> may_use;
+  const auto watch = [&](const std::vector<Sent>& out) {
+    for (const auto& accept : only<AssocAccept>(out)) {
+      may_use[accept.header.association_id].push_back(accept.unscheduled_limit);
+    }
+  };
+  const auto acknowledge = [&](const Address& s, std::uint64_t nonce, std::uint32_t id) {
+    AssocRequest ack;
+    ack.sender_nonce = nonce;
+    ack.header.flags = flag::kUpdateAcknowledgment;
+    watch(h.deliver(s, ack));
+    may_use[id] = {may_use[id].back()};
+  };
+  std::vector<AssocAccept> accepts;
+  for (std::uint8_t n = 1; n <= 4; ++n) {
+    accepts.push_back(h.associate(ReceiverHarness::sender(n), n));
+    may_use[accepts.back().header.association_id] = {accepts.back().unscheduled_limit};
+  }
+  std::uint64_t sum = 0;
+  for (const auto& a : accepts) sum += a.unscheduled_limit;
+  ASSERT_EQ(sum, h.cfg().unscheduled_budget);  // G_u is all given out
+  watch(h.deliver(ReceiverHarness::sender(1), h.request(accepts[0], 1, 8192, 8192)));  // lost
+  watch(h.advance(seconds(1)));
+  ASSERT_EQ(h.receiver().stats().circuit_breaker_trips, 1U);
+  // No sender acknowledges U = 0 yet; four more associations arrive meanwhile (U = 0).
+  for (std::uint8_t n = 5; n <= 8; ++n) {
+    accepts.push_back(h.associate(ReceiverHarness::sender(n), n));
+    EXPECT_EQ(accepts.back().unscheduled_limit, 0U);
+    may_use[accepts.back().header.association_id] = {0};
+  }
+  watch(h.advance(seconds(1)));  // no loss in this second: the breaker clears
+  std::uint32_t given_back = 0;
+  std::uint64_t worst = 0;
+  for (const auto& [id, values] : may_use) {
+    given_back = std::max(given_back, values.back());
+    worst += *std::max_element(values.begin(), values.end());
+  }
+  EXPECT_GT(given_back, 0U);
+  EXPECT_LE(worst, h.cfg().unscheduled_budget);
+  // Once every sender has acknowledged, what they may use is what is counted.
+  for (std::uint8_t n = 1; n <= 8; ++n) {
+    acknowledge(ReceiverHarness::sender(n), n, accepts[n - 1U].header.association_id);
+  }
+  worst = 0;
+  for (const auto& [id, values] : may_use) worst += values.back();
+  EXPECT_LE(worst, h.cfg().unscheduled_budget);
+}
+
+// Pacing Rates count message octets and leave the headers' share of the link (docs/spec-notes.md,
+// 241): at most payload_capacity_mbps in all. Sixteen messages share it in whole Mbit/s
+// (98,556 / 16 = 6,159 each); the 12 Mbit/s left over is no rate for a seventeenth message,
+// which waits instead of crawling at it.
+TEST(ReceiverRates, SeventeenMessages_ShareThePayloadCapacityAndTheCrumbsGoToNobody) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.budget = 16U << 20U;
+  cfg.grant_window = 64 * 1024;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  std::map<std::uint64_t, std::uint32_t> rate;  // latest Pacing Rate per message
+  for (std::uint64_t id = 1; id <= 17; ++id) {
+    for (const auto& g : only<CreditGrant>(h.deliver(s, h.request(a, id, 1U << 20U)))) {
+      rate[g.message_id] = g.pacing_rate;
+    }
+  }
+  const std::uint32_t capacity = payload_capacity_mbps(cfg);
+  EXPECT_EQ(capacity, 100000U * 4096U / (4096U + 60U));
+  std::uint64_t sum = 0;
+  for (const auto& [id, r] : rate) sum += r;
+  EXPECT_LE(sum, capacity);
+  EXPECT_EQ(rate.size(), 16U);
+  for (const auto& [id, r] : rate) EXPECT_EQ(r, capacity / 16) << "message " << id;
+  EXPECT_TRUE(h.checker().ok());
 }
 
 // ---- Transport Bindings: RoCEv2 ------------------------------------------------------------

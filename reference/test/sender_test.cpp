@@ -319,8 +319,8 @@ std::uint64_t max_in_window(const std::vector<std::pair<Time, DataSegment>>& d, 
 }
 
 // Rule 4: "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over
-// any interval equal to the transmission time of ten Credit Units at that rate." Safe reading:
-// strict spacing, no burst allowance.
+// any interval equal to the transmission time of ten Credit Units at that rate." Driven on
+// time, the pacer spaces strictly (late wake-ups: docs/spec-notes.md, 240, and reference/sim).
 TEST(Sender, Pacing_NeverMoreThanTenCreditUnitsInAnyWindowOfTheirTransmissionTime) {
   for (const std::uint32_t rate : {1000U, 10000U, 40000U, 100000U}) {
     SCOPED_TRACE(rate);

@@ -278,7 +278,6 @@ struct ReceiverOptions {
   std::uint64_t max_credit_per_association = 0, max_message_length = 0;
   std::uint32_t idle_timeout_ms = 0;
   std::string capabilities;
-  bool pool_grants = false;
   std::string bindings;
   std::optional<unsigned> unscheduled_dscp;
   std::string upper_tester;
@@ -326,7 +325,6 @@ void run_receiver(const ReceiverOptions& o) {
   e.idle_timeout = ref::milliseconds(o.idle_timeout_ms);
   e.crn_addresses = parse_crns(o.c.crn);
   e.capabilities = parse_capabilities(o.capabilities);
-  e.use_pool_grants = o.pool_grants;
   e.opaque_binding = o.bindings.find("opaque") != std::string::npos;
   e.rocev2_binding = o.bindings.find("rocev2") != std::string::npos;
   e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
@@ -417,7 +415,6 @@ void add_receiver(CLI::App& app) {
   sub->add_option("--crn", o->c.crn, "IP of a CRN whose reports count (repeat)");
   sub->add_option("--capabilities", o->capabilities, "POOL,STATUS,CRN (comma-separated)")
       ->default_val("POOL,STATUS,CRN");
-  sub->add_flag("--pool-grants", o->pool_grants, "grant to the pool of senders that have POOL");
   sub->add_option("--bindings", o->bindings, "bindings accepted: opaque,rocev2")
       ->default_val("opaque,rocev2");
   sub->add_option("--unscheduled-dscp", o->unscheduled_dscp, "DSCP of unscheduled data")

@@ -409,7 +409,7 @@ struct Network::Impl {
       tm.armed.reset();
       return;
     }
-    Time t = std::max(*nt, clock);
+    Time t = std::max(role == Role::Sender ? *nt + cfg.sender_timer_lateness : *nt, clock);
     // A sender ready to transmit while its NIC is busy is served when the NIC frees; and no
     // endpoint is woken twice at the same instant (a spurious on_timeout is a no-op anyway).
     if (role == Role::Sender && h.nic_busy && t < h.nic_free_at) t = h.nic_free_at;

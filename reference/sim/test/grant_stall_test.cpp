@@ -72,7 +72,7 @@ TEST(GrantStall, LateMessage_GetsAShareAtOnceAndTheHolderIsReGrantedAtALowerRate
   std::cout << "b's first grant " << ref::format_time(to_b.front().time) << "; a done "
             << ref::format_time(a_done) << ", b done " << ref::format_time(b_done) << "\n";
   EXPECT_EQ(to_a.front().limit, 512 * kKiB);
-  EXPECT_EQ(to_a.front().rate, 100000U);
+  EXPECT_EQ(to_a.front().rate, ref::payload_capacity_mbps(rc));
   // b is granted within a round trip of its request, not after a's 512 KiB (42 µs at the
   // whole link) have drained ...
   EXPECT_LT(to_b.front().time.ns, microseconds(12).ns);
@@ -82,8 +82,8 @@ TEST(GrantStall, LateMessage_GetsAShareAtOnceAndTheHolderIsReGrantedAtALowerRate
     if (g.limit == to_a.front().limit && g.rate < to_a.front().rate && !lowered) lowered = g;
   }
   ASSERT_TRUE(lowered.has_value());
-  EXPECT_EQ(lowered->rate, 50000U);
-  EXPECT_LE(lowered->rate + to_b.front().rate, 100000U);
+  EXPECT_EQ(lowered->rate, ref::payload_capacity_mbps(rc) / 2);
+  EXPECT_LE(lowered->rate + to_b.front().rate, ref::payload_capacity_mbps(rc));
   // The two share the link: they finish together, and the link stays busy (1 MiB takes
   // 84 µs at 100 Gbit/s).
   EXPECT_LT(std::max(a_done.ns, b_done.ns) - std::min(a_done.ns, b_done.ns), microseconds(10).ns);

@@ -30,6 +30,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rdcc/codec/codec.hpp"
@@ -83,6 +84,11 @@ class StepWriter {
 
 // A selector octet of 0xF0 or more asks for the raw value that follows.
 inline constexpr std::uint8_t kRawSelector = 0xF0;
+
+// Steps run per input; the rest of a longer input is ignored. The deep states take a few dozen
+// steps, and an input of hundreds of time steps and 1 MiB messages would run for milliseconds:
+// the cap keeps every input fast (exec/s, fuzz/README.md "Figures").
+inline constexpr int kMaxSteps = 256;
 
 template <class T>
 [[nodiscard]] T pick(StepInput& in, std::uint8_t selector, const std::vector<T>& choices) {
@@ -231,7 +237,7 @@ class ReceiverHarness {
   }
 
   void run(StepInput& in) {
-    while (!in.done()) {
+    for (int step = 0; step < kMaxSteps && !in.done(); ++step) {
       switch (in.u8() % kKinds) {
         case kDatagram: deliver_built(in, false); break;
         case kCorrupt: deliver_built(in, true); break;
@@ -525,7 +531,7 @@ class SenderHarness {
   }
 
   void run(StepInput& in) {
-    while (!in.done()) {
+    for (int step = 0; step < kMaxSteps && !in.done(); ++step) {
       switch (in.u8() % kKinds) {
         case kDatagram: deliver_built(in, false); break;
         case kCorrupt: deliver_built(in, true); break;
@@ -556,10 +562,11 @@ class SenderHarness {
       }
       settle();
     }
-    run_timers(64);
+    run_timers(16);  // what the last steps started (the step kRunTimers runs more)
   }
 
   static constexpr ref::Address kLocal{{192, 0, 2, 1}, false, 50000};
+  [[nodiscard]] const ref::Sender& sender() const { return sender_; }
 
  private:
   static constexpr std::size_t kReceivers = 2;  // then a CRN and a stranger
@@ -729,7 +736,7 @@ class SenderHarness {
         const std::size_t to = receiver_index(d->to);
         RDCC_FUZZ_CHECK(to < kReceivers && peers_[to].submitted);
         checker_.on_control_sent(kLocal, d->to, *m, now_);
-        note_sent(peers_[to], *m);
+        note_sent(to, *m);
       }
       const auto s = sender_.poll_data(now_);
       if (!s) break;
@@ -740,7 +747,8 @@ class SenderHarness {
     if (!checker_.ok()) invariant_violated(checker_);
   }
 
-  void note_sent(PeerState& p, const Message& m) {
+  void note_sent(std::size_t to, const Message& m) {
+    PeerState& p = peers_[to];
     if (const auto* a = std::get_if<AssocRequest>(&m); a != nullptr && !a->update_acknowledgment()) {
       if (a->sender_nonce != p.nonce) {
         p.nonce = a->sender_nonce;
@@ -751,7 +759,7 @@ class SenderHarness {
       remember(vocab_.nonces, a->sender_nonce);
     } else if (const auto* r = std::get_if<CreditRequest>(&m)) {
       remember(vocab_.message_ids, r->message_id);
-      lengths_[r->message_id] = r->message_length;
+      lengths_[{to, r->header.association_id, r->message_id}] = r->message_length;
     }
   }
 
@@ -768,7 +776,7 @@ class SenderHarness {
       RDCC_FUZZ_CHECK(p.without_rdcc && !s.unscheduled && status && status->without_rdcc);
       return;
     }
-    const auto length = lengths_.find(s.message_id);
+    const auto length = lengths_.find({to, s.association_id, s.message_id});
     RDCC_FUZZ_CHECK(length != lengths_.end() && s.offset + s.length <= length->second);
     checker_.on_segment_sent(kLocal, s, now_);
   }
@@ -783,7 +791,9 @@ class SenderHarness {
       address_v4(198, 51, 100, 1, 50000), address_v4(203, 0, 113, 9, 50000)};
   std::array<PeerState, kReceivers + 2> peers_{};
   std::vector<ref::MessageHandle> handles_;
-  std::map<std::uint64_t, std::uint64_t> lengths_;  // Message ID -> length, from the requests
+  // (receiver, Association ID, Message ID) -> length, from the requests: a Message ID names a
+  // message "within an association" (Terminology), so two receivers' messages may share one.
+  std::map<std::tuple<std::size_t, std::uint32_t, std::uint64_t>, std::uint64_t> lengths_;
 };
 
 }  // namespace rdcc::testing

@@ -133,6 +133,14 @@ inline constexpr std::uint16_t kRocev2Port = 4791;
 inline constexpr std::size_t kBthSize = 12;
 inline constexpr std::size_t kRethSize = 16;
 inline constexpr std::size_t kIcrcSize = 4;
+
+// What a data packet carries on the wire besides its payload, over IPv4: the larger of the
+// opaque transport's (IPv4, UDP, opaque header: 52) and RoCEv2's (IPv4, UDP, BTH, RETH, ICRC:
+// 60). The receiver's default for ReceiverConfig::data_packet_overhead.
+inline constexpr std::size_t kMaxDataPacketOverheadIpv4 =
+    kIpv4HeaderSize + kUdpHeaderSize +
+    (kOpaqueHeaderSize > kBthSize + kRethSize + kIcrcSize ? kOpaqueHeaderSize
+                                                          : kBthSize + kRethSize + kIcrcSize);
 inline constexpr std::uint16_t kDefaultPKey = 0xFFFF;
 
 // RC RDMA WRITE opcodes (InfiniBand Architecture, BTH OpCode, RC transport 000).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/random.hpp"
@@ -23,6 +24,10 @@ struct ReceiverConfig {
   std::uint64_t budget = 4U << 20U;         // G, octets
   std::uint64_t unscheduled_budget = 1U << 20U;  // G_u (G_s = G - G_u)
   std::uint32_t link_capacity_mbps = 100000;
+  // Octets the data transport adds to each packet of up to one Credit Unit of payload on the
+  // access link (IP, UDP and binding headers). Pacing Rates count message octets, so the
+  // rates issued sum to at most the link capacity less this share (docs/spec-notes.md, 241).
+  std::uint32_t data_packet_overhead = static_cast<std::uint32_t>(kMaxDataPacketOverheadIpv4);
   std::uint32_t unscheduled_limit = 65536;  // U advertised, capped so sum of U <= G_u
   std::uint32_t start_jitter_us = 10;       // J
   std::uint32_t backlog_threshold = 1U << 20U;  // N_cu advertised
@@ -39,7 +44,6 @@ struct ReceiverConfig {
   Duration idle_timeout = seconds(10);       // "SHOULD be at least 10 seconds"
   std::vector<Address> crn_addresses;
   std::uint32_t capabilities = capability::kPool | capability::kStatus | capability::kCrn;
-  bool use_pool_grants = false;
   bool rocev2_binding = true;
   bool opaque_binding = true;
   double aimd_beta = 0.5;
@@ -49,6 +53,11 @@ struct ReceiverConfig {
   std::uint8_t control_dscp = 46;
   testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
+
+// The access link's capacity for message octets (Mbit/s): link_capacity_mbps less the share of
+// data_packet_overhead in packets of one Credit Unit. The Pacing Rates a receiver issues sum
+// to at most this (docs/spec-notes.md, 241).
+[[nodiscard]] std::uint32_t payload_capacity_mbps(const ReceiverConfig& config);
 
 struct ReceiverStats {
   std::uint64_t associations_accepted = 0;

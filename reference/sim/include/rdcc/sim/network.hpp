@@ -73,6 +73,9 @@ struct NetworkConfig {
   bool record_packets = true;
   std::size_t snap_length = 256;  // octets kept per recorded packet (orig_length keeps the size)
   bool record_events = true;      // keep endpoint events in the log (benchmarks turn it off)
+  // Every sender timer fires this much after the time next_timeout() asked for: the late
+  // wake-ups of real timers on a loaded host (the paced sender makes them up, within rule 4).
+  Duration sender_timer_lateness{};
 };
 
 using HostId = std::size_t;

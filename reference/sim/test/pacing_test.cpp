@@ -1,0 +1,173 @@
+// The sender's pacing under late timer wake-ups ("Credit Requests and Grants", rule 4;
+// docs/spec-notes.md, 240): what a late wake-up delayed is sent at once, and never more than
+// ten Credit Units start within the transmission time of ten Credit Units at the rate.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rdcc/sim/network.hpp"
+
+namespace rdcc::sim {
+namespace {
+
+using ref::microseconds;
+
+constexpr std::uint64_t kKiB = 1U << 10U;
+constexpr std::uint32_t kCreditUnit = 4096;
+constexpr std::uint32_t kGrantedRate = 10000;  // Mbit/s: the receiver's link, a tenth of the NICs'
+
+struct Segment {
+  Time time;
+  std::uint64_t length = 0;
+  std::uint64_t rate = 0;
+};
+
+struct Trace {
+  Time done{};
+  std::vector<Segment> segments;
+  std::string violations;
+};
+
+// One sender, one scheduled message of `length` octets granted whole at kGrantedRate; every
+// sender timer fires `lateness` after the time the sender asked for.
+Trace run_message(Duration lateness, std::uint64_t length, std::uint64_t grant_window = 1024 * kKiB) {
+  NetworkConfig cfg;
+  cfg.seed = 11;
+  cfg.record_packets = false;
+  cfg.sender_timer_lateness = lateness;
+  Network net(cfg);
+  ref::ReceiverConfig rc;
+  rc.link_capacity_mbps = kGrantedRate;
+  rc.budget = 4096 * kKiB;
+  rc.grant_window = grant_window;
+  rc.credit_unit = kCreditUnit;
+  const HostId r = net.add_receiver(rc);
+  const HostId s = net.add_sender(ref::SenderConfig{.name = "sender", .allow_unscheduled = false});
+  const SubmitId id = net.submit(s, r, length, Time{0});
+  Trace out;
+  EXPECT_TRUE(net.run_until_done(Time{ref::seconds(1).ns}));
+  out.done = net.status(id)->finished;
+  for (const auto& e : net.events().events()) {
+    if (e.endpoint != "sender" || e.name != "data") continue;
+    out.segments.push_back({e.time, e.fields.at("length").get<std::uint64_t>(),
+                            e.fields.at("rate").get<std::uint64_t>()});
+  }
+  for (const auto& v : net.checker().violations()) {
+    out.violations += ref::format_time(v.time) + " " + v.rule + ": " + v.detail + "\n";
+  }
+  return out;
+}
+
+// The most octets whose transmission starts within (t - W, t], W the transmission time of
+// ten Credit Units at the segment's rate, over every segment start t.
+std::uint64_t max_octets_in_window(const std::vector<Segment>& segs) {
+  std::uint64_t worst = 0;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Duration window = ref::transmission_time(10ULL * kCreditUnit, segs[i].rate);
+    std::uint64_t octets = 0;
+    for (std::size_t j = 0; j <= i; ++j) {
+      if (segs[i].time - segs[j].time < window) octets += segs[j].length;
+    }
+    worst = std::max(worst, octets);
+  }
+  return worst;
+}
+
+// The most segments sent back to back (each less than one Credit Unit's transmission time at
+// the rate after the previous one).
+std::size_t longest_burst(const std::vector<Segment>& segs) {
+  std::size_t longest = segs.empty() ? 0 : 1;
+  std::size_t run_length = 1;
+  for (std::size_t i = 1; i < segs.size(); ++i) {
+    const Duration spacing = ref::transmission_time(segs[i - 1].length, segs[i].rate);
+    run_length = segs[i].time - segs[i - 1].time < spacing ? run_length + 1 : 1;
+    longest = std::max(longest, run_length);
+  }
+  return longest;
+}
+
+TEST(Pacing, OnTime_StrictSpacing) {
+  const Trace on_time = run_message(Duration{}, 256 * kKiB);
+  EXPECT_TRUE(on_time.violations.empty()) << on_time.violations;
+  ASSERT_EQ(on_time.segments.size(), 64U);
+  EXPECT_EQ(longest_burst(on_time.segments), 1U);
+  EXPECT_LE(max_octets_in_window(on_time.segments), 10ULL * kCreditUnit);
+}
+
+// Wake-ups 5 µs late (one and a half Credit Units at the rate) are made up: the segments that
+// fell due go back to back, as far as the window of ten Credit Units allows.
+TEST(Pacing, LateWakeUps_AreMadeUpAtOnce) {
+  const Trace on_time = run_message(Duration{}, 256 * kKiB);
+  const Trace late = run_message(microseconds(5), 256 * kKiB);
+  EXPECT_TRUE(late.violations.empty()) << late.violations;
+  ASSERT_EQ(late.segments.size(), 64U);
+  // Strict spacing from each late start would lose the lateness at every segment (64 x 5 µs).
+  // What is lost is at most one lateness per window of ten Credit Units: the wake-up for the
+  // window's own bound is late too, and the window lets nothing more go at it.
+  EXPECT_LE((late.done - on_time.done).ns, (microseconds(5) * 8).ns);
+  EXPECT_GE(longest_burst(late.segments), 2U);
+  EXPECT_LE(max_octets_in_window(late.segments), 10ULL * kCreditUnit);
+}
+
+// Wake-ups 100 µs late (three windows of ten Credit Units): each one sends at most ten
+// Credit Units at once, and no window ever holds more.
+TEST(Pacing, VeryLateWakeUps_NeverBeyondTenCreditUnits) {
+  const Trace late = run_message(microseconds(100), 256 * kKiB);
+  EXPECT_TRUE(late.violations.empty()) << late.violations;
+  ASSERT_EQ(late.segments.size(), 64U);
+  EXPECT_EQ(longest_burst(late.segments), 10U);
+  EXPECT_LE(max_octets_in_window(late.segments), 10ULL * kCreditUnit);
+}
+
+// Idle time earns nothing: a message granted 16 KiB at a time waits a round trip for each
+// grant with nothing held back by pacing, and then starts again at strict spacing.
+TEST(Pacing, AfterWaitingForCredit_NoBurst) {
+  const Trace on_time = run_message(Duration{}, 256 * kKiB, 16 * kKiB);
+  EXPECT_TRUE(on_time.violations.empty()) << on_time.violations;
+  ASSERT_EQ(on_time.segments.size(), 64U);
+  EXPECT_EQ(longest_burst(on_time.segments), 1U);
+}
+
+// "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
+// link." (Credit Allocation, rule 1; docs/spec-notes.md, 241) Pacing Rates count message
+// octets; the link carries headers too. Eight senders, 2 MiB each, to one receiver on
+// 100 Gbit/s links: with the headers counted, the port toward the receiver drains what
+// arrives; counting payload only (overhead 0), the 1.3% excess piles up in its queue.
+std::uint64_t incast_peak_queue(std::uint32_t data_packet_overhead, std::string& violations) {
+  NetworkConfig cfg;
+  cfg.seed = 5;
+  cfg.record_packets = false;
+  cfg.record_events = false;
+  cfg.queue.capacity = 16U << 20U;
+  Network net(cfg);
+  ref::ReceiverConfig rc;
+  rc.budget = 8U << 20U;
+  rc.unscheduled_budget = 1U << 20U;
+  rc.data_packet_overhead = data_packet_overhead;
+  const HostId r = net.add_receiver(rc);
+  for (int i = 0; i < 8; ++i) {
+    const HostId s = net.add_sender(ref::SenderConfig{.name = "sender-" + std::to_string(i)});
+    net.submit(s, r, 2U << 20U, Time{0});
+  }
+  EXPECT_TRUE(net.run_until_done(Time{ref::seconds(1).ns}));
+  for (const auto& v : net.checker().violations()) violations += v.rule + ": " + v.detail + "\n";
+  return net.peak_queue(r);
+}
+
+TEST(Pacing, IncastRatesCountHeaders_TheQueueTowardTheReceiverStaysShort) {
+  std::string violations;
+  const std::uint64_t counted = incast_peak_queue(
+      static_cast<std::uint32_t>(ref::kMaxDataPacketOverheadIpv4), violations);
+  const std::uint64_t payload_only = incast_peak_queue(0, violations);
+  EXPECT_TRUE(violations.empty()) << violations;
+  std::printf("peak queue toward the receiver: %llu octets with headers counted, %llu without\n",
+              static_cast<unsigned long long>(counted), static_cast<unsigned long long>(payload_only));
+  EXPECT_LT(counted * 2, payload_only);
+}
+
+}  // namespace
+}  // namespace rdcc::sim
