@@ -23,8 +23,29 @@ std::string format_time(Time t) {
 }
 
 std::string Address::to_string() const {
-  const std::string host = address_to_string(ip, ipv6);
-  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  std::string out;
+  append_to(out);
+  return out;
+}
+
+void Address::append_to(std::string& out) const {
+  const auto decimal = [&out](unsigned v) {
+    char text[8];
+    const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+    out.append(text, static_cast<std::size_t>(end - text));
+  };
+  if (ipv6) {
+    out += '[';
+    out += address_to_string(ip, true);
+    out += ']';
+  } else {
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (i != 0) out += '.';
+      decimal(ip[i]);
+    }
+  }
+  out += ':';
+  decimal(port);
 }
 
 Address Address::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d,

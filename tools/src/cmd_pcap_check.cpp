@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pcap_common.hpp"
@@ -55,6 +57,7 @@ struct MessageFrames {
   std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
   std::uint64_t data_octets = 0;   // payload octets of data packets seen
   std::uint64_t data_packets = 0;
+  std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
   std::uint8_t binding_kind = 0;   // of its CREDIT_REQUEST
   std::uint32_t qpn = 0;           // RoCEv2: its destination queue pair
 };
@@ -73,8 +76,13 @@ std::string hex(std::uint64_t v) {
   return text;
 }
 
-using IpKey = std::pair<bool, IpAddress>;
-IpKey ip_of(const ref::Address& a) { return {a.ipv6, a.ip}; }
+// A host (family and IP, port 0) as a key.
+using IpKey = AddrKey;
+IpKey ip_of(const ref::Address& a) {
+  AddrKey k = key_of(a);
+  k.port = 0;
+  return k;
+}
 
 struct Originated {
   std::uint32_t newest = 0;
@@ -472,10 +480,9 @@ class Checker {
     }
     if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && !g->pool()) {
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
-      auto& highest = grant_limit_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
-      if (f.grant == 0 || g->grant_limit > highest) {
+      if (f.grant == 0 || g->grant_limit > f.highest_grant) {
         f.grant = p.frame.number;
-        highest = g->grant_limit;
+        f.highest_grant = g->grant_limit;
       }
       f.latest_grant = p.frame.number;
     }
@@ -494,28 +501,33 @@ class Checker {
   std::uint16_t rocev2_port_;
   std::optional<std::uint8_t> unscheduled_dscp_;
   ref::InvariantChecker invariants_;
+  // Hashed maps keyed by packed addresses: each RDCC packet looks several of them up, and a
+  // capture holds millions (none is iterated, so their order shows nowhere).
+  template <class K, class V>
+  using Map = std::unordered_map<K, V, KeyHash>;
+  template <class K>
+  using Set = std::unordered_set<K, KeyHash>;
   // Data: (sender host, receiver host, Binding Value) for the opaque transport; per receiver
   // host a Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
-  std::map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
-  std::map<IpKey, ref::Rocev2Responder> responders_;
-  std::map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
-  std::map<Qp, QueuePair> queue_pairs_;
-  std::set<std::pair<IpKey, IpKey>> opaque_seen_;    // (sender, receiver) with data seen
-  std::set<Qp> rocev2_seen_;
-  std::set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
-  std::set<std::pair<IpKey, IpKey>> unrequested_reported_;
+  Map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
+  Map<IpKey, ref::Rocev2Responder> responders_;
+  Map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
+  Map<Qp, QueuePair> queue_pairs_;
+  Set<std::pair<IpKey, IpKey>> opaque_seen_;    // (sender, receiver) with data seen
+  Set<Qp> rocev2_seen_;
+  Set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
+  Set<std::pair<IpKey, IpKey>> unrequested_reported_;
   std::set<std::pair<std::string, MsgKey>> data_reported_;
-  std::map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
+  Map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
   std::uint64_t data_packets_ = 0;
   std::uint64_t unattributed_ = 0;
   std::uint64_t rocev2_ipv6_ = 0;
   std::uint64_t suppressed_ = 0;
-  std::set<AddrKey> known_;
-  std::map<std::pair<bool, AssocKey>, Originated> originated_;
-  std::map<AssocKey, AssociationState> assocs_;
-  std::map<AssocKey, std::uint64_t> last_request_;
-  std::map<MsgKey, MessageFrames> msgs_;
-  std::map<MsgKey, std::uint64_t> grant_limit_;
+  Set<AddrKey> known_;
+  Map<std::pair<bool, AssocKey>, Originated> originated_;
+  Map<AssocKey, AssociationState> assocs_;
+  Map<AssocKey, std::uint64_t> last_request_;
+  Map<MsgKey, MessageFrames> msgs_;
   std::vector<Finding> findings_;
   std::vector<std::string> notes_;
 };
