@@ -148,7 +148,6 @@ class Checker {
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
-  [[nodiscard]] std::uint64_t rocev2_ipv6() const { return rocev2_ipv6_; }
 
  private:
   using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
@@ -184,12 +183,8 @@ class Checker {
   }
 
   void rocev2(const CapturedFrame& f, const ParsedFrame& u) {
-    if (u.source.ipv6) {
-      ++rocev2_ipv6_;
-      return;
-    }
-    // A packet the snap length cut has no ICRC to check (its tail is zeros).
-    const auto p = ref::decode_rocev2(u.ipv4_packet, !u.zero_filled);
+    // IPv4 or IPv6. A packet the snap length cut has no ICRC to check (its tail is zeros).
+    const auto p = ref::decode_rocev2(u.ip_packet, !u.zero_filled);
     if (!p) {
       notes_.push_back("frame " + std::to_string(f.number) + ": RoCEv2 packet " +
                        u.source.to_string() + " \u2192 " + u.destination.to_string() +
@@ -521,7 +516,6 @@ class Checker {
   Map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
   std::uint64_t data_packets_ = 0;
   std::uint64_t unattributed_ = 0;
-  std::uint64_t rocev2_ipv6_ = 0;
   std::uint64_t suppressed_ = 0;
   Set<AddrKey> known_;
   Map<std::pair<bool, AssocKey>, Originated> originated_;
@@ -580,10 +574,6 @@ int run_check(const CheckOptions& o) {
   if (checker.suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.suppressed()
               << " later data-packet findings of the same rule and message not shown\n";
-  }
-  if (checker.rocev2_ipv6() != 0) {
-    std::cerr << "rdcc pcap check: note: " << checker.rocev2_ipv6()
-              << " RoCEv2 packets over IPv6 not checked (the binding reads IPv4)\n";
   }
   std::cerr << "rdcc pcap check: " << o.capture.file << ": " << checker.findings().size()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "

@@ -100,7 +100,7 @@ ParsedFrame parse_ipv4(std::span<const std::byte> b, std::size_t at) {
   }
   f.dscp = static_cast<std::uint8_t>(u8(b, at + 1) >> 2);
   f.ecn = static_cast<std::uint8_t>(u8(b, at + 1) & 0x03U);
-  f.ipv4_packet = b.subspan(at, total);
+  f.ip_packet = b.subspan(at, total);
   return parse_udp(b, at + header, at + total, f);
 }
 
@@ -125,6 +125,7 @@ ParsedFrame parse_ipv6(std::span<const std::byte> b, std::size_t at) {
     f.source.ip[i] = u8(b, at + 8 + i);
     f.destination.ip[i] = u8(b, at + 24 + i);
   }
+  f.ip_packet = b.subspan(at, end - at);
   const std::uint16_t tc = static_cast<std::uint16_t>(be16(b, at) >> 4);
   f.dscp = static_cast<std::uint8_t>((tc >> 2) & 0x3FU);
   f.ecn = static_cast<std::uint8_t>(tc & 0x03U);

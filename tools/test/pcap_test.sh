@@ -161,6 +161,20 @@ check "cut: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-
 check "cut data frames are malformed to dump (not RDCC)" run 0 "$rdcc" pcap dump "$p/data_clean_snap.pcap" --port 50000
 check "dump: eleven RDCC packets, the cut data frames named" contains "$work/out" "4  0.000023000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?)"
 check "a bad --data-port is bad usage" run 2 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --data-port 0 --budget 1MiB
+# The same exchanges over IPv6 (opaque in UDP/IPv6, RoCEv2 in UDP 4791 inside IPv6): the data
+# rules hold as over IPv4, at the same frames.
+check "IPv6 data: clean exchange, no findings" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 1MiB
+check "IPv6 data: every data packet read (18 opaque, 8 RoCEv2) and related" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "IPv6 data: octets counted from the data (RoCEv2 too) keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 32KiB
+check "IPv6 data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_v6_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
+check "IPv6 data beyond the grant" run 1 "$rdcc" pcap check "$p/data_v6_beyond_grant.pcap" $d --budget 1MiB
+check "IPv6: CHK-SENDER-CREDIT frames 7,8,17" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6 RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun.pcap" $d --budget 1MiB
+check "IPv6 RoCEv2: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6 RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "IPv6 RoCEv2: no packet left unread" lacks "$work/err" "not checked"
+check "cut IPv6 RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun_snap.pcap" $d --budget 1MiB
+check "cut IPv6: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000)"
 
 # ---- the golden captures, where they exist ------------------------------------------------
 if [ -f "$src/pcaps/appendix_exchange.pcap" ]; then
