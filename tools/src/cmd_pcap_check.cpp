@@ -10,19 +10,18 @@
 // message's data is not in the capture, its octets count as received when MSG_DONE states them.
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
-#include "pcap_common.hpp"
 #include "check_rules.hpp"
+#include "data_packets.hpp"
+#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
-#include "rdcc/codec/rocev2.hpp"
 #include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/invariants.hpp"
@@ -58,30 +57,12 @@ struct MessageFrames {
   std::uint64_t data_octets = 0;   // payload octets of data packets seen
   std::uint64_t data_packets = 0;
   std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
-  std::uint8_t binding_kind = 0;   // of its CREDIT_REQUEST
-  std::uint32_t qpn = 0;           // RoCEv2: its destination queue pair
-};
-
-// An RDCC message as the data transport names it.
-struct MessageRef {
-  ref::Address receiver;
-  ref::Address sender;
-  std::uint32_t association_id = 0;
-  std::uint64_t message_id = 0;
 };
 
 std::string hex(std::uint64_t v) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
   return text;
-}
-
-// A host (family and IP, port 0) as a key.
-using IpKey = AddrKey;
-IpKey ip_of(const ref::Address& a) {
-  AddrKey k = key_of(a);
-  k.port = 0;
-  return k;
 }
 
 struct Originated {
@@ -103,21 +84,30 @@ class Checker {
         budget_(budget),
         d_max_(ref::microseconds(o.d_max_us)),
         data_port_(o.data_port),
-        rocev2_port_(o.rocev2_port),
-        unscheduled_dscp_(o.unscheduled_dscp) {
+        data_(o.data_port, o.rocev2_port, o.unscheduled_dscp) {
     invariants_.set_timing_tolerance(o.slack_us ? ref::microseconds(*o.slack_us) : d_max_ * 2);
   }
 
   // A UDP datagram that is not RDCC: a data packet if it goes to the data port or RoCEv2's.
   void data(const CapturedFrame& f, const ParsedFrame& u) {
-    if (data_port_ && u.destination.port == *data_port_) {
-      opaque(f, u);
-    } else if (rocev2_port_ != 0 && u.destination.port == rocev2_port_) {
-      rocev2(f, u);
+    if (!data_.reads(u)) return;
+    DataPackets::Read r = data_.read(f, u);
+    switch (r.kind) {
+      case DataPackets::Read::Kind::Undecodable:
+        notes_.push_back(std::move(r.text));
+        return;
+      case DataPackets::Read::Kind::Retransmission:
+        return;
+      case DataPackets::Read::Kind::Unrequested:
+        unrequested(f, u, r.text);
+        return;
+      case DataPackets::Read::Kind::Message:
+        segment(f, r.message, r.offset, r.length, r.marked_unscheduled);
+        return;
     }
   }
 
-  [[nodiscard]] std::uint64_t data_packets() const { return data_packets_; }
+  [[nodiscard]] std::uint64_t data_packets() const { return data_.packets(); }
   [[nodiscard]] std::uint64_t unattributed() const { return unattributed_; }
 
   void packet(const RdccPacket& p) {
@@ -151,7 +141,6 @@ class Checker {
 
  private:
   using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
-  using MsgKey = std::tuple<AddrKey, AddrKey, std::uint32_t, std::uint64_t>;
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
@@ -159,59 +148,6 @@ class Checker {
   }
 
   // ---- data packets -----------------------------------------------------------------------
-
-  void opaque(const CapturedFrame& f, const ParsedFrame& u) {
-    const auto p = ref::decode_opaque(u.payload);
-    if (!p) {
-      notes_.push_back("frame " + std::to_string(f.number) + ": opaque data packet " +
-                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
-                       " does not decode: " + p.error().describe() + " [frame offset " +
-                       std::to_string(u.payload_offset + p.error().offset) + "]");
-      return;
-    }
-    ++data_packets_;
-    const ref::OpaqueHeader& h = p->header;
-    auto it = opaque_ids_.find({ip_of(u.source), ip_of(u.destination), h.message_identifier});
-    if (it == opaque_ids_.end()) {
-      unrequested(f, u, "Message Identifier " + hex(h.message_identifier));
-      return;
-    }
-    opaque_seen_.insert({ip_of(it->second.sender), ip_of(it->second.receiver)});
-    const bool marked = (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
-                        (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
-    segment(f, it->second, h.offset, h.payload_length, marked);
-  }
-
-  void rocev2(const CapturedFrame& f, const ParsedFrame& u) {
-    // IPv4 or IPv6. A packet the snap length cut has no ICRC to check (its tail is zeros).
-    const auto p = ref::decode_rocev2(u.ip_packet, !u.zero_filled);
-    if (!p) {
-      notes_.push_back("frame " + std::to_string(f.number) + ": RoCEv2 packet " +
-                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
-                       " does not decode: " + p.error().describe());
-      return;
-    }
-    ++data_packets_;
-    const std::uint32_t qpn = p->bth.destination_qp;
-    auto& qp = queue_pairs_[{ip_of(u.destination), qpn}];
-    // A retransmission (a PSN not newer than the last, 24-bit serial) is neither new octets
-    // nor a new RDMA message: the responder counts it once.
-    const std::uint32_t back = (qp.last_psn - p->bth.psn) & kMax24;
-    if (qp.started && back < (kMax24 + 1) / 2) return;
-    qp.started = true;
-    qp.last_psn = p->bth.psn;
-    ref::Rocev2Responder& responder = responders_[ip_of(u.destination)];
-    const auto counted = responder.count(*p, u.source, unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
-    auto it = rocev2_ids_.find({ip_of(u.destination), qpn, counted.message_id});
-    if (counted.message_id == 0 || it == rocev2_ids_.end()) {
-      unrequested(f, u, "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn));
-      return;
-    }
-    rocev2_seen_.insert({ip_of(u.destination), qpn});
-    MessageFrames& m = msgs_[msg_key(it->second)];
-    segment(f, it->second, m.data_octets, counted.observation.octets,
-            counted.observation.unscheduled_dscp);
-  }
 
   // Data no CREDIT_REQUEST in the capture names: a finding where the two hosts established
   // an association in the capture (so its requests would be in it), otherwise counted only.
@@ -282,36 +218,6 @@ class Checker {
     }
   }
 
-  [[nodiscard]] static MsgKey msg_key(const MessageRef& r) {
-    return {key_of(r.receiver), key_of(r.sender), r.association_id, r.message_id};
-  }
-
-  // Whether the capture holds this message's data (then MSG_DONE's count is not used).
-  [[nodiscard]] bool data_in_capture(const MessageRef& r, const MessageFrames& m) const {
-    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-      return data_port_ && opaque_seen_.count({ip_of(r.sender), ip_of(r.receiver)}) != 0;
-    }
-    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
-      return rocev2_port_ != 0 && rocev2_seen_.count({ip_of(r.receiver), m.qpn}) != 0;
-    }
-    return false;
-  }
-
-  // The Binding Value of a request, so that data can name its message.
-  void bind(const CreditRequest& req, const Roles::Sides& s) {
-    const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
-    MessageFrames& m = msgs_[msg_key(r)];
-    m.binding_kind = req.binding_kind;
-    if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-      opaque_ids_[{ip_of(s.sender), ip_of(s.receiver), req.binding_value}] = r;
-    } else if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
-      const Rocev2Binding b = unpack_rocev2(req.binding_value);
-      m.qpn = b.destination_qpn;
-      responders_[ip_of(s.receiver)].register_message(req.binding_value, req.message_id);
-      rocev2_ids_[{ip_of(s.receiver), b.destination_qpn, req.message_id}] = r;
-    }
-  }
-
   void malformed_message(const RdccPacket& p) {
     const DecodeError& e = p.decoded.error();
     const std::string where = " [frame offset " + std::to_string(p.udp.payload_offset + e.offset) + "]";
@@ -375,7 +281,7 @@ class Checker {
       return;
     }
     if (const auto* req = std::get_if<CreditRequest>(&m)) {
-      bind(*req, s);
+      data_.bind(*req, s);
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, req->message_id}];
       if (f.request == 0) f.request = p.frame.number;
       last_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}] = p.frame.number;
@@ -426,7 +332,7 @@ class Checker {
       // Without the message's data in the capture, MSG_DONE says how many octets arrived.
       const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};
       MessageFrames& f = msgs_[msg_key(r)];
-      if (!data_in_capture(r, f) && done->octets_received > f.delivered) {
+      if (!data_.in_capture(r) && done->octets_received > f.delivered) {
         invariants_.on_data_delivered(s.receiver, s.sender, done->message_id,
                                       done->octets_received - f.delivered, t);
         f.delivered = done->octets_received;
@@ -462,7 +368,7 @@ class Checker {
       std::string detail = v[i].detail;
       if (id == "CHK-BUDGET") {
         detail += " at " + s.receiver.to_string();
-        if (!data_port_ || data_packets_ == 0) {
+        if (!data_port_ || data_.packets() == 0) {
           detail += " (octets of messages whose data is not in the capture count as received "
                     "when MSG_DONE states them)";
         }
@@ -483,18 +389,11 @@ class Checker {
     }
   }
 
-  struct QueuePair {
-    bool started = false;
-    std::uint32_t last_psn = 0;
-  };
-  using Qp = std::pair<IpKey, std::uint32_t>;  // receiver host, destination QPN
-
   Roles roles_;
   std::uint64_t budget_;
   ref::Duration d_max_;
   std::optional<std::uint16_t> data_port_;
-  std::uint16_t rocev2_port_;
-  std::optional<std::uint8_t> unscheduled_dscp_;
+  DataPackets data_;
   ref::InvariantChecker invariants_;
   // Hashed maps keyed by packed addresses: each RDCC packet looks several of them up, and a
   // capture holds millions (none is iterated, so their order shows nowhere).
@@ -502,19 +401,10 @@ class Checker {
   using Map = std::unordered_map<K, V, KeyHash>;
   template <class K>
   using Set = std::unordered_set<K, KeyHash>;
-  // Data: (sender host, receiver host, Binding Value) for the opaque transport; per receiver
-  // host a Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
-  Map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
-  Map<IpKey, ref::Rocev2Responder> responders_;
-  Map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
-  Map<Qp, QueuePair> queue_pairs_;
-  Set<std::pair<IpKey, IpKey>> opaque_seen_;    // (sender, receiver) with data seen
-  Set<Qp> rocev2_seen_;
   Set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
   Set<std::pair<IpKey, IpKey>> unrequested_reported_;
   std::set<std::pair<std::string, MsgKey>> data_reported_;
   Map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
-  std::uint64_t data_packets_ = 0;
   std::uint64_t unattributed_ = 0;
   std::uint64_t suppressed_ = 0;
   Set<AddrKey> known_;
