@@ -89,6 +89,16 @@ check "json is valid" python3 -c "import json,sys; d=json.load(open('$work/out')
 check "stats on errors.pcap counts ERRORs" run 0 "$rdcc" pcap stats "$p/errors.pcap" --port 50000
 check "errors by reason" contains "$work/out" "errors UNKNOWN_ASSOCIATION 1, UNSUPPORTED_TYPE 1"
 
+# ---- stats: received octets from the data packets ------------------------------------------
+# data_clean: 0x100 (8 KiB, opaque), 0x101 (64 KiB, opaque), 0x102 (16 KiB, RoCEv2): 90112 octets.
+check "stats with the data, over IPv6" run 0 "$rdcc" pcap stats "$p/data_v6_clean.pcap" --port 50000 --data-port 50001
+check "received from the data packets (opaque and RoCEv2 in IPv6)" contains "$work/out" "messages 3, octets requested 90112, granted 81920, received 90112 (data packets)"
+check "stats with RoCEv2 not read" run 0 "$rdcc" pcap stats "$p/data_clean.pcap" --port 50000 --data-port 50001 --rocev2-port 0
+check "the RoCEv2 message from its MSG_DONE, the rest from the data" contains "$work/out" "received 90112 (73728 from data packets, 16384 from MSG_DONE)"
+check "stats where MSG_DONE came early" run 0 "$rdcc" pcap stats "$p/data_done_early.pcap" --port 50000 --data-port 50001 --svg "$work/data.svg"
+check "the data says what arrived (12 of 16 packets of 0x101), not MSG_DONE" contains "$work/out" "received 73728 (data packets)"
+check "the plot: granted against received from the data" contains "$work/data.svg" "received (data packets)"
+
 # ---- check ------------------------------------------------------------------------------
 check "clean exchange: no findings" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 1MiB
 check "clean: nothing printed" lines "$work/out" 0
@@ -192,6 +202,37 @@ for golden in "$src"/pcaps/sim_*.pcap; do
   check "golden $name: data read" lacks "$work/err" "and 0 data packets"
   check "golden $name: none unrelated" contains "$work/err" "(0 not related to a request)"
 done
+# stats on the simulator's captures: received octets from their data packets, against the
+# generator's totals and against an independent count from tshark (per message, the highest
+# Offset + Payload Length of its opaque packets, read from the UDP payload).
+if [ -f "$src/pcaps/sim_incast_crn.pcap" ]; then
+  check "golden incast: stats with the data" run 0 "$rdcc" pcap stats "$src/pcaps/sim_incast_crn.pcap" --port 50000 --data-port 50001
+  check "golden incast: eight 96 KiB messages received, from the data" contains "$work/out" "messages 8, octets requested 786432, granted 786432, received 786432 (data packets)"
+fi
+if [ -f "$src/pcaps/sim_rocev2.pcap" ]; then
+  check "golden RoCEv2: stats with the data" run 0 "$rdcc" pcap stats "$src/pcaps/sim_rocev2.pcap" --port 50000
+  check "golden RoCEv2: the 256 KiB message received, from the RoCEv2 packets" contains "$work/out" "messages 1, octets requested 262144, granted 262144, received 262144 (data packets)"
+fi
+opaque_octets() {  # tshark's view: the sum over messages of the highest end of their data
+  tshark -r "$1" -Y "udp.dstport==50001" -T fields -e ip.src -e ip.dst -e udp.payload 2>/dev/null |
+    python3 -c '
+import sys
+end = {}
+for line in sys.stdin:
+    src, dst, payload = line.split()
+    b = bytes.fromhex(payload[:48])
+    key = (src, dst, int.from_bytes(b[8:16], "big"))
+    end[key] = max(end.get(key, 0), int.from_bytes(b[16:24], "big") + int.from_bytes(b[4:8], "big"))
+print(sum(end.values()))'
+}
+if command -v tshark >/dev/null 2>&1; then
+  for golden in sim_all_types sim_restart sim_incast_crn; do
+    [ -f "$src/pcaps/$golden.pcap" ] || continue
+    want=$(opaque_octets "$src/pcaps/$golden.pcap")
+    check "golden $golden: stats --json with the data" run 0 "$rdcc" pcap stats "$src/pcaps/$golden.pcap" --port 50000 --data-port 50001 --json
+    check "golden $golden: received from the data = tshark's count ($want)" python3 -c "import json; d=json.load(open('$work/out')); got=sum(r['octets_received_data'] for r in d['receivers']); assert got == $want and $want > 0, (got, $want)"
+  done
+fi
 for golden in boundary malformed ordinary_udp; do
   if [ -f "$src/pcaps/$golden.pcap" ]; then
     check "golden $golden: dump does not crash" run 0 "$rdcc" pcap dump "$src/pcaps/$golden.pcap" --heuristic
