@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
@@ -11,6 +12,31 @@ namespace {
 
 // The one-line form is written straight into the caller's string with std::to_chars: a
 // capture dump formats millions of lines, and a temporary string per field dominated it.
+// Pieces are put together in a small buffer first, so that each field is one append.
+class Piece {
+ public:
+  void text(std::string_view s) {
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  void text(char c) { *at_++ = c; }
+  void decimal(std::uint64_t v) { at_ = std::to_chars(at_, end_, v).ptr; }
+  void hex(std::uint64_t v) {
+    text("0x");
+    at_ = std::to_chars(at_, end_, v, 16).ptr;
+  }
+  [[nodiscard]] bool fits(std::size_t n) const { return n <= static_cast<std::size_t>(end_ - at_); }
+  void append_to(std::string& out) const {
+    out.append(buffer_, static_cast<std::size_t>(at_ - buffer_));
+  }
+
+ private:
+  char buffer_[128];
+  char* at_ = buffer_;
+  char* end_ = buffer_ + sizeof buffer_;
+};
+constexpr std::size_t kNumberText = 24;  // "0x" and 16 hex digits, or 20 decimal ones
+
 void append_decimal(std::string& out, std::uint64_t v) {
   char text[24];
   const auto r = std::to_chars(text, text + sizeof text, v);
@@ -147,10 +173,28 @@ struct LineWriter {
   template <class T>
   void operator()(const FieldSpec& f, const T& v) {
     if (f.unit == Unit::Reserved && v == 0) return;  // only non-zero reserved fields are news
-    out += ' ';
-    out += f.name;
-    out += '=';
-    append_value(out, f, static_cast<std::uint64_t>(v));
+    const auto value = static_cast<std::uint64_t>(v);
+    Piece piece;
+    const std::string_view name =
+        f.unit == Unit::Enum ? name_of(f.names, static_cast<std::uint32_t>(value)) : "";
+    if (!piece.fits(f.name.size() + name.size() + kNumberText + 2)) {
+      out += ' ';
+      out += f.name;
+      out += '=';
+      append_value(out, f, value);
+      return;
+    }
+    piece.text(' ');
+    piece.text(f.name);
+    piece.text('=');
+    if (f.unit == Unit::Id || f.unit == Unit::Bitmask) {
+      piece.hex(value);
+    } else if (!name.empty()) {
+      piece.text(name);
+    } else {
+      piece.decimal(value);
+    }
+    piece.append_to(out);
   }
   void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
     out += ' ';
@@ -193,12 +237,14 @@ void append_header_line(std::string& out, const Message& m) {
   const Header& h = header_of(m);
   const MessageType type = type_of(m);
   const std::uint16_t length = h.length != 0 ? h.length : defined_size(m);
-  out += " assoc=";
-  append_hex(out, h.association_id);
-  out += " epoch=";
-  append_decimal(out, h.epoch);
-  out += " seq=";
-  append_decimal(out, h.sequence_number);
+  Piece piece;
+  piece.text(" assoc=");
+  piece.hex(h.association_id);
+  piece.text(" epoch=");
+  piece.decimal(h.epoch);
+  piece.text(" seq=");
+  piece.decimal(h.sequence_number);
+  piece.append_to(out);
   if (h.flags != 0) {
     out += " flags=";
     append_bit_names(out, TypeFlags{type}, h.flags);

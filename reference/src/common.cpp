@@ -29,23 +29,22 @@ std::string Address::to_string() const {
 }
 
 void Address::append_to(std::string& out) const {
-  const auto decimal = [&out](unsigned v) {
-    char text[8];
-    const char* end = std::to_chars(text, text + sizeof text, v).ptr;
-    out.append(text, static_cast<std::size_t>(end - text));
-  };
+  char text[32];  // "255.255.255.255:65535": one append
+  char* at = text;
+  char* const end = text + sizeof text;
   if (ipv6) {
     out += '[';
     out += address_to_string(ip, true);
     out += ']';
   } else {
     for (std::size_t i = 0; i < 4; ++i) {
-      if (i != 0) out += '.';
-      decimal(ip[i]);
+      at = std::to_chars(at, end, ip[i]).ptr;
+      *at++ = i == 3 ? ':' : '.';  // at most 4 octets of 3 digits, and 4 separators, so far
     }
   }
-  out += ':';
-  decimal(port);
+  if (ipv6) *at++ = ':';
+  at = std::to_chars(at, end, port).ptr;
+  out.append(text, static_cast<std::size_t>(at - text));
 }
 
 Address Address::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d,

@@ -139,9 +139,13 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
   return d.ns <= 0 ? 0 : static_cast<std::uint64_t>(d.ns) * mbps / 8000U;
 }
 
+// A message's entry in the checker's map (node-based: its address is stable, and no entry is
+// ever erased).
+using MsgEntry = std::pair<const MsgKey, MsgModel>;
+
 struct Expiry {
   Time at;
-  MsgKey msg;
+  MsgEntry* msg;
   friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
 };
 
@@ -149,7 +153,7 @@ struct Expiry {
 
 struct InvariantChecker::Impl {
   std::unordered_map<AddrKey, ReceiverModel, AddressKeyHash> receivers;
-  std::unordered_map<MsgKey, MsgModel, MsgKeyHash> msgs;
+  std::unordered_map<MsgKey, MsgModel, MsgKeyHash> msgs;  // never erased from (Expiry)
   std::unordered_map<AssocKey, AssocModel, AssocKeyHash> assocs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
   std::vector<Violation> violations;
@@ -200,11 +204,11 @@ struct InvariantChecker::Impl {
     while (!expiries.empty() && expiries.top().at <= t) {
       const Expiry e = expiries.top();
       expiries.pop();
-      if (auto it = msgs.find(e.msg); it != msgs.end()) refresh(e.msg, it->second, e.at);
+      refresh(e.msg->first, e.msg->second, e.at);
     }
   }
 
-  void schedule(const MsgKey& k, Time at) { expiries.push({at, k}); }
+  void schedule(MsgEntry& entry, Time at) { expiries.push({at, &entry}); }
 
   // The receiver sent a control message.
   void receiver_sent(const Address& rx, const Address& tx, const Message& m, Time t) {
@@ -232,7 +236,8 @@ struct InvariantChecker::Impl {
       }
       if (g->pool()) return;
       const MsgKey k{key(rx), key(tx), h.association_id, g->message_id};
-      MsgModel& msg = msgs[k];
+      MsgEntry& entry = *msgs.try_emplace(k).first;
+      MsgModel& msg = entry.second;
       if (g->grant_limit < msg.limit_sent) {
         violate(t, "grant_reduced",
                 "Grant Limit " + std::to_string(g->grant_limit) + " below an earlier " +
@@ -254,7 +259,7 @@ struct InvariantChecker::Impl {
       msg.cancelled = false;
       const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
       msg.grant_live_until = t + life + r->second.d_max * 2;
-      schedule(k, msg.grant_live_until);
+      schedule(entry, msg.grant_live_until);
       refresh(k, msg, t);
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
       cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
@@ -297,7 +302,7 @@ struct InvariantChecker::Impl {
     if (it == msgs.end() || it->second.cancelled) return;
     it->second.cancelled = true;
     it->second.cancel_reclaim_from = t + d_max * 2;
-    schedule(k, it->second.cancel_reclaim_from);
+    schedule(*it, it->second.cancel_reclaim_from);
   }
 
   // Octets of unscheduled windows of the association's messages still counted at `t`.
@@ -352,7 +357,8 @@ struct InvariantChecker::Impl {
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr || req->message_id == 0) return;  // "zero is reserved"
     const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};
-    MsgModel& msg = msgs[k];
+    MsgEntry& entry = *msgs.try_emplace(k).first;
+    MsgModel& msg = entry.second;
     if (!msg.length_known) {  // a message's length is the one its first request announced
       msg.length = req->message_length;
       msg.length_known = true;
@@ -371,7 +377,7 @@ struct InvariantChecker::Impl {
       msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
       msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
                               r->second.d_max * 2;
-      schedule(k, msg.window_live_until);
+      schedule(entry, msg.window_live_until);
       if (!msg.windowed) {
         msg.windowed = true;
         a.windowed.push_back(req->message_id);
