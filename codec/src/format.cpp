@@ -1,6 +1,8 @@
 #include "rdcc/codec/format.hpp"
 
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
@@ -8,45 +10,144 @@
 namespace rdcc {
 namespace {
 
-std::string hex(std::uint64_t v) {
+// The one-line form is written straight into the caller's string with std::to_chars: a
+// capture dump formats millions of lines, and a temporary string per field dominated it.
+// Pieces are put together in a small buffer first, so that each field is one append.
+class Piece {
+ public:
+  void text(std::string_view s) {
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  void text(char c) { *at_++ = c; }
+  void decimal(std::uint64_t v) { at_ = std::to_chars(at_, end_, v).ptr; }
+  void hex(std::uint64_t v) {
+    text("0x");
+    at_ = std::to_chars(at_, end_, v, 16).ptr;
+  }
+  [[nodiscard]] bool fits(std::size_t n) const { return n <= static_cast<std::size_t>(end_ - at_); }
+  void append_to(std::string& out) const {
+    out.append(buffer_, static_cast<std::size_t>(at_ - buffer_));
+  }
+
+ private:
+  char buffer_[128];
+  char* at_ = buffer_;
+  char* end_ = buffer_ + sizeof buffer_;
+};
+constexpr std::size_t kNumberText = 24;  // "0x" and 16 hex digits, or 20 decimal ones
+
+void append_decimal(std::string& out, std::uint64_t v) {
   char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
-  return text;
+  const auto r = std::to_chars(text, text + sizeof text, v);
+  out.append(text, static_cast<std::size_t>(r.ptr - text));
 }
 
-std::string bit_names(std::span<const NamedValue> names, std::uint64_t bits) {
+void append_hex(std::string& out, std::uint64_t v) {
+  char text[24] = {'0', 'x'};
+  const auto r = std::to_chars(text + 2, text + sizeof text, v, 16);
+  out.append(text, static_cast<std::size_t>(r.ptr - text));
+}
+
+std::string hex(std::uint64_t v) {
   std::string out;
+  append_hex(out, v);
+  return out;
+}
+
+template <class Names>
+void append_bit_names(std::string& out, const Names& names, std::uint64_t bits) {
+  const std::size_t start = out.size();
   std::uint64_t known = 0;
   for (const auto& n : names) {
     if ((bits & n.value) != 0) {
-      if (!out.empty()) out += '|';
+      if (out.size() != start) out += '|';
       out += n.name;
     }
     known |= n.value;
   }
   if ((bits & ~known) != 0) {
-    if (!out.empty()) out += '|';
-    out += hex(bits & ~known);
+    if (out.size() != start) out += '|';
+    append_hex(out, bits & ~known);
   }
-  return out.empty() ? "none" : out;
+  if (out.size() == start) out += "none";
 }
 
-// "value" for a line; "value (meaning)" when detailed.
-std::string render(const FieldSpec& f, std::uint64_t v, bool detailed) {
+std::string bit_names(std::span<const NamedValue> names, std::uint64_t bits) {
+  std::string out;
+  append_bit_names(out, names, bits);
+  return out;
+}
+
+// The flags a type defines, as bit names (kMessageFlags filtered by type, in its order).
+struct TypeFlags {
+  MessageType type;
+  struct Iterator {
+    const FlagInfo* at;
+    const FlagInfo* end;
+    MessageType type;
+    void skip() {
+      while (at != end && at->type != type) ++at;
+    }
+    NamedValue operator*() const { return {at->bit, at->name}; }
+    Iterator& operator++() {
+      ++at;
+      skip();
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return at != o.at; }
+  };
+  [[nodiscard]] Iterator begin() const {
+    Iterator i{kMessageFlags.data(), kMessageFlags.data() + kMessageFlags.size(), type};
+    i.skip();
+    return i;
+  }
+  [[nodiscard]] Iterator end() const {
+    const FlagInfo* e = kMessageFlags.data() + kMessageFlags.size();
+    return Iterator{e, e, type};
+  }
+};
+
+// A field's value as the one-line form shows it.
+void append_value(std::string& out, const FieldSpec& f, std::uint64_t v) {
+  switch (f.unit) {
+    case Unit::Id:
+    case Unit::Bitmask:
+      append_hex(out, v);
+      return;
+    case Unit::Enum: {
+      const auto name = name_of(f.names, static_cast<std::uint32_t>(v));
+      if (name.empty()) {
+        append_decimal(out, v);
+      } else {
+        out += name;
+      }
+      return;
+    }
+    case Unit::Number:
+    case Unit::Octets:
+    case Unit::Reserved:
+    case Unit::Micros:
+    case Unit::Mbps:
+      break;
+  }
+  append_decimal(out, v);
+}
+
+// "value (meaning)", as the detailed form shows a field.
+std::string render_detail(const FieldSpec& f, std::uint64_t v) {
   switch (f.unit) {
     case Unit::Id: return hex(v);
     case Unit::Number:
     case Unit::Octets:
     case Unit::Reserved: return std::to_string(v);
-    case Unit::Micros: return detailed ? std::to_string(v) + " us" : std::to_string(v);
-    case Unit::Mbps:
-      return detailed ? std::to_string(v) + " Mbit/s (" + format_rate(v) + ")" : std::to_string(v);
+    case Unit::Micros: return std::to_string(v) + " us";
+    case Unit::Mbps: return std::to_string(v) + " Mbit/s (" + format_rate(v) + ")";
     case Unit::Enum: {
       const auto name = name_of(f.names, static_cast<std::uint32_t>(v));
-      if (!detailed) return name.empty() ? std::to_string(v) : std::string(name);
       return std::to_string(v) + " (" + (name.empty() ? "unregistered" : std::string(name)) + ")";
     }
-    case Unit::Bitmask: return hex(v) + (detailed ? " (" + bit_names(f.names, v) + ")" : "");
+    case Unit::Bitmask: return hex(v) + " (" + bit_names(f.names, v) + ")";
   }
   return std::to_string(v);
 }
@@ -72,16 +173,38 @@ struct LineWriter {
   template <class T>
   void operator()(const FieldSpec& f, const T& v) {
     if (f.unit == Unit::Reserved && v == 0) return;  // only non-zero reserved fields are news
-    out += ' ';
-    out += f.name;
-    out += '=';
-    out += render(f, v, false);
+    const auto value = static_cast<std::uint64_t>(v);
+    Piece piece;
+    const std::string_view name =
+        f.unit == Unit::Enum ? name_of(f.names, static_cast<std::uint32_t>(value)) : "";
+    if (!piece.fits(f.name.size() + name.size() + kNumberText + 2)) {
+      out += ' ';
+      out += f.name;
+      out += '=';
+      append_value(out, f, value);
+      return;
+    }
+    piece.text(' ');
+    piece.text(f.name);
+    piece.text('=');
+    if (f.unit == Unit::Id || f.unit == Unit::Bitmask) {
+      piece.hex(value);
+    } else if (!name.empty()) {
+      piece.text(name);
+    } else {
+      piece.decimal(value);
+    }
+    piece.append_to(out);
   }
   void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
     out += ' ';
     out += f.name;
     out += '=';
-    out += n == 0 ? std::string("?") : address_to_string(a, n == 16);
+    if (n == 0) {
+      out += '?';
+    } else {
+      out += address_to_string(a, n == 16);
+    }
   }
 };
 
@@ -91,7 +214,7 @@ struct DetailWriter {
   const CreditRequest* request = nullptr;
   template <class T>
   void operator()(const FieldSpec& f, const T& v) {
-    out += "  " + std::string(f.name) + ": " + render(f, v, true) + note(type, f, v);
+    out += "  " + std::string(f.name) + ": " + render_detail(f, v) + note(type, f, v);
     if (request != nullptr && f.name == "binding_value" &&
         request->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
       const auto b = unpack_rocev2(v);
@@ -109,31 +232,54 @@ struct DetailWriter {
   }
 };
 
-std::string header_text(const Message& m, bool detailed) {
+// The header part of the one-line form: "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 ...".
+void append_header_line(std::string& out, const Message& m) {
+  const Header& h = header_of(m);
+  const MessageType type = type_of(m);
+  const std::uint16_t length = h.length != 0 ? h.length : defined_size(m);
+  Piece piece;
+  piece.text(" assoc=");
+  piece.hex(h.association_id);
+  piece.text(" epoch=");
+  piece.decimal(h.epoch);
+  piece.text(" seq=");
+  piece.decimal(h.sequence_number);
+  piece.append_to(out);
+  if (h.flags != 0) {
+    out += " flags=";
+    append_bit_names(out, TypeFlags{type}, h.flags);
+  }
+  if (length != defined_size(m)) {
+    out += " length=";
+    append_decimal(out, length);
+  }
+  if (h.version != kVersion) {
+    out += " version=";
+    append_decimal(out, h.version);
+  }
+  if (h.rsv != 0) {
+    out += " rsv=";
+    append_decimal(out, h.rsv);
+  }
+}
+
+// The header part of the detailed form: the type's name, then one line per header field.
+std::string header_detail(const Message& m) {
   const Header& h = header_of(m);
   const MessageType type = type_of(m);
   std::string out(info(type).name);
   const std::uint16_t length = h.length != 0 ? h.length : defined_size(m);
-  if (detailed) {
-    out += "\n  version: " + std::to_string(h.version);
-    if (h.rsv != 0) out += "\n  rsv: " + std::to_string(h.rsv) + "  [non-zero: ignored on receipt]";
-    out += "\n  length: " + std::to_string(length);
-    if (length > defined_size(m)) {
-      out += "  [" + std::to_string(length - defined_size(m)) + " octets beyond the type's size]";
-    }
-    out += "\n  association_id: " + hex(h.association_id);
-    out += "\n  epoch: " + std::to_string(h.epoch);
-    out += "\n  flags: " + hex(h.flags) + " (" + format_flags(type, h.flags) + ")";
-    if ((h.flags & ~defined_flags(type)) != 0) out += "  [undefined flags: ignored on receipt]";
-    out += "\n  sequence_number: " + std::to_string(h.sequence_number) + "\n";
-    return out;
+  out += "\n  version: " + std::to_string(h.version);
+  if (h.rsv != 0) out += "\n  rsv: " + std::to_string(h.rsv) + "  [non-zero: ignored on receipt]";
+  out += "\n  length: " + std::to_string(length);
+  if (length > defined_size(m)) {
+    out += "  [" + std::to_string(length - defined_size(m)) + " octets beyond the type's size]";
   }
-  out += " assoc=" + hex(h.association_id) + " epoch=" + std::to_string(h.epoch) +
-         " seq=" + std::to_string(h.sequence_number);
-  if (h.flags != 0) out += " flags=" + format_flags(type, h.flags);
-  if (length != defined_size(m)) out += " length=" + std::to_string(length);
-  if (h.version != kVersion) out += " version=" + std::to_string(h.version);
-  if (h.rsv != 0) out += " rsv=" + std::to_string(h.rsv);
+  out += "\n  association_id: " + hex(h.association_id);
+  out += "\n  epoch: " + std::to_string(h.epoch);
+  out += "\n  flags: " + hex(h.flags) + " (" + format_flags(type, h.flags) + ")";
+  if ((h.flags & ~defined_flags(type)) != 0) out += "  [undefined flags: ignored on receipt]";
+  out += "\n  sequence_number: " + std::to_string(h.sequence_number) + "\n";
   return out;
 }
 
@@ -152,11 +298,9 @@ std::string format_rate(std::uint64_t mbps) {
 }
 
 std::string format_flags(MessageType type, std::uint16_t flags) {
-  std::vector<NamedValue> names;
-  for (const auto& f : kMessageFlags) {
-    if (f.type == type) names.push_back({f.bit, f.name});
-  }
-  return bit_names(names, flags);
+  std::string out;
+  append_bit_names(out, TypeFlags{type}, flags);
+  return out;
 }
 
 std::string format_capabilities(std::uint32_t capabilities) {
@@ -164,18 +308,24 @@ std::string format_capabilities(std::uint32_t capabilities) {
 }
 
 std::string format_line(const Message& m) {
-  std::string out = header_text(m, false);
+  std::string out;
+  append_line(m, out);
+  return out;
+}
+
+void append_line(const Message& m, std::string& out) {
+  out += info(type_of(m)).name;
+  append_header_line(out, m);
   std::visit(
       [&out](const auto& body) {
         LineWriter w{out};
         std::decay_t<decltype(body)>::describe(body, w);
       },
       m);
-  return out;
 }
 
 std::string format_detail(const Message& m) {
-  std::string out = header_text(m, true);
+  std::string out = header_detail(m);
   std::visit(
       [&out, &m](const auto& body) {
         DetailWriter w{out, type_of(m), std::get_if<CreditRequest>(&m)};

@@ -56,7 +56,11 @@ std::uint32_t crc32_raw(std::uint32_t crc, std::span<const std::byte> data) {
   return crc;
 }
 
-constexpr std::size_t kRocev2HeadersBeforePayload = kIpv4HeaderSize + kUdpHeaderSize + kBthSize;
+// IP header size of a RoCEv2 packet by its version field (IPv6: no extension headers).
+std::size_t rocev2_ip_header_size(std::span<const std::byte> ip_packet) {
+  const bool ipv6 = !ip_packet.empty() && (std::to_integer<std::uint8_t>(ip_packet[0]) >> 4U) == 6;
+  return ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize;
+}
 
 bool valid_opcode(std::uint8_t op) {
   return op == 0x06 || op == 0x07 || op == 0x08 || op == 0x0A;
@@ -272,30 +276,80 @@ std::string_view to_string(Rocev2Opcode op) noexcept {
 }
 
 std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept {
-  if (ip_packet.size() < kRocev2HeadersBeforePayload + kIcrcSize) return 0;
-  std::array<std::byte, kRocev2HeadersBeforePayload> masked{};
-  std::memcpy(masked.data(), ip_packet.data(), masked.size());
-  masked[1] = std::byte{0xFF};   // TOS (DSCP, ECN): routers may change it
-  masked[8] = std::byte{0xFF};   // TTL
-  masked[10] = std::byte{0xFF};  // header checksum
-  masked[11] = std::byte{0xFF};
-  masked[26] = std::byte{0xFF};  // UDP checksum
-  masked[27] = std::byte{0xFF};
-  masked[kIpv4HeaderSize + kUdpHeaderSize + 4] = std::byte{0xFF};  // BTH octet 4 (FECN/BECN, resv)
+  const std::size_t ip = rocev2_ip_header_size(ip_packet);
+  const std::size_t headers = ip + kUdpHeaderSize + kBthSize;
+  if (ip_packet.size() < headers + kIcrcSize) return 0;
+  std::array<std::byte, kIpv6HeaderSize + kUdpHeaderSize + kBthSize> masked{};
+  std::memcpy(masked.data(), ip_packet.data(), headers);
+  if (ip == kIpv4HeaderSize) {
+    masked[1] = std::byte{0xFF};   // TOS (DSCP, ECN): routers may change it
+    masked[8] = std::byte{0xFF};   // TTL
+    masked[10] = std::byte{0xFF};  // header checksum
+    masked[11] = std::byte{0xFF};
+  } else {
+    masked[0] |= std::byte{0x0F};  // Traffic Class (4 bits here, 4 in the next octet)
+    masked[1] = std::byte{0xFF};   // the rest of it and the Flow Label
+    masked[2] = std::byte{0xFF};
+    masked[3] = std::byte{0xFF};
+    masked[7] = std::byte{0xFF};   // Hop Limit
+  }
+  masked[ip + 6] = std::byte{0xFF};  // UDP checksum
+  masked[ip + 7] = std::byte{0xFF};
+  masked[ip + kUdpHeaderSize + 4] = std::byte{0xFF};  // BTH octet 4 (FECN/BECN, resv)
   const std::array<std::byte, 8> lrh{std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
                                      std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
                                      std::byte{0xFF}, std::byte{0xFF}};
   std::uint32_t crc = crc32_raw(0xFFFFFFFFU, lrh);
-  crc = crc32_raw(crc, masked);
-  crc = crc32_raw(crc, ip_packet.subspan(masked.size(),
-                                         ip_packet.size() - masked.size() - kIcrcSize));
+  crc = crc32_raw(crc, std::span<const std::byte>(masked).first(headers));
+  crc = crc32_raw(crc, ip_packet.subspan(headers, ip_packet.size() - headers - kIcrcSize));
   return ~crc;
 }
 
-std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size) noexcept {
+std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size, bool ipv6) noexcept {
   const std::size_t padded = (payload_size + 3U) & ~std::size_t{3};
-  return kRocev2HeadersBeforePayload + (has_reth(op) ? kRethSize : 0) + padded + kIcrcSize;
+  return (ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize) + kUdpHeaderSize + kBthSize +
+         (has_reth(op) ? kRethSize : 0) + padded + kIcrcSize;
 }
+
+namespace {
+
+// The IPv6 and UDP headers in front of a RoCEv2 body already in `out`, then the ICRC and the
+// UDP checksum (which covers the ICRC; the ICRC masks the checksum).
+Result<std::size_t, BindingError> encode_rocev2_ipv6_headers(const Rocev2Packet& p,
+                                                             std::span<std::byte> out) noexcept {
+  if (p.ip.dscp > 63 || p.ip.ecn > 3) {
+    return error(BindingErrorCode::FieldOutOfRange, 0, "traffic_class", p.ip.dscp);
+  }
+  const std::size_t total = out.size();
+  const auto udp_length = static_cast<std::uint16_t>(total - kIpv6HeaderSize);
+  const auto tc = static_cast<std::uint32_t>((p.ip.dscp << 2U) | p.ip.ecn);
+  ByteWriter w(out.first(kIpv6HeaderSize + kUdpHeaderSize));
+  w.u32((6U << 28U) | (tc << 20U));  // version, Traffic Class, Flow Label 0
+  w.u16(udp_length);                 // Payload Length: no extension headers
+  w.u8(17);
+  w.u8(p.ip.ttl);
+  w.bytes(std::span<const std::uint8_t>(p.ip.source.data(), 16));
+  w.bytes(std::span<const std::uint8_t>(p.ip.destination.data(), 16));
+  w.u16(p.ip.source_port);
+  w.u16(kRocev2Port);
+  w.u16(udp_length);
+  w.u16(0);
+  const std::uint32_t icrc = rocev2_icrc(out);
+  for (std::size_t i = 0; i < 4; ++i) {
+    out[total - 4 + i] = static_cast<std::byte>((icrc >> (8U * i)) & 0xFFU);
+  }
+  // UDP checksum over the IPv6 pseudo-header: addresses, UDP length, Next Header 17.
+  std::uint32_t sum = ones_sum(out.subspan(8, 32), 0);
+  sum += 17U + udp_length;
+  sum = ones_sum(out.subspan(kIpv6HeaderSize), sum);
+  std::uint16_t udp_sum = fold(sum);
+  if (udp_sum == 0) udp_sum = 0xFFFF;
+  out[kIpv6HeaderSize + 6] = static_cast<std::byte>(udp_sum >> 8U);
+  out[kIpv6HeaderSize + 7] = static_cast<std::byte>(udp_sum & 0xFFU);
+  return total;
+}
+
+}  // namespace
 
 Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
                                                 std::span<std::byte> out) noexcept {
@@ -308,12 +362,16 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
     return error(BindingErrorCode::FieldOutOfRange, 40, "reth", p.reth.has_value() ? 1 : 0,
                  has_reth(p.bth.opcode) ? 1 : 0);
   }
-  const std::size_t total = rocev2_packet_size(p.bth.opcode, p.payload.size());
+  const std::size_t total = rocev2_packet_size(p.bth.opcode, p.payload.size(), p.ipv6);
   if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
-  const std::size_t udp_payload = total - kIpv4HeaderSize - kUdpHeaderSize;
+  const std::size_t ip_header = p.ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize;
+  const std::size_t udp_payload = total - ip_header - kUdpHeaderSize;
+  if (p.ipv6 && udp_payload + kUdpHeaderSize > 0xFFFFU) {
+    return error(BindingErrorCode::FieldOutOfRange, 4, "payload_length", udp_payload, 0xFFFFU);
+  }
   const auto pad = static_cast<std::uint8_t>((4U - p.payload.size() % 4U) % 4U);
   // BTH, RETH, payload, pad and ICRC placeholder, written after the IP/UDP headers.
-  std::span<std::byte> body = out.subspan(kIpv4HeaderSize + kUdpHeaderSize, udp_payload);
+  std::span<std::byte> body = out.subspan(ip_header + kUdpHeaderSize, udp_payload);
   ByteWriter w(body);
   w.u8(static_cast<std::uint8_t>(p.bth.opcode));
   w.u8(static_cast<std::uint8_t>((p.bth.solicited ? 0x80U : 0U) | (p.bth.mig_req ? 0x40U : 0U) |
@@ -328,6 +386,7 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
   }
   if (!p.payload.empty()) std::memcpy(body.data() + w.position(), p.payload.data(), p.payload.size());
   std::memset(body.data() + w.position() + p.payload.size(), 0, pad + kIcrcSize);
+  if (p.ipv6) return encode_rocev2_ipv6_headers(p, out.first(total));
   Ipv4Udp ip = p.ip;
   ip.destination_port = kRocev2Port;
   std::array<std::byte, kIpv4HeaderSize + kUdpHeaderSize> scratch{};
@@ -355,20 +414,64 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
   return total;
 }
 
+namespace {
+
+// An IPv6 packet's header and UDP header, as decode_ipv4_udp reads IPv4 (no extension headers:
+// RoCEv2 carries none).
+Result<Ipv4UdpPacket, BindingError> decode_ipv6_udp(std::span<const std::byte> packet) noexcept {
+  if (packet.size() < kIpv6HeaderSize + kUdpHeaderSize) {
+    return error(BindingErrorCode::Truncated, packet.size() < kIpv6HeaderSize ? 0 : kIpv6HeaderSize,
+                 packet.size() < kIpv6HeaderSize ? "ipv6_header" : "udp_header", packet.size(),
+                 kIpv6HeaderSize + kUdpHeaderSize);
+  }
+  ByteReader r(packet);
+  const std::uint32_t first = r.u32();
+  Ipv4UdpPacket p;
+  const auto tc = static_cast<std::uint8_t>((first >> 20U) & 0xFFU);
+  p.header.dscp = static_cast<std::uint8_t>(tc >> 2U);
+  p.header.ecn = static_cast<std::uint8_t>(tc & 3U);
+  const std::uint16_t payload_length = r.u16();
+  const std::uint8_t next = r.u8();
+  p.header.ttl = r.u8();
+  r.bytes(std::span<std::uint8_t>(p.header.source.data(), 16));
+  r.bytes(std::span<std::uint8_t>(p.header.destination.data(), 16));
+  if (next != 17) return error(BindingErrorCode::NotUdp, 6, "next_header", next, 17);
+  if (payload_length > packet.size() - kIpv6HeaderSize) {
+    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length", payload_length,
+                 packet.size() - kIpv6HeaderSize);
+  }
+  p.header.total_length = static_cast<std::uint16_t>(std::min<std::size_t>(
+      kIpv6HeaderSize + payload_length, 0xFFFFU));
+  p.header.source_port = r.u16();
+  p.header.destination_port = r.u16();
+  const std::uint16_t udp_length = r.u16();
+  p.header.udp_checksum = r.u16();
+  if (udp_length < kUdpHeaderSize || udp_length > payload_length) {
+    return error(BindingErrorCode::PayloadBeyondPacket, kIpv6HeaderSize + 4, "udp_length",
+                 udp_length, payload_length);
+  }
+  p.payload = packet.subspan(kIpv6HeaderSize + kUdpHeaderSize, udp_length - kUdpHeaderSize);
+  return p;
+}
+
+}  // namespace
+
 Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_packet,
                                                  bool check_icrc) noexcept {
-  auto ip = decode_ipv4_udp(ip_packet);
+  const bool ipv6 = rocev2_ip_header_size(ip_packet) == kIpv6HeaderSize;
+  auto ip = ipv6 ? decode_ipv6_udp(ip_packet) : decode_ipv4_udp(ip_packet);
   if (!ip) return fail(ip.error());
   Rocev2Packet p;
   p.ip = ip->header;
+  p.ipv6 = ipv6;
   const std::span<const std::byte> udp = ip->payload;
-  constexpr std::size_t kBase = kIpv4HeaderSize + kUdpHeaderSize;
+  const std::size_t base = (ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize) + kUdpHeaderSize;
   ByteReader r(udp);
   const std::uint8_t op = r.u8();
-  if (r.overflow()) return error(BindingErrorCode::Truncated, kBase, "opcode", udp.size(), kBthSize);
-  if (!valid_opcode(op)) return error(BindingErrorCode::UnsupportedOpcode, kBase, "opcode", op);
+  if (r.overflow()) return error(BindingErrorCode::Truncated, base, "opcode", udp.size(), kBthSize);
+  if (!valid_opcode(op)) return error(BindingErrorCode::UnsupportedOpcode, base, "opcode", op);
   if (udp.size() < kBthSize) {
-    return error(BindingErrorCode::Truncated, kBase + udp.size(), "bth", udp.size(), kBthSize);
+    return error(BindingErrorCode::Truncated, base + udp.size(), "bth", udp.size(), kBthSize);
   }
   p.bth.opcode = static_cast<Rocev2Opcode>(op);
   const std::uint8_t b1 = r.u8();
@@ -376,7 +479,7 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
   p.bth.mig_req = (b1 & 0x40U) != 0;
   p.bth.pad_count = static_cast<std::uint8_t>((b1 >> 4U) & 3U);
   p.bth.tver = static_cast<std::uint8_t>(b1 & 0x0FU);
-  if (p.bth.tver != 0) return error(BindingErrorCode::BadTransportVersion, kBase + 1, "tver", p.bth.tver);
+  if (p.bth.tver != 0) return error(BindingErrorCode::BadTransportVersion, base + 1, "tver", p.bth.tver);
   p.bth.p_key = r.u16();
   const std::uint32_t w2 = r.u32();
   p.bth.fecn = (w2 & 0x80000000U) != 0;
@@ -387,7 +490,7 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
   p.bth.psn = w3 & kMax24;
   if (has_reth(p.bth.opcode)) {
     if (r.remaining() < kRethSize) {
-      return error(BindingErrorCode::Truncated, kBase + kBthSize, "reth", r.remaining(), kRethSize);
+      return error(BindingErrorCode::Truncated, base + kBthSize, "reth", r.remaining(), kRethSize);
     }
     Reth reth;
     reth.virtual_address = r.u64();
@@ -396,14 +499,14 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
     p.reth = reth;
   }
   if (r.remaining() < kIcrcSize) {
-    return error(BindingErrorCode::Truncated, kBase + r.position(), "icrc", r.remaining(), kIcrcSize);
+    return error(BindingErrorCode::Truncated, base + r.position(), "icrc", r.remaining(), kIcrcSize);
   }
   const std::size_t padded = r.remaining() - kIcrcSize;
   if (p.bth.pad_count > padded) {
-    return error(BindingErrorCode::BadPadCount, kBase + 1, "pad_count", p.bth.pad_count, padded);
+    return error(BindingErrorCode::BadPadCount, base + 1, "pad_count", p.bth.pad_count, padded);
   }
   p.payload = udp.subspan(r.position(), padded - p.bth.pad_count);
-  const std::size_t icrc_at = kBase + r.position() + padded;
+  const std::size_t icrc_at = base + r.position() + padded;
   p.icrc = 0;
   for (std::size_t i = 0; i < 4; ++i) {
     p.icrc |= std::to_integer<std::uint32_t>(ip_packet[icrc_at + i]) << (8U * i);

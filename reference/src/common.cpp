@@ -23,8 +23,28 @@ std::string format_time(Time t) {
 }
 
 std::string Address::to_string() const {
-  const std::string host = address_to_string(ip, ipv6);
-  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  std::string out;
+  append_to(out);
+  return out;
+}
+
+void Address::append_to(std::string& out) const {
+  char text[32];  // "255.255.255.255:65535": one append
+  char* at = text;
+  char* const end = text + sizeof text;
+  if (ipv6) {
+    out += '[';
+    out += address_to_string(ip, true);
+    out += ']';
+  } else {
+    for (std::size_t i = 0; i < 4; ++i) {
+      at = std::to_chars(at, end, ip[i]).ptr;
+      *at++ = i == 3 ? ':' : '.';  // at most 4 octets of 3 digits, and 4 separators, so far
+    }
+  }
+  if (ipv6) *at++ = ':';
+  at = std::to_chars(at, end, port).ptr;
+  out.append(text, static_cast<std::size_t>(at - text));
 }
 
 Address Address::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d,

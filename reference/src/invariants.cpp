@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cassert>
-#include <deque>
 #include <map>
 #include <optional>
 #include <queue>
-#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/serial.hpp"
@@ -16,12 +17,50 @@
 namespace rdcc::ref {
 namespace {
 
-// A host:port as an ordered key.
-using AddrKey = std::tuple<bool, IpAddress, std::uint16_t>;
-AddrKey key(const Address& a) { return {a.ipv6, a.ip, a.port}; }
+// A host:port as a key (packed into integers: the maps below are looked up several times per
+// message, and a capture check feeds them millions).
+using AddrKey = AddressKey;
+AddrKey key(const Address& a) { return key_of(a); }
 
 // One message, keyed by (receiver, sender, association, message).
-using MsgKey = std::tuple<AddrKey, AddrKey, std::uint32_t, std::uint64_t>;
+struct MsgKey {
+  AddrKey rx;
+  AddrKey tx;
+  std::uint32_t association = 0;
+  std::uint64_t message = 0;
+  friend bool operator==(const MsgKey&, const MsgKey&) = default;
+};
+struct MsgKeyHash {
+  std::size_t operator()(const MsgKey& k) const {
+    return hash_mix(hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.association), k.message);
+  }
+};
+
+// (receiver, sender, association).
+struct AssocKey {
+  AddrKey rx;
+  AddrKey tx;
+  std::uint32_t association = 0;
+  friend bool operator==(const AssocKey&, const AssocKey&) = default;
+};
+struct AssocKeyHash {
+  std::size_t operator()(const AssocKey& k) const {
+    return hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.association);
+  }
+};
+
+// (receiver, sender, Message ID): what data names, without the association.
+struct PeerMsgKey {
+  AddrKey rx;
+  AddrKey tx;
+  std::uint64_t message = 0;
+  friend bool operator==(const PeerMsgKey&, const PeerMsgKey&) = default;
+};
+struct PeerMsgKeyHash {
+  std::size_t operator()(const PeerMsgKey& k) const {
+    return hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.message);
+  }
+};
 
 struct MsgModel {
   std::uint64_t length = 0;
@@ -30,6 +69,7 @@ struct MsgModel {
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
   Time grant_live_until{};           // Lifetime + 2 * D_max after the latest grant was sent
   std::uint64_t window = 0;          // unscheduled octets announced (as delivered)
+  bool windowed = false;             // listed in its association's `windowed`
   Time window_live_until{};          // J + Lifetime + 2 * D_max after the request arrived
   std::uint64_t received = 0;        // octets delivered to the receiver
   std::uint64_t exposure = 0;        // counted in the receiver's budget now
@@ -46,7 +86,9 @@ struct MsgModel {
   std::uint32_t rate = 0;            // its Pacing Rate
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
-  std::deque<std::pair<Time, std::uint32_t>> recent;  // segments within the pacing window
+  // Segments within the pacing window (a vector: a deque allocates even when empty, and a
+  // capture check keeps a model for each of its messages).
+  std::vector<std::pair<Time, std::uint32_t>> recent;
 };
 
 struct AssocModel {
@@ -75,8 +117,9 @@ struct AssocModel {
   // The unscheduled message the sender has outstanding ("Unscheduled Transmission", item 3).
   bool unsched_outstanding = false;
   std::uint64_t unsched_message = 0;
+  // The messages given an unscheduled window, for the sum over the association's windows.
+  std::vector<std::uint64_t> windowed;
 };
-using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, association
 
 struct ReceiverModel {
   std::uint64_t budget = 0;
@@ -96,25 +139,29 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
   return d.ns <= 0 ? 0 : static_cast<std::uint64_t>(d.ns) * mbps / 8000U;
 }
 
+// A message's entry in the checker's map (node-based: its address is stable, and no entry is
+// ever erased).
+using MsgEntry = std::pair<const MsgKey, MsgModel>;
+
 struct Expiry {
   Time at;
-  MsgKey msg;
+  MsgEntry* msg;
   friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
 };
 
 }  // namespace
 
 struct InvariantChecker::Impl {
-  std::map<AddrKey, ReceiverModel> receivers;
-  std::map<MsgKey, MsgModel> msgs;
-  std::map<AssocKey, AssocModel> assocs;
+  std::unordered_map<AddrKey, ReceiverModel, AddressKeyHash> receivers;
+  std::unordered_map<MsgKey, MsgModel, MsgKeyHash> msgs;  // never erased from (Expiry)
+  std::unordered_map<AssocKey, AssocModel, AssocKeyHash> assocs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
   std::vector<Violation> violations;
   Duration tolerance{};  // set_timing_tolerance
   // Octets delivered before the checker saw their message's request (reordering).
-  std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint64_t> early;
+  std::unordered_map<PeerMsgKey, std::uint64_t, PeerMsgKeyHash> early;
   // (receiver, sender, Message ID) -> association, from the requests: data names no association.
-  std::map<std::tuple<AddrKey, AddrKey, std::uint64_t>, std::uint32_t> association_of;
+  std::unordered_map<PeerMsgKey, std::uint32_t, PeerMsgKeyHash> association_of;
   // (receiver, sender) -> the association the receiver accepted last for that sender: the one
   // a binding counts the sender's data for.
   std::map<std::pair<AddrKey, AddrKey>, std::uint32_t> newest_association;
@@ -140,7 +187,7 @@ struct InvariantChecker::Impl {
   }
 
   void refresh(const MsgKey& k, MsgModel& m, Time t) {
-    auto r = receivers.find(std::get<0>(k));
+    auto r = receivers.find(k.rx);
     if (r == receivers.end()) return;
     const std::uint64_t now_exposure = exposure_of(m, t);
     r->second.outstanding = r->second.outstanding - m.exposure + now_exposure;
@@ -157,11 +204,11 @@ struct InvariantChecker::Impl {
     while (!expiries.empty() && expiries.top().at <= t) {
       const Expiry e = expiries.top();
       expiries.pop();
-      if (auto it = msgs.find(e.msg); it != msgs.end()) refresh(e.msg, it->second, e.at);
+      refresh(e.msg->first, e.msg->second, e.at);
     }
   }
 
-  void schedule(const MsgKey& k, Time at) { expiries.push({at, k}); }
+  void schedule(MsgEntry& entry, Time at) { expiries.push({at, &entry}); }
 
   // The receiver sent a control message.
   void receiver_sent(const Address& rx, const Address& tx, const Message& m, Time t) {
@@ -189,7 +236,8 @@ struct InvariantChecker::Impl {
       }
       if (g->pool()) return;
       const MsgKey k{key(rx), key(tx), h.association_id, g->message_id};
-      MsgModel& msg = msgs[k];
+      MsgEntry& entry = *msgs.try_emplace(k).first;
+      MsgModel& msg = entry.second;
       if (g->grant_limit < msg.limit_sent) {
         violate(t, "grant_reduced",
                 "Grant Limit " + std::to_string(g->grant_limit) + " below an earlier " +
@@ -211,7 +259,7 @@ struct InvariantChecker::Impl {
       msg.cancelled = false;
       const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
       msg.grant_live_until = t + life + r->second.d_max * 2;
-      schedule(k, msg.grant_live_until);
+      schedule(entry, msg.grant_live_until);
       refresh(k, msg, t);
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
       cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
@@ -254,19 +302,19 @@ struct InvariantChecker::Impl {
     if (it == msgs.end() || it->second.cancelled) return;
     it->second.cancelled = true;
     it->second.cancel_reclaim_from = t + d_max * 2;
-    schedule(k, it->second.cancel_reclaim_from);
+    schedule(*it, it->second.cancel_reclaim_from);
   }
 
   // Octets of unscheduled windows of the association's messages still counted at `t`.
-  std::uint64_t live_windows(const AssocKey& ak, std::uint64_t except, Time t) const {
+  std::uint64_t live_windows(const AssocKey& ak, const AssocModel& a, std::uint64_t except,
+                             Time t) const {
     std::uint64_t sum = 0;
-    const auto& [rx, tx, association] = ak;
-    for (auto it = msgs.lower_bound({rx, tx, association, 0});
-         it != msgs.end() && std::get<0>(it->first) == rx && std::get<1>(it->first) == tx &&
-         std::get<2>(it->first) == association;
-         ++it) {
+    for (const std::uint64_t id : a.windowed) {
+      if (id == except) continue;
+      const auto it = msgs.find(MsgKey{ak.rx, ak.tx, ak.association, id});
+      if (it == msgs.end()) continue;
       const MsgModel& m = it->second;
-      if (std::get<3>(it->first) == except || t >= m.window_live_until) continue;
+      if (t >= m.window_live_until) continue;
       sum += m.window > m.received ? m.window - m.received : 0;
     }
     return sum;
@@ -309,7 +357,8 @@ struct InvariantChecker::Impl {
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr || req->message_id == 0) return;  // "zero is reserved"
     const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};
-    MsgModel& msg = msgs[k];
+    MsgEntry& entry = *msgs.try_emplace(k).first;
+    MsgModel& msg = entry.second;
     if (!msg.length_known) {  // a message's length is the one its first request announced
       msg.length = req->message_length;
       msg.length_known = true;
@@ -323,12 +372,16 @@ struct InvariantChecker::Impl {
       // Announced octets count up to the U the receiver accounts for the association, less
       // what its other messages still hold: beyond that they are data beyond the credit
       // ("Error Handling and Recovery"), not credit the receiver issued.
-      const std::uint64_t others = live_windows(ak, req->message_id, t);
+      const std::uint64_t others = live_windows(ak, a, req->message_id, t);
       const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
       msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
       msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
                               r->second.d_max * 2;
-      schedule(k, msg.window_live_until);
+      schedule(entry, msg.window_live_until);
+      if (!msg.windowed) {
+        msg.windowed = true;
+        a.windowed.push_back(req->message_id);
+      }
     } else if (req->unscheduled_sent < msg.window) {
       msg.window = req->unscheduled_sent;  // converted: the octets actually transmitted
     }
@@ -338,12 +391,11 @@ struct InvariantChecker::Impl {
   // ASSOC_REQUEST with Update Acknowledgment: the receiver may account the new U alone.
   void update_acknowledged(const Address& rx, const Address& tx, const AssocRequest& q) {
     if (!q.update_acknowledgment()) return;
-    for (auto it = assocs.lower_bound({key(rx), key(tx), 0});
-         it != assocs.end() && std::get<0>(it->first) == key(rx) &&
-         std::get<1>(it->first) == key(tx);
-         ++it) {
-      if (it->second.accepted && it->second.nonce == q.sender_nonce) {
-        it->second.u_accounted = it->second.u_current;
+    const AddrKey r = key(rx);
+    const AddrKey s = key(tx);
+    for (auto& [k, a] : assocs) {  // a rare message: a walk over all associations will do
+      if (k.rx == r && k.tx == s && a.accepted && a.nonce == q.sender_nonce) {
+        a.u_accounted = a.u_current;
       }
     }
   }
@@ -539,7 +591,9 @@ struct InvariantChecker::Impl {
   void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
     if (msg.rate == 0 || a.credit_unit == 0) return;
     const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
-    while (!msg.recent.empty() && t - msg.recent.front().first >= window) msg.recent.pop_front();
+    msg.recent.erase(msg.recent.begin(),
+                     std::find_if(msg.recent.begin(), msg.recent.end(),
+                                  [&](const auto& e) { return t - e.first < window; }));
     msg.recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
     for (const auto& [when, n] : msg.recent) octets += n;

@@ -207,6 +207,70 @@ TEST(Rocev2, EveryPrefix_FailsAndErrorsNameTheirField) {
   EXPECT_EQ(decode_rocev2(tver, false).error().code, BindingErrorCode::BadTransportVersion);
 }
 
+Rocev2Packet sample_packet_ipv6(Rocev2Opcode op, std::span<const std::byte> payload) {
+  Rocev2Packet p = sample_packet(op, payload);
+  p.ipv6 = true;
+  p.ip.source = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3};
+  p.ip.destination = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+  return p;
+}
+
+TEST(Rocev2, Ipv6_FixedHeadersRoundTripAndUdpChecksum) {
+  const std::vector<std::byte> payload = hex("aa bb cc dd ee");
+  const Rocev2Packet p = sample_packet_ipv6(Rocev2Opcode::WriteFirst, payload);
+  std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size(), true));
+  ASSERT_EQ(*encode_rocev2(p, out), 40U + 8 + 12 + 16 + 8 + 4);
+  // Version 6, Traffic Class 26 << 2 | ECT(0), Flow Label 0, Payload Length 48, UDP, Hop 64.
+  EXPECT_EQ(to_hex(std::span(out).first(8)), "66 a0 00 00 00 30 11 40");
+  EXPECT_EQ(to_hex(std::span(out).subspan(40, 6)), "c1 23 12 b7 00 30");
+  EXPECT_EQ(to_hex(std::span(out).subspan(48, 12)), "06 70 ff ff 00 00 01 23 00 00 00 42");
+  // The ICRC as an independent CRC-32 (Python zlib.crc32) over the masked packet gives it.
+  EXPECT_EQ(to_hex(std::span(out).last(4)), "ee 09 a4 30");
+  // The UDP checksum over the IPv6 pseudo-header holds: the one's complement sum is all ones.
+  std::uint32_t sum = 17U + 48U;
+  for (std::size_t i = 8; i < 40; i += 2) {
+    sum += std::to_integer<std::uint32_t>(out[i]) << 8 | std::to_integer<std::uint32_t>(out[i + 1]);
+  }
+  for (std::size_t i = 40; i < out.size(); i += 2) {
+    sum += std::to_integer<std::uint32_t>(out[i]) << 8 | std::to_integer<std::uint32_t>(out[i + 1]);
+  }
+  while (sum >> 16U) sum = (sum & 0xFFFFU) + (sum >> 16U);
+  EXPECT_EQ(sum, 0xFFFFU);
+  auto d = decode_rocev2(out);
+  ASSERT_TRUE(d) << d.error().describe();
+  EXPECT_TRUE(d->ipv6);
+  EXPECT_EQ(d->ip.source, p.ip.source);
+  EXPECT_EQ(d->ip.dscp, 26);
+  EXPECT_EQ(d->ip.ecn, kEcnEct0);
+  EXPECT_EQ(d->bth.destination_qp, 0x123U);
+  EXPECT_EQ(*d->reth, *p.reth);
+  EXPECT_EQ(to_hex(d->payload), "aa bb cc dd ee");
+}
+
+TEST(Rocev2, Ipv6_MaskedFieldsAreNotCoveredAndEveryOtherOctetIs) {
+  const std::vector<std::byte> payload(8);
+  const Rocev2Packet p = sample_packet_ipv6(Rocev2Opcode::WriteOnly, payload);
+  std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size(), true));
+  ASSERT_TRUE(encode_rocev2(p, out));
+  auto masked = out;
+  masked[1] = std::byte{0xF5};  // Traffic Class (a switch marks CE) and the Flow Label
+  masked[3] = std::byte{0x42};
+  masked[7] = std::byte{0x01};  // Hop Limit
+  masked[46] = std::byte{0};    // UDP checksum
+  EXPECT_TRUE(decode_rocev2(masked)) << decode_rocev2(masked).error().describe();
+  for (const std::size_t at : {std::size_t{9}, std::size_t{41}, std::size_t{53}, out.size() - 5}) {
+    auto bad = out;
+    bad[at] ^= std::byte{1};
+    EXPECT_EQ(decode_rocev2(bad).error().code, BindingErrorCode::BadIcrc) << at;
+  }
+  auto tcp = out;
+  tcp[6] = std::byte{6};
+  EXPECT_EQ(decode_rocev2(tcp, false).error().code, BindingErrorCode::NotUdp);
+  for (std::size_t n = 0; n < out.size(); ++n) {
+    EXPECT_FALSE(decode_rocev2(std::span(out).first(n))) << n;
+  }
+}
+
 TEST(Rocev2, RequesterAndResponder_CountPerQueuePairAndAttributeByMsn) {
   Rocev2Requester req(0x123, 100, 0xABCD, 0x1000, 4096);
   auto first = req.plan_message(10000, 4096);  // 3 RDMA messages: MSN 0..2

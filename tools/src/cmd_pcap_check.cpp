@@ -10,17 +10,18 @@
 // message's data is not in the capture, its octets count as received when MSG_DONE states them.
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
-#include "pcap_common.hpp"
 #include "check_rules.hpp"
+#include "data_packets.hpp"
+#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
-#include "rdcc/codec/rocev2.hpp"
 #include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/invariants.hpp"
@@ -56,16 +57,7 @@ struct MessageFrames {
   std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
   std::uint64_t data_octets = 0;   // payload octets of data packets seen
   std::uint64_t data_packets = 0;
-  std::uint8_t binding_kind = 0;   // of its CREDIT_REQUEST
-  std::uint32_t qpn = 0;           // RoCEv2: its destination queue pair
-};
-
-// An RDCC message as the data transport names it.
-struct MessageRef {
-  ref::Address receiver;
-  ref::Address sender;
-  std::uint32_t association_id = 0;
-  std::uint64_t message_id = 0;
+  std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
 };
 
 std::string hex(std::uint64_t v) {
@@ -73,9 +65,6 @@ std::string hex(std::uint64_t v) {
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
   return text;
 }
-
-using IpKey = std::pair<bool, IpAddress>;
-IpKey ip_of(const ref::Address& a) { return {a.ipv6, a.ip}; }
 
 struct Originated {
   std::uint32_t newest = 0;
@@ -96,22 +85,32 @@ class Checker {
         budget_(budget),
         d_max_(ref::microseconds(o.d_max_us)),
         data_port_(o.data_port),
-        rocev2_port_(o.rocev2_port),
-        unscheduled_dscp_(o.unscheduled_dscp),
+        data_(o.data_port, o.rocev2_port, o.unscheduled_dscp),
         network_effects_(o.network_effects) {
     invariants_.set_timing_tolerance(o.slack_us ? ref::microseconds(*o.slack_us) : d_max_ * 2);
+    if (network_effects_) data_.keep_early();
   }
 
   // A UDP datagram that is not RDCC: a data packet if it goes to the data port or RoCEv2's.
   void data(const CapturedFrame& f, const ParsedFrame& u) {
-    if (data_port_ && u.destination.port == *data_port_) {
-      opaque(f, u);
-    } else if (rocev2_port_ != 0 && u.destination.port == rocev2_port_) {
-      rocev2(f, u);
+    if (!data_.reads(u)) return;
+    DataPackets::Read r = data_.read(f, u);
+    switch (r.kind) {
+      case DataPackets::Read::Kind::Undecodable:
+        notes_.push_back(std::move(r.text));
+        return;
+      case DataPackets::Read::Kind::Retransmission:
+        return;
+      case DataPackets::Read::Kind::Unrequested:
+        unrequested(f, u, r.text);
+        return;
+      case DataPackets::Read::Kind::Message:
+        segment(f, r.message, r.offset, r.length, r.marked_unscheduled);
+        return;
     }
   }
 
-  [[nodiscard]] std::uint64_t data_packets() const { return data_packets_; }
+  [[nodiscard]] std::uint64_t data_packets() const { return data_.packets(); }
   [[nodiscard]] std::uint64_t unattributed() const { return unattributed_; }
 
   void packet(const RdccPacket& p) {
@@ -149,12 +148,10 @@ class Checker {
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
-  [[nodiscard]] std::uint64_t rocev2_ipv6() const { return rocev2_ipv6_; }
   [[nodiscard]] std::uint64_t stale() const { return stale_; }
 
  private:
   using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
-  using MsgKey = std::tuple<AddrKey, AddrKey, std::uint32_t, std::uint64_t>;
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
@@ -163,88 +160,17 @@ class Checker {
 
   // ---- data packets -----------------------------------------------------------------------
 
-  void opaque(const CapturedFrame& f, const ParsedFrame& u) {
-    const auto p = ref::decode_opaque(u.payload);
-    if (!p) {
-      notes_.push_back("frame " + std::to_string(f.number) + ": opaque data packet " +
-                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
-                       " does not decode: " + p.error().describe() + " [frame offset " +
-                       std::to_string(u.payload_offset + p.error().offset) + "]");
-      return;
-    }
-    ++data_packets_;
-    const ref::OpaqueHeader& h = p->header;
-    auto it = opaque_ids_.find({ip_of(u.source), ip_of(u.destination), h.message_identifier});
-    if (it == opaque_ids_.end()) {
-      if (network_effects_) {
-        auto& kept = early_[{ip_of(u.source), ip_of(u.destination), h.message_identifier}];
-        if (kept.size() < kEarlyPackets) {
-          kept.push_back({f.number, h.offset, h.payload_length,
-                          (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
-                              (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_)});
-        }
-      }
-      unrequested(f, u, "Message Identifier " + hex(h.message_identifier));
-      return;
-    }
-    opaque_seen_.insert({ip_of(it->second.sender), ip_of(it->second.receiver)});
-    const bool marked = (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
-                        (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
-    segment(f, it->second, h.offset, h.payload_length, marked);
-  }
-
-  void rocev2(const CapturedFrame& f, const ParsedFrame& u) {
-    if (u.source.ipv6) {
-      ++rocev2_ipv6_;
-      return;
-    }
-    // A packet the snap length cut has no ICRC to check (its tail is zeros).
-    const auto p = ref::decode_rocev2(u.ipv4_packet, !u.zero_filled);
-    if (!p) {
-      notes_.push_back("frame " + std::to_string(f.number) + ": RoCEv2 packet " +
-                       u.source.to_string() + " \u2192 " + u.destination.to_string() +
-                       " does not decode: " + p.error().describe());
-      return;
-    }
-    ++data_packets_;
-    const std::uint32_t qpn = p->bth.destination_qp;
-    auto& qp = queue_pairs_[{ip_of(u.destination), qpn}];
-    // A retransmission (a PSN not newer than the last, 24-bit serial) is neither new octets
-    // nor a new RDMA message: the responder counts it once.
-    const std::uint32_t back = (qp.last_psn - p->bth.psn) & kMax24;
-    if (qp.started && back < (kMax24 + 1) / 2) return;
-    qp.started = true;
-    qp.last_psn = p->bth.psn;
-    ref::Rocev2Responder& responder = responders_[ip_of(u.destination)];
-    const auto counted = responder.count(*p, u.source, unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
-    auto it = rocev2_ids_.find({ip_of(u.destination), qpn, counted.message_id});
-    if (counted.message_id == 0 || it == rocev2_ids_.end()) {
-      unrequested(f, u, "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn));
-      return;
-    }
-    rocev2_seen_.insert({ip_of(u.destination), qpn});
-    MessageFrames& m = msgs_[msg_key(it->second)];
-    segment(f, it->second, m.data_octets, counted.observation.octets,
-            counted.observation.unscheduled_dscp);
-  }
-
   // Under --network-effects, opaque data seen before its CREDIT_REQUEST (which the path lost
   // and the sender retransmitted, or delayed) is judged once the request is in: as if it had
   // arrived with it, like the receiver's own early data (spec-notes 261, 262). Beyond the
   // window the request announces it is then data beyond the credit.
   void credit_early(const RdccPacket& p, const CreditRequest& req, const Roles::Sides& s) {
-    if (req.binding_kind != static_cast<std::uint8_t>(BindingKind::Opaque)) return;
-    auto e = early_.find({ip_of(s.sender), ip_of(s.receiver), req.binding_value});
-    if (e == early_.end()) return;
-    const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
-    opaque_seen_.insert({ip_of(s.sender), ip_of(s.receiver)});
-    for (const EarlyPacket& k : e->second) {
+    for (const DataPackets::Early& k : data_.early(req, s)) {
       CapturedFrame f = p.frame;
       f.number = k.frame;  // findings name the data's frame, at the request's time
       --unattributed_;
-      segment(f, r, k.offset, k.length, k.marked_unscheduled);
+      segment(f, k.read.message, k.read.offset, k.read.length, k.read.marked_unscheduled);
     }
-    early_.erase(e);
   }
 
   // Data no CREDIT_REQUEST in the capture names: a finding where the two hosts established
@@ -317,36 +243,6 @@ class Checker {
     }
   }
 
-  [[nodiscard]] static MsgKey msg_key(const MessageRef& r) {
-    return {key_of(r.receiver), key_of(r.sender), r.association_id, r.message_id};
-  }
-
-  // Whether the capture holds this message's data (then MSG_DONE's count is not used).
-  [[nodiscard]] bool data_in_capture(const MessageRef& r, const MessageFrames& m) const {
-    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-      return data_port_ && opaque_seen_.count({ip_of(r.sender), ip_of(r.receiver)}) != 0;
-    }
-    if (m.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
-      return rocev2_port_ != 0 && rocev2_seen_.count({ip_of(r.receiver), m.qpn}) != 0;
-    }
-    return false;
-  }
-
-  // The Binding Value of a request, so that data can name its message.
-  void bind(const CreditRequest& req, const Roles::Sides& s) {
-    const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
-    MessageFrames& m = msgs_[msg_key(r)];
-    m.binding_kind = req.binding_kind;
-    if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-      opaque_ids_[{ip_of(s.sender), ip_of(s.receiver), req.binding_value}] = r;
-    } else if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
-      const Rocev2Binding b = unpack_rocev2(req.binding_value);
-      m.qpn = b.destination_qpn;
-      responders_[ip_of(s.receiver)].register_message(req.binding_value, req.message_id);
-      rocev2_ids_[{ip_of(s.receiver), b.destination_qpn, req.message_id}] = r;
-    }
-  }
-
   void malformed_message(const RdccPacket& p) {
     const DecodeError& e = p.decoded.error();
     const std::string where = " [frame offset " + std::to_string(p.udp.payload_offset + e.offset) + "]";
@@ -413,7 +309,7 @@ class Checker {
       return;
     }
     if (const auto* req = std::get_if<CreditRequest>(&m)) {
-      bind(*req, s);
+      data_.bind(*req, s);
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, req->message_id}];
       if (f.request == 0) f.request = p.frame.number;
       last_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}] = p.frame.number;
@@ -464,7 +360,7 @@ class Checker {
       // Without the message's data in the capture, MSG_DONE says how many octets arrived.
       const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};
       MessageFrames& f = msgs_[msg_key(r)];
-      if (!data_in_capture(r, f) && done->octets_received > f.delivered) {
+      if (!data_.in_capture(r) && done->octets_received > f.delivered) {
         invariants_.on_data_delivered(s.receiver, s.sender, done->message_id,
                                       done->octets_received - f.delivered, t);
         f.delivered = done->octets_received;
@@ -500,7 +396,7 @@ class Checker {
       std::string detail = v[i].detail;
       if (id == "CHK-BUDGET") {
         detail += " at " + s.receiver.to_string();
-        if (!data_port_ || data_packets_ == 0) {
+        if (!data_port_ || data_.packets() == 0) {
           detail += " (octets of messages whose data is not in the capture count as received "
                     "when MSG_DONE states them)";
         }
@@ -513,60 +409,39 @@ class Checker {
     }
     if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && !g->pool()) {
       MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
-      auto& highest = grant_limit_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
-      if (f.grant == 0 || g->grant_limit > highest) {
+      if (f.grant == 0 || g->grant_limit > f.highest_grant) {
         f.grant = p.frame.number;
-        highest = g->grant_limit;
+        f.highest_grant = g->grant_limit;
       }
       f.latest_grant = p.frame.number;
     }
   }
 
-  struct QueuePair {
-    bool started = false;
-    std::uint32_t last_psn = 0;
-  };
-  using Qp = std::pair<IpKey, std::uint32_t>;  // receiver host, destination QPN
-
   Roles roles_;
   std::uint64_t budget_;
   ref::Duration d_max_;
   std::optional<std::uint16_t> data_port_;
-  std::uint16_t rocev2_port_;
-  std::optional<std::uint8_t> unscheduled_dscp_;
+  DataPackets data_;
   bool network_effects_;
   ref::InvariantChecker invariants_;
-  // Data: (sender host, receiver host, Binding Value) for the opaque transport; per receiver
-  // host a Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
-  std::map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
-  std::map<IpKey, ref::Rocev2Responder> responders_;
-  std::map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
-  std::map<Qp, QueuePair> queue_pairs_;
-  std::set<std::pair<IpKey, IpKey>> opaque_seen_;    // (sender, receiver) with data seen
-  std::set<Qp> rocev2_seen_;
-  std::set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
-  std::set<std::pair<IpKey, IpKey>> unrequested_reported_;
+  // Hashed maps keyed by packed addresses: each RDCC packet looks several of them up, and a
+  // capture holds millions (none is iterated, so their order shows nowhere).
+  template <class K, class V>
+  using Map = std::unordered_map<K, V, KeyHash>;
+  template <class K>
+  using Set = std::unordered_set<K, KeyHash>;
+  Set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
+  Set<std::pair<IpKey, IpKey>> unrequested_reported_;
   std::set<std::pair<std::string, MsgKey>> data_reported_;
-  std::map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
-  std::uint64_t data_packets_ = 0;
+  Map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
   std::uint64_t unattributed_ = 0;
-  struct EarlyPacket {
-    std::uint64_t frame;
-    std::uint64_t offset;
-    std::uint32_t length;
-    bool marked_unscheduled;
-  };
-  static constexpr std::size_t kEarlyPackets = 256;  // per Message Identifier, then counted only
-  std::map<std::tuple<IpKey, IpKey, std::uint64_t>, std::vector<EarlyPacket>> early_;
-  std::uint64_t rocev2_ipv6_ = 0;
   std::uint64_t stale_ = 0;  // messages not newer, discarded under --network-effects
   std::uint64_t suppressed_ = 0;
-  std::set<AddrKey> known_;
-  std::map<std::pair<bool, AssocKey>, Originated> originated_;
-  std::map<AssocKey, AssociationState> assocs_;
-  std::map<AssocKey, std::uint64_t> last_request_;
-  std::map<MsgKey, MessageFrames> msgs_;
-  std::map<MsgKey, std::uint64_t> grant_limit_;
+  Set<AddrKey> known_;
+  Map<std::pair<bool, AssocKey>, Originated> originated_;
+  Map<AssocKey, AssociationState> assocs_;
+  Map<AssocKey, std::uint64_t> last_request_;
+  Map<MsgKey, MessageFrames> msgs_;
   std::vector<Finding> findings_;
   std::vector<std::string> notes_;
 };
@@ -619,10 +494,6 @@ int run_check(const CheckOptions& o) {
   if (checker.suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.suppressed()
               << " later data-packet findings of the same rule and message not shown\n";
-  }
-  if (checker.rocev2_ipv6() != 0) {
-    std::cerr << "rdcc pcap check: note: " << checker.rocev2_ipv6()
-              << " RoCEv2 packets over IPv6 not checked (the binding reads IPv4)\n";
   }
   if (checker.stale() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.stale()

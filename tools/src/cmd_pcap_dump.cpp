@@ -1,4 +1,5 @@
 // rdcc pcap dump: every RDCC datagram of a capture, one line (or one JSON object) each.
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -61,8 +62,21 @@ Filters parse_filters(const DumpOptions& o) {
   return f;
 }
 
-std::string where(const RdccPacket& p) {
-  return p.udp.source.to_string() + " \u2192 " + p.udp.destination.to_string();
+// "12  0.000050000  10.0.0.1:50000 → 10.0.0.2:40000  " for a line of the text form.
+void append_prefix(std::string& out, const CapturedFrame& f, std::int64_t t,
+                   const ParsedFrame* udp) {
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, f.number).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+  out += "  ";
+  append_seconds(out, t);
+  out += "  ";
+  if (udp != nullptr) {
+    udp->source.append_to(out);
+    out += " \u2192 ";
+    udp->destination.append_to(out);
+    out += "  ";
+  }
 }
 
 void run_dump(const DumpOptions& o) {
@@ -92,8 +106,8 @@ void run_dump(const DumpOptions& o) {
         for (const auto& [k, v] : fields.items()) j[k] = v;
         out += j.dump();
       } else {
-        out += std::to_string(p.frame.number) + "  " + format_seconds(t) + "  " + where(p) +
-               "  " + format_line(m);
+        append_prefix(out, p.frame, t, &p.udp);
+        append_line(m, out);
       }
     } else {
       const DecodeError& e = p.decoded.error();
@@ -111,8 +125,8 @@ void run_dump(const DumpOptions& o) {
                                  {"message", e.describe()}};
         out += j.dump();
       } else {
-        out += std::to_string(p.frame.number) + "  " + format_seconds(t) + "  " + where(p) +
-               "  decode error: " + e.describe() + " [frame offset " +
+        append_prefix(out, p.frame, t, &p.udp);
+        out += "decode error: " + e.describe() + " [frame offset " +
                std::to_string(p.udp.payload_offset + e.offset) + "]";
       }
     }
@@ -130,8 +144,8 @@ void run_dump(const DumpOptions& o) {
                                {"message", describe_malformed(parsed)}};
       out += j.dump();
     } else {
-      out += std::to_string(f.number) + "  " + format_seconds(t) +
-             "  malformed frame: " + describe_malformed(parsed);
+      append_prefix(out, f, t, nullptr);
+      out += "malformed frame: " + describe_malformed(parsed);
     }
     out += '\n';
     flush(false);

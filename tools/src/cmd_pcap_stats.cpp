@@ -1,7 +1,8 @@
 // rdcc pcap stats: per receiver and per association, what the control traffic of a capture
 // says: messages, octets requested and granted, grant latency, credit outstanding over time,
-// reports and errors. Received octets come from MSG_DONE (Octets Received); the data packets
-// are not read yet (their formats are being defined in docs/data-transport.md).
+// reports and errors. Received octets come from the data packets where the capture holds a
+// message's data (opaque on --data-port, RoCEv2 on --rocev2-port: DataPackets, as `check`
+// reads them), otherwise from MSG_DONE (Octets Received).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "data_packets.hpp"
 #include "pcap_common.hpp"
 #include "pcap_commands.hpp"
 #include "rdcc/codec/json.hpp"
@@ -22,6 +24,8 @@ struct StatsOptions {
   CaptureOptions capture;
   bool json = false;
   std::string svg;
+  std::optional<std::uint16_t> data_port;
+  std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
 };
 
 struct MessageState {
@@ -30,7 +34,7 @@ struct MessageState {
   std::int64_t first_request_ns = 0;
   bool granted = false;
   std::uint64_t limit = 0;
-  std::uint64_t received = 0;
+  std::uint64_t received = 0;  // the larger of the data seen and MSG_DONE's count
 };
 
 // Counters kept both per association and per receiver.
@@ -40,7 +44,9 @@ struct Counters {
   std::uint64_t octets_requested = 0;
   std::uint64_t octets_granted = 0;  // per-message grants: highest Grant Limit per message
   std::uint64_t pool_granted = 0;    // pool grants: highest pool Grant Limit per association
-  std::uint64_t octets_received = 0; // from MSG_DONE
+  std::uint64_t octets_received = 0; // both of these
+  std::uint64_t received_data = 0;   // from the data packets (highest offset seen per message)
+  std::uint64_t received_done = 0;   // from MSG_DONE, where the message's data is not captured
   std::vector<std::int64_t> grant_latency_ns;
   std::uint64_t reports = 0;
   std::map<std::string, std::uint64_t> errors;  // ERROR messages by reason
@@ -105,7 +111,33 @@ void record(ReceiverStats& r, std::int64_t t) {
   r.series.push_back({t, r.c.octets_granted + r.c.pool_granted, r.c.octets_received, r.outstanding});
 }
 
-void on_message(Stats& s, Roles& roles, const RdccPacket& p, const Message& m) {
+// Octets of `msg` now known to have arrived (`to` of them in all), from `data` or MSG_DONE.
+void receive(ReceiverStats& r, AssocStats& a, MessageState& msg, std::uint64_t to, bool data,
+             std::int64_t t) {
+  if (to <= msg.received) return;
+  const std::uint64_t before = outstanding_of(msg);
+  const std::uint64_t more = to - msg.received;
+  for (Counters* c : {&r.c, &a.c}) {
+    c->octets_received += more;
+    (data ? c->received_data : c->received_done) += more;
+  }
+  msg.received = to;
+  move_outstanding(r, t, before, outstanding_of(msg));
+  record(r, t);
+}
+
+// A data packet of a message whose CREDIT_REQUEST is in the capture.
+void on_data(Stats& s, const DataPackets::Read& d, std::int64_t t) {
+  auto r = s.receivers.find(key_of(d.message.receiver));
+  if (r == s.receivers.end()) return;
+  auto a = r->second.assocs.find({key_of(d.message.sender), d.message.association_id});
+  if (a == r->second.assocs.end()) return;
+  MessageState& msg = a->second.messages[d.message.message_id];
+  receive(r->second, a->second, msg, d.offset + d.length, true, t);
+}
+
+void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
+                const Message& m) {
   const std::int64_t t = p.frame.relative_ns;
   const auto sides = roles.sides(m, p.udp.source, p.udp.destination);
   if (!sides) {  // CONGESTION_REPORT
@@ -118,6 +150,7 @@ void on_message(Stats& s, Roles& roles, const RdccPacket& p, const Message& m) {
     }
     return;
   }
+  if (const auto* req = std::get_if<CreditRequest>(&m)) data.bind(*req, *sides);
   ReceiverStats& r = s.receivers[key_of(sides->receiver)];
   r.address = sides->receiver;
   if (std::holds_alternative<AssocRequest>(m)) {  // no Association ID yet
@@ -172,13 +205,10 @@ void on_message(Stats& s, Roles& roles, const RdccPacket& p, const Message& m) {
       record(r, t);
     }
   } else if (const auto* done = std::get_if<MsgDone>(&m)) {
-    MessageState& msg = a.messages[done->message_id];
-    if (done->octets_received > msg.received) {
-      const std::uint64_t before = outstanding_of(msg);
-      both([&](Counters& c) { c.octets_received += done->octets_received - msg.received; });
-      msg.received = done->octets_received;
-      move_outstanding(r, t, before, outstanding_of(msg));
-      record(r, t);
+    // Where the capture holds the message's data, the data says what arrived.
+    const MessageRef named{sides->receiver, sides->sender, h.association_id, done->message_id};
+    if (!data.in_capture(named)) {
+      receive(r, a, a.messages[done->message_id], done->octets_received, false, t);
     }
   } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
     both([&](Counters& c) { ++c.errors[reason_name(e->reason)]; });
@@ -220,6 +250,8 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"octets_granted", c.octets_granted},
           {"pool_octets_granted", c.pool_granted},
           {"octets_received", c.octets_received},
+          {"octets_received_data", c.received_data},
+          {"octets_received_msg_done", c.received_done},
           {"grant_latency", latency_json(c.grant_latency_ns)},
           {"reports_received", c.reports},
           {"errors", errors},
@@ -283,13 +315,21 @@ void print_json(const Stats& s) {
   std::cout << out.dump(2) << '\n';
 }
 
+// "MSG_DONE", "data packets", or "1024 from data packets, 2048 from MSG_DONE".
+std::string received_source(const Counters& c) {
+  if (c.received_data == 0) return "MSG_DONE";
+  if (c.received_done == 0) return "data packets";
+  return std::to_string(c.received_data) + " from data packets, " +
+         std::to_string(c.received_done) + " from MSG_DONE";
+}
+
 void print_counters(const Counters& c, const std::string& indent) {
   std::vector<std::int64_t> v = c.grant_latency_ns;
   std::sort(v.begin(), v.end());
   std::cout << indent << "messages " << c.messages << ", octets requested " << c.octets_requested
             << ", granted " << c.octets_granted;
   if (c.pool_granted != 0) std::cout << " (+" << c.pool_granted << " in pool grants)";
-  std::cout << ", received " << c.octets_received << " (MSG_DONE)\n";
+  std::cout << ", received " << c.octets_received << " (" << received_source(c) << ")\n";
   std::cout << indent << "grant latency (request to first grant): ";
   if (v.empty()) {
     std::cout << "none\n";
@@ -394,7 +434,11 @@ void write_svg(const Stats& s, const std::string& path) {
     line("#2ca02c", [](const Sample& x) { return x.received; });
     out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
         << "\" fill=\"#1f77b4\">granted</text>\n<text x=\"" << kLeft + 80 << "\" y=\""
-        << y0 + kTop + 16 << "\" fill=\"#2ca02c\">received (MSG_DONE)</text>\n";
+        << y0 + kTop + 16 << "\" fill=\"#2ca02c\">received ("
+        << (r.c.received_data == 0   ? "MSG_DONE"
+            : r.c.received_done == 0 ? "data packets"
+                                     : "data packets and MSG_DONE")
+        << ")</text>\n";
   }
   out << "</svg>\n";
   if (!out) throw FileError(path + ": write failed");
@@ -403,10 +447,18 @@ void write_svg(const Stats& s, const std::string& path) {
 int run_stats(const StatsOptions& o) {
   Stats s;
   Roles roles(o.capture.port);
+  DataPackets data(o.data_port, o.rocev2_port, std::nullopt);
   ScanHandlers h;
   h.packet = [&](const RdccPacket& p) {
-    if (p.decoded) on_message(s, roles, p, *p.decoded);
+    if (p.decoded) on_message(s, roles, data, p, *p.decoded);
   };
+  if (o.data_port || o.rocev2_port != 0) {
+    h.other_udp = [&](const CapturedFrame& f, const ParsedFrame& u) {
+      if (!data.reads(u)) return;
+      const DataPackets::Read d = data.read(f, u);
+      if (d.kind == DataPackets::Read::Kind::Message) on_data(s, d, f.relative_ns);
+    };
+  }
   s.summary = scan_capture(o.capture, h);
   if (o.json) {
     print_json(s);
@@ -428,6 +480,13 @@ void add_pcap_stats_command(CLI::App& pcap) {
   cmd->add_flag("--json", o->json, "One JSON document instead of the table");
   cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit over "
                                    "time per receiver to FILE");
+  cmd->add_option("--data-port", o->data_port,
+                  "The UDP port of the opaque data transport (docs/data-transport.md): received "
+                  "octets are counted from its packets; no default")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--rocev2-port", o->rocev2_port,
+                  "The UDP port of RoCEv2 data, counted likewise (default 4791; 0: not read)")
+      ->check(CLI::Range(0, 65535));
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap stats");
     run_pcap_command("stats", [o] { return run_stats(*o); });

@@ -1,7 +1,7 @@
 // The shared part of `rdcc pcap` (pcap_common.hpp).
 #include "pcap_common.hpp"
 
-#include <cstdio>
+#include <charconv>
 #include <vector>
 
 namespace rdcc::tools {
@@ -103,14 +103,23 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
   return summary;
 }
 
-std::string format_seconds(std::int64_t ns) {
-  char text[40];
+void append_seconds(std::string& out, std::int64_t ns) {
   const bool negative = ns < 0;
   const std::uint64_t v = negative ? static_cast<std::uint64_t>(-ns) : static_cast<std::uint64_t>(ns);
-  std::snprintf(text, sizeof text, "%s%llu.%09llu", negative ? "-" : "",
-                static_cast<unsigned long long>(v / 1000000000U),
-                static_cast<unsigned long long>(v % 1000000000U));
-  return text;
+  if (negative) out += '-';
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, v / 1000000000U).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+  out += '.';
+  end = std::to_chars(text, text + sizeof text, v % 1000000000U).ptr;
+  out.append(9 - static_cast<std::size_t>(end - text), '0');  // nine digits, zero-padded
+  out.append(text, static_cast<std::size_t>(end - text));
+}
+
+std::string format_seconds(std::int64_t ns) {
+  std::string out;
+  append_seconds(out, ns);
+  return out;
 }
 
 std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& from,

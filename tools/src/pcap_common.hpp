@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <unordered_set>
 #include <utility>
 
 #include "pcap_reader.hpp"
@@ -68,9 +69,40 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
 // Seconds, as "12.000123456".
 [[nodiscard]] std::string format_seconds(std::int64_t ns);
 
-// An address as an ordered key.
-using AddrKey = std::tuple<bool, IpAddress, std::uint16_t>;
-[[nodiscard]] inline AddrKey key_of(const ref::Address& a) { return {a.ipv6, a.ip, a.port}; }
+// Appends "12.000123456" to `out` (format_seconds without a temporary string).
+void append_seconds(std::string& out, std::int64_t ns);
+
+// An address as a key: ordered as (family, IP, port), and hashed (ref::AddressKeyHash).
+using AddrKey = ref::AddressKey;
+using ref::key_of;
+
+// A hash for keys made of AddrKeys, numbers, and pairs and tuples of them (the unordered maps
+// of `check`). Not noexcept, so that the containers keep each node's hash (AddressKeyHash).
+struct KeyHash {
+  template <class T>
+  [[nodiscard]] std::size_t operator()(const T& key) const {
+    return static_cast<std::size_t>(mix(0, key));
+  }
+
+ private:
+  static std::uint64_t mix(std::uint64_t h, const AddrKey& k) noexcept {
+    return ref::hash_mix(h, k);
+  }
+  template <class T>
+    requires std::is_integral_v<T>
+  static std::uint64_t mix(std::uint64_t h, T v) noexcept {
+    return ref::hash_mix(h, static_cast<std::uint64_t>(v));
+  }
+  template <class A, class B>
+  static std::uint64_t mix(std::uint64_t h, const std::pair<A, B>& k) noexcept {
+    return mix(mix(h, k.first), k.second);
+  }
+  template <class... T>
+  static std::uint64_t mix(std::uint64_t h, const std::tuple<T...>& k) noexcept {
+    std::apply([&h](const auto&... v) { ((h = mix(h, v)), ...); }, k);
+    return h;
+  }
+};
 
 // Who is the receiver of a message seen on the wire. Types the spec gives one direction
 // (RDCC Message Types) decide; CANCEL and ERROR go by what is already known of the two
@@ -92,7 +124,7 @@ class Roles {
 
  private:
   std::optional<std::uint16_t> port_;
-  std::set<AddrKey> receivers_;
+  std::unordered_set<AddrKey, ref::AddressKeyHash> receivers_;
 };
 
 }  // namespace rdcc::tools

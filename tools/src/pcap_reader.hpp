@@ -35,7 +35,7 @@ struct ParsedFrame {
   std::uint16_t udp_checksum = 0;
   std::span<const std::byte> payload;  // Udp: the UDP payload (per the UDP Length field)
   std::size_t payload_offset = 0;      // Udp: offset of the payload within the frame
-  std::span<const std::byte> ipv4_packet;  // Udp over IPv4: the whole IPv4 packet
+  std::span<const std::byte> ip_packet;  // Udp: the whole IP packet (IPv6: with extension headers)
   // Malformed: what was wrong ("IPv4 header length 12 is below 20") and the frame offset of
   // the field concerned. A string literal or built into `detail` (no heap on this path).
   std::string_view what;

@@ -334,8 +334,10 @@ enum class DataFault {
 class DataExchange {
  public:
   // `snap`: data frames are cut to their first 128 octets, as captures of data often are.
-  DataExchange(const std::string& path, DataFault fault, bool snap = false)
-      : w_(path), fault_(fault), snap_(snap) {}
+  // `ipv6`: the same exchange between 2001:db8::2 (sender) and 2001:db8::1 (receiver), control,
+  // opaque and RoCEv2 alike; the frame numbers are those of the IPv4 one.
+  DataExchange(const std::string& path, DataFault fault, bool snap = false, bool ipv6 = false)
+      : w_(path), fault_(fault), snap_(snap), ipv6_(ipv6) {}
 
   void write() {
     association();
@@ -349,7 +351,12 @@ class DataExchange {
     const auto t = rdcc::type_of(m);
     const bool from_sender = t == rdcc::MessageType::AssocRequest ||
                              t == rdcc::MessageType::CreditRequest;
-    w_.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
+    const Endpoint sender = host(2, 40000);
+    const Endpoint receiver = host(1, kPort);
+    w_.add(from_sender ? frame(sender, receiver, m) : frame(receiver, sender, m));
+  }
+  [[nodiscard]] Endpoint host(std::uint8_t last, std::uint16_t port) const {
+    return ipv6_ ? v6(last, port) : v4(last, port);
   }
   rdcc::Header tx() { return header(++tx_seq_); }
   void data(const Bytes& f) {
@@ -400,7 +407,7 @@ class DataExchange {
     const Bytes payload(length, std::byte{0});
     Bytes packet(rdcc::ref::kOpaqueHeaderSize + length);
     if (!rdcc::ref::encode_opaque(h, payload, packet)) std::exit(1);
-    data(udp_frame(v4(2, kDataPort), v4(1, kDataPort), packet));
+    data(udp_frame(host(2, kDataPort), host(1, kDataPort), packet));
   }
 
   void unscheduled() {
@@ -436,15 +443,16 @@ class DataExchange {
     for (std::uint64_t offset = 0; offset < 16384; offset += 4096) {
       for (const auto& h : qp.packetize(*plan, 16384, offset, 4096)) {
         rdcc::ref::Rocev2Packet p;
-        p.ip.source = rdcc::IpAddress{10, 0, 0, 2};
-        p.ip.destination = rdcc::IpAddress{10, 0, 0, 1};
+        p.ipv6 = ipv6_;
+        p.ip.source = host(2, 0).address;
+        p.ip.destination = host(1, 0).address;
         p.ip.source_port = 49152;
         p.ip.destination_port = rdcc::ref::kRocev2Port;
         p.bth = h.bth;
         p.reth = h.reth;
         const Bytes payload(h.length, std::byte{0});
         p.payload = payload;
-        Bytes packet(rdcc::ref::rocev2_packet_size(h.bth.opcode, h.length));
+        Bytes packet(rdcc::ref::rocev2_packet_size(h.bth.opcode, h.length, ipv6_));
         if (!rdcc::ref::encode_rocev2(p, packet)) std::exit(1);
         w_.after(20);
         data(rdcc::pcaps::ethernet_frame(packet));
@@ -456,6 +464,7 @@ class DataExchange {
   Writer w_;
   DataFault fault_;
   bool snap_;
+  bool ipv6_;
   std::uint32_t rx_seq_ = 0;
   std::uint32_t tx_seq_ = 0;
 };
@@ -476,6 +485,12 @@ void write_data(const std::string& dir) {
   }
   DataExchange(dir + "/data_clean_snap.pcap", DataFault::None, true).write();
   DataExchange(dir + "/data_rocev2_overrun_snap.pcap", DataFault::Rocev2Overrun, true).write();
+  // Over IPv6 (RoCEv2 in IPv6, UDP 4791): the same rules at the same frames.
+  DataExchange(dir + "/data_v6_clean.pcap", DataFault::None, false, true).write();
+  DataExchange(dir + "/data_v6_beyond_grant.pcap", DataFault::BeyondGrant, false, true).write();
+  DataExchange(dir + "/data_v6_rocev2_overrun.pcap", DataFault::Rocev2Overrun, false, true).write();
+  DataExchange(dir + "/data_v6_rocev2_overrun_snap.pcap", DataFault::Rocev2Overrun, true, true)
+      .write();
 }
 
 }  // namespace

@@ -89,6 +89,16 @@ check "json is valid" python3 -c "import json,sys; d=json.load(open('$work/out')
 check "stats on errors.pcap counts ERRORs" run 0 "$rdcc" pcap stats "$p/errors.pcap" --port 50000
 check "errors by reason" contains "$work/out" "errors UNKNOWN_ASSOCIATION 1, UNSUPPORTED_TYPE 1"
 
+# ---- stats: received octets from the data packets ------------------------------------------
+# data_clean: 0x100 (8 KiB, opaque), 0x101 (64 KiB, opaque), 0x102 (16 KiB, RoCEv2): 90112 octets.
+check "stats with the data, over IPv6" run 0 "$rdcc" pcap stats "$p/data_v6_clean.pcap" --port 50000 --data-port 50001
+check "received from the data packets (opaque and RoCEv2 in IPv6)" contains "$work/out" "messages 3, octets requested 90112, granted 81920, received 90112 (data packets)"
+check "stats with RoCEv2 not read" run 0 "$rdcc" pcap stats "$p/data_clean.pcap" --port 50000 --data-port 50001 --rocev2-port 0
+check "the RoCEv2 message from its MSG_DONE, the rest from the data" contains "$work/out" "received 90112 (73728 from data packets, 16384 from MSG_DONE)"
+check "stats where MSG_DONE came early" run 0 "$rdcc" pcap stats "$p/data_done_early.pcap" --port 50000 --data-port 50001 --svg "$work/data.svg"
+check "the data says what arrived (12 of 16 packets of 0x101), not MSG_DONE" contains "$work/out" "received 73728 (data packets)"
+check "the plot: granted against received from the data" contains "$work/data.svg" "received (data packets)"
+
 # ---- check ------------------------------------------------------------------------------
 check "clean exchange: no findings" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 1MiB
 check "clean: nothing printed" lines "$work/out" 0
@@ -161,6 +171,20 @@ check "cut: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-
 check "cut data frames are malformed to dump (not RDCC)" run 0 "$rdcc" pcap dump "$p/data_clean_snap.pcap" --port 50000
 check "dump: eleven RDCC packets, the cut data frames named" contains "$work/out" "4  0.000023000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?)"
 check "a bad --data-port is bad usage" run 2 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --data-port 0 --budget 1MiB
+# The same exchanges over IPv6 (opaque in UDP/IPv6, RoCEv2 in UDP 4791 inside IPv6): the data
+# rules hold as over IPv4, at the same frames.
+check "IPv6 data: clean exchange, no findings" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 1MiB
+check "IPv6 data: every data packet read (18 opaque, 8 RoCEv2) and related" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "IPv6 data: octets counted from the data (RoCEv2 too) keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 32KiB
+check "IPv6 data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_v6_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
+check "IPv6 data beyond the grant" run 1 "$rdcc" pcap check "$p/data_v6_beyond_grant.pcap" $d --budget 1MiB
+check "IPv6: CHK-SENDER-CREDIT frames 7,8,17" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6 RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun.pcap" $d --budget 1MiB
+check "IPv6 RoCEv2: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6 RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "IPv6 RoCEv2: no packet left unread" lacks "$work/err" "not checked"
+check "cut IPv6 RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun_snap.pcap" $d --budget 1MiB
+check "cut IPv6: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000)"
 
 # ---- the golden captures, where they exist ------------------------------------------------
 if [ -f "$src/pcaps/appendix_exchange.pcap" ]; then
@@ -178,6 +202,37 @@ for golden in "$src"/pcaps/sim_*.pcap; do
   check "golden $name: data read" lacks "$work/err" "and 0 data packets"
   check "golden $name: none unrelated" contains "$work/err" "(0 not related to a request)"
 done
+# stats on the simulator's captures: received octets from their data packets, against the
+# generator's totals and against an independent count from tshark (per message, the highest
+# Offset + Payload Length of its opaque packets, read from the UDP payload).
+if [ -f "$src/pcaps/sim_incast_crn.pcap" ]; then
+  check "golden incast: stats with the data" run 0 "$rdcc" pcap stats "$src/pcaps/sim_incast_crn.pcap" --port 50000 --data-port 50001
+  check "golden incast: eight 96 KiB messages received, from the data" contains "$work/out" "messages 8, octets requested 786432, granted 786432, received 786432 (data packets)"
+fi
+if [ -f "$src/pcaps/sim_rocev2.pcap" ]; then
+  check "golden RoCEv2: stats with the data" run 0 "$rdcc" pcap stats "$src/pcaps/sim_rocev2.pcap" --port 50000
+  check "golden RoCEv2: the 256 KiB message received, from the RoCEv2 packets" contains "$work/out" "messages 1, octets requested 262144, granted 262144, received 262144 (data packets)"
+fi
+opaque_octets() {  # tshark's view: the sum over messages of the highest end of their data
+  tshark -r "$1" -Y "udp.dstport==50001" -T fields -e ip.src -e ip.dst -e udp.payload 2>/dev/null |
+    python3 -c '
+import sys
+end = {}
+for line in sys.stdin:
+    src, dst, payload = line.split()
+    b = bytes.fromhex(payload[:48])
+    key = (src, dst, int.from_bytes(b[8:16], "big"))
+    end[key] = max(end.get(key, 0), int.from_bytes(b[16:24], "big") + int.from_bytes(b[4:8], "big"))
+print(sum(end.values()))'
+}
+if command -v tshark >/dev/null 2>&1; then
+  for golden in sim_all_types sim_restart sim_incast_crn; do
+    [ -f "$src/pcaps/$golden.pcap" ] || continue
+    want=$(opaque_octets "$src/pcaps/$golden.pcap")
+    check "golden $golden: stats --json with the data" run 0 "$rdcc" pcap stats "$src/pcaps/$golden.pcap" --port 50000 --data-port 50001 --json
+    check "golden $golden: received from the data = tshark's count ($want)" python3 -c "import json; d=json.load(open('$work/out')); got=sum(r['octets_received_data'] for r in d['receivers']); assert got == $want and $want > 0, (got, $want)"
+  done
+fi
 for golden in boundary malformed ordinary_udp; do
   if [ -f "$src/pcaps/$golden.pcap" ]; then
     check "golden $golden: dump does not crash" run 0 "$rdcc" pcap dump "$src/pcaps/$golden.pcap" --heuristic

@@ -12,6 +12,8 @@ namespace rdcc {
 
 // "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 flags=0x0000 message_id=0x101 ..."
 [[nodiscard]] std::string format_line(const Message& m);
+// The same line appended to `out` (no other allocation: for dumping many messages).
+void append_line(const Message& m, std::string& out);
 // A header line, then one "  name: value" line per field.
 [[nodiscard]] std::string format_detail(const Message& m);
 // 100000 -> "100 Gbit/s", 1500 -> "1.5 Gbit/s", 10 -> "10 Mbit/s".

@@ -1,6 +1,9 @@
 // A UDP endpoint address (IPv4 or IPv6 and port), as endpoints see their peers.
 #pragma once
 
+#include <bit>
+#include <compare>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -19,6 +22,8 @@ struct Address {
   // Same host (address family and IP), any port.
   [[nodiscard]] bool same_host(const Address& o) const { return ipv6 == o.ipv6 && ip == o.ip; }
   [[nodiscard]] std::string to_string() const;  // "192.0.2.1:50000", "[2001:db8::1]:50000"
+  // The same text appended to `out` (IPv4 without any allocation: for dumping many packets).
+  void append_to(std::string& out) const;
   [[nodiscard]] static Address v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d,
                                   std::uint16_t port);
   // Parses "a.b.c.d:port" or "[v6]:port"; false on error.
@@ -27,6 +32,48 @@ struct Address {
 
 struct AddressHash {
   std::size_t operator()(const Address& a) const noexcept;
+};
+
+// An Address packed into integers: a key that compares and hashes in a few instructions (a
+// tuple of the array of octets compared them with memcmp). It orders as (family, IP octets,
+// port), the order of that tuple.
+struct AddressKey {
+  std::uint64_t ipv6 = 0;  // 0 or 1
+  std::uint64_t high = 0;  // IP octets 0..7, big-endian (IPv4: its four octets, then zeros)
+  std::uint64_t low = 0;   // IP octets 8..15
+  std::uint64_t port = 0;
+  friend constexpr auto operator<=>(const AddressKey&, const AddressKey&) = default;
+};
+
+[[nodiscard]] inline AddressKey key_of(const Address& a) noexcept {
+  const auto big_endian = [](const std::uint8_t* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return std::endian::native == std::endian::little ? __builtin_bswap64(v) : v;
+  };
+  AddressKey k;
+  k.ipv6 = a.ipv6 ? 1 : 0;
+  k.high = big_endian(a.ip.data());
+  k.low = big_endian(a.ip.data() + 8);
+  k.port = a.port;
+  return k;
+}
+
+// Mixes `v` into the hash `h` (for keys made of AddressKeys and numbers).
+[[nodiscard]] constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 29);
+}
+[[nodiscard]] constexpr std::uint64_t hash_mix(std::uint64_t h, const AddressKey& k) noexcept {
+  return hash_mix(hash_mix(hash_mix(h, k.high), k.low), (k.ipv6 << 16) | k.port);
+}
+
+// The hashes of these keys are not noexcept on purpose: libstdc++'s unordered containers then
+// keep each node's hash, so that a lookup or a rehash does not hash every node it passes.
+struct AddressKeyHash {
+  std::size_t operator()(const AddressKey& k) const { return hash_mix(0, k); }
 };
 
 }  // namespace rdcc::ref

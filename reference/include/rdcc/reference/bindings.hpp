@@ -30,11 +30,11 @@ namespace rdcc::ref {
 enum class BindingErrorCode : std::uint8_t {
   Truncated,              // the packet ends inside the named field
   BadMagic,               // opaque: Magic is not 0x5244 ("RD")
-  BadVersion,             // opaque: Version is not 1; IPv4: version is not 4
+  BadVersion,             // opaque: Version is not 1; IP: version is not 4 (or 6 for RoCEv2)
   PayloadBeyondPacket,    // a length field names more octets than the packet holds
   OffsetOverflow,         // opaque: Offset + Payload Length exceeds 2^64 - 1
   BadHeaderLength,        // IPv4: IHL other than 5 (options are not used by either binding)
-  NotUdp,                 // IPv4: Protocol is not 17
+  NotUdp,                 // IPv4: Protocol is not 17; IPv6: Next Header is not 17
   BadTransportVersion,    // BTH: TVer is not 0
   UnsupportedOpcode,      // BTH: not an RC RDMA WRITE First/Middle/Last/Only
   BadPadCount,            // BTH: PadCnt makes the payload negative
@@ -180,28 +180,38 @@ struct Reth {
   friend bool operator==(const Reth&, const Reth&) = default;
 };
 
+inline constexpr std::size_t kIpv6HeaderSize = 40;
+
 struct Rocev2Packet {
-  Ipv4Udp ip;  // addresses, DSCP/ECN, ports (destination 4791)
+  // Addresses, DSCP/ECN, ports (destination 4791). Over IPv6 (`ipv6`) the addresses take all
+  // 16 octets, DSCP and ECN are the Traffic Class and `ttl` is the Hop Limit.
+  Ipv4Udp ip;
+  bool ipv6 = false;
   Bth bth;
   std::optional<Reth> reth;  // present exactly for WRITE First/Only
   std::span<const std::byte> payload;
   std::uint32_t icrc = 0;  // as carried (decode) or computed (encode)
 };
 
-// The RoCEv2 ICRC: CRC-32 over 8 octets of 0xFF (the masked LRH), the IPv4 header with TOS,
-// TTL and checksum set to all ones, the UDP header with its checksum set to all ones, the BTH
-// with its reserved octet 4 (FECN/BECN) set to all ones, and the rest of the packet up to the
+// The RoCEv2 ICRC: CRC-32 over 8 octets of 0xFF (the masked LRH), the IP header with the
+// fields routers change set to all ones (IPv4: TOS, TTL and checksum; IPv6: Traffic Class,
+// Flow Label and Hop Limit), the UDP header with its checksum set to all ones, the BTH with
+// its reserved octet 4 (FECN/BECN) set to all ones, and the rest of the packet up to the
 // ICRC; stored least significant octet first (as the Linux rxe driver and RNICs do).
-// `ip_packet` is the whole IPv4 packet including the 4 ICRC octets at its end.
+// `ip_packet` is the whole IPv4 or IPv6 packet (its version field says which; IPv6 without
+// extension headers) including the 4 ICRC octets at its end.
 [[nodiscard]] std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept;
 
-// Size of the IPv4 packet encode_rocev2 writes for a payload of `payload_size` octets.
-[[nodiscard]] std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size) noexcept;
-// Writes IPv4 + UDP + BTH (+ RETH) + payload + pad + ICRC. The UDP checksum is zero, as
-// RoCEv2 permits (the ICRC protects the packet); pad count and lengths are computed.
+// Size of the IP packet encode_rocev2 writes for a payload of `payload_size` octets.
+[[nodiscard]] std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size,
+                                             bool ipv6 = false) noexcept;
+// Writes IPv4 or IPv6 (`p.ipv6`) + UDP + BTH (+ RETH) + payload + pad + ICRC; pad count and
+// lengths are computed. The UDP checksum is zero over IPv4, as RoCEv2 permits (the ICRC
+// protects the packet), and computed over IPv6, where UDP requires it.
 [[nodiscard]] Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
                                                               std::span<std::byte> out) noexcept;
-// Decodes a whole IPv4 packet. With `check_icrc`, a mismatching ICRC is BadIcrc.
+// Decodes a whole IPv4 packet, or an IPv6 packet whose Next Header is UDP (its version field
+// says which). With `check_icrc`, a mismatching ICRC is BadIcrc.
 [[nodiscard]] Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_packet,
                                                                bool check_icrc = true) noexcept;
 
