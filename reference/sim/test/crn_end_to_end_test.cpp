@@ -19,7 +19,6 @@ using ref::microseconds;
 
 constexpr std::uint64_t kKiB = 1U << 10U;
 constexpr std::uint64_t kMiB = 1U << 20U;
-constexpr std::uint32_t kLink = 100000;  // Mbit/s
 constexpr std::uint8_t kUnscheduledDscp = 8;
 
 std::string violations(Network& net) {
