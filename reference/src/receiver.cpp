@@ -791,7 +791,12 @@ struct Receiver::Impl {
       }
       std::uint32_t rate = rate_for(a, m, now);
       if (static_cast<double>(rate) < wanted_rate(a, now)) {
+        const std::uint64_t before = sched_sum;
         lower_holders(a, m, now);
+        // A holder that had returned credit and is re-granted counts its whole limit again
+        // (the grant gives the sender back the right to use it): this message's share of the
+        // budget is worked out anew (spec-notes 263).
+        if (sched_sum > before) continue;
         rate = rate_for(a, m, now);
       }
       if (rate == 0) {
