@@ -229,13 +229,9 @@ int main(int argc, char** argv) {
   }
 
   std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";
-  options.progress = [](const ScenarioResult& r, std::size_t done, std::size_t total) {
-    std::cout << console_line(r, done, total) << std::endl;
-  };
   SuiteReport report;
   report.iut = iut;
   report.strict = strict;
-  report.results = run_suite(selected, options);
   if (catalog) {
     for (const auto& r : catalog->all()) {
       report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
@@ -243,6 +239,14 @@ int main(int argc, char** argv) {
                                      std::string(to_string(r.testing)), r.text});
     }
   }
+  // A failing verdict cites the spec's sentences it checks and where its capture will be.
+  options.progress = [&report, &report_dir](const ScenarioResult& r, std::size_t done,
+                                            std::size_t total) {
+    const std::string pcap =
+        report_dir.empty() ? "" : (std::filesystem::path(report_dir) / "scenarios" / (r.name + ".pcap")).string();
+    std::cout << console_line(r, done, total, report.requirements, pcap) << std::endl;
+  };
+  report.results = run_suite(selected, options);
   const Counts c = count(report.results);
   std::cout << summary_line(c) << "\n";
   if (!report_dir.empty()) {

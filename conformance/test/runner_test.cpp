@@ -305,6 +305,22 @@ TEST(Report, SummaryAndConsoleLines) {
             "      at x.scn:7:1: expect ERROR within 1ms\n"
             "      expected: ERROR within 1ms\n"
             "      actual:   nothing");
+  // With the catalog, a failing verdict quotes the sentences it checks, and names its pcap.
+  rs[1].checks = {"RDCC-ERR-05", "RDCC-NOT-IN-CATALOG"};
+  const std::vector<RequirementRow> catalog{
+      {"RDCC-ERR-05", "Error Handling and Recovery", "MUST", "receiver", "wire",
+       "Messages carrying an unknown Version MUST be discarded."}};
+  EXPECT_EQ(console_line(rs[1], 2, 10, catalog, "r/scenarios/receiver-x.pcap"),
+            "[ 2/10] FAIL         receiver-x: nothing arrived within 1ms\n"
+            "      at x.scn:7:1: expect ERROR within 1ms\n"
+            "      expected: ERROR within 1ms\n"
+            "      actual:   nothing\n"
+            "      checks:   RDCC-ERR-05 MUST, Error Handling and Recovery: \"Messages carrying an "
+            "unknown Version MUST be discarded.\"\n"
+            "                RDCC-NOT-IN-CATALOG\n"
+            "      pcap:     r/scenarios/receiver-x.pcap");
+  // A passing verdict stays one line.
+  EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'), std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");
 }
 
