@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -103,6 +104,35 @@ struct BodyToJson {
       out[std::string(f.name)] = nullptr;
     } else {
       out[std::string(f.name)] = address_to_string(a, n == 16);
+    }
+  }
+};
+
+template <class T>
+void append_unsigned(std::string& out, T v) {
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+}
+
+// The members BodyToJson would set, as dump() writes them.
+struct BodyToText {
+  std::string& out;
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value) {
+    out += ',';
+    append_json_key(out, f.name);
+    append_unsigned(out, value);
+  }
+  void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
+    out += ',';
+    append_json_key(out, f.name);
+    if (n == 0) {
+      out += "null";
+    } else {
+      out += '"';
+      out += address_to_string(a, n == 16);
+      out += '"';
     }
   }
 };
@@ -274,6 +304,94 @@ nlohmann::ordered_json to_json(const Message& m) {
       },
       m);
   return j;
+}
+
+void append_json_key(std::string& out, std::string_view key) {
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void append_json_members(const Message& m, std::string& out) {
+  const Header& h = header_of(m);
+  append_json_key(out, "type");
+  out += '"';
+  out += info(type_of(m)).name;
+  out += '"';
+  const auto member = [&out](std::string_view key, std::uint64_t v) {
+    out += ',';
+    append_json_key(out, key);
+    append_unsigned(out, v);
+  };
+  member("version", h.version);
+  member("rsv", h.rsv);
+  member("length", h.length != 0 ? h.length : defined_size(m));
+  member("association_id", h.association_id);
+  member("epoch", h.epoch);
+  member("flags", h.flags);
+  member("sequence_number", h.sequence_number);
+  std::visit(
+      [&out](const auto& body) {
+        BodyToText writer{out};
+        std::decay_t<decltype(body)>::describe(body, writer);
+      },
+      m);
+}
+
+void append_json_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  if (std::signbit(v)) {
+    out += '-';
+    v = -v;
+  }
+  if (v == 0) {
+    out += "0.0";
+    return;
+  }
+  // The shortest digits and their decimal exponent: d.ddde[+-]x.
+  char sci[32];
+  const char* sci_end = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific).ptr;
+  const std::string_view text(sci, static_cast<std::size_t>(sci_end - sci));
+  const std::size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::string_view exp_text = text.substr(e + 1);
+  if (exp_text.front() == '+') exp_text.remove_prefix(1);
+  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
+  const int k = static_cast<int>(digits.size());
+  const int n = exponent + 1;  // where the decimal point lies, counted from the first digit
+  constexpr int kMinExp = -4;
+  constexpr int kMaxExp = std::numeric_limits<double>::digits10;
+  if (k <= n && n <= kMaxExp) {
+    out += digits;
+    out.append(static_cast<std::size_t>(n - k), '0');
+    out += ".0";
+  } else if (0 < n && n <= kMaxExp) {
+    out.append(digits, 0, static_cast<std::size_t>(n));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(n));
+  } else if (kMinExp < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-n), '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
+    const int x = n - 1;
+    out += x < 0 ? "e-" : "e+";
+    const int ax = x < 0 ? -x : x;
+    if (ax < 10) out += '0';
+    append_unsigned(out, static_cast<unsigned>(ax));
+  }
 }
 
 Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {
