@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -115,27 +116,50 @@ void append_unsigned(std::string& out, T v) {
   out.append(text, static_cast<std::size_t>(end - text));
 }
 
-// The members BodyToJson would set, as dump() writes them.
+// Text written at a cursor into room made beforehand (no per-character string appends): the
+// members BodyToJson would set, as dump() writes them.
+struct JsonCursor {
+  char* p;
+  void put(char c) { *p++ = c; }
+  void put(std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+  template <class T>
+  void number(T v) {
+    p = std::to_chars(p, p + 24, v).ptr;
+  }
+  void key(std::string_view k) {
+    put(',');
+    put('"');
+    put(k);
+    put('"');
+    put(':');
+  }
+};
+
 struct BodyToText {
-  std::string& out;
+  JsonCursor& at;
   template <class T>
   void operator()(const FieldSpec& f, const T& value) {
-    out += ',';
-    append_json_key(out, f.name);
-    append_unsigned(out, value);
+    at.key(f.name);
+    at.number(value);
   }
   void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
-    out += ',';
-    append_json_key(out, f.name);
+    at.key(f.name);
     if (n == 0) {
-      out += "null";
+      at.put("null");
     } else {
-      out += '"';
-      out += address_to_string(a, n == 16);
-      out += '"';
+      at.put('"');
+      at.put(address_to_string(a, n == 16));
+      at.put('"');
     }
   }
 };
+
+// Room for any message's members: fewer than 24 fields, each a key of at most 24 characters
+// and a value of at most 41 (an IPv6 address in quotes), and the type's name.
+constexpr std::size_t kMaxJsonMembers = 2048;
 
 struct BodyFromJson {
   const json& in;
@@ -314,28 +338,33 @@ void append_json_key(std::string& out, std::string_view key) {
 
 void append_json_members(const Message& m, std::string& out) {
   const Header& h = header_of(m);
-  append_json_key(out, "type");
-  out += '"';
-  out += info(type_of(m)).name;
-  out += '"';
-  const auto member = [&out](std::string_view key, std::uint64_t v) {
-    out += ',';
-    append_json_key(out, key);
-    append_unsigned(out, v);
-  };
-  member("version", h.version);
-  member("rsv", h.rsv);
-  member("length", h.length != 0 ? h.length : defined_size(m));
-  member("association_id", h.association_id);
-  member("epoch", h.epoch);
-  member("flags", h.flags);
-  member("sequence_number", h.sequence_number);
+  const std::size_t start = out.size();
+  out.resize(start + kMaxJsonMembers);
+  JsonCursor at{out.data() + start};
+  at.put("\"type\":\"");
+  at.put(info(type_of(m)).name);
+  at.put('"');
+  at.key("version");
+  at.number(h.version);
+  at.key("rsv");
+  at.number(h.rsv);
+  at.key("length");
+  at.number(h.length != 0 ? h.length : defined_size(m));
+  at.key("association_id");
+  at.number(h.association_id);
+  at.key("epoch");
+  at.number(h.epoch);
+  at.key("flags");
+  at.number(h.flags);
+  at.key("sequence_number");
+  at.number(h.sequence_number);
   std::visit(
-      [&out](const auto& body) {
-        BodyToText writer{out};
+      [&at](const auto& body) {
+        BodyToText writer{at};
         std::decay_t<decltype(body)>::describe(body, writer);
       },
       m);
+  out.resize(static_cast<std::size_t>(at.p - out.data()));
 }
 
 void append_json_double(std::string& out, double v) {
