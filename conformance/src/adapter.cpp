@@ -36,19 +36,29 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
   }
   if (kind == "udp") {
     spec.kind = AdapterSpec::Kind::Udp;
-    std::string addr = rest;
-    const auto comma = rest.find(',');
-    if (comma != std::string::npos) {
-      addr = rest.substr(0, comma);
-      const std::string opt = rest.substr(comma + 1);
-      if (opt.rfind("data=", 0) != 0 || !port_of(opt.substr(5))) {
-        return "--iut udp:HOST:PORT[,data=PORT]: expected data=PORT after ',', not '" + opt + "'";
+    std::string addr = rest.substr(0, rest.find(','));
+    // Options after the address: data=PORT (the opaque data port), rocev2=PORT (RoCEv2).
+    for (auto comma = rest.find(','); comma != std::string::npos;) {
+      const auto next = rest.find(',', comma + 1);
+      const std::string opt = rest.substr(comma + 1, next == std::string::npos ? std::string::npos
+                                                                                : next - comma - 1);
+      comma = next;
+      const auto eq = opt.find('=');
+      const std::uint16_t port =
+          eq == std::string::npos ? 0 : port_of(opt.substr(eq + 1)).value_or(std::uint16_t{0});
+      const std::string key = opt.substr(0, eq);
+      if (port != 0 && key == "data") {
+        spec.data_port = port;
+      } else if (port != 0 && key == "rocev2") {
+        spec.rocev2_port = port;
+      } else {
+        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected data=PORT or rocev2=PORT "
+               "after ',', not '" + opt + "'";
       }
-      spec.data_port = *port_of(opt.substr(5));
     }
     const auto last = addr.rfind(':');
     if (last == std::string::npos || last == 0 || !port_of(addr.substr(last + 1))) {
-      return "--iut udp:HOST:PORT[,data=PORT]: expected HOST:PORT, not '" + addr + "'";
+      return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected HOST:PORT, not '" + addr + "'";
     }
     spec.host = addr.substr(0, last);
     if (spec.host.size() > 2 && spec.host.front() == '[' && spec.host.back() == ']') {

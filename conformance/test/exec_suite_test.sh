@@ -27,7 +27,7 @@ receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576
 case "$role" in
   receiver)
     iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
---upper-tester stdio" ;;
+--rocev2 --rocev2-port {rocev2_port} --upper-tester stdio" ;;
   sender)
     iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
 --data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
@@ -64,12 +64,13 @@ if [ "$role" = receiver ]; then
   # udp: one node for the whole suite; each scenario associates afresh with its own nonce.
   port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   data=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  rocev2=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   "$rdcc" receiver ${receiver_opts/--events \/dev\/stderr/} --rdcc-port "$port" --data-port "$data" \
-    2>"$work/node.err" &
+    --rocev2 --rocev2-port "$rocev2" 2>"$work/node.err" &
   node=$!
   for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.05; done
   check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 "${tolerance[@]}" \
-    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data"
+    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data,rocev2=$rocev2"
   # Fewer: no upper tester (restart), and the fresh-iut scenarios need a node of their own.
   check "udp: no failure, at least $((min_pass - 4)) passed" summary_ok "$work/out" "$((min_pass - 4))"
   grep -E 'FAIL|INCONCLUSIVE' -A3 "$work/out" >&2

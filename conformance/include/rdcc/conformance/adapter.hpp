@@ -2,7 +2,7 @@
 // ports, whatever the adapter, so that the pcap of a run looks the same for all of them.
 //
 //  - reference: the in-process reference Receiver / Sender / Crn in virtual time;
-//  - udp:HOST:PORT[,data=PORT]: a running endpoint, over real sockets, in real time;
+//  - udp:HOST:PORT[,data=PORT][,rocev2=PORT]: a running endpoint, over real sockets, in real time;
 //  - exec:"COMMAND {rdcc_port} {data_port} {tester_port}": a command started per scenario,
 //    its stdin/stdout the upper tester (docs/upper-tester.md).
 #pragma once
@@ -33,6 +33,7 @@ struct Packet {
   Address from;
   Address to;
   bool data = false;         // on the data port (opaque binding), not RDCC control
+  bool rocev2 = false;       // data: a RoCEv2 packet (UDP payload: BTH ... ICRC) to the RoCEv2 port
   std::uint8_t dscp = 0;
   bool ce = false;           // data: arrived (or is sent) with ECN CE
   std::vector<std::byte> payload;
@@ -68,6 +69,9 @@ class Adapter {
   [[nodiscard]] virtual Address iut_data() const = 0;
   [[nodiscard]] virtual Address tester_control() const = 0;
   [[nodiscard]] virtual Address tester_data() const = 0;
+  // The IUT's RoCEv2 address (a receiver's RDMA interface: UDP port 4791 on a real network);
+  // port 0 when the adapter has none (send rocev2 is then unsupported).
+  [[nodiscard]] virtual Address iut_rocev2() const { return {}; }
   // Another host's RDCC address, neither the IUT's peer nor a configured CRN ($other; from=
   // sends from it). A default Address when the adapter has none.
   [[nodiscard]] virtual Address other_control() const = 0;
@@ -94,7 +98,8 @@ class Adapter {
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
 };
 
-// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT]", "exec:COMMAND".
+// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT][,rocev2=PORT]",
+// "exec:COMMAND".
 struct AdapterSpec {
   enum class Kind : std::uint8_t { Reference, Udp, Exec };
   Kind kind = Kind::Reference;
@@ -103,6 +108,7 @@ struct AdapterSpec {
   std::string host;                     // udp
   std::uint16_t port = 0;               // udp
   std::uint16_t data_port = 0;          // udp (0: none)
+  std::uint16_t rocev2_port = 0;        // udp (0: none)
   std::string command;                  // exec
   std::vector<std::string> mutants;     // reference: --mutant
   Duration tolerance_abs = ref::microseconds(200);
