@@ -99,9 +99,17 @@ class SocketAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     if (!s.config.empty()) {
-      unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first +
-                     "=...), which only the reference adapter can do";
-      return unsupported_;
+      // exec: passes the configuration to the command it starts ({config}, {config_keys});
+      // udp: reaches an IUT that is already running.
+      const bool placeholder = spec_.command.find("{config}") != std::string::npos ||
+                               spec_.command.find("{config_keys}") != std::string::npos;
+      if (spec_.kind == AdapterSpec::Kind::Udp || !placeholder) {
+        unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first + "=...): " +
+                       (spec_.kind == AdapterSpec::Kind::Udp
+                            ? "udp: reaches an IUT that is already running; use exec: with {config}"
+                            : "the exec: command has no {config} or {config_keys} to take it");
+        return unsupported_;
+      }
     }
     if (std::any_of(s.steps.begin(), s.steps.end(),
                     [](const Step& st) { return st.kind == Step::Kind::Queue; })) {
@@ -262,6 +270,20 @@ class SocketAdapter final : public Adapter {
     cmd = replace_all(cmd, "{rocev2_port}", std::to_string(rocev2.port));
     cmd = replace_all(cmd, "{tester_port}", std::to_string(tester_.port));
     cmd = replace_all(cmd, "{tester_data_port}", std::to_string(tester_data_.port));
+    // The scenario's configuration: as the reference node's options, or as written.
+    if (cmd.find("{config}") != std::string::npos) {
+      auto options = node_config_options(s.role, s.config);
+      if (auto* e = std::get_if<std::string>(&options)) {
+        unsupported_ = *e;
+        return unsupported_;
+      }
+      std::string text;
+      for (const auto& o : std::get<std::vector<std::string>>(options)) {
+        text += (text.empty() ? "" : " ") + o;
+      }
+      cmd = replace_all(cmd, "{config}", text);
+    }
+    cmd = replace_all(cmd, "{config_keys}", config_keys_text(s.config));
     // The IUT's standard error, kept for the report: a pipe that a thread drains, so that it
     // never fills and blocks the IUT (and /dev/stderr opened by the IUT is the same pipe).
     int err_pipe[2];

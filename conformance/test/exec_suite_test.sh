@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite of one role against the real reference node, run as a vendor runs theirs:
-# `rdcc receiver|sender|crn` started afresh per scenario through exec: (ports passed in), on
+# `rdcc receiver|sender|crn` started afresh per scenario through exec: (ports passed in, and for
+# the receiver the scenario's configuration as options: {config}), on
 # loopback, in real time, two scenarios at a time; for the receiver also through udp: against
 # one node started once. Zero failures and zero inconclusive verdicts, at least MIN_PASS passes,
 # and the IUT's standard error kept per scenario.
@@ -27,7 +28,7 @@ receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576
 case "$role" in
   receiver)
     iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
---rocev2 --rocev2-port {rocev2_port} --upper-tester stdio" ;;
+--rocev2 --rocev2-port {rocev2_port} --upper-tester stdio {config}" ;;
   sender)
     iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
 --data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
@@ -71,8 +72,9 @@ if [ "$role" = receiver ]; then
   for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.05; done
   check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 "${tolerance[@]}" \
     --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data,rocev2=$rocev2"
-  # Fewer: no upper tester (restart), and the fresh-iut scenarios need a node of their own.
-  check "udp: no failure, at least $((min_pass - 4)) passed" summary_ok "$work/out" "$((min_pass - 4))"
+  # Fewer: no upper tester (restart), the fresh-iut scenarios need a node of their own, and the
+  # config scenarios one started with their configuration.
+  check "udp: no failure, at least $((min_pass - 8)) passed" summary_ok "$work/out" "$((min_pass - 8))"
   grep -E 'FAIL|INCONCLUSIVE' -A3 "$work/out" >&2
   kill "$node"
   wait "$node" 2>/dev/null

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +116,14 @@ struct AdapterSpec {
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
 };
+
+// A scenario's configuration (`config KEY=VALUE ...`) as options of the reference node of its
+// role (`rdcc receiver|sender|crn`), for exec:'s {config}: ["--budget", "262144", ...], or the
+// error naming a key that has no such option. Keys in the map's order.
+[[nodiscard]] std::variant<std::vector<std::string>, std::string> node_config_options(
+    Role role, const std::map<std::string, std::uint64_t>& config);
+// The same as written, for exec:'s {config_keys}: "budget=262144 unscheduled_budget=65536".
+[[nodiscard]] std::string config_keys_text(const std::map<std::string, std::uint64_t>& config);
 
 // Parses --iut; an error text names what was wrong.
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
