@@ -332,9 +332,11 @@ class ReferenceAdapter final : public Adapter {
     h.dscp = p.dscp;
     h.ecn = p.ce ? ref::kEcnCe : ref::kEcnEct0;
     std::vector<std::byte> ip_packet(ref::kIpv4HeaderSize + ref::kUdpHeaderSize + p.payload.size());
-    auto rp = ref::encode_ipv4_udp(h, p.payload, ip_packet)
-                  ? ref::decode_rocev2(ip_packet)
-                  : ref::decode_rocev2({});
+    if (auto n = ref::encode_ipv4_udp(h, p.payload, ip_packet); !n) {
+      events_.on_event({now_, "adapter", "rocev2_undecodable", {{"error", n.error().describe()}}});
+      return;
+    }
+    auto rp = ref::decode_rocev2(ip_packet);
     if (!rp) {
       events_.on_event({now_, "adapter", "rocev2_undecodable", {{"error", rp.error().describe()}}});
       return;

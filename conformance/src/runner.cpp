@@ -429,7 +429,6 @@ class Run {
     p.payload.assign(ip_packet.begin() + static_cast<std::ptrdiff_t>(headers), ip_packet.end());
     a_.send(p);
     record(p, true);
-    if (a_.unsupported()) return Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
     return std::nullopt;
   }
 
