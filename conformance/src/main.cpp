@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
   std::string tolerance_rel = "10%";
   app.add_option("--iut", iut,
                  "The IUT: reference (each scenario on the reference of its role), "
-                 "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT] or "
-                 "exec:\"COMMAND {rdcc_port} {data_port} {tester_port} {tester_data_port}\"");
+                 "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT][,rocev2=PORT] or "
+                 "exec:\"COMMAND {rdcc_port} {data_port} {rocev2_port} {tester_port} "
+                 "{tester_data_port} {config} {config_keys}\"");
   app.add_option("--role", role_text, "The role of a udp: or exec: IUT (receiver, sender, crn)")
       ->check(CLI::IsMember({"receiver", "sender", "crn"}));
   app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
