@@ -183,6 +183,10 @@ struct Sender::Impl {
     std::uint64_t rate = 0;
     std::uint64_t cu = 0;
     Pacer* pacer = nullptr;
+    // A second pace the segment must also keep (a message's own grant while it sends octets
+    // reserved from the pool), or none.
+    Pacer* also = nullptr;
+    std::uint64_t also_rate = 0;
     Time ready{};
   };
 
@@ -785,11 +789,12 @@ struct Sender::Impl {
         p.rate = a.pool_rate;
         p.pacer = &a.pool_pacer;
         if (own_valid(m, t) && own_limit(m) > m.transmitted) {
-          // Rule 4, "MUST NOT transmit the message faster than the Pacing Rate": a message
-          // that holds a grant of its own goes no faster than that grant's rate, whatever
-          // credit covers the octets (docs/spec-notes.md, 361).
-          p.rate = std::min(a.pool_rate, m.rate);
-          p.pacer = &m.pacer;
+          // Rule 4, "MUST NOT transmit the message faster than the Pacing Rate": the octets
+          // below the Grant Limit of the message's own grant keep that grant's pace as well as
+          // the pool's (docs/spec-notes.md, 361).
+          p.len = std::min(p.len, own_limit(m) - m.transmitted);
+          p.also = &m.pacer;
+          p.also_rate = m.rate;
         }
       } else if (const std::uint64_t lim = mutant(Mutant::SenderExceedsGrant)
                                                ? std::min(own_limit(m) + p.cu, m.end())
@@ -814,6 +819,7 @@ struct Sender::Impl {
     }
     if (p.len == 0) return std::nullopt;
     p.ready = p.pacer->ready(p.rate, p.cu, p.len);
+    if (p.also != nullptr) p.ready = std::max(p.ready, p.also->ready(p.also_rate, p.cu, p.len));
     return p;
   }
 
@@ -888,7 +894,10 @@ struct Sender::Impl {
     for (auto& [h, m] : msgs) m.pacer.held = false;
     for (auto& [addr, a] : assocs) a.pool_pacer.held = false;
     for (auto& [h, m] : msgs) {
-      if (auto p = plan_own(m, now); p && p->ready > now) p->pacer->held = true;
+      if (auto p = plan_own(m, now); p && p->ready > now) {
+        p->pacer->held = true;
+        if (p->also != nullptr) p->also->held = true;
+      }
     }
     for (auto& [addr, a] : assocs) {
       if (auto p = plan_pool(a, now); p && p->ready > now) p->pacer->held = true;
@@ -925,6 +934,7 @@ struct Sender::Impl {
       a.pool_sent += p.len;
     }
     p.pacer->record(now, p.ready, p.len, p.rate, p.cu);
+    if (p.also != nullptr) p.also->record(now, p.ready, p.len, p.also_rate, p.cu);
     m.transmitted += p.len;
     if (m.without_rdcc) {
       stats.without_rdcc_octets += p.len;
