@@ -78,8 +78,8 @@ std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
 const std::vector<std::string> kDataFields{"message", "offset", "length", "last", "unscheduled",
                                            "ce", "dscp"};
 
-const std::vector<std::string> kRocev2Fields{"qp", "psn", "length", "opcode", "ce", "dscp",
-                                             "unscheduled"};
+const std::vector<std::string> kRocev2Fields{"qp",  "psn",  "length",     "dma_length",
+                                             "opcode", "ce", "dscp", "unscheduled"};
 constexpr std::array<std::pair<std::string_view, std::uint8_t>, 4> kRocev2Opcodes{
     {{"RDMA_WRITE_FIRST", 0x06},
      {"RDMA_WRITE_MIDDLE", 0x07},
@@ -802,8 +802,9 @@ class ScenarioParser {
     return std::nullopt;
   }
 
-  // send rocev2 qp=N length=N [psn=N] [opcode=NAME|N] [ce=1] [dscp=N] [unscheduled=1]: one RC
-  // RDMA WRITE packet to the IUT's RoCEv2 port (a receiver IUT; Binding Kind 1).
+  // send rocev2 qp=N length=N [psn=N] [opcode=NAME|N] [dma_length=N] [ce=1] [dscp=N]
+  // [unscheduled=1]: one RC RDMA WRITE packet to the IUT's RoCEv2 port (a receiver IUT;
+  // Binding Kind 1). The RETH of a First packet states the whole RDMA WRITE: dma_length.
   std::optional<ParseError> rocev2_assignments(const LineParser& lp, Pattern& p) {
     const auto& t = lp.tokens();
     if (scenario_.role != Role::Receiver) {
@@ -836,10 +837,28 @@ class ScenarioParser {
       }
       p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
+    const auto find = [&p](std::string_view field) {
+      return std::find_if(p.matchers.begin(), p.matchers.end(),
+                          [&](const Matcher& m) { return m.field == field; });
+    };
     for (const auto* required : {"qp", "length"}) {
-      const bool has = std::any_of(p.matchers.begin(), p.matchers.end(),
-                                   [&](const Matcher& m) { return m.field == required; });
-      if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in send rocev2");
+      if (find(required) == p.matchers.end()) {
+        return lp.error_at(t.size(), std::string("expected ") + required + "=... in send rocev2");
+      }
+    }
+    // A RETH (First, Only) carries the DMA Length of the whole RDMA WRITE; Middle and Last
+    // carry none. The opcode named here decides it now; a number is checked when it is sent.
+    const auto opcode = find("opcode");
+    const bool named = opcode != p.matchers.end() && opcode->value.kind == Value::Kind::Names;
+    const std::string name = named ? opcode->value.names.front() : "RDMA_WRITE_ONLY";
+    const auto dma = find("dma_length");
+    if (named && name == "RDMA_WRITE_FIRST" && dma == p.matchers.end()) {
+      return lp.error_at(t.size(), "expected dma_length=... (the length of the whole RDMA WRITE, "
+                                   "for its RETH) in send rocev2 opcode=RDMA_WRITE_FIRST");
+    }
+    if (named && (name == "RDMA_WRITE_MIDDLE" || name == "RDMA_WRITE_LAST") && dma != p.matchers.end()) {
+      return ParseError{dma->where, "dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY "
+                                    "(their RETH); " + name + " has none"};
     }
     return std::nullopt;
   }

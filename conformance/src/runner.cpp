@@ -364,7 +364,7 @@ class Run {
                   "", ""};
     }
     std::uint64_t qp = 0, length = 0, ce = 0, dscp = 0, unscheduled = 0;
-    std::optional<std::uint64_t> psn;
+    std::optional<std::uint64_t> psn, dma_length;
     std::uint64_t opcode = static_cast<std::uint64_t>(ref::Rocev2Opcode::WriteOnly);
     for (const auto& m : step.pattern.matchers) {
       std::optional<std::uint64_t> v;
@@ -377,6 +377,7 @@ class Run {
       if (m.field == "qp") qp = *v;
       if (m.field == "psn") psn = *v;
       if (m.field == "length") length = *v;
+      if (m.field == "dma_length") dma_length = *v;
       if (m.field == "opcode") opcode = *v;
       if (m.field == "ce") ce = *v;
       if (m.field == "dscp") dscp = *v;
@@ -409,7 +410,18 @@ class Run {
     rp.bth.opcode = op;
     rp.bth.destination_qp = static_cast<std::uint32_t>(qp);
     rp.bth.psn = static_cast<std::uint32_t>(the_psn);
-    if (ref::has_reth(op)) rp.reth = ref::Reth{0, 0, static_cast<std::uint32_t>(length)};
+    // The RETH states the length of the whole RDMA WRITE: an Only packet's own length, a First
+    // packet's dma_length (InfiniBand's DMA Length).
+    if (ref::has_reth(op)) {
+      if (op == ref::Rocev2Opcode::WriteFirst && !dma_length) {
+        return inconclusive("RDMA_WRITE_FIRST needs dma_length= (the length of the whole RDMA WRITE)");
+      }
+      const std::uint64_t dma = dma_length.value_or(length);
+      if (dma > 0xFFFFFFFFULL) return inconclusive("dma_length " + std::to_string(dma) + " does not fit 32 bits");
+      rp.reth = ref::Reth{0, 0, static_cast<std::uint32_t>(dma)};
+    } else if (dma_length) {
+      return inconclusive("dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY (their RETH)");
+    }
     const std::vector<std::byte> zeros(length);
     rp.payload = zeros;
     std::vector<std::byte> ip_packet(ref::rocev2_packet_size(op, length, rp.ipv6));

@@ -97,11 +97,12 @@ TEST(Parser, UpperAndQueue_ForTheirRoles) {
 
 TEST(Parser, SendRocev2_TakesQueuePairPsnLengthAndOpcode) {
   const auto s = parse_ok(kHead +
-                          "send rocev2 qp=0x123 psn=100 opcode=RDMA_WRITE_FIRST length=2048\n"
+                          "send rocev2 qp=0x123 psn=100 opcode=RDMA_WRITE_FIRST length=2048 dma_length=4096\n"
                           "send rocev2 qp=$qp length=4096 opcode=10 ce=1 dscp=26\n");
   ASSERT_EQ(s.steps.size(), 2U);
   EXPECT_EQ(s.steps[0].kind, Step::Kind::SendRocev2);
-  ASSERT_EQ(s.steps[0].pattern.matchers.size(), 4U);
+  ASSERT_EQ(s.steps[0].pattern.matchers.size(), 5U);
+  EXPECT_EQ(s.steps[0].pattern.matchers[4].field, "dma_length");
   EXPECT_EQ(s.steps[0].pattern.matchers[0].value.number, 0x123U);
   EXPECT_EQ(s.steps[0].pattern.matchers[2].value.names[0], "RDMA_WRITE_FIRST");
   EXPECT_EQ(s.steps[1].pattern.matchers[0].value.kind, Value::Kind::Variable);
@@ -183,8 +184,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"DataWithoutLength", kHead + "send data message=1\n",
                   "t.scn:4:20: expected length=... in send data"},
         ErrorCase{"UnknownRocev2Field", kHead + "send rocev2 qp=1 length=4 opcod=6\n",
-                  "t.scn:4:27: unknown rocev2 field 'opcod' (known: qp, psn, length, opcode, ce, "
-                  "dscp, unscheduled)"},
+                  "t.scn:4:27: unknown rocev2 field 'opcod' (known: qp, psn, length, dma_length, "
+                  "opcode, ce, dscp, unscheduled)"},
+        ErrorCase{"Rocev2FirstWithoutDmaLength", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_FIRST\n",
+                  "t.scn:4:50: expected dma_length=... (the length of the whole RDMA WRITE, for its "
+                  "RETH) in send rocev2 opcode=RDMA_WRITE_FIRST"},
+        ErrorCase{"Rocev2LastWithDmaLength", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_LAST dma_length=8\n",
+                  "t.scn:4:50: dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY (their "
+                  "RETH); RDMA_WRITE_LAST has none"},
         ErrorCase{"Rocev2WithoutLength", kHead + "send rocev2 qp=1\n",
                   "t.scn:4:17: expected length=... in send rocev2"},
         ErrorCase{"UnknownRocev2Opcode", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_READ\n",

@@ -330,8 +330,9 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
       "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"
       "ignore CREDIT_GRANT\n";
   auto r = run_text(receiver(request + "send rocev2 qp=8 length=4096\nsilence 1ms\n"
-                                       "send rocev2 qp=7 psn=9 opcode=RDMA_WRITE_FIRST length=1024\n"
-                                       "send rocev2 qp=7 opcode=RDMA_WRITE_LAST length=3072\n"
+                                       "send rocev2 qp=7 psn=9 opcode=RDMA_WRITE_FIRST length=2048 "
+                                       "dma_length=4096\n"
+                                       "send rocev2 qp=7 opcode=RDMA_WRITE_LAST length=2048\n"
                                        "expect MSG_DONE within 1ms message_id=1 octets_received=4096\n"));
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << " " << r.actual;
   // The second packet on QP 7 continued its PSN.
@@ -340,6 +341,14 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
   EXPECT_TRUE(last_sent.rocev2);
   EXPECT_EQ(std::to_integer<int>(last_sent.payload[11]), 10);
   EXPECT_EQ(last_sent.to.port, 4791);
+  // The First packet's RETH states the whole RDMA WRITE (DMA Length, its last four octets).
+  const auto& first = r.trace[r.trace.size() - 3].packet;
+  ASSERT_TRUE(first.rocev2);
+  ASSERT_GE(first.payload.size(), 12U + 16U);
+  EXPECT_EQ(std::to_integer<int>(first.payload[0]), 6);
+  std::uint32_t dma = 0;
+  for (std::size_t i = 24; i < 28; ++i) dma = (dma << 8U) | std::to_integer<std::uint32_t>(first.payload[i]);
+  EXPECT_EQ(dma, 4096U);
 }
 
 TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
