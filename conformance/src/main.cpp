@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
     for (const auto& r : catalog->all()) {
       report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
                                      std::string(to_string(r.role)),
-                                     std::string(to_string(r.testing)), r.text});
+                                     std::string(to_string(r.testing)), r.text, r.clause});
     }
   }
   // A failing verdict cites the spec's sentences it checks and where its capture will be.

@@ -75,7 +75,7 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   for (const auto& id : r.checks) {
     if (const auto* row = find_row(id, catalog)) {
       cited.push_back({{"id", row->id}, {"level", row->level}, {"section", row->section},
-                       {"text", row->text}});
+                       {"clause", row->clause}, {"text", row->text}});
     }
   }
   j["requirements"] = cited;
@@ -252,7 +252,12 @@ std::string summary_line(const Counts& c) {
 std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog) {
   const auto* row = find_row(id, catalog);
   if (row == nullptr) return std::string(id);
-  return row->id + " " + row->level + ", " + row->section + ": \"" + row->text + "\"";
+  std::string out = row->id + " " + row->level + ", " + row->section;
+  const bool rule = row->clause.rfind("rule ", 0) == 0;
+  if (rule) out += ", " + row->clause;
+  out += ": \"" + row->text + "\"";
+  if (!row->clause.empty() && !rule) out += " (the part \"" + row->clause + "\")";
+  return out;
 }
 
 std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,

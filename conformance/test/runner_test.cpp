@@ -396,6 +396,20 @@ TEST(Report, SummaryAndConsoleLines) {
             "unknown Version MUST be discarded.\"\n"
             "                RDCC-NOT-IN-CATALOG\n"
             "      pcap:     r/scenarios/receiver-x.pcap");
+  // The clause says which part of the sentence, or which rule.
+  EXPECT_EQ(citation("RDCC-ERR-08", {{"RDCC-ERR-08", "Error Handling and Recovery", "MUST NOT", "receiver",
+                                      "wire", "Messages with an unknown Type MUST be discarded; ... "
+                                      "and it MUST NOT reply otherwise.",
+                                      "it MUST NOT reply otherwise"}}),
+            "RDCC-ERR-08 MUST NOT, Error Handling and Recovery: \"Messages with an unknown Type MUST "
+            "be discarded; ... and it MUST NOT reply otherwise.\" (the part \"it MUST NOT reply "
+            "otherwise\")");
+  EXPECT_EQ(citation("RDCC-GRANT-07", {{"RDCC-GRANT-07", "Credit Requests and Grants", "MUST NOT",
+                                        "receiver", "wire",
+                                        "The receiver MUST NOT grant beyond the message length.",
+                                        "rule 5"}}),
+            "RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: \"The receiver MUST NOT "
+            "grant beyond the message length.\"");
   // A passing verdict stays one line.
   EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'), std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");

@@ -26,6 +26,7 @@ struct RequirementRow {
   std::string role;
   std::string testing;  // wire, upper, untestable
   std::string text;
+  std::string clause;  // which part of a sentence with several key words ("rule 5", a quote)
 };
 
 // "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192", and for a fail or
@@ -35,7 +36,9 @@ struct RequirementRow {
 [[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,
                                        const std::vector<RequirementRow>& catalog = {},
                                        std::string_view pcap = {});
-// `RDCC-GRANT-07 MUST, Credit Requests and Grants: "A grant ..."`, or the ID alone.
+// `RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: "The receiver MUST NOT ..."`;
+// a clause that quotes part of the sentence follows it: `... "Messages ..." (the part "it MUST
+// NOT reply otherwise")`; an ID the catalog lacks stands alone.
 [[nodiscard]] std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog);
 
 struct SuiteReport {
