@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -134,7 +133,10 @@ struct Assoc {
   // Finished message -> octets received, or nothing for a cancelled one (it is not complete:
   // a late request for it gets no MSG_DONE).
   std::map<std::uint64_t, std::optional<std::uint64_t>> done;
-  std::deque<std::uint64_t> done_order;
+  // Their Message IDs in the order they finished: the newest kDoneMemory, a ring from
+  // done_oldest once full (a deque allocated on construction, for every association).
+  std::vector<std::uint64_t> done_order;
+  std::size_t done_oldest = 0;
   Time last_activity{};
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
@@ -497,11 +499,13 @@ struct Receiver::Impl {
 
   void remember_done(Assoc& a, std::uint64_t id, std::optional<std::uint64_t> octets) {
     a.done[id] = octets;
-    a.done_order.push_back(id);
-    if (a.done_order.size() > kDoneMemory) {
-      a.done.erase(a.done_order.front());
-      a.done_order.pop_front();
+    if (a.done_order.size() < kDoneMemory) {
+      a.done_order.push_back(id);
+      return;
     }
+    a.done.erase(a.done_order[a.done_oldest]);
+    a.done_order[a.done_oldest] = id;
+    a.done_oldest = (a.done_oldest + 1) % kDoneMemory;
   }
 
   void complete(Assoc& a, Msg& m, Time now) {

@@ -38,7 +38,8 @@ using testing::Mutant;
 
 struct AddressLess {
   bool operator()(const Address& a, const Address& b) const {
-    return std::tie(a.ipv6, a.ip, a.port) < std::tie(b.ipv6, b.ip, b.port);
+    // The order of (family, IP octets, port) in integer compares, not memcmp (address.hpp).
+    return key_of(a) < key_of(b);
   }
 };
 
