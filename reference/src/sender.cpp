@@ -134,6 +134,9 @@ struct Sender::Impl {
   struct Msg {
     MessageHandle handle = 0;
     MessageSpec spec;
+    // The association of spec.receiver (submit() sets it; map nodes stay put and an Assoc is
+    // never erased): the lookup by address was most of the scheduler's time.
+    Assoc* assoc = nullptr;
     std::uint64_t id = 0;
     MessageState state = MessageState::New;
     bool without_rdcc = false;
@@ -217,8 +220,8 @@ struct Sender::Impl {
     if (a.phase == Phase::Established && a.params.credit_unit != 0) return a.params.credit_unit;
     return config.default_credit_unit;
   }
-  Assoc& assoc_of(const Msg& m) { return assocs.at(m.spec.receiver); }
-  const Assoc& assoc_of(const Msg& m) const { return assocs.at(m.spec.receiver); }
+  Assoc& assoc_of(const Msg& m) { return *m.assoc; }
+  const Assoc& assoc_of(const Msg& m) const { return *m.assoc; }
   Duration initial_rto(const Assoc& a) const {
     const Duration base = a.srtt ? *a.srtt * 2 : config.min_request_timeout;
     return clamp_duration(base, config.min_request_timeout, config.max_request_timeout);
@@ -244,14 +247,14 @@ struct Sender::Impl {
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
     for (auto& [h, m] : msgs) {
-      if (m.id == id && m.spec.receiver == a.receiver) return &m;
+      if (m.id == id && m.assoc == &a) return &m;
     }
     return nullptr;
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
     for (auto& [h, m] : msgs) {
-      if (!m.terminal() && m.spec.receiver == a.receiver) f(m);
+      if (!m.terminal() && m.assoc == &a) f(m);
     }
   }
 
@@ -1432,6 +1435,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
   if (inserted) a.receiver = spec.receiver;
+  m.assoc = &a;
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
     case Impl::Phase::Connecting: break;  // NEW until the association exists
