@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -134,7 +133,10 @@ struct Assoc {
   // Finished message -> octets received, or nothing for a cancelled one (it is not complete:
   // a late request for it gets no MSG_DONE).
   std::map<std::uint64_t, std::optional<std::uint64_t>> done;
-  std::deque<std::uint64_t> done_order;
+  // Their Message IDs in the order they finished: the newest kDoneMemory, a ring from
+  // done_oldest once full (a deque allocated on construction, for every association).
+  std::vector<std::uint64_t> done_order;
+  std::size_t done_oldest = 0;
   Time last_activity{};
   std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
@@ -181,7 +183,10 @@ struct Receiver::Impl {
   ReceiverStats stats;
   SeededRandom own_random;
   RandomSource* random;
-  std::deque<Datagram> out;
+  // What poll_transmit() hands out, oldest first from `out_next`: emptied once read out, so
+  // its storage serves the next datagrams (a deque took a node, an allocation, per Datagram).
+  std::vector<Datagram> out;
+  std::size_t out_next = 0;
   std::unordered_map<std::uint32_t, Assoc> assocs;
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
@@ -216,6 +221,11 @@ struct Receiver::Impl {
         random(r != nullptr ? r : &own_random) {
     if (cfg.aimd_alpha_mbps == 0) cfg.aimd_alpha_mbps = std::max<std::uint32_t>(1, cfg.link_capacity_mbps / 100);
     if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
+    // Room for the usual few datagrams and timers up front, not grown one by one.
+    out.reserve(4);
+    std::vector<Timer> slots;
+    slots.reserve(16);
+    timers = decltype(timers)(std::greater<>{}, std::move(slots));
   }
 
   [[nodiscard]] bool mutant(Mutant m) const { return cfg.mutants.has(m); }
@@ -335,18 +345,18 @@ struct Receiver::Impl {
       if (events.enabled()) events.emit(now, "association_refused", {{"from", from.to_string()}});
       return;
     }
-    Assoc a;
-    a.id = new_association_id();
-    a.peer = from;  // "to the address and port from which the accepted ASSOC_REQUEST came"
-    a.nonce = req.sender_nonce;
-    a.capabilities = req.capabilities;
-    a.line_rate = req.line_rate;
-    a.u = choose_u();
-    a.last_activity = now;
-    a.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
-                                                    : cfg.link_capacity_mbps);
-    const std::uint32_t id = a.id;
-    auto& stored = assocs.emplace(id, std::move(a)).first->second;
+    const std::uint32_t id = new_association_id();
+    // Built in place: moving an Assoc allocates its containers again.
+    Assoc& stored = assocs.try_emplace(id).first->second;
+    stored.id = id;
+    stored.peer = from;  // "to the address and port from which the accepted ASSOC_REQUEST came"
+    stored.nonce = req.sender_nonce;
+    stored.capabilities = req.capabilities;
+    stored.line_rate = req.line_rate;
+    stored.u = choose_u();
+    stored.last_activity = now;
+    stored.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
+                                                         : cfg.link_capacity_mbps);
     set_u_accounted(stored, stored.u);
     by_nonce[key] = id;
     by_peer[from] = id;
@@ -489,11 +499,13 @@ struct Receiver::Impl {
 
   void remember_done(Assoc& a, std::uint64_t id, std::optional<std::uint64_t> octets) {
     a.done[id] = octets;
-    a.done_order.push_back(id);
-    if (a.done_order.size() > kDoneMemory) {
-      a.done.erase(a.done_order.front());
-      a.done_order.pop_front();
+    if (a.done_order.size() < kDoneMemory) {
+      a.done_order.push_back(id);
+      return;
     }
+    a.done.erase(a.done_order[a.done_oldest]);
+    a.done_order[a.done_oldest] = id;
+    a.done_oldest = (a.done_oldest + 1) % kDoneMemory;
   }
 
   void complete(Assoc& a, Msg& m, Time now) {
@@ -1312,9 +1324,13 @@ std::optional<Time> Receiver::next_timeout() const {
 }
 std::optional<Datagram> Receiver::poll_transmit() {
   auto& out = impl_->out;
-  if (out.empty()) return std::nullopt;
-  Datagram d = out.front();
-  out.pop_front();
+  auto& next = impl_->out_next;
+  if (next == out.size()) return std::nullopt;
+  Datagram d = out[next++];
+  if (next == out.size()) {
+    out.clear();
+    next = 0;
+  }
   return d;
 }
 std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }

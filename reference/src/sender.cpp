@@ -38,7 +38,8 @@ using testing::Mutant;
 
 struct AddressLess {
   bool operator()(const Address& a, const Address& b) const {
-    return std::tie(a.ipv6, a.ip, a.port) < std::tie(b.ipv6, b.ip, b.port);
+    // The order of (family, IP octets, port) in integer compares, not memcmp (address.hpp).
+    return key_of(a) < key_of(b);
   }
 };
 
@@ -133,6 +134,9 @@ struct Sender::Impl {
   struct Msg {
     MessageHandle handle = 0;
     MessageSpec spec;
+    // The association of spec.receiver (submit() sets it; map nodes stay put and an Assoc is
+    // never erased): the lookup by address was most of the scheduler's time.
+    Assoc* assoc = nullptr;
     std::uint64_t id = 0;
     MessageState state = MessageState::New;
     bool without_rdcc = false;
@@ -194,7 +198,10 @@ struct Sender::Impl {
   RandomSource& random;
   EventSink events;
   SenderStats stats;
-  std::deque<Datagram> out;
+  // What poll_transmit() hands out, oldest first from `out_next`: emptied once read out, so
+  // its storage serves the next datagrams (a deque took a node, an allocation, per Datagram).
+  std::vector<Datagram> out;
+  std::size_t out_next = 0;
   std::map<Address, Assoc, AddressLess> assocs;
   std::map<MessageHandle, Msg> msgs;
   MessageHandle next_handle = 1;
@@ -217,8 +224,8 @@ struct Sender::Impl {
     if (a.phase == Phase::Established && a.params.credit_unit != 0) return a.params.credit_unit;
     return config.default_credit_unit;
   }
-  Assoc& assoc_of(const Msg& m) { return assocs.at(m.spec.receiver); }
-  const Assoc& assoc_of(const Msg& m) const { return assocs.at(m.spec.receiver); }
+  Assoc& assoc_of(const Msg& m) { return *m.assoc; }
+  const Assoc& assoc_of(const Msg& m) const { return *m.assoc; }
   Duration initial_rto(const Assoc& a) const {
     const Duration base = a.srtt ? *a.srtt * 2 : config.min_request_timeout;
     return clamp_duration(base, config.min_request_timeout, config.max_request_timeout);
@@ -236,21 +243,22 @@ struct Sender::Impl {
       a.rttvar = (a.rttvar * 3 + diff) / 4;
       a.srtt = (*a.srtt * 7 + r) / 8;
     }
-    events.emit(now, "rtt_sample", {{"receiver", a.receiver.to_string()},
-                                    {"sample_ns", r.ns},
-                                    {"srtt_ns", a.srtt->ns}});
+    if (events.enabled())
+      events.emit(
+          now, "rtt_sample",
+          {{"receiver", a.receiver.to_string()}, {"sample_ns", r.ns}, {"srtt_ns", a.srtt->ns}});
   }
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
     for (auto& [h, m] : msgs) {
-      if (m.id == id && m.spec.receiver == a.receiver) return &m;
+      if (m.id == id && m.assoc == &a) return &m;
     }
     return nullptr;
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
     for (auto& [h, m] : msgs) {
-      if (!m.terminal() && m.spec.receiver == a.receiver) f(m);
+      if (!m.terminal() && m.assoc == &a) f(m);
     }
   }
 
@@ -354,7 +362,8 @@ struct Sender::Impl {
     a.association_id = 0;
     a.epoch = 0;
     a.retx_timeout = config.assoc_initial_timeout;
-    events.emit(now, "association_connecting", {{"receiver", a.receiver.to_string()}});
+    if (events.enabled())
+      events.emit(now, "association_connecting", {{"receiver", a.receiver.to_string()}});
     assoc_attempt(a, now);
   }
 
@@ -391,8 +400,9 @@ struct Sender::Impl {
     a.phase = Phase::WithoutRdcc;
     a.retx_at = Time::never();
     ++stats.associations_failed;
-    events.emit(now, "association_failed", {{"receiver", a.receiver.to_string()},
-                                            {"attempts", a.attempts}});
+    if (events.enabled())
+      events.emit(now, "association_failed",
+                  {{"receiver", a.receiver.to_string()}, {"attempts", a.attempts}});
     for_each_msg(a, [&](Msg& m) { go_without_rdcc(m, now); });
   }
 
@@ -417,15 +427,16 @@ struct Sender::Impl {
     // (never longer than the true round trip of whichever attempt was answered).
     if (sample_rtt) rtt_sample(a, now - a.last_attempt, now);
     ++stats.associations_established;
-    events.emit(now, "association_established",
-                {{"receiver", a.receiver.to_string()},
-                 {"association_id", a.association_id},
-                 {"epoch", a.epoch},
-                 {"unscheduled_limit", acc.unscheduled_limit},
-                 {"start_jitter", acc.start_jitter},
-                 {"backlog_threshold", acc.backlog_threshold},
-                 {"grant_lifetime", acc.grant_lifetime},
-                 {"credit_unit", acc.credit_unit}});
+    if (events.enabled())
+      events.emit(now, "association_established",
+                  {{"receiver", a.receiver.to_string()},
+                   {"association_id", a.association_id},
+                   {"epoch", a.epoch},
+                   {"unscheduled_limit", acc.unscheduled_limit},
+                   {"start_jitter", acc.start_jitter},
+                   {"backlog_threshold", acc.backlog_threshold},
+                   {"grant_lifetime", acc.grant_lifetime},
+                   {"credit_unit", acc.credit_unit}});
     if (acc.parameter_update()) acknowledge_update(a, acc, now);
     for_each_msg(a, [&](Msg& m) {
       if (m.state == MessageState::New) {
@@ -439,12 +450,14 @@ struct Sender::Impl {
   void acknowledge_update(Assoc& a, const AssocAccept& acc, Time now) {
     apply_params(a, acc);
     ++stats.parameter_updates;
-    events.emit(now, "parameter_update", {{"receiver", a.receiver.to_string()},
-                                          {"unscheduled_limit", acc.unscheduled_limit},
-                                          {"start_jitter", acc.start_jitter},
-                                          {"backlog_threshold", acc.backlog_threshold},
-                                          {"grant_lifetime", acc.grant_lifetime},
-                                          {"credit_unit", acc.credit_unit}});
+    if (events.enabled())
+      events.emit(now, "parameter_update",
+                  {{"receiver", a.receiver.to_string()},
+                   {"unscheduled_limit", acc.unscheduled_limit},
+                   {"start_jitter", acc.start_jitter},
+                   {"backlog_threshold", acc.backlog_threshold},
+                   {"grant_lifetime", acc.grant_lifetime},
+                   {"credit_unit", acc.credit_unit}});
     // "The sender acknowledges it by sending ASSOC_REQUEST with the same Sender Nonce and the
     // Update Acknowledgment flag."
     send_assoc_request(a, true, now);
@@ -466,10 +479,12 @@ struct Sender::Impl {
     a.status_in_episode = false;
     for_each_msg(a, [&](Msg& m) {
       if (m.state == MessageState::New) return;
-      events.emit(now, "credit_dropped", {{"handle", m.handle},
-                                          {"message_id", m.id},
-                                          {"grant_limit", m.limit},
-                                          {"transmitted", m.transmitted}});
+      if (events.enabled())
+        events.emit(now, "credit_dropped",
+                    {{"handle", m.handle},
+                     {"message_id", m.id},
+                     {"grant_limit", m.limit},
+                     {"transmitted", m.transmitted}});
       m.limit = 0;
       m.granted = false;
       m.expiry_handled = true;
@@ -486,10 +501,12 @@ struct Sender::Impl {
 
   void begin_reestablishment(Assoc& a, const char* why, Time now) {
     ++stats.re_establishments;
-    events.emit(now, "re_establishment", {{"receiver", a.receiver.to_string()},
-                                          {"association_id", a.association_id},
-                                          {"epoch", a.epoch},
-                                          {"reason", why}});
+    if (events.enabled())
+      events.emit(now, "re_establishment",
+                  {{"receiver", a.receiver.to_string()},
+                   {"association_id", a.association_id},
+                   {"epoch", a.epoch},
+                   {"reason", why}});
     drop_association_credit(a, now);
     a.newest_seq.reset();
     start_establishment(a, now);
@@ -523,9 +540,9 @@ struct Sender::Impl {
           mutant(Mutant::NoStartJitter) ? 0 : random.uniform(std::uint64_t{a.params.start_jitter} * 1000U);
       m.start_at = now + nanoseconds(static_cast<std::int64_t>(jitter_ns));
       m.announced_unsched = mutant(Mutant::UnscheduledSentNotLength) ? 0 : m.spec.length;
-      events.emit(now, "unscheduled_start", {{"handle", m.handle},
-                                             {"message_id", m.id},
-                                             {"delay_ns", jitter_ns}});
+      if (events.enabled())
+        events.emit(now, "unscheduled_start",
+                    {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
       if (mutant(Mutant::UnscheduledDataBeforeRequest) && m.spec.length != 0) {
         m.request_deferred = true;  // sent after the first data packet (emit)
       } else {
@@ -626,7 +643,9 @@ struct Sender::Impl {
     if (!g.usable() && !mutant(Mutant::SenderUsesZeroRateGrant)) {
       // "a sender that receives a grant with Pacing Rate zero MUST ignore it."
       ++stats.grants_ignored;
-      events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "zero_pacing_rate"}});
+      if (events.enabled())
+        events.emit(now, "grant_ignored",
+                    {{"message_id", g.message_id}, {"reason", "zero_pacing_rate"}});
       return;
     }
     const Duration lifetime =
@@ -634,7 +653,9 @@ struct Sender::Impl {
     if (g.pool() || g.message_id == 0) {
       if (!(g.pool() && g.message_id == 0 && (config.capabilities & capability::kPool) != 0)) {
         ++stats.grants_ignored;
-        events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "bad_pool_grant"}});
+        if (events.enabled())
+          events.emit(now, "grant_ignored",
+                      {{"message_id", g.message_id}, {"reason", "bad_pool_grant"}});
         return;
       }
       ++stats.grants_received;
@@ -645,23 +666,27 @@ struct Sender::Impl {
       a.pool_valid_until = now + lifetime;
       a.pool_rate = g.pacing_rate;
       a.pool_expiry_handled = false;
-      events.emit(now, "pool_grant", {{"limit", a.pool_limit}, {"rate", g.pacing_rate},
-                                      {"lifetime_us", lifetime.micros()}});
+      if (events.enabled())
+        events.emit(
+            now, "pool_grant",
+            {{"limit", a.pool_limit}, {"rate", g.pacing_rate}, {"lifetime_us", lifetime.micros()}});
       refresh_pool_members(a, now);
       return;
     }
     Msg* m = find_msg(a, g.message_id);
     if (m == nullptr || m->terminal()) {
       ++stats.grants_ignored;
-      events.emit(now, "grant_ignored", {{"message_id", g.message_id}, {"reason", "unknown_message"}});
+      if (events.enabled())
+        events.emit(now, "grant_ignored",
+                    {{"message_id", g.message_id}, {"reason", "unknown_message"}});
       return;
     }
     ++stats.grants_received;
     if (g.grant_limit > m->spec.length) {
       ++stats.grants_beyond_length;
-      events.emit(now, "grant_beyond_length", {{"message_id", m->id},
-                                               {"limit", g.grant_limit},
-                                               {"length", m->spec.length}});
+      if (events.enabled())
+        events.emit(now, "grant_beyond_length",
+                    {{"message_id", m->id}, {"limit", g.grant_limit}, {"length", m->spec.length}});
     }
     // Rule 1: cumulative; a grant not larger than the held limit only refreshes Lifetime and
     // Pacing Rate and never reduces credit.
@@ -672,16 +697,21 @@ struct Sender::Impl {
     } else if (mutant(Mutant::SenderHonoursLowerLimit)) {
       m->limit = g.grant_limit;
     } else {
-      events.emit(now, "grant_refresh", {{"message_id", m->id}, {"held", m->limit},
-                                         {"limit", g.grant_limit}});
+      if (events.enabled())
+        events.emit(now, "grant_refresh",
+                    {{"message_id", m->id}, {"held", m->limit}, {"limit", g.grant_limit}});
     }
     m->valid_until = mutant(Mutant::SenderIgnoresLifetime) ? Time::never() : now + lifetime;
     m->rate = g.usable() ? g.pacing_rate : config.line_rate_mbps;
     m->granted = true;
     m->expiry_handled = false;
     m->rto = initial_rto(a);
-    events.emit(now, "grant", {{"message_id", m->id}, {"limit", m->limit}, {"rate", m->rate},
-                               {"lifetime_us", lifetime.micros()}});
+    if (events.enabled())
+      events.emit(now, "grant",
+                  {{"message_id", m->id},
+                   {"limit", m->limit},
+                   {"rate", m->rate},
+                   {"lifetime_us", lifetime.micros()}});
     if (m->rtt_sample_pending) {
       m->rtt_sample_pending = false;
       rtt_sample(a, now - m->request_sent, now);
@@ -699,8 +729,9 @@ struct Sender::Impl {
     const std::uint64_t lim = own_limit(m);
     if (m.state == MessageState::Drained || lim <= m.transmitted) return;
     stats.credit_expired += lim - m.transmitted;
-    events.emit(now, "grant_expired", {{"message_id", m.id}, {"limit", m.limit},
-                                       {"transmitted", m.transmitted}});
+    if (events.enabled())
+      events.emit(now, "grant_expired",
+                  {{"message_id", m.id}, {"limit", m.limit}, {"transmitted", m.transmitted}});
     if (m.state != MessageState::Scheduled && m.state != MessageState::Waiting) return;
     if (holds_credit(m, now)) return;  // pool credit still covers it
     // "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
@@ -714,7 +745,8 @@ struct Sender::Impl {
     a.pool_expiry_handled = true;
     const std::uint64_t unused = a.pool_limit - a.pool_sent;
     stats.credit_expired += unused;
-    events.emit(now, "pool_expired", {{"limit", a.pool_limit}, {"sent", a.pool_sent}});
+    if (events.enabled())
+      events.emit(now, "pool_expired", {{"limit", a.pool_limit}, {"sent", a.pool_sent}});
     for_each_msg(a, [&](Msg& m) {
       m.pool_end = std::min(m.pool_end, m.transmitted);
       if (m.state != MessageState::Scheduled || holds_credit(m, now)) return;
@@ -986,8 +1018,9 @@ struct Sender::Impl {
     }
     if (!ok) {
       ++stats.invariant_violations;
-      events.emit(now, "invariant_violation", {{"message_id", m.id}, {"offset", m.transmitted},
-                                               {"length", p.len}});
+      if (events.enabled())
+        events.emit(now, "invariant_violation",
+                    {{"message_id", m.id}, {"offset", m.transmitted}, {"length", p.len}});
     }
   }
 
@@ -998,8 +1031,9 @@ struct Sender::Impl {
     // actually transmitted.
     ++stats.unscheduled_conversions;
     m.announced_unsched = m.transmitted;
-    events.emit(now, "unscheduled_converted", {{"message_id", m.id}, {"transmitted", m.transmitted},
-                                               {"reason", why}});
+    if (events.enabled())
+      events.emit(now, "unscheduled_converted",
+                  {{"message_id", m.id}, {"transmitted", m.transmitted}, {"reason", why}});
     set_state(m, MessageState::Waiting, now);
     m.rto = initial_rto(assoc_of(m));
     send_credit_request(m, false, now);
@@ -1015,7 +1049,8 @@ struct Sender::Impl {
       // "An endpoint MUST ignore reports whose source address is not within the set of CRN
       // addresses configured for the domain."
       ++stats.reports_ignored;
-      events.emit(now, "report_ignored", {{"from", from.to_string()}, {"reason", "not_a_crn"}});
+      if (events.enabled())
+        events.emit(now, "report_ignored", {{"from", from.to_string()}, {"reason", "not_a_crn"}});
       return;
     }
     ++stats.reports_received;
@@ -1025,10 +1060,13 @@ struct Sender::Impl {
                                  r.source_address.begin() + static_cast<std::ptrdiff_t>(n),
                                  config.local.ip.begin());
     if (r.direction != static_cast<std::uint8_t>(ReportDirection::ToSender) || !ours) {
-      events.emit(now, "report_ignored", {{"from", from.to_string()}, {"reason", "not_addressed_to_us"}});
+      if (events.enabled())
+        events.emit(now, "report_ignored",
+                    {{"from", from.to_string()}, {"reason", "not_addressed_to_us"}});
       return;
     }
-    events.emit(now, "report", {{"reporter_id", r.reporter_id}, {"degree", r.congestion_degree}});
+    if (events.enabled())
+      events.emit(now, "report", {{"reporter_id", r.reporter_id}, {"degree", r.congestion_degree}});
     if (mutant(Mutant::SenderIgnoresReports)) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
@@ -1056,8 +1094,12 @@ struct Sender::Impl {
     if (a.phase != Phase::Established || h.association_id != a.association_id ||
         h.epoch != a.epoch) {
       ++stats.wrong_association;
-      events.emit(now, "discarded", {{"type", type}, {"reason", "wrong_association"},
-                                     {"association_id", h.association_id}, {"epoch", h.epoch}});
+      if (events.enabled())
+        events.emit(now, "discarded",
+                    {{"type", type},
+                     {"reason", "wrong_association"},
+                     {"association_id", h.association_id},
+                     {"epoch", h.epoch}});
       return false;
     }
     const bool newer = !a.newest_seq ||
@@ -1066,9 +1108,12 @@ struct Sender::Impl {
                             : serial_newer(h.sequence_number, *a.newest_seq));
     if (!newer && !mutant(Mutant::SenderStaleAccepted)) {
       ++stats.stale_discarded;
-      events.emit(now, "discarded", {{"type", type}, {"reason", "stale_sequence"},
-                                     {"sequence_number", h.sequence_number},
-                                     {"newest", *a.newest_seq}});
+      if (events.enabled())
+        events.emit(now, "discarded",
+                    {{"type", type},
+                     {"reason", "stale_sequence"},
+                     {"sequence_number", h.sequence_number},
+                     {"newest", *a.newest_seq}});
       return false;
     }
     a.newest_seq = h.sequence_number;
@@ -1080,8 +1125,11 @@ struct Sender::Impl {
     const bool nonce_ok = acc.sender_nonce == a.nonce || mutant(Mutant::SenderAcceptsWrongNonce);
     if (!nonce_live || !nonce_ok || acc.header.association_id == 0) {
       ++stats.nonce_mismatch;
-      events.emit(now, "discarded", {{"type", "ASSOC_ACCEPT"}, {"reason", "nonce_mismatch"},
-                                     {"sender_nonce", acc.sender_nonce}});
+      if (events.enabled())
+        events.emit(now, "discarded",
+                    {{"type", "ASSOC_ACCEPT"},
+                     {"reason", "nonce_mismatch"},
+                     {"sender_nonce", acc.sender_nonce}});
       return;
     }
     if (a.phase == Phase::Connecting) {
@@ -1092,10 +1140,12 @@ struct Sender::Impl {
       // "new Epoch in ASSOC_ACCEPT | drop credit; re-establish; send CREDIT_REQUEST": the
       // accept that echoes our nonce is itself the new association.
       ++stats.re_establishments;
-      events.emit(now, "re_establishment", {{"receiver", a.receiver.to_string()},
-                                            {"association_id", a.association_id},
-                                            {"epoch", a.epoch},
-                                            {"reason", "new_epoch"}});
+      if (events.enabled())
+        events.emit(now, "re_establishment",
+                    {{"receiver", a.receiver.to_string()},
+                     {"association_id", a.association_id},
+                     {"epoch", a.epoch},
+                     {"reason", "new_epoch"}});
       drop_association_credit(a, now);
       a.phase = Phase::Connecting;
       establish(a, acc, false, now);  // resets the newest processed Sequence Number
@@ -1107,7 +1157,8 @@ struct Sender::Impl {
     if (acc.parameter_update()) {
       acknowledge_update(a, acc, now);
     } else {
-      events.emit(now, "duplicate_assoc_accept", {{"association_id", a.association_id}});
+      if (events.enabled())
+        events.emit(now, "duplicate_assoc_accept", {{"association_id", a.association_id}});
     }
   }
 
@@ -1132,8 +1183,11 @@ struct Sender::Impl {
     if (reason == ReasonCode::UnknownAssociation && !mutant(Mutant::SenderIgnoresUnknownAssociation)) {
       // Exempt from the sequence check. "carrying its Association ID"
       if (a.phase != Phase::Established || e.header.association_id != a.association_id) {
-        events.emit(now, "discarded", {{"type", "ERROR"}, {"reason", "unknown_association_not_ours"},
-                                       {"association_id", e.header.association_id}});
+        if (events.enabled())
+          events.emit(now, "discarded",
+                      {{"type", "ERROR"},
+                       {"reason", "unknown_association_not_ours"},
+                       {"association_id", e.header.association_id}});
         return;
       }
       begin_reestablishment(a, "unknown_association", now);
@@ -1141,14 +1195,16 @@ struct Sender::Impl {
     }
     if (reason == ReasonCode::AssocRefused && a.phase == Phase::Connecting) {
       // The answer to our ASSOC_REQUEST: no association exists, nothing to check it against.
-      events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
+      if (events.enabled())
+        events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
       for_each_msg(a, [&](Msg& m) { abort(m, e.reason, now); });
       a.phase = Phase::Idle;
       a.retx_at = Time::never();
       return;
     }
     if (!accept_header(a, e, now)) return;
-    events.emit(now, "error", {{"reason", e.reason}, {"message_id", e.message_id}});
+    if (events.enabled())
+      events.emit(now, "error", {{"reason", e.reason}, {"message_id", e.message_id}});
     switch (reason) {
       case ReasonCode::AssocRefused:
         if (Msg* m = find_msg(a, e.message_id)) {
@@ -1179,8 +1235,9 @@ struct Sender::Impl {
     }
     if (!decoded) {
       ++stats.malformed_discarded;
-      events.emit(now, "malformed_discarded", {{"from", from.to_string()},
-                                               {"error", decoded.error().describe()}});
+      if (events.enabled())
+        events.emit(now, "malformed_discarded",
+                    {{"from", from.to_string()}, {"error", decoded.error().describe()}});
       return;
     }
     const Message& msg = decoded.value();
@@ -1203,7 +1260,8 @@ struct Sender::Impl {
     }
     if (it == assocs.end()) {
       ++stats.unexpected_discarded;
-      events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", "unknown_peer"}});
+      if (events.enabled())
+        events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", "unknown_peer"}});
       return;
     }
     Assoc& a = it->second;
@@ -1224,8 +1282,10 @@ struct Sender::Impl {
             }
           } else {
             ++stats.unexpected_discarded;
-            events.emit(now, "discarded", {{"type", std::string{info(T::kType).name}},
-                                           {"reason", "unexpected_type"}});
+            if (events.enabled())
+              events.emit(
+                  now, "discarded",
+                  {{"type", std::string{info(T::kType).name}}, {"reason", "unexpected_type"}});
           }
         },
         msg);
@@ -1235,19 +1295,21 @@ struct Sender::Impl {
   void on_msg_done(Assoc& a, const MsgDone& d, Time now) {
     Msg* m = find_msg(a, d.message_id);
     if (m == nullptr || m->terminal()) {
-      events.emit(now, "msg_done_ignored", {{"message_id", d.message_id}});
+      if (events.enabled()) events.emit(now, "msg_done_ignored", {{"message_id", d.message_id}});
       return;
     }
     if (a.unsched_outstanding == m->handle) a.unsched_outstanding.reset();
     if (m->state != MessageState::Drained) {
       // Only DRAINED leaves on MSG_DONE: octets we have not sent cannot have arrived.
-      events.emit(now, "msg_done_unexpected", {{"message_id", m->id},
-                                               {"state", to_string(m->state)}});
+      if (events.enabled())
+        events.emit(now, "msg_done_unexpected",
+                    {{"message_id", m->id}, {"state", to_string(m->state)}});
       return;
     }
     if (d.octets_received != m->spec.length) {
-      events.emit(now, "msg_done_length_mismatch", {{"message_id", m->id},
-                                                    {"octets_received", d.octets_received}});
+      if (events.enabled())
+        events.emit(now, "msg_done_length_mismatch",
+                    {{"message_id", m->id}, {"octets_received", d.octets_received}});
     }
     set_state(*m, MessageState::Done, now);
   }
@@ -1383,6 +1445,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
   if (inserted) a.receiver = spec.receiver;
+  m.assoc = &a;
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
     case Impl::Phase::Connecting: break;  // NEW until the association exists
@@ -1426,8 +1489,12 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
   const std::uint64_t held = s.own_limit(m);
   if ((new_limit < m.transmitted && !s.mutant(Mutant::CreditReturnBelowTransmitted)) ||
       new_limit >= held) {
-    s.events.emit(now, "credit_return_skipped", {{"message_id", m.id}, {"new_limit", new_limit},
-                                                 {"transmitted", m.transmitted}, {"held", held}});
+    if (s.events.enabled())
+      s.events.emit(now, "credit_return_skipped",
+                    {{"message_id", m.id},
+                     {"new_limit", new_limit},
+                     {"transmitted", m.transmitted},
+                     {"held", held}});
     return;
   }
   CreditReturn r;
@@ -1436,8 +1503,9 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
   s.send(a, r, now);
   s.stats.credit_returned += held - new_limit;
   m.ceiling = new_limit;
-  s.events.emit(now, "credit_returned", {{"message_id", m.id}, {"new_limit", new_limit},
-                                         {"returned", held - new_limit}});
+  if (s.events.enabled())
+    s.events.emit(now, "credit_returned",
+                  {{"message_id", m.id}, {"new_limit", new_limit}, {"returned", held - new_limit}});
   s.refresh_state(m, now);
   s.update_backlog(now);
 }
@@ -1506,9 +1574,14 @@ std::optional<Time> Sender::next_timeout() const {
 }
 
 std::optional<Datagram> Sender::poll_transmit() {
-  if (impl_->out.empty()) return std::nullopt;
-  Datagram d = impl_->out.front();
-  impl_->out.pop_front();
+  auto& out = impl_->out;
+  auto& next = impl_->out_next;
+  if (next == out.size()) return std::nullopt;
+  Datagram d = out[next++];
+  if (next == out.size()) {
+    out.clear();
+    next = 0;
+  }
   return d;
 }
 

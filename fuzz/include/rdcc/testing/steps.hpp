@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -32,6 +33,18 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RDCC_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RDCC_FUZZ_ASAN 1
+#endif
+#ifdef RDCC_FUZZ_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
@@ -175,20 +188,65 @@ class FieldFiller {
   return m;
 }
 
-// Encodes `m`; empty if the codec refuses it (an AF without layout).
-[[nodiscard]] inline std::vector<std::byte> wire_of(const Message& m) {
-  std::vector<std::byte> out(encoded_size(m));
-  if (!encode(m, out)) return {};
-  return out;
+// The octets of the datagram a step delivers, in storage kept from step to step (an
+// allocation per datagram is what ASan makes expensive). Under ASan the storage past the
+// datagram's end is poisoned (a container annotation), so a read beyond the datagram is
+// reported as it was when each datagram was an allocation of its own size.
+class WireBuffer {
+ public:
+  WireBuffer() : storage_(std::make_unique<std::byte[]>(kInitialCapacity)), capacity_(kInitialCapacity) {
+    annotate(capacity_, 0);
+  }
+  WireBuffer(const WireBuffer&) = delete;
+  WireBuffer& operator=(const WireBuffer&) = delete;
+  ~WireBuffer() { annotate(size_, capacity_); }
+
+  // `n` octets, their values unspecified until written.
+  std::span<std::byte> resize(std::size_t n) {
+    if (n > capacity_) {
+      annotate(size_, capacity_);
+      storage_ = std::make_unique<std::byte[]>(n);
+      capacity_ = n;
+      size_ = capacity_;
+    }
+    annotate(size_, n);
+    size_ = n;
+    return {storage_.get(), size_};
+  }
+  void assign(std::span<const std::byte> octets) {
+    const auto d = resize(octets.size());
+    std::copy(octets.begin(), octets.end(), d.begin());
+  }
+  [[nodiscard]] std::span<std::byte> octets() { return {storage_.get(), size_}; }
+  [[nodiscard]] std::span<const std::byte> octets() const { return {storage_.get(), size_}; }
+
+ private:
+  static constexpr std::size_t kInitialCapacity = 128;  // kMaxMessageSize and a raw step's 79
+
+  void annotate([[maybe_unused]] std::size_t from, [[maybe_unused]] std::size_t to) const {
+#ifdef RDCC_FUZZ_ASAN
+    __sanitizer_annotate_contiguous_container(storage_.get(), storage_.get() + capacity_,
+                                              storage_.get() + from, storage_.get() + to);
+#endif
+  }
+
+  std::unique_ptr<std::byte[]> storage_;
+  std::size_t capacity_;
+  std::size_t size_ = 0;
+};
+
+// Encodes `m` into `out`; empty if the codec refuses it (an AF without layout).
+inline void wire_of(const Message& m, WireBuffer& out) {
+  if (!encode(m, out.resize(encoded_size(m)))) out.resize(0);
 }
 
 // Overwrites octet `at % size` with `value` and cuts the datagram to `cut` octets when `cut`
 // is shorter: a valid header in front of a bad version, an unknown type, a short Length.
-inline void corrupt(std::vector<std::byte>& d, std::uint8_t at, std::uint8_t value,
-                    std::uint8_t cut) {
-  if (d.empty()) return;
-  d[at % d.size()] = static_cast<std::byte>(value);
-  if (cut < d.size()) d.resize(cut);
+inline void corrupt(WireBuffer& d, std::uint8_t at, std::uint8_t value, std::uint8_t cut) {
+  const auto octets = d.octets();
+  if (octets.empty()) return;
+  octets[at % octets.size()] = static_cast<std::byte>(value);
+  if (cut < octets.size()) d.resize(cut);
 }
 
 [[noreturn]] inline void invariant_violated(const ref::InvariantChecker& checker) {
@@ -201,6 +259,8 @@ inline void corrupt(std::vector<std::byte>& d, std::uint8_t at, std::uint8_t val
 
 // With RDCC_FUZZ_TRACE set, the endpoint's events go to stderr (to read a finding):
 //   RDCC_FUZZ_TRACE=1 build/fuzz/fuzz/fuzz_receiver crash-<hash>
+// Without it the endpoints have no observer and build no event (fuzz/coverage.sh replays the
+// corpora both ways, so the event code's coverage is measured too).
 class TraceObserver final : public ref::Observer {
  public:
   void on_event(const ref::Event& e) override {
@@ -208,7 +268,8 @@ class TraceObserver final : public ref::Observer {
   }
   [[nodiscard]] static ref::Observer* if_asked() {
     static TraceObserver trace;
-    return std::getenv("RDCC_FUZZ_TRACE") != nullptr ? &trace : nullptr;
+    static const bool asked = std::getenv("RDCC_FUZZ_TRACE") != nullptr;
+    return asked ? &trace : nullptr;
   }
 };
 
@@ -227,6 +288,7 @@ class ReceiverHarness {
   explicit ReceiverHarness(std::uint8_t variant)
       : receiver_(config(variant), TraceObserver::if_asked()), budget_(receiver_.config().budget) {
     checker_.add_receiver(kLocal, budget_, receiver_.config().d_max);
+    vocab_.addresses.reserve(kPeers + 1);
     for (std::size_t i = 0; i < kPeers; ++i) vocab_.addresses.push_back(peer(i).ip);
     vocab_.addresses.push_back(kLocal.ip);
     vocab_.message_ids = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -243,8 +305,8 @@ class ReceiverHarness {
         case kCorrupt: deliver_built(in, true); break;
         case kRaw: {
           const ref::Address& from = source(in.u8());
-          const auto octets = in.take(in.u8() % 80U);
-          deliver(from, std::vector<std::byte>(octets.begin(), octets.end()));
+          wire_.assign(in.take(in.u8() % 80U));
+          deliver(from, wire_.octets());
           break;
         }
         case kData: observe(in); break;
@@ -319,16 +381,16 @@ class ReceiverHarness {
             pack_rocev2({qpn, in.u8(), static_cast<std::uint16_t>(in.u8() % 4U)}).value_or(0);
       }
     }
-    auto d = wire_of(m);
+    wire_of(m, wire_);
     if (corrupted) {
       const std::uint8_t at = in.u8();
       const std::uint8_t value = in.u8();
-      corrupt(d, at, value, in.u8());
+      corrupt(wire_, at, value, in.u8());
     }
-    deliver(from, std::move(d));
+    deliver(from, wire_.octets());
   }
 
-  void deliver(const ref::Address& from, std::vector<std::byte> d) {
+  void deliver(const ref::Address& from, std::span<const std::byte> d) {
     const auto decoded = decode(d);
     if (decoded) {
       if (const auto* r = std::get_if<CreditRequest>(&*decoded)) learn_binding(*r);
@@ -374,11 +436,13 @@ class ReceiverHarness {
     // The receiver may keep it as early data of a message still to be requested (on another
     // association of the peer, say), which it then credits to that message.
     early_[{o.binding, o.key}][from_index] += o.octets;
-    const std::set<std::uint64_t> ids =
-        named != ids_by_key_.end() ? named->second : std::set<std::uint64_t>{o.key};
     for (std::size_t i = 0; i < kPeers; ++i) {
       if (!sources_[i].same_host(o.from)) continue;
-      for (const std::uint64_t id : ids) {
+      if (named == ids_by_key_.end()) {
+        checker_.on_data_delivered(kLocal, sources_[i], o.key, o.octets, now_);
+        continue;
+      }
+      for (const std::uint64_t id : named->second) {
         checker_.on_data_delivered(kLocal, sources_[i], id, o.octets, now_);
       }
     }
@@ -495,6 +559,7 @@ class ReceiverHarness {
 
   ref::Receiver receiver_;
   std::uint64_t budget_;
+  WireBuffer wire_;
   ref::InvariantChecker checker_;
   ref::Time now_{};
   Vocabulary vocab_;
@@ -521,6 +586,12 @@ class SenderHarness {
 
   explicit SenderHarness(std::uint8_t variant)
       : random_(0x5EED), sender_(config(variant), random_, TraceObserver::if_asked()) {
+    // remember() keeps at most 24 values of each.
+    vocab_.addresses.reserve(kReceivers + 1);
+    vocab_.nonces.reserve(24);
+    vocab_.message_ids.reserve(24);
+    vocab_.octets.reserve(24);
+    handles_.reserve(16);
     for (std::size_t i = 0; i < kReceivers; ++i) {
       checker_.add_receiver(sources_[i], ~std::uint64_t{0} / 4, ref::microseconds(20));
       vocab_.addresses.push_back(sources_[i].ip);
@@ -537,8 +608,8 @@ class SenderHarness {
         case kCorrupt: deliver_built(in, true); break;
         case kRaw: {
           const std::size_t from = in.u8() % sources_.size();
-          const auto octets = in.take(in.u8() % 80U);
-          deliver(from, std::vector<std::byte>(octets.begin(), octets.end()));
+          wire_.assign(in.take(in.u8() % 80U));
+          deliver(from, wire_.octets());
           break;
         }
         case kSubmit: submit(in); break;
@@ -643,16 +714,16 @@ class SenderHarness {
     if (auto* r = std::get_if<CongestionReport>(&m)) {
       r->direction = static_cast<std::uint8_t>(ReportDirection::ToSender);
     }
-    auto d = wire_of(m);
+    wire_of(m, wire_);
     if (corrupted) {
       const std::uint8_t at = in.u8();
       const std::uint8_t value = in.u8();
-      corrupt(d, at, value, in.u8());
+      corrupt(wire_, at, value, in.u8());
     }
-    deliver(from, std::move(d));
+    deliver(from, wire_.octets());
   }
 
-  void deliver(std::size_t from_index, std::vector<std::byte> d) {
+  void deliver(std::size_t from_index, std::span<const std::byte> d) {
     const ref::Address& from = sources_[from_index];
     const auto decoded = decode(d);
     const bool from_receiver = from_index < kReceivers;
@@ -783,6 +854,7 @@ class SenderHarness {
 
   ref::SeededRandom random_;
   ref::Sender sender_;
+  WireBuffer wire_;
   ref::InvariantChecker checker_;
   ref::Time now_{};
   Vocabulary vocab_;
