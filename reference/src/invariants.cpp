@@ -419,7 +419,10 @@ struct InvariantChecker::Impl {
         a.sender_epoch = h.epoch;
         a.accepted_nonce = acc->sender_nonce;
         a.u = 0;
-        a.have_seq = false;
+        // The accept is the first message processed in the incarnation: what is numbered at or
+        // before it is not newer (docs/spec-notes.md, 362).
+        a.have_seq = true;
+        a.newest_seq = h.sequence_number;
         a.pool_limit = 0;
         a.pool_used = 0;
         a.pool_valid_until = Time{};
@@ -430,6 +433,9 @@ struct InvariantChecker::Impl {
       } else if (!acc->parameter_update() ||
                  (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq))) {
         return;
+      } else {
+        a.have_seq = true;
+        a.newest_seq = h.sequence_number;
       }
       a.u = std::max(a.u, acc->unscheduled_limit);
       a.lifetime_us = acc->grant_lifetime;

@@ -497,5 +497,40 @@ TEST_F(CheckerTest, MessageIdZeroWithoutPool_GivesNoCredit) {
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 }
 
+// fuzz_sender (regression pool-grant-after-a-grant-older-than-the-accept): the ASSOC_ACCEPT
+// that starts an incarnation is the first message the sender processes in it, so its Sequence
+// Number is the newest processed one: a grant numbered before it (2,885,832,522 after 1, in
+// serial arithmetic) is stale and gives nothing, and does not make the next fresh grant
+// (1,339,545,559) look stale (docs/spec-notes.md, 362).
+TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed) {
+  AssocRequest q;
+  q.sender_nonce = 0x77;
+  checker.on_control_sent(kSender, kReceiver, q, now);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  a.sender_nonce = 0x77;
+  a.grant_lifetime = 100;
+  a.credit_unit = 4096;
+  checker.on_control_delivered(kReceiver, kSender, a, now);
+  request(1, 65536);
+  CreditGrant pool;
+  pool.header = {.association_id = kAssoc, .epoch = 2, .flags = flag::kPool, .sequence_number = 2885832522U};
+  pool.grant_limit = 8192;
+  pool.pacing_rate = 100000;
+  checker.on_control_delivered(kReceiver, kSender, pool, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 1;
+  s.length = 4096;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // the stale grant gave nothing
+  pool.header.sequence_number = 1339545559U;
+  checker.on_control_delivered(kReceiver, kSender, pool, now);
+  s.offset = 4096;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // the fresh one did
+}
+
 }  // namespace
 }  // namespace rdcc::ref
