@@ -1,0 +1,77 @@
+// Keys numbered densely in the order they were first seen: a flat open-addressing table (linear
+// probing, at most half full) maps each key to its number, and the caller keeps what it knows
+// of each key in a plain vector indexed by that number. The capture check and the invariant
+// checker look up several keys per packet over millions of packets: one probe into a flat
+// array, no node allocation per key, and numbers that stay valid as the table grows (so that
+// they can be held instead of pointers). Keys are never removed.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace rdcc::ref {
+
+template <class Key, class Hash>
+class DenseIndex {
+ public:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  // The number of `key`, or kNone.
+  [[nodiscard]] std::uint32_t find(const Key& key) const {
+    if (slots_.empty()) return kNone;
+    const std::uint64_t h = Hash{}(key);
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.tag == 0) return kNone;
+      if (s.tag == tag && keys_[s.index] == key) return s.index;
+    }
+  }
+
+  // The number of `key`, and whether it was new (then it is size() - 1).
+  std::pair<std::uint32_t, bool> insert(const Key& key) {
+    if ((keys_.size() + 1) * 2 > slots_.size()) grow();
+    const std::uint64_t h = Hash{}(key);
+    const std::uint32_t tag = tag_of(h);
+    std::size_t i = static_cast<std::size_t>(h) & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.tag == 0) break;
+      if (s.tag == tag && keys_[s.index] == key) return {s.index, false};
+    }
+    const auto index = static_cast<std::uint32_t>(keys_.size());
+    slots_[i] = Slot{tag, index};
+    keys_.push_back(key);
+    return {index, true};
+  }
+
+  [[nodiscard]] const Key& key(std::uint32_t index) const { return keys_[index]; }
+  [[nodiscard]] std::size_t size() const { return keys_.size(); }
+
+ private:
+  struct Slot {
+    std::uint32_t tag = 0;  // 0: empty; else high bits of the hash, never 0
+    std::uint32_t index = 0;
+  };
+
+  static std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32) | 1U; }
+
+  void grow() {
+    const std::size_t size = slots_.empty() ? 16 : slots_.size() * 2;
+    slots_.assign(size, Slot{});
+    mask_ = size - 1;
+    for (std::uint32_t index = 0; index < keys_.size(); ++index) {
+      const std::uint64_t h = Hash{}(keys_[index]);
+      std::size_t i = static_cast<std::size_t>(h) & mask_;
+      while (slots_[i].tag != 0) i = (i + 1) & mask_;
+      slots_[i] = Slot{tag_of(h), index};
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::vector<Key> keys_;
+};
+
+}  // namespace rdcc::ref
