@@ -175,7 +175,7 @@ struct InvariantChecker::Impl {
   DenseIndex<AssocKey, AssocKeyHash> assoc_index;
   std::vector<AssocModel> assocs;
   DenseIndex<MsgKey, MsgKeyHash> msg_index;  // (association, Message ID)
-  std::vector<MsgModel> msgs;
+  StableVector<MsgModel> msgs;
   DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
@@ -184,6 +184,10 @@ struct InvariantChecker::Impl {
   // The pair looked up last: a capture's consecutive messages are mostly of one pair.
   PeerKey last_peer_key;
   std::uint32_t last_peer = kNone;
+  // Likewise the message looked up last (a message's grants and MSG_DONE are looked up on both
+  // sides).
+  MsgKey last_msg_key;
+  std::uint32_t last_msg = kNone;
 
   // Whether a violation would be kept: its detail is formatted only then.
   [[nodiscard]] bool keeping() const { return violations.size() < kMaxViolations; }
@@ -222,15 +226,26 @@ struct InvariantChecker::Impl {
   // The message's number, added if new (its model then default: the same as the old map's
   // operator[]).
   std::uint32_t msg(std::uint32_t assoc_number, std::uint64_t message_id) {
-    const auto [index, added] = msg_index.insert({assoc_number, message_id});
+    const MsgKey k{assoc_number, message_id};
+    if (last_msg != kNone && last_msg_key == k) return last_msg;
+    const auto [index, added] = msg_index.insert(k);
     if (added) {
       msgs.emplace_back();
       msgs.back().assoc = assoc_number;
     }
+    last_msg_key = k;
+    last_msg = index;
     return index;
   }
-  [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) const {
-    return msg_index.find({assoc_number, message_id});
+  [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    const MsgKey k{assoc_number, message_id};
+    if (last_msg != kNone && last_msg_key == k) return last_msg;
+    const std::uint32_t index = msg_index.find(k);
+    if (index != kNone) {
+      last_msg_key = k;
+      last_msg = index;
+    }
+    return index;
   }
 
   PeerMsgModel& peer_msg(std::uint32_t peer_number, std::uint64_t message_id) {

@@ -202,8 +202,12 @@ class Checker {
   }
   // What the capture shows of a message (added if new).
   MessageFrames& frames_of(std::uint32_t assoc, std::uint64_t message_id) {
-    const auto [index, added] = msg_index_.insert({assoc, message_id});
+    const MsgId k{assoc, message_id};
+    if (last_msg_ != kNone && last_msg_key_ == k) return msgs_[last_msg_];
+    const auto [index, added] = msg_index_.insert(k);
     if (added) msgs_.emplace_back();
+    last_msg_key_ = k;
+    last_msg_ = index;
     return msgs_[index];
   }
 
@@ -494,7 +498,9 @@ class Checker {
   AssocId last_assoc_key_;
   std::uint32_t last_assoc_ = kNone;
   ref::DenseIndex<MsgId, MsgIdHash> msg_index_;
-  std::vector<MessageFrames> msgs_;
+  ref::StableVector<MessageFrames> msgs_;
+  MsgId last_msg_key_;
+  std::uint32_t last_msg_ = kNone;
   std::vector<Finding> findings_;
   std::vector<std::string> notes_;
 };

@@ -6,7 +6,9 @@
 // they can be held instead of pointers). Keys are never removed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -72,6 +74,29 @@ class DenseIndex {
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::vector<Key> keys_;
+};
+
+// The vector beside a DenseIndex when its elements are large and many: elements in blocks of
+// kBlock, so that growing never copies (nor faults in again) what is already there, and
+// references stay valid.
+template <class T>
+class StableVector {
+ public:
+  static constexpr std::size_t kBlock = 4096;
+
+  T& emplace_back() {
+    if (size_ % kBlock == 0) blocks_.push_back(std::make_unique<T[]>(kBlock));
+    const std::size_t i = size_++;
+    return blocks_[i / kBlock][i % kBlock];
+  }
+  T& back() { return (*this)[size_ - 1]; }
+  [[nodiscard]] T& operator[](std::size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace rdcc::ref
