@@ -435,11 +435,17 @@ struct InvariantChecker::Impl {
       msg.length = req->message_length;
       msg.length_known = true;
     }
-    PeerMsgModel& pm = peer_msg(p, req->message_id);
-    pm.has_association = true;
-    pm.association = h.association_id;
-    msg.received += pm.early;
-    pm.early = 0;
+    // The request's association, for data that arrives without one; once the receiver has
+    // accepted an association for this sender, data is counted for that one instead (and
+    // always will be), so the request's need not be kept.
+    if (const std::uint32_t known = peer_msg_index.find({p, req->message_id});
+        known != kNone || !peers[p].has_newest_association) {
+      PeerMsgModel& pm = known != kNone ? peer_msgs[known] : peer_msg(p, req->message_id);
+      pm.has_association = true;
+      pm.association = h.association_id;
+      msg.received += pm.early;
+      pm.early = 0;
+    }
     if (req->unscheduled_sent != 0 && msg.window == 0) {
       // Announced octets count up to the U the receiver accounts for the association, less
       // what its other messages still hold: beyond that they are data beyond the credit
