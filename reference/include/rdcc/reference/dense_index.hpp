@@ -6,13 +6,59 @@
 // they can be held instead of pointers). Keys are never removed.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
 namespace rdcc::ref {
+
+// The vector beside a DenseIndex when its elements are many: blocks of 16, 32, 64, ...
+// elements, each constructed when added, so that growing never copies (nor touches again)
+// what is already there, and references stay valid; a small one stays small.
+template <class T>
+class StableVector {
+ public:
+  StableVector() = default;
+  StableVector(const StableVector&) = delete;
+  StableVector& operator=(const StableVector&) = delete;
+  ~StableVector() {
+    for (std::size_t i = 0; i < size_; ++i) (*this)[i].~T();
+    for (std::size_t k = 0; k < blocks_.size(); ++k) {
+      std::allocator<T>{}.deallocate(blocks_[k], kFirst << k);
+    }
+  }
+
+  T& emplace_back() {
+    if (size_ + kFirst == kFirst << blocks_.size()) {
+      blocks_.push_back(std::allocator<T>{}.allocate(kFirst << blocks_.size()));
+    }
+    T* slot = &(*this)[size_];
+    new (slot) T();
+    ++size_;
+    return *slot;
+  }
+  T& back() { return (*this)[size_ - 1]; }
+  [[nodiscard]] T& operator[](std::size_t i) { return *at(i); }
+  [[nodiscard]] const T& operator[](std::size_t i) const { return *at(i); }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kFirst = 16;  // a power of two
+  // Element i is at j = i + kFirst: in block bit_width(j) - bit_width(kFirst), which starts
+  // at the power of two below j.
+  [[nodiscard]] T* at(std::size_t i) const {
+    const std::size_t j = i + kFirst;
+    const auto k = static_cast<std::size_t>(std::bit_width(j) - std::bit_width(kFirst));
+    return blocks_[k] + (j - (kFirst << k));
+  }
+
+  std::vector<T*> blocks_;
+  std::size_t size_ = 0;
+};
 
 template <class Key, class Hash>
 class DenseIndex {
@@ -74,29 +120,6 @@ class DenseIndex {
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::vector<Key> keys_;
-};
-
-// The vector beside a DenseIndex when its elements are large and many: elements in blocks of
-// kBlock, so that growing never copies (nor faults in again) what is already there, and
-// references stay valid.
-template <class T>
-class StableVector {
- public:
-  static constexpr std::size_t kBlock = 4096;
-
-  T& emplace_back() {
-    if (size_ % kBlock == 0) blocks_.push_back(std::make_unique<T[]>(kBlock));
-    const std::size_t i = size_++;
-    return blocks_[i / kBlock][i % kBlock];
-  }
-  T& back() { return (*this)[size_ - 1]; }
-  [[nodiscard]] T& operator[](std::size_t i) { return blocks_[i / kBlock][i % kBlock]; }
-  [[nodiscard]] const T& operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-
- private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
-  std::size_t size_ = 0;
 };
 
 }  // namespace rdcc::ref
