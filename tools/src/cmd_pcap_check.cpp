@@ -8,6 +8,7 @@
 // by the Binding Value of the CREDIT_REQUESTs (RoCEv2: through the reference Rocev2Responder,
 // QPN and MSN) and fed to the same InvariantChecker as observed segments and arrivals. Where a
 // message's data is not in the capture, its octets count as received when MSG_DONE states them.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -423,14 +424,15 @@ class Checker {
     invariants_.on_control_sent(p.udp.source, p.udp.destination, m, t);
     invariants_.on_control_delivered(p.udp.source, p.udp.destination, m, t);
     const auto& v = invariants_.violations();
-    std::set<std::string_view> seen;
+    std::vector<std::string_view> seen;  // rules reported for this message (few: no set)
     for (std::size_t i = before; i < v.size(); ++i) {
       const std::string_view id = check_rule_for_violation(v[i].rule);
       if (id.empty()) {  // check_rules_test keeps this from happening
         notes_.push_back("InvariantChecker rule " + v[i].rule + " has no CHK-* rule: " + v[i].detail);
         continue;
       }
-      if (!seen.insert(id).second) continue;
+      if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+      seen.push_back(id);
       std::vector<std::uint64_t> frames;
       const auto id_opt = message_id_of(m);
       if (id_opt) {
@@ -457,7 +459,9 @@ class Checker {
     if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && req->unscheduled_sent != 0) {
       AssociationState& a = assocs_[assoc];
       a.unsched_requested = true;
-      if (seen.count("CHK-UNSCHED-OUTSTANDING") == 0) a.unsched_request = p.frame.number;
+      if (std::find(seen.begin(), seen.end(), "CHK-UNSCHED-OUTSTANDING") == seen.end()) {
+        a.unsched_request = p.frame.number;
+      }
     }
     if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && !g->pool()) {
       MessageFrames& f = frames_of(assoc, g->message_id);
