@@ -3,6 +3,7 @@
 #include "rdcc/reference/invariants.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <optional>
 #include <queue>
@@ -184,6 +185,9 @@ struct InvariantChecker::Impl {
   // The pair looked up last: a capture's consecutive messages are mostly of one pair.
   PeerKey last_peer_key;
   std::uint32_t last_peer = kNone;
+  static constexpr std::uint32_t kAsked = kNone - 1;  // an empty entry of receiver_asked
+  std::array<std::pair<AddrKey, std::uint32_t>, 2> receiver_asked{
+      {{AddrKey{}, kAsked}, {AddrKey{}, kAsked}}};
   // Likewise the message looked up last (a message's grants and MSG_DONE are looked up on both
   // sides).
   MsgKey last_msg_key;
@@ -198,7 +202,18 @@ struct InvariantChecker::Impl {
     if (keeping()) violations.push_back({t, rule, std::move(detail)});
   }
 
-  [[nodiscard]] std::uint32_t receiver_of(const AddrKey& a) const { return receiver_index.find(a); }
+  // The receiver's number, or kNone. The last two addresses asked about are kept: a message's
+  // two ends are asked about on sending and on delivery.
+  std::uint32_t receiver_of(const AddrKey& a) {
+    for (const auto& [k, r] : receiver_asked) {
+      if (r != kAsked && k == a) return r;
+    }
+    const std::uint32_t r = receiver_index.find(a);
+    receiver_asked[1] = receiver_asked[0];
+    receiver_asked[0] = {a, r};
+    return r;
+  }
+  void forget_receivers_asked() { receiver_asked.fill({AddrKey{}, kAsked}); }
 
   // The pair's number (added if new).
   std::uint32_t peer(const AddrKey& rx, const AddrKey& tx) {
@@ -704,6 +719,7 @@ InvariantChecker::~InvariantChecker() = default;
 void InvariantChecker::add_receiver(const Address& rdcc_address, std::uint64_t budget,
                                     Duration d_max) {
   const AddrKey k = key_of(rdcc_address);
+  impl_->forget_receivers_asked();
   const auto [index, added] = impl_->receiver_index.insert(k);
   if (!added) {
     impl_->receivers[index] = ReceiverModel{budget, d_max, 0, 0};
@@ -782,7 +798,7 @@ void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->toleran
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 
 std::uint64_t InvariantChecker::peak_outstanding(const Address& receiver) const {
-  const std::uint32_t r = impl_->receiver_of(key_of(receiver));
+  const std::uint32_t r = impl_->receiver_index.find(key_of(receiver));
   return r == kNone ? 0 : impl_->receivers[r].peak;
 }
 
