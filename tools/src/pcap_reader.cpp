@@ -2,8 +2,8 @@
 #include "pcap_reader.hpp"
 
 #include <pcap/pcap.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -277,43 +277,56 @@ struct CaptureReader::Handle {
   static constexpr std::size_t kBuffer = 1U << 20;
   std::unique_ptr<char[]> buffer;
   pcap_t* pcap = nullptr;
-  // A classic pcap file (version 2.4) that could be mapped is read from the mapping, record by
-  // record, without libpcap's per-record copies through stdio. libpcap still opens the file
+  // A classic pcap file (version 2.4) is read in large blocks straight from the file, record
+  // by record, without libpcap's per-record reads through stdio. libpcap still opens the file
   // (its checks of the file header, its link type) and takes over at the first record that is
-  // not plain (cut short, longer than the snapshot length), so that its handling and its
-  // error messages stay the only ones.
-  const std::uint8_t* map = nullptr;
-  std::size_t map_size = 0;
-  std::size_t at = 0;        // offset of the next record in the mapping
-  bool mapped = false;       // reading from the mapping
+  // not plain (cut short, longer than the snapshot length, beyond the size the file had when
+  // opened), so that its handling and its error messages stay the only ones.
+  bool direct = false;       // reading the records here
+  int fd = -1;               // libpcap's file: read with pread, which leaves its offset alone
+  std::uint64_t file_size = 0;
+  std::uint64_t file_at = 0;  // file offset of block[end]
+  std::vector<std::uint8_t> block;
+  std::size_t begin = 0;     // the next record in `block`
+  std::size_t end = 0;       // octets read into `block`
   bool swapped = false;      // the file's byte order is not ours
   bool nanoseconds = false;  // time stamps in nanoseconds (else microseconds)
   std::uint32_t max_caplen = 0;
   ~Handle() {
-    if (map != nullptr) munmap(const_cast<std::uint8_t*>(map), map_size);
     if (pcap != nullptr) pcap_close(pcap);
   }
-  [[nodiscard]] std::uint32_t u32(std::size_t offset) const {
+  [[nodiscard]] std::uint32_t u32(const std::uint8_t* p) const {
     std::uint32_t v = 0;
-    std::memcpy(&v, map + offset, sizeof v);
+    std::memcpy(&v, p, sizeof v);
     return swapped ? __builtin_bswap32(v) : v;
   }
-  // Maps `file` if it is a classic pcap file of version 2.4 (pcapng, and files libpcap reads
-  // specially, stay with libpcap).
-  void try_map(std::FILE* file) {
+  // At least `need` octets from `begin` in `block`, unless the file (as large as it was when
+  // opened) ends first.
+  bool fill(std::size_t need) {
+    if (end - begin >= need) return true;
+    std::memmove(block.data(), block.data() + begin, end - begin);
+    end -= begin;
+    begin = 0;
+    while (end < need && file_at < file_size) {
+      const ssize_t n = pread(fd, block.data() + end, block.size() - end, static_cast<off_t>(file_at));
+      if (n <= 0) return false;
+      end += static_cast<std::size_t>(n);
+      file_at += static_cast<std::uint64_t>(n);
+    }
+    return end >= need;
+  }
+  // Reads the records here if `file` is a regular classic pcap file of version 2.4 (pcapng,
+  // and files libpcap reads specially, stay with libpcap).
+  void try_direct(std::FILE* file) {
     struct stat st {};
-    if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24) return;
-    void* m = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE,
-                   fileno(file), 0);
-    if (m == MAP_FAILED) return;
-    map = static_cast<const std::uint8_t*>(m);
-    map_size = static_cast<std::size_t>(st.st_size);
-    madvise(m, map_size, MADV_SEQUENTIAL);
+    fd = fileno(file);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24) return;
+    std::uint8_t header[24];
+    if (pread(fd, header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) return;
     std::uint32_t magic = 0;
-    std::memcpy(&magic, map, sizeof magic);
+    std::memcpy(&magic, header, sizeof magic);
     const std::uint32_t other = __builtin_bswap32(magic);
     if (magic == 0xa1b2c3d4U || magic == 0xa1b23c4dU) {
-      swapped = false;
       nanoseconds = magic == 0xa1b23c4dU;
     } else if (other == 0xa1b2c3d4U || other == 0xa1b23c4dU) {
       swapped = true;
@@ -321,20 +334,21 @@ struct CaptureReader::Handle {
     } else {
       return;
     }
-    std::uint16_t v_major = 0;
-    std::uint16_t v_minor = 0;
-    std::memcpy(&v_major, map + 4, 2);
-    std::memcpy(&v_minor, map + 6, 2);
+    std::uint16_t major = 0;
+    std::uint16_t minor = 0;
+    std::memcpy(&major, header + 4, 2);
+    std::memcpy(&minor, header + 6, 2);
     if (swapped) {
-      v_major = __builtin_bswap16(v_major);
-      v_minor = __builtin_bswap16(v_minor);
+      major = __builtin_bswap16(major);
+      minor = __builtin_bswap16(minor);
     }
-    if (v_major != 2 || v_minor != 4) return;
     const int snapshot = pcap_snapshot(pcap);
-    if (snapshot <= 0) return;
+    if (major != 2 || minor != 4 || snapshot <= 0) return;
     max_caplen = static_cast<std::uint32_t>(std::min(snapshot, 262144));
-    at = 24;
-    mapped = true;
+    block.resize(std::size_t{1} << 20);  // above 16 + the largest caplen
+    file_size = static_cast<std::uint64_t>(st.st_size);
+    file_at = 24;
+    direct = true;
   }
 };
 
@@ -359,7 +373,7 @@ bool CaptureReader::open(const std::string& path, std::string& error) {
     return false;
   }
   link_type_ = pcap_datalink(handle_->pcap);
-  handle_->try_map(file);
+  handle_->try_direct(file);
   if (!link_type_supported(link_type_)) {
     error = path + ": link type " + link_type_name(link_type_) + " (" +
             std::to_string(link_type_) +
@@ -371,26 +385,28 @@ bool CaptureReader::open(const std::string& path, std::string& error) {
 
 bool CaptureReader::next(CapturedFrame& frame, std::string& error) {
   Handle& h = *handle_;
-  if (h.mapped) {
-    if (h.at == h.map_size) return false;
-    if (h.at + 16 <= h.map_size) {
-      const std::uint32_t caplen = h.u32(h.at + 8);
-      if (caplen <= h.max_caplen && caplen <= h.map_size - h.at - 16) {
-        const std::int64_t fraction = h.u32(h.at + 4);
+  if (h.direct) {
+    if (h.file_at == h.file_size && h.begin == h.end) return false;
+    if (h.fill(16)) {
+      const std::uint8_t* record = h.block.data() + h.begin;
+      const std::uint32_t caplen = h.u32(record + 8);
+      if (caplen <= h.max_caplen && h.fill(16 + static_cast<std::size_t>(caplen))) {
+        record = h.block.data() + h.begin;
+        const std::int64_t fraction = h.u32(record + 4);
         frame.number = ++count_;
-        frame.time_ns = static_cast<std::int64_t>(h.u32(h.at)) * 1000000000 +
+        frame.time_ns = static_cast<std::int64_t>(h.u32(record)) * 1000000000 +
                         (h.nanoseconds ? fraction : fraction * 1000);
         if (count_ == 1) first_ns_ = frame.time_ns;
         frame.relative_ns = frame.time_ns - first_ns_;
-        frame.original_length = h.u32(h.at + 12);
+        frame.original_length = h.u32(record + 12);
         frame.data = std::span<const std::byte>(
-            static_cast<const std::byte*>(static_cast<const void*>(h.map + h.at + 16)), caplen);
-        h.at += 16 + static_cast<std::size_t>(caplen);
+            static_cast<const std::byte*>(static_cast<const void*>(record + 16)), caplen);
+        h.begin += 16 + static_cast<std::size_t>(caplen);
         return true;
       }
     }
     // Not a plain record: libpcap reads on from here (it has read only the file header).
-    h.mapped = false;
+    h.direct = false;
     pcap_pkthdr* skipped = nullptr;
     const u_char* skipped_data = nullptr;
     for (std::uint64_t i = 0; i < count_; ++i) {
