@@ -219,10 +219,10 @@ class Checker {
 
   // ---- data packets -----------------------------------------------------------------------
 
-  // Under --network-effects, opaque data seen before its CREDIT_REQUEST (which the path lost
-  // and the sender retransmitted, or delayed) is judged once the request is in: as if it had
-  // arrived with it, like the receiver's own early data (spec-notes 261, 262). Beyond the
-  // window the request announces it is then data beyond the credit.
+  // Under --network-effects, data (opaque or RoCEv2) seen before its CREDIT_REQUEST (which the
+  // path lost and the sender retransmitted, or delayed) is judged once the request is in: as
+  // if it had arrived with it, like the receiver's own early data (spec-notes 261, 262).
+  // Beyond the window the request announces it is then data beyond the credit.
   void credit_early(const RdccPacket& p, const CreditRequest& req, const Roles::Sides& s) {
     for (const DataPackets::Early& k : data_.early(req, s)) {
       CapturedFrame f = p.frame;

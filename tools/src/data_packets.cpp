@@ -114,6 +114,7 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
 }
 
 std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req, const Roles::Sides& s) {
+  if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) return early_rocev2(req, s);
   if (req.binding_kind != static_cast<std::uint8_t>(BindingKind::Opaque)) return {};
   auto e = early_.find({ip_of(s.sender), ip_of(s.receiver), req.binding_value});
   if (e == early_.end()) return {};
@@ -122,6 +123,38 @@ std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req, con
   const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
   for (Early& k : out) k.read.message = r;
   opaque_seen_[hosts_number(s.sender, s.receiver)] = true;
+  return out;
+}
+
+std::vector<DataPackets::Early> DataPackets::early_rocev2(const CreditRequest& req,
+                                                          const Roles::Sides& s) {
+  const Rocev2Binding rb = unpack_rocev2(req.binding_value);
+  auto e = early_rocev2_.find({ip_of(s.receiver), rb.destination_qpn});
+  if (e == early_rocev2_.end()) return {};
+  const std::uint32_t message = find_message({s.receiver, s.sender, req.header.association_id, req.message_id});
+  if (message == kNone) return {};
+  Binding& b = bindings_[message];
+  const MessageRef r = message_ref(message);
+  std::vector<Early> out;
+  std::vector<EarlyRocev2>& kept = e->second;
+  // The packets of the RDMA messages the binding covers (24-bit serial distance from its first
+  // MSN); the others stay kept for another request.
+  const auto covered = [&](const EarlyRocev2& k) {
+    return ((k.msn - rb.first_msn) & kMax24) < rb.message_count;
+  };
+  for (const EarlyRocev2& k : kept) {
+    if (!covered(k)) continue;
+    Read read;
+    read.kind = Read::Kind::Message;
+    read.message = r;
+    read.offset = b.rocev2_octets;
+    read.length = k.octets;
+    read.marked_unscheduled = k.unscheduled_dscp;
+    b.rocev2_octets += k.octets;
+    out.push_back({k.frame, read});
+  }
+  std::erase_if(kept, covered);
+  if (!out.empty()) rocev2_seen_.insert({ip_of(s.receiver), rb.destination_qpn});
   return out;
 }
 
@@ -151,6 +184,13 @@ DataPackets::Read DataPackets::rocev2(const CapturedFrame& f, const ParsedFrame&
   const auto counted = responder.count(*p, u.source, dscp);
   auto it = rocev2_ids_.find({ip_of(u.destination), qpn, counted.message_id});
   if (counted.message_id == 0 || it == rocev2_ids_.end()) {
+    if (keep_early_) {
+      auto& kept = early_rocev2_[{ip_of(u.destination), qpn}];
+      if (kept.size() < kEarlyPackets) {
+        kept.push_back({f.number, counted.msn, counted.observation.octets,
+                        counted.observation.unscheduled_dscp});
+      }
+    }
     out.kind = Read::Kind::Unrequested;
     out.text = "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn);
     return out;

@@ -79,10 +79,12 @@ class DataPackets {
   // Data packets that decoded.
   [[nodiscard]] std::uint64_t packets() const { return packets_; }
 
-  // Opaque data seen before any CREDIT_REQUEST names it is kept (at most kEarlyPackets per
-  // Message Identifier) once keep_early() is called; early(req, s) then hands it to the
-  // message that request names, as Message reads (the frame numbers the data's own), so a
-  // capture on the path judges it as the receiver does its early data (spec-notes 261, 262).
+  // Data seen before any CREDIT_REQUEST names it is kept once keep_early() is called (at most
+  // kEarlyPackets per opaque Message Identifier, or per RoCEv2 queue pair); early(req, s) then
+  // hands it to the message that request names, as Message reads (the frame numbers the data's
+  // own; RoCEv2: the packets of the RDMA messages the request's binding covers, their offsets
+  // counted in capture order), so a capture on the path judges it as the receiver does its
+  // early data (spec-notes 261, 262).
   void keep_early() { keep_early_ = true; }
   struct Early {
     std::uint64_t frame;
@@ -93,6 +95,7 @@ class DataPackets {
 
  private:
   Read opaque(const CapturedFrame& f, const ParsedFrame& u);
+  [[nodiscard]] std::vector<Early> early_rocev2(const CreditRequest& req, const Roles::Sides& s);
   Read rocev2(const CapturedFrame& f, const ParsedFrame& u);
 
   struct Binding {
@@ -165,6 +168,13 @@ class DataPackets {
   Map<Qp, QueuePair> queue_pairs_;
   Set<Qp> rocev2_seen_;
   bool keep_early_ = false;
+  struct EarlyRocev2 {
+    std::uint64_t frame;
+    std::uint32_t msn;      // of the RDMA message the packet belongs to
+    std::uint32_t octets;
+    bool unscheduled_dscp;
+  };
+  Map<Qp, std::vector<EarlyRocev2>> early_rocev2_;
   Map<std::tuple<IpKey, IpKey, std::uint64_t>, std::vector<Early>> early_;
 };
 
