@@ -2,7 +2,8 @@
 // encode -> decode -> to_json -> message_from_json unchanged (json.hpp); where encode() or
 // decode() rightly refuses it (an AF without layout; a Version other than 1 or a short Length
 // written on purpose), it still reads back unchanged from its own to_json. encode() writes
-// encoded_size() octets and refuses a buffer one octet short.
+// encoded_size() octets and refuses a buffer one octet short. append_json_members writes what
+// to_json().dump() writes.
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     RDCC_FUZZ_CHECK(!parsed.error().describe().empty());
     return 0;
   }
+  std::string text = "{";
+  rdcc::append_json_members(*parsed, text);
+  RDCC_FUZZ_CHECK(text + "}" == rdcc::to_json(*parsed).dump());
   const auto normalized = rdcc::testing::with_defined_length(*parsed);
   static std::array<std::byte, 0xFFFF> buffer;  // the largest Length
   const std::size_t needed = rdcc::encoded_size(*parsed);

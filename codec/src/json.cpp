@@ -4,6 +4,8 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -106,6 +108,58 @@ struct BodyToJson {
     }
   }
 };
+
+template <class T>
+void append_unsigned(std::string& out, T v) {
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+}
+
+// Text written at a cursor into room made beforehand (no per-character string appends): the
+// members BodyToJson would set, as dump() writes them.
+struct JsonCursor {
+  char* p;
+  void put(char c) { *p++ = c; }
+  void put(std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+  template <class T>
+  void number(T v) {
+    p = std::to_chars(p, p + 24, v).ptr;
+  }
+  void key(std::string_view k) {
+    put(',');
+    put('"');
+    put(k);
+    put('"');
+    put(':');
+  }
+};
+
+struct BodyToText {
+  JsonCursor& at;
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value) {
+    at.key(f.name);
+    at.number(value);
+  }
+  void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
+    at.key(f.name);
+    if (n == 0) {
+      at.put("null");
+    } else {
+      at.put('"');
+      at.put(address_to_string(a, n == 16));
+      at.put('"');
+    }
+  }
+};
+
+// Room for any message's members: fewer than 24 fields, each a key of at most 24 characters
+// and a value of at most 41 (an IPv6 address in quotes), and the type's name.
+constexpr std::size_t kMaxJsonMembers = 2048;
 
 struct BodyFromJson {
   const json& in;
@@ -274,6 +328,99 @@ nlohmann::ordered_json to_json(const Message& m) {
       },
       m);
   return j;
+}
+
+void append_json_key(std::string& out, std::string_view key) {
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void append_json_members(const Message& m, std::string& out) {
+  const Header& h = header_of(m);
+  const std::size_t start = out.size();
+  out.resize(start + kMaxJsonMembers);
+  JsonCursor at{out.data() + start};
+  at.put("\"type\":\"");
+  at.put(info(type_of(m)).name);
+  at.put('"');
+  at.key("version");
+  at.number(h.version);
+  at.key("rsv");
+  at.number(h.rsv);
+  at.key("length");
+  at.number(h.length != 0 ? h.length : defined_size(m));
+  at.key("association_id");
+  at.number(h.association_id);
+  at.key("epoch");
+  at.number(h.epoch);
+  at.key("flags");
+  at.number(h.flags);
+  at.key("sequence_number");
+  at.number(h.sequence_number);
+  std::visit(
+      [&at](const auto& body) {
+        BodyToText writer{at};
+        std::decay_t<decltype(body)>::describe(body, writer);
+      },
+      m);
+  out.resize(static_cast<std::size_t>(at.p - out.data()));
+}
+
+void append_json_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  if (std::signbit(v)) {
+    out += '-';
+    v = -v;
+  }
+  if (v == 0) {
+    out += "0.0";
+    return;
+  }
+  // The shortest digits and their decimal exponent: d.ddde[+-]x.
+  char sci[32];
+  const char* sci_end = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific).ptr;
+  const std::string_view text(sci, static_cast<std::size_t>(sci_end - sci));
+  const std::size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::string_view exp_text = text.substr(e + 1);
+  if (exp_text.front() == '+') exp_text.remove_prefix(1);
+  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
+  const int k = static_cast<int>(digits.size());
+  const int n = exponent + 1;  // where the decimal point lies, counted from the first digit
+  constexpr int kMinExp = -4;
+  constexpr int kMaxExp = std::numeric_limits<double>::digits10;
+  if (k <= n && n <= kMaxExp) {
+    out += digits;
+    out.append(static_cast<std::size_t>(n - k), '0');
+    out += ".0";
+  } else if (0 < n && n <= kMaxExp) {
+    out.append(digits, 0, static_cast<std::size_t>(n));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(n));
+  } else if (kMinExp < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-n), '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
+    const int x = n - 1;
+    out += x < 0 ? "e-" : "e+";
+    const int ax = x < 0 ? -x : x;
+    if (ax < 10) out += '0';
+    append_unsigned(out, static_cast<unsigned>(ax));
+  }
 }
 
 Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {

@@ -1,4 +1,6 @@
 // The JSON mapping: stable keys, both directions, and errors that name the key.
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "rdcc/codec/json.hpp"
@@ -46,6 +48,63 @@ TEST(Json, ToJsonFromJson_IsIdentity_OnAGeneratedSet) {
     auto again = message_from_json(json::parse(j.dump()));
     ASSERT_TRUE(again);
     EXPECT_EQ(*again, *back);
+  }
+}
+
+// The fast text path of `rdcc pcap dump --json` writes what to_json(m).dump() writes.
+TEST(Json, AppendJsonMembers_IsToJsonDump_OnAGeneratedSet) {
+  std::mt19937_64 rng(12);
+  auto messages = test::random_messages(rng, 2000);
+  for (const auto& v : testing::boundary_vectors()) messages.push_back(v.message);
+  for (const auto& m : messages) {
+    std::string text = "{";
+    append_json_members(m, text);
+    text += '}';
+    EXPECT_EQ(text, to_json(m).dump());
+  }
+}
+
+// Doubles in nlohmann's layout: the capture times of `rdcc pcap dump --json` (nanoseconds as
+// seconds) and the corners of its fixed/exponent layout. nlohmann's Grisu2 now and then writes
+// more digits than needed (0.0009638580000000001 for 0.000963858); std::to_chars never does,
+// so the text reads back the same double and is never longer, and equal where nlohmann's is
+// the shortest.
+TEST(Json, AppendJsonDouble_ReadsBackTheSameDouble_InNlohmannsLayout) {
+  std::vector<double> values{0.0,   -0.0,  1.0,    -1.0,  0.5,   1e-05, 3e-05, 0.0001, 0.000393,
+                             1e-4,  1e-5,  123.45, 1e15,  1e16,  1e14,  1.5e15, 123456789012345.0,
+                             1e-300, 1e300, 2.5e-7, 0.1,  0.2,   0.3,   1.0 / 3, 9.999999999e-5,
+                             std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
+                             std::numeric_limits<double>::denorm_min(),
+                             std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN()};
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 100000; ++i) {
+    values.push_back(static_cast<double>(rng() % 100'000'000'000'000ULL) * 1e-9);
+    values.push_back(static_cast<double>(rng() % 1'000'000ULL) * 1e-9);
+  }
+  std::size_t equal = 0;
+  for (const double v : values) {
+    std::string text;
+    append_json_double(text, v);
+    const std::string theirs = json(v).dump();
+    if (!std::isfinite(v)) {
+      EXPECT_EQ(text, "null");
+      continue;
+    }
+    const json back = json::parse(text);
+    ASSERT_TRUE(back.is_number_float()) << text;
+    EXPECT_EQ(back.get<double>(), v) << text;
+    EXPECT_EQ(std::signbit(back.get<double>()), std::signbit(v)) << text;
+    EXPECT_LE(text.size(), theirs.size()) << text << " vs " << theirs;
+    if (text == theirs) ++equal;
+  }
+  // The layout is nlohmann's: only the rare longer Grisu2 digits differ.
+  EXPECT_GT(equal, values.size() * 9 / 10);
+  for (const double v : {0.0, -0.0, 1.0, 0.5, 1e-05, 3e-05, 0.0001, 0.000393, 123.45, 1e15, 1e16,
+                         1.5e15, 1e-300, 1e300, 2.5e-7}) {
+    std::string text;
+    append_json_double(text, v);
+    EXPECT_EQ(text, json(v).dump());
   }
 }
 

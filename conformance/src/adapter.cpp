@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "rdcc/codec/constants.hpp"
+
 namespace rdcc::conformance {
 namespace {
 
@@ -12,7 +14,89 @@ std::optional<std::uint16_t> port_of(std::string_view s) {
   return static_cast<std::uint16_t>(v);
 }
 
+// The rdcc node option of each configuration key whose value it takes as it is.
+const std::map<Role, std::map<std::string, std::string>> kNodeOptions{
+    {Role::Receiver,
+     {{"epoch", "--epoch"},
+      {"budget", "--budget"},
+      {"unscheduled_budget", "--unscheduled-budget"},
+      {"link_capacity_mbps", "--link-capacity"},
+      {"unscheduled_limit", "--unscheduled-limit"},
+      {"start_jitter_us", "--start-jitter"},
+      {"backlog_threshold", "--backlog-threshold"},
+      {"grant_lifetime_us", "--grant-lifetime"},
+      {"credit_unit", "--credit-unit"},
+      {"d_max_us", "--d-max"},
+      {"max_associations", "--max-associations"},
+      {"max_pending_per_association", "--max-pending"},
+      {"max_credit_per_association", "--max-credit-per-association"},
+      {"max_message_length", "--max-message-length"},
+      {"idle_timeout_ms", "--idle-timeout"}}},
+    {Role::Sender, {{"line_rate_mbps", "--line-rate"}, {"unscheduled_dscp", "--unscheduled-dscp"}}},
+    {Role::Crn,
+     {{"reporter_id", "--reporter-id"},
+      {"queue_threshold", "--queue-threshold"},
+      {"queue_capacity", "--queue-capacity"},
+      {"service_rate_mbps", "--service-rate"},
+      {"per_flow_interval_us", "--per-flow-interval"},
+      {"per_port_interval_us", "--per-port-interval"},
+      {"unscheduled_dscp", "--unscheduled-dscp"}}},
+};
+
+// "POOL,STATUS" for the bits; "," (no item) for none.
+std::string capability_list(std::uint64_t bits) {
+  std::string out;
+  for (const auto& c : kCapabilities) {
+    if ((bits & c.value) != 0) out += (out.empty() ? "" : ",") + std::string(c.name);
+  }
+  return out.empty() ? "," : out;
+}
+
 }  // namespace
+
+std::variant<std::vector<std::string>, std::string> node_config_options(
+    Role role, const std::map<std::string, std::uint64_t>& config) {
+  std::vector<std::string> out;
+  const auto roles = kNodeOptions.find(role);
+  const auto value = [&](const char* key, std::uint64_t fallback) {
+    const auto it = config.find(key);
+    return it == config.end() ? fallback : it->second;
+  };
+  bool bindings_done = false;
+  for (const auto& [key, v] : config) {
+    if (roles != kNodeOptions.end()) {
+      if (const auto o = roles->second.find(key); o != roles->second.end()) {
+        out.insert(out.end(), {o->second, std::to_string(v)});
+        continue;
+      }
+    }
+    if (key == "capabilities" && role != Role::Crn) {
+      out.insert(out.end(), {"--capabilities", capability_list(v)});
+    } else if ((key == "opaque_binding" || key == "rocev2_binding") && role == Role::Receiver) {
+      if (bindings_done) continue;
+      bindings_done = true;
+      std::string b = value("opaque_binding", 1) != 0 ? "opaque" : "";
+      if (value("rocev2_binding", 1) != 0) b += b.empty() ? "rocev2" : ",rocev2";
+      out.insert(out.end(), {"--bindings", b.empty() ? "," : b});
+    } else if (key == "allow_unscheduled" && role == Role::Sender) {
+      if (v == 0) out.emplace_back("--scheduled-only");
+    } else if (key == "suggest_rate" && role == Role::Crn) {
+      if (v == 0) out.emplace_back("--no-suggest-rate");
+    } else {
+      return "config " + key + " has no option of `rdcc " + std::string(to_string(role)) +
+             "` (use {config_keys} and map it yourself)";
+    }
+  }
+  return out;
+}
+
+std::string config_keys_text(const std::map<std::string, std::uint64_t>& config) {
+  std::string out;
+  for (const auto& [key, v] : config) {
+    out += (out.empty() ? "" : " ") + key + "=" + std::to_string(v);
+  }
+  return out;
+}
 
 std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text) {
   AdapterSpec spec;
@@ -36,19 +120,29 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
   }
   if (kind == "udp") {
     spec.kind = AdapterSpec::Kind::Udp;
-    std::string addr = rest;
-    const auto comma = rest.find(',');
-    if (comma != std::string::npos) {
-      addr = rest.substr(0, comma);
-      const std::string opt = rest.substr(comma + 1);
-      if (opt.rfind("data=", 0) != 0 || !port_of(opt.substr(5))) {
-        return "--iut udp:HOST:PORT[,data=PORT]: expected data=PORT after ',', not '" + opt + "'";
+    std::string addr = rest.substr(0, rest.find(','));
+    // Options after the address: data=PORT (the opaque data port), rocev2=PORT (RoCEv2).
+    for (auto comma = rest.find(','); comma != std::string::npos;) {
+      const auto next = rest.find(',', comma + 1);
+      const std::string opt = rest.substr(comma + 1, next == std::string::npos ? std::string::npos
+                                                                                : next - comma - 1);
+      comma = next;
+      const auto eq = opt.find('=');
+      const std::uint16_t port =
+          eq == std::string::npos ? 0 : port_of(opt.substr(eq + 1)).value_or(std::uint16_t{0});
+      const std::string key = opt.substr(0, eq);
+      if (port != 0 && key == "data") {
+        spec.data_port = port;
+      } else if (port != 0 && key == "rocev2") {
+        spec.rocev2_port = port;
+      } else {
+        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected data=PORT or rocev2=PORT "
+               "after ',', not '" + opt + "'";
       }
-      spec.data_port = *port_of(opt.substr(5));
     }
     const auto last = addr.rfind(':');
     if (last == std::string::npos || last == 0 || !port_of(addr.substr(last + 1))) {
-      return "--iut udp:HOST:PORT[,data=PORT]: expected HOST:PORT, not '" + addr + "'";
+      return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected HOST:PORT, not '" + addr + "'";
     }
     spec.host = addr.substr(0, last);
     if (spec.host.size() > 2 && spec.host.front() == '[' && spec.host.back() == ']') {

@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
   std::string tolerance_rel = "10%";
   app.add_option("--iut", iut,
                  "The IUT: reference (each scenario on the reference of its role), "
-                 "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT] or "
-                 "exec:\"COMMAND {rdcc_port} {data_port} {tester_port} {tester_data_port}\"");
+                 "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT][,rocev2=PORT] or "
+                 "exec:\"COMMAND {rdcc_port} {data_port} {rocev2_port} {tester_port} "
+                 "{tester_data_port} {config} {config_keys}\"");
   app.add_option("--role", role_text, "The role of a udp: or exec: IUT (receiver, sender, crn)")
       ->check(CLI::IsMember({"receiver", "sender", "crn"}));
   app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
@@ -229,13 +230,9 @@ int main(int argc, char** argv) {
   }
 
   std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";
-  options.progress = [](const ScenarioResult& r, std::size_t done, std::size_t total) {
-    std::cout << console_line(r, done, total) << std::endl;
-  };
   SuiteReport report;
   report.iut = iut;
   report.strict = strict;
-  report.results = run_suite(selected, options);
   if (catalog) {
     for (const auto& r : catalog->all()) {
       report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
@@ -243,6 +240,14 @@ int main(int argc, char** argv) {
                                      std::string(to_string(r.testing)), r.text});
     }
   }
+  // A failing verdict cites the spec's sentences it checks and where its capture will be.
+  options.progress = [&report, &report_dir](const ScenarioResult& r, std::size_t done,
+                                            std::size_t total) {
+    const std::string pcap =
+        report_dir.empty() ? "" : (std::filesystem::path(report_dir) / "scenarios" / (r.name + ".pcap")).string();
+    std::cout << console_line(r, done, total, report.requirements, pcap) << std::endl;
+  };
+  report.results = run_suite(selected, options);
   const Counts c = count(report.results);
   std::cout << summary_line(c) << "\n";
   if (!report_dir.empty()) {

@@ -78,6 +78,14 @@ std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
 const std::vector<std::string> kDataFields{"message", "offset", "length", "last", "unscheduled",
                                            "ce", "dscp"};
 
+const std::vector<std::string> kRocev2Fields{"qp", "psn", "length", "opcode", "ce", "dscp",
+                                             "unscheduled"};
+constexpr std::array<std::pair<std::string_view, std::uint8_t>, 4> kRocev2Opcodes{
+    {{"RDMA_WRITE_FIRST", 0x06},
+     {"RDMA_WRITE_MIDDLE", 0x07},
+     {"RDMA_WRITE_LAST", 0x08},
+     {"RDMA_WRITE_ONLY", 0x0A}}};
+
 const std::map<std::string, std::vector<std::string>> kUpperKeys{
     {"hello", {}},
     {"submit",
@@ -579,6 +587,11 @@ class ScenarioParser {
       step.pattern.data = true;
       return data_assignments(lp, 2, step.pattern, false);
     }
+    if (t[1].text == "rocev2") {
+      step.kind = Step::Kind::SendRocev2;
+      step.pattern.data = true;
+      return rocev2_assignments(lp, step.pattern);
+    }
     step.kind = Step::Kind::Send;
     if (auto e = message_type(lp, 1, step.pattern.type)) return e;
     return assignments(lp, 2, step.pattern, step.pattern.type, false);
@@ -785,6 +798,48 @@ class ScenarioParser {
                                      [&](const Matcher& m) { return m.field == required; });
         if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in send data");
       }
+    }
+    return std::nullopt;
+  }
+
+  // send rocev2 qp=N length=N [psn=N] [opcode=NAME|N] [ce=1] [dscp=N] [unscheduled=1]: one RC
+  // RDMA WRITE packet to the IUT's RoCEv2 port (a receiver IUT; Binding Kind 1).
+  std::optional<ParseError> rocev2_assignments(const LineParser& lp, Pattern& p) {
+    const auto& t = lp.tokens();
+    if (scenario_.role != Role::Receiver) {
+      return lp.error_at(1, "send rocev2 needs a receiver IUT (role receiver)");
+    }
+    for (std::size_t i = 2; i < t.size(); ++i) {
+      if (t[i].text == "->") return lp.error_at(i, "captures ('->') belong to expect and upper steps");
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (std::find(kRocev2Fields.begin(), kRocev2Fields.end(), as.field) == kRocev2Fields.end()) {
+        return ParseError{lp.at(as.column), "unknown rocev2 field '" + as.field + "' (known: " +
+                                                join(kRocev2Fields) + ")"};
+      }
+      if (as.value.kind == Value::Kind::Names && as.field == "opcode") {
+        if (as.value.names.size() != 1 || !rocev2_opcode(as.value.names[0])) {
+          return ParseError{as.value.where, "unknown opcode '" + as.value.to_string() +
+                                              "' (known: RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, "
+                                              "RDMA_WRITE_LAST, RDMA_WRITE_ONLY, or a number)"};
+        }
+      } else if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+        return ParseError{as.value.where, "rocev2 field '" + as.field + "' takes a number or $variable"};
+      }
+      if (as.value.kind == Value::Kind::Variable) {
+        const auto* b = find_builtin(as.value.text);
+        if (b != nullptr && b->kind != BuiltinVariable::Kind::Number) {
+          return ParseError{as.value.where, "rocev2 field '" + as.field + "' cannot take $" +
+                                                std::string(b->name) + " (not a number)"};
+        }
+      }
+      p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    for (const auto* required : {"qp", "length"}) {
+      const bool has = std::any_of(p.matchers.begin(), p.matchers.end(),
+                                   [&](const Matcher& m) { return m.field == required; });
+      if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in send rocev2");
     }
     return std::nullopt;
   }
@@ -1072,6 +1127,15 @@ std::optional<FieldInfo> message_field(MessageType type, std::string_view name) 
 
 const std::vector<std::string>& data_fields() { return kDataFields; }
 
+const std::vector<std::string>& rocev2_fields() { return kRocev2Fields; }
+
+std::optional<std::uint8_t> rocev2_opcode(std::string_view name) {
+  for (const auto& [n, code] : kRocev2Opcodes) {
+    if (n == name) return code;
+  }
+  return std::nullopt;
+}
+
 const std::vector<BuiltinVariable>& builtin_variables() {
   using K = BuiltinVariable::Kind;
   static const std::vector<BuiltinVariable> kBuiltins{
@@ -1085,6 +1149,8 @@ const std::vector<BuiltinVariable>& builtin_variables() {
       {"iut_port", K::Number, "the IUT's RDCC port"},
       {"iut_data", K::Address, "the IUT's data address"},
       {"iut_data_port", K::Number, "the IUT's data port"},
+      {"iut_rocev2", K::Address, "the IUT's RoCEv2 address (UDP port 4791 on a real network)"},
+      {"iut_rocev2_port", K::Number, "the IUT's RoCEv2 port"},
       {"crn", K::Address, "the CRN address the IUT is configured with (the tester's RDCC address)"},
       {"crn_ip", K::Ip, "the IP of that CRN"},
       {"other", K::Address, "a host that is neither the association's peer nor a configured CRN"},

@@ -5,6 +5,7 @@
 #include <map>
 #include <limits>
 
+#include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/crn.hpp"
@@ -22,6 +23,7 @@ constexpr std::uint16_t kRdccPort = 50000;
 constexpr std::uint16_t kDataPort = 50001;
 const Address kIut = Address::v4(10, 0, 0, 1, kRdccPort);
 const Address kIutData = Address::v4(10, 0, 0, 1, kDataPort);
+const Address kIutRocev2 = Address::v4(10, 0, 0, 1, ref::kRocev2Port);
 const Address kTester = Address::v4(10, 0, 0, 2, kRdccPort);
 const Address kTesterData = Address::v4(10, 0, 0, 2, kDataPort);
 const Address kOther = Address::v4(10, 0, 0, 3, kRdccPort);  // neither peer nor CRN
@@ -72,6 +74,9 @@ class ReferenceAdapter final : public Adapter {
 
   [[nodiscard]] Address iut_control() const override { return spec_.role == Role::Crn ? crn_addr_ : kIut; }
   [[nodiscard]] Address iut_data() const override { return kIutData; }
+  [[nodiscard]] Address iut_rocev2() const override {
+    return receiver_ ? kIutRocev2 : Address{};
+  }
   [[nodiscard]] Address tester_control() const override { return kTester; }
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
   [[nodiscard]] Address other_control() const override { return kOther; }
@@ -85,6 +90,14 @@ class ReferenceAdapter final : public Adapter {
     if (p.data) {
       deliver_data(p);
     } else if (receiver_) {
+      // The RDMA interface learns each RoCEv2 message's MSN span from its request, as
+      // `rdcc receiver --rocev2` does (reference/udp/src/receiver_node.cpp).
+      if (auto m = decode(p.payload)) {
+        if (const auto* r = std::get_if<CreditRequest>(&*m);
+            r != nullptr && r->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
+          responder_.register_message(r->binding_value, r->message_id);
+        }
+      }
       receiver_->on_control(p.from, p.payload, now_);
     } else if (sender_) {
       sender_->on_control(p.from, p.payload, now_);
@@ -125,6 +138,7 @@ class ReferenceAdapter final : public Adapter {
       ref::ReceiverConfig c = receiver_->config();
       c.epoch = static_cast<std::uint16_t>(c.epoch % 65535U + 1U);
       receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+      responder_ = ref::Rocev2Responder();
       return json{{"ok", true}, {"epoch", c.epoch}};
     }
     if (!sender_) {
@@ -293,6 +307,10 @@ class ReferenceAdapter final : public Adapter {
       return;
     }
     if (!receiver_) return;
+    if (p.rocev2) {
+      deliver_rocev2(p);
+      return;
+    }
     auto op = ref::decode_opaque(p.payload);
     if (!op) {
       events_.on_event({now_, "adapter", "data_undecodable", {{"error", op.error().describe()}}});
@@ -300,6 +318,31 @@ class ReferenceAdapter final : public Adapter {
     }
     const auto obs = ref::observe_opaque(op->header, kTester, p.ce, p.dscp == kUnscheduledDscp);
     receiver_->on_data(obs, now_);
+  }
+
+  // A RoCEv2 packet as `rdcc receiver --rocev2` takes it from its socket: the IP and UDP
+  // headers rebuilt from the datagram's addresses (the ICRC covers them), the ICRC checked,
+  // the payload octets counted on the destination queue pair as an RNIC's counters do.
+  void deliver_rocev2(const Packet& p) {
+    ref::Ipv4Udp h;
+    h.source = p.from.ip;
+    h.destination = p.to.ip;
+    h.source_port = p.from.port;
+    h.destination_port = ref::kRocev2Port;
+    h.dscp = p.dscp;
+    h.ecn = p.ce ? ref::kEcnCe : ref::kEcnEct0;
+    std::vector<std::byte> ip_packet(ref::kIpv4HeaderSize + ref::kUdpHeaderSize + p.payload.size());
+    if (auto n = ref::encode_ipv4_udp(h, p.payload, ip_packet); !n) {
+      events_.on_event({now_, "adapter", "rocev2_undecodable", {{"error", n.error().describe()}}});
+      return;
+    }
+    auto rp = ref::decode_rocev2(ip_packet);
+    if (!rp) {
+      events_.on_event({now_, "adapter", "rocev2_undecodable", {{"error", rp.error().describe()}}});
+      return;
+    }
+    const auto counted = responder_.count(*rp, kTester, p.dscp == kUnscheduledDscp);
+    receiver_->on_data(counted.observation, now_);
   }
 
   std::optional<Time> next_timeout() const {
@@ -409,6 +452,7 @@ class ReferenceAdapter final : public Adapter {
   Time now_{};
   Address crn_addr_;
   std::unique_ptr<ref::Receiver> receiver_;
+  ref::Rocev2Responder responder_;
   std::unique_ptr<ref::Sender> sender_;
   std::unique_ptr<ref::Crn> crn_;
   std::deque<Queued> queue_;

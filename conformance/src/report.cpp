@@ -46,12 +46,39 @@ bool mandatory(const std::string& level) {
   return kMust.count(level) != 0;
 }
 
-json result_json(const ScenarioResult& r) {
+const RequirementRow* find_row(std::string_view id, const std::vector<RequirementRow>& catalog) {
+  for (const auto& row : catalog) {
+    if (row.id == id) return &row;
+  }
+  return nullptr;
+}
+
+// The requirements a failing verdict breaks, a line each: `first` before the first, `next`
+// before the others.
+std::string citations(const ScenarioResult& r, const std::vector<RequirementRow>& catalog,
+                      std::string_view first, std::string_view next) {
+  std::string out;
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    out += i == 0 ? first : next;
+    out += citation(r.checks[i], catalog);
+  }
+  return out;
+}
+
+json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
   json j;
   j["name"] = r.name;
   j["file"] = r.file;
   j["role"] = to_string(r.role);
   j["checks"] = r.checks;
+  json cited = json::array();
+  for (const auto& id : r.checks) {
+    if (const auto* row = find_row(id, catalog)) {
+      cited.push_back({{"id", row->id}, {"level", row->level}, {"section", row->section},
+                       {"text", row->text}});
+    }
+  }
+  j["requirements"] = cited;
   j["tags"] = r.tags;
   j["description"] = r.description;
   j["verdict"] = to_string(r.verdict);
@@ -99,6 +126,8 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
     std::string body = r.where.line == 0 ? "" : "at " + r.where.to_string() + ": " + r.step + "\n";
     if (!r.expected.empty()) body += "expected: " + r.expected + "\n";
     if (!r.actual.empty()) body += "actual: " + r.actual + "\n";
+    if (!r.checks.empty()) body += citations(r, report.requirements, "checks: ", "\n        ") + "\n";
+    body += "pcap: scenarios/" + r.name + ".pcap\n";
     switch (r.verdict) {
       case Verdict::Pass:
         break;
@@ -220,7 +249,14 @@ std::string summary_line(const Counts& c) {
          " unsupported, " + std::to_string(c.skipped) + " skipped";
 }
 
-std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total) {
+std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog) {
+  const auto* row = find_row(id, catalog);
+  if (row == nullptr) return std::string(id);
+  return row->id + " " + row->level + ", " + row->section + ": \"" + row->text + "\"";
+}
+
+std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,
+                         const std::vector<RequirementRow>& catalog, std::string_view pcap) {
   std::string verdict = to_string(r.verdict);
   for (auto& ch : verdict) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   const std::string width = std::to_string(total);
@@ -234,6 +270,8 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
     if (r.where.line != 0) line += "\n      at " + r.where.to_string() + ": " + r.step;
     if (!r.expected.empty()) line += "\n      expected: " + r.expected;
     if (!r.actual.empty()) line += "\n      actual:   " + r.actual;
+    line += citations(r, catalog, "\n      checks:   ", "\n                ");
+    if (!pcap.empty()) line += "\n      pcap:     " + std::string(pcap);
   }
   return line;
 }
@@ -277,7 +315,10 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
 
   auto summary = open_out(dir / "summary.txt");
   for (std::size_t i = 0; i < report.results.size(); ++i) {
-    summary << console_line(report.results[i], i + 1, report.results.size()) << "\n";
+    const ScenarioResult& r = report.results[i];
+    summary << console_line(r, i + 1, report.results.size(), report.requirements,
+                            "scenarios/" + r.name + ".pcap")
+            << "\n";
   }
   summary << summary_line(c) << "\n";
   close_checked(summary, dir / "summary.txt");
@@ -291,7 +332,7 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
                   {"inconclusive", c.inconclusive}, {"unsupported", c.unsupported},
                   {"skipped", c.skipped}};
   json list = json::array();
-  for (const auto& r : report.results) list.push_back(result_json(r));
+  for (const auto& r : report.results) list.push_back(result_json(r, report.requirements));
   j["scenarios"] = list;
   auto results = open_out(dir / "results.json");
   results << j.dump(2) << "\n";

@@ -10,6 +10,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/codec/rocev2.hpp"
 #include "rdcc/reference/bindings.hpp"
 
 namespace rdcc::conformance {
@@ -93,6 +94,8 @@ class Run {
         return send_raw(step);
       case Step::Kind::SendData:
         return send_data(step);
+      case Step::Kind::SendRocev2:
+        return send_rocev2(step);
       case Step::Kind::Expect:
         return expect(step);
       case Step::Kind::Silence:
@@ -149,6 +152,10 @@ class Run {
     vars_["tester_data_port"] = a_.tester_data().port;
     vars_["iut_port"] = a_.iut_control().port;
     vars_["iut_data_port"] = a_.iut_data().port;
+    if (a_.iut_rocev2().port != 0) {
+      text_vars_["iut_rocev2"] = a_.iut_rocev2().to_string();
+      vars_["iut_rocev2_port"] = a_.iut_rocev2().port;
+    }
     vars_["unscheduled_dscp"] = kUnscheduledDscp;
   }
 
@@ -243,6 +250,13 @@ class Run {
     }
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
       message_of_binding_[cr->binding_value] = cr->message_id;
+      if (cr->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
+        auto& q = rocev2_messages_[unpack_rocev2(cr->binding_value).destination_qpn];
+        const bool known = std::any_of(q.begin(), q.end(), [&](const Rocev2Message& m) {
+          return m.id == cr->message_id;
+        });
+        if (!known) q.push_back({cr->message_id, cr->message_length, 0});
+      }
     }
     return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, source(p));
   }
@@ -339,6 +353,104 @@ class Run {
     return send_bytes(out, true, dv);
   }
 
+  // send rocev2: one RC RDMA WRITE packet (BTH, RETH on First/Only, payload, pad, ICRC) to the
+  // IUT's RoCEv2 port, from the tester's RDCC address. The ICRC covers the IP and UDP headers
+  // the kernel writes, as a receiver rebuilds them from the datagram (docs/data-transport.md).
+  std::optional<Stop> send_rocev2(const Step& step) {
+    if (a_.iut_rocev2().port == 0) {
+      return Stop{Verdict::Unsupported,
+                  step.where.to_string() + ": " + a_.describe() + " has no RoCEv2 port for the IUT "
+                  "(exec: put {rocev2_port} in the command; udp: add ,rocev2=PORT)",
+                  "", ""};
+    }
+    std::uint64_t qp = 0, length = 0, ce = 0, dscp = 0, unscheduled = 0;
+    std::optional<std::uint64_t> psn;
+    std::uint64_t opcode = static_cast<std::uint64_t>(ref::Rocev2Opcode::WriteOnly);
+    for (const auto& m : step.pattern.matchers) {
+      std::optional<std::uint64_t> v;
+      if (m.field == "opcode" && m.value.kind == Value::Kind::Names) {
+        v = rocev2_opcode(m.value.names.front());
+      } else {
+        v = resolve(m.value);
+      }
+      if (!v) return unresolved(m.value);
+      if (m.field == "qp") qp = *v;
+      if (m.field == "psn") psn = *v;
+      if (m.field == "length") length = *v;
+      if (m.field == "opcode") opcode = *v;
+      if (m.field == "ce") ce = *v;
+      if (m.field == "dscp") dscp = *v;
+      if (m.field == "unscheduled") unscheduled = *v;
+    }
+    const auto inconclusive = [&](const std::string& why) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": " + why, "", ""};
+    };
+    const auto op = static_cast<ref::Rocev2Opcode>(opcode);
+    if (opcode != 0x06 && opcode != 0x07 && opcode != 0x08 && opcode != 0x0A) {
+      return inconclusive("opcode " + std::to_string(opcode) + " is not an RC RDMA WRITE (0x06, "
+                          "0x07, 0x08, 0x0A)");
+    }
+    if (length > 65000) return inconclusive("length " + std::to_string(length) + " does not fit a datagram");
+    if (qp > kMax24) return inconclusive("qp " + std::to_string(qp) + " does not fit 24 bits");
+    const std::uint64_t the_psn = psn.value_or(next_psn_[static_cast<std::uint32_t>(qp)]);
+    if (the_psn > kMax24) return inconclusive("psn " + std::to_string(the_psn) + " does not fit 24 bits");
+    next_psn_[static_cast<std::uint32_t>(qp)] = static_cast<std::uint32_t>((the_psn + 1) & kMax24);
+
+    const Address from = a_.tester_control();
+    const Address to = a_.iut_rocev2();
+    ref::Rocev2Packet rp;
+    rp.ipv6 = to.ipv6;
+    rp.ip.source = from.ip;
+    rp.ip.destination = to.ip;
+    rp.ip.source_port = from.port;
+    rp.ip.destination_port = ref::kRocev2Port;
+    rp.ip.dscp = static_cast<std::uint8_t>(unscheduled != 0 ? kUnscheduledDscp : dscp);
+    rp.ip.ecn = ce != 0 ? ref::kEcnCe : ref::kEcnEct0;
+    rp.bth.opcode = op;
+    rp.bth.destination_qp = static_cast<std::uint32_t>(qp);
+    rp.bth.psn = static_cast<std::uint32_t>(the_psn);
+    if (ref::has_reth(op)) rp.reth = ref::Reth{0, 0, static_cast<std::uint32_t>(length)};
+    const std::vector<std::byte> zeros(length);
+    rp.payload = zeros;
+    std::vector<std::byte> ip_packet(ref::rocev2_packet_size(op, length, rp.ipv6));
+    auto n = ref::encode_rocev2(rp, ip_packet);
+    if (!n) return inconclusive(n.error().describe());
+    // The socket carries what follows the UDP header.
+    const std::size_t headers =
+        (rp.ipv6 ? ref::kIpv6HeaderSize : ref::kIpv4HeaderSize) + ref::kUdpHeaderSize;
+    Packet p;
+    p.time = a_.now();
+    p.data = true;
+    p.rocev2 = true;
+    p.from = from;
+    p.to = to;
+    p.dscp = rp.ip.dscp;
+    p.ce = ce != 0;
+    p.payload.assign(ip_packet.begin() + static_cast<std::ptrdiff_t>(headers), ip_packet.end());
+    a_.send(p);
+    record(p, true);
+    return std::nullopt;
+  }
+
+  // What a RoCEv2 packet the tester sent carries, for the record.
+  static std::optional<json> rocev2_view(const Packet& p) {
+    // A BTH (12 octets), then what the opcode says; the payload is the rest but pad and ICRC.
+    if (p.payload.size() < ref::kBthSize + ref::kIcrcSize) return std::nullopt;
+    const auto u8 = [&](std::size_t i) { return std::to_integer<std::uint32_t>(p.payload[i]); };
+    const auto op = static_cast<ref::Rocev2Opcode>(u8(0));
+    const std::size_t head = ref::kBthSize + (ref::has_reth(op) ? ref::kRethSize : 0);
+    const std::size_t pad = (u8(1) >> 4U) & 3U;
+    if (p.payload.size() < head + pad + ref::kIcrcSize) return std::nullopt;
+    json j;
+    j["opcode"] = std::string(ref::to_string(op));
+    j["qp"] = (u8(5) << 16U) | (u8(6) << 8U) | u8(7);
+    j["psn"] = (u8(9) << 16U) | (u8(10) << 8U) | u8(11);
+    j["length"] = p.payload.size() - head - pad - ref::kIcrcSize;
+    j["ce"] = p.ce ? 1 : 0;
+    j["dscp"] = p.dscp;
+    return j;
+  }
+
   // ---- receiving ----
 
   // The next packet: one held by a wait, or a new one before `deadline`.
@@ -402,6 +514,10 @@ class Run {
 
   // What arrived, for the report.
   static std::string describe(const Packet& p) {
+    if (p.rocev2) {
+      if (auto j = rocev2_view(p)) return "rocev2 " + j->dump();
+      return "RoCEv2 packet: " + to_hex(p.payload);
+    }
     if (p.data) {
       if (auto dv = data_view(p)) return "data " + data_json(*dv).dump();
       auto op = ref::decode_opaque(p.payload);
@@ -634,7 +750,9 @@ class Run {
     f["from"] = p.from.to_string();
     f["to"] = p.to.to_string();
     f["data"] = p.data;
-    if (p.data) {
+    if (p.rocev2) {
+      if (auto j = rocev2_view(p)) f["rocev2"] = *j;
+    } else if (p.data) {
       if (auto dv = data_view(p)) f["packet"] = data_json(*dv);
     } else if (auto m = decode(p.payload)) {
       f["message"] = to_json(*m);
@@ -715,7 +833,23 @@ class Run {
       checker_.on_control_delivered(p.from, p.to, *m, p.time);
       return;
     }
-    if (from_tester) {  // data to a receiver IUT
+    if (from_tester && p.rocev2) {
+      // RoCEv2 counters say how many octets arrived on the queue pair, in order: they belong
+      // to its oldest requested message that has not had all its octets.
+      const auto view = rocev2_view(p);
+      if (!view) return;
+      auto q = rocev2_messages_.find((*view)["qp"].get<std::uint32_t>());
+      if (q == rocev2_messages_.end()) return;
+      std::uint64_t left = (*view)["length"].get<std::uint64_t>();
+      for (auto& m : q->second) {
+        if (left == 0) break;
+        const std::uint64_t take = std::min(left, m.length - m.counted);
+        if (take == 0) continue;
+        m.counted += take;
+        left -= take;
+        checker_.on_data_delivered(a_.iut_control(), a_.tester_control(), m.id, take, p.time);
+      }
+    } else if (from_tester) {  // data to a receiver IUT
       auto dv = data_view(p);
       if (!dv) return;
       const auto it = message_of_binding_.find(dv->message);
@@ -765,6 +899,14 @@ class Run {
   std::deque<Packet> held_;
   std::uint32_t next_sequence_ = 1;
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;
+  // RoCEv2: the messages requested on each queue pair, oldest first, and the PSN to send next.
+  struct Rocev2Message {
+    std::uint64_t id = 0;
+    std::uint64_t length = 0;
+    std::uint64_t counted = 0;
+  };
+  std::map<std::uint32_t, std::vector<Rocev2Message>> rocev2_messages_;
+  std::map<std::uint32_t, std::uint32_t> next_psn_;
   std::vector<TraceEntry> trace_;
   std::vector<json> events_;
 };

@@ -99,9 +99,17 @@ class SocketAdapter final : public Adapter {
 
   std::optional<std::string> start(const Scenario& s) override {
     if (!s.config.empty()) {
-      unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first +
-                     "=...), which only the reference adapter can do";
-      return unsupported_;
+      // exec: passes the configuration to the command it starts ({config}, {config_keys});
+      // udp: reaches an IUT that is already running.
+      const bool placeholder = spec_.command.find("{config}") != std::string::npos ||
+                               spec_.command.find("{config_keys}") != std::string::npos;
+      if (spec_.kind == AdapterSpec::Kind::Udp || !placeholder) {
+        unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first + "=...): " +
+                       (spec_.kind == AdapterSpec::Kind::Udp
+                            ? "udp: reaches an IUT that is already running; use exec: with {config}"
+                            : "the exec: command has no {config} or {config_keys} to take it");
+        return unsupported_;
+      }
     }
     if (std::any_of(s.steps.begin(), s.steps.end(),
                     [](const Step& st) { return st.kind == Step::Kind::Queue; })) {
@@ -116,6 +124,10 @@ class SocketAdapter final : public Adapter {
       if (!Address::parse(text, iut_)) return "not an IP address: " + spec_.host;
       iut_data_ = iut_;
       iut_data_.port = spec_.data_port;
+      if (spec_.rocev2_port != 0) {
+        iut_rocev2_ = iut_;
+        iut_rocev2_.port = spec_.rocev2_port;
+      }
       loopback = iut_;
     } else {
       loopback = Address::v4(127, 0, 0, 1, 0);
@@ -136,6 +148,7 @@ class SocketAdapter final : public Adapter {
 
   [[nodiscard]] Address iut_control() const override { return iut_; }
   [[nodiscard]] Address iut_data() const override { return iut_data_; }
+  [[nodiscard]] Address iut_rocev2() const override { return iut_rocev2_; }
   [[nodiscard]] Address tester_control() const override { return tester_; }
   [[nodiscard]] Address tester_data() const override { return tester_data_; }
   [[nodiscard]] Address other_control() const override { return other_addr_; }
@@ -236,20 +249,41 @@ class SocketAdapter final : public Adapter {
  private:
   std::optional<std::string> spawn(const Scenario& s, const Address& loopback) {
     // Ports for the IUT: picked by the system, released, then handed to the command.
-    Address rdcc, data;
+    const bool rocev2_given = spec_.command.find("{rocev2_port}") != std::string::npos;
+    Address rdcc, data, rocev2;
     {
-      std::optional<udp::UdpSocket> probe_c, probe_d;
+      std::optional<udp::UdpSocket> probe_c, probe_d, probe_r;
       if (auto e = open_udp(loopback, probe_c)) return e;
       if (auto e = open_udp(loopback, probe_d)) return e;
+      if (rocev2_given) {
+        if (auto e = open_udp(loopback, probe_r)) return e;
+        rocev2 = probe_r->local();
+      }
       rdcc = probe_c->local();
       data = probe_d->local();
     }
     iut_ = rdcc;
     iut_data_ = data;
+    iut_rocev2_ = rocev2;
     std::string cmd = replace_all(spec_.command, "{rdcc_port}", std::to_string(rdcc.port));
     cmd = replace_all(cmd, "{data_port}", std::to_string(data.port));
+    cmd = replace_all(cmd, "{rocev2_port}", std::to_string(rocev2.port));
     cmd = replace_all(cmd, "{tester_port}", std::to_string(tester_.port));
     cmd = replace_all(cmd, "{tester_data_port}", std::to_string(tester_data_.port));
+    // The scenario's configuration: as the reference node's options, or as written.
+    if (cmd.find("{config}") != std::string::npos) {
+      auto options = node_config_options(s.role, s.config);
+      if (auto* e = std::get_if<std::string>(&options)) {
+        unsupported_ = *e;
+        return unsupported_;
+      }
+      std::string text;
+      for (const auto& o : std::get<std::vector<std::string>>(options)) {
+        text += (text.empty() ? "" : " ") + o;
+      }
+      cmd = replace_all(cmd, "{config}", text);
+    }
+    cmd = replace_all(cmd, "{config_keys}", config_keys_text(s.config));
     // The IUT's standard error, kept for the report: a pipe that a thread drains, so that it
     // never fills and blocks the IUT (and /dev/stderr opened by the IUT is the same pipe).
     int err_pipe[2];
@@ -293,6 +327,9 @@ class SocketAdapter final : public Adapter {
       const bool rdcc_given = spec_.command.find("{rdcc_port}") != std::string::npos;
       if (rdcc_given || !data_given) {
         if (auto e = wait_bound(rdcc)) return e;
+      }
+      if (rocev2_given) {
+        if (auto e = wait_bound(rocev2)) return e;
       }
       return data_given ? wait_bound(data) : std::nullopt;
     }
@@ -404,7 +441,7 @@ class SocketAdapter final : public Adapter {
   Fd to_child_, from_child_;
   std::thread log_reader_;
   std::string log_;  // the IUT's standard error, written by log_reader_ until it ends
-  Address iut_, iut_data_, tester_, tester_data_, other_addr_;
+  Address iut_, iut_data_, iut_rocev2_, tester_, tester_data_, other_addr_;
   std::deque<Packet> inbox_;
   Clock::time_point started_ = Clock::now();
   pid_t child_ = -1;

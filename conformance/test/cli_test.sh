@@ -82,10 +82,16 @@ defaults association_id=$assoc epoch=$epoch
 send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1
 expect CREDIT_GRANT within 1ms grant_limit=4096
 SCN
-check "fail exits 1" run 1 "$conform" --iut reference:receiver --scenarios "$work/fail" --report "$work/rf"
+check "fail exits 1" run 1 "$conform" --iut reference:receiver --scenarios "$work/fail" --catalog "$catalog" --report "$work/rf"
 check "fail line" contains "$work/out" "FAIL         wrong-grant-limit: grant_limit was 8192, wanted = 4096"
 check "fail expected" contains "$work/out" "expected: CREDIT_GRANT grant_limit=4096 within 1ms"
 check "fail actual" contains "$work/out" 'actual:   {"type":"CREDIT_GRANT"'
+check "fail cites the spec" contains "$work/out" 'checks:   RDCC-GRANT-07 MUST NOT, Credit Requests and Grants: "'
+check "fail names its pcap" contains "$work/out" "pcap:     $work/rf/scenarios/wrong-grant-limit.pcap"
+check "summary cites the spec" contains "$work/rf/summary.txt" 'checks:   RDCC-GRANT-07 MUST NOT, Credit Requests and Grants: "'
+check "summary names the pcap" contains "$work/rf/summary.txt" "pcap:     scenarios/wrong-grant-limit.pcap"
+check "junit cites the spec" contains "$work/rf/junit.xml" "checks: RDCC-GRANT-07 MUST NOT, Credit Requests and Grants: &quot;"
+check "results cite the spec" contains "$work/rf/results.json" '"section": "Credit Requests and Grants"'
 check "fail summary" contains "$work/out" "0 passed, 1 failed, 0 inconclusive, 0 unsupported, 0 skipped"
 check "junit failure" test "$(xmllint --xpath 'count(//testcase/failure)' "$work/rf/junit.xml")" -eq 1
 check "results verdict" contains "$work/rf/results.json" '"verdict": "fail"'

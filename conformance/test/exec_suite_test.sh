@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite of one role against the real reference node, run as a vendor runs theirs:
-# `rdcc receiver|sender|crn` started afresh per scenario through exec: (ports passed in), on
+# `rdcc receiver|sender|crn` started afresh per scenario through exec: (ports passed in, and for
+# the receiver the scenario's configuration as options: {config}), on
 # loopback, in real time, two scenarios at a time; for the receiver also through udp: against
 # one node started once. Zero failures and zero inconclusive verdicts, at least MIN_PASS passes,
 # and the IUT's standard error kept per scenario.
@@ -26,8 +27,10 @@ receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576
 --crn 127.0.0.1 --unscheduled-dscp 8 --events /dev/stderr"
 case "$role" in
   receiver)
+    # --strict: the SHOULD- and MAY-level scenarios too (deadline precedence, idle associations).
+    strict=--strict
     iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
---upper-tester stdio" ;;
+--rocev2 --rocev2-port {rocev2_port} --upper-tester stdio {config}" ;;
   sender)
     iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
 --data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
@@ -64,14 +67,16 @@ if [ "$role" = receiver ]; then
   # udp: one node for the whole suite; each scenario associates afresh with its own nonce.
   port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   data=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  rocev2=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   "$rdcc" receiver ${receiver_opts/--events \/dev\/stderr/} --rdcc-port "$port" --data-port "$data" \
-    2>"$work/node.err" &
+    --rocev2 --rocev2-port "$rocev2" 2>"$work/node.err" &
   node=$!
   for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.05; done
-  check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 "${tolerance[@]}" \
-    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data"
-  # Fewer: no upper tester (restart), and the fresh-iut scenarios need a node of their own.
-  check "udp: no failure, at least $((min_pass - 4)) passed" summary_ok "$work/out" "$((min_pass - 4))"
+  check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 $strict "${tolerance[@]}" \
+    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data,rocev2=$rocev2"
+  # Ten fewer: no upper tester (restart), the three fresh-iut scenarios need a node of their
+  # own, and the six config scenarios one started with their configuration.
+  check "udp: no failure, at least $((min_pass - 10)) passed" summary_ok "$work/out" "$((min_pass - 10))"
   grep -E 'FAIL|INCONCLUSIVE' -A3 "$work/out" >&2
   kill "$node"
   wait "$node" 2>/dev/null

@@ -95,6 +95,20 @@ TEST(Parser, UpperAndQueue_ForTheirRoles) {
   EXPECT_EQ(c.steps[0].kind, Step::Kind::Queue);
 }
 
+TEST(Parser, SendRocev2_TakesQueuePairPsnLengthAndOpcode) {
+  const auto s = parse_ok(kHead +
+                          "send rocev2 qp=0x123 psn=100 opcode=RDMA_WRITE_FIRST length=2048\n"
+                          "send rocev2 qp=$qp length=4096 opcode=10 ce=1 dscp=26\n");
+  ASSERT_EQ(s.steps.size(), 2U);
+  EXPECT_EQ(s.steps[0].kind, Step::Kind::SendRocev2);
+  ASSERT_EQ(s.steps[0].pattern.matchers.size(), 4U);
+  EXPECT_EQ(s.steps[0].pattern.matchers[0].value.number, 0x123U);
+  EXPECT_EQ(s.steps[0].pattern.matchers[2].value.names[0], "RDMA_WRITE_FIRST");
+  EXPECT_EQ(s.steps[1].pattern.matchers[0].value.kind, Value::Kind::Variable);
+  EXPECT_EQ(rocev2_opcode("RDMA_WRITE_ONLY"), std::uint8_t{0x0A});
+  EXPECT_FALSE(rocev2_opcode("RDMA_READ"));
+}
+
 struct ErrorCase {
   const char* name;
   std::string text;
@@ -168,6 +182,17 @@ INSTANTIATE_TEST_SUITE_P(
                   "last, unscheduled, ce, dscp)"},
         ErrorCase{"DataWithoutLength", kHead + "send data message=1\n",
                   "t.scn:4:20: expected length=... in send data"},
+        ErrorCase{"UnknownRocev2Field", kHead + "send rocev2 qp=1 length=4 opcod=6\n",
+                  "t.scn:4:27: unknown rocev2 field 'opcod' (known: qp, psn, length, opcode, ce, "
+                  "dscp, unscheduled)"},
+        ErrorCase{"Rocev2WithoutLength", kHead + "send rocev2 qp=1\n",
+                  "t.scn:4:17: expected length=... in send rocev2"},
+        ErrorCase{"UnknownRocev2Opcode", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_READ\n",
+                  "t.scn:4:34: unknown opcode 'RDMA_READ' (known: RDMA_WRITE_FIRST, "
+                  "RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY, or a number)"},
+        ErrorCase{"Rocev2ToASender",
+                  "scenario s\nrole sender\nchecks RDCC-MODE-02\nsend rocev2 qp=1 length=4\n",
+                  "t.scn:4:6: send rocev2 needs a receiver IUT (role receiver)"},
         ErrorCase{"BadCapture", kHead + "expect ERROR -> x\n",
                   "t.scn:4:17: expected a capture name=field, found 'x'"},
         ErrorCase{"CaptureUnknownField", kHead + "expect ERROR -> x=grant_limit\n",

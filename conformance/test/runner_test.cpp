@@ -286,6 +286,74 @@ TEST(Suite, ShouldOnly_IsSkippedWithoutStrict) {
   EXPECT_EQ(run_one(s, o).verdict, Verdict::Skipped);
 }
 
+TEST(Adapter, ConfigOptions_AreTheNodeOptionsOfEachKey) {
+  const std::map<std::string, std::uint64_t> config{
+      {"budget", 262144}, {"capabilities", 2}, {"idle_timeout_ms", 10000},
+      {"max_pending_per_association", 2}, {"rocev2_binding", 0}};
+  const auto o = node_config_options(Role::Receiver, config);
+  ASSERT_TRUE(std::holds_alternative<std::vector<std::string>>(o));
+  EXPECT_EQ(std::get<std::vector<std::string>>(o),
+            (std::vector<std::string>{"--budget", "262144", "--capabilities", "STATUS",
+                                      "--idle-timeout", "10000", "--max-pending", "2",
+                                      "--bindings", "opaque"}));
+  EXPECT_EQ(config_keys_text(config),
+            "budget=262144 capabilities=2 idle_timeout_ms=10000 max_pending_per_association=2 "
+            "rocev2_binding=0");
+  // No capability at all is an empty list the node parses to 0, not an option without a value.
+  EXPECT_EQ(std::get<std::vector<std::string>>(node_config_options(Role::Receiver, {{"capabilities", 0}})),
+            (std::vector<std::string>{"--capabilities", ","}));
+  EXPECT_EQ(std::get<std::vector<std::string>>(node_config_options(Role::Crn, {{"suggest_rate", 0}})),
+            (std::vector<std::string>{"--no-suggest-rate"}));
+}
+
+TEST(Adapter, ConfigKeyWithoutANodeOption_IsNamed) {
+  const auto o = node_config_options(Role::Receiver, {{"seed", 7}});
+  ASSERT_TRUE(std::holds_alternative<std::string>(o));
+  EXPECT_EQ(std::get<std::string>(o),
+            "config seed has no option of `rdcc receiver` (use {config_keys} and map it yourself)");
+}
+
+TEST(Adapter, UdpSpec_TakesDataAndRocev2Ports) {
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:5000,rocev2=4791,data=5001"));
+  EXPECT_EQ(spec.port, 5000);
+  EXPECT_EQ(spec.data_port, 5001);
+  EXPECT_EQ(spec.rocev2_port, 4791);
+  EXPECT_EQ(std::get<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,roce=4791")),
+            "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected data=PORT or rocev2=PORT "
+            "after ',', not 'roce=4791'");
+}
+
+TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
+  const std::string request =
+      "send CREDIT_REQUEST message_id=1 message_length=4096 binding_kind=ROCEV2 "
+      "binding_value=0x0000070000000001\n"  // QP 7, first MSN 0, one RDMA message
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"
+      "ignore CREDIT_GRANT\n";
+  auto r = run_text(receiver(request + "send rocev2 qp=8 length=4096\nsilence 1ms\n"
+                                       "send rocev2 qp=7 psn=9 opcode=RDMA_WRITE_FIRST length=1024\n"
+                                       "send rocev2 qp=7 opcode=RDMA_WRITE_LAST length=3072\n"
+                                       "expect MSG_DONE within 1ms message_id=1 octets_received=4096\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << " " << r.actual;
+  // The second packet on QP 7 continued its PSN.
+  ASSERT_FALSE(r.trace.empty());
+  const auto& last_sent = r.trace[r.trace.size() - 2].packet;
+  EXPECT_TRUE(last_sent.rocev2);
+  EXPECT_EQ(std::to_integer<int>(last_sent.payload[11]), 10);
+  EXPECT_EQ(last_sent.to.port, 4791);
+}
+
+TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
+  auto parsed = parse_scenario(
+      "scenario t\nrole receiver\nchecks RDCC-BIND-01\nsend rocev2 qp=7 length=4096\n", "r.scn", {});
+  const auto& sc = std::get<Scenario>(parsed);
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:9"));
+  auto adapter = make_adapter(spec);
+  ASSERT_FALSE(adapter->start(sc));
+  const auto r = run_scenario(sc, *adapter, RunOptions{});
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_NE(r.reason.find("has no RoCEv2 port for the IUT"), std::string::npos) << r.reason;
+}
+
 TEST(Report, SummaryAndConsoleLines) {
   std::vector<ScenarioResult> rs(5);
   rs[0].verdict = Verdict::Pass;
@@ -305,6 +373,22 @@ TEST(Report, SummaryAndConsoleLines) {
             "      at x.scn:7:1: expect ERROR within 1ms\n"
             "      expected: ERROR within 1ms\n"
             "      actual:   nothing");
+  // With the catalog, a failing verdict quotes the sentences it checks, and names its pcap.
+  rs[1].checks = {"RDCC-ERR-05", "RDCC-NOT-IN-CATALOG"};
+  const std::vector<RequirementRow> catalog{
+      {"RDCC-ERR-05", "Error Handling and Recovery", "MUST", "receiver", "wire",
+       "Messages carrying an unknown Version MUST be discarded."}};
+  EXPECT_EQ(console_line(rs[1], 2, 10, catalog, "r/scenarios/receiver-x.pcap"),
+            "[ 2/10] FAIL         receiver-x: nothing arrived within 1ms\n"
+            "      at x.scn:7:1: expect ERROR within 1ms\n"
+            "      expected: ERROR within 1ms\n"
+            "      actual:   nothing\n"
+            "      checks:   RDCC-ERR-05 MUST, Error Handling and Recovery: \"Messages carrying an "
+            "unknown Version MUST be discarded.\"\n"
+            "                RDCC-NOT-IN-CATALOG\n"
+            "      pcap:     r/scenarios/receiver-x.pcap");
+  // A passing verdict stays one line.
+  EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'), std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");
 }
 

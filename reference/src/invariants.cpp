@@ -550,6 +550,10 @@ struct InvariantChecker::Impl {
     end_unscheduled(ai, m);
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
+    // "A grant with Message ID zero and the POOL flag set is a pool grant"; the POOL flag with
+    // a Message ID, or Message ID zero without it, is neither that nor a grant for a message:
+    // it gives no credit and refreshes no Lifetime (docs/spec-notes.md, 360).
+    if (g->pool() != (g->message_id == 0)) return;
     const Time valid_until = t + microseconds(g->effective_lifetime(a.lifetime_us));
     if (g->pool()) {
       a.pool_limit = std::max(a.pool_limit, g->grant_limit);

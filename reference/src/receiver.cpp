@@ -884,6 +884,16 @@ struct Receiver::Impl {
       return it == a.by_binding.end() ? nullptr : &a.msgs.at(it->second);
     }
     // RoCEv2: the queue pair's octets belong to its oldest message still counting octets.
+    if (mutant(Mutant::Rocev2AnyQueuePair)) {
+      Msg* oldest = nullptr;
+      for (const auto& [qpn, ids] : a.by_qpn) {
+        for (std::uint64_t id : ids) {
+          Msg& m = a.msgs.at(id);
+          if (m.received() < m.length && (oldest == nullptr || id < oldest->id)) oldest = &m;
+        }
+      }
+      return oldest;
+    }
     auto q = a.by_qpn.find(static_cast<std::uint32_t>(d.key));
     if (q == a.by_qpn.end()) return nullptr;
     for (std::uint64_t id : q->second) {

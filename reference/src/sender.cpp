@@ -784,6 +784,13 @@ struct Sender::Impl {
         p.reserve_to = m.pool_end;
         p.rate = a.pool_rate;
         p.pacer = &a.pool_pacer;
+        if (own_valid(m, t) && own_limit(m) > m.transmitted) {
+          // Rule 4, "MUST NOT transmit the message faster than the Pacing Rate": a message
+          // that holds a grant of its own goes no faster than that grant's rate, whatever
+          // credit covers the octets (docs/spec-notes.md, 361).
+          p.rate = std::min(a.pool_rate, m.rate);
+          p.pacer = &m.pacer;
+        }
       } else if (const std::uint64_t lim = mutant(Mutant::SenderExceedsGrant)
                                                ? std::min(own_limit(m) + p.cu, m.end())
                                                : own_limit(m);

@@ -458,5 +458,44 @@ TEST_F(CheckerTest, AcceptEchoingTheCurrentNonce_SetsTheParametersEvenWithTheSam
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
+// fuzz_sender (regression pool-flag-with-message-id-keeps-the-pool-lifetime): "A grant with
+// Message ID zero and the POOL flag set is a pool grant"; one with the POOL flag and a Message
+// ID, or Message ID zero without POOL, is neither a pool grant nor a grant for a message. The
+// sender ignores it (Sender.PoolFlagWithAMessageId_OrMessageIdZeroWithoutPool_IsIgnored), so
+// it neither shortens the pool's Lifetime nor gives the named message credit
+// (docs/spec-notes.md, 360).
+TEST_F(CheckerTest, PoolFlagWithAMessageId_IsNeitherAPoolGrantNorAMessageGrant) {
+  request(1, 65536);
+  request(2, 65536);
+  CreditGrant pool;
+  pool.header = {.association_id = kAssoc, .epoch = 1, .flags = flag::kPool, .sequence_number = ++rx_seq};
+  pool.grant_limit = 16384;
+  pool.pacing_rate = 100000;
+  both_ways(kReceiver, kSender, pool);  // the default Lifetime, 100 us
+  segment(2, 0, 4096);
+
+  CreditGrant odd = pool;
+  odd.header.sequence_number = ++rx_seq;
+  odd.header.flags = flag::kPool | flag::kFinal;
+  odd.message_id = 1;
+  odd.grant_limit = 65536;
+  odd.lifetime = 1;
+  both_ways(kReceiver, kSender, odd);
+  now += microseconds(2);
+  segment(2, 4096, 4096);  // the pool's 100 us still run
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  segment(1, 0, 4096);  // message 1 holds no credit of its own and the pool has 8192 left
+  segment(1, 4096, 4096);
+  segment(1, 8192, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
+TEST_F(CheckerTest, MessageIdZeroWithoutPool_GivesNoCredit) {
+  request(1, 65536);
+  grant(0, 65536, false);
+  segment(1, 0, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
 }  // namespace
 }  // namespace rdcc::ref

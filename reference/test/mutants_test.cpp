@@ -334,6 +334,29 @@ std::map<Mutant, Probe> receiver_probes() {
     for (const auto& [id, r] : rate) sum += r;
     return sum > h.cfg().link_capacity_mbps;
   };
+  p[Mutant::Rocev2AnyQueuePair] = [](const MutantSet& ms) {
+    // Two RoCEv2 messages of 4096 octets on queue pairs 1 and 2; the octets arrive on queue
+    // pair 2 only. True if message 1 is reported done.
+    ReceiverHarness h(receiver_config(ms));
+    const auto a = h.associate(kS1, 1);
+    for (const std::uint64_t id : {std::uint64_t{1}, std::uint64_t{2}}) {
+      CreditRequest r = h.request(a, id, 4096);
+      r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+      r.binding_value = (id << 40U) | 1U;  // QPN id, first MSN 0, one RDMA message
+      h.deliver(kS1, r);
+    }
+    DataObservation d;
+    d.from = kS1;
+    d.binding = BindingKind::RoCEv2;
+    d.key = 2;
+    d.octets = 4096;
+    h.checker().on_data_delivered(h.cfg().local, kS1, 2, 4096, h.now());
+    h.receiver().on_data(d, h.now());
+    for (const auto& done : only<MsgDone>(h.drain())) {
+      if (done.message_id == 1) return true;
+    }
+    return false;
+  };
   return p;
 }
 

@@ -640,6 +640,43 @@ TEST(Sender, PoolFlagWithAMessageId_OrMessageIdZeroWithoutPool_IsIgnored) {
   EXPECT_EQ(h.s->stats().grants_ignored, 2U);
 }
 
+// fuzz_sender (regression pool-reservation-then-grant-of-its-own): a RoCEv2 message reserves
+// its whole RDMA message from a POOL grant and sends it at the pool's rate; a grant of its
+// own with a lower Pacing Rate then arrives. "MUST NOT transmit the message faster than the
+// Pacing Rate": from then on the octets the pool reserved go no faster than the message's own
+// rate (docs/spec-notes.md, 361).
+TEST(Sender, PoolReservedOctets_AfterAGrantOfTheMessagesOwn_GoAtTheLowerRate) {
+  Harness h;
+  MessageSpec spec;
+  spec.receiver = kRecv;
+  spec.length = 131072;
+  spec.binding = BindingKind::RoCEv2;
+  spec.binding_value = *pack_rocev2({0x123, 5, 1});
+  spec.post_unit = 131072;  // one RDMA message: posted only when all of it is covered
+  const MessageHandle m = h.submit_spec(spec);
+  h.deliver(h.accept());
+  h.deliver(h.grant(0, 131072, 100000, 0, flag::kPool));
+  h.run_for(microseconds(1));
+  const std::uint64_t before = h.transmitted(m);
+  ASSERT_GT(before, 0U);
+  ASSERT_LT(before, spec.length);
+  const Time granted = h.now;
+  h.deliver(h.grant(h.id(m), 131072, 1000, 0, flag::kFinal));
+  h.run_for(milliseconds(2));
+  EXPECT_EQ(h.transmitted(m), spec.length);
+  // Ten Credit Units at 1000 Mbit/s take 327.68 us: no window of that length after the grant
+  // holds more than ten Credit Units.
+  const Duration window = transmission_time(10ULL * kCu, 1000);
+  for (std::size_t i = 0; i < h.data.size(); ++i) {
+    if (h.data[i].first < granted) continue;
+    std::uint64_t octets = 0;
+    for (std::size_t j = i; j < h.data.size() && h.data[j].first < h.data[i].first + window; ++j) {
+      octets += h.data[j].second.length;
+    }
+    EXPECT_LE(octets, 10ULL * kCu) << "from " << ms(h.data[i].first);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Transport Bindings: RoCEv2
 

@@ -62,12 +62,17 @@ Filters parse_filters(const DumpOptions& o) {
   return f;
 }
 
+template <class T>
+void append_integer(std::string& out, T v) {
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+}
+
 // "12  0.000050000  10.0.0.1:50000 → 10.0.0.2:40000  " for a line of the text form.
 void append_prefix(std::string& out, const CapturedFrame& f, std::int64_t t,
                    const ParsedFrame* udp) {
-  char text[24];
-  const char* end = std::to_chars(text, text + sizeof text, f.number).ptr;
-  out.append(text, static_cast<std::size_t>(end - text));
+  append_integer(out, f.number);
   out += "  ";
   append_seconds(out, t);
   out += "  ";
@@ -97,14 +102,28 @@ void run_dump(const DumpOptions& o) {
       const Message& m = *p.decoded;
       if (!filters.pass(m)) return;
       if (o.json) {
-        nlohmann::ordered_json j{{"frame", p.frame.number},
-                                 {"time", static_cast<double>(t) * 1e-9},
-                                 {"timestamp_ns", p.frame.time_ns},
-                                 {"src", p.udp.source.to_string()},
-                                 {"dst", p.udp.destination.to_string()}};
-        const nlohmann::ordered_json fields = to_json(m);
-        for (const auto& [k, v] : fields.items()) j[k] = v;
-        out += j.dump();
+        // What an ordered_json of these members and to_json(m)'s would dump, written straight
+        // into the buffer (codec/json.hpp): a tenth of the time.
+        out += '{';
+        append_json_key(out, "frame");
+        append_integer(out, p.frame.number);
+        out += ',';
+        append_json_key(out, "time");
+        append_json_double(out, static_cast<double>(t) * 1e-9);
+        out += ',';
+        append_json_key(out, "timestamp_ns");
+        append_integer(out, p.frame.time_ns);
+        out += ',';
+        append_json_key(out, "src");
+        out += '"';
+        p.udp.source.append_to(out);
+        out += "\",";
+        append_json_key(out, "dst");
+        out += '"';
+        p.udp.destination.append_to(out);
+        out += "\",";
+        append_json_members(m, out);
+        out += '}';
       } else {
         append_prefix(out, p.frame, t, &p.udp);
         append_line(m, out);

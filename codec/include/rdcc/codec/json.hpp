@@ -28,6 +28,17 @@ struct JsonError {
 [[nodiscard]] nlohmann::ordered_json to_json(const Message& m);
 [[nodiscard]] Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j);
 
+// The members of to_json(m) exactly as to_json(m).dump() writes them between its braces (the
+// same keys, order and text), appended to `out` without building a JSON value: the per-packet
+// path of `rdcc pcap dump --json`.
+void append_json_members(const Message& m, std::string& out);
+// `"key":` as nlohmann's dump() writes it (the key is a plain identifier, never escaped).
+void append_json_key(std::string& out, std::string_view key);
+// A double as nlohmann's dump() writes it: the digits that read back the same value (std::to_chars,
+// shortest), fixed-point while the decimal point lies within 4 places before and 15 after the
+// first digit (".0" after a whole number), otherwise d[.ddd]e+XX; "null" if not finite.
+void append_json_double(std::string& out, double v);
+
 // Addresses as text; the family decides the form.
 [[nodiscard]] std::string address_to_string(const IpAddress& a, bool ipv6);
 [[nodiscard]] bool address_from_string(std::string_view text, bool ipv6, IpAddress& out);

@@ -2,15 +2,17 @@
 // ports, whatever the adapter, so that the pcap of a run looks the same for all of them.
 //
 //  - reference: the in-process reference Receiver / Sender / Crn in virtual time;
-//  - udp:HOST:PORT[,data=PORT]: a running endpoint, over real sockets, in real time;
+//  - udp:HOST:PORT[,data=PORT][,rocev2=PORT]: a running endpoint, over real sockets, in real time;
 //  - exec:"COMMAND {rdcc_port} {data_port} {tester_port}": a command started per scenario,
 //    its stdin/stdout the upper tester (docs/upper-tester.md).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +35,7 @@ struct Packet {
   Address from;
   Address to;
   bool data = false;         // on the data port (opaque binding), not RDCC control
+  bool rocev2 = false;       // data: a RoCEv2 packet (UDP payload: BTH ... ICRC) to the RoCEv2 port
   std::uint8_t dscp = 0;
   bool ce = false;           // data: arrived (or is sent) with ECN CE
   std::vector<std::byte> payload;
@@ -68,6 +71,9 @@ class Adapter {
   [[nodiscard]] virtual Address iut_data() const = 0;
   [[nodiscard]] virtual Address tester_control() const = 0;
   [[nodiscard]] virtual Address tester_data() const = 0;
+  // The IUT's RoCEv2 address (a receiver's RDMA interface: UDP port 4791 on a real network);
+  // port 0 when the adapter has none (send rocev2 is then unsupported).
+  [[nodiscard]] virtual Address iut_rocev2() const { return {}; }
   // Another host's RDCC address, neither the IUT's peer nor a configured CRN ($other; from=
   // sends from it). A default Address when the adapter has none.
   [[nodiscard]] virtual Address other_control() const = 0;
@@ -94,7 +100,8 @@ class Adapter {
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
 };
 
-// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT]", "exec:COMMAND".
+// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT][,rocev2=PORT]",
+// "exec:COMMAND".
 struct AdapterSpec {
   enum class Kind : std::uint8_t { Reference, Udp, Exec };
   Kind kind = Kind::Reference;
@@ -103,11 +110,20 @@ struct AdapterSpec {
   std::string host;                     // udp
   std::uint16_t port = 0;               // udp
   std::uint16_t data_port = 0;          // udp (0: none)
+  std::uint16_t rocev2_port = 0;        // udp (0: none)
   std::string command;                  // exec
   std::vector<std::string> mutants;     // reference: --mutant
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
 };
+
+// A scenario's configuration (`config KEY=VALUE ...`) as options of the reference node of its
+// role (`rdcc receiver|sender|crn`), for exec:'s {config}: ["--budget", "262144", ...], or the
+// error naming a key that has no such option. Keys in the map's order.
+[[nodiscard]] std::variant<std::vector<std::string>, std::string> node_config_options(
+    Role role, const std::map<std::string, std::uint64_t>& config);
+// The same as written, for exec:'s {config_keys}: "budget=262144 unscheduled_budget=65536".
+[[nodiscard]] std::string config_keys_text(const std::map<std::string, std::uint64_t>& config);
 
 // Parses --iut; an error text names what was wrong.
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);

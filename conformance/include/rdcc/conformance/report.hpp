@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rdcc/conformance/runner.hpp"
@@ -17,10 +18,7 @@ struct Counts {
 [[nodiscard]] Counts count(const std::vector<ScenarioResult>& results);
 // "N passed, N failed, N inconclusive, N unsupported, N skipped"
 [[nodiscard]] std::string summary_line(const Counts& c);
-// "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192"
-[[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total);
-
-// One requirement of the catalog, as the coverage matrix needs it.
+// One requirement of the catalog, as the coverage matrix and the verdicts need it.
 struct RequirementRow {
   std::string id;
   std::string section;
@@ -29,6 +27,16 @@ struct RequirementRow {
   std::string testing;  // wire, upper, untestable
   std::string text;
 };
+
+// "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192", and for a fail or
+// inconclusive verdict the step, the expected and the actual message, the requirements the
+// scenario checks as the spec states them (from `catalog`: ID, level, section, sentence; an
+// ID the catalog lacks by itself), and where its pcap is (`pcap`, when non-empty).
+[[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,
+                                       const std::vector<RequirementRow>& catalog = {},
+                                       std::string_view pcap = {});
+// `RDCC-GRANT-07 MUST, Credit Requests and Grants: "A grant ..."`, or the ID alone.
+[[nodiscard]] std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog);
 
 struct SuiteReport {
   std::string iut;  // "reference:receiver", "udp:127.0.0.1:50000", ...

@@ -88,6 +88,7 @@ struct Step {
     Send,      // send TYPE field=value ...
     SendRaw,   // send raw HEX ...
     SendData,  // send data message=.. offset=.. length=..
+    SendRocev2,  // send rocev2 qp=.. length=.. [psn=..] [opcode=..] (RDMA WRITE, Binding Kind 1)
     Expect,    // expect [one of] ... (alternatives)
     Silence,   // silence DURATION
     Ignore,    // ignore TYPE|data ... ("ignore none" clears the set)
@@ -100,7 +101,7 @@ struct Step {
   Kind kind = Kind::Wait;
   Location where;
   std::string text;  // the step's line as written, for reports
-  // Send / SendData / Defaults / Upper / Queue: assignments; Expect: alternatives.
+  // Send / SendData / SendRocev2 / Defaults / Upper / Queue: assignments; Expect: alternatives.
   Pattern pattern;
   std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
   std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
@@ -182,6 +183,12 @@ struct FieldInfo {
 
 // Field names of a data packet (opaque binding).
 [[nodiscard]] const std::vector<std::string>& data_fields();
+
+// Field names of `send rocev2` (one RoCEv2 RC RDMA WRITE packet, Binding Kind 1), and the
+// names its `opcode` takes (RDMA_WRITE_FIRST 0x06, RDMA_WRITE_MIDDLE 0x07, RDMA_WRITE_LAST
+// 0x08, RDMA_WRITE_ONLY 0x0A).
+[[nodiscard]] const std::vector<std::string>& rocev2_fields();
+[[nodiscard]] std::optional<std::uint8_t> rocev2_opcode(std::string_view name);
 
 // The packet's addresses, not fields of the message: `from=IP:PORT` on a send (the tester
 // sends from another address, as an off-path host or an unconfigured CRN would), and

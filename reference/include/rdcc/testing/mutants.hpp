@@ -54,6 +54,7 @@ enum class Mutant : std::uint8_t {
   SuggestedRateIgnored,
   GrantToRequestSource,
   RateSumExceedsLink,
+  Rocev2AnyQueuePair,
   // Sender.
   SenderHonoursLowerLimit,
   SenderExceedsGrant,
@@ -241,6 +242,11 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "grants",
      "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access "
      "link (Credit Allocation, rule 1)"},
+    {Mutant::Rocev2AnyQueuePair, "rocev2-any-queue-pair", MutantRole::Receiver,
+     "RoCEv2 payload octets count toward the association's oldest RoCEv2 message still "
+     "receiving, whatever queue pair they arrived on",
+     "The receiver MUST be able to count the payload octets received on the queue pair ... since "
+     "RDMA WRITE operations produce no completion at the responder (Transport Bindings)"},
     // ---- sender ------------------------------------------------------------------------
     {Mutant::SenderHonoursLowerLimit, "sender-honours-lower-limit", MutantRole::Sender,
      "a newer grant with a smaller Grant Limit lowers the credit held for the message",
