@@ -3,73 +3,70 @@
 #include "rdcc/reference/invariants.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
-#include <map>
 #include <optional>
 #include <queue>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/serial.hpp"
+#include "rdcc/reference/dense_index.hpp"
 
 namespace rdcc::ref {
 namespace {
 
-// A host:port as a key (packed into integers: the maps below are looked up several times per
-// message, and a capture check feeds them millions).
 using AddrKey = AddressKey;
-AddrKey key(const Address& a) { return key_of(a); }
+constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
-// One message, keyed by (receiver, sender, association, message).
-struct MsgKey {
+// The checker numbers what it keeps densely (DenseIndex) and keeps each in a vector: a capture
+// check feeds it millions of messages, and each control message is looked up several times.
+// (receiver, sender): a pair of peers.
+struct PeerKey {
   AddrKey rx;
   AddrKey tx;
-  std::uint32_t association = 0;
-  std::uint64_t message = 0;
-  friend bool operator==(const MsgKey&, const MsgKey&) = default;
+  friend bool operator==(const PeerKey&, const PeerKey&) = default;
 };
-struct MsgKeyHash {
-  std::size_t operator()(const MsgKey& k) const {
-    return hash_mix(hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.association), k.message);
-  }
+struct PeerKeyHash {
+  std::uint64_t operator()(const PeerKey& k) const { return hash_mix(hash_mix(0, k.rx), k.tx); }
 };
 
-// (receiver, sender, association).
+// An association of a pair: (pair number, Association ID).
 struct AssocKey {
-  AddrKey rx;
-  AddrKey tx;
+  std::uint32_t peer = 0;
   std::uint32_t association = 0;
   friend bool operator==(const AssocKey&, const AssocKey&) = default;
 };
 struct AssocKeyHash {
-  std::size_t operator()(const AssocKey& k) const {
-    return hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.association);
+  std::uint64_t operator()(const AssocKey& k) const {
+    return hash_mix(0, (std::uint64_t{k.peer} << 32) | k.association);
   }
 };
 
-// (receiver, sender, Message ID): what data names, without the association.
-struct PeerMsgKey {
-  AddrKey rx;
-  AddrKey tx;
+// A message: (association number, Message ID), or (pair number, Message ID) for what data
+// names without the association.
+struct MsgKey {
+  std::uint32_t owner = 0;
   std::uint64_t message = 0;
-  friend bool operator==(const PeerMsgKey&, const PeerMsgKey&) = default;
+  friend bool operator==(const MsgKey&, const MsgKey&) = default;
 };
-struct PeerMsgKeyHash {
-  std::size_t operator()(const PeerMsgKey& k) const {
-    return hash_mix(hash_mix(hash_mix(0, k.rx), k.tx), k.message);
-  }
+struct MsgKeyHash {
+  std::uint64_t operator()(const MsgKey& k) const { return hash_mix(hash_mix(0, k.owner), k.message); }
+};
+
+struct AddrKeyHash {
+  std::uint64_t operator()(const AddrKey& k) const { return hash_mix(0, k); }
 };
 
 struct MsgModel {
+  std::uint32_t assoc = 0;           // its association's number
+  std::uint32_t rate = 0;            // its Pacing Rate (sender side)
   std::uint64_t length = 0;
-  bool length_known = false;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
   Time grant_live_until{};           // Lifetime + 2 * D_max after the latest grant was sent
   std::uint64_t window = 0;          // unscheduled octets announced (as delivered)
-  bool windowed = false;             // listed in its association's `windowed`
   Time window_live_until{};          // J + Lifetime + 2 * D_max after the request arrived
   std::uint64_t received = 0;        // octets delivered to the receiver
   std::uint64_t exposure = 0;        // counted in the receiver's budget now
@@ -78,13 +75,14 @@ struct MsgModel {
   std::uint64_t returned_limit = ~std::uint64_t{0};
   // 2 * D_max after the receiver first sent or processed a CANCEL for it (since its latest
   // grant): from then on it may reclaim all of its credit ("Receiver Credit Budget").
-  bool cancelled = false;
   Time cancel_reclaim_from{};
   // Sender side.
   std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
   Time held_valid_until{};           // reception + Lifetime of the latest such grant
-  std::uint32_t rate = 0;            // its Pacing Rate
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
+  bool length_known = false;
+  bool windowed = false;             // listed in its association's `windowed`
+  bool cancelled = false;
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   // Segments within the pacing window (a vector: a deque allocates even when empty, and a
   // capture check keeps a model for each of its messages).
@@ -92,6 +90,7 @@ struct MsgModel {
 };
 
 struct AssocModel {
+  std::uint32_t peer = 0;            // its pair's number
   std::uint32_t u = 0;               // the largest U advertised (what a sender may have used)
   // Receiver side: what the receiver processes from this sender ("Common Header": Sequence
   // Number; "Credit Allocation" rule 4), and the U it must account ("Association
@@ -117,8 +116,27 @@ struct AssocModel {
   // The unscheduled message the sender has outstanding ("Unscheduled Transmission", item 3).
   bool unsched_outstanding = false;
   std::uint64_t unsched_message = 0;
-  // The messages given an unscheduled window, for the sum over the association's windows.
-  std::vector<std::uint64_t> windowed;
+  // The messages (numbers) given an unscheduled window, for the sum over its windows.
+  std::vector<std::uint32_t> windowed;
+};
+
+struct PeerModel {
+  std::uint32_t receiver = kNone;  // the receiver's number, where `rx` is one
+  // The association the receiver accepted last for that sender: the one a binding counts the
+  // sender's data for.
+  bool has_newest_association = false;
+  std::uint32_t newest_association = 0;
+  // The Sender Nonce of the sender's newest ASSOC_REQUEST.
+  bool has_sender_nonce = false;
+  std::uint64_t sender_nonce = 0;
+};
+
+// What the checker knows of a Message ID between a pair, without the association.
+struct PeerMsgModel {
+  // The association of the latest request that named it (data names no association).
+  bool has_association = false;
+  std::uint32_t association = 0;
+  std::uint64_t early = 0;  // octets delivered before the checker saw its request (reordering)
 };
 
 struct ReceiverModel {
@@ -139,40 +157,116 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
   return d.ns <= 0 ? 0 : static_cast<std::uint64_t>(d.ns) * mbps / 8000U;
 }
 
-// A message's entry in the checker's map (node-based: its address is stable, and no entry is
-// ever erased).
-using MsgEntry = std::pair<const MsgKey, MsgModel>;
-
 struct Expiry {
   Time at;
-  MsgEntry* msg;
+  std::uint32_t msg;  // its number
   friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
 };
+
+// The most violations kept: enough to diagnose; a broken run must not exhaust memory.
+constexpr std::size_t kMaxViolations = 1000;
 
 }  // namespace
 
 struct InvariantChecker::Impl {
-  std::unordered_map<AddrKey, ReceiverModel, AddressKeyHash> receivers;
-  std::unordered_map<MsgKey, MsgModel, MsgKeyHash> msgs;  // never erased from (Expiry)
-  std::unordered_map<AssocKey, AssocModel, AssocKeyHash> assocs;
+  DenseIndex<AddrKey, AddrKeyHash> receiver_index;
+  std::vector<ReceiverModel> receivers;
+  DenseIndex<PeerKey, PeerKeyHash> peer_index;
+  std::vector<PeerModel> peers;
+  DenseIndex<AssocKey, AssocKeyHash> assoc_index;
+  std::vector<AssocModel> assocs;
+  DenseIndex<MsgKey, MsgKeyHash> msg_index;  // (association, Message ID)
+  StableVector<MsgModel> msgs;
+  DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
+  std::vector<PeerMsgModel> peer_msgs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
   std::vector<Violation> violations;
   Duration tolerance{};  // set_timing_tolerance
-  // Octets delivered before the checker saw their message's request (reordering).
-  std::unordered_map<PeerMsgKey, std::uint64_t, PeerMsgKeyHash> early;
-  // (receiver, sender, Message ID) -> association, from the requests: data names no association.
-  std::unordered_map<PeerMsgKey, std::uint32_t, PeerMsgKeyHash> association_of;
-  // (receiver, sender) -> the association the receiver accepted last for that sender: the one
-  // a binding counts the sender's data for.
-  std::map<std::pair<AddrKey, AddrKey>, std::uint32_t> newest_association;
-  // (receiver, sender) -> the Sender Nonce of the sender's newest ASSOC_REQUEST.
-  std::map<std::pair<AddrKey, AddrKey>, std::uint64_t> sender_nonce;
+  // The pair looked up last: a capture's consecutive messages are mostly of one pair.
+  PeerKey last_peer_key;
+  std::uint32_t last_peer = kNone;
+  static constexpr std::uint32_t kAsked = kNone - 1;  // an empty entry of receiver_asked
+  std::array<std::pair<AddrKey, std::uint32_t>, 2> receiver_asked{
+      {{AddrKey{}, kAsked}, {AddrKey{}, kAsked}}};
+  // Likewise the message looked up last (a message's grants and MSG_DONE are looked up on both
+  // sides).
+  MsgKey last_msg_key;
+  std::uint32_t last_msg = kNone;
+
+  // Whether a violation would be kept: its detail is formatted only then.
+  [[nodiscard]] bool keeping() const { return violations.size() < kMaxViolations; }
 
   void violate(Time t, const char* rule, std::string detail) {
     assert(std::find(std::begin(kInvariantRules), std::end(kInvariantRules), rule) !=
            std::end(kInvariantRules));
-    // Enough to diagnose; a broken run must not exhaust memory.
-    if (violations.size() < 1000) violations.push_back({t, rule, std::move(detail)});
+    if (keeping()) violations.push_back({t, rule, std::move(detail)});
+  }
+
+  // The receiver's number, or kNone. The last two addresses asked about are kept: a message's
+  // two ends are asked about on sending and on delivery.
+  std::uint32_t receiver_of(const AddrKey& a) {
+    for (const auto& [k, r] : receiver_asked) {
+      if (r != kAsked && k == a) return r;
+    }
+    const std::uint32_t r = receiver_index.find(a);
+    receiver_asked[1] = receiver_asked[0];
+    receiver_asked[0] = {a, r};
+    return r;
+  }
+  void forget_receivers_asked() { receiver_asked.fill({AddrKey{}, kAsked}); }
+
+  // The pair's number (added if new).
+  std::uint32_t peer(const AddrKey& rx, const AddrKey& tx) {
+    if (last_peer != kNone && last_peer_key.rx == rx && last_peer_key.tx == tx) return last_peer;
+    const PeerKey k{rx, tx};
+    const auto [index, added] = peer_index.insert(k);
+    if (added) {
+      peers.emplace_back();
+      peers.back().receiver = receiver_of(rx);
+    }
+    last_peer_key = k;
+    last_peer = index;
+    return index;
+  }
+
+  std::uint32_t assoc(std::uint32_t peer_number, std::uint32_t association) {
+    const auto [index, added] = assoc_index.insert({peer_number, association});
+    if (added) {
+      assocs.emplace_back();
+      assocs.back().peer = peer_number;
+    }
+    return index;
+  }
+
+  // The message's number, added if new (its model then default: the same as the old map's
+  // operator[]).
+  std::uint32_t msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    const MsgKey k{assoc_number, message_id};
+    if (last_msg != kNone && last_msg_key == k) return last_msg;
+    const auto [index, added] = msg_index.insert(k);
+    if (added) {
+      msgs.emplace_back();
+      msgs.back().assoc = assoc_number;
+    }
+    last_msg_key = k;
+    last_msg = index;
+    return index;
+  }
+  [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    const MsgKey k{assoc_number, message_id};
+    if (last_msg != kNone && last_msg_key == k) return last_msg;
+    const std::uint32_t index = msg_index.find(k);
+    if (index != kNone) {
+      last_msg_key = k;
+      last_msg = index;
+    }
+    return index;
+  }
+
+  PeerMsgModel& peer_msg(std::uint32_t peer_number, std::uint64_t message_id) {
+    const auto [index, added] = peer_msg_index.insert({peer_number, message_id});
+    if (added) peer_msgs.emplace_back();
+    return peer_msgs[index];
   }
 
   // Octets the receiver has authorized and not yet received.
@@ -186,17 +280,19 @@ struct InvariantChecker::Impl {
     return authorized > m.received ? authorized - m.received : 0;
   }
 
-  void refresh(const MsgKey& k, MsgModel& m, Time t) {
-    auto r = receivers.find(k.rx);
-    if (r == receivers.end()) return;
+  void refresh(std::uint32_t msg_number, Time t) {
+    MsgModel& m = msgs[msg_number];
+    const std::uint32_t r_number = peers[assocs[m.assoc].peer].receiver;
+    if (r_number == kNone) return;
+    ReceiverModel& r = receivers[r_number];
     const std::uint64_t now_exposure = exposure_of(m, t);
-    r->second.outstanding = r->second.outstanding - m.exposure + now_exposure;
+    r.outstanding = r.outstanding - m.exposure + now_exposure;
     m.exposure = now_exposure;
-    r->second.peak = std::max(r->second.peak, r->second.outstanding);
-    if (r->second.outstanding > r->second.budget) {
+    r.peak = std::max(r.peak, r.outstanding);
+    if (r.outstanding > r.budget && keeping()) {
       violate(t, "budget",
-              "receiver outstanding credit " + std::to_string(r->second.outstanding) +
-                  " exceeds G = " + std::to_string(r->second.budget));
+              "receiver outstanding credit " + std::to_string(r.outstanding) +
+                  " exceeds G = " + std::to_string(r.budget));
     }
   }
 
@@ -204,21 +300,24 @@ struct InvariantChecker::Impl {
     while (!expiries.empty() && expiries.top().at <= t) {
       const Expiry e = expiries.top();
       expiries.pop();
-      refresh(e.msg->first, e.msg->second, e.at);
+      refresh(e.msg, e.at);
     }
   }
 
-  void schedule(MsgEntry& entry, Time at) { expiries.push({at, &entry}); }
+  void schedule(std::uint32_t msg_number, Time at) { expiries.push({at, msg_number}); }
 
-  // The receiver sent a control message.
-  void receiver_sent(const Address& rx, const Address& tx, const Message& m, Time t) {
-    auto r = receivers.find(key(rx));
-    if (r == receivers.end()) return;
+  // The receiver (number `r`) sent a control message.
+  void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
     const Header& h = header_of(m);
-    AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
+    const std::uint32_t p = peer(rx, tx);
+    const std::uint32_t ai = assoc(p, h.association_id);
+    AssocModel& a = assocs[ai];
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       a.u = std::max(a.u, acc->unscheduled_limit);
-      if (!a.accepted) newest_association[{key(rx), key(tx)}] = h.association_id;
+      if (!a.accepted) {
+        peers[p].has_newest_association = true;
+        peers[p].newest_association = h.association_id;
+      }
       if (!a.accepted || acc->parameter_update()) {
         a.u_accounted = a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit)
                                    : acc->unscheduled_limit;
@@ -231,24 +330,23 @@ struct InvariantChecker::Impl {
       a.lifetime_us = acc->grant_lifetime;
       a.credit_unit = acc->credit_unit;
     } else if (const auto* g = std::get_if<CreditGrant>(&m)) {
-      if (g->pacing_rate == 0) {
+      if (g->pacing_rate == 0 && keeping()) {
         violate(t, "pacing_rate_zero", "receiver issued Pacing Rate 0: " + format_line(m));
       }
       if (g->pool()) return;
-      const MsgKey k{key(rx), key(tx), h.association_id, g->message_id};
-      MsgEntry& entry = *msgs.try_emplace(k).first;
-      MsgModel& msg = entry.second;
-      if (g->grant_limit < msg.limit_sent) {
+      const std::uint32_t mi = msg(ai, g->message_id);
+      MsgModel& msg = msgs[mi];
+      if (g->grant_limit < msg.limit_sent && keeping()) {
         violate(t, "grant_reduced",
                 "Grant Limit " + std::to_string(g->grant_limit) + " below an earlier " +
                     std::to_string(msg.limit_sent) + ": " + format_line(m));
       }
-      if (msg.length_known && g->grant_limit > msg.length) {
+      if (msg.length_known && g->grant_limit > msg.length && keeping()) {
         violate(t, "grant_beyond_length",
                 "Grant Limit " + std::to_string(g->grant_limit) + " beyond the length " +
                     std::to_string(msg.length) + ": " + format_line(m));
       }
-      if (msg.length_known && g->final() != (g->grant_limit == msg.length)) {
+      if (msg.length_known && g->final() != (g->grant_limit == msg.length) && keeping()) {
         violate(t, "final_flag",
                 std::string(g->final() ? "FINAL set below" : "FINAL missing at") +
                     " the message length: " + format_line(m));
@@ -258,161 +356,154 @@ struct InvariantChecker::Impl {
       msg.returned_limit = ~std::uint64_t{0};
       msg.cancelled = false;
       const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
-      msg.grant_live_until = t + life + r->second.d_max * 2;
-      schedule(entry, msg.grant_live_until);
-      refresh(k, msg, t);
+      msg.grant_live_until = t + life + receivers[r].d_max * 2;
+      schedule(mi, msg.grant_live_until);
+      refresh(mi, t);
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
-      cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
+      cancel_seen(ai, c->message_id, receivers[r].d_max, t);
     } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
-      refused(rx, tx, h.association_id, *e, t);
+      refused(ai, *e, t);
     } else if (const auto* done = std::get_if<MsgDone>(&m)) {
-      const MsgKey k{key(rx), key(tx), h.association_id, done->message_id};
-      auto it = msgs.find(k);
-      if (it != msgs.end() && it->second.length_known && it->second.received < it->second.length) {
+      const std::uint32_t mi = find_msg(ai, done->message_id);
+      if (mi != kNone && msgs[mi].length_known && msgs[mi].received < msgs[mi].length &&
+          keeping()) {
         violate(t, "msg_done_early",
-                "MSG_DONE after " + std::to_string(it->second.received) + " of " +
-                    std::to_string(it->second.length) + " octets: " + format_line(m));
+                "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
+                    std::to_string(msgs[mi].length) + " octets: " + format_line(m));
       }
     }
   }
 
   // A request the receiver refused ("Transport Bindings", "Security Considerations"): it holds
   // nothing for that message, so its window and length are forgotten.
-  void refused(const Address& rx, const Address& tx, std::uint32_t association,
-               const ErrorMessage& e, Time t) {
+  void refused(std::uint32_t ai, const ErrorMessage& e, Time t) {
     const auto reason = static_cast<ReasonCode>(e.reason);
     if (reason != ReasonCode::UnsupportedBinding && reason != ReasonCode::MessageTooLarge &&
         reason != ReasonCode::BudgetExhausted) {
       return;
     }
-    const MsgKey k{key(rx), key(tx), association, e.message_id};
-    auto it = msgs.find(k);
-    if (it == msgs.end() || it->second.limit_sent != 0) return;
-    it->second.window = 0;
-    it->second.length_known = false;
-    refresh(k, it->second, t);
+    const std::uint32_t mi = find_msg(ai, e.message_id);
+    if (mi == kNone || msgs[mi].limit_sent != 0) return;
+    msgs[mi].window = 0;
+    msgs[mi].length_known = false;
+    refresh(mi, t);
   }
 
   // "the credit of a cancelled message no earlier than 2 * D_max after it sent or received
   // the CANCEL" ("Receiver Credit Budget"): the first CANCEL starts the delay.
-  void cancel_seen(const Address& rx, const Address& tx, std::uint32_t association,
-                 std::uint64_t message_id, Duration d_max, Time t) {
-    const MsgKey k{key(rx), key(tx), association, message_id};
-    auto it = msgs.find(k);
-    if (it == msgs.end() || it->second.cancelled) return;
-    it->second.cancelled = true;
-    it->second.cancel_reclaim_from = t + d_max * 2;
-    schedule(*it, it->second.cancel_reclaim_from);
+  void cancel_seen(std::uint32_t ai, std::uint64_t message_id, Duration d_max, Time t) {
+    const std::uint32_t mi = find_msg(ai, message_id);
+    if (mi == kNone || msgs[mi].cancelled) return;
+    msgs[mi].cancelled = true;
+    msgs[mi].cancel_reclaim_from = t + d_max * 2;
+    schedule(mi, msgs[mi].cancel_reclaim_from);
   }
 
   // Octets of unscheduled windows of the association's messages still counted at `t`.
-  std::uint64_t live_windows(const AssocKey& ak, const AssocModel& a, std::uint64_t except,
-                             Time t) const {
+  std::uint64_t live_windows(const AssocModel& a, std::uint32_t except, Time t) const {
     std::uint64_t sum = 0;
-    for (const std::uint64_t id : a.windowed) {
-      if (id == except) continue;
-      const auto it = msgs.find(MsgKey{ak.rx, ak.tx, ak.association, id});
-      if (it == msgs.end()) continue;
-      const MsgModel& m = it->second;
+    for (const std::uint32_t mi : a.windowed) {
+      if (mi == except) continue;
+      const MsgModel& m = msgs[mi];
       if (t >= m.window_live_until) continue;
       sum += m.window > m.received ? m.window - m.received : 0;
     }
     return sum;
   }
 
-  // A receiver got a control message from a sender. It counts what the receiver must process:
-  // messages of an association it accepted for that address, with its Epoch and a Sequence
-  // Number newer than the newest processed ("Common Header"). Anything else the receiver
-  // discards, or answers with ERROR (UNKNOWN_ASSOCIATION), and holds no credit for.
-  void receiver_got(const Address& rx, const Address& tx, const Message& m, Time t) {
-    auto r = receivers.find(key(rx));
-    if (r == receivers.end()) return;
+  // A receiver (number `r`) got a control message from a sender. It counts what the receiver
+  // must process: messages of an association it accepted for that address, with its Epoch and
+  // a Sequence Number newer than the newest processed ("Common Header"). Anything else the
+  // receiver discards, or answers with ERROR (UNKNOWN_ASSOCIATION), and holds no credit for.
+  void receiver_got(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
     const Header& h = header_of(m);
+    const std::uint32_t p = peer(rx, tx);
     if (const auto* q = std::get_if<AssocRequest>(&m)) {
-      update_acknowledged(rx, tx, *q);
+      update_acknowledged(p, *q);
       return;
     }
     if (std::holds_alternative<CongestionReport>(m)) return;
-    const AssocKey ak{key(rx), key(tx), h.association_id};
-    auto ai = assocs.find(ak);
-    if (ai == assocs.end() || !ai->second.accepted || ai->second.epoch != h.epoch) return;
-    AssocModel& a = ai->second;
+    const std::uint32_t ai = assoc_index.find({p, h.association_id});
+    if (ai == kNone || !assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
+    AssocModel& a = assocs[ai];
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
     a.have_seq_in = true;
     a.newest_seq_in = h.sequence_number;
     if (const auto* c = std::get_if<Cancel>(&m)) {
-      cancel_seen(rx, tx, h.association_id, c->message_id, r->second.d_max, t);
+      cancel_seen(ai, c->message_id, receivers[r].d_max, t);
       return;
     }
     if (const auto* ret = std::get_if<CreditReturn>(&m)) {
       // The sender will not transmit beyond New Limit: the receiver may release the rest at
       // once (docs/spec-notes.md, 160).
-      const MsgKey k{key(rx), key(tx), h.association_id, ret->message_id};
-      if (auto it = msgs.find(k); it != msgs.end()) {
-        it->second.returned_limit = std::min(it->second.returned_limit, ret->new_limit);
-        refresh(k, it->second, t);
+      if (const std::uint32_t mi = find_msg(ai, ret->message_id); mi != kNone) {
+        msgs[mi].returned_limit = std::min(msgs[mi].returned_limit, ret->new_limit);
+        refresh(mi, t);
       }
       return;
     }
     const auto* req = std::get_if<CreditRequest>(&m);
     if (req == nullptr || req->message_id == 0) return;  // "zero is reserved"
-    const MsgKey k{key(rx), key(tx), h.association_id, req->message_id};
-    MsgEntry& entry = *msgs.try_emplace(k).first;
-    MsgModel& msg = entry.second;
+    const std::uint32_t mi = msg(ai, req->message_id);
+    MsgModel& msg = msgs[mi];
     if (!msg.length_known) {  // a message's length is the one its first request announced
       msg.length = req->message_length;
       msg.length_known = true;
     }
-    association_of[{key(rx), key(tx), req->message_id}] = h.association_id;
-    if (auto e = early.find({key(rx), key(tx), req->message_id}); e != early.end()) {
-      msg.received += e->second;
-      early.erase(e);
+    // The request's association, for data that arrives without one; once the receiver has
+    // accepted an association for this sender, data is counted for that one instead (and
+    // always will be), so the request's need not be kept.
+    if (const std::uint32_t known = peer_msg_index.find({p, req->message_id});
+        known != kNone || !peers[p].has_newest_association) {
+      PeerMsgModel& pm = known != kNone ? peer_msgs[known] : peer_msg(p, req->message_id);
+      pm.has_association = true;
+      pm.association = h.association_id;
+      msg.received += pm.early;
+      pm.early = 0;
     }
     if (req->unscheduled_sent != 0 && msg.window == 0) {
       // Announced octets count up to the U the receiver accounts for the association, less
       // what its other messages still hold: beyond that they are data beyond the credit
       // ("Error Handling and Recovery"), not credit the receiver issued.
-      const std::uint64_t others = live_windows(ak, a, req->message_id, t);
+      const std::uint64_t others = live_windows(a, mi, t);
       const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
       msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
       msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
-                              r->second.d_max * 2;
-      schedule(entry, msg.window_live_until);
+                              receivers[r].d_max * 2;
+      schedule(mi, msg.window_live_until);
       if (!msg.windowed) {
         msg.windowed = true;
-        a.windowed.push_back(req->message_id);
+        a.windowed.push_back(mi);
       }
     } else if (req->unscheduled_sent < msg.window) {
       msg.window = req->unscheduled_sent;  // converted: the octets actually transmitted
     }
-    refresh(k, msg, t);
+    refresh(mi, t);
   }
 
   // ASSOC_REQUEST with Update Acknowledgment: the receiver may account the new U alone.
-  void update_acknowledged(const Address& rx, const Address& tx, const AssocRequest& q) {
+  void update_acknowledged(std::uint32_t p, const AssocRequest& q) {
     if (!q.update_acknowledgment()) return;
-    const AddrKey r = key(rx);
-    const AddrKey s = key(tx);
-    for (auto& [k, a] : assocs) {  // a rare message: a walk over all associations will do
-      if (k.rx == r && k.tx == s && a.accepted && a.nonce == q.sender_nonce) {
-        a.u_accounted = a.u_current;
-      }
+    for (AssocModel& a : assocs) {  // a rare message: a walk over all associations will do
+      if (a.peer == p && a.accepted && a.nonce == q.sender_nonce) a.u_accounted = a.u_current;
     }
   }
 
   // A sender got a control message from a receiver: the credit it may use.
-  void sender_got(const Address& tx, const Address& rx, const Message& m, Time t) {
+  void sender_got(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t) {
     const Header& h = header_of(m);
-    AssocModel& a = assocs[{key(rx), key(tx), h.association_id}];
+    const std::uint32_t p = peer(rx, tx);
+    const std::uint32_t ai = assoc(p, h.association_id);
+    AssocModel& a = assocs[ai];
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
       // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
       // parameters change only by a fresh Parameter Update (Association Establishment).
-      const auto nonce = sender_nonce.find({key(rx), key(tx)});
-      if (nonce != sender_nonce.end() && nonce->second != acc->sender_nonce) return;
+      const PeerModel& pm = peers[p];
+      if (pm.has_sender_nonce && pm.sender_nonce != acc->sender_nonce) return;
       // An ASSOC_ACCEPT echoing a newer nonce than the incarnation's (the sender associated
       // again) starts one too, even with the same Epoch: it carries the association's parameters.
-      const bool new_nonce = nonce != sender_nonce.end() && a.accepted_nonce != acc->sender_nonce;
+      const bool new_nonce = pm.has_sender_nonce && a.accepted_nonce != acc->sender_nonce;
       const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce;
       if (incarnation) {
         a.sender_accepted = true;
@@ -447,7 +538,7 @@ struct InvariantChecker::Impl {
     // incarnation the sender accepted.
     if (const auto* e = std::get_if<ErrorMessage>(&m);
         e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
-      end_unscheduled(rx, tx, m);
+      end_unscheduled(ai, m);
       return;
     }
     // A sender processes only these types from a receiver; any other (SENDER_STATUS,
@@ -462,7 +553,7 @@ struct InvariantChecker::Impl {
     if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
     a.have_seq = true;
     a.newest_seq = h.sequence_number;
-    end_unscheduled(rx, tx, m);
+    end_unscheduled(ai, m);
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
     // "A grant with Message ID zero and the POOL flag set is a pool grant"; the POOL flag with
@@ -475,7 +566,7 @@ struct InvariantChecker::Impl {
       a.pool_valid_until = valid_until;
       return;
     }
-    MsgModel& msg = msgs[{key(rx), key(tx), h.association_id, g->message_id}];
+    MsgModel& msg = msgs[this->msg(ai, g->message_id)];
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
     // A new rate binds what is sent after the grant's reception: the octets sent under the
@@ -484,26 +575,33 @@ struct InvariantChecker::Impl {
     msg.rate = g->pacing_rate;
   }
 
-  void sender_sent(const Address& tx, const Address& rx, const Message& m, Time t) {
+  void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t) {
     if (const auto* q = std::get_if<AssocRequest>(&m); q != nullptr && !q->update_acknowledgment()) {
-      sender_nonce[{key(rx), key(tx)}] = q->sender_nonce;
+      PeerModel& pm = peers[peer(rx, tx)];
+      pm.has_sender_nonce = true;
+      pm.sender_nonce = q->sender_nonce;
       return;
     }
-    if (std::holds_alternative<Cancel>(m)) end_unscheduled(rx, tx, m);
+    const bool cancel = std::holds_alternative<Cancel>(m);
     const auto* req = std::get_if<CreditRequest>(&m);
+    if (!cancel && req == nullptr) return;
+    const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
+    if (cancel) end_unscheduled(ai, m);
     if (req == nullptr) return;
-    MsgModel& msg = msgs[{key(rx), key(tx), req->header.association_id, req->message_id}];
+    MsgModel& msg = msgs[this->msg(ai, req->message_id)];
     if (!msg.length_known) msg.length = req->message_length;
     msg.announced_unsched = std::max(msg.announced_unsched, req->unscheduled_sent);
     if (req->unscheduled_sent == 0 || msg.unsched_ended) return;
     // "MUST NOT have more than one unscheduled message outstanding on an association"
-    AssocModel& a = assocs[{key(rx), key(tx), req->header.association_id}];
+    AssocModel& a = assocs[ai];
     if (a.unsched_outstanding && a.unsched_message != req->message_id) {
-      violate(t, "unscheduled_outstanding",
-              "unscheduled message " + std::to_string(req->message_id) +
-                  " announced while message " + std::to_string(a.unsched_message) +
-                  " is still outstanding (no MSG_DONE or CREDIT_GRANT for it yet): " +
-                  format_line(m));
+      if (keeping()) {
+        violate(t, "unscheduled_outstanding",
+                "unscheduled message " + std::to_string(req->message_id) +
+                    " announced while message " + std::to_string(a.unsched_message) +
+                    " is still outstanding (no MSG_DONE or CREDIT_GRANT for it yet): " +
+                    format_line(m));
+      }
       return;
     }
     a.unsched_outstanding = true;
@@ -513,8 +611,7 @@ struct InvariantChecker::Impl {
   // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
   // CREDIT_GRANT for it"; also when it ends otherwise (CANCEL, ERROR for it), and all of an
   // association's on ERROR (UNKNOWN_ASSOCIATION), where the sender drops everything.
-  void end_unscheduled(const Address& rx, const Address& tx, const Message& m) {
-    AssocModel& a = assocs[{key(rx), key(tx), header_of(m).association_id}];
+  void end_unscheduled(std::uint32_t ai, const Message& m) {
     std::uint64_t id = 0;
     if (const auto* d = std::get_if<MsgDone>(&m)) {
       id = d->message_id;
@@ -524,7 +621,7 @@ struct InvariantChecker::Impl {
       id = c->message_id;
     } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
       if (e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
-        a.unsched_outstanding = false;
+        assocs[ai].unsched_outstanding = false;
         return;
       }
       id = e->message_id;
@@ -532,24 +629,25 @@ struct InvariantChecker::Impl {
       return;
     }
     if (id == 0) return;
-    msgs[{key(rx), key(tx), header_of(m).association_id, id}].unsched_ended = true;
+    msgs[msg(ai, id)].unsched_ended = true;
+    AssocModel& a = assocs[ai];
     if (a.unsched_outstanding && a.unsched_message == id) a.unsched_outstanding = false;
   }
 
-  void segment(const Address& tx, const DataSegment& s, Time t) {
-    const MsgKey k{key(s.receiver), key(tx), s.association_id, s.message_id};
-    MsgModel& msg = msgs[k];
-    AssocModel& a = assocs[{key(s.receiver), key(tx), s.association_id}];
+  void segment(const AddrKey& tx, const DataSegment& s, Time t) {
+    const std::uint32_t ai = assoc(peer(key_of(s.receiver), tx), s.association_id);
+    MsgModel& msg = msgs[this->msg(ai, s.message_id)];
+    AssocModel& a = assocs[ai];
     const std::uint64_t end = s.offset + s.length;
     if (s.unscheduled) {
       // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
       // Unscheduled Sent field set to the message length"; the message is at most U.
-      if (end > msg.announced_unsched) {
+      if (end > msg.announced_unsched && keeping()) {
         violate(t, "unscheduled_unannounced",
                 "unscheduled octets up to " + std::to_string(end) + " of message " +
                     std::to_string(s.message_id) + " without a CREDIT_REQUEST announcing them");
       }
-      if (msg.announced_unsched > a.u) {
+      if (msg.announced_unsched > a.u && keeping()) {
         violate(t, "unscheduled_beyond_u",
                 "unscheduled message of " + std::to_string(msg.announced_unsched) +
                     " octets with U = " + std::to_string(a.u));
@@ -564,6 +662,7 @@ struct InvariantChecker::Impl {
       a.pool_used += s.length;
       return;
     }
+    if (!keeping()) return;
     if (end <= msg.held_limit) {
       // Rule 3: "MUST NOT transmit under a grant after the Lifetime of that grant has elapsed"
       violate(t, "grant_expired",
@@ -585,10 +684,14 @@ struct InvariantChecker::Impl {
 
   // A passive observer cannot know the sender's mode: octets no live grant covers that lie
   // within the message's announced unscheduled window were sent unscheduled.
-  bool inferred_unscheduled(const Address& tx, const DataSegment& s, Time t) {
-    const auto it = msgs.find({key(s.receiver), key(tx), s.association_id, s.message_id});
-    if (it == msgs.end()) return false;
-    const MsgModel& msg = it->second;
+  bool inferred_unscheduled(const AddrKey& tx, const DataSegment& s, Time t) {
+    const std::uint32_t p = peer_index.find({key_of(s.receiver), tx});
+    if (p == kNone) return false;
+    const std::uint32_t ai = assoc_index.find({p, s.association_id});
+    if (ai == kNone) return false;
+    const std::uint32_t mi = find_msg(ai, s.message_id);
+    if (mi == kNone) return false;
+    const MsgModel& msg = msgs[mi];
     const std::uint64_t end = s.offset + s.length;
     if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) return false;
     return end <= msg.announced_unsched;
@@ -611,7 +714,7 @@ struct InvariantChecker::Impl {
     // (set_timing_tolerance): the rate's worth of the tolerance more.
     const std::uint64_t allowance =
         11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
-    if (octets > allowance) {
+    if (octets > allowance && keeping()) {
       violate(t, "pacing",
               std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
                   " within the transmission time of ten Credit Units at " +
@@ -625,62 +728,79 @@ InvariantChecker::~InvariantChecker() = default;
 
 void InvariantChecker::add_receiver(const Address& rdcc_address, std::uint64_t budget,
                                     Duration d_max) {
-  impl_->receivers[key(rdcc_address)] = ReceiverModel{budget, d_max, 0, 0};
+  const AddrKey k = key_of(rdcc_address);
+  impl_->forget_receivers_asked();
+  const auto [index, added] = impl_->receiver_index.insert(k);
+  if (!added) {
+    impl_->receivers[index] = ReceiverModel{budget, d_max, 0, 0};
+    return;
+  }
+  impl_->receivers.push_back(ReceiverModel{budget, d_max, 0, 0});
+  for (std::uint32_t p = 0; p < impl_->peers.size(); ++p) {  // pairs seen before it was added
+    if (impl_->peer_index.key(p).rx == k) impl_->peers[p].receiver = index;
+  }
 }
 
 void InvariantChecker::on_control_sent(const Address& from, const Address& to, const Message& m,
                                        Time t) {
   impl_->expire_until(t);
-  if (impl_->receivers.count(key(from)) != 0) {
-    impl_->receiver_sent(from, to, m, t);
+  const AddrKey f = key_of(from);
+  const AddrKey d = key_of(to);
+  if (const std::uint32_t r = impl_->receiver_of(f); r != kNone) {
+    impl_->receiver_sent(r, f, d, m, t);
   } else {
-    impl_->sender_sent(from, to, m, t);
+    impl_->sender_sent(f, d, m, t);
   }
 }
 
 void InvariantChecker::on_control_delivered(const Address& from, const Address& to,
                                             const Message& m, Time t) {
   impl_->expire_until(t);
-  if (impl_->receivers.count(key(to)) != 0) {
-    impl_->receiver_got(to, from, m, t);
-  } else if (impl_->receivers.count(key(from)) != 0) {
-    impl_->sender_got(to, from, m, t);
+  const AddrKey f = key_of(from);
+  const AddrKey d = key_of(to);
+  if (const std::uint32_t r = impl_->receiver_of(d); r != kNone) {
+    impl_->receiver_got(r, d, f, m, t);
+  } else if (impl_->receiver_of(f) != kNone) {
+    impl_->sender_got(d, f, m, t);
   }
 }
 
 void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment& s, Time t) {
   impl_->expire_until(t);
-  impl_->segment(sender, s, t);
+  impl_->segment(key_of(sender), s, t);
 }
 
 void InvariantChecker::on_segment_observed(const Address& sender, DataSegment s, Time t) {
   impl_->expire_until(t);
-  if (!s.unscheduled) s.unscheduled = impl_->inferred_unscheduled(sender, s, t);
-  impl_->segment(sender, s, t);
+  const AddrKey tx = key_of(sender);
+  if (!s.unscheduled) s.unscheduled = impl_->inferred_unscheduled(tx, s, t);
+  impl_->segment(tx, s, t);
 }
 
 void InvariantChecker::on_data_delivered(const Address& receiver, const Address& sender,
                                          std::uint64_t message_id, std::uint64_t octets, Time t) {
   impl_->expire_until(t);
+  Impl& c = *impl_;
+  const std::uint32_t p = c.peer(key_of(receiver), key_of(sender));
   // The sender's newest association if the receiver accepted one (a request for the message
   // may still be on its way), else the one whose request named the message.
   std::optional<std::uint32_t> association;
-  if (auto n = impl_->newest_association.find({key(receiver), key(sender)});
-      n != impl_->newest_association.end()) {
-    association = n->second;
-  } else if (auto a = impl_->association_of.find({key(receiver), key(sender), message_id});
-             a != impl_->association_of.end()) {
-    association = a->second;
+  if (c.peers[p].has_newest_association) {
+    association = c.peers[p].newest_association;
+  } else if (const std::uint32_t pm = c.peer_msg_index.find({p, message_id});
+             pm != kNone && c.peer_msgs[pm].has_association) {
+    association = c.peer_msgs[pm].association;
   }
   if (association) {
-    const MsgKey k{key(receiver), key(sender), *association, message_id};
-    if (auto it = impl_->msgs.find(k); it != impl_->msgs.end()) {
-      it->second.received += octets;
-      impl_->refresh(k, it->second, t);
-      return;
+    if (const std::uint32_t ai = c.assoc_index.find({p, *association}); ai != kNone) {
+      if (const std::uint32_t mi = c.find_msg(ai, message_id); mi != kNone) {
+        c.msgs[mi].received += octets;
+        c.refresh(mi, t);
+        return;
+      }
     }
   }
-  impl_->early[{key(receiver), key(sender), message_id}] += octets;
+  c.peer_msg(p, message_id).early += octets;
 }
 
 void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
@@ -688,8 +808,8 @@ void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->toleran
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 
 std::uint64_t InvariantChecker::peak_outstanding(const Address& receiver) const {
-  auto it = impl_->receivers.find(key(receiver));
-  return it == impl_->receivers.end() ? 0 : it->second.peak;
+  const std::uint32_t r = impl_->receiver_index.find(key_of(receiver));
+  return r == kNone ? 0 : impl_->receivers[r].peak;
 }
 
 }  // namespace rdcc::ref

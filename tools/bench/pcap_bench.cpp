@@ -248,6 +248,7 @@ int main(int argc, char** argv) {
       }
     };
     ratio("dump", dump);
+    ratio("dump --json", json);
     ratio("check", check);
   };
   if (have_tshark && (tshark == "c" || tshark == "both")) {

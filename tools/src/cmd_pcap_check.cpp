@@ -8,6 +8,7 @@
 // by the Binding Value of the CREDIT_REQUESTs (RoCEv2: through the reference Rocev2Responder,
 // QPN and MSN) and fed to the same InvariantChecker as observed segments and arrivals. Where a
 // message's data is not in the capture, its octets count as received when MSG_DONE states them.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/dense_index.hpp"
 #include "rdcc/reference/invariants.hpp"
 
 namespace rdcc::tools {
@@ -66,16 +68,46 @@ std::string hex(std::uint64_t v) {
   return text;
 }
 
+// The newest message of one originator on an association ("Common Header").
 struct Originated {
+  bool seen = false;
   std::uint32_t newest = 0;
   std::uint64_t frame = 0;
   std::vector<std::byte> bytes;
 };
 
+// What the capture shows per association (receiver, sender, Association ID).
 struct AssociationState {
   bool accepted = false;      // its ASSOC_ACCEPT is in the capture
   ref::Address bound;         // where the accepted ASSOC_REQUEST came from
   std::uint16_t epoch = 0;
+  Originated originated[2];   // from the sender, from the receiver
+  bool requested = false;     // a CREDIT_REQUEST of it is in the capture
+  bool unsched_requested = false;
+  std::uint64_t unsched_request = 0;  // the last unscheduled request's frame
+};
+
+// (receiver, sender, Association ID), and (association number, Message ID).
+struct AssocId {
+  AddrKey rx;
+  AddrKey tx;
+  std::uint32_t association = 0;
+  friend bool operator==(const AssocId&, const AssocId&) = default;
+};
+struct AssocIdHash {
+  std::uint64_t operator()(const AssocId& k) const {
+    return ref::hash_mix(ref::hash_mix(ref::hash_mix(0, k.rx), k.tx), k.association);
+  }
+};
+struct MsgId {
+  std::uint32_t assoc = 0;
+  std::uint64_t message = 0;
+  friend bool operator==(const MsgId&, const MsgId&) = default;
+};
+struct MsgIdHash {
+  std::uint64_t operator()(const MsgId& k) const {
+    return ref::hash_mix(ref::hash_mix(0, k.assoc), k.message);
+  }
 };
 
 class Checker {
@@ -125,16 +157,20 @@ class Checker {
     }
     const auto sides = roles_.sides(m, p.udp.source, p.udp.destination);
     if (!sides) return;  // CONGESTION_REPORT: exempt and associationless
-    if (known_.insert(key_of(sides->receiver)).second) {
-      invariants_.add_receiver(sides->receiver, budget_, d_max_);
+    const AddrKey rx = key_of(sides->receiver);
+    if (!(have_last_known_ && last_known_ == rx)) {
+      if (known_.insert(rx).second) invariants_.add_receiver(sides->receiver, budget_, d_max_);
+      have_last_known_ = true;
+      last_known_ = rx;
     }
-    if (!sequence(p, m, *sides) && network_effects_) {
+    const std::uint32_t a = assoc_number(rx, key_of(sides->sender), header_of(m).association_id);
+    if (!sequence(p, m, *sides, a) && network_effects_) {
       // A copy or a reordered message: its receiver discards it, and so does the check.
       ++stale_;
       return;
     }
-    capture_rules(p, m, *sides);
-    feed(p, m, *sides);
+    capture_rules(p, m, *sides, a);
+    feed(p, m, *sides, a);
     if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && network_effects_) {
       credit_early(p, *req, *sides);
     }
@@ -151,7 +187,30 @@ class Checker {
   [[nodiscard]] std::uint64_t stale() const { return stale_; }
 
  private:
-  using AssocKey = std::tuple<AddrKey, AddrKey, std::uint32_t>;  // receiver, sender, assoc
+  // The association's number (added if new); the last one is kept, as consecutive messages
+  // are mostly of one association.
+  std::uint32_t assoc_number(const AddrKey& rx, const AddrKey& tx, std::uint32_t association) {
+    const AssocId k{rx, tx, association};
+    if (last_assoc_ != kNone && last_assoc_key_ == k) return last_assoc_;
+    const auto [index, added] = assoc_index_.insert(k);
+    if (added) assocs_.emplace_back();
+    last_assoc_key_ = k;
+    last_assoc_ = index;
+    return index;
+  }
+  std::uint32_t assoc_number(const MessageRef& r) {
+    return assoc_number(key_of(r.receiver), key_of(r.sender), r.association_id);
+  }
+  // What the capture shows of a message (added if new).
+  MessageFrames& frames_of(std::uint32_t assoc, std::uint64_t message_id) {
+    const MsgId k{assoc, message_id};
+    if (last_msg_ != kNone && last_msg_key_ == k) return msgs_[last_msg_];
+    const auto [index, added] = msg_index_.insert(k);
+    if (added) msgs_.emplace_back();
+    last_msg_key_ = k;
+    last_msg_ = index;
+    return msgs_[index];
+  }
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
@@ -160,10 +219,10 @@ class Checker {
 
   // ---- data packets -----------------------------------------------------------------------
 
-  // Under --network-effects, opaque data seen before its CREDIT_REQUEST (which the path lost
-  // and the sender retransmitted, or delayed) is judged once the request is in: as if it had
-  // arrived with it, like the receiver's own early data (spec-notes 261, 262). Beyond the
-  // window the request announces it is then data beyond the credit.
+  // Under --network-effects, data (opaque or RoCEv2) seen before its CREDIT_REQUEST (which the
+  // path lost and the sender retransmitted, or delayed) is judged once the request is in: as
+  // if it had arrived with it, like the receiver's own early data (spec-notes 261, 262).
+  // Beyond the window the request announces it is then data beyond the credit.
   void credit_early(const RdccPacket& p, const CreditRequest& req, const Roles::Sides& s) {
     for (const DataPackets::Early& k : data_.early(req, s)) {
       CapturedFrame f = p.frame;
@@ -191,7 +250,7 @@ class Checker {
   void segment(const CapturedFrame& f, const MessageRef& r, std::uint64_t offset,
                std::uint32_t length, bool marked_unscheduled) {
     const ref::Time t{f.relative_ns};
-    MessageFrames& m = msgs_[msg_key(r)];
+    MessageFrames& m = frames_of(assoc_number(r), r.message_id);
     ++m.data_packets;
     m.data_octets += length;
     ref::DataSegment s;
@@ -261,14 +320,13 @@ class Checker {
   // in ASSOC_ACCEPT restarts the receiver's numbers. False for a message that is not newer:
   // a finding, unless the capture point sees the path's copies and reordering
   // (--network-effects, spec-notes 262).
-  bool sequence(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
+  bool sequence(const RdccPacket& p, const Message& m, const Roles::Sides& s, std::uint32_t assoc) {
     const Header& h = header_of(m);
-    const AssocKey assoc{key_of(s.receiver), key_of(s.sender), h.association_id};
+    AssociationState& a = assocs_[assoc];
     if (std::holds_alternative<AssocAccept>(m)) {
-      AssociationState& a = assocs_[assoc];
       if (a.accepted && a.epoch != h.epoch) {
-        originated_.erase({true, assoc});
-        originated_.erase({false, assoc});
+        a.originated[0].seen = false;
+        a.originated[1].seen = false;
       }
       return true;
     }
@@ -277,8 +335,9 @@ class Checker {
         e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
       return true;
     }
-    auto [it, fresh] = originated_.try_emplace({s.from_receiver, assoc});
-    Originated& o = it->second;
+    Originated& o = a.originated[s.from_receiver ? 1 : 0];
+    const bool fresh = !o.seen;
+    o.seen = true;
     if (!fresh && !serial_newer(h.sequence_number, o.newest)) {
       if (network_effects_) return false;
       const bool duplicate = std::equal(o.bytes.begin(), o.bytes.end(), p.udp.payload.begin(),
@@ -297,11 +356,11 @@ class Checker {
     return true;
   }
 
-  void capture_rules(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
+  void capture_rules(const RdccPacket& p, const Message& m, const Roles::Sides& s,
+                     std::uint32_t assoc) {
     const Header& h = header_of(m);
-    const AssocKey assoc{key_of(s.receiver), key_of(s.sender), h.association_id};
+    AssociationState& a = assocs_[assoc];
     if (std::holds_alternative<AssocAccept>(m)) {
-      AssociationState& a = assocs_[assoc];
       a.accepted = true;
       a.bound = s.sender;
       a.epoch = h.epoch;
@@ -310,17 +369,14 @@ class Checker {
     }
     if (const auto* req = std::get_if<CreditRequest>(&m)) {
       data_.bind(*req, s);
-      MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, req->message_id}];
+      MessageFrames& f = frames_of(assoc, req->message_id);
       if (f.request == 0) f.request = p.frame.number;
-      last_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}] = p.frame.number;
+      a.requested = true;
       return;
     }
     if (const auto* done = std::get_if<MsgDone>(&m)) {
       // Only where the association began in the capture: otherwise the request may predate it.
-      auto a = assocs_.find(assoc);
-      const MsgKey mk{key_of(s.receiver), key_of(s.sender), h.association_id, done->message_id};
-      if (a != assocs_.end() && a->second.accepted &&
-          (msgs_.count(mk) == 0 || msgs_[mk].request == 0)) {
+      if (a.accepted && frames_of(assoc, done->message_id).request == 0) {
         add("CHK-DONE-UNREQUESTED", {p.frame.number}, p.frame.relative_ns,
             "MSG_DONE for a message whose CREDIT_REQUEST is not in the capture, on an "
             "association established in it: " + format_line(m));
@@ -330,20 +386,19 @@ class Checker {
     const auto* e = std::get_if<ErrorMessage>(&m);
     if (e == nullptr || !s.from_receiver) return;
     if (e->reason == static_cast<std::uint16_t>(ReasonCode::UnsupportedType)) {
-      auto a = assocs_.find(assoc);
-      if (a == assocs_.end() || !a->second.accepted) {
+      if (!a.accepted) {
         add("CHK-ERROR-UNSUPPORTED-TYPE", {p.frame.number}, p.frame.relative_ns,
             "ERROR (UNSUPPORTED_TYPE) to " + s.sender.to_string() +
                 ", which has no association accepted in the capture with this Association ID: " +
                 format_line(m));
-      } else if (!(a->second.bound == s.sender)) {
+      } else if (!(a.bound == s.sender)) {
         add("CHK-ERROR-UNSUPPORTED-TYPE", {p.frame.number}, p.frame.relative_ns,
             "ERROR (UNSUPPORTED_TYPE) to " + s.sender.to_string() +
-                ", not the association's bound address " + a->second.bound.to_string() + ": " +
+                ", not the association's bound address " + a.bound.to_string() + ": " +
                 format_line(m));
       }
     } else if (e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
-      if (last_request_.count({key_of(s.receiver), key_of(s.sender), h.association_id}) == 0) {
+      if (!a.requested) {
         add("CHK-ERROR-UNKNOWN-ASSOCIATION", {p.frame.number}, p.frame.relative_ns,
             "ERROR (UNKNOWN_ASSOCIATION) with no CREDIT_REQUEST from " + s.sender.to_string() +
                 " for this Association ID before it: " + format_line(m));
@@ -352,14 +407,14 @@ class Checker {
   }
 
   // To the InvariantChecker: one capture point, so sent and delivered are the same moment.
-  void feed(const RdccPacket& p, const Message& m, const Roles::Sides& s) {
+  void feed(const RdccPacket& p, const Message& m, const Roles::Sides& s, std::uint32_t assoc) {
     const Header& h = header_of(m);
     const ref::Time t{p.frame.relative_ns};
     const std::size_t before = invariants_.violations().size();
     if (const auto* done = std::get_if<MsgDone>(&m)) {
       // Without the message's data in the capture, MSG_DONE says how many octets arrived.
       const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};
-      MessageFrames& f = msgs_[msg_key(r)];
+      MessageFrames& f = frames_of(assoc, done->message_id);
       if (!data_.in_capture(r) && done->octets_received > f.delivered) {
         invariants_.on_data_delivered(s.receiver, s.sender, done->message_id,
                                       done->octets_received - f.delivered, t);
@@ -369,28 +424,26 @@ class Checker {
     invariants_.on_control_sent(p.udp.source, p.udp.destination, m, t);
     invariants_.on_control_delivered(p.udp.source, p.udp.destination, m, t);
     const auto& v = invariants_.violations();
-    std::set<std::string_view> seen;
+    std::vector<std::string_view> seen;  // rules reported for this message (few: no set)
     for (std::size_t i = before; i < v.size(); ++i) {
       const std::string_view id = check_rule_for_violation(v[i].rule);
       if (id.empty()) {  // check_rules_test keeps this from happening
         notes_.push_back("InvariantChecker rule " + v[i].rule + " has no CHK-* rule: " + v[i].detail);
         continue;
       }
-      if (!seen.insert(id).second) continue;
+      if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+      seen.push_back(id);
       std::vector<std::uint64_t> frames;
       const auto id_opt = message_id_of(m);
       if (id_opt) {
-        auto f = msgs_.find({key_of(s.receiver), key_of(s.sender), h.association_id, *id_opt});
-        if (f != msgs_.end()) {
-          if (f->second.request != 0) frames.push_back(f->second.request);
-          if (id == "CHK-GRANT-REDUCED" && f->second.grant != 0) frames.push_back(f->second.grant);
-        }
+        const MessageFrames& f = frames_of(assoc, *id_opt);
+        if (f.request != 0) frames.push_back(f.request);
+        if (id == "CHK-GRANT-REDUCED" && f.grant != 0) frames.push_back(f.grant);
       }
       const auto* req = std::get_if<CreditRequest>(&m);
       if (id == "CHK-UNSCHED-OUTSTANDING" && req != nullptr) {
         frames = {};
-        auto o = unsched_request_.find({key_of(s.receiver), key_of(s.sender), h.association_id});
-        if (o != unsched_request_.end()) frames.push_back(o->second);
+        if (assocs_[assoc].unsched_requested) frames.push_back(assocs_[assoc].unsched_request);
       }
       frames.push_back(p.frame.number);
       std::string detail = v[i].detail;
@@ -404,11 +457,14 @@ class Checker {
       add(id, std::move(frames), p.frame.relative_ns, std::move(detail));
     }
     if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && req->unscheduled_sent != 0) {
-      auto& frame = unsched_request_[{key_of(s.receiver), key_of(s.sender), h.association_id}];
-      if (seen.count("CHK-UNSCHED-OUTSTANDING") == 0) frame = p.frame.number;
+      AssociationState& a = assocs_[assoc];
+      a.unsched_requested = true;
+      if (std::find(seen.begin(), seen.end(), "CHK-UNSCHED-OUTSTANDING") == seen.end()) {
+        a.unsched_request = p.frame.number;
+      }
     }
     if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && !g->pool()) {
-      MessageFrames& f = msgs_[{key_of(s.receiver), key_of(s.sender), h.association_id, g->message_id}];
+      MessageFrames& f = frames_of(assoc, g->message_id);
       if (f.grant == 0 || g->grant_limit > f.highest_grant) {
         f.grant = p.frame.number;
         f.highest_grant = g->grant_limit;
@@ -433,15 +489,22 @@ class Checker {
   Set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
   Set<std::pair<IpKey, IpKey>> unrequested_reported_;
   std::set<std::pair<std::string, MsgKey>> data_reported_;
-  Map<AssocKey, std::uint64_t> unsched_request_;  // the last unscheduled request's frame
   std::uint64_t unattributed_ = 0;
   std::uint64_t stale_ = 0;  // messages not newer, discarded under --network-effects
   std::uint64_t suppressed_ = 0;
-  Set<AddrKey> known_;
-  Map<std::pair<bool, AssocKey>, Originated> originated_;
-  Map<AssocKey, AssociationState> assocs_;
-  Map<AssocKey, std::uint64_t> last_request_;
-  Map<MsgKey, MessageFrames> msgs_;
+  Set<AddrKey> known_;  // receivers added to invariants_
+  bool have_last_known_ = false;
+  AddrKey last_known_;
+  // Associations and messages, numbered (DenseIndex): each RDCC packet looks its own up once.
+  static constexpr std::uint32_t kNone = ref::DenseIndex<AssocId, AssocIdHash>::kNone;
+  ref::DenseIndex<AssocId, AssocIdHash> assoc_index_;
+  std::vector<AssociationState> assocs_;
+  AssocId last_assoc_key_;
+  std::uint32_t last_assoc_ = kNone;
+  ref::DenseIndex<MsgId, MsgIdHash> msg_index_;
+  ref::StableVector<MessageFrames> msgs_;
+  MsgId last_msg_key_;
+  std::uint32_t last_msg_ = kNone;
   std::vector<Finding> findings_;
   std::vector<std::string> notes_;
 };

@@ -20,17 +20,50 @@ std::string between(const ParsedFrame& u) {
 
 }  // namespace
 
+std::uint32_t DataPackets::peer_number(const ref::Address& receiver, const ref::Address& sender) {
+  const auto [index, added] = peer_index_.insert({key_of(receiver), key_of(sender)});
+  if (added) peers_.emplace_back(receiver, sender);
+  return index;
+}
+
+std::uint32_t DataPackets::hosts_number(const ref::Address& sender, const ref::Address& receiver) {
+  const auto [index, added] = hosts_index_.insert({ip_of(sender), ip_of(receiver)});
+  if (added) opaque_seen_.push_back(false);
+  return index;
+}
+
+std::uint32_t DataPackets::find_message(const MessageRef& r) const {
+  const std::uint32_t peer = peer_index_.find({key_of(r.receiver), key_of(r.sender)});
+  if (peer == kNone) return kNone;
+  return message_index_.find({peer, r.association_id, r.message_id});
+}
+
+MessageRef DataPackets::message_ref(std::uint32_t message) const {
+  const BoundKey& k = message_index_.key(message);
+  const auto& [receiver, sender] = peers_[k.peer];
+  return MessageRef{receiver, sender, k.association, k.message};
+}
+
 void DataPackets::bind(const CreditRequest& req, const Roles::Sides& s) {
-  const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
-  Binding& b = bindings_[msg_key(r)];
+  const std::uint32_t peer = peer_number(s.receiver, s.sender);
+  const auto [message, added] =
+      message_index_.insert({peer, req.header.association_id, req.message_id});
+  if (added) bindings_.emplace_back();
+  Binding& b = bindings_[message];
   b.kind = req.binding_kind;
   if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-    opaque_ids_[{ip_of(s.sender), ip_of(s.receiver), req.binding_value}] = r;
+    const auto [id, id_added] =
+        opaque_index_.insert({hosts_number(s.sender, s.receiver), req.binding_value});
+    if (id_added) {
+      opaque_ids_.push_back(message);
+    } else {
+      opaque_ids_[id] = message;
+    }
   } else if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
     const Rocev2Binding rb = unpack_rocev2(req.binding_value);
     b.qpn = rb.destination_qpn;
     responders_[ip_of(s.receiver)].register_message(req.binding_value, req.message_id);
-    rocev2_ids_[{ip_of(s.receiver), rb.destination_qpn, req.message_id}] = r;
+    rocev2_ids_[{ip_of(s.receiver), rb.destination_qpn, req.message_id}] = message;
   }
 }
 
@@ -50,10 +83,12 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
   }
   ++packets_;
   const ref::OpaqueHeader& h = p->header;
-  auto it = opaque_ids_.find({ip_of(u.source), ip_of(u.destination), h.message_identifier});
+  const std::uint32_t hosts = hosts_index_.find({ip_of(u.source), ip_of(u.destination)});
+  const std::uint32_t id =
+      hosts == kNone ? kNone : opaque_index_.find({hosts, h.message_identifier});
   const bool marked = (h.flags & ref::opaque_flag::kUnscheduled) != 0 ||
                       (unscheduled_dscp_ && u.dscp == *unscheduled_dscp_);
-  if (it == opaque_ids_.end()) {
+  if (id == kNone) {
     if (keep_early_) {
       auto& kept = early_[{ip_of(u.source), ip_of(u.destination), h.message_identifier}];
       if (kept.size() < kEarlyPackets) {
@@ -69,9 +104,9 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
     out.text = "Message Identifier " + hex(h.message_identifier);
     return out;
   }
-  opaque_seen_.insert({ip_of(it->second.sender), ip_of(it->second.receiver)});
+  opaque_seen_[hosts] = true;  // the message's own hosts: its Binding Value is keyed by them
   out.kind = Read::Kind::Message;
-  out.message = it->second;
+  out.message = message_ref(opaque_ids_[id]);
   out.offset = h.offset;
   out.length = h.payload_length;
   out.marked_unscheduled = marked;
@@ -79,6 +114,7 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
 }
 
 std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req, const Roles::Sides& s) {
+  if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) return early_rocev2(req, s);
   if (req.binding_kind != static_cast<std::uint8_t>(BindingKind::Opaque)) return {};
   auto e = early_.find({ip_of(s.sender), ip_of(s.receiver), req.binding_value});
   if (e == early_.end()) return {};
@@ -86,7 +122,39 @@ std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req, con
   early_.erase(e);
   const MessageRef r{s.receiver, s.sender, req.header.association_id, req.message_id};
   for (Early& k : out) k.read.message = r;
-  opaque_seen_.insert({ip_of(s.sender), ip_of(s.receiver)});
+  opaque_seen_[hosts_number(s.sender, s.receiver)] = true;
+  return out;
+}
+
+std::vector<DataPackets::Early> DataPackets::early_rocev2(const CreditRequest& req,
+                                                          const Roles::Sides& s) {
+  const Rocev2Binding rb = unpack_rocev2(req.binding_value);
+  auto e = early_rocev2_.find({ip_of(s.receiver), rb.destination_qpn});
+  if (e == early_rocev2_.end()) return {};
+  const std::uint32_t message = find_message({s.receiver, s.sender, req.header.association_id, req.message_id});
+  if (message == kNone) return {};
+  Binding& b = bindings_[message];
+  const MessageRef r = message_ref(message);
+  std::vector<Early> out;
+  std::vector<EarlyRocev2>& kept = e->second;
+  // The packets of the RDMA messages the binding covers (24-bit serial distance from its first
+  // MSN); the others stay kept for another request.
+  const auto covered = [&](const EarlyRocev2& k) {
+    return ((k.msn - rb.first_msn) & kMax24) < rb.message_count;
+  };
+  for (const EarlyRocev2& k : kept) {
+    if (!covered(k)) continue;
+    Read read;
+    read.kind = Read::Kind::Message;
+    read.message = r;
+    read.offset = b.rocev2_octets;
+    read.length = k.octets;
+    read.marked_unscheduled = k.unscheduled_dscp;
+    b.rocev2_octets += k.octets;
+    out.push_back({k.frame, read});
+  }
+  std::erase_if(kept, covered);
+  if (!out.empty()) rocev2_seen_.insert({ip_of(s.receiver), rb.destination_qpn});
   return out;
 }
 
@@ -116,14 +184,21 @@ DataPackets::Read DataPackets::rocev2(const CapturedFrame& f, const ParsedFrame&
   const auto counted = responder.count(*p, u.source, dscp);
   auto it = rocev2_ids_.find({ip_of(u.destination), qpn, counted.message_id});
   if (counted.message_id == 0 || it == rocev2_ids_.end()) {
+    if (keep_early_) {
+      auto& kept = early_rocev2_[{ip_of(u.destination), qpn}];
+      if (kept.size() < kEarlyPackets) {
+        kept.push_back({f.number, counted.msn, counted.observation.octets,
+                        counted.observation.unscheduled_dscp});
+      }
+    }
     out.kind = Read::Kind::Unrequested;
     out.text = "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn);
     return out;
   }
   rocev2_seen_.insert({ip_of(u.destination), qpn});
-  Binding& b = bindings_[msg_key(it->second)];
+  Binding& b = bindings_[it->second];
   out.kind = Read::Kind::Message;
-  out.message = it->second;
+  out.message = message_ref(it->second);
   out.offset = b.rocev2_octets;
   out.length = counted.observation.octets;
   out.marked_unscheduled = counted.observation.unscheduled_dscp;
@@ -132,13 +207,15 @@ DataPackets::Read DataPackets::rocev2(const CapturedFrame& f, const ParsedFrame&
 }
 
 bool DataPackets::in_capture(const MessageRef& r) const {
-  const auto b = bindings_.find(msg_key(r));
-  if (b == bindings_.end()) return false;
-  if (b->second.kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
-    return data_port_ && opaque_seen_.count({ip_of(r.sender), ip_of(r.receiver)}) != 0;
+  const std::uint32_t message = find_message(r);
+  if (message == kNone) return false;
+  const Binding& b = bindings_[message];
+  if (b.kind == static_cast<std::uint8_t>(BindingKind::Opaque)) {
+    const std::uint32_t hosts = hosts_index_.find({ip_of(r.sender), ip_of(r.receiver)});
+    return data_port_ && hosts != kNone && opaque_seen_[hosts];
   }
-  if (b->second.kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
-    return rocev2_port_ != 0 && rocev2_seen_.count({ip_of(r.receiver), b->second.qpn}) != 0;
+  if (b.kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
+    return rocev2_port_ != 0 && rocev2_seen_.count({ip_of(r.receiver), b.qpn}) != 0;
   }
   return false;
 }

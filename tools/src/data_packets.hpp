@@ -14,6 +14,7 @@
 
 #include "pcap_common.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/dense_index.hpp"
 
 namespace rdcc::tools {
 
@@ -78,10 +79,12 @@ class DataPackets {
   // Data packets that decoded.
   [[nodiscard]] std::uint64_t packets() const { return packets_; }
 
-  // Opaque data seen before any CREDIT_REQUEST names it is kept (at most kEarlyPackets per
-  // Message Identifier) once keep_early() is called; early(req, s) then hands it to the
-  // message that request names, as Message reads (the frame numbers the data's own), so a
-  // capture on the path judges it as the receiver does its early data (spec-notes 261, 262).
+  // Data seen before any CREDIT_REQUEST names it is kept once keep_early() is called (at most
+  // kEarlyPackets per opaque Message Identifier, or per RoCEv2 queue pair); early(req, s) then
+  // hands it to the message that request names, as Message reads (the frame numbers the data's
+  // own; RoCEv2: the packets of the RDMA messages the request's binding covers, their offsets
+  // counted in capture order), so a capture on the path judges it as the receiver does its
+  // early data (spec-notes 261, 262).
   void keep_early() { keep_early_ = true; }
   struct Early {
     std::uint64_t frame;
@@ -92,6 +95,7 @@ class DataPackets {
 
  private:
   Read opaque(const CapturedFrame& f, const ParsedFrame& u);
+  [[nodiscard]] std::vector<Early> early_rocev2(const CreditRequest& req, const Roles::Sides& s);
   Read rocev2(const CapturedFrame& f, const ParsedFrame& u);
 
   struct Binding {
@@ -99,6 +103,41 @@ class DataPackets {
     std::uint32_t qpn = 0;              // RoCEv2: its destination queue pair
     std::uint64_t rocev2_octets = 0;    // RoCEv2: octets counted for it so far
   };
+  // What is kept per request is numbered (DenseIndex): a capture holds millions of messages.
+  // (receiver, sender) addresses; (that pair's number, Association ID, Message ID); a
+  // (sender host, receiver host) pair; (host pair's number, Binding Value).
+  struct PeerKey {
+    AddrKey rx;
+    AddrKey tx;
+    friend bool operator==(const PeerKey&, const PeerKey&) = default;
+  };
+  struct PeerKeyHash {
+    std::uint64_t operator()(const PeerKey& k) const { return ref::hash_mix(ref::hash_mix(0, k.rx), k.tx); }
+  };
+  struct BoundKey {
+    std::uint32_t peer = 0;
+    std::uint32_t association = 0;
+    std::uint64_t message = 0;
+    friend bool operator==(const BoundKey&, const BoundKey&) = default;
+  };
+  struct BoundKeyHash {
+    std::uint64_t operator()(const BoundKey& k) const {
+      return ref::hash_mix(ref::hash_mix(0, (std::uint64_t{k.peer} << 32) | k.association), k.message);
+    }
+  };
+  struct ValueKey {
+    std::uint32_t hosts = 0;
+    std::uint64_t value = 0;
+    friend bool operator==(const ValueKey&, const ValueKey&) = default;
+  };
+  struct ValueKeyHash {
+    std::uint64_t operator()(const ValueKey& k) const { return ref::hash_mix(ref::hash_mix(0, k.hosts), k.value); }
+  };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t peer_number(const ref::Address& receiver, const ref::Address& sender);
+  std::uint32_t hosts_number(const ref::Address& sender, const ref::Address& receiver);
+  [[nodiscard]] std::uint32_t find_message(const MessageRef& r) const;
+  [[nodiscard]] MessageRef message_ref(std::uint32_t message) const;
   struct QueuePair {
     bool started = false;
     std::uint32_t last_psn = 0;
@@ -113,16 +152,29 @@ class DataPackets {
   std::uint16_t rocev2_port_;
   std::optional<std::uint8_t> unscheduled_dscp_;
   std::uint64_t packets_ = 0;
-  Map<MsgKey, Binding> bindings_;
-  // (sender host, receiver host, Binding Value) for the opaque transport; per receiver host a
-  // Rocev2Responder and (receiver host, QPN, Message ID) for RoCEv2.
-  Map<std::tuple<IpKey, IpKey, std::uint64_t>, MessageRef> opaque_ids_;
+  ref::DenseIndex<PeerKey, PeerKeyHash> peer_index_;
+  std::vector<std::pair<ref::Address, ref::Address>> peers_;  // (receiver, sender)
+  ref::DenseIndex<BoundKey, BoundKeyHash> message_index_;
+  std::vector<Binding> bindings_;
+  ref::DenseIndex<std::pair<IpKey, IpKey>, KeyHash> hosts_index_;  // (sender, receiver) hosts
+  std::vector<bool> opaque_seen_;  // per host pair: data seen
+  // (sender host, receiver host, Binding Value) -> message number for the opaque transport;
+  // per receiver host a Rocev2Responder and (receiver host, QPN, Message ID) -> message number
+  // for RoCEv2.
+  ref::DenseIndex<ValueKey, ValueKeyHash> opaque_index_;
+  std::vector<std::uint32_t> opaque_ids_;
   Map<IpKey, ref::Rocev2Responder> responders_;
-  Map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, MessageRef> rocev2_ids_;
+  Map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, std::uint32_t> rocev2_ids_;
   Map<Qp, QueuePair> queue_pairs_;
-  Set<std::pair<IpKey, IpKey>> opaque_seen_;  // (sender, receiver) with data seen
   Set<Qp> rocev2_seen_;
   bool keep_early_ = false;
+  struct EarlyRocev2 {
+    std::uint64_t frame;
+    std::uint32_t msn;      // of the RDMA message the packet belongs to
+    std::uint32_t octets;
+    bool unscheduled_dscp;
+  };
+  Map<Qp, std::vector<EarlyRocev2>> early_rocev2_;
   Map<std::tuple<IpKey, IpKey, std::uint64_t>, std::vector<Early>> early_;
 };
 

@@ -150,7 +150,11 @@ std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& f
       break;
   }
   Sides s{from_receiver ? from : to, from_receiver ? to : from, from_receiver};
-  receivers_.insert(key_of(s.receiver));
+  const AddrKey k = key_of(s.receiver);
+  if (!(last_receiver_ && *last_receiver_ == k)) {  // consecutive messages share receivers
+    receivers_.insert(k);
+    last_receiver_ = k;
+  }
   return s;
 }
 

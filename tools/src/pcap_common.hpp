@@ -125,6 +125,7 @@ class Roles {
  private:
   std::optional<std::uint16_t> port_;
   std::unordered_set<AddrKey, ref::AddressKeyHash> receivers_;
+  std::optional<AddrKey> last_receiver_;  // the one inserted last
 };
 
 }  // namespace rdcc::tools

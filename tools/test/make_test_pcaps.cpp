@@ -329,6 +329,7 @@ enum class DataFault {
   PacingTooFast,      // 0x101's packets 1 us apart
   DoneEarly,          // MSG_DONE for 0x101 after 12 of its 16 packets
   Rocev2Overrun,      // 0x102 granted 8 KiB only, all 16 KiB sent
+  Rocev2Early,        // 0x102's first RDMA message (two packets) before its request
 };
 
 class DataExchange {
@@ -437,10 +438,15 @@ class DataExchange {
     rdcc::ref::Rocev2Requester qp(0x123, 1000, 0x55aa, 0x10000, 2048);
     const auto plan = qp.plan_message(16384, 4096);
     if (!plan) std::exit(1);
-    control(request(0x102, 16384, 0, 1, plan->binding_value));
-    control(grant_for(0x102, fault_ == DataFault::Rocev2Overrun ? 8192 : 16384,
-                      fault_ != DataFault::Rocev2Overrun));
+    const bool early = fault_ == DataFault::Rocev2Early;
+    const bool overrun = fault_ == DataFault::Rocev2Overrun;
+    const auto request_and_grant = [&] {
+      control(request(0x102, 16384, 0, 1, plan->binding_value));
+      control(grant_for(0x102, overrun ? 8192 : 16384, !overrun));
+    };
+    if (!early) request_and_grant();
     for (std::uint64_t offset = 0; offset < 16384; offset += 4096) {
+      if (early && offset == 4096) request_and_grant();
       for (const auto& h : qp.packetize(*plan, 16384, offset, 4096)) {
         rdcc::ref::Rocev2Packet p;
         p.ipv6 = ipv6_;
@@ -479,6 +485,7 @@ void write_data(const std::string& dir) {
       {"data_pacing", DataFault::PacingTooFast},
       {"data_done_early", DataFault::DoneEarly},
       {"data_rocev2_overrun", DataFault::Rocev2Overrun},
+      {"data_rocev2_early", DataFault::Rocev2Early},
   };
   for (const auto& [name, fault] : files) {
     DataExchange(dir + "/" + name + ".pcap", fault).write();

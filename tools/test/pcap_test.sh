@@ -162,6 +162,13 @@ check "RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d
 check "CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192"
 check "RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
 check "RoCEv2 on another port is not read" run 0 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d --budget 1MiB --rocev2-port 4792
+# RoCEv2 data seen before its request (spec-notes 261, 262): on the path (--network-effects)
+# it is related to its message once the request is in, judged at the request's time (a
+# scheduled message's data before its grant is beyond the credit), and counted as received.
+check "RoCEv2 before its request, on the path" run 1 "$rdcc" pcap check "$p/data_rocev2_early.pcap" $d --budget 1MiB --network-effects
+check "RoCEv2 early: every packet related to its message" contains "$work/err" "1 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "RoCEv2 early: judged at the request, named by the data's frame" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 29,27 (t=0.000713000): octets 0..2048 of message 258 sent with no grant within its Lifetime"
+check "RoCEv2 early: its octets received (no CHK-DONE-EARLY)" test "$(grep -c '^CHK-' "$work/out")" -eq 1
 check "data --json" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pcap" $d --budget 1MiB --json
 check "JSON data finding" contains "$work/out" '{"rule":"CHK-SENDER-CREDIT","requirements":["RDCC-GRANT-03"],"frames":[7,8,17],"time":0.000393,'
 check "data cut by the snap length: still read" run 0 "$rdcc" pcap check "$p/data_clean_snap.pcap" $d --budget 32KiB
