@@ -181,6 +181,7 @@ struct InvariantChecker::Impl {
   std::vector<PeerMsgModel> peer_msgs;
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
   std::vector<Violation> violations;
+  std::uint64_t violation_count = 0;
   Duration tolerance{};  // set_timing_tolerance
   // The pair looked up last: a capture's consecutive messages are mostly of one pair.
   PeerKey last_peer_key;
@@ -193,13 +194,19 @@ struct InvariantChecker::Impl {
   MsgKey last_msg_key;
   std::uint32_t last_msg = kNone;
 
-  // Whether a violation would be kept: its detail is formatted only then.
-  [[nodiscard]] bool keeping() const { return violations.size() < kMaxViolations; }
+  // Asked once a violation is found, just before violate(): whether it will be kept (its
+  // detail is formatted only then). One that is not kept is counted here.
+  [[nodiscard]] bool keeping() {
+    if (violations.size() < kMaxViolations) return true;
+    ++violation_count;
+    return false;
+  }
 
   void violate(Time t, const char* rule, std::string detail) {
     assert(std::find(std::begin(kInvariantRules), std::end(kInvariantRules), rule) !=
            std::end(kInvariantRules));
-    if (keeping()) violations.push_back({t, rule, std::move(detail)});
+    ++violation_count;
+    if (violations.size() < kMaxViolations) violations.push_back({t, rule, std::move(detail)});
   }
 
   // The receiver's number, or kNone. The last two addresses asked about are kept: a message's
@@ -806,6 +813,12 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
 void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
 
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
+std::uint64_t InvariantChecker::violation_count() const { return impl_->violation_count; }
+std::vector<Violation> InvariantChecker::take_violations() {
+  std::vector<Violation> out;
+  out.swap(impl_->violations);
+  return out;
+}
 
 std::uint64_t InvariantChecker::peak_outstanding(const Address& receiver) const {
   const std::uint32_t r = impl_->receiver_index.find(key_of(receiver));

@@ -260,7 +260,7 @@ class Checker {
     s.offset = offset;
     s.length = length;
     s.unscheduled = marked_unscheduled;
-    const std::size_t before = invariants_.violations().size();
+    (void)invariants_.take_violations();  // none of this packet's
     invariants_.on_segment_observed(r.sender, s, t);
     // Octets arrive once: a retransmission below the highest offset seen adds nothing.
     const std::uint64_t end = offset + length;
@@ -268,13 +268,15 @@ class Checker {
       invariants_.on_data_delivered(r.receiver, r.sender, r.message_id, end - m.data_end, t);
       m.data_end = end;
     }
-    report_violations(before, f, r, &m);
+    report_violations(f, r, &m);
   }
 
-  void report_violations(std::size_t before, const CapturedFrame& f, const MessageRef& r,
+  // The checker's violations are taken after each packet, so every one is seen however many
+  // a capture holds (the checker keeps at most 1,000 between takes).
+  void report_violations(const CapturedFrame& f, const MessageRef& r,
                          const MessageFrames* m) {
-    const auto& v = invariants_.violations();
-    for (std::size_t i = before; i < v.size(); ++i) {
+    const auto v = invariants_.take_violations();
+    for (std::size_t i = 0; i < v.size(); ++i) {
       const std::string_view id = check_rule_for_violation(v[i].rule);
       if (id.empty()) {  // check_rules_test keeps this from happening
         notes_.push_back("InvariantChecker rule " + v[i].rule + " has no CHK-* rule: " + v[i].detail);
@@ -410,7 +412,7 @@ class Checker {
   void feed(const RdccPacket& p, const Message& m, const Roles::Sides& s, std::uint32_t assoc) {
     const Header& h = header_of(m);
     const ref::Time t{p.frame.relative_ns};
-    const std::size_t before = invariants_.violations().size();
+    (void)invariants_.take_violations();  // none of this packet's
     if (const auto* done = std::get_if<MsgDone>(&m)) {
       // Without the message's data in the capture, MSG_DONE says how many octets arrived.
       const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};
@@ -423,9 +425,9 @@ class Checker {
     }
     invariants_.on_control_sent(p.udp.source, p.udp.destination, m, t);
     invariants_.on_control_delivered(p.udp.source, p.udp.destination, m, t);
-    const auto& v = invariants_.violations();
+    const auto v = invariants_.take_violations();
     std::vector<std::string_view> seen;  // rules reported for this message (few: no set)
-    for (std::size_t i = before; i < v.size(); ++i) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
       const std::string_view id = check_rule_for_violation(v[i].rule);
       if (id.empty()) {  // check_rules_test keeps this from happening
         notes_.push_back("InvariantChecker rule " + v[i].rule + " has no CHK-* rule: " + v[i].detail);

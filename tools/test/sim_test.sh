@@ -53,6 +53,10 @@ check "pcap: every frame checked ($counted)" contains "$work/err" "$counted"
 # for what the path did; --network-effects discards what the receivers discard.
 run 1 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576
 check "lossy pcap, strict: stale Sequence Numbers reported" contains "$work/out" "an identical copy of that frame"
+# The invariant checker keeps 1,000 violations at a time; check takes them after every packet,
+# so a capture with more reports them all (here a G of 64 KiB against the receiver's 1 MiB).
+budget_findings=$("$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 65536 --json | grep -c '"rule":"CHK-BUDGET"' || true)
+check "G below the receiver's: more than 1,000 budget findings, every one reported ($budget_findings)" test "$budget_findings" -gt 1000
 # (D_max 10 us: the simulator's reorder delay is 5 us.)
 check "lossy pcap, --network-effects: no finding" \
   run 0 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576 --network-effects --d-max 10

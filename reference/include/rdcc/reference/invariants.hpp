@@ -82,8 +82,14 @@ class InvariantChecker {
   // packets up). Zero, the default, where the checker sees the sender's events themselves.
   void set_timing_tolerance(Duration tolerance);
 
+  // The violations kept: the first 1,000 since the last take_violations(), so that a broken
+  // run cannot exhaust memory; violation_count() counts them all.
   [[nodiscard]] const std::vector<Violation>& violations() const;
-  [[nodiscard]] bool ok() const { return violations().empty(); }
+  [[nodiscard]] std::uint64_t violation_count() const;
+  // The violations kept so far, handed over: an observer that takes them after every event
+  // (`rdcc pcap check`) sees every one, however many a capture holds.
+  [[nodiscard]] std::vector<Violation> take_violations();
+  [[nodiscard]] bool ok() const { return violation_count() == 0; }
   // The largest budget use seen per receiver (octets), for benchmarks and plots.
   [[nodiscard]] std::uint64_t peak_outstanding(const Address& receiver) const;
 
