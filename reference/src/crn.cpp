@@ -3,8 +3,9 @@
 // traffic, to the sender for unscheduled traffic (classified by DSCP).
 #include "rdcc/reference/crn.hpp"
 
+#include "transmit_queue.hpp"
+
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <tuple>
 
@@ -18,7 +19,7 @@ struct Crn::Impl {
   CrnConfig config;
   EventSink events;
   CrnStats stats;
-  std::deque<Datagram> out;
+  TransmitQueue out;  // what poll_transmit() hands out
   std::map<std::tuple<IpAddress, IpAddress, std::uint16_t, std::uint16_t, std::uint8_t>, Time>
       last_flow_report;
   std::map<std::uint16_t, Time> last_port_report;
@@ -68,7 +69,7 @@ struct Crn::Impl {
     d.dscp = config.control_dscp;
     auto n = encode(Message{r}, d.bytes);
     d.size = static_cast<std::uint16_t>(n.value());
-    out.push_back(d);
+    out.push(d);
     ++stats.reports_sent;
     ++(to_sender ? stats.reports_to_sender : stats.reports_to_receiver);
     if (events.enabled()) {
@@ -122,13 +123,7 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
   s.report(q, now);
 }
 
-std::optional<Datagram> Crn::poll_transmit() {
-  auto& out = impl_->out;
-  if (out.empty()) return std::nullopt;
-  Datagram d = out.front();
-  out.pop_front();
-  return d;
-}
+std::optional<Datagram> Crn::poll_transmit() { return impl_->out.pop(); }
 
 const CrnStats& Crn::stats() const { return impl_->stats; }
 

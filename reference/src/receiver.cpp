@@ -8,6 +8,8 @@
 // G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never exceeds G_u.
 #include "rdcc/reference/receiver.hpp"
 
+#include "transmit_queue.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -183,10 +185,7 @@ struct Receiver::Impl {
   ReceiverStats stats;
   SeededRandom own_random;
   RandomSource* random;
-  // What poll_transmit() hands out, oldest first from `out_next`: emptied once read out, so
-  // its storage serves the next datagrams (a deque took a node, an allocation, per Datagram).
-  std::vector<Datagram> out;
-  std::size_t out_next = 0;
+  TransmitQueue out;  // what poll_transmit() hands out
   std::unordered_map<std::uint32_t, Assoc> assocs;
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
@@ -257,7 +256,7 @@ struct Receiver::Impl {
     auto n = encode(m, d.bytes);
     assert(n.has_value());
     d.size = static_cast<std::uint16_t>(n.value());
-    out.push_back(d);
+    out.push(d);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = to.to_string();
@@ -1322,17 +1321,7 @@ std::optional<Time> Receiver::next_timeout() const {
   if (impl_->timers.empty()) return std::nullopt;
   return impl_->timers.top().at;
 }
-std::optional<Datagram> Receiver::poll_transmit() {
-  auto& out = impl_->out;
-  auto& next = impl_->out_next;
-  if (next == out.size()) return std::nullopt;
-  Datagram d = out[next++];
-  if (next == out.size()) {
-    out.clear();
-    next = 0;
-  }
-  return d;
-}
+std::optional<Datagram> Receiver::poll_transmit() { return impl_->out.pop(); }
 std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }
 std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
 std::size_t Receiver::pending_messages() const { return impl_->pending; }

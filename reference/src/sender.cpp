@@ -5,6 +5,8 @@
 // lists each choice with the test that holds it.
 #include "rdcc/reference/sender.hpp"
 
+#include "transmit_queue.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <deque>
@@ -198,10 +200,7 @@ struct Sender::Impl {
   RandomSource& random;
   EventSink events;
   SenderStats stats;
-  // What poll_transmit() hands out, oldest first from `out_next`: emptied once read out, so
-  // its storage serves the next datagrams (a deque took a node, an allocation, per Datagram).
-  std::vector<Datagram> out;
-  std::size_t out_next = 0;
+  TransmitQueue out;  // what poll_transmit() hands out
   std::map<Address, Assoc, AddressLess> assocs;
   std::map<MessageHandle, Msg> msgs;
   MessageHandle next_handle = 1;
@@ -300,7 +299,7 @@ struct Sender::Impl {
     const auto written = encode(m, d.bytes);
     assert(written.has_value());
     d.size = static_cast<std::uint16_t>(written.value());
-    out.push_back(d);
+    out.push(d);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = a.receiver.to_string();
@@ -1573,17 +1572,7 @@ std::optional<Time> Sender::next_timeout() const {
   return const_cast<Impl&>(*impl_).next_timeout();  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
-std::optional<Datagram> Sender::poll_transmit() {
-  auto& out = impl_->out;
-  auto& next = impl_->out_next;
-  if (next == out.size()) return std::nullopt;
-  Datagram d = out[next++];
-  if (next == out.size()) {
-    out.clear();
-    next = 0;
-  }
-  return d;
-}
+std::optional<Datagram> Sender::poll_transmit() { return impl_->out.pop(); }
 
 std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;

@@ -1,0 +1,35 @@
+// The datagrams an endpoint has queued for poll_transmit() (io.hpp), oldest first. A vector
+// read out from `next_` and emptied once read out, so its storage serves the next datagrams:
+// a deque took a node, an allocation, per Datagram (the fuzz harnesses' largest cost after
+// the sanitizers). Private to the reference endpoints.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "rdcc/reference/io.hpp"
+
+namespace rdcc::ref {
+
+class TransmitQueue {
+ public:
+  void reserve(std::size_t n) { items_.reserve(n); }
+  void push(Datagram d) { items_.push_back(std::move(d)); }
+  [[nodiscard]] std::optional<Datagram> pop() {
+    if (next_ == items_.size()) return std::nullopt;
+    Datagram d = std::move(items_[next_++]);
+    if (next_ == items_.size()) {
+      items_.clear();
+      next_ = 0;
+    }
+    return d;
+  }
+
+ private:
+  std::vector<Datagram> items_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace rdcc::ref
