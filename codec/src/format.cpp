@@ -37,12 +37,6 @@ class Piece {
 };
 constexpr std::size_t kNumberText = 24;  // "0x" and 16 hex digits, or 20 decimal ones
 
-void append_decimal(std::string& out, std::uint64_t v) {
-  char text[24];
-  const auto r = std::to_chars(text, text + sizeof text, v);
-  out.append(text, static_cast<std::size_t>(r.ptr - text));
-}
-
 void append_hex(std::string& out, std::uint64_t v) {
   char text[24] = {'0', 'x'};
   const auto r = std::to_chars(text + 2, text + sizeof text, v, 16);

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/codec/format.hpp"
 
 namespace rdcc {
 namespace {
@@ -108,13 +110,6 @@ struct BodyToJson {
     }
   }
 };
-
-template <class T>
-void append_unsigned(std::string& out, T v) {
-  char text[24];
-  const char* end = std::to_chars(text, text + sizeof text, v).ptr;
-  out.append(text, static_cast<std::size_t>(end - text));
-}
 
 // Text written at a cursor into room made beforehand (no per-character string appends): the
 // members BodyToJson would set, as dump() writes them.
@@ -380,46 +375,45 @@ void append_json_double(std::string& out, double v) {
     out += "0.0";
     return;
   }
-  // The shortest digits and their decimal exponent: d.ddde[+-]x.
+  // The shortest digits and their decimal exponent, from d.ddde[+-]x.
   char sci[32];
   const char* sci_end = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific).ptr;
-  const std::string_view text(sci, static_cast<std::size_t>(sci_end - sci));
-  const std::size_t e = text.find('e');
-  std::string digits;
-  for (char c : text.substr(0, e)) {
-    if (c != '.') digits += c;
+  const char* e = std::find(static_cast<const char*>(sci), sci_end, 'e');
+  char digits[24];
+  std::size_t k = 0;
+  for (const char* c = sci; c != e; ++c) {
+    if (*c != '.') digits[k++] = *c;
   }
   int exponent = 0;
-  std::string_view exp_text = text.substr(e + 1);
-  if (exp_text.front() == '+') exp_text.remove_prefix(1);
-  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
-  const int k = static_cast<int>(digits.size());
+  std::from_chars(e + 1 + (e[1] == '+' ? 1 : 0), sci_end, exponent);
+  const std::string_view d(digits, k);
   const int n = exponent + 1;  // where the decimal point lies, counted from the first digit
+  const auto un = static_cast<std::size_t>(n < 0 ? -n : n);
   constexpr int kMinExp = -4;
   constexpr int kMaxExp = std::numeric_limits<double>::digits10;
-  if (k <= n && n <= kMaxExp) {
-    out += digits;
-    out.append(static_cast<std::size_t>(n - k), '0');
+  if (static_cast<int>(k) <= n && n <= kMaxExp) {
+    out += d;
+    out.append(un - k, '0');
     out += ".0";
   } else if (0 < n && n <= kMaxExp) {
-    out.append(digits, 0, static_cast<std::size_t>(n));
+    out += d.substr(0, un);
     out += '.';
-    out.append(digits, static_cast<std::size_t>(n));
+    out += d.substr(un);
   } else if (kMinExp < n && n <= 0) {
     out += "0.";
-    out.append(static_cast<std::size_t>(-n), '0');
-    out += digits;
+    out.append(un, '0');
+    out += d;
   } else {
-    out += digits[0];
+    out += d[0];
     if (k > 1) {
       out += '.';
-      out.append(digits, 1);
+      out += d.substr(1);
     }
     const int x = n - 1;
     out += x < 0 ? "e-" : "e+";
     const int ax = x < 0 ? -x : x;
     if (ax < 10) out += '0';
-    append_unsigned(out, static_cast<unsigned>(ax));
+    append_decimal(out, ax);
   }
 }
 

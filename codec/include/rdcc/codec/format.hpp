@@ -3,12 +3,24 @@
 // beside them, and values the spec says to treat otherwise are flagged.
 #pragma once
 
+#include <charconv>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "rdcc/codec/messages.hpp"
 
 namespace rdcc {
+
+// An integer in decimal, appended to `out` with std::to_chars (no temporary string): the text
+// and JSON writers of messages and the capture tools' lines.
+template <std::integral T>
+void append_decimal(std::string& out, T v) {
+  char text[24];
+  const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+  out.append(text, static_cast<std::size_t>(end - text));
+}
 
 // "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 flags=0x0000 message_id=0x101 ..."
 [[nodiscard]] std::string format_line(const Message& m);
