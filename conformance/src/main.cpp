@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
   options.progress = [&report, &report_dir](const ScenarioResult& r, std::size_t done,
                                             std::size_t total) {
     const std::string pcap =
-        report_dir.empty() ? "" : (std::filesystem::path(report_dir) / "scenarios" / (r.name + ".pcap")).string();
+        report_dir.empty() ? "" : (std::filesystem::path(report_dir) / pcap_in_report(r)).string();
     std::cout << console_line(r, done, total, report.requirements, pcap) << std::endl;
   };
   report.results = run_suite(selected, options);

@@ -95,7 +95,7 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
     v.push_back({{"time", ref::format_time(x.time)}, {"rule", x.rule}, {"detail", x.detail}});
   }
   j["violations"] = v;
-  j["pcap"] = "scenarios/" + r.name + ".pcap";
+  j["pcap"] = pcap_in_report(r);
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
   if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
   return j;
@@ -127,7 +127,7 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
     if (!r.expected.empty()) body += "expected: " + r.expected + "\n";
     if (!r.actual.empty()) body += "actual: " + r.actual + "\n";
     if (!r.checks.empty()) body += citations(r, report.requirements, "checks: ", "\n        ") + "\n";
-    body += "pcap: scenarios/" + r.name + ".pcap\n";
+    body += "pcap: " + pcap_in_report(r) + "\n";
     switch (r.verdict) {
       case Verdict::Pass:
         break;
@@ -302,6 +302,8 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
+std::string pcap_in_report(const ScenarioResult& r) { return "scenarios/" + r.name + ".pcap"; }
+
 void write_pcap(const std::string& path, const ScenarioResult& r) {
   pcaps::PcapWriter w(path);
   for (const auto& e : r.trace) {
@@ -321,8 +323,7 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   auto summary = open_out(dir / "summary.txt");
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     const ScenarioResult& r = report.results[i];
-    summary << console_line(r, i + 1, report.results.size(), report.requirements,
-                            "scenarios/" + r.name + ".pcap")
+    summary << console_line(r, i + 1, report.results.size(), report.requirements, pcap_in_report(r))
             << "\n";
   }
   summary << summary_line(c) << "\n";
@@ -347,7 +348,7 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
 
   for (const auto& r : report.results) {
     if (r.verdict == Verdict::Skipped) continue;
-    write_pcap((dir / "scenarios" / (r.name + ".pcap")).string(), r);
+    write_pcap((dir / pcap_in_report(r)).string(), r);
     const auto events_path = dir / "scenarios" / (r.name + ".events.jsonl");
     auto events = open_out(events_path);
     for (const auto& e : r.events) events << e.dump() << "\n";

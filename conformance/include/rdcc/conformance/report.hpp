@@ -53,6 +53,9 @@ struct SuiteReport {
 // Throws std::runtime_error naming the file that cannot be written.
 void write_reports(const std::string& dir, const SuiteReport& report);
 
+// Where a run's pcap is in a report folder: "scenarios/<name>.pcap".
+[[nodiscard]] std::string pcap_in_report(const ScenarioResult& r);
+
 // The pcap of one run: every packet the tester sent and received, Ethernet/IPv4/UDP framed.
 void write_pcap(const std::string& path, const ScenarioResult& r);
 
