@@ -46,14 +46,8 @@ struct AssocKeyHash {
 
 // A message: (association number, Message ID), or (pair number, Message ID) for what data
 // names without the association.
-struct MsgKey {
-  std::uint32_t owner = 0;
-  std::uint64_t message = 0;
-  friend bool operator==(const MsgKey&, const MsgKey&) = default;
-};
-struct MsgKeyHash {
-  std::uint64_t operator()(const MsgKey& k) const { return hash_mix(hash_mix(0, k.owner), k.message); }
-};
+using MsgKey = OwnedMessageKey;
+using MsgKeyHash = OwnedMessageKeyHash;
 
 struct AddrKeyHash {
   std::uint64_t operator()(const AddrKey& k) const { return hash_mix(0, k); }

@@ -99,16 +99,9 @@ struct AssocIdHash {
     return ref::hash_mix(ref::hash_mix(ref::hash_mix(0, k.rx), k.tx), k.association);
   }
 };
-struct MsgId {
-  std::uint32_t assoc = 0;
-  std::uint64_t message = 0;
-  friend bool operator==(const MsgId&, const MsgId&) = default;
-};
-struct MsgIdHash {
-  std::uint64_t operator()(const MsgId& k) const {
-    return ref::hash_mix(ref::hash_mix(0, k.assoc), k.message);
-  }
-};
+// (association number, Message ID)
+using MsgId = ref::OwnedMessageKey;
+using MsgIdHash = ref::OwnedMessageKeyHash;
 
 class Checker {
  public:
@@ -260,7 +253,6 @@ class Checker {
     s.offset = offset;
     s.length = length;
     s.unscheduled = marked_unscheduled;
-    (void)invariants_.take_violations();  // none of this packet's
     invariants_.on_segment_observed(r.sender, s, t);
     // Octets arrive once: a retransmission below the highest offset seen adds nothing.
     const std::uint64_t end = offset + length;
@@ -271,8 +263,9 @@ class Checker {
     report_violations(f, r, &m);
   }
 
-  // The checker's violations are taken after each packet, so every one is seen however many
-  // a capture holds (the checker keeps at most 1,000 between takes).
+  // The checker's violations are taken after each packet (every call into it is followed by a
+  // take), so every one is seen however many a capture holds (it keeps at most 1,000 between
+  // takes).
   void report_violations(const CapturedFrame& f, const MessageRef& r,
                          const MessageFrames* m) {
     const auto v = invariants_.take_violations();
@@ -412,7 +405,6 @@ class Checker {
   void feed(const RdccPacket& p, const Message& m, const Roles::Sides& s, std::uint32_t assoc) {
     const Header& h = header_of(m);
     const ref::Time t{p.frame.relative_ns};
-    (void)invariants_.take_violations();  // none of this packet's
     if (const auto* done = std::get_if<MsgDone>(&m)) {
       // Without the message's data in the capture, MSG_DONE says how many octets arrived.
       const MessageRef r{s.receiver, s.sender, h.association_id, done->message_id};

@@ -17,7 +17,22 @@
 #include <utility>
 #include <vector>
 
+#include "rdcc/reference/address.hpp"
+
 namespace rdcc::ref {
+
+// A message of a numbered owner (an association, or a pair of peers) by its Message ID: the key
+// of the message indexes of the invariant checker and the capture check.
+struct OwnedMessageKey {
+  std::uint32_t owner = 0;
+  std::uint64_t message = 0;
+  friend bool operator==(const OwnedMessageKey&, const OwnedMessageKey&) = default;
+};
+struct OwnedMessageKeyHash {
+  std::uint64_t operator()(const OwnedMessageKey& k) const {
+    return hash_mix(hash_mix(0, k.owner), k.message);
+  }
+};
 
 // Asks the kernel to back a large, not yet touched allocation with huge pages where it can
 // (Linux, transparent huge pages in "madvise" mode): a capture check's tables take tens of MiB
