@@ -384,6 +384,16 @@ bool CaptureReader::open(const std::string& path, std::string& error) {
 }
 
 bool CaptureReader::next(CapturedFrame& frame, std::string& error) {
+  // The frame of the next record, whichever reader found it.
+  const auto take = [&](std::int64_t time_ns, std::uint32_t length, const void* data,
+                        std::uint32_t caplen) {
+    frame.number = ++count_;
+    frame.time_ns = time_ns;
+    if (count_ == 1) first_ns_ = time_ns;
+    frame.relative_ns = time_ns - first_ns_;
+    frame.original_length = length;
+    frame.data = std::span<const std::byte>(static_cast<const std::byte*>(data), caplen);
+  };
   Handle& h = *handle_;
   if (h.direct) {
     if (h.file_at == h.file_size && h.begin == h.end) return false;
@@ -393,14 +403,9 @@ bool CaptureReader::next(CapturedFrame& frame, std::string& error) {
       if (caplen <= h.max_caplen && h.fill(16 + static_cast<std::size_t>(caplen))) {
         record = h.block.data() + h.begin;
         const std::int64_t fraction = h.u32(record + 4);
-        frame.number = ++count_;
-        frame.time_ns = static_cast<std::int64_t>(h.u32(record)) * 1000000000 +
-                        (h.nanoseconds ? fraction : fraction * 1000);
-        if (count_ == 1) first_ns_ = frame.time_ns;
-        frame.relative_ns = frame.time_ns - first_ns_;
-        frame.original_length = h.u32(record + 12);
-        frame.data = std::span<const std::byte>(
-            static_cast<const std::byte*>(static_cast<const void*>(record + 16)), caplen);
+        take(static_cast<std::int64_t>(h.u32(record)) * 1000000000 +
+                 (h.nanoseconds ? fraction : fraction * 1000),
+             h.u32(record + 12), record + 16, caplen);
         h.begin += 16 + static_cast<std::size_t>(caplen);
         return true;
       }
@@ -422,14 +427,9 @@ bool CaptureReader::next(CapturedFrame& frame, std::string& error) {
             pcap_geterr(handle_->pcap);
     return false;
   }
-  frame.number = ++count_;
-  frame.time_ns = static_cast<std::int64_t>(header->ts.tv_sec) * 1000000000 +
-                  static_cast<std::int64_t>(header->ts.tv_usec);  // nanoseconds (precision NANO)
-  if (count_ == 1) first_ns_ = frame.time_ns;
-  frame.relative_ns = frame.time_ns - first_ns_;
-  frame.original_length = header->len;
-  frame.data = std::span<const std::byte>(static_cast<const std::byte*>(static_cast<const void*>(data)),
-                                          header->caplen);
+  take(static_cast<std::int64_t>(header->ts.tv_sec) * 1000000000 +
+           static_cast<std::int64_t>(header->ts.tv_usec),  // nanoseconds (precision NANO)
+       header->len, data, header->caplen);
   return true;
 }
 
