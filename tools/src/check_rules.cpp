@@ -66,6 +66,12 @@ constexpr CheckRule kRules[] = {
      "A receiver that receives a CREDIT_REQUEST for an unknown association replies with ERROR "
      "(UNKNOWN_ASSOCIATION)",
      ""},
+    {"CHK-POOL-UNADVERTISED", "Credit Requests and Grants",
+     "A receiver MUST NOT use pool grants with a sender that did not advertise the POOL "
+     "capability.",
+     "RDCC-GRANT-08"},
+    {"CHK-GRANT-POOL-ID", "CREDIT_GRANT",
+     "0x0001 POOL (Message ID is zero and the grant covers the association's pool)", ""},
     {"CHK-MALFORMED", "Error Handling and Recovery",
      "A message whose Length field is smaller than the size defined for its Type, or larger "
      "than the UDP payload, MUST be discarded.",

@@ -85,6 +85,19 @@ struct AssociationState {
   bool requested = false;     // a CREDIT_REQUEST of it is in the capture
   bool unsched_requested = false;
   std::uint64_t unsched_request = 0;  // the last unscheduled request's frame
+  // Whether the sender advertised POOL, where the ASSOC_REQUEST this association's
+  // ASSOC_ACCEPT answered (the same Sender Nonce) is in the capture.
+  bool capabilities_known = false;
+  bool pool_advertised = false;
+  std::uint64_t assoc_request = 0;  // that request's frame
+  bool pool_reported = false;       // CHK-POOL-UNADVERTISED reported for it
+};
+
+// A sender's latest ASSOC_REQUEST to a receiver: what its ASSOC_ACCEPT will answer.
+struct Offered {
+  std::uint64_t nonce = 0;
+  std::uint32_t capabilities = 0;
+  std::uint64_t frame = 0;
 };
 
 // (receiver, sender, Association ID), and (association number, Message ID).
@@ -177,6 +190,7 @@ class Checker {
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
+  [[nodiscard]] std::uint64_t pool_suppressed() const { return pool_suppressed_; }
   [[nodiscard]] std::uint64_t stale() const { return stale_; }
 
  private:
@@ -355,11 +369,26 @@ class Checker {
                      std::uint32_t assoc) {
     const Header& h = header_of(m);
     AssociationState& a = assocs_[assoc];
-    if (std::holds_alternative<AssocAccept>(m)) {
+    if (const auto* ar = std::get_if<AssocRequest>(&m); ar != nullptr && !s.from_receiver) {
+      offered_[{key_of(s.receiver), key_of(s.sender)}] = {ar->sender_nonce, ar->capabilities,
+                                                         p.frame.number};
+      return;
+    }
+    if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       a.accepted = true;
       a.bound = s.sender;
       a.epoch = h.epoch;
       accepted_hosts_.insert({ip_of(s.sender), ip_of(s.receiver)});
+      const auto o = offered_.find({key_of(s.receiver), key_of(s.sender)});
+      if (o != offered_.end() && o->second.nonce == acc->sender_nonce) {
+        a.capabilities_known = true;
+        a.pool_advertised = (o->second.capabilities & capability::kPool) != 0;
+        a.assoc_request = o->second.frame;
+      }
+      return;
+    }
+    if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && s.from_receiver) {
+      pool_rules(p, *g, s, a);
       return;
     }
     if (const auto* req = std::get_if<CreditRequest>(&m)) {
@@ -398,6 +427,29 @@ class Checker {
             "ERROR (UNKNOWN_ASSOCIATION) with no CREDIT_REQUEST from " + s.sender.to_string() +
                 " for this Association ID before it: " + format_line(m));
       }
+    }
+  }
+
+  // "A grant with Message ID zero and the POOL flag set is a pool grant" (the flag: "Message ID
+  // is zero"), and "A receiver MUST NOT use pool grants with a sender that did not advertise
+  // the POOL capability." (Credit Requests and Grants)
+  void pool_rules(const RdccPacket& p, const CreditGrant& g, const Roles::Sides& s,
+                  AssociationState& a) {
+    if (g.pool() != (g.message_id == 0)) {
+      add("CHK-GRANT-POOL-ID", {p.frame.number}, p.frame.relative_ns,
+          std::string(g.pool() ? "the POOL flag with Message ID " + hex(g.message_id)
+                               : "Message ID zero without the POOL flag") +
+              ": the sender ignores the grant (" + s.receiver.to_string() + " \u2192 " +
+              s.sender.to_string() + "): " + format_line(g));
+    } else if (g.pool() && a.capabilities_known && !a.pool_advertised) {
+      if (a.pool_reported) {  // the first per association: a receiver that does it, does it often
+        ++pool_suppressed_;
+        return;
+      }
+      a.pool_reported = true;
+      add("CHK-POOL-UNADVERTISED", {a.assoc_request, p.frame.number}, p.frame.relative_ns,
+          "pool grant to " + s.sender.to_string() + ", whose ASSOC_REQUEST (frame " +
+              std::to_string(a.assoc_request) + ") did not advertise POOL: " + format_line(g));
     }
   }
 
@@ -482,10 +534,12 @@ class Checker {
   using Set = std::unordered_set<K, KeyHash>;
   Set<std::pair<IpKey, IpKey>> accepted_hosts_;  // (sender, receiver) with an ASSOC_ACCEPT
   Set<std::pair<IpKey, IpKey>> unrequested_reported_;
+  Map<std::pair<AddrKey, AddrKey>, Offered> offered_;  // (receiver, sender)
   std::set<std::pair<std::string, MsgKey>> data_reported_;
   std::uint64_t unattributed_ = 0;
   std::uint64_t stale_ = 0;  // messages not newer, discarded under --network-effects
   std::uint64_t suppressed_ = 0;
+  std::uint64_t pool_suppressed_ = 0;  // later pool grants of an association already reported
   Set<AddrKey> known_;  // receivers added to invariants_
   bool have_last_known_ = false;
   AddrKey last_known_;
@@ -551,6 +605,11 @@ int run_check(const CheckOptions& o) {
   if (checker.suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.suppressed()
               << " later data-packet findings of the same rule and message not shown\n";
+  }
+  if (checker.pool_suppressed() != 0) {
+    std::cerr << "rdcc pcap check: note: " << checker.pool_suppressed()
+              << " later pool grants on associations already reported (CHK-POOL-UNADVERTISED) "
+                 "not shown\n";
   }
   if (checker.stale() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.stale()

@@ -231,6 +231,20 @@ void write_faults(const std::string& dir) {
   m[6] = done(4, 512 * 1024);  // frame 7: MSG_DONE after half the octets
   write_exchange(dir + "/done_early.pcap", m);
 
+  // Frame 4 a pool grant, though the ASSOC_REQUEST (frame 1) advertised STATUS alone.
+  m = exchange();
+  std::get<rdcc::AssocRequest>(m[0]).capabilities = rdcc::capability::kStatus;
+  rdcc::CreditGrant pool = grant(1, 4096, false, 0);
+  pool.header.flags = rdcc::flag::kPool;
+  m[3] = pool;
+  write_exchange(dir + "/pool_unadvertised.pcap", m);
+  // Frame 4 with the POOL flag and Message ID 0x101, frame 5 Message ID zero without it.
+  m = exchange();
+  m[3] = grant(1, 4096, false);
+  std::get<rdcc::CreditGrant>(m[3]).header.flags = rdcc::flag::kPool;
+  m[4] = grant(2, 4096, false, 0);
+  write_exchange(dir + "/pool_message_id.pcap", m);
+
   // ERROR where it may not be sent, MSG_DONE for a message never requested (frames 8..10).
   Writer w(dir + "/errors.pcap");
   for (std::size_t i = 0; i < 7; ++i) {

@@ -124,6 +124,13 @@ check "ERROR where not allowed" run 1 "$rdcc" pcap check "$p/errors.pcap" --port
 check "CHK-ERROR-UNSUPPORTED-TYPE frame 8" contains "$work/out" "CHK-ERROR-UNSUPPORTED-TYPE [RDCC-ERR-08] frame 8 "
 check "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9" contains "$work/out" "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9 "
 check "CHK-DONE-UNREQUESTED frame 10" contains "$work/out" "CHK-DONE-UNREQUESTED frame 10 "
+check "pool grant to a sender that did not advertise POOL" run 1 "$rdcc" pcap check "$p/pool_unadvertised.pcap" --port 50000 --budget 4MiB
+check "CHK-POOL-UNADVERTISED frames 1,4" contains "$work/out" "CHK-POOL-UNADVERTISED [RDCC-GRANT-08] frames 1,4 (t=0.000030000): pool grant to 10.0.0.2:40000, whose ASSOC_REQUEST (frame 1) did not advertise POOL: CREDIT_GRANT"
+check "pool unadvertised: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "the same grants with POOL advertised: no finding" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 4MiB
+check "POOL flag and Message ID disagree" run 1 "$rdcc" pcap check "$p/pool_message_id.pcap" --port 50000 --budget 4MiB
+check "CHK-GRANT-POOL-ID frame 4: POOL with a Message ID" contains "$work/out" "CHK-GRANT-POOL-ID frame 4 (t=0.000030000): the POOL flag with Message ID 0x101: the sender ignores the grant"
+check "CHK-GRANT-POOL-ID frame 5: Message ID zero without POOL" contains "$work/out" "CHK-GRANT-POOL-ID frame 5 (t=0.000040000): Message ID zero without the POOL flag: the sender ignores the grant"
 check "check --json" run 1 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB --json
 check "JSON finding" contains "$work/out" '{"rule":"CHK-GRANT-REDUCED","requirements":[],"frames":[3,5,6],"time":5e-05,'
 

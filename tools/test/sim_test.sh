@@ -71,6 +71,18 @@ check "mutant unscheduled-sent-not-length: exit 1" run 1 "$rdcc" sim "$work/unan
 run 1 "$rdcc" pcap check "$work/u.pcap" --port 50000 --data-port 50001 --budget 2097152 --network-effects
 check "mutant unscheduled-sent-not-length: the capture check finds it" contains "$work/out" "CHK-UNSCHEDULED"
 
+# A receiver that sends pool grants to senders that did not advertise POOL: the reference
+# senders ignore them (so the run itself is clean), the capture check names it once per
+# association and counts the rest.
+jq '.receivers[0].mutants = ["pool-grant-without-capability"] | .senders[0].capabilities = ["STATUS"]' \
+  "$ex/incast-8.json" >"$work/pool.json"
+check "mutant pool-grant-without-capability: the run" run 0 "$rdcc" sim "$work/pool.json" --pcap "$work/pool.pcap"
+check "mutant pool-grant-without-capability: the capture check finds it" \
+  run 1 "$rdcc" pcap check "$work/pool.pcap" --port 50000 --data-port 50001 --budget 2097152
+check "one CHK-POOL-UNADVERTISED per association (8)" test "$(grep -c '^CHK-POOL-UNADVERTISED \[RDCC-GRANT-08\]' "$work/out")" -eq 8
+check "nothing else found" test "$(grep -c '^CHK-' "$work/out")" -eq 8
+check "the later pool grants counted" contains "$work/err" "later pool grants on associations already reported (CHK-POOL-UNADVERTISED) not shown"
+
 # A run with a restart, a CRN and a cancelled message: the cancelled one is ABORTED, the rest DONE.
 check "restart: exit 0" run 0 "$rdcc" sim "$ex/crn-restart.json" --json
 check "restart: 9 done, 1 aborted" json '([.messages[] | select(.state == "DONE")] | length) == 9 and .messages[9].state == "ABORTED"'
