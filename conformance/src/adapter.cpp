@@ -1,6 +1,8 @@
 #include "rdcc/conformance/adapter.hpp"
 
 #include <charconv>
+#include <cstdio>
+#include <optional>
 
 #include "rdcc/codec/constants.hpp"
 
@@ -43,12 +45,15 @@ const std::map<Role, std::map<std::string, std::string>> kNodeOptions{
       {"unscheduled_dscp", "--unscheduled-dscp"}}},
 };
 
-// "POOL,STATUS" for the bits; "," (no item) for none.
-std::string capability_list(std::uint64_t bits) {
+// "POOL,STATUS" for the bits; "," (no item) for none; nothing for bits `--capabilities` has
+// no name for (the caller says so, rather than start the node without them).
+std::optional<std::string> capability_list(std::uint64_t bits) {
   std::string out;
   for (const auto& c : kCapabilities) {
     if ((bits & c.value) != 0) out += (out.empty() ? "" : ",") + std::string(c.name);
+    bits &= ~std::uint64_t{c.value};
   }
+  if (bits != 0) return std::nullopt;
   return out.empty() ? "," : out;
 }
 
@@ -71,7 +76,16 @@ std::variant<std::vector<std::string>, std::string> node_config_options(
       }
     }
     if (key == "capabilities" && role != Role::Crn) {
-      out.insert(out.end(), {"--capabilities", capability_list(v)});
+      const auto list = capability_list(v);
+      if (!list) {
+        char bits[24];
+        std::snprintf(bits, sizeof bits, "0x%llx", static_cast<unsigned long long>(v));
+        return "config capabilities=" + std::string(bits) + " has bits `rdcc " +
+               std::string(to_string(role)) +
+               " --capabilities` cannot name (it knows POOL, STATUS, CRN; use {config_keys} and "
+               "map it yourself)";
+      }
+      out.insert(out.end(), {"--capabilities", *list});
     } else if ((key == "opaque_binding" || key == "rocev2_binding") && role == Role::Receiver) {
       if (bindings_done) continue;
       bindings_done = true;

@@ -313,6 +313,14 @@ TEST(Adapter, ConfigKeyWithoutANodeOption_IsNamed) {
             "config seed has no option of `rdcc receiver` (use {config_keys} and map it yourself)");
 }
 
+TEST(Adapter, ConfigCapabilityBitsWithoutAName_AreNamed_NotDropped) {
+  const auto o = node_config_options(Role::Sender, {{"capabilities", 0x9}});
+  ASSERT_TRUE(std::holds_alternative<std::string>(o));
+  EXPECT_EQ(std::get<std::string>(o),
+            "config capabilities=0x9 has bits `rdcc sender --capabilities` cannot name (it knows "
+            "POOL, STATUS, CRN; use {config_keys} and map it yourself)");
+}
+
 TEST(Adapter, UdpSpec_TakesDataAndRocev2Ports) {
   const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:5000,rocev2=4791,data=5001"));
   EXPECT_EQ(spec.port, 5000);
