@@ -967,5 +967,47 @@ TEST_F(ReceiverTest, Receiver_EarlyDataWithinTheUnscheduledWindow_IsCredited) {
   EXPECT_EQ(done[0].octets_received, 8192U);
 }
 
+
+// Spec-notes 263: a rate holder that returned its credit and is re-granted at a lower rate
+// (so that a new message gets its share of the link) is given its whole limit back, which the
+// budget counts again. The new message's share of the budget must be worked out after that,
+// or the two grants together exceed G (CI smoke finding, fuzz_receiver seed 1).
+TEST(ReceiverBudget, Receiver_HolderRegrantedAtALowerRateAfterCreditReturn_LeavesTheNewMessageOnlyWhatIsFree) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.budget = 96 * 1024;
+  cfg.unscheduled_budget = 0;
+  cfg.unscheduled_limit = 0;
+  cfg.grant_window = 64 * 1024;
+  ReceiverHarness h(cfg);
+  const Address s1 = ReceiverHarness::sender(1);
+  const auto a1 = h.associate(s1, 1);
+  const auto request1 = h.request(a1, 1, 1 << 20);
+  const auto g1 = only<CreditGrant>(h.deliver(s1, request1));
+  ASSERT_EQ(g1.size(), 1U);
+  ASSERT_EQ(g1[0].grant_limit, 64U * 1024);
+  CreditReturn r;
+  r.message_id = 1;
+  r.new_limit = 0;
+  h.deliver(s1, h.on_association(a1, r));
+  ASSERT_EQ(h.receiver().outstanding_credit(), 0U);
+  // A second sender's message waits: the returned message still holds the link's rate.
+  const Address s2 = ReceiverHarness::sender(2);
+  const auto a2 = h.associate(s2, 2);
+  ASSERT_TRUE(only<CreditGrant>(h.deliver(s2, h.request(a2, 7, 1 << 20))).empty());
+  // The first sender asks again: its message is re-granted at the fair share, restating its
+  // 64 KiB (credit issued anew, all counted), and the waiting message gets what is left.
+  auto again = request1;
+  again.header.sequence_number = h.on_association(a1, Cancel{}).header.sequence_number;
+  const auto grants = only<CreditGrant>(h.deliver(s1, again));
+  ASSERT_EQ(grants.size(), 2U);
+  EXPECT_EQ(grants[0].message_id, 1U);
+  EXPECT_EQ(grants[0].grant_limit, 64U * 1024);
+  EXPECT_LT(grants[0].pacing_rate, g1[0].pacing_rate);
+  EXPECT_EQ(grants[1].message_id, 7U);
+  EXPECT_EQ(grants[1].grant_limit, 32U * 1024);
+  EXPECT_EQ(h.receiver().outstanding_credit(), cfg.budget);
+  EXPECT_TRUE(h.checker().ok()) << h.checker().violations().front().detail;
+}
+
 }  // namespace
 }  // namespace rdcc::ref
