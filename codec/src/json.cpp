@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
@@ -122,6 +123,11 @@ struct JsonCursor {
   }
   template <class T>
   void number(T v) {
+    static_assert(std::is_unsigned_v<T>, "every field of the wire format is unsigned");
+    if (v < 10) {  // most header and body fields: 0, 1, small codes
+      *p++ = static_cast<char>('0' + v);
+      return;
+    }
     p = std::to_chars(p, p + 24, v).ptr;
   }
   void key(std::string_view k) {
@@ -333,9 +339,8 @@ void append_json_key(std::string& out, std::string_view key) {
 
 void append_json_members(const Message& m, std::string& out) {
   const Header& h = header_of(m);
-  const std::size_t start = out.size();
-  out.resize(start + kMaxJsonMembers);
-  JsonCursor at{out.data() + start};
+  char text[kMaxJsonMembers];  // written here and appended once (no zero-filled room in `out`)
+  JsonCursor at{text};
   at.put("\"type\":\"");
   at.put(info(type_of(m)).name);
   at.put('"');
@@ -359,21 +364,67 @@ void append_json_members(const Message& m, std::string& out) {
         std::decay_t<decltype(body)>::describe(body, writer);
       },
       m);
-  out.resize(static_cast<std::size_t>(at.p - out.data()));
+  out.append(text, static_cast<std::size_t>(at.p - text));
 }
 
-void append_json_double(std::string& out, double v) {
+namespace {
+
+// Significant digits `d` (no leading or trailing zero, 1 to 17 of them) times 10^exponent, the
+// exponent of the first digit (d[0].d[1..] e exponent), in append_json_double's layout, written
+// at `p` (room for kMaxJsonNumber characters); returns the end.
+char* write_json_digits(char* p, std::string_view d, int exponent) {
+  const auto k = static_cast<int>(d.size());
+  const int n = exponent + 1;  // where the decimal point lies, counted from the first digit
+  constexpr int kMinExp = -4;
+  constexpr int kMaxExp = std::numeric_limits<double>::digits10;
+  const auto put = [&p](std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  };
+  const auto zeros = [&p](int count) {
+    for (int i = 0; i < count; ++i) *p++ = '0';
+  };
+  if (k <= n && n <= kMaxExp) {
+    put(d);
+    zeros(n - k);
+    put(".0");
+  } else if (0 < n && n <= kMaxExp) {
+    put(d.substr(0, static_cast<std::size_t>(n)));
+    *p++ = '.';
+    put(d.substr(static_cast<std::size_t>(n)));
+  } else if (kMinExp < n && n <= 0) {
+    put("0.");
+    zeros(-n);
+    put(d);
+  } else {
+    *p++ = d[0];
+    if (k > 1) {
+      *p++ = '.';
+      put(d.substr(1));
+    }
+    const int x = n - 1;
+    put(x < 0 ? "e-" : "e+");
+    const int ax = x < 0 ? -x : x;
+    if (ax < 10) *p++ = '0';
+    p = std::to_chars(p, p + 8, ax).ptr;
+  }
+  return p;
+}
+
+}  // namespace
+
+char* write_json_double(char* p, double v) {
   if (!std::isfinite(v)) {
-    out += "null";
-    return;
+    std::memcpy(p, "null", 4);
+    return p + 4;
   }
   if (std::signbit(v)) {
-    out += '-';
+    *p++ = '-';
     v = -v;
   }
   if (v == 0) {
-    out += "0.0";
-    return;
+    std::memcpy(p, "0.0", 3);
+    return p + 3;
   }
   // The shortest digits and their decimal exponent, from d.ddde[+-]x.
   char sci[32];
@@ -386,35 +437,31 @@ void append_json_double(std::string& out, double v) {
   }
   int exponent = 0;
   std::from_chars(e + 1 + (e[1] == '+' ? 1 : 0), sci_end, exponent);
-  const std::string_view d(digits, k);
-  const int n = exponent + 1;  // where the decimal point lies, counted from the first digit
-  const auto un = static_cast<std::size_t>(n < 0 ? -n : n);
-  constexpr int kMinExp = -4;
-  constexpr int kMaxExp = std::numeric_limits<double>::digits10;
-  if (static_cast<int>(k) <= n && n <= kMaxExp) {
-    out += d;
-    out.append(un - k, '0');
-    out += ".0";
-  } else if (0 < n && n <= kMaxExp) {
-    out += d.substr(0, un);
-    out += '.';
-    out += d.substr(un);
-  } else if (kMinExp < n && n <= 0) {
-    out += "0.";
-    out.append(un, '0');
-    out += d;
-  } else {
-    out += d[0];
-    if (k > 1) {
-      out += '.';
-      out += d.substr(1);
-    }
-    const int x = n - 1;
-    out += x < 0 ? "e-" : "e+";
-    const int ax = x < 0 ? -x : x;
-    if (ax < 10) out += '0';
-    append_decimal(out, ax);
-  }
+  return write_json_digits(p, std::string_view(digits, k), exponent);
+}
+
+void append_json_double(std::string& out, double v) {
+  char text[kMaxJsonNumber];
+  out.append(text, static_cast<std::size_t>(write_json_double(text, v) - text));
+}
+
+char* write_json_seconds(char* p, std::int64_t ns) {
+  // Below 10^15 ns the digits of ns, without its trailing zeros, are at most 15 significant
+  // ones: no other decimal as short reads back as the same double, so they are the shortest.
+  constexpr std::int64_t kExact = 1'000'000'000'000'000;
+  if (ns == 0 || ns <= -kExact || ns >= kExact) return write_json_double(p, static_cast<double>(ns) / 1e9);
+  if (ns < 0) *p++ = '-';
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof digits, ns < 0 ? -ns : ns).ptr;
+  const int exponent = static_cast<int>(end - digits) - 1 - 9;
+  while (end[-1] == '0') --end;
+  return write_json_digits(p, std::string_view(digits, static_cast<std::size_t>(end - digits)),
+                           exponent);
+}
+
+void append_json_seconds(std::string& out, std::int64_t ns) {
+  char text[kMaxJsonNumber];
+  out.append(text, static_cast<std::size_t>(write_json_seconds(text, ns) - text));
 }
 
 Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {

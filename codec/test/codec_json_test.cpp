@@ -108,6 +108,34 @@ TEST(Json, AppendJsonDouble_ReadsBackTheSameDouble_InNlohmannsLayout) {
   }
 }
 
+TEST(Json, AppendJsonSeconds_WritesWhatAppendJsonDoubleWritesForNsOverABillion) {
+  std::vector<std::int64_t> values{0, 1, -1, 10, 30000, 393000, 999999999, 1000000000,
+                                   1000000001, 123456789012345, 999999999999999,
+                                   -999999999999999, 1000000000000000, 1000000000000001,
+                                   -1000000000000001, 1735689600000030000,
+                                   std::numeric_limits<std::int64_t>::max(),
+                                   std::numeric_limits<std::int64_t>::min()};
+  for (std::int64_t p = 1; p <= 100'000'000'000'000'000; p *= 10) {
+    values.push_back(p);
+    values.push_back(p - 1);
+    values.push_back(p + 1);
+    values.push_back(-p);
+  }
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 200000; ++i) {
+    values.push_back(static_cast<std::int64_t>(rng() % 1'000'000'000'000'000ULL));
+    values.push_back(static_cast<std::int64_t>(rng() % 10'000'000ULL) * 1000);
+    values.push_back(static_cast<std::int64_t>(rng() % 100'000'000'000'000'000ULL));
+  }
+  for (const std::int64_t ns : values) {
+    std::string seconds;
+    append_json_seconds(seconds, ns);
+    std::string expected;
+    append_json_double(expected, static_cast<double>(ns) / 1e9);
+    ASSERT_EQ(seconds, expected) << ns;
+  }
+}
+
 TEST(Json, FromJson_AcceptsNamesHexStringsAndDefaults) {
   auto m = message_from_json(json::parse(R"({
     "type": "credit_grant", "flags": ["POOL", "FINAL"], "message_id": "0x101",
