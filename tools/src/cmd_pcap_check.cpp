@@ -588,7 +588,7 @@ int run_check(const CheckOptions& o) {
       nlohmann::ordered_json j{{"rule", r.id},
                                {"requirements", ids},
                                {"frames", f.frames},
-                               {"time", static_cast<double>(f.time_ns) * 1e-9},
+                               {"time", static_cast<double>(f.time_ns) / 1e9},
                                {"detail", f.detail},
                                {"section", r.section},
                                {"spec", r.sentence}};

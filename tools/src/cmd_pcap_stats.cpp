@@ -289,13 +289,13 @@ void print_json(const Stats& s) {
     }
     nlohmann::ordered_json series = nlohmann::ordered_json::array();
     for (const Sample& x : thin(r.series, 10000)) {
-      series.push_back({static_cast<double>(x.t) * 1e-9, x.granted, x.received, x.outstanding});
+      series.push_back({static_cast<double>(x.t) / 1e9, x.granted, x.received, x.outstanding});
     }
     nlohmann::ordered_json j{{"receiver", r.address.to_string()}};
     const nlohmann::ordered_json counters = counters_json(r.c);
     for (const auto& [key, v] : counters.items()) j[key] = v;
     j["outstanding"] = {{"peak", r.peak},
-                        {"peak_time", static_cast<double>(r.peak_ns) * 1e-9},
+                        {"peak_time", static_cast<double>(r.peak_ns) / 1e9},
                         {"mean", mean_outstanding(r, span)},
                         {"final", r.outstanding}};
     j["series_columns"] = {"time", "granted", "received", "outstanding"};
@@ -306,7 +306,7 @@ void print_json(const Stats& s) {
   const nlohmann::ordered_json out{{"capture",
           {{"frames", s.summary.frames},
            {"link_type", s.summary.link_type},
-           {"duration", static_cast<double>(span) * 1e-9},
+           {"duration", static_cast<double>(span) / 1e9},
            {"rdcc_packets", s.summary.rdcc_packets},
            {"malformed_frames", s.summary.malformed_frames},
            {"decode_errors", s.summary.decode_errors},
