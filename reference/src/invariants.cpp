@@ -6,7 +6,6 @@
 #include <array>
 #include <cassert>
 #include <optional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -153,8 +152,60 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
 
 struct Expiry {
   Time at;
-  std::uint32_t msg;  // its number
-  friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
+  std::uint64_t order = 0;  // when it was scheduled: expiries of one moment come in that order
+  std::uint32_t msg = 0;    // its number
+};
+
+// The expiries to come, earliest first, those of one moment in the order they were scheduled.
+// Most are scheduled in time order (a grant's Lifetime and 2 * D_max after the grant): those
+// join a sorted run in constant time, and only the others a heap (a capture check schedules
+// millions).
+class ExpiryQueue {
+ public:
+  void push(Time at, std::uint32_t msg) {
+    const Expiry e{at, next_++, msg};
+    if (head_ == run_.size() || !(at < run_.back().at)) {
+      if (head_ == run_.size()) {
+        run_.clear();
+        head_ = 0;
+      }
+      run_.push_back(e);
+      return;
+    }
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+  // The earliest expiry, if it is due at `t`.
+  [[nodiscard]] std::optional<Expiry> pop_due(Time t) {
+    const bool in_run = head_ != run_.size();
+    const bool in_heap = !heap_.empty();
+    if (!in_run && !in_heap) return std::nullopt;
+    if (in_run && (!in_heap || later(heap_.front(), run_[head_]))) {
+      if (t < run_[head_].at) return std::nullopt;
+      const Expiry e = run_[head_++];
+      if (head_ >= kCompactAt && head_ * 2 >= run_.size()) {
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
+      return e;
+    }
+    if (t < heap_.front().at) return std::nullopt;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Expiry e = heap_.back();
+    heap_.pop_back();
+    return e;
+  }
+
+ private:
+  static bool later(const Expiry& a, const Expiry& b) {
+    return b.at < a.at || (a.at == b.at && b.order < a.order);
+  }
+  static constexpr std::size_t kCompactAt = 4096;
+
+  std::vector<Expiry> run_;  // sorted; [head_, end) still to come
+  std::size_t head_ = 0;
+  std::vector<Expiry> heap_;
+  std::uint64_t next_ = 0;
 };
 
 // The most violations kept: enough to diagnose; a broken run must not exhaust memory.
@@ -173,7 +224,7 @@ struct InvariantChecker::Impl {
   StableVector<MsgModel> msgs;
   DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
-  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
+  ExpiryQueue expiries;
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
   Duration tolerance{};  // set_timing_tolerance
@@ -183,8 +234,11 @@ struct InvariantChecker::Impl {
   static constexpr std::uint32_t kAsked = kNone - 1;  // an empty entry of receiver_asked
   std::array<std::pair<AddrKey, std::uint32_t>, 2> receiver_asked{
       {{AddrKey{}, kAsked}, {AddrKey{}, kAsked}}};
-  // Likewise the message looked up last (a message's grants and MSG_DONE are looked up on both
+  // Likewise the association added or looked up last (a message's two ends name it), and the
+  // message looked up last (a message's grants and MSG_DONE are looked up on both
   // sides).
+  AssocKey last_assoc_key;
+  std::uint32_t last_assoc = kNone;
   MsgKey last_msg_key;
   std::uint32_t last_msg = kNone;
 
@@ -231,11 +285,15 @@ struct InvariantChecker::Impl {
   }
 
   std::uint32_t assoc(std::uint32_t peer_number, std::uint32_t association) {
-    const auto [index, added] = assoc_index.insert({peer_number, association});
+    const AssocKey k{peer_number, association};
+    if (last_assoc != kNone && last_assoc_key == k) return last_assoc;
+    const auto [index, added] = assoc_index.insert(k);
     if (added) {
       assocs.emplace_back();
       assocs.back().peer = peer_number;
     }
+    last_assoc_key = k;
+    last_assoc = index;
     return index;
   }
 
@@ -298,14 +356,10 @@ struct InvariantChecker::Impl {
   }
 
   void expire_until(Time t) {
-    while (!expiries.empty() && expiries.top().at <= t) {
-      const Expiry e = expiries.top();
-      expiries.pop();
-      refresh(e.msg, e.at);
-    }
+    while (const std::optional<Expiry> e = expiries.pop_due(t)) refresh(e->msg, e->at);
   }
 
-  void schedule(std::uint32_t msg_number, Time at) { expiries.push({at, msg_number}); }
+  void schedule(std::uint32_t msg_number, Time at) { expiries.push(at, msg_number); }
 
   // The receiver (number `r`) sent a control message.
   void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
@@ -762,6 +816,26 @@ void InvariantChecker::on_control_delivered(const Address& from, const Address& 
   if (const std::uint32_t r = impl_->receiver_of(d); r != kNone) {
     impl_->receiver_got(r, d, f, m, t);
   } else if (impl_->receiver_of(f) != kNone) {
+    impl_->sender_got(d, f, m, t);
+  }
+}
+
+void InvariantChecker::on_control_observed(const Address& from, const Address& to,
+                                           const Message& m, Time t) {
+  impl_->expire_until(t);
+  const AddrKey f = key_of(from);
+  const AddrKey d = key_of(to);
+  const std::uint32_t from_receiver = impl_->receiver_of(f);
+  const std::uint32_t to_receiver = impl_->receiver_of(d);
+  if (from_receiver != kNone) {
+    impl_->receiver_sent(from_receiver, f, d, m, t);
+  } else {
+    impl_->sender_sent(f, d, m, t);
+  }
+  impl_->expire_until(t);  // what sending scheduled for `t` itself (a Lifetime of zero)
+  if (to_receiver != kNone) {
+    impl_->receiver_got(to_receiver, d, f, m, t);
+  } else if (from_receiver != kNone) {
     impl_->sender_got(d, f, m, t);
   }
 }
