@@ -55,6 +55,13 @@ struct AddrKeyHash {
 struct MsgModel {
   std::uint32_t assoc = 0;           // its association's number
   std::uint32_t rate = 0;            // its Pacing Rate (sender side)
+  // Its segments within the pacing window: a number in Impl::pacing_windows once it has any
+  // (a capture check keeps a model for each of millions of messages, most never paced).
+  std::uint32_t paced = kNone;
+  bool length_known = false;
+  bool windowed = false;             // listed in its association's `windowed`
+  bool cancelled = false;
+  bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   std::uint64_t length = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
@@ -73,13 +80,6 @@ struct MsgModel {
   std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
   Time held_valid_until{};           // reception + Lifetime of the latest such grant
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
-  bool length_known = false;
-  bool windowed = false;             // listed in its association's `windowed`
-  bool cancelled = false;
-  bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
-  // Segments within the pacing window (a vector: a deque allocates even when empty, and a
-  // capture check keeps a model for each of its messages).
-  std::vector<std::pair<Time, std::uint32_t>> recent;
 };
 
 struct AssocModel {
@@ -222,6 +222,9 @@ struct InvariantChecker::Impl {
   std::vector<AssocModel> assocs;
   DenseIndex<MsgKey, MsgKeyHash> msg_index;  // (association, Message ID)
   StableVector<MsgModel> msgs;
+  // Segments within the pacing window per paced message (MsgModel::paced): a vector, as a
+  // deque allocates even when empty.
+  std::vector<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
   DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
@@ -626,7 +629,7 @@ struct InvariantChecker::Impl {
     msg.held_valid_until = valid_until;
     // A new rate binds what is sent after the grant's reception: the octets sent under the
     // old rate are not judged against it (docs/spec-notes.md, 121).
-    if (g->pacing_rate != msg.rate) msg.recent.clear();
+    if (g->pacing_rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
     msg.rate = g->pacing_rate;
   }
 
@@ -759,12 +762,17 @@ struct InvariantChecker::Impl {
   void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
     if (msg.rate == 0 || a.credit_unit == 0) return;
     const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
-    msg.recent.erase(msg.recent.begin(),
-                     std::find_if(msg.recent.begin(), msg.recent.end(),
-                                  [&](const auto& e) { return t - e.first < window; }));
-    msg.recent.emplace_back(t, s.length);
+    if (msg.paced == kNone) {
+      msg.paced = static_cast<std::uint32_t>(pacing_windows.size());
+      pacing_windows.emplace_back();
+    }
+    auto& recent = pacing_windows[msg.paced];
+    recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(), [&](const auto& e) {
+                   return t - e.first < window;
+                 }));
+    recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
-    for (const auto& [when, n] : msg.recent) octets += n;
+    for (const auto& [when, n] : recent) octets += n;
     // An observer away from the sender may see packets closer together than they were sent
     // (set_timing_tolerance): the rate's worth of the tolerance more.
     const std::uint64_t allowance =
