@@ -300,6 +300,13 @@ struct InvariantChecker::Impl {
     return index;
   }
 
+  // The association's number, or kNone.
+  [[nodiscard]] std::uint32_t find_assoc(std::uint32_t peer_number, std::uint32_t association) const {
+    const AssocKey k{peer_number, association};
+    if (last_assoc != kNone && last_assoc_key == k) return last_assoc;
+    return assoc_index.find(k);
+  }
+
   // The message's number, added if new (its model then default: the same as the old map's
   // operator[]).
   std::uint32_t msg(std::uint32_t assoc_number, std::uint64_t message_id) {
@@ -481,7 +488,7 @@ struct InvariantChecker::Impl {
       return;
     }
     if (std::holds_alternative<CongestionReport>(m)) return;
-    const std::uint32_t ai = assoc_index.find({p, h.association_id});
+    const std::uint32_t ai = find_assoc(p, h.association_id);
     if (ai == kNone || !assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
     AssocModel& a = assocs[ai];
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
@@ -745,7 +752,7 @@ struct InvariantChecker::Impl {
   bool inferred_unscheduled(const AddrKey& tx, const DataSegment& s, Time t) {
     const std::uint32_t p = peer_index.find({key_of(s.receiver), tx});
     if (p == kNone) return false;
-    const std::uint32_t ai = assoc_index.find({p, s.association_id});
+    const std::uint32_t ai = find_assoc(p, s.association_id);
     if (ai == kNone) return false;
     const std::uint32_t mi = find_msg(ai, s.message_id);
     if (mi == kNone) return false;
@@ -875,7 +882,7 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
     association = c.peer_msgs[pm].association;
   }
   if (association) {
-    if (const std::uint32_t ai = c.assoc_index.find({p, *association}); ai != kNone) {
+    if (const std::uint32_t ai = c.find_assoc(p, *association); ai != kNone) {
       if (const std::uint32_t mi = c.find_msg(ai, message_id); mi != kNone) {
         c.msgs[mi].received += octets;
         c.refresh(mi, t);
