@@ -59,8 +59,6 @@ struct MessageFrames {
   std::uint64_t latest_grant = 0;  // the latest grant (it sets the Lifetime)
   std::uint64_t delivered = 0;     // octets that MSG_DONE said arrived, fed to the checker
   std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
-  std::uint64_t data_octets = 0;   // payload octets of data packets seen
-  std::uint64_t data_packets = 0;
   std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
 };
 
@@ -263,8 +261,6 @@ class Checker {
                std::uint32_t length, bool marked_unscheduled) {
     const ref::Time t{f.relative_ns};
     MessageFrames& m = frames_of(assoc_number(r), r.message_id);
-    ++m.data_packets;
-    m.data_octets += length;
     ref::DataSegment s;
     s.receiver = r.receiver;
     s.association_id = r.association_id;
