@@ -6,7 +6,6 @@
 #include <array>
 #include <cassert>
 #include <optional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -56,6 +55,13 @@ struct AddrKeyHash {
 struct MsgModel {
   std::uint32_t assoc = 0;           // its association's number
   std::uint32_t rate = 0;            // its Pacing Rate (sender side)
+  // Its segments within the pacing window: a number in Impl::pacing_windows once it has any
+  // (a capture check keeps a model for each of millions of messages, most never paced).
+  std::uint32_t paced = kNone;
+  bool length_known = false;
+  bool windowed = false;             // listed in its association's `windowed`
+  bool cancelled = false;
+  bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   std::uint64_t length = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
@@ -74,13 +80,6 @@ struct MsgModel {
   std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
   Time held_valid_until{};           // reception + Lifetime of the latest such grant
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
-  bool length_known = false;
-  bool windowed = false;             // listed in its association's `windowed`
-  bool cancelled = false;
-  bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
-  // Segments within the pacing window (a vector: a deque allocates even when empty, and a
-  // capture check keeps a model for each of its messages).
-  std::vector<std::pair<Time, std::uint32_t>> recent;
 };
 
 struct AssocModel {
@@ -153,8 +152,60 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
 
 struct Expiry {
   Time at;
-  std::uint32_t msg;  // its number
-  friend bool operator>(const Expiry& a, const Expiry& b) { return a.at > b.at; }
+  std::uint64_t order = 0;  // when it was scheduled: expiries of one moment come in that order
+  std::uint32_t msg = 0;    // its number
+};
+
+// The expiries to come, earliest first, those of one moment in the order they were scheduled.
+// Most are scheduled in time order (a grant's Lifetime and 2 * D_max after the grant): those
+// join a sorted run in constant time, and only the others a heap (a capture check schedules
+// millions).
+class ExpiryQueue {
+ public:
+  void push(Time at, std::uint32_t msg) {
+    const Expiry e{at, next_++, msg};
+    if (head_ == run_.size() || !(at < run_.back().at)) {
+      if (head_ == run_.size()) {
+        run_.clear();
+        head_ = 0;
+      }
+      run_.push_back(e);
+      return;
+    }
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+  // The earliest expiry, if it is due at `t`.
+  [[nodiscard]] std::optional<Expiry> pop_due(Time t) {
+    const bool in_run = head_ != run_.size();
+    const bool in_heap = !heap_.empty();
+    if (!in_run && !in_heap) return std::nullopt;
+    if (in_run && (!in_heap || later(heap_.front(), run_[head_]))) {
+      if (t < run_[head_].at) return std::nullopt;
+      const Expiry e = run_[head_++];
+      if (head_ >= kCompactAt && head_ * 2 >= run_.size()) {
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
+      return e;
+    }
+    if (t < heap_.front().at) return std::nullopt;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Expiry e = heap_.back();
+    heap_.pop_back();
+    return e;
+  }
+
+ private:
+  static bool later(const Expiry& a, const Expiry& b) {
+    return b.at < a.at || (a.at == b.at && b.order < a.order);
+  }
+  static constexpr std::size_t kCompactAt = 4096;
+
+  std::vector<Expiry> run_;  // sorted; [head_, end) still to come
+  std::size_t head_ = 0;
+  std::vector<Expiry> heap_;
+  std::uint64_t next_ = 0;
 };
 
 // The most violations kept: enough to diagnose; a broken run must not exhaust memory.
@@ -171,9 +222,12 @@ struct InvariantChecker::Impl {
   std::vector<AssocModel> assocs;
   DenseIndex<MsgKey, MsgKeyHash> msg_index;  // (association, Message ID)
   StableVector<MsgModel> msgs;
+  // Segments within the pacing window per paced message (MsgModel::paced): a vector, as a
+  // deque allocates even when empty.
+  std::vector<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
   DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
-  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
+  ExpiryQueue expiries;
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
   Duration tolerance{};  // set_timing_tolerance
@@ -183,8 +237,11 @@ struct InvariantChecker::Impl {
   static constexpr std::uint32_t kAsked = kNone - 1;  // an empty entry of receiver_asked
   std::array<std::pair<AddrKey, std::uint32_t>, 2> receiver_asked{
       {{AddrKey{}, kAsked}, {AddrKey{}, kAsked}}};
-  // Likewise the message looked up last (a message's grants and MSG_DONE are looked up on both
+  // Likewise the association added or looked up last (a message's two ends name it), and the
+  // message looked up last (a message's grants and MSG_DONE are looked up on both
   // sides).
+  AssocKey last_assoc_key;
+  std::uint32_t last_assoc = kNone;
   MsgKey last_msg_key;
   std::uint32_t last_msg = kNone;
 
@@ -231,12 +288,23 @@ struct InvariantChecker::Impl {
   }
 
   std::uint32_t assoc(std::uint32_t peer_number, std::uint32_t association) {
-    const auto [index, added] = assoc_index.insert({peer_number, association});
+    const AssocKey k{peer_number, association};
+    if (last_assoc != kNone && last_assoc_key == k) return last_assoc;
+    const auto [index, added] = assoc_index.insert(k);
     if (added) {
       assocs.emplace_back();
       assocs.back().peer = peer_number;
     }
+    last_assoc_key = k;
+    last_assoc = index;
     return index;
+  }
+
+  // The association's number, or kNone.
+  [[nodiscard]] std::uint32_t find_assoc(std::uint32_t peer_number, std::uint32_t association) const {
+    const AssocKey k{peer_number, association};
+    if (last_assoc != kNone && last_assoc_key == k) return last_assoc;
+    return assoc_index.find(k);
   }
 
   // The message's number, added if new (its model then default: the same as the old map's
@@ -298,14 +366,10 @@ struct InvariantChecker::Impl {
   }
 
   void expire_until(Time t) {
-    while (!expiries.empty() && expiries.top().at <= t) {
-      const Expiry e = expiries.top();
-      expiries.pop();
-      refresh(e.msg, e.at);
-    }
+    while (const std::optional<Expiry> e = expiries.pop_due(t)) refresh(e->msg, e->at);
   }
 
-  void schedule(std::uint32_t msg_number, Time at) { expiries.push({at, msg_number}); }
+  void schedule(std::uint32_t msg_number, Time at) { expiries.push(at, msg_number); }
 
   // The receiver (number `r`) sent a control message.
   void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
@@ -424,7 +488,7 @@ struct InvariantChecker::Impl {
       return;
     }
     if (std::holds_alternative<CongestionReport>(m)) return;
-    const std::uint32_t ai = assoc_index.find({p, h.association_id});
+    const std::uint32_t ai = find_assoc(p, h.association_id);
     if (ai == kNone || !assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
     AssocModel& a = assocs[ai];
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
@@ -572,7 +636,7 @@ struct InvariantChecker::Impl {
     msg.held_valid_until = valid_until;
     // A new rate binds what is sent after the grant's reception: the octets sent under the
     // old rate are not judged against it (docs/spec-notes.md, 121).
-    if (g->pacing_rate != msg.rate) msg.recent.clear();
+    if (g->pacing_rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
     msg.rate = g->pacing_rate;
   }
 
@@ -688,7 +752,7 @@ struct InvariantChecker::Impl {
   bool inferred_unscheduled(const AddrKey& tx, const DataSegment& s, Time t) {
     const std::uint32_t p = peer_index.find({key_of(s.receiver), tx});
     if (p == kNone) return false;
-    const std::uint32_t ai = assoc_index.find({p, s.association_id});
+    const std::uint32_t ai = find_assoc(p, s.association_id);
     if (ai == kNone) return false;
     const std::uint32_t mi = find_msg(ai, s.message_id);
     if (mi == kNone) return false;
@@ -705,12 +769,17 @@ struct InvariantChecker::Impl {
   void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
     if (msg.rate == 0 || a.credit_unit == 0) return;
     const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
-    msg.recent.erase(msg.recent.begin(),
-                     std::find_if(msg.recent.begin(), msg.recent.end(),
-                                  [&](const auto& e) { return t - e.first < window; }));
-    msg.recent.emplace_back(t, s.length);
+    if (msg.paced == kNone) {
+      msg.paced = static_cast<std::uint32_t>(pacing_windows.size());
+      pacing_windows.emplace_back();
+    }
+    auto& recent = pacing_windows[msg.paced];
+    recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(), [&](const auto& e) {
+                   return t - e.first < window;
+                 }));
+    recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
-    for (const auto& [when, n] : msg.recent) octets += n;
+    for (const auto& [when, n] : recent) octets += n;
     // An observer away from the sender may see packets closer together than they were sent
     // (set_timing_tolerance): the rate's worth of the tolerance more.
     const std::uint64_t allowance =
@@ -766,6 +835,26 @@ void InvariantChecker::on_control_delivered(const Address& from, const Address& 
   }
 }
 
+void InvariantChecker::on_control_observed(const Address& from, const Address& to,
+                                           const Message& m, Time t) {
+  impl_->expire_until(t);
+  const AddrKey f = key_of(from);
+  const AddrKey d = key_of(to);
+  const std::uint32_t from_receiver = impl_->receiver_of(f);
+  const std::uint32_t to_receiver = impl_->receiver_of(d);
+  if (from_receiver != kNone) {
+    impl_->receiver_sent(from_receiver, f, d, m, t);
+  } else {
+    impl_->sender_sent(f, d, m, t);
+  }
+  impl_->expire_until(t);  // what sending scheduled for `t` itself (a Lifetime of zero)
+  if (to_receiver != kNone) {
+    impl_->receiver_got(to_receiver, d, f, m, t);
+  } else if (from_receiver != kNone) {
+    impl_->sender_got(d, f, m, t);
+  }
+}
+
 void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment& s, Time t) {
   impl_->expire_until(t);
   impl_->segment(key_of(sender), s, t);
@@ -793,7 +882,7 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
     association = c.peer_msgs[pm].association;
   }
   if (association) {
-    if (const std::uint32_t ai = c.assoc_index.find({p, *association}); ai != kNone) {
+    if (const std::uint32_t ai = c.find_assoc(p, *association); ai != kNone) {
       if (const std::uint32_t mi = c.find_msg(ai, message_id); mi != kNone) {
         c.msgs[mi].received += octets;
         c.refresh(mi, t);

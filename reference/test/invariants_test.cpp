@@ -532,5 +532,82 @@ TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed)
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // the fresh one did
 }
 
+// Expiries of one moment are taken in the order they were scheduled: grants 1 and 3, sent
+// together, expire together, 1 first, which leaves 100000 (not beyond G); 3 first would leave
+// 105000 for a moment and report it.
+TEST_F(CheckerTest, ExpiriesOfOneMoment_AreTakenInTheOrderScheduled) {
+  request(1, 1U << 20U);
+  request(2, 1U << 20U);
+  request(3, 1U << 20U);
+  grant(1, 10000, false);
+  grant(3, 5000, false);
+  now += microseconds(1);
+  grant(2, 95000, false);  // 110000 > G = 100000
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  now += microseconds(100 + 20 - 1);  // grants 1 and 3: Lifetime + 2 * D_max
+  grant(2, 95000, false);  // the checker sees the moment
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(checker.violation_count(), 1U);
+}
+
+// `rdcc pcap check` feeds each control message once, sent and delivered at one moment; the
+// checker must then judge it as it does a message sent and delivered at once, including what
+// sending it schedules for that very moment (a Lifetime of zero with D_max zero).
+TEST(InvariantCheckerObserved, ObservedControl_IsTheSameAsSentThenDelivered) {
+  InvariantChecker both;
+  InvariantChecker observed;
+  for (InvariantChecker* c : {&both, &observed}) c->add_receiver(kReceiver, 100000, Duration{});
+  std::vector<std::pair<bool, Message>> flow;  // (from the receiver, message)
+  AssocRequest q;
+  q.sender_nonce = 7;
+  flow.emplace_back(false, q);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 1};
+  a.sender_nonce = 7;
+  a.unscheduled_limit = 8192;
+  a.credit_unit = 4096;  // Grant Lifetime zero
+  flow.emplace_back(true, a);
+  std::uint32_t tx_seq = 0;
+  std::uint32_t rx_seq = 1;
+  for (std::uint64_t id = 1; id <= 3; ++id) {
+    CreditRequest r;
+    r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+    r.message_id = id;
+    r.message_length = 65536;
+    r.unscheduled_sent = id == 2 ? 4096 : 0;
+    flow.emplace_back(false, r);
+    for (const std::uint64_t limit : {40000U, 70000U, 30000U}) {  // beyond G, then reduced
+      CreditGrant g;
+      g.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+      g.message_id = id;
+      g.grant_limit = limit;
+      g.lifetime = limit == 70000U ? 50 : 0;
+      g.pacing_rate = 1000;
+      flow.emplace_back(true, g);
+    }
+    MsgDone d;  // before the octets arrived
+    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+    d.message_id = id;
+    flow.emplace_back(true, d);
+  }
+  Time t{};
+  for (const auto& [from_receiver, m] : flow) {
+    const Address& from = from_receiver ? kReceiver : kSender;
+    const Address& to = from_receiver ? kSender : kReceiver;
+    both.on_control_sent(from, to, m, t);
+    both.on_control_delivered(from, to, m, t);
+    observed.on_control_observed(from, to, m, t);
+    t += microseconds(20);
+  }
+  ASSERT_FALSE(both.ok());
+  ASSERT_EQ(observed.violations().size(), both.violations().size());
+  for (std::size_t i = 0; i < both.violations().size(); ++i) {
+    EXPECT_EQ(observed.violations()[i].time, both.violations()[i].time);
+    EXPECT_EQ(observed.violations()[i].rule, both.violations()[i].rule);
+    EXPECT_EQ(observed.violations()[i].detail, both.violations()[i].detail);
+  }
+  EXPECT_EQ(observed.peak_outstanding(kReceiver), both.peak_outstanding(kReceiver));
+}
+
 }  // namespace
 }  // namespace rdcc::ref

@@ -9,10 +9,12 @@
 // QPN and MSN) and fed to the same InvariantChecker as observed segments and arrivals. Where a
 // message's data is not in the capture, its octets count as received when MSG_DONE states them.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -57,8 +59,6 @@ struct MessageFrames {
   std::uint64_t latest_grant = 0;  // the latest grant (it sets the Lifetime)
   std::uint64_t delivered = 0;     // octets that MSG_DONE said arrived, fed to the checker
   std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
-  std::uint64_t data_octets = 0;   // payload octets of data packets seen
-  std::uint64_t data_packets = 0;
   std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
 };
 
@@ -73,7 +73,24 @@ struct Originated {
   bool seen = false;
   std::uint32_t newest = 0;
   std::uint64_t frame = 0;
-  std::vector<std::byte> bytes;
+  // Its UDP payload, to tell an identical copy: in place up to the largest message (every
+  // message's is kept, so no allocation), else in `longer`.
+  std::size_t size = 0;
+  std::array<std::byte, kMaxMessageSize> bytes{};
+  std::vector<std::byte> longer;
+
+  void keep(std::span<const std::byte> payload) {
+    size = payload.size();
+    if (size <= bytes.size()) {
+      std::copy(payload.begin(), payload.end(), bytes.begin());
+    } else {
+      longer.assign(payload.begin(), payload.end());
+    }
+  }
+  [[nodiscard]] std::span<const std::byte> payload() const {
+    if (size <= bytes.size()) return std::span<const std::byte>(bytes).first(size);
+    return longer;
+  }
 };
 
 // What the capture shows per association (receiver, sender, Association ID).
@@ -258,8 +275,6 @@ class Checker {
                std::uint32_t length, bool marked_unscheduled) {
     const ref::Time t{f.relative_ns};
     MessageFrames& m = frames_of(assoc_number(r), r.message_id);
-    ++m.data_packets;
-    m.data_octets += length;
     ref::DataSegment s;
     s.receiver = r.receiver;
     s.association_id = r.association_id;
@@ -349,8 +364,9 @@ class Checker {
     o.seen = true;
     if (!fresh && !serial_newer(h.sequence_number, o.newest)) {
       if (network_effects_) return false;
-      const bool duplicate = std::equal(o.bytes.begin(), o.bytes.end(), p.udp.payload.begin(),
-                                        p.udp.payload.end());
+      const std::span<const std::byte> kept = o.payload();
+      const bool duplicate =
+          std::equal(kept.begin(), kept.end(), p.udp.payload.begin(), p.udp.payload.end());
       add("CHK-SEQ", {o.frame, p.frame.number}, p.frame.relative_ns,
           "Sequence Number " + std::to_string(h.sequence_number) + " from " +
               (s.from_receiver ? s.receiver : s.sender).to_string() +
@@ -361,7 +377,7 @@ class Checker {
     }
     o.newest = h.sequence_number;
     o.frame = p.frame.number;
-    o.bytes.assign(p.udp.payload.begin(), p.udp.payload.end());
+    o.keep(p.udp.payload);
     return true;
   }
 
@@ -467,8 +483,7 @@ class Checker {
         f.delivered = done->octets_received;
       }
     }
-    invariants_.on_control_sent(p.udp.source, p.udp.destination, m, t);
-    invariants_.on_control_delivered(p.udp.source, p.udp.destination, m, t);
+    invariants_.on_control_observed(p.udp.source, p.udp.destination, m, t);
     const auto v = invariants_.take_violations();
     std::vector<std::string_view> seen;  // rules reported for this message (few: no set)
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -45,6 +45,12 @@ MessageRef DataPackets::message_ref(std::uint32_t message) const {
 }
 
 void DataPackets::bind(const CreditRequest& req, const Roles::Sides& s) {
+  // A binding whose data is not read (opaque without a data port, RoCEv2 with its port 0)
+  // relates no data to its message: it need not be kept until a binding that is read is (from
+  // then on it is, as its kind replaces the message's earlier one). A capture holds millions.
+  const bool read = (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque) && data_port_) ||
+                    (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2) && rocev2_port_ != 0);
+  if (!read && message_index_.size() == 0) return;
   const std::uint32_t peer = peer_number(s.receiver, s.sender);
   const auto [message, added] =
       message_index_.insert({peer, req.header.association_id, req.message_id});

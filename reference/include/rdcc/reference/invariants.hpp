@@ -65,6 +65,9 @@ class InvariantChecker {
   // Every control message when it is put on the wire, and when (if) it is delivered.
   void on_control_sent(const Address& from, const Address& to, const Message& m, Time t);
   void on_control_delivered(const Address& from, const Address& to, const Message& m, Time t);
+  // A control message seen where it is sent and delivered at one moment (a capture point): the
+  // same as on_control_sent and then on_control_delivered, with one look-up of its ends.
+  void on_control_observed(const Address& from, const Address& to, const Message& m, Time t);
   // Every data segment a sender transmits, and every arrival a receiver's binding counted,
   // with the Message ID it belongs to (0 where the binding could not tell).
   void on_segment_sent(const Address& sender, const DataSegment& s, Time t);
