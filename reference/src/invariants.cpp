@@ -46,7 +46,6 @@ struct AssocKeyHash {
 // A message: (association number, Message ID), or (pair number, Message ID) for what data
 // names without the association.
 using MsgKey = OwnedMessageKey;
-using MsgKeyHash = OwnedMessageKeyHash;
 
 struct AddrKeyHash {
   std::uint64_t operator()(const AddrKey& k) const { return hash_mix(0, k); }
@@ -220,12 +219,12 @@ struct InvariantChecker::Impl {
   std::vector<PeerModel> peers;
   DenseIndex<AssocKey, AssocKeyHash> assoc_index;
   std::vector<AssocModel> assocs;
-  DenseIndex<MsgKey, MsgKeyHash> msg_index;  // (association, Message ID)
+  MessageIndex msg_index;  // (association, Message ID)
   StableVector<MsgModel> msgs;
   // Segments within the pacing window per paced message (MsgModel::paced): a vector, as a
   // deque allocates even when empty.
   std::vector<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
-  DenseIndex<MsgKey, MsgKeyHash> peer_msg_index;  // (pair, Message ID)
+  MessageIndex peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
   std::vector<Violation> violations;

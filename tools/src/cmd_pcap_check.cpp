@@ -131,7 +131,6 @@ struct AssocIdHash {
 };
 // (association number, Message ID)
 using MsgId = ref::OwnedMessageKey;
-using MsgIdHash = ref::OwnedMessageKeyHash;
 
 class Checker {
  public:
@@ -564,7 +563,7 @@ class Checker {
   std::vector<AssociationState> assocs_;
   AssocId last_assoc_key_;
   std::uint32_t last_assoc_ = kNone;
-  ref::DenseIndex<MsgId, MsgIdHash> msg_index_;
+  ref::MessageIndex msg_index_;
   ref::StableVector<MessageFrames> msgs_;
   MsgId last_msg_key_;
   std::uint32_t last_msg_ = kNone;
