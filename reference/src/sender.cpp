@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <vector>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -68,7 +69,11 @@ struct Pacer {
   std::optional<Time> last_due;  // when the previous segment was due on the virtual clock
   std::uint64_t last_len = 0;
   bool held = false;  // poll_data held a segment of this pacer back; the wake-up is for it
-  std::deque<std::pair<Time, std::uint64_t>> recent;  // actual starts within the window
+  // Actual starts within the window, oldest first: recent[first..]. A vector whose front is
+  // dropped by moving `first` (a deque allocated two blocks for every pacer, even an idle
+  // one; this allocates nothing until the first segment).
+  std::vector<std::pair<Time, std::uint64_t>> recent;
+  std::size_t first = 0;
 
   // When a segment of `len` octets is due: the virtual clock, and the window's bound.
   [[nodiscard]] Time ready(std::uint64_t rate, std::uint64_t cu, std::uint64_t len) const {
@@ -76,11 +81,11 @@ struct Pacer {
     Time t = *last_due + transmission_time(last_len, rate);
     const Duration window = transmission_time(10 * cu, rate);
     std::uint64_t sum = len;
-    for (const auto& r : recent) sum += r.second;
-    for (const auto& r : recent) {
+    for (std::size_t i = first; i < recent.size(); ++i) sum += recent[i].second;
+    for (std::size_t i = first; i < recent.size(); ++i) {
       if (sum <= 10 * cu) break;
-      sum -= r.second;
-      t = std::max(t, r.first + window);  // r leaves the window (t - window, t]
+      sum -= recent[i].second;
+      t = std::max(t, recent[i].first + window);  // it leaves the window (t - window, t]
     }
     return t;
   }
@@ -92,7 +97,14 @@ struct Pacer {
     last_len = len;
     held = held && start + transmission_time(len, rate) <= now;  // still behind: keep up
     recent.emplace_back(now, len);
-    while (!recent.empty() && recent.front().first + window <= now) recent.pop_front();
+    while (first < recent.size() && recent[first].first + window <= now) ++first;
+    if (first == recent.size()) {
+      recent.clear();
+      first = 0;
+    } else if (first >= 16 && 2 * first >= recent.size()) {
+      recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(first));
+      first = 0;
+    }
   }
 };
 
@@ -202,12 +214,23 @@ struct Sender::Impl {
   SenderStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
   std::map<Address, Assoc, AddressLess> assocs;
-  std::map<MessageHandle, Msg> msgs;
+  // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
+  // reused and messages never erased; a deque keeps their addresses, which Plan and the
+  // scheduler hold, and walks faster than a map).
+  std::deque<Msg> msgs;
   MessageHandle next_handle = 1;
   bool episode = false;
   Time clock{};
   // Traffic sent at line rate (unscheduled without a grant, and without RDCC) shares the link.
   Pacer line_pacer;
+  // What the last poll_data that found nothing ready saw at the clock `at`: when the first
+  // planned segment becomes ready. Every event resets it (advance(), poll_data).
+  struct Planned {
+    Time at;
+    std::optional<Time> earliest;
+  };
+  std::optional<Planned> planned;
+  std::vector<Pacer*> held;  // ready_plan's scratch: the pacers holding a segment back
 
   Impl(SenderConfig c, RandomSource& r, Observer* o)
       : config(std::move(c)), random(r), events(config.name, o) {}
@@ -247,16 +270,20 @@ struct Sender::Impl {
           now, "rtt_sample",
           {{"receiver", a.receiver.to_string()}, {"sample_ns", r.ns}, {"srtt_ns", a.srtt->ns}});
   }
+  Msg* msg_of(MessageHandle handle) {
+    if (handle == 0 || handle > msgs.size()) return nullptr;
+    return &msgs[handle - 1];
+  }
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (m.id == id && m.assoc == &a) return &m;
     }
     return nullptr;
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (!m.terminal() && m.assoc == &a) f(m);
     }
   }
@@ -567,8 +594,8 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& [h, m] : msgs) {
-      if (!m.terminal() && m.spec.receiver == a.receiver && m.pool_end > m.transmitted) {
+    for (const auto& m : msgs) {
+      if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
         r += m.pool_end - m.transmitted;
       }
     }
@@ -591,8 +618,8 @@ struct Sender::Impl {
   }
   std::uint64_t unused_credit(const Assoc& a, Time t) const {
     std::uint64_t sum = 0;
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver) continue;
+    for (const auto& m : msgs) {
+      if (m.terminal() || m.assoc != &a) continue;
       if (own_valid(m, t) && own_limit(m) > m.transmitted) sum += own_limit(m) - m.transmitted;
     }
     if (pool_valid(a, t)) sum += a.pool_limit - a.pool_sent;
@@ -768,6 +795,7 @@ struct Sender::Impl {
   }
 
   void advance(Time now) {
+    planned.reset();  // every event but poll_data starts here
     clock = std::max(clock, now);
     for (auto& [addr, a] : assocs) {
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
@@ -775,7 +803,7 @@ struct Sender::Impl {
         expire_pool(a, now);
       }
     }
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (m.terminal() || m.without_rdcc) continue;
       const Assoc& a = assoc_of(m);
       if (a.phase != Phase::Established) continue;
@@ -863,36 +891,38 @@ struct Sender::Impl {
     const std::uint64_t remaining = pool_remaining(a);
     if (remaining == 0) return std::nullopt;
     const std::uint64_t cu = credit_unit(a);
-    for (std::size_t c = 0; c <= kMaxTrafficClass; ++c) {
-      Msg* best = nullptr;
-      std::uint64_t best_vt = 0;
-      std::uint64_t best_chunk = 0;
-      for_each_msg(a, [&](Msg& m) {
-        if (m.cls() != c || !pool_member(m) || m.transmitted >= m.end()) return;
-        if (m.pool_end > m.transmitted) return;                       // has a reservation
-        if (own_valid(m, t) && own_limit(m) > m.transmitted) return;  // uses its own credit
-        const auto [unit_start, unit_end] = m.unit();
-        std::uint64_t chunk = 0;
-        if (m.spec.post_unit != 0) {
-          if (unit_end > m.end() || unit_end - m.transmitted > remaining) return;
-          chunk = unit_end - m.transmitted;
-        } else {
-          chunk = std::min({cu, remaining, m.end() - m.transmitted});
-        }
-        const std::uint64_t vt = std::max(m.vtime, a.class_vclock[c]);
-        if (best == nullptr || vt < best_vt) {
-          best = &m;
-          best_vt = vt;
-          best_chunk = chunk;
-        }
-      });
-      if (best == nullptr) continue;
+    // One walk for every class: each class's candidate is its first message with the
+    // smallest virtual time.
+    struct Candidate {
+      Msg* msg = nullptr;
+      std::uint64_t vt = 0;
+      std::uint64_t chunk = 0;
+    };
+    std::array<Candidate, kMaxTrafficClass + 1> best{};
+    for_each_msg(a, [&](Msg& m) {
+      if (!pool_member(m) || m.transmitted >= m.end()) return;
+      if (m.pool_end > m.transmitted) return;                       // has a reservation
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) return;  // uses its own credit
+      const auto [unit_start, unit_end] = m.unit();
+      std::uint64_t chunk = 0;
+      if (m.spec.post_unit != 0) {
+        if (unit_end > m.end() || unit_end - m.transmitted > remaining) return;
+        chunk = unit_end - m.transmitted;
+      } else {
+        chunk = std::min({cu, remaining, m.end() - m.transmitted});
+      }
+      const std::size_t c = m.cls();
+      const std::uint64_t vt = std::max(m.vtime, a.class_vclock[c]);
+      if (best[c].msg == nullptr || vt < best[c].vt) best[c] = {&m, vt, chunk};
+    });
+    for (const Candidate& b : best) {
+      if (b.msg == nullptr) continue;
       Plan p;
-      p.msg = best;
+      p.msg = b.msg;
       p.cu = cu;
       p.from_pool = true;
-      p.reserve_to = best->transmitted + best_chunk;
-      p.len = std::min(cu, best_chunk);
+      p.reserve_to = b.msg->transmitted + b.chunk;
+      p.len = std::min(cu, b.chunk);
       p.rate = a.pool_rate;
       p.pacer = &a.pool_pacer;
       p.ready = p.pacer->ready(p.rate, p.cu, p.len);
@@ -901,38 +931,45 @@ struct Sender::Impl {
     return std::nullopt;
   }
 
-  std::optional<Plan> best_plan(Time t, bool only_ready) {
-    std::optional<Plan> best;
-    auto consider = [&](std::optional<Plan> p) {
-      if (!p || (only_ready && p->ready > t)) return;
-      if (!best || p->ready < best->ready) best = p;
+  // The segment poll_data sends at t: the first message's own segment ready at t (in
+  // submission order), else the first association's pool segment ready at t. Without one,
+  // the pacers holding a planned segment back are the ones the next pacing wake-up is for
+  // (Pacer::held; every other pacer is idle), and `planned` keeps when the first of those
+  // segments becomes ready, for next_timeout(): one walk over the plans, not three.
+  std::optional<Plan> ready_plan(Time t) {
+    held.clear();
+    std::optional<Time> earliest;
+    const auto ready = [&](const std::optional<Plan>& p) {
+      if (!p) return false;
+      if (p->ready <= t) return true;
+      held.push_back(p->pacer);
+      if (p->also != nullptr) held.push_back(p->also);
+      earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
+      return false;
     };
-    for (auto& [h, m] : msgs) {
-      consider(plan_own(m, t));
-      if (only_ready && best) return best;
+    for (auto& m : msgs) {
+      if (auto p = plan_own(m, t); ready(p)) return p;
     }
     for (auto& [addr, a] : assocs) {
-      consider(plan_pool(a, t));
-      if (only_ready && best) return best;
+      if (auto p = plan_pool(a, t); ready(p)) return p;
     }
-    return best;
+    line_pacer.held = false;
+    for (auto& m : msgs) m.pacer.held = false;
+    for (auto& [addr, a] : assocs) a.pool_pacer.held = false;
+    for (Pacer* p : held) p->held = true;
+    if (t == clock) planned = Planned{clock, earliest};
+    return std::nullopt;
   }
 
-  // poll_data has nothing ready: the pacers holding a segment back are the ones the next
-  // pacing wake-up is for (Pacer::held); every other pacer is idle.
-  void mark_held(Time now) {
-    line_pacer.held = false;
-    for (auto& [h, m] : msgs) m.pacer.held = false;
-    for (auto& [addr, a] : assocs) a.pool_pacer.held = false;
-    for (auto& [h, m] : msgs) {
-      if (auto p = plan_own(m, now); p && p->ready > now) {
-        p->pacer->held = true;
-        if (p->also != nullptr) p->also->held = true;
-      }
-    }
-    for (auto& [addr, a] : assocs) {
-      if (auto p = plan_pool(a, now); p && p->ready > now) p->pacer->held = true;
-    }
+  // When the first planned segment becomes ready at t (none: nothing is planned).
+  std::optional<Time> earliest_plan(Time t) {
+    std::optional<Time> earliest;
+    const auto consider = [&](const std::optional<Plan>& p) {
+      if (p) earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
+    };
+    for (auto& m : msgs) consider(plan_own(m, t));
+    for (auto& [addr, a] : assocs) consider(plan_pool(a, t));
+    return earliest;
   }
 
   DataSegment emit(Plan& p, Time now) {
@@ -1366,8 +1403,8 @@ struct Sender::Impl {
   // Shares from Service Hints: a latency-sensitive pending message weighs 2, any other 1.
   std::uint64_t hint_weight(const Assoc& a) const {
     std::uint64_t w = 0;
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver || m.without_rdcc) continue;
+    for (const auto& m : msgs) {
+      if (m.terminal() || m.assoc != &a || m.without_rdcc) continue;
       w += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
     }
     return w;
@@ -1375,8 +1412,8 @@ struct Sender::Impl {
 
   std::uint8_t dominant_hint(const Assoc& a) const {
     std::array<std::uint64_t, 3> count{};
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver) continue;
+    for (const auto& m : msgs) {
+      if (m.terminal() || m.assoc != &a) continue;
       const auto i = static_cast<std::size_t>(m.spec.service_hint);
       if (i < count.size()) ++count[i];
     }
@@ -1407,14 +1444,17 @@ struct Sender::Impl {
       // next evaluation; it is not a reason to wake up again now.
       if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
     }
-    for (const auto& [h, m] : msgs) {
+    for (const auto& m : msgs) {
       if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
       if (!m.expiry_handled) t = std::min(t, m.valid_until);
       t = std::min(t, m.retx_at);
       if (m.state == MessageState::Unsched && m.start_at > clock) t = std::min(t, m.start_at);
     }
-    // When paced data becomes sendable: the driver calls on_timeout, then poll_data.
-    if (auto p = best_plan(clock, false)) t = std::min(t, std::max(p->ready, clock));
+    // When paced data becomes sendable: the driver calls on_timeout, then poll_data. A poll
+    // that found nothing ready at this clock, with no event since, has already looked.
+    const std::optional<Time> ready =
+        planned && planned->at == clock ? planned->earliest : earliest_plan(clock);
+    if (ready) t = std::min(t, std::max(*ready, clock));
     if (t == Time::never()) return std::nullopt;
     return t;
   }
@@ -1430,7 +1470,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl& s = *impl_;
   s.advance(now);
   const MessageHandle handle = s.next_handle++;
-  Impl::Msg& m = s.msgs[handle];
+  Impl::Msg& m = s.msgs.emplace_back();
   m.handle = handle;
   m.spec = spec;
   m.submitted = now;
@@ -1458,9 +1498,9 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
 void Sender::cancel(MessageHandle handle, Time now) {
   Impl& s = *impl_;
   s.advance(now);
-  auto it = s.msgs.find(handle);
-  if (it == s.msgs.end() || it->second.terminal()) return;
-  Impl::Msg& m = it->second;
+  Impl::Msg* found = s.msg_of(handle);
+  if (found == nullptr || found->terminal()) return;
+  Impl::Msg& m = *found;
   Impl::Assoc& a = s.assoc_of(m);
   if (m.id != 0 && !m.without_rdcc && a.phase == Impl::Phase::Established) {
     Cancel c;
@@ -1475,9 +1515,9 @@ void Sender::cancel(MessageHandle handle, Time now) {
 void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time now) {
   Impl& s = *impl_;
   s.advance(now);
-  auto it = s.msgs.find(handle);
-  if (it == s.msgs.end() || it->second.terminal()) return;
-  Impl::Msg& m = it->second;
+  Impl::Msg* found = s.msg_of(handle);
+  if (found == nullptr || found->terminal()) return;
+  Impl::Msg& m = *found;
   Impl::Assoc& a = s.assoc_of(m);
   if (m.id == 0 || m.without_rdcc || a.phase != Impl::Phase::Established) return;
   // "New Limit MUST NOT be smaller than the octets already transmitted"; an RDMA message
@@ -1510,9 +1550,9 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
 }
 
 std::optional<MessageStatus> Sender::status(MessageHandle handle) const {
-  auto it = impl_->msgs.find(handle);
-  if (it == impl_->msgs.end()) return std::nullopt;
-  const Impl::Msg& m = it->second;
+  const Impl::Msg* found = impl_->msg_of(handle);
+  if (found == nullptr) return std::nullopt;
+  const Impl::Msg& m = *found;
   MessageStatus st;
   st.handle = m.handle;
   st.message_id = m.id;
@@ -1559,7 +1599,7 @@ void Sender::on_link_pause(Time now) {
   Impl& s = *impl_;
   s.advance(now);
   // "or a link-layer pause indication if the local interface supports PFC"
-  for (auto& [h, m] : s.msgs) {
+  for (auto& m : s.msgs) {
     if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
   }
   s.update_backlog(now);
@@ -1568,7 +1608,7 @@ void Sender::on_link_pause(Time now) {
 void Sender::on_timeout(Time now) { impl_->advance(now); }
 
 std::optional<Time> Sender::next_timeout() const {
-  // best_plan takes non-const pointers into the state; it does not change it.
+  // earliest_plan takes non-const pointers into the state; it does not change it.
   return const_cast<Impl&>(*impl_).next_timeout();  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
@@ -1577,11 +1617,9 @@ std::optional<Datagram> Sender::poll_transmit() { return impl_->out.pop(); }
 std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
   s.clock = std::max(s.clock, now);
-  auto p = s.best_plan(now, true);
-  if (!p) {
-    s.mark_held(now);
-    return std::nullopt;
-  }
+  s.planned.reset();
+  auto p = s.ready_plan(now);
+  if (!p) return std::nullopt;
   const DataSegment segment = s.emit(*p, now);
   // Using credit can end a backlog episode (it never starts one): its final SENDER_STATUS is
   // queued now, for the poll_transmit() that follows (io.hpp), not at the next event
