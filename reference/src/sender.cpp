@@ -10,10 +10,11 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
-#include <vector>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
@@ -143,6 +144,9 @@ struct Sender::Impl {
     // SENDER_STATUS episode.
     bool status_in_episode = false;
     Time status_next{};
+    // update_backlog's sums (sum_backlog), while established.
+    std::uint64_t unused = 0;
+    std::uint64_t hint_weight = 0;
   };
 
   struct Msg {
@@ -214,6 +218,9 @@ struct Sender::Impl {
   SenderStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
   std::map<Address, Assoc, AddressLess> assocs;
+  // The associations in the map's order, for the walks on every event (stepping through the
+  // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
+  std::vector<std::reference_wrapper<Assoc>> assoc_order;
   // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
   // reused and messages never erased; a deque keeps their addresses, which Plan and the
   // scheduler hold, and walks faster than a map).
@@ -230,7 +237,8 @@ struct Sender::Impl {
     std::optional<Time> earliest;
   };
   std::optional<Planned> planned;
-  std::vector<Pacer*> held;  // ready_plan's scratch: the pacers holding a segment back
+  std::vector<Pacer*> held;      // ready_plan's scratch: the pacers holding a segment back
+  std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
 
   Impl(SenderConfig c, RandomSource& r, Observer* o)
       : config(std::move(c)), random(r), events(config.name, o) {}
@@ -616,16 +624,6 @@ struct Sender::Impl {
     if (!pool_valid(a, t)) return false;
     return m.pool_end > m.transmitted || pool_remaining(a) > 0;
   }
-  std::uint64_t unused_credit(const Assoc& a, Time t) const {
-    std::uint64_t sum = 0;
-    for (const auto& m : msgs) {
-      if (m.terminal() || m.assoc != &a) continue;
-      if (own_valid(m, t) && own_limit(m) > m.transmitted) sum += own_limit(m) - m.transmitted;
-    }
-    if (pool_valid(a, t)) sum += a.pool_limit - a.pool_sent;
-    return sum;
-  }
-
   void drained(Msg& m, Time now) {
     set_state(m, MessageState::Drained, now);
     // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
@@ -797,7 +795,7 @@ struct Sender::Impl {
   void advance(Time now) {
     planned.reset();  // every event but poll_data starts here
     clock = std::max(clock, now);
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
       if (a.phase == Phase::Established && !a.pool_expiry_handled && a.pool_valid_until <= now) {
         expire_pool(a, now);
@@ -950,13 +948,13 @@ struct Sender::Impl {
     for (auto& m : msgs) {
       if (auto p = plan_own(m, t); ready(p)) return p;
     }
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (auto p = plan_pool(a, t); ready(p)) return p;
     }
-    line_pacer.held = false;
-    for (auto& m : msgs) m.pacer.held = false;
-    for (auto& [addr, a] : assocs) a.pool_pacer.held = false;
+    // Only the pacers the last such poll marked can be held (nothing else sets the flag).
+    for (Pacer* p : was_held) p->held = false;
     for (Pacer* p : held) p->held = true;
+    std::swap(held, was_held);
     if (t == clock) planned = Planned{clock, earliest};
     return std::nullopt;
   }
@@ -968,7 +966,7 @@ struct Sender::Impl {
       if (p) earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
     };
     for (auto& m : msgs) consider(plan_own(m, t));
-    for (auto& [addr, a] : assocs) consider(plan_pool(a, t));
+    for (Assoc& a : assoc_order) consider(plan_pool(a, t));
     return earliest;
   }
 
@@ -1106,7 +1104,7 @@ struct Sender::Impl {
     if (mutant(Mutant::SenderIgnoresReports)) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (a.receiver.ipv6 != r.ipv6() ||
           !std::equal(r.destination_address.begin(),
                       r.destination_address.begin() + static_cast<std::ptrdiff_t>(n),
@@ -1354,14 +1352,15 @@ struct Sender::Impl {
 
   void update_backlog(Time now) {
     if (mutant(Mutant::SenderStatusMissing)) return;
+    sum_backlog(now);
     std::optional<std::uint64_t> threshold;
     std::uint64_t total = 0;
     std::uint64_t weight_sum = 0;
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (a.phase != Phase::Established) continue;
       threshold = std::min<std::uint64_t>(threshold.value_or(~0ULL), a.params.backlog_threshold);
-      total += unused_credit(a, now);
-      weight_sum += hint_weight(a);
+      total += a.unused;
+      weight_sum += a.hint_weight;
     }
     if (threshold && config.local_backlog_threshold != 0) {
       threshold = std::min(*threshold, config.local_backlog_threshold);
@@ -1372,11 +1371,11 @@ struct Sender::Impl {
       const std::uint64_t excess = total - *threshold;
       const auto level = static_cast<std::uint8_t>(
           std::clamp<std::uint64_t>((255 * excess + total - 1) / total, 1, 255));
-      for (auto& [addr, a] : assocs) {
+      for (Assoc& a : assoc_order) {
         if (a.phase != Phase::Established || !status_capable(a)) continue;
-        const std::uint64_t unused = unused_credit(a, now);
+        const std::uint64_t unused = a.unused;
         if (unused == 0 || (a.status_in_episode && now < a.status_next)) continue;
-        const std::uint64_t w = hint_weight(a);
+        const std::uint64_t w = a.hint_weight;
         const std::uint64_t rate =
             w == 0 ? 0 : std::max<std::uint64_t>(1, available_rate() * w / weight_sum);
         send_status(a, unused, level, rate, now);
@@ -1387,11 +1386,11 @@ struct Sender::Impl {
       }
     } else if (episode) {
       episode = false;
-      for (auto& [addr, a] : assocs) {
+      for (Assoc& a : assoc_order) {
         if (!a.status_in_episode) continue;
         a.status_in_episode = false;
         // "one final SENDER_STATUS with Congestion Level zero when it ends"
-        if (a.phase == Phase::Established) send_status(a, unused_credit(a, now), 0, 0, now);
+        if (a.phase == Phase::Established) send_status(a, a.unused, 0, 0, now);
       }
     }
   }
@@ -1400,14 +1399,25 @@ struct Sender::Impl {
     return (a.params.capabilities & capability::kStatus) != 0;
   }
 
-  // Shares from Service Hints: a latency-sensitive pending message weighs 2, any other 1.
-  std::uint64_t hint_weight(const Assoc& a) const {
-    std::uint64_t w = 0;
-    for (const auto& m : msgs) {
-      if (m.terminal() || m.assoc != &a || m.without_rdcc) continue;
-      w += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+  // Every established association's unused credit (valid credit held, own and pool, not yet
+  // used) and its share from Service Hints (a latency-sensitive pending message weighs 2, any
+  // other 1), into Assoc::unused and hint_weight: one walk over the messages for them all.
+  void sum_backlog(Time t) {
+    bool any = false;
+    for (Assoc& a : assoc_order) {
+      a.unused = 0;
+      a.hint_weight = 0;
+      any = any || a.phase == Phase::Established;
     }
-    return w;
+    if (!any) return;
+    for (const Msg& m : msgs) {
+      if (m.terminal() || m.assoc->phase != Phase::Established) continue;
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) m.assoc->unused += own_limit(m) - m.transmitted;
+      if (!m.without_rdcc) m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+    }
+    for (Assoc& a : assoc_order) {
+      if (a.phase == Phase::Established && pool_valid(a, t)) a.unused += a.pool_limit - a.pool_sent;
+    }
   }
 
   std::uint8_t dominant_hint(const Assoc& a) const {
@@ -1436,7 +1446,7 @@ struct Sender::Impl {
 
   std::optional<Time> next_timeout() {
     Time t = Time::never();
-    for (const auto& [addr, a] : assocs) {
+    for (const Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting) t = std::min(t, a.retx_at);
       if (a.phase != Phase::Established) continue;
       if (!a.pool_expiry_handled) t = std::min(t, a.pool_valid_until);
@@ -1483,7 +1493,12 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   }
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
-  if (inserted) a.receiver = spec.receiver;
+  if (inserted) {
+    a.receiver = spec.receiver;
+    s.assoc_order.assign(s.assocs.size(), a);
+    std::transform(s.assocs.begin(), s.assocs.end(), s.assoc_order.begin(),
+                   [](auto& entry) { return std::ref(entry.second); });
+  }
   m.assoc = &a;
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
