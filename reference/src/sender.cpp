@@ -75,14 +75,14 @@ struct Pacer {
   // one; this allocates nothing until the first segment).
   std::vector<std::pair<Time, std::uint64_t>> recent;
   std::size_t first = 0;
+  std::uint64_t recent_octets = 0;  // the sum of recent[first..]'s lengths
 
   // When a segment of `len` octets is due: the virtual clock, and the window's bound.
   [[nodiscard]] Time ready(std::uint64_t rate, std::uint64_t cu, std::uint64_t len) const {
     if (!last_due) return Time{};
     Time t = *last_due + transmission_time(last_len, rate);
     const Duration window = transmission_time(10 * cu, rate);
-    std::uint64_t sum = len;
-    for (std::size_t i = first; i < recent.size(); ++i) sum += recent[i].second;
+    std::uint64_t sum = len + recent_octets;
     for (std::size_t i = first; i < recent.size(); ++i) {
       if (sum <= 10 * cu) break;
       sum -= recent[i].second;
@@ -98,7 +98,11 @@ struct Pacer {
     last_len = len;
     held = held && start + transmission_time(len, rate) <= now;  // still behind: keep up
     recent.emplace_back(now, len);
-    while (first < recent.size() && recent[first].first + window <= now) ++first;
+    recent_octets += len;
+    while (first < recent.size() && recent[first].first + window <= now) {
+      recent_octets -= recent[first].second;
+      ++first;
+    }
     if (first == recent.size()) {
       recent.clear();
       first = 0;
@@ -1352,13 +1356,17 @@ struct Sender::Impl {
 
   void update_backlog(Time now) {
     if (mutant(Mutant::SenderStatusMissing)) return;
-    sum_backlog(now);
     std::optional<std::uint64_t> threshold;
-    std::uint64_t total = 0;
-    std::uint64_t weight_sum = 0;
-    for (Assoc& a : assoc_order) {
+    for (const Assoc& a : assoc_order) {
       if (a.phase != Phase::Established) continue;
       threshold = std::min<std::uint64_t>(threshold.value_or(~0ULL), a.params.backlog_threshold);
+    }
+    if (!threshold && !episode) return;  // no established association, no episode to end
+    sum_backlog(now);
+    std::uint64_t total = 0;
+    std::uint64_t weight_sum = 0;
+    for (const Assoc& a : assoc_order) {
+      if (a.phase != Phase::Established) continue;
       total += a.unused;
       weight_sum += a.hint_weight;
     }
@@ -1410,7 +1418,7 @@ struct Sender::Impl {
       any = any || a.phase == Phase::Established;
     }
     if (!any) return;
-    for (const Msg& m : msgs) {
+    for (const auto& m : msgs) {
       if (m.terminal() || m.assoc->phase != Phase::Established) continue;
       if (own_valid(m, t) && own_limit(m) > m.transmitted) m.assoc->unused += own_limit(m) - m.transmitted;
       if (!m.without_rdcc) m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
