@@ -1411,17 +1411,18 @@ struct Sender::Impl {
   // used) and its share from Service Hints (a latency-sensitive pending message weighs 2, any
   // other 1), into Assoc::unused and hint_weight: one walk over the messages for them all.
   void sum_backlog(Time t) {
-    bool any = false;
     for (Assoc& a : assoc_order) {
       a.unused = 0;
       a.hint_weight = 0;
-      any = any || a.phase == Phase::Established;
     }
-    if (!any) return;
     for (const auto& m : msgs) {
       if (m.terminal() || m.assoc->phase != Phase::Established) continue;
-      if (own_valid(m, t) && own_limit(m) > m.transmitted) m.assoc->unused += own_limit(m) - m.transmitted;
-      if (!m.without_rdcc) m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) {
+        m.assoc->unused += own_limit(m) - m.transmitted;
+      }
+      if (!m.without_rdcc) {
+        m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+      }
     }
     for (Assoc& a : assoc_order) {
       if (a.phase == Phase::Established && pool_valid(a, t)) a.unused += a.pool_limit - a.pool_sent;
