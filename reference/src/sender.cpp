@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
@@ -68,19 +70,23 @@ struct Pacer {
   std::optional<Time> last_due;  // when the previous segment was due on the virtual clock
   std::uint64_t last_len = 0;
   bool held = false;  // poll_data held a segment of this pacer back; the wake-up is for it
-  std::deque<std::pair<Time, std::uint64_t>> recent;  // actual starts within the window
+  // Actual starts within the window, oldest first: recent[first..]. A vector whose front is
+  // dropped by moving `first` (a deque allocated two blocks for every pacer, even an idle
+  // one; this allocates nothing until the first segment).
+  std::vector<std::pair<Time, std::uint64_t>> recent;
+  std::size_t first = 0;
+  std::uint64_t recent_octets = 0;  // the sum of recent[first..]'s lengths
 
   // When a segment of `len` octets is due: the virtual clock, and the window's bound.
   [[nodiscard]] Time ready(std::uint64_t rate, std::uint64_t cu, std::uint64_t len) const {
     if (!last_due) return Time{};
     Time t = *last_due + transmission_time(last_len, rate);
     const Duration window = transmission_time(10 * cu, rate);
-    std::uint64_t sum = len;
-    for (const auto& r : recent) sum += r.second;
-    for (const auto& r : recent) {
+    std::uint64_t sum = len + recent_octets;
+    for (std::size_t i = first; i < recent.size(); ++i) {
       if (sum <= 10 * cu) break;
-      sum -= r.second;
-      t = std::max(t, r.first + window);  // r leaves the window (t - window, t]
+      sum -= recent[i].second;
+      t = std::max(t, recent[i].first + window);  // it leaves the window (t - window, t]
     }
     return t;
   }
@@ -92,7 +98,18 @@ struct Pacer {
     last_len = len;
     held = held && start + transmission_time(len, rate) <= now;  // still behind: keep up
     recent.emplace_back(now, len);
-    while (!recent.empty() && recent.front().first + window <= now) recent.pop_front();
+    recent_octets += len;
+    while (first < recent.size() && recent[first].first + window <= now) {
+      recent_octets -= recent[first].second;
+      ++first;
+    }
+    if (first == recent.size()) {
+      recent.clear();
+      first = 0;
+    } else if (first >= 16 && 2 * first >= recent.size()) {
+      recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(first));
+      first = 0;
+    }
   }
 };
 
@@ -131,6 +148,9 @@ struct Sender::Impl {
     // SENDER_STATUS episode.
     bool status_in_episode = false;
     Time status_next{};
+    // update_backlog's sums (sum_backlog), while established.
+    std::uint64_t unused = 0;
+    std::uint64_t hint_weight = 0;
   };
 
   struct Msg {
@@ -202,12 +222,27 @@ struct Sender::Impl {
   SenderStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
   std::map<Address, Assoc, AddressLess> assocs;
-  std::map<MessageHandle, Msg> msgs;
+  // The associations in the map's order, for the walks on every event (stepping through the
+  // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
+  std::vector<std::reference_wrapper<Assoc>> assoc_order;
+  // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
+  // reused and messages never erased; a deque keeps their addresses, which Plan and the
+  // scheduler hold, and walks faster than a map).
+  std::deque<Msg> msgs;
   MessageHandle next_handle = 1;
   bool episode = false;
   Time clock{};
   // Traffic sent at line rate (unscheduled without a grant, and without RDCC) shares the link.
   Pacer line_pacer;
+  // What the last poll_data that found nothing ready saw at the clock `at`: when the first
+  // planned segment becomes ready. Every event resets it (advance(), poll_data).
+  struct Planned {
+    Time at;
+    std::optional<Time> earliest;
+  };
+  std::optional<Planned> planned;
+  std::vector<Pacer*> held;      // ready_plan's scratch: the pacers holding a segment back
+  std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
 
   Impl(SenderConfig c, RandomSource& r, Observer* o)
       : config(std::move(c)), random(r), events(config.name, o) {}
@@ -247,16 +282,20 @@ struct Sender::Impl {
           now, "rtt_sample",
           {{"receiver", a.receiver.to_string()}, {"sample_ns", r.ns}, {"srtt_ns", a.srtt->ns}});
   }
+  Msg* msg_of(MessageHandle handle) {
+    if (handle == 0 || handle > msgs.size()) return nullptr;
+    return &msgs[handle - 1];
+  }
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (m.id == id && m.assoc == &a) return &m;
     }
     return nullptr;
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (!m.terminal() && m.assoc == &a) f(m);
     }
   }
@@ -567,8 +606,8 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& [h, m] : msgs) {
-      if (!m.terminal() && m.spec.receiver == a.receiver && m.pool_end > m.transmitted) {
+    for (const auto& m : msgs) {
+      if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
         r += m.pool_end - m.transmitted;
       }
     }
@@ -589,16 +628,6 @@ struct Sender::Impl {
     if (!pool_valid(a, t)) return false;
     return m.pool_end > m.transmitted || pool_remaining(a) > 0;
   }
-  std::uint64_t unused_credit(const Assoc& a, Time t) const {
-    std::uint64_t sum = 0;
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver) continue;
-      if (own_valid(m, t) && own_limit(m) > m.transmitted) sum += own_limit(m) - m.transmitted;
-    }
-    if (pool_valid(a, t)) sum += a.pool_limit - a.pool_sent;
-    return sum;
-  }
-
   void drained(Msg& m, Time now) {
     set_state(m, MessageState::Drained, now);
     // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
@@ -768,14 +797,15 @@ struct Sender::Impl {
   }
 
   void advance(Time now) {
+    planned.reset();  // every event but poll_data starts here
     clock = std::max(clock, now);
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
       if (a.phase == Phase::Established && !a.pool_expiry_handled && a.pool_valid_until <= now) {
         expire_pool(a, now);
       }
     }
-    for (auto& [h, m] : msgs) {
+    for (auto& m : msgs) {
       if (m.terminal() || m.without_rdcc) continue;
       const Assoc& a = assoc_of(m);
       if (a.phase != Phase::Established) continue;
@@ -863,36 +893,38 @@ struct Sender::Impl {
     const std::uint64_t remaining = pool_remaining(a);
     if (remaining == 0) return std::nullopt;
     const std::uint64_t cu = credit_unit(a);
-    for (std::size_t c = 0; c <= kMaxTrafficClass; ++c) {
-      Msg* best = nullptr;
-      std::uint64_t best_vt = 0;
-      std::uint64_t best_chunk = 0;
-      for_each_msg(a, [&](Msg& m) {
-        if (m.cls() != c || !pool_member(m) || m.transmitted >= m.end()) return;
-        if (m.pool_end > m.transmitted) return;                       // has a reservation
-        if (own_valid(m, t) && own_limit(m) > m.transmitted) return;  // uses its own credit
-        const auto [unit_start, unit_end] = m.unit();
-        std::uint64_t chunk = 0;
-        if (m.spec.post_unit != 0) {
-          if (unit_end > m.end() || unit_end - m.transmitted > remaining) return;
-          chunk = unit_end - m.transmitted;
-        } else {
-          chunk = std::min({cu, remaining, m.end() - m.transmitted});
-        }
-        const std::uint64_t vt = std::max(m.vtime, a.class_vclock[c]);
-        if (best == nullptr || vt < best_vt) {
-          best = &m;
-          best_vt = vt;
-          best_chunk = chunk;
-        }
-      });
-      if (best == nullptr) continue;
+    // One walk for every class: each class's candidate is its first message with the
+    // smallest virtual time.
+    struct Candidate {
+      Msg* msg = nullptr;
+      std::uint64_t vt = 0;
+      std::uint64_t chunk = 0;
+    };
+    std::array<Candidate, kMaxTrafficClass + 1> best{};
+    for_each_msg(a, [&](Msg& m) {
+      if (!pool_member(m) || m.transmitted >= m.end()) return;
+      if (m.pool_end > m.transmitted) return;                       // has a reservation
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) return;  // uses its own credit
+      const auto [unit_start, unit_end] = m.unit();
+      std::uint64_t chunk = 0;
+      if (m.spec.post_unit != 0) {
+        if (unit_end > m.end() || unit_end - m.transmitted > remaining) return;
+        chunk = unit_end - m.transmitted;
+      } else {
+        chunk = std::min({cu, remaining, m.end() - m.transmitted});
+      }
+      const std::size_t c = m.cls();
+      const std::uint64_t vt = std::max(m.vtime, a.class_vclock[c]);
+      if (best[c].msg == nullptr || vt < best[c].vt) best[c] = {&m, vt, chunk};
+    });
+    for (const Candidate& b : best) {
+      if (b.msg == nullptr) continue;
       Plan p;
-      p.msg = best;
+      p.msg = b.msg;
       p.cu = cu;
       p.from_pool = true;
-      p.reserve_to = best->transmitted + best_chunk;
-      p.len = std::min(cu, best_chunk);
+      p.reserve_to = b.msg->transmitted + b.chunk;
+      p.len = std::min(cu, b.chunk);
       p.rate = a.pool_rate;
       p.pacer = &a.pool_pacer;
       p.ready = p.pacer->ready(p.rate, p.cu, p.len);
@@ -901,38 +933,45 @@ struct Sender::Impl {
     return std::nullopt;
   }
 
-  std::optional<Plan> best_plan(Time t, bool only_ready) {
-    std::optional<Plan> best;
-    auto consider = [&](std::optional<Plan> p) {
-      if (!p || (only_ready && p->ready > t)) return;
-      if (!best || p->ready < best->ready) best = p;
+  // The segment poll_data sends at t: the first message's own segment ready at t (in
+  // submission order), else the first association's pool segment ready at t. Without one,
+  // the pacers holding a planned segment back are the ones the next pacing wake-up is for
+  // (Pacer::held; every other pacer is idle), and `planned` keeps when the first of those
+  // segments becomes ready, for next_timeout(): one walk over the plans, not three.
+  std::optional<Plan> ready_plan(Time t) {
+    held.clear();
+    std::optional<Time> earliest;
+    const auto ready = [&](const std::optional<Plan>& p) {
+      if (!p) return false;
+      if (p->ready <= t) return true;
+      held.push_back(p->pacer);
+      if (p->also != nullptr) held.push_back(p->also);
+      earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
+      return false;
     };
-    for (auto& [h, m] : msgs) {
-      consider(plan_own(m, t));
-      if (only_ready && best) return best;
+    for (auto& m : msgs) {
+      if (auto p = plan_own(m, t); ready(p)) return p;
     }
-    for (auto& [addr, a] : assocs) {
-      consider(plan_pool(a, t));
-      if (only_ready && best) return best;
+    for (Assoc& a : assoc_order) {
+      if (auto p = plan_pool(a, t); ready(p)) return p;
     }
-    return best;
+    // Only the pacers the last such poll marked can be held (nothing else sets the flag).
+    for (Pacer* p : was_held) p->held = false;
+    for (Pacer* p : held) p->held = true;
+    std::swap(held, was_held);
+    if (t == clock) planned = Planned{clock, earliest};
+    return std::nullopt;
   }
 
-  // poll_data has nothing ready: the pacers holding a segment back are the ones the next
-  // pacing wake-up is for (Pacer::held); every other pacer is idle.
-  void mark_held(Time now) {
-    line_pacer.held = false;
-    for (auto& [h, m] : msgs) m.pacer.held = false;
-    for (auto& [addr, a] : assocs) a.pool_pacer.held = false;
-    for (auto& [h, m] : msgs) {
-      if (auto p = plan_own(m, now); p && p->ready > now) {
-        p->pacer->held = true;
-        if (p->also != nullptr) p->also->held = true;
-      }
-    }
-    for (auto& [addr, a] : assocs) {
-      if (auto p = plan_pool(a, now); p && p->ready > now) p->pacer->held = true;
-    }
+  // When the first planned segment becomes ready at t (none: nothing is planned).
+  std::optional<Time> earliest_plan(Time t) {
+    std::optional<Time> earliest;
+    const auto consider = [&](const std::optional<Plan>& p) {
+      if (p) earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
+    };
+    for (auto& m : msgs) consider(plan_own(m, t));
+    for (Assoc& a : assoc_order) consider(plan_pool(a, t));
+    return earliest;
   }
 
   DataSegment emit(Plan& p, Time now) {
@@ -1069,7 +1108,7 @@ struct Sender::Impl {
     if (mutant(Mutant::SenderIgnoresReports)) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
-    for (auto& [addr, a] : assocs) {
+    for (Assoc& a : assoc_order) {
       if (a.receiver.ipv6 != r.ipv6() ||
           !std::equal(r.destination_address.begin(),
                       r.destination_address.begin() + static_cast<std::ptrdiff_t>(n),
@@ -1318,13 +1357,18 @@ struct Sender::Impl {
   void update_backlog(Time now) {
     if (mutant(Mutant::SenderStatusMissing)) return;
     std::optional<std::uint64_t> threshold;
-    std::uint64_t total = 0;
-    std::uint64_t weight_sum = 0;
-    for (auto& [addr, a] : assocs) {
+    for (const Assoc& a : assoc_order) {
       if (a.phase != Phase::Established) continue;
       threshold = std::min<std::uint64_t>(threshold.value_or(~0ULL), a.params.backlog_threshold);
-      total += unused_credit(a, now);
-      weight_sum += hint_weight(a);
+    }
+    if (!threshold && !episode) return;  // no established association, no episode to end
+    sum_backlog(now);
+    std::uint64_t total = 0;
+    std::uint64_t weight_sum = 0;
+    for (const Assoc& a : assoc_order) {
+      if (a.phase != Phase::Established) continue;
+      total += a.unused;
+      weight_sum += a.hint_weight;
     }
     if (threshold && config.local_backlog_threshold != 0) {
       threshold = std::min(*threshold, config.local_backlog_threshold);
@@ -1335,11 +1379,11 @@ struct Sender::Impl {
       const std::uint64_t excess = total - *threshold;
       const auto level = static_cast<std::uint8_t>(
           std::clamp<std::uint64_t>((255 * excess + total - 1) / total, 1, 255));
-      for (auto& [addr, a] : assocs) {
+      for (Assoc& a : assoc_order) {
         if (a.phase != Phase::Established || !status_capable(a)) continue;
-        const std::uint64_t unused = unused_credit(a, now);
+        const std::uint64_t unused = a.unused;
         if (unused == 0 || (a.status_in_episode && now < a.status_next)) continue;
-        const std::uint64_t w = hint_weight(a);
+        const std::uint64_t w = a.hint_weight;
         const std::uint64_t rate =
             w == 0 ? 0 : std::max<std::uint64_t>(1, available_rate() * w / weight_sum);
         send_status(a, unused, level, rate, now);
@@ -1350,11 +1394,11 @@ struct Sender::Impl {
       }
     } else if (episode) {
       episode = false;
-      for (auto& [addr, a] : assocs) {
+      for (Assoc& a : assoc_order) {
         if (!a.status_in_episode) continue;
         a.status_in_episode = false;
         // "one final SENDER_STATUS with Congestion Level zero when it ends"
-        if (a.phase == Phase::Established) send_status(a, unused_credit(a, now), 0, 0, now);
+        if (a.phase == Phase::Established) send_status(a, a.unused, 0, 0, now);
       }
     }
   }
@@ -1363,20 +1407,32 @@ struct Sender::Impl {
     return (a.params.capabilities & capability::kStatus) != 0;
   }
 
-  // Shares from Service Hints: a latency-sensitive pending message weighs 2, any other 1.
-  std::uint64_t hint_weight(const Assoc& a) const {
-    std::uint64_t w = 0;
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver || m.without_rdcc) continue;
-      w += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+  // Every established association's unused credit (valid credit held, own and pool, not yet
+  // used) and its share from Service Hints (a latency-sensitive pending message weighs 2, any
+  // other 1), into Assoc::unused and hint_weight: one walk over the messages for them all.
+  void sum_backlog(Time t) {
+    for (Assoc& a : assoc_order) {
+      a.unused = 0;
+      a.hint_weight = 0;
     }
-    return w;
+    for (const auto& m : msgs) {
+      if (m.terminal() || m.assoc->phase != Phase::Established) continue;
+      if (own_valid(m, t) && own_limit(m) > m.transmitted) {
+        m.assoc->unused += own_limit(m) - m.transmitted;
+      }
+      if (!m.without_rdcc) {
+        m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+      }
+    }
+    for (Assoc& a : assoc_order) {
+      if (a.phase == Phase::Established && pool_valid(a, t)) a.unused += a.pool_limit - a.pool_sent;
+    }
   }
 
   std::uint8_t dominant_hint(const Assoc& a) const {
     std::array<std::uint64_t, 3> count{};
-    for (const auto& [h, m] : msgs) {
-      if (m.terminal() || m.spec.receiver != a.receiver) continue;
+    for (const auto& m : msgs) {
+      if (m.terminal() || m.assoc != &a) continue;
       const auto i = static_cast<std::size_t>(m.spec.service_hint);
       if (i < count.size()) ++count[i];
     }
@@ -1399,7 +1455,7 @@ struct Sender::Impl {
 
   std::optional<Time> next_timeout() {
     Time t = Time::never();
-    for (const auto& [addr, a] : assocs) {
+    for (const Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting) t = std::min(t, a.retx_at);
       if (a.phase != Phase::Established) continue;
       if (!a.pool_expiry_handled) t = std::min(t, a.pool_valid_until);
@@ -1407,14 +1463,17 @@ struct Sender::Impl {
       // next evaluation; it is not a reason to wake up again now.
       if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
     }
-    for (const auto& [h, m] : msgs) {
+    for (const auto& m : msgs) {
       if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
       if (!m.expiry_handled) t = std::min(t, m.valid_until);
       t = std::min(t, m.retx_at);
       if (m.state == MessageState::Unsched && m.start_at > clock) t = std::min(t, m.start_at);
     }
-    // When paced data becomes sendable: the driver calls on_timeout, then poll_data.
-    if (auto p = best_plan(clock, false)) t = std::min(t, std::max(p->ready, clock));
+    // When paced data becomes sendable: the driver calls on_timeout, then poll_data. A poll
+    // that found nothing ready at this clock, with no event since, has already looked.
+    const std::optional<Time> ready =
+        planned && planned->at == clock ? planned->earliest : earliest_plan(clock);
+    if (ready) t = std::min(t, std::max(*ready, clock));
     if (t == Time::never()) return std::nullopt;
     return t;
   }
@@ -1430,7 +1489,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl& s = *impl_;
   s.advance(now);
   const MessageHandle handle = s.next_handle++;
-  Impl::Msg& m = s.msgs[handle];
+  Impl::Msg& m = s.msgs.emplace_back();
   m.handle = handle;
   m.spec = spec;
   m.submitted = now;
@@ -1443,7 +1502,12 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   }
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
-  if (inserted) a.receiver = spec.receiver;
+  if (inserted) {
+    a.receiver = spec.receiver;
+    s.assoc_order.assign(s.assocs.size(), a);
+    std::transform(s.assocs.begin(), s.assocs.end(), s.assoc_order.begin(),
+                   [](auto& entry) { return std::ref(entry.second); });
+  }
   m.assoc = &a;
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
@@ -1458,9 +1522,9 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
 void Sender::cancel(MessageHandle handle, Time now) {
   Impl& s = *impl_;
   s.advance(now);
-  auto it = s.msgs.find(handle);
-  if (it == s.msgs.end() || it->second.terminal()) return;
-  Impl::Msg& m = it->second;
+  Impl::Msg* found = s.msg_of(handle);
+  if (found == nullptr || found->terminal()) return;
+  Impl::Msg& m = *found;
   Impl::Assoc& a = s.assoc_of(m);
   if (m.id != 0 && !m.without_rdcc && a.phase == Impl::Phase::Established) {
     Cancel c;
@@ -1475,9 +1539,9 @@ void Sender::cancel(MessageHandle handle, Time now) {
 void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time now) {
   Impl& s = *impl_;
   s.advance(now);
-  auto it = s.msgs.find(handle);
-  if (it == s.msgs.end() || it->second.terminal()) return;
-  Impl::Msg& m = it->second;
+  Impl::Msg* found = s.msg_of(handle);
+  if (found == nullptr || found->terminal()) return;
+  Impl::Msg& m = *found;
   Impl::Assoc& a = s.assoc_of(m);
   if (m.id == 0 || m.without_rdcc || a.phase != Impl::Phase::Established) return;
   // "New Limit MUST NOT be smaller than the octets already transmitted"; an RDMA message
@@ -1510,9 +1574,9 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
 }
 
 std::optional<MessageStatus> Sender::status(MessageHandle handle) const {
-  auto it = impl_->msgs.find(handle);
-  if (it == impl_->msgs.end()) return std::nullopt;
-  const Impl::Msg& m = it->second;
+  const Impl::Msg* found = impl_->msg_of(handle);
+  if (found == nullptr) return std::nullopt;
+  const Impl::Msg& m = *found;
   MessageStatus st;
   st.handle = m.handle;
   st.message_id = m.id;
@@ -1559,7 +1623,7 @@ void Sender::on_link_pause(Time now) {
   Impl& s = *impl_;
   s.advance(now);
   // "or a link-layer pause indication if the local interface supports PFC"
-  for (auto& [h, m] : s.msgs) {
+  for (auto& m : s.msgs) {
     if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
   }
   s.update_backlog(now);
@@ -1568,7 +1632,7 @@ void Sender::on_link_pause(Time now) {
 void Sender::on_timeout(Time now) { impl_->advance(now); }
 
 std::optional<Time> Sender::next_timeout() const {
-  // best_plan takes non-const pointers into the state; it does not change it.
+  // earliest_plan takes non-const pointers into the state; it does not change it.
   return const_cast<Impl&>(*impl_).next_timeout();  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
@@ -1577,11 +1641,9 @@ std::optional<Datagram> Sender::poll_transmit() { return impl_->out.pop(); }
 std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
   s.clock = std::max(s.clock, now);
-  auto p = s.best_plan(now, true);
-  if (!p) {
-    s.mark_held(now);
-    return std::nullopt;
-  }
+  s.planned.reset();
+  auto p = s.ready_plan(now);
+  if (!p) return std::nullopt;
   const DataSegment segment = s.emit(*p, now);
   // Using credit can end a backlog episode (it never starts one): its final SENDER_STATUS is
   // queued now, for the poll_transmit() that follows (io.hpp), not at the next event

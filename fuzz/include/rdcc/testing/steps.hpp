@@ -356,6 +356,20 @@ class ReceiverHarness {
     std::uint32_t next_seq = 1;
   };
 
+  // (binding, key) of data observations and of the requests the harness delivers.
+  using BindingKey = std::pair<BindingKind, std::uint64_t>;
+  struct KeyLess {  // orders ids_by_key_ entries by their key alone
+    bool operator()(const std::pair<BindingKey, std::uint64_t>& a,
+                    const std::pair<BindingKey, std::uint64_t>& b) const {
+      return a.first < b.first;
+    }
+  };
+  struct EarlyData {
+    BindingKey key;
+    std::array<std::uint64_t, kPeers> octets;
+    std::array<bool, kPeers> seen;  // the peer was observed (octets may be zero)
+  };
+
   // A datagram built through the codec from the input, possibly corrupted.
   void deliver_built(StepInput& in, bool corrupted) {
     const std::size_t from_index = in.u8() % sources_.size();
@@ -417,10 +431,9 @@ class ReceiverHarness {
     o.binding = (s & 0x08U) != 0 ? BindingKind::RoCEv2 : BindingKind::Opaque;
     o.key = s % 8U;
     if ((s & 0x80U) != 0 && !ids_by_key_.empty()) {  // the key of a request sent earlier
-      auto it = ids_by_key_.begin();
-      std::advance(it, in.u8() % ids_by_key_.size());
-      o.binding = it->first.first;
-      o.key = it->first.second;
+      const BindingKey k = nth_key(in.u8() % key_count());
+      o.binding = k.first;
+      o.key = k.second;
     }
     o.offset = o.binding == BindingKind::Opaque ? std::uint64_t{in.u16()} * 64U : 0;
     o.octets = in.u16() % 4097U;
@@ -432,18 +445,22 @@ class ReceiverHarness {
     // can only hide a violation of the other, never invent one.
     // Likewise for every message whose binding the key names (RoCEv2: messages sharing a
     // queue pair).
-    const auto named = ids_by_key_.find({o.binding, o.key});
+    const BindingKey key{o.binding, o.key};
+    const auto named = std::equal_range(ids_by_key_.begin(), ids_by_key_.end(),
+                                        std::pair{key, std::uint64_t{0}}, KeyLess{});
     // The receiver may keep it as early data of a message still to be requested (on another
     // association of the peer, say), which it then credits to that message.
-    early_[{o.binding, o.key}][from_index] += o.octets;
+    EarlyData& early = early_of(key);
+    early.seen[from_index] = true;
+    early.octets[from_index] += o.octets;
     for (std::size_t i = 0; i < kPeers; ++i) {
       if (!sources_[i].same_host(o.from)) continue;
-      if (named == ids_by_key_.end()) {
+      if (named.first == named.second) {
         checker_.on_data_delivered(kLocal, sources_[i], o.key, o.octets, now_);
         continue;
       }
-      for (const std::uint64_t id : named->second) {
-        checker_.on_data_delivered(kLocal, sources_[i], id, o.octets, now_);
+      for (auto id = named.first; id != named.second; ++id) {
+        checker_.on_data_delivered(kLocal, sources_[i], id->second, o.octets, now_);
       }
     }
     if (TraceObserver::if_asked() != nullptr) {
@@ -465,16 +482,43 @@ class ReceiverHarness {
     if (kind != BindingKind::Opaque && kind != BindingKind::RoCEv2) return;
     const std::uint64_t key =
         kind == BindingKind::Opaque ? r.binding_value : unpack_rocev2(r.binding_value).destination_qpn;
-    ids_by_key_[{kind, key}].insert(r.message_id);
-    const auto it = early_.find({kind, key});
+    const std::pair<BindingKey, std::uint64_t> entry{{kind, key}, r.message_id};
+    const auto at = std::lower_bound(ids_by_key_.begin(), ids_by_key_.end(), entry);
+    if (at == ids_by_key_.end() || *at != entry) ids_by_key_.insert(at, entry);
+    const auto it = std::find_if(early_.begin(), early_.end(),
+                                 [&](const EarlyData& e) { return e.key == entry.first; });
     if (it == early_.end()) return;
-    for (const auto& [from, octets] : it->second) {
+    for (std::size_t from = 0; from < kPeers; ++from) {
+      if (!it->seen[from]) continue;
       for (std::size_t i = 0; i < kPeers; ++i) {
         if (sources_[i].same_host(sources_[from])) {
-          checker_.on_data_delivered(kLocal, sources_[i], r.message_id, octets, now_);
+          checker_.on_data_delivered(kLocal, sources_[i], r.message_id, it->octets[from], now_);
         }
       }
     }
+  }
+
+  // The binding keys requests have named, in order: the n-th of them, and how many.
+  [[nodiscard]] std::size_t key_count() const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < ids_by_key_.size(); ++i) {
+      if (i == 0 || ids_by_key_[i].first != ids_by_key_[i - 1].first) ++n;
+    }
+    return n;
+  }
+  [[nodiscard]] BindingKey nth_key(std::size_t n) const {
+    for (std::size_t i = 0; i < ids_by_key_.size(); ++i) {
+      if (i != 0 && ids_by_key_[i].first == ids_by_key_[i - 1].first) continue;
+      if (n-- == 0) return ids_by_key_[i].first;
+    }
+    return {};
+  }
+
+  EarlyData& early_of(const BindingKey& key) {
+    for (EarlyData& e : early_) {
+      if (e.key == key) return e;
+    }
+    return early_.emplace_back(EarlyData{key, {}, {}});
   }
 
   // "then re-arm the timer from next_timeout()" (io.hpp): a time already come fires now.
@@ -519,7 +563,8 @@ class ReceiverHarness {
   void check_destination(const Message& m, const ref::Address& to, const Reply* reply) {
     const Header& h = header_of(m);
     RDCC_FUZZ_CHECK(h.epoch == receiver_.config().epoch);
-    const auto bound = bound_.find(h.association_id);
+    const auto bound = std::find_if(bound_.begin(), bound_.end(),
+                                    [&](const auto& b) { return b.first == h.association_id; });
     const bool to_bound = bound != bound_.end() && bound->second == to;
     const bool answers = reply != nullptr && reply->from == to;
     if (reply != nullptr && reply->error) {
@@ -536,7 +581,11 @@ class ReceiverHarness {
       if (!to_bound) {
         // A new association: only in answer to an ASSOC_REQUEST from that address.
         RDCC_FUZZ_CHECK(answers && reply->type == MessageType::AssocRequest);
-        bound_[h.association_id] = to;
+        if (bound != bound_.end()) {
+          bound->second = to;
+        } else {
+          bound_.emplace_back(h.association_id, to);
+        }
         for (std::size_t i = 0; i < kPeers; ++i) {
           if (sources_[i] == to) peers_[i].association = h.association_id;
         }
@@ -565,11 +614,15 @@ class ReceiverHarness {
   Vocabulary vocab_;
   std::array<ref::Address, kPeers + 1> sources_{peer(0), peer(1), peer(2), peer(3)};
   std::array<PeerState, kPeers + 1> peers_{};
-  std::map<std::uint32_t, ref::Address> bound_;  // Association ID -> the address it was accepted from
-  // (binding, key a data observation carries) -> the Message IDs of the requests naming it.
-  std::map<std::pair<BindingKind, std::uint64_t>, std::set<std::uint64_t>> ids_by_key_;
-  // (binding, key) -> peer -> octets observed with that key.
-  std::map<std::pair<BindingKind, std::uint64_t>, std::map<std::size_t, std::uint64_t>> early_;
+  // A run holds a few dozen of each of these at most: vectors, searched (maps and sets took an
+  // allocation per entry, which ASan makes expensive).
+  // Association ID -> the address it was accepted from.
+  std::vector<std::pair<std::uint32_t, ref::Address>> bound_;
+  // (binding, key a data observation carries), Message ID of a request naming it: sorted, each
+  // pair once.
+  std::vector<std::pair<BindingKey, std::uint64_t>> ids_by_key_;
+  // (binding, key) -> octets each peer was observed sending with that key.
+  std::vector<EarlyData> early_;
 };
 
 // ---- sender --------------------------------------------------------------------------------
@@ -830,7 +883,12 @@ class SenderHarness {
       remember(vocab_.nonces, a->sender_nonce);
     } else if (const auto* r = std::get_if<CreditRequest>(&m)) {
       remember(vocab_.message_ids, r->message_id);
-      lengths_[{to, r->header.association_id, r->message_id}] = r->message_length;
+      const RequestedLength k{to, r->header.association_id, r->message_id, r->message_length};
+      if (auto* l = length_of(k.receiver, k.association_id, k.message_id)) {
+        l->length = k.length;
+      } else {
+        lengths_.push_back(k);
+      }
     }
   }
 
@@ -847,8 +905,8 @@ class SenderHarness {
       RDCC_FUZZ_CHECK(p.without_rdcc && !s.unscheduled && status && status->without_rdcc);
       return;
     }
-    const auto length = lengths_.find({to, s.association_id, s.message_id});
-    RDCC_FUZZ_CHECK(length != lengths_.end() && s.offset + s.length <= length->second);
+    const RequestedLength* length = length_of(to, s.association_id, s.message_id);
+    RDCC_FUZZ_CHECK(length != nullptr && s.offset + s.length <= length->length);
     checker_.on_segment_sent(kLocal, s, now_);
   }
 
@@ -865,7 +923,25 @@ class SenderHarness {
   std::vector<ref::MessageHandle> handles_;
   // (receiver, Association ID, Message ID) -> length, from the requests: a Message ID names a
   // message "within an association" (Terminology), so two receivers' messages may share one.
-  std::map<std::tuple<std::size_t, std::uint32_t, std::uint64_t>, std::uint64_t> lengths_;
+  // A run names a few dozen messages at most: a vector searched from the newest (a map took
+  // an allocation per message, which ASan makes expensive).
+  struct RequestedLength {
+    std::size_t receiver;
+    std::uint32_t association_id;
+    std::uint64_t message_id;
+    std::uint64_t length;
+  };
+  RequestedLength* length_of(std::size_t receiver, std::uint32_t association_id,
+                             std::uint64_t message_id) {
+    for (auto it = lengths_.rbegin(); it != lengths_.rend(); ++it) {
+      if (it->receiver == receiver && it->association_id == association_id &&
+          it->message_id == message_id) {
+        return &*it;
+      }
+    }
+    return nullptr;
+  }
+  std::vector<RequestedLength> lengths_;
 };
 
 }  // namespace rdcc::testing
