@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
-#include "rdcc/codec/format.hpp"
 
 namespace rdcc {
 namespace {
@@ -329,12 +328,6 @@ nlohmann::ordered_json to_json(const Message& m) {
       },
       m);
   return j;
-}
-
-void append_json_key(std::string& out, std::string_view key) {
-  out += '"';
-  out += key;
-  out += "\":";
 }
 
 void append_json_members(const Message& m, std::string& out) {

@@ -33,8 +33,6 @@ struct JsonError {
 // same keys, order and text), appended to `out` without building a JSON value: the per-packet
 // path of `rdcc pcap dump --json`.
 void append_json_members(const Message& m, std::string& out);
-// `"key":` as nlohmann's dump() writes it (the key is a plain identifier, never escaped).
-void append_json_key(std::string& out, std::string_view key);
 // A double as nlohmann's dump() writes it: the digits that read back the same value (std::to_chars,
 // shortest), fixed-point while the decimal point lies within 4 places before and 15 after the
 // first digit (".0" after a whole number), otherwise d[.ddd]e+XX; "null" if not finite.
