@@ -370,6 +370,27 @@ struct InvariantChecker::Impl {
 
   void schedule(std::uint32_t msg_number, Time at) { expiries.push(at, msg_number); }
 
+  // A control message from `f` to `d` put on the wire, and delivered; `from_receiver` and
+  // `to_receiver` are their numbers as receivers (receiver_of: kNone for any other address).
+  // What reaches neither a receiver nor a sender from one (a CRN's report to a sender) is not
+  // judged on delivery. on_control_sent, _delivered and _observed all come through here.
+  void control_sent(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
+                    const Message& m, Time t) {
+    if (from_receiver != kNone) {
+      receiver_sent(from_receiver, f, d, m, t);
+    } else {
+      sender_sent(f, d, m, t);
+    }
+  }
+  void control_delivered(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
+                         std::uint32_t to_receiver, const Message& m, Time t) {
+    if (to_receiver != kNone) {
+      receiver_got(to_receiver, d, f, m, t);
+    } else if (from_receiver != kNone) {
+      sender_got(d, f, m, t);
+    }
+  }
+
   // The receiver (number `r`) sent a control message.
   void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
     const Header& h = header_of(m);
@@ -814,12 +835,7 @@ void InvariantChecker::on_control_sent(const Address& from, const Address& to, c
                                        Time t) {
   impl_->expire_until(t);
   const AddrKey f = key_of(from);
-  const AddrKey d = key_of(to);
-  if (const std::uint32_t r = impl_->receiver_of(f); r != kNone) {
-    impl_->receiver_sent(r, f, d, m, t);
-  } else {
-    impl_->sender_sent(f, d, m, t);
-  }
+  impl_->control_sent(f, key_of(to), impl_->receiver_of(f), m, t);
 }
 
 void InvariantChecker::on_control_delivered(const Address& from, const Address& to,
@@ -827,11 +843,7 @@ void InvariantChecker::on_control_delivered(const Address& from, const Address& 
   impl_->expire_until(t);
   const AddrKey f = key_of(from);
   const AddrKey d = key_of(to);
-  if (const std::uint32_t r = impl_->receiver_of(d); r != kNone) {
-    impl_->receiver_got(r, d, f, m, t);
-  } else if (impl_->receiver_of(f) != kNone) {
-    impl_->sender_got(d, f, m, t);
-  }
+  impl_->control_delivered(f, d, impl_->receiver_of(f), impl_->receiver_of(d), m, t);
 }
 
 void InvariantChecker::on_control_observed(const Address& from, const Address& to,
@@ -840,18 +852,9 @@ void InvariantChecker::on_control_observed(const Address& from, const Address& t
   const AddrKey f = key_of(from);
   const AddrKey d = key_of(to);
   const std::uint32_t from_receiver = impl_->receiver_of(f);
-  const std::uint32_t to_receiver = impl_->receiver_of(d);
-  if (from_receiver != kNone) {
-    impl_->receiver_sent(from_receiver, f, d, m, t);
-  } else {
-    impl_->sender_sent(f, d, m, t);
-  }
+  impl_->control_sent(f, d, from_receiver, m, t);
   impl_->expire_until(t);  // what sending scheduled for `t` itself (a Lifetime of zero)
-  if (to_receiver != kNone) {
-    impl_->receiver_got(to_receiver, d, f, m, t);
-  } else if (from_receiver != kNone) {
-    impl_->sender_got(d, f, m, t);
-  }
+  impl_->control_delivered(f, d, from_receiver, impl_->receiver_of(d), m, t);
 }
 
 void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment& s, Time t) {
