@@ -452,6 +452,15 @@ struct Sender::Impl {
   }
 
   void apply_params(Assoc& a, const AssocAccept& acc) { a.params = acc; }
+  // An event's fields followed by the association parameters `acc` carries.
+  static json with_params(json fields, const AssocAccept& acc) {
+    fields["unscheduled_limit"] = acc.unscheduled_limit;
+    fields["start_jitter"] = acc.start_jitter;
+    fields["backlog_threshold"] = acc.backlog_threshold;
+    fields["grant_lifetime"] = acc.grant_lifetime;
+    fields["credit_unit"] = acc.credit_unit;
+    return fields;
+  }
 
   void establish(Assoc& a, const AssocAccept& acc, bool sample_rtt, Time now) {
     a.phase = Phase::Established;
@@ -467,14 +476,10 @@ struct Sender::Impl {
     ++stats.associations_established;
     if (events.enabled())
       events.emit(now, "association_established",
-                  {{"receiver", a.receiver.to_string()},
-                   {"association_id", a.association_id},
-                   {"epoch", a.epoch},
-                   {"unscheduled_limit", acc.unscheduled_limit},
-                   {"start_jitter", acc.start_jitter},
-                   {"backlog_threshold", acc.backlog_threshold},
-                   {"grant_lifetime", acc.grant_lifetime},
-                   {"credit_unit", acc.credit_unit}});
+                  with_params({{"receiver", a.receiver.to_string()},
+                               {"association_id", a.association_id},
+                               {"epoch", a.epoch}},
+                              acc));
     if (acc.parameter_update()) acknowledge_update(a, acc, now);
     for_each_msg(a, [&](Msg& m) {
       if (m.state == MessageState::New) {
@@ -490,12 +495,7 @@ struct Sender::Impl {
     ++stats.parameter_updates;
     if (events.enabled())
       events.emit(now, "parameter_update",
-                  {{"receiver", a.receiver.to_string()},
-                   {"unscheduled_limit", acc.unscheduled_limit},
-                   {"start_jitter", acc.start_jitter},
-                   {"backlog_threshold", acc.backlog_threshold},
-                   {"grant_lifetime", acc.grant_lifetime},
-                   {"credit_unit", acc.credit_unit}});
+                  with_params({{"receiver", a.receiver.to_string()}}, acc));
     // "The sender acknowledges it by sending ASSOC_REQUEST with the same Sender Nonce and the
     // Update Acknowledgment flag."
     send_assoc_request(a, true, now);
