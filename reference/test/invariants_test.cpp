@@ -27,6 +27,23 @@ class CheckerTest : public ::testing::Test {
     checker.on_control_sent(from, to, m, now);
     checker.on_control_delivered(from, to, m, now);
   }
+  // The sender asks for an association with `nonce` (its side only).
+  void ask(std::uint64_t nonce) {
+    AssocRequest q;
+    q.sender_nonce = nonce;
+    checker.on_control_sent(kSender, kReceiver, q, now);
+  }
+  // An ASSOC_ACCEPT of Epoch `epoch` echoing `nonce` reaches the sender: Sequence Number 1,
+  // Grant Lifetime 100 us, Credit Unit 4096, U `u`.
+  void accept_reaches_sender(std::uint64_t nonce, std::uint16_t epoch, std::uint32_t u = 0) {
+    AssocAccept a;
+    a.header = {.association_id = kAssoc, .epoch = epoch, .sequence_number = 1};
+    a.sender_nonce = nonce;
+    a.unscheduled_limit = u;
+    a.grant_lifetime = 100;
+    a.credit_unit = 4096;
+    checker.on_control_delivered(kReceiver, kSender, a, now);
+  }
   void request(std::uint64_t id, std::uint64_t length, std::uint64_t unsched = 0) {
     CreditRequest r;
     r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
@@ -349,9 +366,7 @@ TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
 // and leaves the Sequence Numbers alone; an ASSOC_ACCEPT echoing the sender's new nonce with a
 // new Epoch starts a new incarnation whose numbering restarts.
 TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
-  AssocRequest q;
-  q.sender_nonce = 0x77;
-  checker.on_control_sent(kSender, kReceiver, q, now);
+  ask(0x77);
   request(1, 8192);
   CreditGrant g;
   g.header = {.association_id = kAssoc, .epoch = 9, .sequence_number = 1000};  // another Epoch
@@ -359,12 +374,7 @@ TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
   g.grant_limit = 8192;
   g.pacing_rate = 1000;
   checker.on_control_delivered(kReceiver, kSender, g, now);
-  AssocAccept a;
-  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  a.sender_nonce = 0x77;
-  a.grant_lifetime = 100;
-  a.credit_unit = 4096;
-  checker.on_control_delivered(kReceiver, kSender, a, now);
+  accept_reaches_sender(0x77, 2);
   g.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
   checker.on_control_delivered(kReceiver, kSender, g, now);
   DataSegment s;
@@ -431,16 +441,8 @@ TEST_F(CheckerTest, AcceptEchoingTheCurrentNonce_SetsTheParametersEvenWithTheSam
   stray.sender_nonce = 0x55;
   stray.unscheduled_limit = 0;
   checker.on_control_delivered(kReceiver, kSender, stray, now);
-  AssocRequest q;
-  q.sender_nonce = 0x77;
-  checker.on_control_sent(kSender, kReceiver, q, now);
-  AssocAccept a;
-  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  a.sender_nonce = 0x77;
-  a.unscheduled_limit = 8192;
-  a.grant_lifetime = 100;
-  a.credit_unit = 4096;
-  checker.on_control_delivered(kReceiver, kSender, a, now);
+  ask(0x77);
+  accept_reaches_sender(0x77, 2, 8192);
   DataSegment s;
   s.receiver = kReceiver;
   s.association_id = kAssoc;
@@ -503,15 +505,8 @@ TEST_F(CheckerTest, MessageIdZeroWithoutPool_GivesNoCredit) {
 // serial arithmetic) is stale and gives nothing, and does not make the next fresh grant
 // (1,339,545,559) look stale (docs/spec-notes.md, 362).
 TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed) {
-  AssocRequest q;
-  q.sender_nonce = 0x77;
-  checker.on_control_sent(kSender, kReceiver, q, now);
-  AssocAccept a;
-  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  a.sender_nonce = 0x77;
-  a.grant_lifetime = 100;
-  a.credit_unit = 4096;
-  checker.on_control_delivered(kReceiver, kSender, a, now);
+  ask(0x77);
+  accept_reaches_sender(0x77, 2);
   request(1, 65536);
   CreditGrant pool;
   pool.header = {.association_id = kAssoc, .epoch = 2, .flags = flag::kPool, .sequence_number = 2885832522U};
