@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <memory>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -19,6 +18,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/serial.hpp"
+#include "rdcc/reference/dense_index.hpp"
 
 namespace rdcc::ref {
 
@@ -97,6 +97,7 @@ struct Pacer {
     last_due = start;
     last_len = len;
     held = held && start + transmission_time(len, rate) <= now;  // still behind: keep up
+    if (recent.capacity() == 0) recent.reserve(16);  // a window holds about ten: one allocation
     recent.emplace_back(now, len);
     recent_octets += len;
     while (first < recent.size() && recent[first].first + window <= now) {
@@ -111,43 +112,6 @@ struct Pacer {
       first = 0;
     }
   }
-};
-
-// Elements that keep their addresses while more are appended, in the order appended; a walk
-// yields T&. One allocation per element, as std::deque made for the sender's messages (larger
-// than its 512-octet nodes), but a walk is a step through a vector of pointers: the deque's
-// iterator, out of line in the instrumented fuzz build, was the largest part of every walk.
-template <class T>
-class Stable {
- public:
-  template <class P, class E>
-  class Iter {
-   public:
-    explicit Iter(P p) : p_(p) {}
-    E& operator*() const { return **p_; }
-    Iter& operator++() {
-      ++p_;
-      return *this;
-    }
-    bool operator==(const Iter& o) const { return p_ == o.p_; }
-
-   private:
-    P p_;
-  };
-  using Items = std::vector<std::unique_ptr<T>>;
-  using iterator = Iter<typename Items::iterator, T>;
-  using const_iterator = Iter<typename Items::const_iterator, const T>;
-
-  T& emplace_back() { return *items_.emplace_back(std::make_unique<T>()); }
-  [[nodiscard]] std::size_t size() const { return items_.size(); }
-  T& operator[](std::size_t i) { return *items_[i]; }
-  iterator begin() { return iterator{items_.begin()}; }
-  iterator end() { return iterator{items_.end()}; }
-  const_iterator begin() const { return const_iterator{items_.cbegin()}; }
-  const_iterator end() const { return const_iterator{items_.cend()}; }
-
- private:
-  Items items_;
 };
 
 }  // namespace
@@ -264,8 +228,9 @@ struct Sender::Impl {
   std::vector<std::reference_wrapper<Assoc>> assoc_order;
   // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
   // reused and messages never erased). Each keeps its address, which Plan and the held
-  // pacers hold.
-  Stable<Msg> msgs;
+  // pacers hold. Blocks of 16, 32, ... messages: one allocation for the first 16 (a deque
+  // made one per message), and a walk steps through them in place.
+  StableVector<Msg> msgs;
   MessageHandle next_handle = 1;
   bool episode = false;
   Time clock{};
@@ -282,7 +247,9 @@ struct Sender::Impl {
   std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
 
   Impl(SenderConfig c, RandomSource& r, Observer* o)
-      : config(std::move(c)), random(r), events(config.name, o) {}
+      : config(std::move(c)), random(r), events(config.name, o) {
+    out.reserve(8);
+  }
 
   // ---- helpers ------------------------------------------------------------------------------
 
@@ -854,10 +821,11 @@ struct Sender::Impl {
 
   // ---- data ---------------------------------------------------------------------------------
 
-  std::optional<Plan> plan_own(Msg& m, Time t) {
-    if (m.terminal() || m.transmitted >= m.spec.length) return std::nullopt;
+  // The segment of m's own to plan at t, into p; false: none.
+  bool plan_own(Msg& m, Time t, Plan& p) {
+    if (m.terminal() || m.transmitted >= m.spec.length) return false;
     Assoc& a = assoc_of(m);
-    Plan p;
+    p = Plan{};
     p.msg = &m;
     p.cu = credit_unit(a);
     if (m.without_rdcc) {
@@ -866,7 +834,7 @@ struct Sender::Impl {
       p.pacer = &line_pacer;
     } else if (m.state == MessageState::Unsched) {
       // "Unscheduled Transmission" item 1: nothing before the random start delay.
-      if (t < m.start_at) return std::nullopt;
+      if (t < m.start_at) return false;
       p.len = std::min(p.cu, m.spec.length - m.transmitted);
       p.unscheduled = true;
       if (own_valid(m, t)) {
@@ -877,7 +845,7 @@ struct Sender::Impl {
         p.pacer = &line_pacer;
       }
     } else if (m.state == MessageState::Waiting || m.state == MessageState::Scheduled) {
-      if (a.phase != Phase::Established) return std::nullopt;
+      if (a.phase != Phase::Established) return false;
       const auto [unit_start, unit_end] = m.unit();
       if (m.pool_end > m.transmitted && pool_valid(a, t)) {
         // The rest of a post unit already reserved from the pool.
@@ -900,7 +868,7 @@ struct Sender::Impl {
                  own_valid(m, t) && lim > m.transmitted) {
         // RoCEv2: "posts each one only when it holds credit for all of its octets".
         if (m.spec.post_unit != 0 && m.transmitted == unit_start && unit_end > lim) {
-          return std::nullopt;
+          return false;
         }
         p.len = std::min({p.cu, lim - m.transmitted, unit_end - m.transmitted});
         p.rate = mutant(Mutant::SenderIgnoresPacing) ? config.line_rate_mbps : m.rate;
@@ -910,25 +878,25 @@ struct Sender::Impl {
         p.rate = config.line_rate_mbps;
         p.pacer = &line_pacer;
       } else {
-        return std::nullopt;
+        return false;
       }
     } else {
-      return std::nullopt;
+      return false;
     }
-    if (p.len == 0) return std::nullopt;
+    if (p.len == 0) return false;
     p.ready = p.pacer->ready(p.rate, p.cu, p.len);
     if (p.also != nullptr) p.ready = std::max(p.ready, p.also->ready(p.also_rate, p.cu, p.len));
-    return p;
+    return true;
   }
 
   // "classes are served in strict priority order from 0 to 7, and within a class credit is
   // divided in proportion to the weights ..., using a work-conserving weighted round-robin."
   // The round-robin is start-time fair: each message carries a virtual time advanced by
   // octets / weight; the eligible message with the smallest one goes next.
-  std::optional<Plan> plan_pool(Assoc& a, Time t) {
-    if (a.phase != Phase::Established || !pool_valid(a, t)) return std::nullopt;
+  bool plan_pool(Assoc& a, Time t, Plan& p) {
+    if (a.phase != Phase::Established || !pool_valid(a, t)) return false;
     const std::uint64_t remaining = pool_remaining(a);
-    if (remaining == 0) return std::nullopt;
+    if (remaining == 0) return false;
     const std::uint64_t cu = credit_unit(a);
     // One walk for every class: each class's candidate is its first message with the
     // smallest virtual time.
@@ -956,7 +924,7 @@ struct Sender::Impl {
     });
     for (const Candidate& b : best) {
       if (b.msg == nullptr) continue;
-      Plan p;
+      p = Plan{};
       p.msg = b.msg;
       p.cu = cu;
       p.from_pool = true;
@@ -965,9 +933,9 @@ struct Sender::Impl {
       p.rate = a.pool_rate;
       p.pacer = &a.pool_pacer;
       p.ready = p.pacer->ready(p.rate, p.cu, p.len);
-      return p;  // strict priority: a lower class waits even if this one is paced
+      return true;  // strict priority: a lower class waits even if this one is paced
     }
-    return std::nullopt;
+    return false;
   }
 
   // The segment poll_data sends at t: the first message's own segment ready at t (in
@@ -978,23 +946,23 @@ struct Sender::Impl {
   std::optional<Plan> ready_plan(Time t) {
     held.clear();
     std::optional<Time> earliest;
-    const auto ready = [&](const std::optional<Plan>& p) {
-      if (!p) return false;
+    std::optional<Plan> p{std::in_place};
+    const auto ready = [&] {
       if (p->ready <= t) return true;
       held.push_back(p->pacer);
       if (p->also != nullptr) held.push_back(p->also);
       earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
       return false;
     };
-    for (auto& m : msgs) {
-      if (auto p = plan_own(m, t); ready(p)) return p;
+    for (Msg& m : msgs) {
+      if (plan_own(m, t, *p) && ready()) return p;
     }
     for (Assoc& a : assoc_order) {
-      if (auto p = plan_pool(a, t); ready(p)) return p;
+      if (plan_pool(a, t, *p) && ready()) return p;
     }
     // Only the pacers the last such poll marked can be held (nothing else sets the flag).
-    for (Pacer* p : was_held) p->held = false;
-    for (Pacer* p : held) p->held = true;
+    for (Pacer* h : was_held) h->held = false;
+    for (Pacer* h : held) h->held = true;
     std::swap(held, was_held);
     if (t == clock) planned = Planned{clock, earliest};
     return std::nullopt;
@@ -1003,11 +971,12 @@ struct Sender::Impl {
   // When the first planned segment becomes ready at t (none: nothing is planned).
   std::optional<Time> earliest_plan(Time t) {
     std::optional<Time> earliest;
-    const auto consider = [&](const std::optional<Plan>& p) {
-      if (p) earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
+    Plan p;
+    const auto consider = [&](bool planned_one) {
+      if (planned_one) earliest = earliest ? std::min(*earliest, p.ready) : p.ready;
     };
-    for (auto& m : msgs) consider(plan_own(m, t));
-    for (Assoc& a : assoc_order) consider(plan_pool(a, t));
+    for (Msg& m : msgs) consider(plan_own(m, t, p));
+    for (Assoc& a : assoc_order) consider(plan_pool(a, t, p));
     return earliest;
   }
 

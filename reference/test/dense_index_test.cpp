@@ -79,5 +79,29 @@ TEST(MessageIndex, UnknownOwnersAndIdsAreNotFound) {
   EXPECT_EQ(index.size(), 4U);
 }
 
+TEST(StableVector, ElementsKeepTheirAddressesAndAWalkVisitsThemInTheOrderAdded) {
+  StableVector<std::uint64_t> v;
+  std::vector<const std::uint64_t*> addresses;
+  // Across the first blocks' boundaries (16, 48, 112 elements).
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    v.emplace_back() = i * 3;
+    addresses.push_back(&v[i]);
+  }
+  ASSERT_EQ(v.size(), 200U);
+  std::uint64_t expected = 0;
+  for (std::uint64_t& x : v) {
+    EXPECT_EQ(&x, addresses[expected]);
+    EXPECT_EQ(x, expected * 3);
+    ++expected;
+  }
+  EXPECT_EQ(expected, 200U);
+  const StableVector<std::uint64_t>& c = v;
+  std::uint64_t sum = 0;
+  for (const std::uint64_t& x : c) sum += x;
+  EXPECT_EQ(sum, 3U * 199U * 200U / 2U);
+  StableVector<std::uint64_t> empty;
+  EXPECT_TRUE(empty.begin() == empty.end());
+}
+
 }  // namespace
 }  // namespace rdcc::ref

@@ -84,6 +84,27 @@ class StableVector {
   [[nodiscard]] const T& operator[](std::size_t i) const { return *at(i); }
   [[nodiscard]] std::size_t size() const { return size_; }
 
+  // A walk in the order added.
+  template <class E>
+  class Iter {
+   public:
+    Iter(const StableVector& v, std::size_t i) : v_(&v), i_(i) {}
+    E& operator*() const { return *v_->at(i_); }
+    Iter& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iter& o) const { return i_ == o.i_; }
+
+   private:
+    const StableVector* v_;
+    std::size_t i_;
+  };
+  Iter<T> begin() { return {*this, 0}; }
+  Iter<T> end() { return {*this, size_}; }
+  Iter<const T> begin() const { return {*this, 0}; }
+  Iter<const T> end() const { return {*this, size_}; }
+
  private:
   static constexpr std::size_t kFirst = 16;  // a power of two
   // Element i is at j = i + kFirst: in block bit_width(j) - bit_width(kFirst), which starts
