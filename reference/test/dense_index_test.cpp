@@ -99,8 +99,15 @@ TEST(StableVector, ElementsKeepTheirAddressesAndAWalkVisitsThemInTheOrderAdded) 
   std::uint64_t sum = 0;
   for (const std::uint64_t& x : c) sum += x;
   EXPECT_EQ(sum, 3U * 199U * 200U / 2U);
-  StableVector<std::uint64_t> empty;
-  EXPECT_TRUE(empty.begin() == empty.end());
+  // Every size up to past the third block: the walk ends exactly at the end, also where the
+  // last block is full.
+  for (std::size_t n = 0; n <= 113; ++n) {
+    StableVector<std::uint64_t> w;
+    for (std::size_t i = 0; i < n; ++i) w.emplace_back() = i;
+    std::size_t seen = 0;
+    for (const std::uint64_t& x : w) EXPECT_EQ(x, seen++);
+    EXPECT_EQ(seen, n);
+  }
 }
 
 }  // namespace

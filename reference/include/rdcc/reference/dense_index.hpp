@@ -77,6 +77,7 @@ class StableVector {
     T* slot = &(*this)[size_];
     new (slot) T();
     ++size_;
+    end_ = slot + 1;
     return *slot;
   }
   T& back() { return (*this)[size_ - 1]; }
@@ -84,26 +85,43 @@ class StableVector {
   [[nodiscard]] const T& operator[](std::size_t i) const { return *at(i); }
   [[nodiscard]] std::size_t size() const { return size_; }
 
-  // A walk in the order added.
+  // A walk in the order added: a pointer step within a block; only crossing into the next
+  // block looks the block up. Two iterators are equal at the same element (the end: one past
+  // the last).
   template <class E>
   class Iter {
    public:
-    Iter(const StableVector& v, std::size_t i) : v_(&v), i_(i) {}
-    E& operator*() const { return *v_->at(i_); }
+    Iter(const StableVector& v, bool at_end) : v_(&v) {
+      if (at_end || v.size_ == 0) {
+        p_ = v.end_;
+        return;
+      }
+      p_ = v.blocks_[0];
+      block_end_ = p_ + kFirst;
+    }
+    E& operator*() const { return *p_; }
     Iter& operator++() {
-      ++i_;
+      if (++p_ == block_end_) next_block();
       return *this;
     }
-    bool operator==(const Iter& o) const { return i_ == o.i_; }
+    bool operator==(const Iter& o) const { return p_ == o.p_; }
 
    private:
+    void next_block() {
+      if (k_ + 1 >= v_->blocks_.size()) return;  // p_ is one past the last element: the end
+      ++k_;
+      p_ = v_->blocks_[k_];
+      block_end_ = p_ + (kFirst << k_);
+    }
     const StableVector* v_;
-    std::size_t i_;
+    T* p_ = nullptr;
+    T* block_end_ = nullptr;
+    std::size_t k_ = 0;
   };
-  Iter<T> begin() { return {*this, 0}; }
-  Iter<T> end() { return {*this, size_}; }
-  Iter<const T> begin() const { return {*this, 0}; }
-  Iter<const T> end() const { return {*this, size_}; }
+  Iter<T> begin() { return {*this, false}; }
+  Iter<T> end() { return {*this, true}; }
+  Iter<const T> begin() const { return {*this, false}; }
+  Iter<const T> end() const { return {*this, true}; }
 
  private:
   static constexpr std::size_t kFirst = 16;  // a power of two
@@ -117,6 +135,7 @@ class StableVector {
 
   std::vector<T*> blocks_;
   std::size_t size_ = 0;
+  T* end_ = nullptr;  // one past the last element
 };
 
 template <class Key, class Hash>
