@@ -244,6 +244,14 @@ struct InvariantChecker::Impl {
   MsgKey last_msg_key;
   std::uint32_t last_msg = kNone;
 
+  // Room for a few of each up front: a run of the fuzz harnesses has two receivers and a
+  // handful of pairs and associations, and growing from one element allocated three times.
+  Impl() {
+    receivers.reserve(4);
+    peers.reserve(4);
+    assocs.reserve(8);
+  }
+
   // Asked once a violation is found, just before violate(): whether it will be kept (its
   // detail is formatted only then). One that is not kept is counted here.
   [[nodiscard]] bool keeping() {

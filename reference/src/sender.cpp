@@ -249,6 +249,8 @@ struct Sender::Impl {
   Impl(SenderConfig c, RandomSource& r, Observer* o)
       : config(std::move(c)), random(r), events(config.name, o) {
     out.reserve(8);
+    held.reserve(8);
+    was_held.reserve(8);
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -645,6 +645,7 @@ class SenderHarness {
     vocab_.message_ids.reserve(24);
     vocab_.octets.reserve(24);
     handles_.reserve(16);
+    lengths_.reserve(16);
     for (std::size_t i = 0; i < kReceivers; ++i) {
       checker_.add_receiver(sources_[i], ~std::uint64_t{0} / 4, ref::microseconds(20));
       vocab_.addresses.push_back(sources_[i].ip);
