@@ -245,6 +245,7 @@ struct Sender::Impl {
   std::optional<Planned> planned;
   std::vector<Pacer*> held;      // ready_plan's scratch: the pacers holding a segment back
   std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
+  Plan scratch;                  // the segment ready_plan found
 
   Impl(SenderConfig c, RandomSource& r, Observer* o)
       : config(std::move(c)), random(r), events(config.name, o) {
@@ -945,29 +946,30 @@ struct Sender::Impl {
   // the pacers holding a planned segment back are the ones the next pacing wake-up is for
   // (Pacer::held; every other pacer is idle), and `planned` keeps when the first of those
   // segments becomes ready, for next_timeout(): one walk over the plans, not three.
-  std::optional<Plan> ready_plan(Time t) {
+  Plan* ready_plan(Time t) {
     held.clear();
     std::optional<Time> earliest;
-    std::optional<Plan> p{std::in_place};
-    const auto ready = [&] {
-      if (p->ready <= t) return true;
-      held.push_back(p->pacer);
-      if (p->also != nullptr) held.push_back(p->also);
-      earliest = earliest ? std::min(*earliest, p->ready) : p->ready;
-      return false;
-    };
+    Plan& p = scratch;
     for (Msg& m : msgs) {
-      if (plan_own(m, t, *p) && ready()) return p;
+      if (plan_own(m, t, p) && ready_or_held(p, t, earliest)) return &p;
     }
     for (Assoc& a : assoc_order) {
-      if (plan_pool(a, t, *p) && ready()) return p;
+      if (plan_pool(a, t, p) && ready_or_held(p, t, earliest)) return &p;
     }
     // Only the pacers the last such poll marked can be held (nothing else sets the flag).
     for (Pacer* h : was_held) h->held = false;
     for (Pacer* h : held) h->held = true;
     std::swap(held, was_held);
     if (t == clock) planned = Planned{clock, earliest};
-    return std::nullopt;
+    return nullptr;
+  }
+  // Whether the planned segment p is ready at t; if not, its pacers hold it back until p.ready.
+  bool ready_or_held(const Plan& p, Time t, std::optional<Time>& earliest) {
+    if (p.ready <= t) return true;
+    held.push_back(p.pacer);
+    if (p.also != nullptr) held.push_back(p.also);
+    earliest = earliest ? std::min(*earliest, p.ready) : p.ready;
+    return false;
   }
 
   // When the first planned segment becomes ready at t (none: nothing is planned).
@@ -1650,8 +1652,8 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
   s.clock = std::max(s.clock, now);
   s.planned.reset();
-  auto p = s.ready_plan(now);
-  if (!p) return std::nullopt;
+  Impl::Plan* p = s.ready_plan(now);
+  if (p == nullptr) return std::nullopt;
   const DataSegment segment = s.emit(*p, now);
   // Using credit can end a backlog episode (it never starts one): its final SENDER_STATUS is
   // queued now, for the poll_transmit() that follows (io.hpp), not at the next event
