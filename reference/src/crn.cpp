@@ -63,18 +63,14 @@ struct Crn::Impl {
     r.source_address = q.flow.source.ip;
     r.destination_address = q.flow.destination.ip;
 
-    Datagram d;
-    d.to = to_sender ? q.flow.source : q.flow.destination;
-    if (!mutant(Mutant::CrnWrongPort)) d.to.port = config.rdcc_port;
-    d.dscp = config.control_dscp;
-    auto n = encode(Message{r}, d.bytes);
-    d.size = static_cast<std::uint16_t>(n.value());
-    out.push(d);
+    Address to = to_sender ? q.flow.source : q.flow.destination;
+    if (!mutant(Mutant::CrnWrongPort)) to.port = config.rdcc_port;
+    out.push(to, config.control_dscp, Message{r});
     ++stats.reports_sent;
     ++(to_sender ? stats.reports_to_sender : stats.reports_to_receiver);
     if (events.enabled()) {
       events.emit(now, "report_sent",
-                  {{"to", d.to.to_string()},
+                  {{"to", to.to_string()},
                    {"direction", to_sender ? "sender" : "receiver"},
                    {"queue_depth", q.occupancy},
                    {"congestion_degree", r.congestion_degree},

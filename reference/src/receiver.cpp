@@ -250,13 +250,7 @@ struct Receiver::Impl {
   // ---- sending ----------------------------------------------------------------------------
 
   void send_to(const Address& to, Message m, Time now) {
-    Datagram d;
-    d.to = to;
-    d.dscp = cfg.control_dscp;
-    auto n = encode(m, d.bytes);
-    assert(n.has_value());
-    d.size = static_cast<std::uint16_t>(n.value());
-    out.push(d);
+    out.push(to, cfg.control_dscp, m);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = to.to_string();

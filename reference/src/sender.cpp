@@ -339,13 +339,7 @@ struct Sender::Impl {
     // "Incremented by one for each message the originator sends on the association ...,
     // including retransmissions." Never reset, so it never goes backwards for a receiver.
     h.sequence_number = a.next_seq++;
-    Datagram d;
-    d.to = a.receiver;
-    d.dscp = config.control_dscp;
-    const auto written = encode(m, d.bytes);
-    assert(written.has_value());
-    d.size = static_cast<std::uint16_t>(written.value());
-    out.push(d);
+    out.push(a.receiver, config.control_dscp, m);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = a.receiver.to_string();

@@ -4,11 +4,14 @@
 // the sanitizers). Private to the reference endpoints.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/io.hpp"
 
 namespace rdcc::ref {
@@ -16,7 +19,16 @@ namespace rdcc::ref {
 class TransmitQueue {
  public:
   void reserve(std::size_t n) { items_.reserve(n); }
-  void push(Datagram d) { items_.push_back(std::move(d)); }
+  // m, encoded in place into a new datagram to `to` (a message the endpoint built always
+  // encodes).
+  void push(const Address& to, std::uint8_t dscp, const Message& m) {
+    Datagram& d = items_.emplace_back();
+    d.to = to;
+    d.dscp = dscp;
+    const auto written = encode(m, d.bytes);
+    assert(written.has_value());
+    d.size = static_cast<std::uint16_t>(written.value());
+  }
   [[nodiscard]] std::optional<Datagram> pop() {
     if (next_ == items_.size()) return std::nullopt;
     Datagram d = std::move(items_[next_++]);
