@@ -110,5 +110,29 @@ TEST(StableVector, ElementsKeepTheirAddressesAndAWalkVisitsThemInTheOrderAdded) 
   }
 }
 
+TEST(Address, EqualityComparesFamilyEveryOctetAndPort_SameHostIgnoresThePort) {
+  Address a;
+  a.ipv6 = true;
+  for (std::size_t i = 0; i < a.ip.size(); ++i) a.ip[i] = static_cast<std::uint8_t>(0x20 + i);
+  a.port = 50000;
+  EXPECT_TRUE(a == a);
+  for (std::size_t i = 0; i < a.ip.size(); ++i) {
+    Address b = a;
+    b.ip[i] ^= 1;
+    EXPECT_FALSE(a == b) << "octet " << i;
+    EXPECT_FALSE(a.same_host(b)) << "octet " << i;
+  }
+  Address other_port = a;
+  other_port.port = 50001;
+  EXPECT_FALSE(a == other_port);
+  EXPECT_TRUE(a.same_host(other_port));
+  Address v4 = a;
+  v4.ipv6 = false;
+  EXPECT_FALSE(a == v4);
+  EXPECT_FALSE(a.same_host(v4));
+  EXPECT_TRUE(Address::v4(192, 0, 2, 1, 7) == Address::v4(192, 0, 2, 1, 7));
+  EXPECT_FALSE(Address::v4(192, 0, 2, 1, 7) == Address::v4(192, 0, 2, 2, 7));
+}
+
 }  // namespace
 }  // namespace rdcc::ref

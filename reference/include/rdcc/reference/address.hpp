@@ -18,9 +18,11 @@ struct Address {
   bool ipv6 = false;
   std::uint16_t port = 0;
 
-  friend bool operator==(const Address&, const Address&) = default;
+  // Compared as integers (key_of, below): the defaulted comparison compared the octets with
+  // memcmp, a call per comparison (and ASan's checked one in the fuzz build).
+  friend bool operator==(const Address& a, const Address& b) noexcept;
   // Same host (address family and IP), any port.
-  [[nodiscard]] bool same_host(const Address& o) const { return ipv6 == o.ipv6 && ip == o.ip; }
+  [[nodiscard]] bool same_host(const Address& o) const noexcept;
   [[nodiscard]] std::string to_string() const;  // "192.0.2.1:50000", "[2001:db8::1]:50000"
   // The same text appended to `out` (IPv4 without any allocation: for dumping many packets).
   void append_to(std::string& out) const;
@@ -57,6 +59,13 @@ struct AddressKey {
   k.low = big_endian(a.ip.data() + 8);
   k.port = a.port;
   return k;
+}
+
+inline bool operator==(const Address& a, const Address& b) noexcept { return key_of(a) == key_of(b); }
+inline bool Address::same_host(const Address& o) const noexcept {
+  const AddressKey a = key_of(*this);
+  const AddressKey b = key_of(o);
+  return a.ipv6 == b.ipv6 && a.high == b.high && a.low == b.low;
 }
 
 // Mixes `v` into the hash `h` (for keys made of AddressKeys and numbers).
