@@ -3,7 +3,8 @@
 # and fuzzing engine the builder provides ($CC, $CXX, $CFLAGS, $CXXFLAGS, $LIB_FUZZING_ENGINE;
 # the sanitizers come in through the flags, so RDCC_SANITIZE stays empty), then each harness
 # into $OUT with its seed corpus (<target>_seed_corpus.zip), options and the dictionary.
-targets=(fuzz_decode fuzz_json fuzz_text fuzz_bytes fuzz_pcap fuzz_scenario fuzz_receiver fuzz_sender)
+targets=(fuzz_decode fuzz_json fuzz_json_number fuzz_text fuzz_bytes fuzz_pcap fuzz_scenario fuzz_receiver
+  fuzz_sender)
 build=$WORK/rdcc-build
 
 cmake -S "$SRC/rdcc" -B "$build" -G Ninja \

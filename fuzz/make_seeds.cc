@@ -7,17 +7,21 @@
 // Seeds: every boundary vector and appendix encoding; every decode error in each form the
 // decoder tells apart; octets between a type's size and Length and after Length; JSON with
 // registry names, flag lists, "0x" strings and RoCEv2 objects, and every JSON error; hex text
-// with each separator and every hex error; cursor programs for fuzz_bytes; the frames of the
+// with each separator and every hex error; cursor programs for fuzz_bytes; the boundary numbers
+// of the JSON number writers for fuzz_json_number; the frames of the
 // golden captures (pcaps/*.pcap, read with the tools' reader) for fuzz_pcap, in each link
 // type, and their UDP payloads for fuzz_decode; and one step program per scenario the
 // reference tests exercise for fuzz_receiver and fuzz_sender (rdcc/testing/steps.hpp).
+#include <bit>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -563,12 +567,45 @@ std::map<std::string, std::string> sender_programs() {
   return out;
 }
 
+// fuzz_json_number reads a double and a count of nanoseconds, 8 octets each, big-endian: the
+// boundaries of the writers' forms (zero and its sign, fixed-point against exponent form, 15
+// and 17 significant digits, subnormals, not finite; 10^15 ns, where write_json_seconds hands
+// over to write_json_double, and the extremes of int64).
+std::map<std::string, Octets> json_numbers() {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::pair<const char*, std::pair<double, std::int64_t>> values[] = {
+      {"zero", {0.0, 0}},
+      {"negative_zero", {-0.0, -1}},
+      {"one_second", {1.0, 1'000'000'000}},
+      {"tenth", {0.1, 100'000'000}},
+      {"fixed_limits", {1e-5, 999'999'999'999'999}},
+      {"exponent_forms", {1e15, 1'000'000'000'000'000}},
+      {"seventeen_digits", {0.30000000000000004, -999'999'999'999'999}},
+      {"subnormal", {std::numeric_limits<double>::denorm_min(), 1}},
+      {"largest", {std::numeric_limits<double>::max(), std::numeric_limits<std::int64_t>::max()}},
+      {"lowest", {std::numeric_limits<double>::lowest(), std::numeric_limits<std::int64_t>::min()}},
+      {"not_finite", {kInf, 123'456'789}},
+      {"nan", {std::numeric_limits<double>::quiet_NaN(), 1'000'000'000'000'001}},
+  };
+  std::map<std::string, Octets> out;
+  for (const auto& [name, value] : values) {
+    Octets o;
+    for (const std::uint64_t bits : {std::bit_cast<std::uint64_t>(value.first),
+                                     std::bit_cast<std::uint64_t>(value.second)}) {
+      for (int shift = 56; shift >= 0; shift -= 8) o.push_back(static_cast<std::byte>(bits >> shift));
+    }
+    out[name] = o;
+  }
+  return out;
+}
+
 Files generated(const std::filesystem::path& root) {
   Files files;
   const auto wire = datagrams();
   for (const auto& [name, o] : wire) files["corpus/fuzz_decode/" + name] = as_text(o);
   for (const auto& [name, doc] : json_documents())
     files["corpus/fuzz_json/" + name + ".json"] = doc;
+  for (const auto& [name, o] : json_numbers()) files["corpus/fuzz_json_number/" + name] = as_text(o);
   for (const auto& [name, text] : hex_texts(wire))
     files["corpus/fuzz_text/" + name + ".hex"] = text;
   // fuzz_bytes reads its input as cursor operations: every operation once, and a message.

@@ -33,9 +33,11 @@ struct JsonError {
 // same keys, order and text), appended to `out` without building a JSON value: the per-packet
 // path of `rdcc pcap dump --json`.
 void append_json_members(const Message& m, std::string& out);
-// A double as nlohmann's dump() writes it: the digits that read back the same value (std::to_chars,
-// shortest), fixed-point while the decimal point lies within 4 places before and 15 after the
-// first digit (".0" after a whole number), otherwise d[.ddd]e+XX; "null" if not finite.
+// A double in the layout of nlohmann's dump(): the shortest digits that read back the same value
+// (std::to_chars), fixed-point while the decimal point lies within 4 places before and 15 after
+// the first digit (".0" after a whole number), otherwise d[.ddd]e+XX; "null" if not finite. The
+// same text as dump() but where dump()'s Grisu2 writes more digits, or, where 17 are needed,
+// another last one (both read back the same value; fuzz_json_number checks it).
 void append_json_double(std::string& out, double v);
 // ns / 10^9 seconds, exactly as append_json_double(out, ns / 1e9) writes it, from the integer's
 // own digits (a tenth of the work: `rdcc pcap dump --json` writes one per packet).
