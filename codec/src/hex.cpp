@@ -1,43 +1,77 @@
 #include "rdcc/codec/hex.hpp"
 
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <utility>
+
 namespace rdcc {
 namespace {
 
+// Each character's class, looked up once per character: a hex digit's value (0-15), a
+// separator, or neither.
+constexpr std::int8_t kNotHex = -1;
+constexpr std::int8_t kSeparator = -2;
+
+constexpr std::array<std::int8_t, 256> make_classes() {
+  std::array<std::int8_t, 256> classes{};
+  for (auto& c : classes) c = kNotHex;
+  for (int c = '0'; c <= '9'; ++c) classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) {
+    classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
+    classes[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<std::int8_t>(c - 'a' + 10);
+  }
+  for (const char c : {' ', '\t', '\n', '\r', ':', '-'}) {
+    classes[static_cast<unsigned char>(c)] = kSeparator;
+  }
+  return classes;
+}
+constexpr auto kClasses = make_classes();
+
 int digit(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  const int k = kClasses[static_cast<unsigned char>(c)];
+  return k >= 0 ? k : -1;
 }
 
-bool separator(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':' || c == '-';
+bool separator(char c) noexcept { return kClasses[static_cast<unsigned char>(c)] == kSeparator; }
+
+HexError not_a_digit(std::size_t column, char c) {
+  std::string what = "'?' is not a hex digit";
+  what[1] = c;
+  return HexError{column, std::move(what)};
 }
 
 }  // namespace
 
+// Two passes: the first checks the text and counts its octets, so that text that is not hex
+// costs no allocation and hex text exactly one; the second reads the octets.
 Result<std::vector<std::byte>, HexError> parse_hex(std::string_view text) {
-  std::vector<std::byte> out;
-  out.reserve(text.size() / 2);
-  std::size_t i = 0;
-  while (i < text.size() && separator(text[i])) ++i;
-  if (text.size() - i >= 2 && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X')) i += 2;
-  while (i < text.size()) {
+  std::size_t start = 0;
+  while (start < text.size() && separator(text[start])) ++start;
+  if (text.size() - start >= 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X')) {
+    start += 2;
+  }
+  std::size_t count = 0;
+  for (std::size_t i = start; i < text.size();) {
     if (separator(text[i])) {
       ++i;
       continue;
     }
-    const int hi = digit(text[i]);
-    if (hi < 0) {
-      return fail(HexError{i, std::string("'") + text[i] + "' is not a hex digit"});
-    }
+    if (digit(text[i]) < 0) return fail(not_a_digit(i, text[i]));
     if (i + 1 >= text.size() || digit(text[i + 1]) < 0) {
-      if (i + 1 < text.size() && !separator(text[i + 1])) {
-        return fail(HexError{i + 1, std::string("'") + text[i + 1] + "' is not a hex digit"});
-      }
+      if (i + 1 < text.size() && !separator(text[i + 1])) return fail(not_a_digit(i + 1, text[i + 1]));
       return fail(HexError{i, "lone hex digit: octets are written as two digits"});
     }
-    out.push_back(static_cast<std::byte>(hi * 16 + digit(text[i + 1])));
+    ++count;
+    i += 2;
+  }
+  std::vector<std::byte> out(count);
+  for (std::size_t i = start, k = 0; k < count;) {
+    if (separator(text[i])) {
+      ++i;
+      continue;
+    }
+    out[k++] = static_cast<std::byte>(digit(text[i]) * 16 + digit(text[i + 1]));
     i += 2;
   }
   return out;
@@ -57,7 +91,17 @@ std::string to_hex(std::span<const std::byte> data, std::string_view sep) {
 }
 
 std::string HexError::describe() const {
-  return what + " (column " + std::to_string(column + 1) + ")";
+  constexpr std::string_view kColumn = " (column ";
+  char number[24];
+  const char* end = std::to_chars(number, number + sizeof number, column + 1).ptr;
+  const auto digits = static_cast<std::size_t>(end - number);
+  std::string out;
+  out.reserve(what.size() + kColumn.size() + digits + 1);
+  out += what;
+  out += kColumn;
+  out.append(number, digits);
+  out += ')';
+  return out;
 }
 
 }  // namespace rdcc
