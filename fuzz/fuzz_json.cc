@@ -23,10 +23,10 @@ namespace rdcc::testing {
 namespace {
 
 // RFC 8259 JSON as nlohmann's parser reads text (strict: nothing but whitespace after the
-// value; no comments; outside a string a NUL octet ends the input). It answers "surely not
-// JSON" only for a syntax error it finds, and leaves to nlohmann what it does not check: a byte
-// order mark, octets above 0x7F in strings (UTF-8), \u escapes (surrogates), numbers out of
-// range, nesting deeper than kMaxDepth.
+// value; no comments; outside a string a NUL octet ends the input; strings in well-formed
+// UTF-8). It answers "surely not JSON" only for a syntax error it finds, and leaves to nlohmann
+// what it does not check: a byte order mark, \u escapes (surrogates), numbers out of range,
+// nesting deeper than kMaxDepth.
 class JsonSyntax {
  public:
   JsonSyntax(const std::uint8_t* data, std::size_t size) : p_(data), end_(data + size) {}
@@ -103,7 +103,10 @@ class JsonSyntax {
       const std::uint8_t c = *p_++;
       if (c == '"') return Verdict::Ok;
       if (c < 0x20) return Verdict::Bad;  // a control character (NUL too) must be escaped
-      if (c > 0x7F) return Verdict::Unsure;
+      if (c > 0x7F) {
+        if (!utf8_sequence(c)) return Verdict::Bad;
+        continue;
+      }
       if (c == '\\') {
         if (p_ == end_) return Verdict::Bad;
         const std::uint8_t e = *p_++;
@@ -115,6 +118,33 @@ class JsonSyntax {
       }
     }
     return Verdict::Bad;  // no closing quote
+  }
+
+  // The octets after a lead octet `c` of a well-formed UTF-8 sequence (RFC 3629, as nlohmann's
+  // lexer checks them: the second octet's range depends on the lead, then 80..BF).
+  bool utf8_sequence(std::uint8_t c) {
+    std::uint8_t lo = 0x80, hi = 0xBF;
+    int more = 0;  // octets after the lead
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      more = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      more = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;  // 80..C1, F5..FF
+    }
+    for (int i = 0; i < more; ++i) {
+      if (p_ == end_ || *p_ < lo || *p_ > hi) return false;
+      ++p_;
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    return true;
   }
 
   Verdict literal(std::string_view word) {
