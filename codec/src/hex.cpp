@@ -28,11 +28,6 @@ constexpr std::array<std::int8_t, 256> make_classes() {
 }
 constexpr auto kClasses = make_classes();
 
-int digit(char c) noexcept {
-  const int k = kClasses[static_cast<unsigned char>(c)];
-  return k >= 0 ? k : -1;
-}
-
 bool separator(char c) noexcept { return kClasses[static_cast<unsigned char>(c)] == kSeparator; }
 
 HexError not_a_digit(std::size_t column, char c) {
@@ -44,35 +39,51 @@ HexError not_a_digit(std::size_t column, char c) {
 }  // namespace
 
 // Two passes: the first checks the text and counts its octets, so that text that is not hex
-// costs no allocation and hex text exactly one; the second reads the octets.
+// costs no allocation and hex text exactly one; the second reads the octets. Each looks a
+// character's class up once, and steps over an octet's two digits at a time.
 Result<std::vector<std::byte>, HexError> parse_hex(std::string_view text) {
+  const std::size_t n = text.size();
   std::size_t start = 0;
-  while (start < text.size() && separator(text[start])) ++start;
-  if (text.size() - start >= 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X')) {
+  while (start < n && separator(text[start])) ++start;
+  if (n - start >= 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X')) {
     start += 2;
   }
+  const auto class_at = [text](std::size_t i) {
+    return kClasses[static_cast<unsigned char>(text[i])];
+  };
   std::size_t count = 0;
-  for (std::size_t i = start; i < text.size();) {
-    if (separator(text[i])) {
+  std::size_t i = start;
+  while (i + 1 < n) {  // two characters or more left
+    const int hi = class_at(i);
+    if (hi == kSeparator) {
       ++i;
       continue;
     }
-    if (digit(text[i]) < 0) return fail(not_a_digit(i, text[i]));
-    if (i + 1 >= text.size() || digit(text[i + 1]) < 0) {
-      if (i + 1 < text.size() && !separator(text[i + 1])) return fail(not_a_digit(i + 1, text[i + 1]));
+    if (hi < 0) return fail(not_a_digit(i, text[i]));
+    const int lo = class_at(i + 1);
+    if (lo < 0) {
+      if (lo != kSeparator) return fail(not_a_digit(i + 1, text[i + 1]));
       return fail(HexError{i, "lone hex digit: octets are written as two digits"});
     }
     ++count;
     i += 2;
   }
+  if (i < n) {  // the last character
+    const int last = class_at(i);
+    if (last != kSeparator) {
+      if (last < 0) return fail(not_a_digit(i, text[i]));
+      return fail(HexError{i, "lone hex digit: octets are written as two digits"});
+    }
+  }
   std::vector<std::byte> out(count);
-  for (std::size_t i = start, k = 0; k < count;) {
-    if (separator(text[i])) {
-      ++i;
+  for (std::size_t at = start, k = 0; k < count;) {
+    const int hi = class_at(at);
+    if (hi == kSeparator) {
+      ++at;
       continue;
     }
-    out[k++] = static_cast<std::byte>(digit(text[i]) * 16 + digit(text[i + 1]));
-    i += 2;
+    out[k++] = static_cast<std::byte>(hi * 16 + class_at(at + 1));
+    at += 2;
   }
   return out;
 }
