@@ -13,7 +13,7 @@ namespace {
 constexpr std::int8_t kNotHex = -1;
 constexpr std::int8_t kSeparator = -2;
 
-constexpr std::array<std::int8_t, 256> make_classes() {
+consteval std::array<std::int8_t, 256> make_classes() {
   std::array<std::int8_t, 256> classes{};
   for (auto& c : classes) c = kNotHex;
   for (int c = '0'; c <= '9'; ++c) classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
