@@ -2,7 +2,6 @@
 // crashes; a hex error names a column inside the text; hex that to_hex writes, with any
 // separator parse_hex accepts, reads back as the same octets; both text forms of a decoded
 // message start with its type's name.
-#include <string>
 #include <string_view>
 
 #include "rdcc/codec/format.hpp"
@@ -10,7 +9,7 @@
 #include "rdcc/testing/fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(data, data + size);
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto octets = rdcc::parse_hex(text);
   if (!octets) {
     RDCC_FUZZ_CHECK(octets.error().column < size && !octets.error().describe().empty());

@@ -43,12 +43,6 @@ void append_hex(std::string& out, std::uint64_t v) {
   out.append(text, static_cast<std::size_t>(r.ptr - text));
 }
 
-std::string hex(std::uint64_t v) {
-  std::string out;
-  append_hex(out, v);
-  return out;
-}
-
 template <class Names>
 void append_bit_names(std::string& out, const Names& names, std::uint64_t bits) {
   const std::size_t start = out.size();
@@ -128,26 +122,47 @@ void append_value(std::string& out, const FieldSpec& f, std::uint64_t v) {
   append_decimal(out, v);
 }
 
-// "value (meaning)", as the detailed form shows a field.
-std::string render_detail(const FieldSpec& f, std::uint64_t v) {
+// "value (meaning)", as the detailed form shows a field, appended to `out` (the detailed form
+// is built in one string, without a temporary per piece).
+void append_detail_value(std::string& out, const FieldSpec& f, std::uint64_t v) {
   switch (f.unit) {
-    case Unit::Id: return hex(v);
+    case Unit::Id:
+      append_hex(out, v);
+      return;
     case Unit::Number:
     case Unit::Octets:
-    case Unit::Reserved: return std::to_string(v);
-    case Unit::Micros: return std::to_string(v) + " us";
-    case Unit::Mbps: return std::to_string(v) + " Mbit/s (" + format_rate(v) + ")";
+    case Unit::Reserved:
+      break;
+    case Unit::Micros:
+      append_decimal(out, v);
+      out += " us";
+      return;
+    case Unit::Mbps:
+      append_decimal(out, v);
+      out += " Mbit/s (";
+      out += format_rate(v);
+      out += ')';
+      return;
     case Unit::Enum: {
       const auto name = name_of(f.names, static_cast<std::uint32_t>(v));
-      return std::to_string(v) + " (" + (name.empty() ? "unregistered" : std::string(name)) + ")";
+      append_decimal(out, v);
+      out += " (";
+      out += name.empty() ? std::string_view("unregistered") : name;
+      out += ')';
+      return;
     }
-    case Unit::Bitmask: return hex(v) + " (" + bit_names(f.names, v) + ")";
+    case Unit::Bitmask:
+      append_hex(out, v);
+      out += " (";
+      append_bit_names(out, f.names, v);
+      out += ')';
+      return;
   }
-  return std::to_string(v);
+  append_decimal(out, v);
 }
 
 // What the spec says to make of a raw value, where it says to treat it otherwise.
-std::string note(MessageType type, const FieldSpec& f, std::uint64_t v) {
+std::string_view note(MessageType type, const FieldSpec& f, std::uint64_t v) {
   if (f.unit == Unit::Reserved && v != 0) return "  [reserved, non-zero: ignored on receipt]";
   if (type == MessageType::CreditRequest) {
     if (f.name == "traffic_class" && v > kMaxTrafficClass) return "  [above 7: treated as 7]";
@@ -208,21 +223,34 @@ struct DetailWriter {
   const CreditRequest* request = nullptr;
   template <class T>
   void operator()(const FieldSpec& f, const T& v) {
-    out += "  " + std::string(f.name) + ": " + render_detail(f, v) + note(type, f, v);
+    out += "  ";
+    out += f.name;
+    out += ": ";
+    append_detail_value(out, f, v);
+    out += note(type, f, v);
     if (request != nullptr && f.name == "binding_value" &&
         request->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
       const auto b = unpack_rocev2(v);
-      out += " (destination_qpn=" + hex(b.destination_qpn) +
-             " first_msn=" + std::to_string(b.first_msn) +
-             " message_count=" + std::to_string(b.message_count) + ")";
+      out += " (destination_qpn=";
+      append_hex(out, b.destination_qpn);
+      out += " first_msn=";
+      append_decimal(out, b.first_msn);
+      out += " message_count=";
+      append_decimal(out, b.message_count);
+      out += ')';
     }
     out += '\n';
   }
   void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
-    out += "  " + std::string(f.name) + ": " +
-           (n == 0 ? std::string("(no layout for this address family)")
-                   : address_to_string(a, n == 16)) +
-           '\n';
+    out += "  ";
+    out += f.name;
+    out += ": ";
+    if (n == 0) {
+      out += "(no layout for this address family)";
+    } else {
+      out += address_to_string(a, n == 16);
+    }
+    out += '\n';
   }
 };
 
@@ -258,23 +286,38 @@ void append_header_line(std::string& out, const Message& m) {
 }
 
 // The header part of the detailed form: the type's name, then one line per header field.
-std::string header_detail(const Message& m) {
+void append_header_detail(std::string& out, const Message& m) {
   const Header& h = header_of(m);
   const MessageType type = type_of(m);
-  std::string out(info(type).name);
+  out += info(type).name;
   const std::uint16_t length = h.length != 0 ? h.length : defined_size(m);
-  out += "\n  version: " + std::to_string(h.version);
-  if (h.rsv != 0) out += "\n  rsv: " + std::to_string(h.rsv) + "  [non-zero: ignored on receipt]";
-  out += "\n  length: " + std::to_string(length);
-  if (length > defined_size(m)) {
-    out += "  [" + std::to_string(length - defined_size(m)) + " octets beyond the type's size]";
+  out += "\n  version: ";
+  append_decimal(out, h.version);
+  if (h.rsv != 0) {
+    out += "\n  rsv: ";
+    append_decimal(out, h.rsv);
+    out += "  [non-zero: ignored on receipt]";
   }
-  out += "\n  association_id: " + hex(h.association_id);
-  out += "\n  epoch: " + std::to_string(h.epoch);
-  out += "\n  flags: " + hex(h.flags) + " (" + format_flags(type, h.flags) + ")";
+  out += "\n  length: ";
+  append_decimal(out, length);
+  if (length > defined_size(m)) {
+    out += "  [";
+    append_decimal(out, length - defined_size(m));
+    out += " octets beyond the type's size]";
+  }
+  out += "\n  association_id: ";
+  append_hex(out, h.association_id);
+  out += "\n  epoch: ";
+  append_decimal(out, h.epoch);
+  out += "\n  flags: ";
+  append_hex(out, h.flags);
+  out += " (";
+  append_bit_names(out, TypeFlags{type}, h.flags);
+  out += ')';
   if ((h.flags & ~defined_flags(type)) != 0) out += "  [undefined flags: ignored on receipt]";
-  out += "\n  sequence_number: " + std::to_string(h.sequence_number) + "\n";
-  return out;
+  out += "\n  sequence_number: ";
+  append_decimal(out, h.sequence_number);
+  out += '\n';
 }
 
 }  // namespace
@@ -319,7 +362,9 @@ void append_line(const Message& m, std::string& out) {
 }
 
 std::string format_detail(const Message& m) {
-  std::string out = header_detail(m);
+  std::string out;
+  out.reserve(1024);  // the header and up to two dozen fields: one allocation
+  append_header_detail(out, m);
   std::visit(
       [&out, &m](const auto& body) {
         DetailWriter w{out, type_of(m), std::get_if<CreditRequest>(&m)};

@@ -1,44 +1,90 @@
 #include "rdcc/codec/hex.hpp"
 
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <utility>
+
 namespace rdcc {
 namespace {
 
-int digit(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// Each character's class, looked up once per character: a hex digit's value (0-15), a
+// separator, or neither.
+constexpr std::int8_t kNotHex = -1;
+constexpr std::int8_t kSeparator = -2;
 
-bool separator(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':' || c == '-';
+consteval std::array<std::int8_t, 256> make_classes() {
+  std::array<std::int8_t, 256> classes{};
+  for (auto& c : classes) c = kNotHex;
+  for (int c = '0'; c <= '9'; ++c) classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) {
+    classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
+    classes[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<std::int8_t>(c - 'a' + 10);
+  }
+  for (const char c : {' ', '\t', '\n', '\r', ':', '-'}) {
+    classes[static_cast<unsigned char>(c)] = kSeparator;
+  }
+  return classes;
+}
+constexpr auto kClasses = make_classes();
+
+bool separator(char c) noexcept { return kClasses[static_cast<unsigned char>(c)] == kSeparator; }
+
+HexError not_a_digit(std::size_t column, char c) {
+  std::string what = "'?' is not a hex digit";
+  what[1] = c;
+  return HexError{column, std::move(what)};
 }
 
 }  // namespace
 
+// Two passes: the first checks the text and counts its octets, so that text that is not hex
+// costs no allocation and hex text exactly one; the second reads the octets. Each looks a
+// character's class up once, and steps over an octet's two digits at a time.
 Result<std::vector<std::byte>, HexError> parse_hex(std::string_view text) {
-  std::vector<std::byte> out;
-  out.reserve(text.size() / 2);
-  std::size_t i = 0;
-  while (i < text.size() && separator(text[i])) ++i;
-  if (text.size() - i >= 2 && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X')) i += 2;
-  while (i < text.size()) {
-    if (separator(text[i])) {
+  const std::size_t n = text.size();
+  std::size_t start = 0;
+  while (start < n && separator(text[start])) ++start;
+  if (n - start >= 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X')) {
+    start += 2;
+  }
+  // Each character's class, indexed directly (a lambda here was not inlined in the sanitizer
+  // builds: a call per character).
+  const auto* chars = reinterpret_cast<const unsigned char*>(text.data());
+  const std::int8_t* classes = kClasses.data();
+  std::size_t count = 0;
+  std::size_t i = start;
+  while (i + 1 < n) {  // two characters or more left
+    const int hi = classes[chars[i]];
+    if (hi == kSeparator) {
       ++i;
       continue;
     }
-    const int hi = digit(text[i]);
-    if (hi < 0) {
-      return fail(HexError{i, std::string("'") + text[i] + "' is not a hex digit"});
-    }
-    if (i + 1 >= text.size() || digit(text[i + 1]) < 0) {
-      if (i + 1 < text.size() && !separator(text[i + 1])) {
-        return fail(HexError{i + 1, std::string("'") + text[i + 1] + "' is not a hex digit"});
-      }
+    if (hi < 0) return fail(not_a_digit(i, text[i]));
+    const int lo = classes[chars[i + 1]];
+    if (lo < 0) {
+      if (lo != kSeparator) return fail(not_a_digit(i + 1, text[i + 1]));
       return fail(HexError{i, "lone hex digit: octets are written as two digits"});
     }
-    out.push_back(static_cast<std::byte>(hi * 16 + digit(text[i + 1])));
+    ++count;
     i += 2;
+  }
+  if (i < n) {  // the last character
+    const int last = classes[chars[i]];
+    if (last != kSeparator) {
+      if (last < 0) return fail(not_a_digit(i, text[i]));
+      return fail(HexError{i, "lone hex digit: octets are written as two digits"});
+    }
+  }
+  std::vector<std::byte> out(count);
+  for (std::size_t at = start, k = 0; k < count;) {
+    const int hi = classes[chars[at]];
+    if (hi == kSeparator) {
+      ++at;
+      continue;
+    }
+    out[k++] = static_cast<std::byte>(hi * 16 + classes[chars[at + 1]]);
+    at += 2;
   }
   return out;
 }
@@ -57,7 +103,17 @@ std::string to_hex(std::span<const std::byte> data, std::string_view sep) {
 }
 
 std::string HexError::describe() const {
-  return what + " (column " + std::to_string(column + 1) + ")";
+  constexpr std::string_view kColumn = " (column ";
+  char number[24];
+  const char* end = std::to_chars(number, number + sizeof number, column + 1).ptr;
+  const auto digits = static_cast<std::size_t>(end - number);
+  std::string out;
+  out.reserve(what.size() + kColumn.size() + digits + 1);
+  out += what;
+  out += kColumn;
+  out.append(number, digits);
+  out += ')';
+  return out;
 }
 
 }  // namespace rdcc

@@ -40,7 +40,7 @@ std::string known_names(std::span<const NamedValue> names) {
   return out;
 }
 
-Result<std::uint64_t, JsonError> parse_number_text(const std::string& key, std::string_view s) {
+Result<std::uint64_t, JsonError> parse_number_text(std::string_view key, std::string_view s) {
   int base = 10;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     s.remove_prefix(2);
@@ -49,17 +49,17 @@ Result<std::uint64_t, JsonError> parse_number_text(const std::string& key, std::
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) {
-    return fail(JsonError{key, "'" + std::string(s) + "' is not a number"});
+    return fail(JsonError{std::string(key), "'" + std::string(s) + "' is not a number"});
   }
   return v;
 }
 
 // One scalar: an unsigned number, a "0x.." or decimal string, or a registry name.
-Result<std::uint64_t, JsonError> read_scalar(const std::string& key, const json& v,
+Result<std::uint64_t, JsonError> read_scalar(std::string_view key, const json& v,
                                              std::span<const NamedValue> names) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer()) return fail(JsonError{key, "must not be negative"});
-  if (v.is_number_float()) return fail(JsonError{key, "must be a whole number"});
+  if (v.is_number_integer()) return fail(JsonError{std::string(key), "must not be negative"});
+  if (v.is_number_float()) return fail(JsonError{std::string(key), "must be a whole number"});
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     if (auto named = value_of(names, s)) return std::uint64_t{*named};
@@ -68,13 +68,13 @@ Result<std::uint64_t, JsonError> read_scalar(const std::string& key, const json&
     }
     std::string what = "unknown name '" + s + "'";
     if (!names.empty()) what += " (known: " + known_names(names) + ")";
-    return fail(JsonError{key, what});
+    return fail(JsonError{std::string(key), what});
   }
-  return fail(JsonError{key, std::string("must be a number, not ") + v.type_name()});
+  return fail(JsonError{std::string(key), std::string("must be a number, not ") + v.type_name()});
 }
 
 // A scalar, or for bit sets an array of names and numbers OR-ed together.
-Result<std::uint64_t, JsonError> read_value(const std::string& key, const json& v,
+Result<std::uint64_t, JsonError> read_value(std::string_view key, const json& v,
                                             std::span<const NamedValue> names, bool bitset,
                                             std::uint64_t max) {
   std::uint64_t value = 0;
@@ -90,25 +90,38 @@ Result<std::uint64_t, JsonError> read_value(const std::string& key, const json& 
     value = *scalar;
   }
   if (value > max) {
-    return fail(JsonError{key, "value " + std::to_string(value) + " is larger than the field's " +
+    return fail(JsonError{std::string(key), "value " + std::to_string(value) + " is larger than the field's " +
                                    "maximum " + std::to_string(max)});
   }
   return value;
 }
 
+// The members are appended in order into room reserved for all of them (the keys are
+// distinct: operator[]'s search for an existing key, and the vector's regrowth, per member
+// were most of to_json's allocations and time).
 struct BodyToJson {
-  json& out;
+  json::object_t& out;
   template <class T>
   void operator()(const FieldSpec& f, const T& value) {
-    out[std::string(f.name)] = value;
+    out.emplace_back(std::string(f.name), value);
   }
   void address(const FieldSpec& f, const IpAddress& a, std::size_t n) {
     if (n == 0) {
-      out[std::string(f.name)] = nullptr;
+      out.emplace_back(std::string(f.name), nullptr);
     } else {
-      out[std::string(f.name)] = address_to_string(a, n == 16);
+      out.emplace_back(std::string(f.name), address_to_string(a, n == 16));
     }
   }
+};
+
+// How many fields a body has.
+struct FieldCounter {
+  std::size_t n = 0;
+  template <class T>
+  void operator()(const FieldSpec&, const T&) {
+    ++n;
+  }
+  void address(const FieldSpec&, const IpAddress&, std::size_t) { ++n; }
 };
 
 // Text written at a cursor into room made beforehand (no per-character string appends): the
@@ -168,14 +181,13 @@ struct BodyFromJson {
   template <class T>
   void operator()(const FieldSpec& f, T& value) {
     if (error) return;
-    const auto it = in.find(std::string(f.name));
+    const auto it = in.find(f.name);  // a string_view: no key string built per field
     if (it == in.end()) return;
-    const std::string key(f.name);
     if (f.name == "binding_value" && it->is_object()) {
-      read_rocev2(key, *it, value);
+      read_rocev2(f.name, *it, value);
       return;
     }
-    auto v = read_value(key, *it, f.names, f.unit == Unit::Bitmask,
+    auto v = read_value(f.name, *it, f.names, f.unit == Unit::Bitmask,
                         std::numeric_limits<T>::max());
     if (!v) {
       error = v.error();
@@ -185,7 +197,7 @@ struct BodyFromJson {
   }
   void address(const FieldSpec& f, IpAddress& a, std::size_t n) {
     if (error) return;
-    const auto it = in.find(std::string(f.name));
+    const auto it = in.find(f.name);
     if (it == in.end() || it->is_null()) return;
     if (n == 0) {
       error = JsonError{std::string(f.name), "address_family must be 4 or 6 to carry addresses"};
@@ -197,7 +209,7 @@ struct BodyFromJson {
   }
 
   template <class T>
-  void read_rocev2(const std::string& key, const json& obj, T& value) {
+  void read_rocev2(std::string_view key, const json& obj, T& value) {
     std::uint64_t parts[3] = {0, 0, 0};
     constexpr std::array<std::string_view, 3> kParts{"destination_qpn", "first_msn",
                                                      "message_count"};
@@ -206,11 +218,11 @@ struct BodyFromJson {
       std::size_t i = 0;
       while (i < kParts.size() && kParts[i] != k) ++i;
       if (i == kParts.size()) {
-        error = JsonError{key + "." + k, "unknown key (known: destination_qpn, first_msn, "
-                                         "message_count)"};
+        error = JsonError{std::string(key) + "." + k,
+                          "unknown key (known: destination_qpn, first_msn, message_count)"};
         return;
       }
-      auto part = read_value(key + "." + k, v, {}, false, kMax[i]);
+      auto part = read_value(std::string(key) + "." + k, v, {}, false, kMax[i]);
       if (!part) {
         error = part.error();
         return;
@@ -244,13 +256,16 @@ struct KeyCollector {
 
 template <class T>
 std::optional<JsonError> check_keys(const json& j) {
-  KeyCollector c;
-  const T empty{};
-  T::describe(empty, c);
+  static const std::vector<std::string_view> body_keys = [] {  // the type's fields, once
+    KeyCollector c;
+    const T empty{};
+    T::describe(empty, c);
+    return c.keys;
+  }();
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (auto k : kHeaderKeys) known = known || k == key;
-    for (auto k : c.keys) known = known || k == key;
+    for (auto k : body_keys) known = known || k == key;
     if (!known) {
       return JsonError{key, "is not a field of " + std::string(info(T::kType).name)};
     }
@@ -268,7 +283,7 @@ Result<Message, JsonError> typed_from_json(const json& j) {
     std::span<const NamedValue> names;
     bool bitset;
   };
-  const auto flags = flag_names(T::kType);
+  static const std::vector<NamedValue> flags = flag_names(T::kType);  // once per type
   const std::array<HeaderField, 7> fields{{{"version", 0x0F, {}, false},
                                            {"rsv", 0x0F, {}, false},
                                            {"length", 0xFFFF, {}, false},
@@ -302,9 +317,13 @@ constexpr std::array<FromJson, sizeof...(I)> make_from_json(std::index_sequence<
 }
 constexpr auto kFromJson = make_from_json(std::make_index_sequence<std::variant_size_v<Message>>{});
 
-std::vector<NamedValue> type_names() {
-  std::vector<NamedValue> names;
-  for (const auto& t : kMessageTypes) names.push_back({static_cast<std::uint32_t>(t.type), t.name});
+// The registry's type names, built once.
+const std::vector<NamedValue>& type_names() {
+  static const std::vector<NamedValue> names = [] {
+    std::vector<NamedValue> v;
+    for (const auto& t : kMessageTypes) v.push_back({static_cast<std::uint32_t>(t.type), t.name});
+    return v;
+  }();
   return names;
 }
 
@@ -312,18 +331,26 @@ std::vector<NamedValue> type_names() {
 
 nlohmann::ordered_json to_json(const Message& m) {
   const Header& h = header_of(m);
-  json j;
-  j["type"] = info(type_of(m)).name;
-  j["version"] = h.version;
-  j["rsv"] = h.rsv;
-  j["length"] = h.length != 0 ? h.length : defined_size(m);
-  j["association_id"] = h.association_id;
-  j["epoch"] = h.epoch;
-  j["flags"] = h.flags;
-  j["sequence_number"] = h.sequence_number;
+  json j = json::object();
+  auto& members = j.get_ref<json::object_t&>();
   std::visit(
-      [&j](const auto& body) {
-        BodyToJson writer{j};
+      [&members](const auto& body) {
+        FieldCounter count;
+        std::decay_t<decltype(body)>::describe(body, count);
+        members.reserve(kHeaderKeys.size() + count.n);
+      },
+      m);
+  members.emplace_back("type", info(type_of(m)).name);
+  members.emplace_back("version", h.version);
+  members.emplace_back("rsv", h.rsv);
+  members.emplace_back("length", h.length != 0 ? h.length : defined_size(m));
+  members.emplace_back("association_id", h.association_id);
+  members.emplace_back("epoch", h.epoch);
+  members.emplace_back("flags", h.flags);
+  members.emplace_back("sequence_number", h.sequence_number);
+  std::visit(
+      [&members](const auto& body) {
+        BodyToJson writer{members};
         std::decay_t<decltype(body)>::describe(body, writer);
       },
       m);
@@ -463,7 +490,7 @@ Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {
   }
   const auto it = j.find("type");
   if (it == j.end()) return fail(JsonError{"type", "is missing"});
-  const auto names = type_names();
+  const auto& names = type_names();
   auto type = read_value("type", *it, names, false, 0xFF);
   if (!type) return fail(type.error());
   if (*type == 0 || *type > kMessageTypes.size()) {

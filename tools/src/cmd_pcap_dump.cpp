@@ -161,7 +161,8 @@ void run_dump(const DumpOptions& o) {
       out += j.dump();
     } else {
       append_prefix(out, f, t, nullptr);
-      out += "malformed frame: " + describe_malformed(parsed);
+      out += "malformed frame: ";
+      append_malformed(parsed, out);
     }
     out += '\n';
     flush(false);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,16 +47,18 @@ std::uint32_t le32(std::span<const std::byte> b, std::size_t at) {
 }
 
 // The parsers fill in one ParsedFrame (the caller's, default on entry) rather than return
-// copies of it down the layers: every frame of a capture goes through them.
+// copies of it down the layers: every frame of a capture goes through them. They fill it only
+// once the frame has turned out to be UDP (the IP layer's fields after parse_udp()), so that
+// a Malformed or Other frame is the default one with at most these fields set, and needs no
+// reset (a copy of a whole ParsedFrame per frame).
 void malformed(ParsedFrame& f, std::string_view what, std::size_t offset, std::uint64_t actual = 0) {
-  f = ParsedFrame{};
   f.kind = FrameKind::Malformed;
   f.what = what;
   f.offset = offset;
   f.actual = actual;
 }
 
-void other(ParsedFrame& f) { f = ParsedFrame{}; }
+void other(ParsedFrame& f) { f.kind = FrameKind::Other; }
 
 // The UDP header at `at`, carried in an IP payload that ends at `end` (exclusive).
 void parse_udp(std::span<const std::byte> b, std::size_t at, std::size_t end, ParsedFrame& f) {
@@ -95,6 +98,8 @@ void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
     return malformed(f, "IPv4 first fragment of a fragmented UDP datagram (not reassembled)", at + 6,
                      fragment);
   }
+  parse_udp(b, at + header, at + total, f);
+  if (f.kind != FrameKind::Udp) return;
   f.source.ipv6 = false;
   f.destination.ipv6 = false;
   std::memcpy(f.source.ip.data(), b.data() + at + 12, 4);  // within the 20 octets checked
@@ -102,7 +107,20 @@ void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
   f.dscp = static_cast<std::uint8_t>(u8(b, at + 1) >> 2);
   f.ecn = static_cast<std::uint8_t>(u8(b, at + 1) & 0x03U);
   f.ip_packet = b.subspan(at, total);
-  return parse_udp(b, at + header, at + total, f);
+}
+
+// The IPv6 header's fields of a UDP frame (the header at `at`, its payload ending at `end`).
+void fill_ipv6(std::span<const std::byte> b, std::size_t at, std::size_t end, ParsedFrame& f) {
+  f.source.ipv6 = true;
+  f.destination.ipv6 = true;
+  for (std::size_t i = 0; i < 16; ++i) {
+    f.source.ip[i] = u8(b, at + 8 + i);
+    f.destination.ip[i] = u8(b, at + 24 + i);
+  }
+  f.ip_packet = b.subspan(at, end - at);
+  const std::uint16_t tc = static_cast<std::uint16_t>(be16(b, at) >> 4);
+  f.dscp = static_cast<std::uint8_t>((tc >> 2) & 0x3FU);
+  f.ecn = static_cast<std::uint8_t>(tc & 0x03U);
 }
 
 void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
@@ -119,23 +137,15 @@ void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
     f.snap_cut = true;
     return;
   }
-  f.source.ipv6 = true;
-  f.destination.ipv6 = true;
-  for (std::size_t i = 0; i < 16; ++i) {
-    f.source.ip[i] = u8(b, at + 8 + i);
-    f.destination.ip[i] = u8(b, at + 24 + i);
-  }
-  f.ip_packet = b.subspan(at, end - at);
-  const std::uint16_t tc = static_cast<std::uint16_t>(be16(b, at) >> 4);
-  f.dscp = static_cast<std::uint8_t>((tc >> 2) & 0x3FU);
-  f.ecn = static_cast<std::uint8_t>(tc & 0x03U);
   std::uint8_t next = u8(b, at + 6);
   std::size_t next_at = at + 6;  // where the Next Header field that names `next` sits
   std::size_t pos = at + 40;
   for (std::size_t n = 0; n <= kMaxExtensionHeaders; ++n) {
     switch (next) {
       case kProtoUdp:
-        return parse_udp(b, pos, end, f);
+        parse_udp(b, pos, end, f);
+        if (f.kind == FrameKind::Udp) fill_ipv6(b, at, end, f);
+        return;
       case 0:    // Hop-by-Hop Options
       case 43:   // Routing
       case 60: { // Destination Options
@@ -269,10 +279,26 @@ ParsedFrame parse_frame(std::span<const std::byte> frame, int link_type) noexcep
   return f;
 }
 
+void append_malformed(const ParsedFrame& f, std::string& out) {
+  const auto append_number = [&out](std::uint64_t v) {
+    char text[24];
+    const char* end = std::to_chars(text, text + sizeof text, v).ptr;
+    out.append(text, static_cast<std::size_t>(end - text));
+  };
+  out += f.what;
+  if (f.actual != 0) {
+    out += " (value ";
+    append_number(f.actual);
+    out += ')';
+  }
+  out += " at offset ";
+  append_number(f.offset);
+}
+
 std::string describe_malformed(const ParsedFrame& f) {
-  std::string s(f.what);
-  if (f.actual != 0) s += " (value " + std::to_string(f.actual) + ")";
-  s += " at offset " + std::to_string(f.offset);
+  std::string s;
+  s.reserve(f.what.size() + 64);  // the numbers' text: one allocation
+  append_malformed(f, s);
   return s;
 }
 

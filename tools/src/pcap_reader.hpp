@@ -58,6 +58,9 @@ struct ParsedFrame {
 
 // "IPv4 header length 12 is below 20 (offset 14)", with the value where there is one.
 [[nodiscard]] std::string describe_malformed(const ParsedFrame& f);
+// The same text appended to `out` (no other allocation: `rdcc pcap dump` writes one per
+// malformed frame).
+void append_malformed(const ParsedFrame& f, std::string& out);
 
 // One frame as the capture holds it.
 struct CapturedFrame {
