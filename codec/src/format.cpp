@@ -1,8 +1,11 @@
 #include "rdcc/codec/format.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <variant>
 
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
@@ -15,6 +18,7 @@ namespace {
 // Pieces are put together in a small buffer first, so that each field is one append.
 class Piece {
  public:
+  static constexpr std::size_t kCapacity = 128;
   void text(std::string_view s) {
     std::memcpy(at_, s.data(), s.size());
     at_ += s.size();
@@ -25,17 +29,43 @@ class Piece {
     text("0x");
     at_ = std::to_chars(at_, end_, v, 16).ptr;
   }
-  [[nodiscard]] bool fits(std::size_t n) const { return n <= static_cast<std::size_t>(end_ - at_); }
   void append_to(std::string& out) const {
     out.append(buffer_, static_cast<std::size_t>(at_ - buffer_));
   }
 
  private:
-  char buffer_[128];
+  char buffer_[kCapacity];
   char* at_ = buffer_;
   char* end_ = buffer_ + sizeof buffer_;
 };
 constexpr std::size_t kNumberText = 24;  // "0x" and 16 hex digits, or 20 decimal ones
+
+// The longest field name and value name of any message type: a field's " name=value" in the
+// line form always fits a Piece (checked when compiling, so LineWriter needs no way out).
+struct LongestField {
+  std::size_t longest = 0;
+  template <class T>
+  constexpr void operator()(const FieldSpec& f, const T&) {
+    std::size_t value_name = 0;
+    for (const NamedValue& n : f.names) value_name = std::max(value_name, n.name.size());
+    longest = std::max(longest, f.name.size() + value_name);
+  }
+  constexpr void address(const FieldSpec&, const IpAddress&, std::size_t) {}
+};
+template <class T>
+constexpr void visit_fields(LongestField& c) {
+  const T m{};
+  T::describe(m, c);
+}
+template <std::size_t... I>
+constexpr std::size_t longest_field(std::index_sequence<I...>) {
+  LongestField c;
+  (visit_fields<std::variant_alternative_t<I, Message>>(c), ...);
+  return c.longest;
+}
+static_assert(longest_field(std::make_index_sequence<std::variant_size_v<Message>>{}) +
+                  kNumberText + 2 <=
+              Piece::kCapacity);
 
 void append_hex(std::string& out, std::uint64_t v) {
   char text[24] = {'0', 'x'};
@@ -95,32 +125,6 @@ struct TypeFlags {
     return Iterator{e, e, type};
   }
 };
-
-// A field's value as the one-line form shows it.
-void append_value(std::string& out, const FieldSpec& f, std::uint64_t v) {
-  switch (f.unit) {
-    case Unit::Id:
-    case Unit::Bitmask:
-      append_hex(out, v);
-      return;
-    case Unit::Enum: {
-      const auto name = name_of(f.names, static_cast<std::uint32_t>(v));
-      if (name.empty()) {
-        append_decimal(out, v);
-      } else {
-        out += name;
-      }
-      return;
-    }
-    case Unit::Number:
-    case Unit::Octets:
-    case Unit::Reserved:
-    case Unit::Micros:
-    case Unit::Mbps:
-      break;
-  }
-  append_decimal(out, v);
-}
 
 // "value (meaning)", as the detailed form shows a field, appended to `out` (the detailed form
 // is built in one string, without a temporary per piece).
@@ -186,13 +190,6 @@ struct LineWriter {
     Piece piece;
     const std::string_view name =
         f.unit == Unit::Enum ? name_of(f.names, static_cast<std::uint32_t>(value)) : "";
-    if (!piece.fits(f.name.size() + name.size() + kNumberText + 2)) {
-      out += ' ';
-      out += f.name;
-      out += '=';
-      append_value(out, f, value);
-      return;
-    }
     piece.text(' ');
     piece.text(f.name);
     piece.text('=');
