@@ -1,8 +1,11 @@
 // Any text, as `rdcc decode` reads it: hex text -> octets -> decode -> the text forms. Nothing
 // crashes; a hex error names a column inside the text; hex that to_hex writes, with any
 // separator parse_hex accepts, reads back as the same octets; both text forms of a decoded
-// message start with its type's name.
+// message start with its type's name, and the detailed form names the flags (and an
+// association message's capabilities) as format_flags (format_capabilities) does.
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/hex.hpp"
@@ -25,8 +28,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     !rdcc::to_string(decoded.error().code).empty());
     return 0;
   }
-  const auto name = rdcc::info(rdcc::type_of(*decoded)).name;
+  const auto type = rdcc::type_of(*decoded);
+  const auto name = rdcc::info(type).name;
   RDCC_FUZZ_CHECK(rdcc::format_line(*decoded).starts_with(name));
-  RDCC_FUZZ_CHECK(rdcc::format_detail(*decoded).starts_with(name));
+  const std::string detail = rdcc::format_detail(*decoded);
+  RDCC_FUZZ_CHECK(detail.starts_with(name));
+  // The flags, and an association message's capabilities, by the names format_flags and
+  // format_capabilities give them.
+  const std::string flags = rdcc::format_flags(type, rdcc::header_of(*decoded).flags);
+  RDCC_FUZZ_CHECK(detail.find(" (" + flags + ")") != std::string::npos);
+  std::visit(
+      [&](const auto& m) {
+        if constexpr (requires { m.capabilities; }) {
+          const std::string named = rdcc::format_capabilities(m.capabilities);
+          RDCC_FUZZ_CHECK(detail.find(" (" + named + ")") != std::string::npos);
+        }
+      },
+      *decoded);
   return 0;
 }
