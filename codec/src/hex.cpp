@@ -1,9 +1,10 @@
 #include "rdcc/codec/hex.hpp"
 
 #include <array>
-#include <charconv>
 #include <cstdint>
 #include <utility>
+
+#include "rdcc/codec/format.hpp"
 
 namespace rdcc {
 namespace {
@@ -29,6 +30,10 @@ consteval std::array<std::int8_t, 256> make_classes() {
 constexpr auto kClasses = make_classes();
 
 bool separator(char c) noexcept { return kClasses[static_cast<unsigned char>(c)] == kSeparator; }
+
+HexError lone_digit(std::size_t column) {
+  return HexError{column, "lone hex digit: octets are written as two digits"};
+}
 
 HexError not_a_digit(std::size_t column, char c) {
   std::string what = "'?' is not a hex digit";
@@ -64,7 +69,7 @@ Result<std::vector<std::byte>, HexError> parse_hex(std::string_view text) {
     const int lo = classes[chars[i + 1]];
     if (lo < 0) {
       if (lo != kSeparator) return fail(not_a_digit(i + 1, text[i + 1]));
-      return fail(HexError{i, "lone hex digit: octets are written as two digits"});
+      return fail(lone_digit(i));
     }
     ++count;
     i += 2;
@@ -73,7 +78,7 @@ Result<std::vector<std::byte>, HexError> parse_hex(std::string_view text) {
     const int last = classes[chars[i]];
     if (last != kSeparator) {
       if (last < 0) return fail(not_a_digit(i, text[i]));
-      return fail(HexError{i, "lone hex digit: octets are written as two digits"});
+      return fail(lone_digit(i));
     }
   }
   std::vector<std::byte> out(count);
@@ -103,15 +108,11 @@ std::string to_hex(std::span<const std::byte> data, std::string_view sep) {
 }
 
 std::string HexError::describe() const {
-  constexpr std::string_view kColumn = " (column ";
-  char number[24];
-  const char* end = std::to_chars(number, number + sizeof number, column + 1).ptr;
-  const auto digits = static_cast<std::size_t>(end - number);
   std::string out;
-  out.reserve(what.size() + kColumn.size() + digits + 1);
+  out.reserve(what.size() + 32);  // " (column " and the number: one allocation
   out += what;
-  out += kColumn;
-  out.append(number, digits);
+  out += " (column ";
+  append_decimal(out, column + 1);
   out += ')';
   return out;
 }

@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "rdcc/codec/format.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -280,19 +281,14 @@ ParsedFrame parse_frame(std::span<const std::byte> frame, int link_type) noexcep
 }
 
 void append_malformed(const ParsedFrame& f, std::string& out) {
-  const auto append_number = [&out](std::uint64_t v) {
-    char text[24];
-    const char* end = std::to_chars(text, text + sizeof text, v).ptr;
-    out.append(text, static_cast<std::size_t>(end - text));
-  };
   out += f.what;
   if (f.actual != 0) {
     out += " (value ";
-    append_number(f.actual);
+    append_decimal(out, f.actual);
     out += ')';
   }
   out += " at offset ";
-  append_number(f.offset);
+  append_decimal(out, f.offset);
 }
 
 std::string describe_malformed(const ParsedFrame& f) {
