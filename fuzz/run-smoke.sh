@@ -88,14 +88,20 @@ for target in "${targets[@]}"; do
     else
       failed+=("$target")
     fi
-    grep -E 'ERROR|SUMMARY|fuzz property violated|runtime error|Test unit written' "$log" | head -20
+    # What was violated (the harness's own lines: an invariant's rule and detail, a property),
+    # the sanitizer's verdict, and where the input went.
+    grep -E '^t=[^ ]+ invariant |property violated|ERROR|SUMMARY|runtime error|Test unit written' \
+      "$log" | head -20
+    # libFuzzer prints a small input in Base64: a CI log alone is then enough to reproduce it.
+    b64=$(sed -n 's/^Base64: //p' "$log" | tail -1)
     for input in "$artifacts"/*; do
       [ -f "$input" ] || continue
       name=$(basename "$input")
       cat <<MSG
 
 fuzz smoke: $target found a failing input: $input
-  Reproduce:  $build/fuzz/$target $input
+${b64:+  From this log alone: echo '$b64' | base64 -d > $name
+}  Reproduce:  $build/fuzz/$target $input
   Keep it as a regression test (it runs in ctest as $target.regressions, without libFuzzer):
     cp $input $root/fuzz/regressions/$target/$name
     ctest --preset default -R '^$target\.regressions\$'

@@ -121,6 +121,10 @@ struct PeerModel {
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
   std::uint64_t sender_nonce = 0;
+  // The association whose incarnation the sender accepted last: the only one it takes credit
+  // from (docs/spec-notes.md, 442).
+  bool has_sender_current = false;
+  std::uint32_t sender_current = 0;
 };
 
 // What the checker knows of a Message ID between a pair, without the association.
@@ -592,13 +596,24 @@ struct InvariantChecker::Impl {
       // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
       // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
       // parameters change only by a fresh Parameter Update (Association Establishment).
-      const PeerModel& pm = peers[p];
+      PeerModel& pm = peers[p];
       if (pm.has_sender_nonce && pm.sender_nonce != acc->sender_nonce) return;
+      // "assigns a non-zero Association ID": the sender refuses an accept of zero as it refuses
+      // a wrong nonce (docs/spec-notes.md, 442).
+      if (h.association_id == 0) return;
       // An ASSOC_ACCEPT echoing a newer nonce than the incarnation's (the sender associated
       // again) starts one too, even with the same Epoch: it carries the association's parameters.
       const bool new_nonce = pm.has_sender_nonce && a.accepted_nonce != acc->sender_nonce;
-      const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce;
+      // So does one naming another association than the sender's current one, even an earlier
+      // incarnation the checker holds with this Epoch (docs/spec-notes.md, 442).
+      const bool other = pm.has_sender_current && pm.sender_current != ai;
+      const bool incarnation =
+          !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce || other;
       if (incarnation) {
+        // Known only where the checker saw the nonce: without it, an accept the sender refused
+        // could not be told from one it took, and each association keeps its own Epoch (162).
+        pm.has_sender_current = pm.has_sender_nonce;
+        pm.sender_current = ai;
         a.sender_accepted = true;
         a.sender_epoch = h.epoch;
         a.accepted_nonce = acc->sender_nonce;
@@ -614,12 +629,15 @@ struct InvariantChecker::Impl {
         // the sender re-requests it in scheduled mode ("drop credit; re-establish; send
         // CREDIT_REQUEST", Sender Message State Machine): it is no longer outstanding.
         a.unsched_outstanding = false;
-      } else if (!acc->parameter_update() ||
-                 (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq))) {
+      } else if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) {
         return;
       } else {
+        // Within the incarnation the accept is sequence-checked like any other message and,
+        // when newer, processed: a repeated accept without Parameter Update changes nothing
+        // but its Sequence Number is the newest processed (docs/spec-notes.md, 441).
         a.have_seq = true;
         a.newest_seq = h.sequence_number;
+        if (!acc->parameter_update()) return;
       }
       a.u = std::max(a.u, acc->unscheduled_limit);
       a.lifetime_us = acc->grant_lifetime;
@@ -642,6 +660,7 @@ struct InvariantChecker::Impl {
       return;
     }
     if (!a.sender_accepted || h.epoch != a.sender_epoch) return;
+    if (const PeerModel& pm = peers[p]; pm.has_sender_current && pm.sender_current != ai) return;
     // The sender must discard what is not newer; it may use only what it may accept.
     if (a.have_seq && !serial_newer(h.sequence_number, a.newest_seq)) return;
     a.have_seq = true;

@@ -33,11 +33,12 @@ class CheckerTest : public ::testing::Test {
     q.sender_nonce = nonce;
     checker.on_control_sent(kSender, kReceiver, q, now);
   }
-  // An ASSOC_ACCEPT of Epoch `epoch` echoing `nonce` reaches the sender: Sequence Number 1,
-  // Grant Lifetime 100 us, Credit Unit 4096, U `u`.
-  void accept_reaches_sender(std::uint64_t nonce, std::uint16_t epoch, std::uint32_t u = 0) {
+  // An ASSOC_ACCEPT of Epoch `epoch` echoing `nonce` reaches the sender: Sequence Number
+  // `sequence`, Grant Lifetime 100 us, Credit Unit 4096, U `u`, no Parameter Update.
+  void accept_reaches_sender(std::uint64_t nonce, std::uint16_t epoch, std::uint32_t u = 0,
+                             std::uint32_t sequence = 1, std::uint32_t association = kAssoc) {
     AssocAccept a;
-    a.header = {.association_id = kAssoc, .epoch = epoch, .sequence_number = 1};
+    a.header = {.association_id = association, .epoch = epoch, .sequence_number = sequence};
     a.sender_nonce = nonce;
     a.unscheduled_limit = u;
     a.grant_lifetime = 100;
@@ -458,6 +459,114 @@ TEST_F(CheckerTest, AcceptEchoingTheCurrentNonce_SetsTheParametersEvenWithTheSam
   checker.on_control_sent(kSender, kReceiver, r, now);
   checker.on_segment_sent(kSender, s, now);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
+// fuzz_sender (regression repeated-accept-moves-the-sequence, CI smoke run): an ASSOC_ACCEPT of
+// the current incarnation without Parameter Update is sequence-checked and, being newer,
+// processed; it changes no parameter, but its Sequence Number is the newest processed. A pool
+// grant numbered 2,885,681,152 is newer than the repeat's 1,313,080,040 (not than the first
+// accept's 1), so the sender uses it; a grant numbered 1,000, below the repeat, is stale.
+TEST_F(CheckerTest, RepeatedAcceptWithoutUpdate_IsTheNewestProcessedSequenceNumber) {
+  ask(0x77);
+  accept_reaches_sender(0x77, 2, 0, 1);
+  accept_reaches_sender(0x77, 2, 8192, 1313080040);  // no Parameter Update: U stays 0
+  CreditRequest r;
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  r.message_id = 1;
+  r.message_length = 65536;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  CreditGrant stale;  // numbered after the first accept, before the repeat: discarded
+  stale.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1000};
+  stale.message_id = 1;
+  stale.grant_limit = 65536;
+  stale.pacing_rate = 100000;
+  checker.on_control_delivered(kReceiver, kSender, stale, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 1;
+  s.length = 4096;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+
+  CreditGrant pool;
+  pool.header = {.association_id = kAssoc, .epoch = 2, .flags = flag::kPool,
+                 .sequence_number = 2885681152U};
+  pool.grant_limit = 8192;
+  pool.pacing_rate = 100000;
+  checker.on_control_delivered(kReceiver, kSender, pool, now);
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // nothing new
+
+  // The repeat's U was not taken: an unscheduled message is beyond U = 0.
+  r.header.sequence_number = 2;
+  r.message_id = 2;
+  r.message_length = 1024;
+  r.unscheduled_sent = 1024;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  s.message_id = 2;
+  s.length = 1024;
+  s.unscheduled = true;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), (std::vector<std::string>{"sender_credit", "unscheduled_beyond_u"}));
+}
+
+// fuzz_sender (regression accept-of-an-earlier-association, CI smoke run): after association
+// 0x2 (Epoch 20817) replaced kAssoc (Epoch 2), an ASSOC_ACCEPT echoing the nonce that names
+// kAssoc and Epoch 2 again is, to the sender, a new Epoch: a new incarnation with its own U.
+// From then on grants of 0x2 give nothing, as the sender discards them.
+TEST_F(CheckerTest, AcceptNamingAnEarlierAssociation_StartsAnIncarnation) {
+  constexpr std::uint32_t kOther = 0x2;
+  ask(0x77);
+  accept_reaches_sender(0x77, 2, 1, 0);
+  accept_reaches_sender(0x77, 20817, 1, 0, kOther);
+  accept_reaches_sender(0x77, 2, 8192, 1);
+  CreditRequest r;
+  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  r.message_id = 4;
+  r.message_length = 1024;
+  r.unscheduled_sent = 1024;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  DataSegment s;
+  s.receiver = kReceiver;
+  s.association_id = kAssoc;
+  s.message_id = 4;
+  s.length = 1024;
+  s.unscheduled = true;
+  s.last = true;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+
+  // An accept of Association ID zero is refused like one with a wrong nonce: it is no
+  // association, and kAssoc's grants still count (fuzz_sender, regression
+  // accept-of-association-zero).
+  accept_reaches_sender(0x77, 2, 0, 2, 0);
+  CreditGrant mine;
+  mine.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
+  mine.message_id = 6;
+  mine.grant_limit = 4096;
+  mine.pacing_rate = 100000;
+  checker.on_control_delivered(kReceiver, kSender, mine, now);
+  s.message_id = 6;
+  s.length = 4096;
+  s.unscheduled = false;
+  s.last = false;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+
+  CreditGrant g;
+  g.header = {.association_id = kOther, .epoch = 20817, .sequence_number = 7};
+  g.message_id = 5;
+  g.grant_limit = 4096;
+  g.pacing_rate = 100000;
+  checker.on_control_delivered(kReceiver, kSender, g, now);
+  s.association_id = kOther;
+  s.message_id = 5;
+  s.length = 4096;
+  s.unscheduled = false;
+  s.last = false;
+  checker.on_segment_sent(kSender, s, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 }
 
 // fuzz_sender (regression pool-flag-with-message-id-keeps-the-pool-lifetime): "A grant with
