@@ -45,33 +45,69 @@ class CheckerTest : public ::testing::Test {
     a.credit_unit = 4096;
     checker.on_control_delivered(kReceiver, kSender, a, now);
   }
-  void request(std::uint64_t id, std::uint64_t length, std::uint64_t unsched = 0) {
+  static CreditRequest request_of(std::uint16_t epoch, std::uint32_t sequence, std::uint64_t id,
+                                  std::uint64_t length, std::uint64_t unsched) {
     CreditRequest r;
-    r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+    r.header = {.association_id = kAssoc, .epoch = epoch, .sequence_number = sequence};
     r.message_id = id;
     r.message_length = length;
     r.unscheduled_sent = unsched;
-    both_ways(kSender, kReceiver, r);
+    return r;
   }
-  void grant(std::uint64_t id, std::uint64_t limit, bool final_flag, std::uint32_t rate = 1000) {
+  static CreditGrant grant_of(std::uint32_t association, std::uint16_t epoch, std::uint16_t flags,
+                              std::uint32_t sequence, std::uint64_t id, std::uint64_t limit,
+                              std::uint32_t rate) {
     CreditGrant g;
-    g.header = {.association_id = kAssoc, .epoch = 1, .flags = final_flag ? flag::kFinal : std::uint16_t{0},
-                .sequence_number = ++rx_seq};
+    g.header = {.association_id = association, .epoch = epoch, .flags = flags,
+                .sequence_number = sequence};
     g.message_id = id;
     g.grant_limit = limit;
     g.pacing_rate = rate;
-    both_ways(kReceiver, kSender, g);
+    return g;
   }
-  void segment(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched = false) {
+  static DataSegment segment_of(std::uint32_t association, std::uint64_t id, std::uint64_t offset,
+                                std::uint32_t length, bool unsched) {
     DataSegment s;
     s.receiver = kReceiver;
-    s.association_id = kAssoc;
+    s.association_id = association;
     s.message_id = id;
     s.offset = offset;
     s.length = length;
     s.unscheduled = unsched;
-    checker.on_segment_sent(kSender, s, now);
+    return s;
+  }
+  // Both sides, in Epoch 1 of kAssoc, numbered in order.
+  void request(std::uint64_t id, std::uint64_t length, std::uint64_t unsched = 0) {
+    both_ways(kSender, kReceiver, request_of(1, ++tx_seq, id, length, unsched));
+  }
+  void grant(std::uint64_t id, std::uint64_t limit, bool final_flag, std::uint32_t rate = 1000) {
+    both_ways(kReceiver, kSender,
+              grant_of(kAssoc, 1, final_flag ? flag::kFinal : std::uint16_t{0}, ++rx_seq, id,
+                       limit, rate));
+  }
+  void segment(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched = false) {
+    checker.on_segment_sent(kSender, segment_of(kAssoc, id, offset, length, unsched), now);
     checker.on_data_delivered(kReceiver, kSender, id, length, now);
+  }
+  // The sender's side alone, as fuzz_sender sees it: a CREDIT_REQUEST it sends, a CREDIT_GRANT
+  // that reaches it (Pacing Rate 100000 Mbit/s) and octets it transmits (an unscheduled
+  // segment is its message's last), in incarnation `epoch` of `association`.
+  void request_sent(std::uint16_t epoch, std::uint32_t sequence, std::uint64_t id,
+                    std::uint64_t length, std::uint64_t unsched = 0) {
+    checker.on_control_sent(kSender, kReceiver, request_of(epoch, sequence, id, length, unsched),
+                            now);
+  }
+  void grant_reaches_sender(std::uint32_t association, std::uint16_t epoch, std::uint32_t sequence,
+                            std::uint64_t id, std::uint64_t limit, std::uint16_t flags = 0) {
+    checker.on_control_delivered(kReceiver, kSender,
+                                 grant_of(association, epoch, flags, sequence, id, limit, 100000),
+                                 now);
+  }
+  void segment_sent(std::uint32_t association, std::uint64_t id, std::uint64_t offset,
+                    std::uint32_t length, bool unsched = false) {
+    DataSegment s = segment_of(association, id, offset, length, unsched);
+    s.last = unsched;
+    checker.on_segment_sent(kSender, s, now);
   }
   std::vector<std::string> rules() const {
     std::vector<std::string> out;
@@ -378,12 +414,7 @@ TEST_F(CheckerTest, NewEpochFromTheCurrentNonce_RestartsTheSequenceNumbers) {
   accept_reaches_sender(0x77, 2);
   g.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
   checker.on_control_delivered(kReceiver, kSender, g, now);
-  DataSegment s;
-  s.receiver = kReceiver;
-  s.association_id = kAssoc;
-  s.message_id = 1;
-  s.length = 4096;
-  checker.on_segment_sent(kSender, s, now);
+  segment_sent(kAssoc, 1, 0, 4096);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
@@ -444,20 +475,8 @@ TEST_F(CheckerTest, AcceptEchoingTheCurrentNonce_SetsTheParametersEvenWithTheSam
   checker.on_control_delivered(kReceiver, kSender, stray, now);
   ask(0x77);
   accept_reaches_sender(0x77, 2, 8192);
-  DataSegment s;
-  s.receiver = kReceiver;
-  s.association_id = kAssoc;
-  s.message_id = 1;
-  s.length = 1024;
-  s.unscheduled = true;
-  s.last = true;
-  CreditRequest r;
-  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  r.message_id = 1;
-  r.message_length = 1024;
-  r.unscheduled_sent = 1024;
-  checker.on_control_sent(kSender, kReceiver, r, now);
-  checker.on_segment_sent(kSender, s, now);
+  request_sent(2, 1, 1, 1024, 1024);
+  segment_sent(kAssoc, 1, 0, 1024, true);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
@@ -470,44 +489,18 @@ TEST_F(CheckerTest, RepeatedAcceptWithoutUpdate_IsTheNewestProcessedSequenceNumb
   ask(0x77);
   accept_reaches_sender(0x77, 2, 0, 1);
   accept_reaches_sender(0x77, 2, 8192, 1313080040);  // no Parameter Update: U stays 0
-  CreditRequest r;
-  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  r.message_id = 1;
-  r.message_length = 65536;
-  checker.on_control_sent(kSender, kReceiver, r, now);
-  CreditGrant stale;  // numbered after the first accept, before the repeat: discarded
-  stale.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1000};
-  stale.message_id = 1;
-  stale.grant_limit = 65536;
-  stale.pacing_rate = 100000;
-  checker.on_control_delivered(kReceiver, kSender, stale, now);
-  DataSegment s;
-  s.receiver = kReceiver;
-  s.association_id = kAssoc;
-  s.message_id = 1;
-  s.length = 4096;
-  checker.on_segment_sent(kSender, s, now);
+  request_sent(2, 1, 1, 65536);
+  grant_reaches_sender(kAssoc, 2, 1000, 1, 65536);  // stale: the sender discards it
+  segment_sent(kAssoc, 1, 0, 4096);
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 
-  CreditGrant pool;
-  pool.header = {.association_id = kAssoc, .epoch = 2, .flags = flag::kPool,
-                 .sequence_number = 2885681152U};
-  pool.grant_limit = 8192;
-  pool.pacing_rate = 100000;
-  checker.on_control_delivered(kReceiver, kSender, pool, now);
-  checker.on_segment_sent(kSender, s, now);
+  grant_reaches_sender(kAssoc, 2, 2885681152U, 0, 8192, flag::kPool);
+  segment_sent(kAssoc, 1, 0, 4096);
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // nothing new
 
   // The repeat's U was not taken: an unscheduled message is beyond U = 0.
-  r.header.sequence_number = 2;
-  r.message_id = 2;
-  r.message_length = 1024;
-  r.unscheduled_sent = 1024;
-  checker.on_control_sent(kSender, kReceiver, r, now);
-  s.message_id = 2;
-  s.length = 1024;
-  s.unscheduled = true;
-  checker.on_segment_sent(kSender, s, now);
+  request_sent(2, 2, 2, 1024, 1024);
+  segment_sent(kAssoc, 2, 0, 1024, true);
   EXPECT_EQ(rules(), (std::vector<std::string>{"sender_credit", "unscheduled_beyond_u"}));
 }
 
@@ -521,51 +514,20 @@ TEST_F(CheckerTest, AcceptNamingAnEarlierAssociation_StartsAnIncarnation) {
   accept_reaches_sender(0x77, 2, 1, 0);
   accept_reaches_sender(0x77, 20817, 1, 0, kOther);
   accept_reaches_sender(0x77, 2, 8192, 1);
-  CreditRequest r;
-  r.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
-  r.message_id = 4;
-  r.message_length = 1024;
-  r.unscheduled_sent = 1024;
-  checker.on_control_sent(kSender, kReceiver, r, now);
-  DataSegment s;
-  s.receiver = kReceiver;
-  s.association_id = kAssoc;
-  s.message_id = 4;
-  s.length = 1024;
-  s.unscheduled = true;
-  s.last = true;
-  checker.on_segment_sent(kSender, s, now);
+  request_sent(2, 1, 4, 1024, 1024);
+  segment_sent(kAssoc, 4, 0, 1024, true);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 
   // An accept of Association ID zero is refused like one with a wrong nonce: it is no
   // association, and kAssoc's grants still count (fuzz_sender, regression
   // accept-of-association-zero).
   accept_reaches_sender(0x77, 2, 0, 2, 0);
-  CreditGrant mine;
-  mine.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 2};
-  mine.message_id = 6;
-  mine.grant_limit = 4096;
-  mine.pacing_rate = 100000;
-  checker.on_control_delivered(kReceiver, kSender, mine, now);
-  s.message_id = 6;
-  s.length = 4096;
-  s.unscheduled = false;
-  s.last = false;
-  checker.on_segment_sent(kSender, s, now);
+  grant_reaches_sender(kAssoc, 2, 2, 6, 4096);
+  segment_sent(kAssoc, 6, 0, 4096);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 
-  CreditGrant g;
-  g.header = {.association_id = kOther, .epoch = 20817, .sequence_number = 7};
-  g.message_id = 5;
-  g.grant_limit = 4096;
-  g.pacing_rate = 100000;
-  checker.on_control_delivered(kReceiver, kSender, g, now);
-  s.association_id = kOther;
-  s.message_id = 5;
-  s.length = 4096;
-  s.unscheduled = false;
-  s.last = false;
-  checker.on_segment_sent(kSender, s, now);
+  grant_reaches_sender(kOther, 20817, 7, 5, 4096);
+  segment_sent(kOther, 5, 0, 4096);
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 }
 
