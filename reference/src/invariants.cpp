@@ -496,14 +496,25 @@ struct InvariantChecker::Impl {
     schedule(mi, msgs[mi].cancel_reclaim_from);
   }
 
-  // Octets of unscheduled windows of the association's messages still counted at `t`.
-  std::uint64_t live_windows(const AssocModel& a, std::uint32_t except, Time t) const {
+  // Octets of unscheduled windows of the association's messages still counted at `t`. A window
+  // that has lapsed leaves the list (a new request for its message lists it again): the walk
+  // covers the live windows, not every unscheduled message the association ever had, which made
+  // `rdcc pcap check` quadratic in them. Time runs forward here; a capture whose timestamps step
+  // back could only see fewer windows, and so judge more leniently, never falsely.
+  std::uint64_t live_windows(AssocModel& a, std::uint32_t except, Time t) {
     std::uint64_t sum = 0;
-    for (const std::uint32_t mi : a.windowed) {
-      if (mi == except) continue;
-      const MsgModel& m = msgs[mi];
-      if (t >= m.window_live_until) continue;
-      sum += m.window > m.received ? m.window - m.received : 0;
+    std::vector<std::uint32_t>& listed = a.windowed;
+    for (std::size_t i = 0; i < listed.size();) {
+      const std::uint32_t mi = listed[i];
+      MsgModel& m = msgs[mi];
+      if (t >= m.window_live_until) {
+        m.windowed = false;
+        listed[i] = listed.back();
+        listed.pop_back();
+        continue;
+      }
+      if (mi != except) sum += m.window > m.received ? m.window - m.received : 0;
+      ++i;
     }
     return sum;
   }

@@ -391,6 +391,31 @@ TEST_F(CheckerTest, UnscheduledAnnouncements_CountUpToTheUOfTheAssociation) {
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
 }
 
+// A lapsed unscheduled window leaves its association's list (rdcc pcap check walked every
+// unscheduled message the association ever had, quadratic in them); the live ones still count
+// against U: after 100 lapsed messages, two announced within 10 us of each other share U.
+TEST_F(CheckerTest, UnscheduledWindows_LiveOnesShareU_AfterLapsedOnesLeftTheList) {
+  for (std::uint64_t id = 1; id <= 100; ++id) {
+    request(id, 4096, 4096);  // live J + Lifetime + 2 * D_max = 130 us
+    segment(id, 0, 4096, true);
+    MsgDone d;
+    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+    d.message_id = id;
+    d.octets_received = 4096;
+    both_ways(kReceiver, kSender, d);
+    now += microseconds(200);
+  }
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 4096U);
+  request(101, 4096, 4096);
+  now += microseconds(10);
+  request(102, 8192, 8192);  // U = 8192 less 101's 4096: a window of 4096
+  now += microseconds(10);
+  request(103, 8192, 8192);  // nothing left
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
+  EXPECT_EQ(rules(), (std::vector<std::string>{"unscheduled_outstanding", "unscheduled_outstanding"}));
+}
+
 // A message's length is the one its first request stated; a restated length does not move it.
 TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
   request(1, 8192);

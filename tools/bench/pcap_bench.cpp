@@ -5,7 +5,8 @@
 // against `dump` and `check`, and its JSON lines of the RDCC layer (-T ek -J rdcc, the C plugin)
 // against `dump --json`. Prints the figures; not in ctest. The Lua dissector takes many minutes on 1M packets: `--tshark c` skips it.
 //
-// Usage: pcap_bench [--packets N] [--keep FILE] [--tshark c|lua|both|none]
+// Usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]
+//   --unscheduled K: every K-th message is a small unscheduled one (default 0: none).
 #include <pcap/pcap.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -72,7 +73,10 @@ std::vector<std::uint8_t> frame(std::uint8_t sender, bool to_receiver, const rdc
   return f;
 }
 
-void generate(const std::string& path, std::uint64_t packets) {
+// Every `unscheduled`-th message of each association (0: none) is a 2 KiB one the sender sends
+// unscheduled: its CREDIT_REQUEST announces it whole (U = 16 KiB) and the receiver answers
+// MSG_DONE, as in the MoE dispatch traffic of many small messages.
+void generate(const std::string& path, std::uint64_t packets, std::uint64_t unscheduled) {
   pcap_t* dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
   pcap_dumper_t* out = pcap_dump_open(dead, path.c_str());
   if (out == nullptr) {
@@ -105,9 +109,11 @@ void generate(const std::string& path, std::uint64_t packets) {
     acc.sender_nonce = 0x1000 + a;
     acc.grant_lifetime = 2000;
     acc.credit_unit = 4096;
+    acc.unscheduled_limit = 16 * 1024;
     add(static_cast<std::uint8_t>(a), false, acc);
   }
   constexpr std::uint64_t kLength = 256 * 1024;
+  constexpr std::uint64_t kSmall = 2048;
   // `add` counts what it writes; clang's loop analysis cannot see that, so the test is a break.
   for (std::uint64_t id = 1;; ++id) {
     if (written >= packets) break;
@@ -123,8 +129,13 @@ void generate(const std::string& path, std::uint64_t packets) {
     req.message_length = kLength;
     req.binding_kind = 2;
     req.binding_value = id;
+    const bool small = unscheduled != 0 && (id / kAssociations) % unscheduled == 0;
+    if (small) {
+      req.message_length = kSmall;
+      req.unscheduled_sent = kSmall;
+    }
     add(s, true, req);
-    for (std::uint64_t step = 1; step <= 4; ++step) {
+    for (std::uint64_t step = 1; step <= 4 && !small; ++step) {
       rdcc::CreditGrant g;
       g.header = h;
       g.header.sequence_number = seq_rx[a]++;
@@ -138,7 +149,7 @@ void generate(const std::string& path, std::uint64_t packets) {
     d.header = h;
     d.header.sequence_number = seq_rx[a]++;
     d.message_id = id;
-    d.octets_received = kLength;
+    d.octets_received = req.message_length;
     add(s, false, d);
   }
   pcap_dump_close(out);
@@ -208,23 +219,26 @@ std::string c_plugin_prefix(const std::string& home) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
   std::uint64_t packets = 1000000;
+  std::uint64_t unscheduled = 0;
   std::string keep;
   std::string tshark = "both";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--packets" && i + 1 < argc) {
       packets = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--unscheduled" && i + 1 < argc) {
+      unscheduled = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--keep" && i + 1 < argc) {
       keep = argv[++i];
     } else if (a == "--tshark" && i + 1 < argc) {
       tshark = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: pcap_bench [--packets N] [--keep FILE] [--tshark c|lua|both|none]\n");
+      std::fprintf(stderr, "usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]\n");
       return 2;
     }
   }
   const std::string path = keep.empty() ? "/tmp/rdcc_pcap_bench_" + std::to_string(getpid()) + ".pcap" : keep;
-  generate(path, packets);
+  generate(path, packets, unscheduled);
   std::printf("capture: %s, %llu RDCC packets\n", path.c_str(), static_cast<unsigned long long>(packets));
   const std::string rdcc = RDCC_BINARY;
   const Timing dump = timed(rdcc + " pcap dump " + path + " --port 50000 2>/dev/null");
