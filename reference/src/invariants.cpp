@@ -118,6 +118,9 @@ struct PeerModel {
   // sender's data for.
   bool has_newest_association = false;
   std::uint32_t newest_association = 0;
+  // Every association (number) the receiver accepted for that sender, oldest first: data for a
+  // message the newest does not know counts for the newest one that knows it (spec-notes 443).
+  std::vector<std::uint32_t> accepted;
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
   std::uint64_t sender_nonce = 0;
@@ -414,6 +417,7 @@ struct InvariantChecker::Impl {
       if (!a.accepted) {
         peers[p].has_newest_association = true;
         peers[p].newest_association = h.association_id;
+        peers[p].accepted.push_back(ai);
       }
       if (!a.accepted || acc->parameter_update()) {
         a.u_accounted = a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit)
@@ -912,22 +916,26 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
   impl_->expire_until(t);
   Impl& c = *impl_;
   const std::uint32_t p = c.peer(key_of(receiver), key_of(sender));
-  // The sender's newest association if the receiver accepted one (a request for the message
-  // may still be on its way), else the one whose request named the message.
-  std::optional<std::uint32_t> association;
-  if (c.peers[p].has_newest_association) {
-    association = c.peers[p].newest_association;
-  } else if (const std::uint32_t pm = c.peer_msg_index.find({p, message_id});
-             pm != kNone && c.peer_msgs[pm].has_association) {
-    association = c.peer_msgs[pm].association;
-  }
-  if (association) {
-    if (const std::uint32_t ai = c.find_assoc(p, *association); ai != kNone) {
-      if (const std::uint32_t mi = c.find_msg(ai, message_id); mi != kNone) {
-        c.msgs[mi].received += octets;
-        c.refresh(mi, t);
-        return;
-      }
+  const auto credit = [&](std::uint32_t ai) {
+    const std::uint32_t mi = c.find_msg(ai, message_id);
+    if (mi == kNone) return false;
+    c.msgs[mi].received += octets;
+    c.refresh(mi, t);
+    return true;
+  };
+  // The newest association the receiver accepted for the sender that knows the message: the
+  // newest itself, unless its request is still on the way (then the octets wait as early data)
+  // and an older association of the same sender holds a message of that number (spec-notes 443).
+  // With none accepted, the one whose request named the message.
+  if (const PeerModel& pm = c.peers[p]; pm.has_newest_association) {
+    for (auto ai = pm.accepted.rbegin(); ai != pm.accepted.rend(); ++ai) {
+      if (credit(*ai)) return;
+    }
+  } else if (const std::uint32_t known = c.peer_msg_index.find({p, message_id});
+             known != kNone && c.peer_msgs[known].has_association) {
+    if (const std::uint32_t ai = c.find_assoc(p, c.peer_msgs[known].association);
+        ai != kNone && credit(ai)) {
+      return;
     }
   }
   c.peer_msg(p, message_id).early += octets;

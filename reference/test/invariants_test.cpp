@@ -416,6 +416,28 @@ TEST_F(CheckerTest, UnscheduledWindows_LiveOnesShareU_AfterLapsedOnesLeftTheList
   EXPECT_EQ(rules(), (std::vector<std::string>{"unscheduled_outstanding", "unscheduled_outstanding"}));
 }
 
+// fuzz_receiver (regression data-for-an-older-association): the receiver accepted a second
+// association from the sender's address (another nonce) after the first had requested message
+// 7; data for 7 counts for the newest association that knows 7, the first, and its MSG_DONE is
+// not early. Had the newest known 7 too, the octets would have counted there.
+TEST_F(CheckerTest, DataForAMessageOnlyAnOlderAssociationKnows_CountsForIt) {
+  request(7, 1024);
+  grant(7, 1024, true);
+  AssocAccept newer;
+  newer.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
+  newer.sender_nonce = 2;
+  newer.grant_lifetime = 100;
+  newer.credit_unit = 4096;
+  both_ways(kReceiver, kSender, newer);
+  checker.on_data_delivered(kReceiver, kSender, 7, 1024, now);
+  MsgDone d;
+  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+  d.message_id = 7;
+  d.octets_received = 1024;
+  both_ways(kReceiver, kSender, d);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+}
+
 // A message's length is the one its first request stated; a restated length does not move it.
 TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
   request(1, 8192);

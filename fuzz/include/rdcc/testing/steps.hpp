@@ -407,8 +407,10 @@ class ReceiverHarness {
   void deliver(const ref::Address& from, std::span<const std::byte> d) {
     const auto decoded = decode(d);
     if (decoded) {
-      if (const auto* r = std::get_if<CreditRequest>(&*decoded)) learn_binding(*r);
+      // The checker first learns of the request, so that earlier data told again for it
+      // counts for its message, not for an older association's message of that number.
       checker_.on_control_delivered(from, kLocal, *decoded, now_);
+      if (const auto* r = std::get_if<CreditRequest>(&*decoded)) learn_binding(*r);
     }
     receiver_.on_control(from, d, now_);
     Reply reply{from, decoded ? std::optional(type_of(*decoded)) : std::nullopt,
