@@ -118,8 +118,8 @@ struct PeerModel {
   // sender's data for.
   bool has_newest_association = false;
   std::uint32_t newest_association = 0;
-  // Every association (number) the receiver accepted for that sender, oldest first: data for a
-  // message the newest does not know counts for the newest one that knows it (spec-notes 443).
+  // Every association (number) the receiver accepted for that sender: data for a message
+  // counts for each of them that knows it (spec-notes 443).
   std::vector<std::uint32_t> accepted;
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
@@ -923,14 +923,15 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
     c.refresh(mi, t);
     return true;
   };
-  // The newest association the receiver accepted for the sender that knows the message: the
-  // newest itself, unless its request is still on the way (then the octets wait as early data)
-  // and an older association of the same sender holds a message of that number (spec-notes 443).
-  // With none accepted, the one whose request named the message.
+  // Every association the receiver accepted for the sender that knows the message: the
+  // receiver relates the octets to one of them, which the checker cannot tell (the newest may
+  // have been removed as idle, unseen), and more octets received can only hide a violation,
+  // never invent one (spec-notes 443). None knows it: the octets wait as early data for a
+  // request still on its way. With none accepted, the one whose request named the message.
   if (const PeerModel& pm = c.peers[p]; pm.has_newest_association) {
-    for (auto ai = pm.accepted.rbegin(); ai != pm.accepted.rend(); ++ai) {
-      if (credit(*ai)) return;
-    }
+    bool counted = false;
+    for (const std::uint32_t ai : pm.accepted) counted = credit(ai) || counted;
+    if (counted) return;
   } else if (const std::uint32_t known = c.peer_msg_index.find({p, message_id});
              known != kNone && c.peer_msgs[known].has_association) {
     if (const std::uint32_t ai = c.find_assoc(p, c.peer_msgs[known].association);
