@@ -8,6 +8,7 @@
 #include "transmit_queue.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <functional>
 #include <map>
@@ -39,6 +40,24 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using testing::Mutant;
+
+// Sums of credit octets: a receiver may grant up to 2^64 - 1 (a pool grant of "everything"), and
+// a wrapped sum made the backlog smaller than its parts, so that sending data, which only uses
+// credit up, could start a backlog episode (fuzz_sender; docs/spec-notes.md, 444).
+std::uint64_t add_saturating(std::uint64_t a, std::uint64_t b) {
+  return b > ~std::uint64_t{0} - a ? ~std::uint64_t{0} : a + b;
+}
+
+// "a Congestion Level from 0 (none) to 255 (saturated)": 255 * excess / total rounded up, at
+// least 1; exact in integers while 255 * excess fits in 64 bits.
+std::uint8_t congestion_level(std::uint64_t excess, std::uint64_t total) {
+  const std::uint64_t level =
+      excess <= ~std::uint64_t{0} / 255
+          ? (255 * excess + total - 1) / total
+          : static_cast<std::uint64_t>(std::ceil(255.0 * static_cast<double>(excess) /
+                                                 static_cast<double>(total)));
+  return static_cast<std::uint8_t>(std::clamp<std::uint64_t>(level, 1, 255));
+}
 
 struct AddressLess {
   bool operator()(const Address& a, const Address& b) const {
@@ -1371,7 +1390,7 @@ struct Sender::Impl {
     std::uint64_t weight_sum = 0;
     for (const Assoc& a : assoc_order) {
       if (a.phase != Phase::Established) continue;
-      total += a.unused;
+      total = add_saturating(total, a.unused);
       weight_sum += a.hint_weight;
     }
     if (threshold && config.local_backlog_threshold != 0) {
@@ -1380,9 +1399,7 @@ struct Sender::Impl {
     const bool congested = threshold && total > *threshold;
     if (congested) {
       episode = true;
-      const std::uint64_t excess = total - *threshold;
-      const auto level = static_cast<std::uint8_t>(
-          std::clamp<std::uint64_t>((255 * excess + total - 1) / total, 1, 255));
+      const std::uint8_t level = congestion_level(total - *threshold, total);
       for (Assoc& a : assoc_order) {
         if (a.phase != Phase::Established || !status_capable(a)) continue;
         const std::uint64_t unused = a.unused;
@@ -1422,14 +1439,16 @@ struct Sender::Impl {
     for (const auto& m : msgs) {
       if (m.terminal() || m.assoc->phase != Phase::Established) continue;
       if (own_valid(m, t) && own_limit(m) > m.transmitted) {
-        m.assoc->unused += own_limit(m) - m.transmitted;
+        m.assoc->unused = add_saturating(m.assoc->unused, own_limit(m) - m.transmitted);
       }
       if (!m.without_rdcc) {
         m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
       }
     }
     for (Assoc& a : assoc_order) {
-      if (a.phase == Phase::Established && pool_valid(a, t)) a.unused += a.pool_limit - a.pool_sent;
+      if (a.phase == Phase::Established && pool_valid(a, t)) {
+        a.unused = add_saturating(a.unused, a.pool_limit - a.pool_sent);
+      }
     }
   }
 

@@ -1008,6 +1008,26 @@ TEST(Sender, SenderStatus_FinalOneGoesOutWhenPollDataEndsTheEpisode) {
                    }));
 }
 
+// fuzz_sender (regression backlog-of-a-pool-of-everything): a pool grant of 2^64 - 1 octets and a
+// grant of the message's own. Their sum saturates at 2^64 - 1 instead of wrapping to less than
+// either (8191 here, below the threshold: no episode), after which the data sent, which only
+// uses credit up, "started" an episode at the sender's next event, whatever it was.
+TEST(Sender, SenderStatus_UnusedCreditSaturates_WithAPoolGrantOfEverything) {
+  Harness h;
+  h.params.backlog_threshold = 65536;
+  const MessageHandle m = h.submit(8192, true);
+  h.deliver(h.accept());
+  h.log.clear();
+  h.deliver(h.grant(0, ~std::uint64_t{0}, 1000, 1000, flag::kPool));
+  h.deliver(h.grant(h.id(m), 65536, 1000, 1000));
+  h.run_for(microseconds(100));
+  const auto status = h.log_lines("SENDER_STATUS");
+  ASSERT_FALSE(status.empty());
+  EXPECT_EQ(status[0], "t=0.000ms tx SENDER_STATUS unused=18446744073709551615 level=255 rate=100000");
+  for (const auto& line : status) EXPECT_NE(line.find("level=255"), std::string::npos) << line;
+  EXPECT_EQ(h.transmitted(m), 8192U);
+}
+
 // The Backlog Threshold "is the smallest N_cu advertised by its receivers, or a smaller locally
 // configured value"; SENDER_STATUS goes only to a receiver that advertised STATUS.
 TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapability) {
@@ -1090,3 +1110,4 @@ TEST(Sender, Dscp_ControlUsesTheControlDscpAndDataItsClassDscp) {
 
 }  // namespace
 }  // namespace rdcc::ref
+
