@@ -786,8 +786,11 @@ struct Receiver::Impl {
       }
       // A converted unscheduled message: its in-flight unscheduled octets move into the
       // scheduled accounting when it is granted (the sender then counts it as no longer
-      // outstanding and may start another).
-      const std::uint64_t moved = m.unsched_accounted;
+      // outstanding and may start another). So do the octets of a window whose reservation
+      // has lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the
+      // grant's limit covers them again and "Granted(a)" counts them until they arrive
+      // (docs/spec-notes.md, 445).
+      const std::uint64_t moved = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
       const std::uint64_t taken = sched_sum + reserved;
       const std::uint64_t bound =
           mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
