@@ -417,7 +417,9 @@ struct InvariantChecker::Impl {
       if (!a.accepted) {
         peers[p].has_newest_association = true;
         peers[p].newest_association = h.association_id;
-        peers[p].accepted.push_back(ai);
+        // Once: an association the receiver forgot (spec-notes 447) may be accepted again.
+        std::vector<std::uint32_t>& accepted = peers[p].accepted;
+        if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end()) accepted.push_back(ai);
       }
       if (!a.accepted || acc->parameter_update()) {
         a.u_accounted = a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit)
@@ -479,6 +481,10 @@ struct InvariantChecker::Impl {
   // nothing for that message, so its window and length are forgotten.
   void refused(std::uint32_t ai, const ErrorMessage& e, Time t) {
     const auto reason = static_cast<ReasonCode>(e.reason);
+    if (reason == ReasonCode::UnknownAssociation) {
+      forget_association(ai, e.header.epoch, t);
+      return;
+    }
     if (reason != ReasonCode::UnsupportedBinding && reason != ReasonCode::MessageTooLarge &&
         reason != ReasonCode::BudgetExhausted) {
       return;
@@ -488,6 +494,25 @@ struct InvariantChecker::Impl {
     msgs[mi].window = 0;
     msgs[mi].length_known = false;
     refresh(mi, t);
+  }
+
+  // The receiver answered ERROR (UNKNOWN_ASSOCIATION) for an association it had accepted: it
+  // has removed it ("A receiver MAY remove an association that has carried no traffic for a
+  // locally configured idle time ...; it reclaims all credit of that association when doing
+  // so"), which the checker cannot see happen. What the association's messages held is
+  // released, and what its sender sends later is not the receiver's (spec-notes 447).
+  void forget_association(std::uint32_t ai, std::uint16_t epoch, Time t) {
+    AssocModel& a = assocs[ai];
+    if (!a.accepted || a.epoch != epoch) return;
+    a.accepted = false;
+    a.u_accounted = 0;
+    for (std::uint32_t mi = 0; mi < msgs.size(); ++mi) {  // a rare message: a walk will do
+      MsgModel& m = msgs[mi];
+      if (m.assoc != ai) continue;
+      m.grant_live_until = std::min(m.grant_live_until, t);
+      m.window_live_until = std::min(m.window_live_until, t);
+      refresh(mi, t);
+    }
   }
 
   // "the credit of a cancelled message no earlier than 2 * D_max after it sent or received

@@ -758,6 +758,16 @@ struct Receiver::Impl {
         ++it;
         continue;
       }
+      // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 263): only
+      // with room for it in G_s, or the holder keeps its rate (spec-notes 446).
+      const std::uint64_t covered = h.window + h.sched_received;
+      const std::uint64_t restated = h.limit > covered ? h.limit - covered : 0;
+      const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
+      const std::uint64_t room = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
+      if (taken_back > room && !mutant(Mutant::BudgetNotEnforced)) {
+        ++it;
+        continue;
+      }
       issue_grant(ha, h, h.limit, share, 0, now);
       it = holders.begin();
     }
@@ -795,7 +805,10 @@ struct Receiver::Impl {
       const std::uint64_t bound =
           mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
       std::uint64_t free = bound > taken ? bound - taken : 0;
-      free = free > moved ? free - moved : 0;
+      // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
+      // no grant yet (a renewal with no new credit would still have moved them).
+      if (moved > free && !mutant(Mutant::BudgetNotEnforced)) break;
+      free -= std::min(free, moved);
       if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;

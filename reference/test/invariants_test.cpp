@@ -442,6 +442,31 @@ TEST_F(CheckerTest, DataForAMessageTwoAssociationsOfTheSenderKnow_CountsForBoth)
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
+// fuzz_receiver (regression credit-of-a-removed-association): the receiver removed an idle
+// association, unseen, and answers ERROR (UNKNOWN_ASSOCIATION) to its sender's next request;
+// from then on nothing of that association counts against G (spec-notes 447).
+TEST_F(CheckerTest, UnknownAssociationFromTheReceiver_ReleasesWhatTheAssociationHeld) {
+  request(1, 65536);
+  grant(1, 65536, true);
+  ErrorMessage e;
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  request(2, 65536, 8192);  // discarded by the receiver: nothing announced
+  AssocAccept other;
+  other.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
+  other.sender_nonce = 2;
+  other.unscheduled_limit = 8192;
+  other.grant_lifetime = 100;
+  both_ways(kReceiver, kSender, other);
+  CreditRequest r = request_of(1, 1, 3, 65536, 0);
+  r.header.association_id = 0x77;
+  both_ways(kSender, kReceiver, r);
+  both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 65536U);
+}
+
 // A message's length is the one its first request stated; a restated length does not move it.
 TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
   request(1, 8192);
