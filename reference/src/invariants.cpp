@@ -94,6 +94,8 @@ struct AssocModel {
   std::uint32_t u_accounted = 0;
   bool have_seq_in = false;
   std::uint32_t newest_seq_in = 0;
+  // The latest CREDIT_REQUEST naming it from its sender named this incarnation's Epoch.
+  bool request_in_incarnation = false;
   std::uint32_t j = 0;
   std::uint32_t lifetime_us = 0;
   std::uint32_t credit_unit = 0;
@@ -496,14 +498,14 @@ struct InvariantChecker::Impl {
     refresh(mi, t);
   }
 
-  // The receiver answered ERROR (UNKNOWN_ASSOCIATION) for an association it had accepted: it
-  // has removed it ("A receiver MAY remove an association that has carried no traffic for a
+  // The receiver answered ERROR (UNKNOWN_ASSOCIATION) to a request of an association it had
+  // accepted, naming its Epoch: it has removed it ("A receiver MAY remove an association that has carried no traffic for a
   // locally configured idle time ...; it reclaims all credit of that association when doing
   // so"), which the checker cannot see happen. What the association's messages held is
   // released, and what its sender sends later is not the receiver's (spec-notes 447).
   void forget_association(std::uint32_t ai, std::uint16_t epoch, Time t) {
     AssocModel& a = assocs[ai];
-    if (!a.accepted || a.epoch != epoch) return;
+    if (!a.accepted || a.epoch != epoch || !a.request_in_incarnation) return;
     a.accepted = false;
     a.u_accounted = 0;
     for (std::uint32_t mi = 0; mi < msgs.size(); ++mi) {  // a rare message: a walk will do
@@ -561,7 +563,13 @@ struct InvariantChecker::Impl {
     }
     if (std::holds_alternative<CongestionReport>(m)) return;
     const std::uint32_t ai = find_assoc(p, h.association_id);
-    if (ai == kNone || !assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
+    if (ai == kNone) return;
+    if (std::holds_alternative<CreditRequest>(m)) {
+      // Whether an ERROR (UNKNOWN_ASSOCIATION) that answers it says the receiver removed the
+      // association, or only that this request named another Epoch (spec-notes 447).
+      assocs[ai].request_in_incarnation = assocs[ai].accepted && assocs[ai].epoch == h.epoch;
+    }
+    if (!assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
     AssocModel& a = assocs[ai];
     if (a.have_seq_in && !serial_newer(h.sequence_number, a.newest_seq_in)) return;
     a.have_seq_in = true;

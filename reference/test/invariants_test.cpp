@@ -109,6 +109,25 @@ class CheckerTest : public ::testing::Test {
     s.last = unsched;
     checker.on_segment_sent(kSender, s, now);
   }
+  // A CREDIT_REQUEST of kAssoc naming `epoch`, answered with ERROR (UNKNOWN_ASSOCIATION); then
+  // a second association of the sender (0x77) is granted 64 KiB.
+  void unknown_association_then_another_grant(std::uint16_t epoch) {
+    both_ways(kSender, kReceiver, request_of(epoch, ++tx_seq, 2, 65536, 8192));
+    ErrorMessage e;
+    e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+    e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+    both_ways(kReceiver, kSender, e);
+    AssocAccept other;
+    other.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
+    other.sender_nonce = 2;
+    other.unscheduled_limit = 8192;
+    other.grant_lifetime = 100;
+    both_ways(kReceiver, kSender, other);
+    CreditRequest r = request_of(1, 1, 3, 65536, 0);
+    r.header.association_id = 0x77;
+    both_ways(kSender, kReceiver, r);
+    both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
+  }
   std::vector<std::string> rules() const {
     std::vector<std::string> out;
     for (const auto& v : checker.violations()) out.push_back(v.rule);
@@ -448,23 +467,19 @@ TEST_F(CheckerTest, DataForAMessageTwoAssociationsOfTheSenderKnow_CountsForBoth)
 TEST_F(CheckerTest, UnknownAssociationFromTheReceiver_ReleasesWhatTheAssociationHeld) {
   request(1, 65536);
   grant(1, 65536, true);
-  ErrorMessage e;
-  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
-  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
-  both_ways(kReceiver, kSender, e);
-  request(2, 65536, 8192);  // discarded by the receiver: nothing announced
-  AssocAccept other;
-  other.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
-  other.sender_nonce = 2;
-  other.unscheduled_limit = 8192;
-  other.grant_lifetime = 100;
-  both_ways(kReceiver, kSender, other);
-  CreditRequest r = request_of(1, 1, 3, 65536, 0);
-  r.header.association_id = 0x77;
-  both_ways(kSender, kReceiver, r);
-  both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
+  unknown_association_then_another_grant(1);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
-  EXPECT_EQ(checker.peak_outstanding(kReceiver), 65536U);
+  // Message 1's grant and the window message 2 announced, before the ERROR released both.
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 65536U + 8192U);
+}
+
+// ... but not when it answers a request that named another Epoch: the association lives on
+// (fuzz_receiver, the first version of the change; spec-notes 447).
+TEST_F(CheckerTest, UnknownAssociationAnsweringAnotherEpoch_ReleasesNothing) {
+  request(1, 65536);
+  grant(1, 65536, true);
+  unknown_association_then_another_grant(9);
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
 }
 
 // A message's length is the one its first request stated; a restated length does not move it.
