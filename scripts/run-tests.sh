@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test on a fresh Debian machine: install what is needed, build, run ctest; then the
 # same tests again under AddressSanitizer + UndefinedBehaviorSanitizer; then every libFuzzer
-# harness for a bounded time under the sanitizers (fuzz/run-smoke.sh).
+# harness on a fixed number of inputs under the sanitizers (fuzz/run-smoke.sh, reproducible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
