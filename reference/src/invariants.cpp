@@ -61,6 +61,10 @@ struct MsgModel {
   bool windowed = false;             // listed in its association's `windowed`
   bool cancelled = false;
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
+  // The sender has shown it holds the message: it sent a CREDIT_REQUEST, data or a CANCEL for
+  // it. Before that, a grant naming it may be for a Message ID the sender has not used yet,
+  // which it ignores (docs/spec-notes.md, 448).
+  bool sender_knows = false;
   std::uint64_t length = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
@@ -729,6 +733,12 @@ struct InvariantChecker::Impl {
     MsgModel& msg = msgs[this->msg(ai, g->message_id)];
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
+    // A grant for a message the sender has not shown it holds (a Message ID it has not used
+    // yet, or one whose request a capture missed) still counts as credit, which can only hide a
+    // violation; its Pacing Rate binds nothing, since the sender may have ignored the grant as
+    // for an unknown message and send the message, once it exists, under the pool or a later
+    // grant (docs/spec-notes.md, 448).
+    if (!msg.sender_knows) return;
     // A new rate binds what is sent after the grant's reception: the octets sent under the
     // old rate are not judged against it (docs/spec-notes.md, 121).
     if (g->pacing_rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
@@ -746,9 +756,15 @@ struct InvariantChecker::Impl {
     const auto* req = std::get_if<CreditRequest>(&m);
     if (!cancel && req == nullptr) return;
     const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
-    if (cancel) end_unscheduled(ai, m);
-    if (req == nullptr) return;
+    if (cancel) {
+      end_unscheduled(ai, m);
+      if (const std::uint64_t id = std::get<Cancel>(m).message_id; id != 0) {
+        msgs[msg(ai, id)].sender_knows = true;
+      }
+      return;
+    }
     MsgModel& msg = msgs[this->msg(ai, req->message_id)];
+    msg.sender_knows = true;
     if (!msg.length_known) msg.length = req->message_length;
     msg.announced_unsched = std::max(msg.announced_unsched, req->unscheduled_sent);
     if (req->unscheduled_sent == 0 || msg.unsched_ended) return;
@@ -797,6 +813,7 @@ struct InvariantChecker::Impl {
   void segment(const AddrKey& tx, const DataSegment& s, Time t) {
     const std::uint32_t ai = assoc(peer(key_of(s.receiver), tx), s.association_id);
     MsgModel& msg = msgs[this->msg(ai, s.message_id)];
+    msg.sender_knows = true;
     AssocModel& a = assocs[ai];
     const std::uint64_t end = s.offset + s.length;
     if (s.unscheduled) {

@@ -382,6 +382,25 @@ TEST_F(CheckerTest, PacingAfterALowerRate_IsJudgedFromThatGrantOn) {
   for (const auto& r : caught) EXPECT_EQ(r, "pacing");
 }
 
+// A grant naming a Message ID the sender has not used yet reaches it; the sender ignores it as
+// for an unknown message. The message it then numbers so is not held to that grant's Pacing
+// Rate (docs/spec-notes.md, 448: fuzz_sender, random seed 202, where the new message went out
+// under the pool at the pool's rate); a grant after the sender's request binds as before.
+TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_BindsNoRate_ARequestedMessagesGrantDoes) {
+  checker.on_control_delivered(kReceiver, kSender,
+                               grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 2, 131072, 1), now);
+  request_sent(1, ++tx_seq, 2, 131072);
+  std::uint64_t offset = 0;
+  for (int i = 0; i < 12; ++i, offset += 4096) segment_sent(kAssoc, 2, offset, 4096);  // a burst
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  checker.on_control_delivered(kReceiver, kSender,
+                               grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 2, 131072, 10000), now);
+  for (int i = 0; i < 12; ++i, offset += 4096) segment_sent(kAssoc, 2, offset, 4096);
+  const auto caught = rules();
+  ASSERT_FALSE(caught.empty());
+  for (const auto& r : caught) EXPECT_EQ(r, "pacing");
+}
+
 // The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
 // a request of an association the receiver never accepted, or with a stale Sequence Number,
 // holds no credit, and announced unscheduled octets count up to U only.
