@@ -117,16 +117,22 @@ class CheckerTest : public ::testing::Test {
     e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
     e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
     both_ways(kReceiver, kSender, e);
+    second_association_requests(3, 65536);
+    both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
+  }
+  // Both sides: the receiver accepts a second association of the sender (0x77, Epoch 1, nonce
+  // 2, U 8192), which asks for message `id` of `length` octets.
+  void second_association_requests(std::uint64_t id, std::uint64_t length) {
     AssocAccept other;
     other.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
     other.sender_nonce = 2;
     other.unscheduled_limit = 8192;
     other.grant_lifetime = 100;
+    other.credit_unit = 4096;
     both_ways(kReceiver, kSender, other);
-    CreditRequest r = request_of(1, 1, 3, 65536, 0);
+    CreditRequest r = request_of(1, 1, id, length, 0);
     r.header.association_id = 0x77;
     both_ways(kSender, kReceiver, r);
-    both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
   }
   std::vector<std::string> rules() const {
     std::vector<std::string> out;
@@ -462,15 +468,7 @@ TEST_F(CheckerTest, UnscheduledWindows_LiveOnesShareU_AfterLapsedOnesLeftTheList
 TEST_F(CheckerTest, DataForAMessageTwoAssociationsOfTheSenderKnow_CountsForBoth) {
   request(7, 1024);
   grant(7, 1024, true);
-  AssocAccept newer;
-  newer.header = {.association_id = 0x77, .epoch = 1, .sequence_number = 1};
-  newer.sender_nonce = 2;
-  newer.grant_lifetime = 100;
-  newer.credit_unit = 4096;
-  both_ways(kReceiver, kSender, newer);
-  CreditRequest r = request_of(1, 1, 7, 1024, 0);
-  r.header.association_id = 0x77;
-  both_ways(kSender, kReceiver, r);
+  second_association_requests(7, 1024);
   checker.on_data_delivered(kReceiver, kSender, 7, 1024, now);
   MsgDone d;
   d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
