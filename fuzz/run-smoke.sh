@@ -94,7 +94,7 @@ for target in "${targets[@]}"; do
     echo "fuzz smoke: $target, ${gate_runs[$target]} runs from seed $seed (at most $(( 2 * time_limit )) s; log $log)"
   else
     mode_flags=(-max_total_time="$time_limit")
-    echo "fuzz smoke: $target for $time_limit s, seed $seed (log $log)"
+    echo "fuzz smoke: $target for $time_limit s, $([ "$seed" = 0 ] && echo 'a random seed' || echo "seed $seed") (log $log)"
   fi
   status=0
   cpu_before=$(cpu_seconds)
