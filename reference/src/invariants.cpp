@@ -57,13 +57,16 @@ struct MsgModel {
   // Its segments within the pacing window: a number in Impl::pacing_windows once it has any
   // (a capture check keeps a model for each of millions of messages, most never paced).
   std::uint32_t paced = kNone;
+  // A grant that reached the sender before it showed it holds the message: a number in
+  // Impl::early_grants (docs/spec-notes.md, 448).
+  std::uint32_t early = kNone;
   bool length_known = false;
   bool windowed = false;             // listed in its association's `windowed`
   bool cancelled = false;
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   // The sender has shown it holds the message: it sent a CREDIT_REQUEST, data or a CANCEL for
-  // it. Before that, a grant naming it may be for a Message ID the sender has not used yet,
-  // which it ignores (docs/spec-notes.md, 448).
+  // it. Before that, a grant (or MSG_DONE, CANCEL, ERROR) naming it may be for a Message ID the
+  // sender has not used yet, which it ignores (docs/spec-notes.md, 448).
   bool sender_knows = false;
   std::uint64_t length = 0;
   // Receiver side.
@@ -237,6 +240,13 @@ struct InvariantChecker::Impl {
   // Segments within the pacing window per paced message (MsgModel::paced): a vector, as a
   // deque allocates even when empty.
   std::vector<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
+  // Grants that reached the sender for a message before it showed it holds it (MsgModel::early):
+  // the highest Grant Limit and the Lifetime of the latest.
+  struct EarlyGrant {
+    std::uint64_t limit = 0;
+    Time valid_until{};
+  };
+  std::vector<EarlyGrant> early_grants;
   MessageIndex peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
@@ -731,14 +741,23 @@ struct InvariantChecker::Impl {
       return;
     }
     MsgModel& msg = msgs[this->msg(ai, g->message_id)];
+    if (!msg.sender_knows) {
+      // A grant for a message the sender has not shown it holds (a Message ID it has not used
+      // yet): the sender may have ignored it as for an unknown message, and send the message,
+      // once it exists, under the pool or a later grant. Neither its Grant Limit nor its Pacing
+      // Rate binds how those octets are judged; it only excuses octets that nothing else covers
+      // (docs/spec-notes.md, 448).
+      if (msg.early == kNone) {
+        msg.early = static_cast<std::uint32_t>(early_grants.size());
+        early_grants.emplace_back();
+      }
+      EarlyGrant& e = early_grants[msg.early];
+      e.limit = std::max(e.limit, g->grant_limit);
+      e.valid_until = valid_until;
+      return;
+    }
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
-    // A grant for a message the sender has not shown it holds (a Message ID it has not used
-    // yet, or one whose request a capture missed) still counts as credit, which can only hide a
-    // violation; its Pacing Rate binds nothing, since the sender may have ignored the grant as
-    // for an unknown message and send the message, once it exists, under the pool or a later
-    // grant (docs/spec-notes.md, 448).
-    if (!msg.sender_knows) return;
     // A new rate binds what is sent after the grant's reception: the octets sent under the
     // old rate are not judged against it (docs/spec-notes.md, 121).
     if (g->pacing_rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
@@ -757,10 +776,10 @@ struct InvariantChecker::Impl {
     if (!cancel && req == nullptr) return;
     const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
     if (cancel) {
-      end_unscheduled(ai, m);
       if (const std::uint64_t id = std::get<Cancel>(m).message_id; id != 0) {
         msgs[msg(ai, id)].sender_knows = true;
       }
+      end_unscheduled(ai, m);
       return;
     }
     MsgModel& msg = msgs[this->msg(ai, req->message_id)];
@@ -805,7 +824,11 @@ struct InvariantChecker::Impl {
       return;
     }
     if (id == 0) return;
-    msgs[msg(ai, id)].unsched_ended = true;
+    // Only a message the sender holds: it ignores one for a Message ID it has not used yet, and
+    // that ID's unscheduled message, once sent, is outstanding (docs/spec-notes.md, 448).
+    const std::uint32_t mi = find_msg(ai, id);
+    if (mi == kNone || !msgs[mi].sender_knows) return;
+    msgs[mi].unsched_ended = true;
     AssocModel& a = assocs[ai];
     if (a.unsched_outstanding && a.unsched_message == id) a.unsched_outstanding = false;
   }
@@ -838,6 +861,10 @@ struct InvariantChecker::Impl {
     if (t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit) {
       a.pool_used += s.length;
       return;
+    }
+    if (msg.early != kNone) {
+      const EarlyGrant& e = early_grants[msg.early];
+      if (end <= e.limit && t < e.valid_until + tolerance) return;
     }
     if (!keeping()) return;
     if (end <= msg.held_limit) {

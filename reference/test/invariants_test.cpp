@@ -407,6 +407,29 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_BindsNoRate_ARequestedMessagesG
   for (const auto& r : caught) EXPECT_EQ(r, "pacing");
 }
 
+// The same grant, larger than the one the sender later gets for the message, does not take the
+// octets the sender sends under the pool beyond that one to the later grant's rate either; and
+// it does not end the unscheduled message that later takes the ID (helper review of note 448).
+TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_TakesNoOctetsFromThePool_EndsNoUnscheduled) {
+  checker.on_control_delivered(
+      kReceiver, kSender, grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 0, 1U << 20U, 100000), now);
+  checker.on_control_delivered(kReceiver, kSender,
+                               grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 2, 131072, 1), now);
+  request_sent(1, ++tx_seq, 2, 131072);
+  checker.on_control_delivered(kReceiver, kSender, grant_of(kAssoc, 1, 0, ++rx_seq, 2, 4096, 1),
+                               now);
+  // 4096 octets under the message's own grant, then eleven Credit Units under the pool, at once.
+  for (std::uint64_t offset = 0; offset < 12 * 4096; offset += 4096) {
+    segment_sent(kAssoc, 2, offset, 4096);
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  checker.on_control_delivered(kReceiver, kSender,
+                               grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 4, 1024, 100000), now);
+  request_sent(1, ++tx_seq, 3, 1024, 1024);
+  request_sent(1, ++tx_seq, 4, 1024, 1024);  // 3 is still outstanding: no grant reached it
+  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+}
+
 // The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
 // a request of an association the receiver never accepted, or with a stale Sequence Number,
 // holds no credit, and announced unscheduled octets count up to U only.
