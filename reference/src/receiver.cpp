@@ -670,10 +670,11 @@ struct Receiver::Impl {
   void update_message(Assoc& a, Msg& m, const CreditRequest& r, Time now) {
     if (m.state == MsgState::Cancelled || m.state == MsgState::Misbehaving) return;
     // A converted unscheduled message states the octets actually transmitted: the window
-    // can only shrink ("Unscheduled Transmission").
+    // can only shrink ("Unscheduled Transmission"), and so can its reservation: one that has
+    // lapsed stays released (docs/spec-notes.md, 449).
     if (r.unscheduled_sent < m.window) {
       m.window = std::max(r.unscheduled_sent, m.unsched_received);
-      set_unsched(m, m.window > m.unsched_received ? m.window - m.unsched_received : 0);
+      set_unsched(m, std::min(m.unsched_accounted, m.window - m.unsched_received));
     }
     if (m.state == MsgState::Dormant) {
       m.state = MsgState::Active;

@@ -292,6 +292,35 @@ TEST_F(ReceiverTest, Receiver_UnscheduledReservation_IsReleasedAfterJPlusLifetim
   EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
 }
 
+// The window "can only shrink": a converting request after the reservation lapsed does not
+// reserve the rest of the window again. fuzz_receiver (random seed 208): with G_s taken by
+// another sender's grant, the request could not be granted, and the reservation it brought back
+// took the receiver's own count above G (docs/spec-notes.md, 449).
+TEST(ReceiverBudget, Receiver_LapsedReservation_IsNotReservedAgainByAConvertingRequest) {
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 64 * 1024;
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.unscheduled_limit = 8 * 1024;
+  cfg.grant_window = 0;  // one BDP: more than G_s
+  ReceiverHarness h(cfg);
+  const Address s1 = ReceiverHarness::sender(1);
+  const Address s2 = ReceiverHarness::sender(2);
+  const auto a = h.associate(s1, 1);
+  const auto b = h.associate(s2, 2);
+  h.deliver(s1, h.request(a, 2, 8192, 8192));
+  h.advance(microseconds(cfg.start_jitter_us) + microseconds(cfg.grant_lifetime_us) +
+            cfg.d_max * 2);
+  EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s2, h.request(b, 1, 1U << 20U))).size(), 1U);
+  const std::uint64_t scheduled = h.receiver().outstanding_credit();
+  EXPECT_EQ(scheduled, cfg.budget - cfg.unscheduled_budget);  // G_s, all of it
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s1, h.request(a, 2, 8192, 1024))).empty());
+  EXPECT_EQ(h.receiver().outstanding_credit(), scheduled);
+  for (const auto& v : h.checker().violations()) {
+    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
+  }
+}
+
 // "A sender that converts an unscheduled message to scheduled mode sends a new CREDIT_REQUEST
 // whose Unscheduled Sent field states the octets actually transmitted."
 TEST_F(ReceiverTest, Receiver_ConvertedUnscheduledMessage_IsGrantedTheRemainder) {
