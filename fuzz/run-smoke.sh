@@ -7,11 +7,12 @@
 #   fuzz/run-smoke.sh                         # the CI gate: a fixed number of runs per harness
 #   RDCC_FUZZ_SECONDS=300 fuzz/run-smoke.sh   # exploring: 300 s per harness, a random seed
 #
-# The gate is reproducible: each harness runs a fixed number of inputs (the `runs` table below)
-# from libFuzzer seed 1, with `-reload=0` (libFuzzer otherwise rereads its corpus directory
-# every second, and what it reads then depends on timing) and `-use_cmp=0` (the values of
-# comparisons, which libFuzzer would splice into inputs, include addresses, which ASLR and the
-# environment's size move). The same commit then tries the same inputs in the same order on
+# The gate is reproducible: each harness runs a fixed number of inputs (the `gate_runs` table
+# below) from libFuzzer seed 1, with `-reload=0` (libFuzzer otherwise rereads its corpus
+# directory every second, and what it reads then depends on timing), `-use_cmp=0` (the values
+# of comparisons, which libFuzzer would splice into inputs, include addresses, which ASLR and
+# the environment's size move), and the seeds given as a sorted list (a directory's order is
+# the file system's, another in another checkout). The same commit then tries the same inputs in the same order on
 # every machine and every rerun, so a gate that passes on a developer's machine passes in CI,
 # and a red one is red again. A time guard per harness (twice its share of RDCC_FUZZ_GUARD,
 # default 30 s) bounds the stage on a slow machine, which then runs a prefix of the same inputs.
@@ -96,12 +97,18 @@ for target in "${targets[@]}"; do
     mode_flags=(-max_total_time="$time_limit")
     echo "fuzz smoke: $target for $time_limit s, $([ "$seed" = 0 ] && echo 'a random seed' || echo "seed $seed") (log $log)"
   fi
+  # The committed seeds and regressions as a list in byte order of their paths, not as
+  # directories: libFuzzer takes a directory's files in the order the file system lists them,
+  # which differs between two checkouts, and shuffles them from there; from a fixed order the
+  # seeded shuffle is the same everywhere.
+  seeds=$build/smoke-seeds-$target.txt
+  find -L "fuzz/corpus/$target" "fuzz/regressions/$target" -type f | LC_ALL=C sort | paste -sd, - \
+    >"$seeds"
   status=0
   cpu_before=$(cpu_seconds)
   "$build/fuzz/$target" "${mode_flags[@]}" -seed="$seed" -timeout=10 -rss_limit_mb=2560 \
     ${dict:+-dict=fuzz/$dict} -max_len="$max_len" -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" "$work" "fuzz/corpus/$target" "fuzz/regressions/$target" \
-    >"$log" 2>&1 || status=$?
+    -artifact_prefix="$artifacts/" -seed_inputs="@$seeds" "$work" >"$log" 2>&1 || status=$?
   cpu=$(( $(cpu_seconds) - cpu_before ))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
