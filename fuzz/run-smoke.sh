@@ -12,7 +12,8 @@
 # directory every second, and what it reads then depends on timing), `-use_cmp=0` (the values
 # of comparisons, which libFuzzer would splice into inputs, include addresses, which ASLR and
 # the environment's size move), and the seeds given as a sorted list (a directory's order is
-# the file system's, another in another checkout). The same commit then tries the same inputs in the same order on
+# the file system's, another in another checkout); the fuzz build has no stack-depth feature
+# (fuzz/CMakeLists.txt). The same commit then tries the same inputs in the same order on
 # every machine and every rerun, so a gate that passes on a developer's machine passes in CI,
 # and a red one is red again. A time guard per harness (twice its share of RDCC_FUZZ_GUARD,
 # default 30 s) bounds the stage on a slow machine, which then runs a prefix of the same inputs.
