@@ -123,12 +123,8 @@ struct AssocModel {
 
 struct PeerModel {
   std::uint32_t receiver = kNone;  // the receiver's number, where `rx` is one
-  // The association the receiver accepted last for that sender: the one a binding counts the
-  // sender's data for.
-  bool has_newest_association = false;
-  std::uint32_t newest_association = 0;
   // Every association (number) the receiver accepted for that sender: data for a message
-  // counts for each of them that knows it (spec-notes 443).
+  // counts for each of them that knows it (spec-notes 443); empty before the first accept.
   std::vector<std::uint32_t> accepted;
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
@@ -431,8 +427,6 @@ struct InvariantChecker::Impl {
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       a.u = std::max(a.u, acc->unscheduled_limit);
       if (!a.accepted) {
-        peers[p].has_newest_association = true;
-        peers[p].newest_association = h.association_id;
         // Once: an association the receiver forgot (spec-notes 447) may be accepted again.
         std::vector<std::uint32_t>& accepted = peers[p].accepted;
         if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end()) accepted.push_back(ai);
@@ -613,7 +607,7 @@ struct InvariantChecker::Impl {
     // accepted an association for this sender, data is counted for that one instead (and
     // always will be), so the request's need not be kept.
     if (const std::uint32_t known = peer_msg_index.find({p, req->message_id});
-        known != kNone || !peers[p].has_newest_association) {
+        known != kNone || peers[p].accepted.empty()) {
       PeerMsgModel& pm = known != kNone ? peer_msgs[known] : peer_msg(p, req->message_id);
       pm.has_association = true;
       pm.association = h.association_id;
@@ -1005,7 +999,7 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
   // have been removed as idle, unseen), and more octets received can only hide a violation,
   // never invent one (spec-notes 443). None knows it: the octets wait as early data for a
   // request still on its way. With none accepted, the one whose request named the message.
-  if (const PeerModel& pm = c.peers[p]; pm.has_newest_association) {
+  if (const PeerModel& pm = c.peers[p]; !pm.accepted.empty()) {
     bool counted = false;
     for (const std::uint32_t ai : pm.accepted) counted = credit(ai) || counted;
     if (counted) return;
