@@ -17,7 +17,7 @@
 # every machine and every rerun, so a gate that passes on a developer's machine passes in CI,
 # and a red one is red again. A time guard per harness (twice its share of RDCC_FUZZ_GUARD,
 # default 30 s) bounds the stage on a slow machine, which then runs a prefix of the same inputs.
-# Budget: the runs take about 3.7 minutes on the 2-core CI host (session 6's rates), plus the
+# Budget: the runs took 255 s on the 2-core CI host in session 8 (fuzz/README.md), plus the
 # build.
 #
 # Environment: RDCC_FUZZ_SECONDS (explore for this long per harness instead of the gate: no run
