@@ -1401,7 +1401,9 @@ struct Sender::Impl {
       episode = true;
       const std::uint8_t level = congestion_level(total - *threshold, total);
       for (Assoc& a : assoc_order) {
-        if (a.phase != Phase::Established || !status_capable(a)) continue;
+        // "on each association that holds such credit": the MUST makes no exception for a
+        // receiver that did not advertise STATUS (docs/spec-notes.md, "SENDER_STATUS").
+        if (a.phase != Phase::Established) continue;
         const std::uint64_t unused = a.unused;
         if (unused == 0 || (a.status_in_episode && now < a.status_next)) continue;
         const std::uint64_t w = a.hint_weight;
@@ -1422,10 +1424,6 @@ struct Sender::Impl {
         if (a.phase == Phase::Established) send_status(a, a.unused, 0, 0, now);
       }
     }
-  }
-
-  static bool status_capable(const Assoc& a) {
-    return (a.params.capabilities & capability::kStatus) != 0;
   }
 
   // Every established association's unused credit (valid credit held, own and pool, not yet

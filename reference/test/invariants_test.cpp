@@ -344,6 +344,31 @@ TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
   EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
 }
 
+// The Credit Unit is the unit of rule 4's averaging interval and of R_min, not a packet size:
+// "RDCC ... does not change the format of data packets" (docs/spec-notes.md, "Data packets need
+// not be one Credit Unit"). Segments of 1 KiB and of 9000 octets within the grant and its pace
+// are clean; the same 9000-octet segments in a burst are not.
+TEST_F(CheckerTest, DataSegmentsOfAnySize_WithinTheGrantAndThePace_Pass) {
+  for (const std::uint32_t size : {1024U, 9000U}) {
+    SCOPED_TRACE(size);
+    const std::uint64_t id = size;
+    request(id, 65536);
+    grant(id, 65536, true, 10000);
+    for (std::uint64_t offset = 0; offset < 65536; offset += size) {
+      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(size, 65536 - offset));
+      segment(id, offset, n);
+      now += transmission_time(n, 10000);
+    }
+    EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  }
+  request(3, 98304);
+  grant(3, 98304, true, 10000);
+  for (std::uint64_t offset = 0; offset + 9000 <= 98304; offset += 9000) segment(3, offset, 9000);
+  const auto caught = rules();
+  ASSERT_FALSE(caught.empty());
+  for (const auto& rule : caught) EXPECT_EQ(rule, "pacing");
+}
+
 // A sender that makes up a late wake-up (docs/spec-notes.md, 240): after a gap of one window,
 // ten Credit Units at once keep to the rule; two more in the same window break it (the
 // checker admits one segment over ten Credit Units, note 20).

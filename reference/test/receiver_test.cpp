@@ -52,6 +52,27 @@ TEST_F(ReceiverTest, Receiver_RetransmittedAssocRequest_ReturnsTheSameAssociatio
   EXPECT_NE(other.header.association_id, first.header.association_id);
 }
 
+// An Update Acknowledgment is an ASSOC_REQUEST with the same nonce, but no retransmission: the
+// idempotency MUST ("return the same Association ID") does not ask for an answer to it, and it
+// never makes an association, whoever sends it (docs/spec-notes.md, "An Update Acknowledgment
+// is not a retransmitted ASSOC_REQUEST"). A plain retransmission afterwards still gets the same
+// Association ID.
+TEST_F(ReceiverTest, Receiver_UpdateAcknowledgment_GetsNoAnswerAndMakesNoAssociation) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto first = h.associate(s, 77);
+  AssocRequest ack;
+  ack.header.flags = flag::kUpdateAcknowledgment;
+  ack.sender_nonce = 77;
+  EXPECT_TRUE(h.deliver(s, ack).empty()) << "an acknowledgment of no pending update";
+  ack.sender_nonce = 78;  // a nonce the receiver never accepted
+  EXPECT_TRUE(h.deliver(s, ack).empty());
+  EXPECT_TRUE(h.deliver(ReceiverHarness::sender(2), ack).empty());
+  EXPECT_EQ(h.receiver().association_count(), 1U);
+  const auto again = h.associate(s, 77);
+  EXPECT_EQ(again.header.association_id, first.header.association_id);
+  EXPECT_EQ(h.receiver().association_count(), 1U);
+}
+
 // "The receiver sends all messages of the association to the address and port from which the
 // accepted ASSOC_REQUEST came."
 TEST_F(ReceiverTest, Receiver_SendsEverythingToTheBoundAddress) {
@@ -362,6 +383,40 @@ TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
   EXPECT_EQ(grants.front().message_id, 2U);
 }
 
+// "Credit that becomes available is distributed among waiting messages by Traffic Class first
+// (lower class number first) and by weight within a class. A receiver SHOULD give precedence to
+// messages with an earlier deadline when deadlines are present." The reference orders by class,
+// then deadline, then weight (docs/spec-notes.md, "A deadline orders messages within their
+// class"): a deadline in class 1 does not overtake class 0, and within a class it overtakes a
+// heavier weight.
+TEST(ReceiverAllocation, Receiver_DeadlineOrdersWithinAClass_ClassComesFirst) {
+  auto cfg = ReceiverHarness::default_config();
+  cfg.budget = 64 * 1024 + 16 * 1024;  // G_s = 64 KiB: one window at a time
+  cfg.unscheduled_budget = 16 * 1024;
+  cfg.grant_window = 64 * 1024;
+  const auto first_served = [&](std::uint8_t cls2, std::uint32_t deadline2, std::uint8_t weight2,
+                                std::uint8_t cls3, std::uint32_t deadline3, std::uint8_t weight3) {
+    ReceiverHarness h(cfg);
+    const Address s = ReceiverHarness::sender(1);
+    const auto a = h.associate(s, 1);
+    EXPECT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U))).size(), 1U);
+    auto r2 = h.request(a, 2, 1U << 20U, 0, cls2, weight2);
+    r2.deadline = deadline2;
+    h.deliver(s, r2);
+    auto r3 = h.request(a, 3, 1U << 20U, 0, cls3, weight3);
+    r3.deadline = deadline3;
+    h.deliver(s, r3);
+    for (const auto& g : only<CreditGrant>(h.send_granted(s, 1, 0, 64 * 1024))) {
+      if (g.message_id != 1) return g.message_id;
+    }
+    return std::uint64_t{0};
+  };
+  // Class first: message 3 (class 0, no deadline) before message 2 (class 1, deadline 100 us).
+  EXPECT_EQ(first_served(1, 100, 1, 0, 0, 1), 3U);
+  // Within class 0: the deadline (message 3) before the heavier weight (message 2).
+  EXPECT_EQ(first_served(0, 0, 255, 0, 100, 1), 3U);
+}
+
 // "... and by weight within a class"
 TEST(ReceiverAllocation, Receiver_WithinAClass_CreditFollowsTheWeights) {
   // G_s is one Credit Unit: one message holds credit at a time, and each grant goes to the
@@ -516,6 +571,24 @@ TEST_F(ReceiverTest, Receiver_SuggestedRate_CapsThePacingRateUntilFourLifetimesP
   EXPECT_GT(g[0].pacing_rate, 12345U);
 }
 
+// Congestion Level 0 is "none", and the final SENDER_STATUS carries it, but the level says
+// nothing of the Suggested Rate: rule 3 reads "the most recent SENDER_STATUS ... carries a
+// non-zero Suggested Rate", whatever its level (docs/spec-notes.md, "A SENDER_STATUS with
+// Congestion Level 0 that is not the final one").
+TEST_F(ReceiverTest, Receiver_SenderStatusWithLevelZero_StillCapsByItsSuggestedRate) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  SenderStatus st;
+  st.unused_credit = 1U << 20U;
+  st.congestion_level = 0;
+  st.suggested_rate = 12345;
+  h.deliver(s, h.on_association(a, st));
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 8192)));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_LE(g[0].pacing_rate, 12345U);
+  EXPECT_NE(g[0].pacing_rate, 0U);
+}
+
 // "The receiver MUST reduce the rate it grants to a sender when it observes congestion on the
 // path from that sender: ECN Congestion Experienced (CE) marks on data from that sender"
 TEST_F(ReceiverTest, Receiver_CeMarkedData_ReducesTheGrantedRate) {
@@ -559,6 +632,41 @@ TEST_F(ReceiverTest, Receiver_Reports_AreIgnoredFromUnconfiguredAddresses_AndNev
   EXPECT_TRUE(only<CreditGrant>(out).empty());
   EXPECT_EQ(h.receiver().stats().reports_received, 1U);
   EXPECT_LE(h.receiver().outstanding_credit(), before);
+}
+
+// A CONGESTION_REPORT's Suggested Rate is optional information: "A CONGESTION_REPORT can only
+// cause a receiver to reduce the rate it grants", and the rate controller's input is the
+// Congestion Degree. The reference takes nothing from the Suggested Rate (docs/spec-notes.md,
+// "What endpoints do with a report's Suggested Rate"): two runs that differ only in it, one far
+// below the granted rate and one far above the link, grant exactly the same.
+TEST(ReceiverReports, Receiver_ReportSuggestedRate_ChangesNothingTheDegreeDoesNot) {
+  const auto run = [](std::uint32_t suggested) {
+    ReceiverHarness h;
+    const Address s = ReceiverHarness::sender(1);
+    const auto a = h.associate(s, 1);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> grants;
+    const auto take = [&](const std::vector<Sent>& out) {
+      for (const auto& g : only<CreditGrant>(out)) grants.emplace_back(g.grant_limit, g.pacing_rate);
+    };
+    take(h.deliver(s, h.request(a, 1, 1U << 20U)));
+    CongestionReport r;
+    r.direction = 1;
+    r.congestion_degree = 64;
+    r.suggested_rate = suggested;
+    r.source_address = s.ip;
+    r.destination_address = h.cfg().local.ip;
+    take(h.deliver(h.cfg().crn_addresses[0], r));
+    std::uint64_t sent = 0;
+    for (int i = 0; i < 8; ++i, sent += 4096) {
+      take(h.data(s, 1, sent, 4096, 1));
+      take(h.advance(h.cfg().base_rtt));
+    }
+    EXPECT_TRUE(h.checker().ok());
+    return grants;
+  };
+  const auto low = run(1);
+  ASSERT_GE(low.size(), 1U);
+  EXPECT_EQ(low, run(4000000));
 }
 
 // "The receiver MUST NOT grant credit to an association whose Epoch or Association ID it does
@@ -624,6 +732,28 @@ TEST_F(ReceiverTest, Receiver_DataBeyondTheGrant_StopsGrantingThatMessageAndIsLo
   EXPECT_TRUE(only<CreditGrant>(h.advance(milliseconds(5))).empty());
   EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U))).empty());
   (void)beyond;
+}
+
+// "MUST NOT grant further credit to the association for that message": the message, not the
+// association (docs/spec-notes.md, "The misbehaving sender's penalty is per message"). The
+// association's other messages are still served; a receiver that stopped serving them too
+// would break no rule either, so the suite demands neither.
+TEST_F(ReceiverTest, Receiver_DataBeyondTheGrant_OtherMessagesOfTheAssociationAreStillGranted) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 1U << 20U)));
+  ASSERT_EQ(g.size(), 1U);
+  (void)h.data(s, 1, g[0].grant_limit, 4096, 0);  // past the grant: misbehaving
+  ASSERT_EQ(h.events().count("misbehaving_sender"), 1U);
+  // Message 1 keeps the link's rate until its credit is reclaimed (Lifetime + 2 * D_max), so
+  // message 2 may wait that long for a rate of its own.
+  auto out = h.deliver(s, h.request(a, 2, 8192));
+  const auto later = h.advance(milliseconds(5));
+  out.insert(out.end(), later.begin(), later.end());
+  const auto grants = only<CreditGrant>(out);
+  ASSERT_EQ(grants.size(), 1U);
+  EXPECT_EQ(grants[0].message_id, 2U);
+  EXPECT_EQ(grants[0].grant_limit, 8192U);
 }
 
 // "Messages carrying an unknown Version MUST be discarded." / "A message whose Length field is

@@ -796,6 +796,29 @@ TEST(Sender, UnknownAssociation_ForAnotherAssociationId_IsIgnored) {
   EXPECT_EQ(h.s->status(m)->grant_limit, 65536U);
 }
 
+// Epoch is "the receiver's incarnation"; the spec makes zero the value of ASSOC_REQUEST and of
+// CRN messages, but forbids it only for the Association ID ("assigns a non-zero Association
+// ID"). An ASSOC_ACCEPT with Epoch 0 is an association like any other (docs/spec-notes.md,
+// "Epoch 0"): its grants give credit, and a later Epoch is a new incarnation.
+TEST(Sender, AcceptWithEpochZero_IsAnAssociationLikeAnyOther) {
+  Harness h;
+  h.epoch = 0;
+  const MessageHandle m = h.submit(8192, true);
+  h.deliver(h.accept());
+  const auto r = h.last<CreditRequest>();
+  EXPECT_EQ(r.header.epoch, 0U);
+  EXPECT_EQ(r.header.association_id, h.assoc_id);
+  h.deliver(h.grant(h.id(m), 8192, 100000, 100000));
+  h.run_for(microseconds(100));
+  EXPECT_EQ(h.transmitted(m), 8192U);
+  const MessageHandle n = h.submit(1 << 20, true);
+  h.epoch = 1;  // the receiver restarted
+  h.deliver(h.accept());
+  EXPECT_EQ(h.s->stats().re_establishments, 1U);
+  EXPECT_EQ(h.last<CreditRequest>().header.epoch, 1U);
+  (void)n;
+}
+
 // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
 // Nonce." "any but DONE or ABORTED | ... new Epoch in ASSOC_ACCEPT | drop credit; re-establish;
 // send CREDIT_REQUEST | WAITING"; "a sender that accepts a new Epoch resets the newest
@@ -1030,7 +1053,10 @@ TEST(Sender, SenderStatus_UnusedCreditSaturates_WithAPoolGrantOfEverything) {
 
 // The Backlog Threshold "is the smallest N_cu advertised by its receivers, or a smaller locally
 // configured value"; SENDER_STATUS goes only to a receiver that advertised STATUS.
-TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapability) {
+// "the sender MUST send SENDER_STATUS on each association that holds such credit": also on one
+// whose receiver did not advertise STATUS (docs/spec-notes.md, "SENDER_STATUS"); the threshold
+// is the smaller of N_cu and the local one.
+TEST(Sender, SenderStatus_UsesTheLocalThresholdAndGoesAlsoToReceiversWithoutStatusCapability) {
   SenderConfig c = default_config();
   c.local_backlog_threshold = 1000;
   Harness h(c);
@@ -1039,7 +1065,9 @@ TEST(Sender, SenderStatus_UsesTheLocalThresholdAndOnlyReceiversWithStatusCapabil
   h.deliver(h.accept());
   h.deliver(h.grant(h.id(m), 65536, 1000, 200));
   h.run_for(microseconds(300));
-  EXPECT_EQ(h.count<SenderStatus>(), 0U);
+  ASSERT_GE(h.count<SenderStatus>(), 1U);
+  EXPECT_GT(h.sent<SenderStatus>()[0].unused_credit, 1000U);
+  EXPECT_GT(h.sent<SenderStatus>()[0].congestion_level, 0U);
   Harness k(c);
   const MessageHandle km = k.submit(1 << 20);
   k.deliver(k.accept());
