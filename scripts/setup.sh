@@ -14,6 +14,7 @@ packages=(
   wireshark-dev libwireshark-dev tshark lua5.2
   valgrind                                 # reference/bench/callgrind.sh: instructions per grant decision
   libxml2-utils                            # xmllint: the conformance JUnit report test
+  python3                                  # scripts/renumber-spec-notes.py and its ctests
 )
 
 missing=()

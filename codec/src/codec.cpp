@@ -279,7 +279,7 @@ template <class T>
     return decode_checked(d);
   }
   // Only the first Length octets are the message; octets between the type's size and Length
-  // are ignored (docs/spec-notes.md, "Octets beyond the defined size").
+  // are ignored (docs/spec-notes.md, "Octets between the type's size and Length").
   return decode_body<T>(d.data());
 }
 
