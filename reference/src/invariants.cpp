@@ -449,11 +449,6 @@ struct InvariantChecker::Impl {
       if (g->pool()) return;
       const std::uint32_t mi = msg(ai, g->message_id);
       MsgModel& msg = msgs[mi];
-      if (g->grant_limit < msg.limit_sent && keeping()) {
-        violate(t, "grant_reduced",
-                "Grant Limit " + std::to_string(g->grant_limit) + " below an earlier " +
-                    std::to_string(msg.limit_sent) + ": " + format_line(m));
-      }
       if (msg.length_known && g->grant_limit > msg.length && keeping()) {
         violate(t, "grant_beyond_length",
                 "Grant Limit " + std::to_string(g->grant_limit) + " beyond the length " +
@@ -464,6 +459,10 @@ struct InvariantChecker::Impl {
                 std::string(g->final() ? "FINAL set below" : "FINAL missing at") +
                     " the message length: " + format_line(m));
       }
+      // A Grant Limit below an earlier one is no fault: it "only refreshes the Lifetime and Pacing
+      // Rate; it never reduces credit" (Credit Requests and Grants, rule 1). The sender still holds
+      // the largest limit, for a new Lifetime, and the budget counts that (docs/spec-notes.md,
+      // "What the catalog counts as a requirement").
       msg.limit_sent = std::max(msg.limit_sent, g->grant_limit);
       // A grant after a CREDIT_RETURN or CANCEL is credit the receiver issued anew.
       msg.returned_limit = ~std::uint64_t{0};

@@ -9,10 +9,6 @@ namespace {
 constexpr CheckRule kRules[] = {
     {"CHK-BUDGET", "Receiver Credit Budget",
      "A receiver MUST maintain: sum over a of ( Granted(a) + Unsched(a) ) <= G", "RDCC-BUDGET-01"},
-    {"CHK-GRANT-REDUCED", "Credit Requests and Grants, rule 1",
-     "A grant with a Grant Limit that is not larger than the limit the sender already holds for "
-     "that message only refreshes the Lifetime and Pacing Rate; it never reduces credit.",
-     ""},
     {"CHK-GRANT-BEYOND-LENGTH", "Credit Requests and Grants, rule 5",
      "The receiver MUST NOT grant beyond the message length.", "RDCC-GRANT-07"},
     {"CHK-FINAL", "Credit Requests and Grants, rule 5",
@@ -82,7 +78,6 @@ constexpr CheckRule kRules[] = {
 // The InvariantChecker's rule names (invariants.hpp kInvariantRules), and ours.
 constexpr std::pair<std::string_view, std::string_view> kViolations[] = {
     {"budget", "CHK-BUDGET"},
-    {"grant_reduced", "CHK-GRANT-REDUCED"},
     {"grant_beyond_length", "CHK-GRANT-BEYOND-LENGTH"},
     {"final_flag", "CHK-FINAL"},
     {"pacing_rate_zero", "CHK-PACING-ZERO"},

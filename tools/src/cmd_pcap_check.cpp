@@ -498,7 +498,6 @@ class Checker {
       if (id_opt) {
         const MessageFrames& f = frames_of(assoc, *id_opt);
         if (f.request != 0) frames.push_back(f.request);
-        if (id == "CHK-GRANT-REDUCED" && f.grant != 0) frames.push_back(f.grant);
       }
       const auto* req = std::get_if<CreditRequest>(&m);
       if (id == "CHK-UNSCHED-OUTSTANDING" && req != nullptr) {

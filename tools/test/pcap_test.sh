@@ -113,8 +113,9 @@ check "and FINAL below... beyond" contains "$work/out" "CHK-FINAL frames 3,6 "
 check "FINAL missing" run 1 "$rdcc" pcap check "$p/final_missing.pcap" --port 50000 --budget 4MiB
 check "CHK-FINAL frames 3,6" contains "$work/out" "CHK-FINAL frames 3,6 (t=0.000050000): FINAL missing at the message length"
 check "FINAL missing: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
-check "reduced grant" run 1 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB
-check "CHK-GRANT-REDUCED frames 3,5,6" contains "$work/out" "CHK-GRANT-REDUCED frames 3,5,6 (t=0.000050000): Grant Limit 131072 below an earlier 524288"
+# A lower Grant Limit "only refreshes the Lifetime and Pacing Rate" (rule 1): no fault.
+check "a lower grant is no finding" run 0 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB
+check "lower grant: nothing printed" lines "$work/out" 0
 check "stale sequence number" run 1 "$rdcc" pcap check "$p/stale_seq.pcap" --port 50000 --budget 4MiB
 check "CHK-SEQ frames 4,5" contains "$work/out" "CHK-SEQ [RDCC-FMT-06] frames 4,5 (t=0.000040000): Sequence Number 1 from 10.0.0.1:50000 is not newer than 1 (frame 4)"
 check "stale: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
@@ -131,8 +132,8 @@ check "the same grants with POOL advertised: no finding" run 0 "$rdcc" pcap chec
 check "POOL flag and Message ID disagree" run 1 "$rdcc" pcap check "$p/pool_message_id.pcap" --port 50000 --budget 4MiB
 check "CHK-GRANT-POOL-ID frame 4: POOL with a Message ID" contains "$work/out" "CHK-GRANT-POOL-ID frame 4 (t=0.000030000): the POOL flag with Message ID 0x101: the sender ignores the grant"
 check "CHK-GRANT-POOL-ID frame 5: Message ID zero without POOL" contains "$work/out" "CHK-GRANT-POOL-ID frame 5 (t=0.000040000): Message ID zero without the POOL flag: the sender ignores the grant"
-check "check --json" run 1 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB --json
-check "JSON finding" contains "$work/out" '{"rule":"CHK-GRANT-REDUCED","requirements":[],"frames":[3,5,6],"time":5e-05,'
+check "check --json" run 1 "$rdcc" pcap check "$p/final_missing.pcap" --port 50000 --budget 4MiB --json
+check "JSON finding" contains "$work/out" '{"rule":"CHK-FINAL","requirements":[],"frames":[3,6],"time":5e-05,'
 
 # ---- check with the data packets (opaque on 50001, RoCEv2 on 4791) ------------------------
 d="--port 50000 --data-port 50001"

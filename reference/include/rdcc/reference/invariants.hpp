@@ -43,7 +43,7 @@ namespace rdcc::ref {
 inline constexpr std::string_view kInvariantRules[] = {
     "budget",         "sender_credit",        "grant_expired",           "unscheduled_unannounced",
     "unscheduled_beyond_u", "unscheduled_outstanding", "grant_beyond_length", "final_flag",
-    "grant_reduced",  "pacing_rate_zero",     "pacing",                  "msg_done_early",
+    "pacing_rate_zero", "pacing",             "msg_done_early",
 };
 
 struct Violation {

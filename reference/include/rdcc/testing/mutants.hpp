@@ -124,9 +124,10 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "FINAL (Grant Limit equals the message length) (CREDIT_GRANT)"},
     {Mutant::GrantLimitReduced, "grant-limit-reduced", MutantRole::Receiver,
      "a grant that follows an earlier one for the same message states a Grant Limit one Credit "
-     "Unit below the earlier one",
-     "Credit is expressed as a cumulative octet offset; every grant restates a cumulative offset "
-     "and never reduces credit (Credit Requests and Grants, rule 1)"},
+     "Unit below the earlier one, keeping the FINAL flag of the window that reaches the length",
+     "0x0002 FINAL (Grant Limit equals the message length) (CREDIT_GRANT); a lower Grant Limit "
+     "alone is no fault: it only refreshes the Lifetime and Pacing Rate (Credit Requests and "
+     "Grants, rule 1)"},
     {Mutant::ZeroPacingRate, "zero-pacing-rate", MutantRole::Receiver,
      "every grant carries Pacing Rate zero",
      "Receivers MUST issue a non-zero Pacing Rate (rule 4); Pacing Rate MUST NOT be zero "
