@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
-  app.add_flag("--strict", strict, "Also run scenarios that check only SHOULD-level requirements");
+  app.add_flag("--strict", strict,
+               "A failed SHOULD-level check is a FAIL, not a WARN; also run scenarios that check "
+               "only MAY-level requirements");
   app.add_option("--jobs,-j", jobs, "Scenarios run in parallel")->check(CLI::Range(1U, 64U));
   app.add_option("--scenarios", scenarios_dir, "Folder of *.scn files (searched recursively)");
   app.add_option("--report", report_dir,

@@ -27,6 +27,8 @@ struct Stop {
   std::string reason;
   std::string expected;
   std::string actual;
+  // A Fail decided away from its step (an invariant, a watch): the requirements it concerns.
+  std::vector<std::string> checks{};
 };
 
 std::string describe_duration(Duration d) {
@@ -65,6 +67,12 @@ class Run {
       if (!stop) stop = std::exchange(watch_failure_, std::nullopt);
       if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
       if (stop) {
+        if (stop->verdict == Verdict::Fail) {
+          r.cited = !stop->checks.empty() ? stop->checks
+                    : !step.checks.empty() ? step.checks
+                                           : s_.checks;
+          stop->verdict = verdict_of_failure(r.cited, o_.level_of, o_.strict, r.level);
+        }
         r.verdict = stop->verdict;
         r.reason = stop->reason;
         r.expected = stop->expected;
@@ -103,6 +111,13 @@ class Run {
       case Step::Kind::Ignore:
         ignored_ = step.ignore_patterns;
         return std::nullopt;
+      case Step::Kind::Set:
+        for (const auto& m : step.pattern.matchers) {
+          auto v = resolve(m.value);
+          if (!v) return unresolved(m.value);
+          vars_[m.field] = *v;
+        }
+        return std::nullopt;
       case Step::Kind::Defaults:
         for (const auto& m : step.pattern.matchers) {
           auto v = resolve(m.value);
@@ -119,7 +134,8 @@ class Run {
       case Step::Kind::Watch: {
         auto v = resolve(step.pattern.matchers.front().value);
         if (!v) return unresolved(step.pattern.matchers.front().value);
-        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text};
+        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text,
+                       step.checks.empty() ? s_.checks : step.checks};
         return check_watch(a_.now());
       }
     }
@@ -645,6 +661,10 @@ class Run {
         }
         // A real-time window narrowed to nothing checks nothing (a packet read before the
         // step began, from another socket, is not "too early").
+        if (alt.declines) {
+          return Stop{Verdict::Unsupported,
+                      "the IUT declined: " + alt.to_string() + " (" + describe(*p) + ")", "", ""};
+        }
         if (narrow(step.after).ns != 0 && p->time < earliest) {
           return Stop{Verdict::Fail,
                       "arrived " + describe_duration(p->time - t0) + " after the step began, "
@@ -782,6 +802,7 @@ class Run {
     Op op = Op::Le;
     std::uint64_t limit = 0;
     std::string text;
+    std::vector<std::string> checks;  // the requirements the watch checks
   };
   struct RateInForce {
     std::uint64_t rate = 0;
@@ -834,7 +855,7 @@ class Run {
     if (compare(sum, watch_->op, watch_->limit)) return std::nullopt;
     return Stop{Verdict::Fail, "the Pacing Rates in force sum to " + std::to_string(sum) +
                                    " Mbit/s at " + ref::format_time(now),
-                watch_->text, parts};
+                watch_->text, parts, watch_->checks};
   }
 
   void feed_checker(const Packet& p, bool from_tester) {
@@ -879,8 +900,10 @@ class Run {
     for (; violations_seen_ < v.size(); ++violations_seen_) {
       const auto& x = v[violations_seen_];
       if (!rule_binds(x.rule, s_.role)) continue;
+      const std::string id = requirement_of_rule(x.rule);
       return Stop{Verdict::Fail, "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
-                  "the invariant '" + x.rule + "' holds", x.detail};
+                  "the invariant '" + x.rule + "' holds", x.detail,
+                  {id.empty() ? x.rule : id}};
     }
     return std::nullopt;
   }
@@ -928,12 +951,54 @@ class Run {
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::Pass: return "pass";
+    case Verdict::Warn: return "warn";
     case Verdict::Fail: return "fail";
     case Verdict::Inconclusive: return "inconclusive";
     case Verdict::Unsupported: return "unsupported";
     case Verdict::Skipped: return "skipped";
   }
   return "?";
+}
+
+Verdict verdict_of_failure(const std::vector<std::string>& ids, const LevelOf& level_of,
+                           bool strict, std::string& level) {
+  level.clear();
+  std::string warn_level;
+  for (const auto& id : ids) {
+    const auto text = level_of ? level_of(id) : std::nullopt;
+    const auto known = text ? level_from_string(*text) : std::nullopt;
+    if (!known) return Verdict::Fail;  // a requirement the catalog lacks: no reason to soften
+    if (severity_of(*known) == Severity::Fail) {
+      level = *text;
+      return Verdict::Fail;
+    }
+    if (warn_level.empty()) warn_level = *text;
+  }
+  if (warn_level.empty()) return Verdict::Fail;
+  level = warn_level;
+  return strict ? Verdict::Fail : Verdict::Warn;
+}
+
+std::string requirement_of_rule(std::string_view rule) {
+  if (is_well_formed_id(rule)) return std::string(rule);
+  // The InvariantChecker's rules (reference/src/invariants.cpp) by the sentence each checks,
+  // until they are named by catalog ID themselves.
+  static const std::map<std::string_view, std::string_view> kRequirementOfRule{
+      {"budget", "RDCC-BUDGET-01"},                 // sum of Granted + Unsched <= G
+      {"grant_beyond_length", "RDCC-GRANT-07"},     // rule 5: not beyond the message length
+      {"final_flag", "RDCC-GRANT-12"},              // rule 5: FINAL on the grant at the length
+      {"grant_reduced", "RDCC-GRANT-11"},           // rule 1: never reduces credit
+      {"pacing_rate_zero", "RDCC-GRANT-06"},        // rule 4: a non-zero Pacing Rate
+      {"msg_done_early", "RDCC-GRANT-13"},          // MSG_DONE when all octets are received
+      {"sender_credit", "RDCC-GRANT-03"},           // rule 2: below the Grant Limit held
+      {"unscheduled_beyond_u", "RDCC-GRANT-03"},    // rule 2: ... or the unscheduled window
+      {"grant_expired", "RDCC-GRANT-04"},           // rule 3: not after the Lifetime
+      {"pacing", "RDCC-GRANT-05"},                  // rule 4: not faster than the Pacing Rate
+      {"unscheduled_unannounced", "RDCC-UNSCHED-02"},  // a CREDIT_REQUEST no later than the data
+      {"unscheduled_outstanding", "RDCC-UNSCHED-03"},  // one unscheduled message outstanding
+  };
+  const auto it = kRequirementOfRule.find(rule);
+  return it == kRequirementOfRule.end() ? std::string() : std::string(it->second);
 }
 
 bool rule_binds(std::string_view rule, Role iut_role) {
