@@ -150,10 +150,138 @@ TEST(Runner, ValueTooLargeForItsField_IsInconclusive) {
       << r.reason;
 }
 
-TEST(Runner, UpperOnAReceiver_IsUnsupported) {
-  const auto r = run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-07\nupper stats\n");
+TEST(Runner, UpperOnAReceiver_IsUnsupported_BeforeTheFirstStep) {
+  const auto r = run_text(receiver("send CREDIT_REQUEST message_id=1 message_length=8192 "
+                                   "binding_kind=OPAQUE binding_value=1\n"
+                                   "expect CREDIT_GRANT within 1ms grant_limit=1\nupper stats\n"));
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
-  EXPECT_EQ(r.reason, "the IUT does not support upper stats: stats needs a sender; this IUT is a receiver");
+  EXPECT_EQ(r.reason,
+            "needs upper stats, which the IUT's upper tester does not offer (its hello lists "
+            "hello, restart)");
+  EXPECT_EQ(r.where.line, 9);  // the step that needs it; the failing expect never ran
+  EXPECT_TRUE(r.trace.empty());
+}
+
+// ---- needs, checked before the first step ----
+
+// The reference adapter of `role`, with what its hello answer and unscheduled DSCP say replaced.
+class Declaring : public Adapter {
+ public:
+  Declaring(Role role, std::optional<nlohmann::json> hello, std::optional<std::uint8_t> dscp)
+      : hello_(std::move(hello)), dscp_(dscp) {
+    AdapterSpec spec;
+    spec.role = role;
+    inner_ = make_reference_adapter(spec);
+  }
+  std::optional<std::string> start(const Scenario& s) override { return inner_->start(s); }
+  Address iut_control() const override { return inner_->iut_control(); }
+  Address iut_data() const override { return inner_->iut_data(); }
+  Address tester_control() const override { return inner_->tester_control(); }
+  Address tester_data() const override { return inner_->tester_data(); }
+  Address other_control() const override { return inner_->other_control(); }
+  bool virtual_time() const override { return true; }
+  std::string describe() const override { return "declaring"; }
+  Time now() override { return inner_->now(); }
+  void send(const Packet& p) override { inner_->send(p); }
+  std::optional<Packet> receive(Time deadline) override { return inner_->receive(deadline); }
+  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
+  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
+  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
+  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
+    return inner_->receiver_budget();
+  }
+  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<nlohmann::json> hello() const override { return hello_; }
+  std::optional<std::uint8_t> unscheduled_dscp() const override { return dscp_; }
+
+ private:
+  std::unique_ptr<Adapter> inner_;
+  std::optional<nlohmann::json> hello_;
+  std::optional<std::uint8_t> dscp_;
+};
+
+ScenarioResult run_on(Adapter& a, const std::string& text) {
+  auto parsed = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&parsed)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  const auto& s = std::get<Scenario>(parsed);
+  if (auto e = a.start(s)) ADD_FAILURE() << *e;
+  return run_scenario(s, a, RunOptions{});
+}
+
+const std::string kUnscheduledSender =
+    "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
+    "upper submit length=4096 mode=unscheduled -> h=handle\n"
+    "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+    "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=3 unscheduled_limit=16384 "
+    "start_jitter=10 grant_lifetime=1000 credit_unit=4096\n"
+    "defaults association_id=7 epoch=3\n"
+    "ignore CREDIT_REQUEST\n"
+    "expect data within 1ms offset=0 unscheduled=1 dscp=$unscheduled_dscp\n";
+
+TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
+  Declaring none(Role::Sender, std::nullopt, std::nullopt);
+  const auto r = run_on(none, kUnscheduledSender);
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason,
+            "needs the DSCP the domain configures for unscheduled data ($unscheduled_dscp), and "
+            "the IUT has none configured (its hello's \"unscheduled_dscp\", or --unscheduled-dscp)");
+  EXPECT_EQ(r.where.line, 9);
+  EXPECT_TRUE(r.trace.empty());
+  // With one configured, the same scenario passes, and the data is checked against it.
+  Declaring eight(Role::Sender, std::nullopt, 8);
+  EXPECT_EQ(run_on(eight, kUnscheduledSender).verdict, Verdict::Pass);
+  Declaring other(Role::Sender, std::nullopt, 10);
+  EXPECT_EQ(run_on(other, kUnscheduledSender).verdict, Verdict::Fail);
+}
+
+TEST(Needs, UnscheduledModeTheIutDoesNotOffer_IsUnsupported) {
+  Declaring scheduled_only(Role::Sender,
+                           nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}},
+                                          {"modes", {"scheduled"}}},
+                           8);
+  const auto r = run_on(scheduled_only, kUnscheduledSender);
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason, "needs a message sent in unscheduled mode, which the IUT does not offer "
+                      "(its hello lists modes scheduled)");
+  // An IUT that does not list its modes is asked at the step; the reference sender configured
+  // for scheduled mode only answers "unsupported" there.
+  AdapterSpec spec;
+  spec.role = Role::Sender;
+  auto reference = make_reference_adapter(spec);
+  const auto r2 = run_on(*reference, "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
+                                      "config allow_unscheduled=0\n" +
+                                          kUnscheduledSender.substr(kUnscheduledSender.find("upper")));
+  EXPECT_EQ(r2.verdict, Verdict::Unsupported);
+  EXPECT_NE(r2.reason.find("scheduled mode"), std::string::npos) << r2.reason;
+}
+
+TEST(Needs, ReceiverWithoutTheRocev2Binding_IsUnsupported_NotAFail) {
+  // It answers ERROR (UNSUPPORTED_BINDING), as Transport Bindings prescribes.
+  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/rocev2-queue-pair-count.scn", {});
+  auto s = std::get<Scenario>(parsed);
+  s.config["rocev2_binding"] = 0;
+  AdapterSpec spec;
+  spec.role = Role::Receiver;
+  auto adapter = make_reference_adapter(spec);
+  ASSERT_FALSE(adapter->start(s));
+  const auto r = run_scenario(s, *adapter, RunOptions{});
+  EXPECT_EQ(r.verdict, Verdict::Unsupported) << r.reason;
+  EXPECT_EQ(r.reason.rfind("the IUT declined: ERROR reason=UNSUPPORTED_BINDING message_id=1 (", 0), 0U)
+      << r.reason;
+}
+
+TEST(Needs, UpperOpTheIutDoesNotList_IsUnsupported) {
+  Declaring no_cancel(Role::Sender, nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}}}, 8);
+  const auto r = run_on(no_cancel, "scenario t\nrole sender\nchecks RDCC-GRANT-09\n"
+                                   "upper submit length=4096 -> h=handle\n"
+                                   "expect ASSOC_REQUEST within 1ms\n"
+                                   "upper cancel handle=$h\n");
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason, "needs upper cancel, which the IUT's upper tester does not offer (its hello "
+                      "lists hello, submit)");
 }
 
 TEST(Runner, SenderIut_DataOnlyAfterCredit) {
@@ -301,6 +429,7 @@ class EvictingReceiver : public Adapter {
     return inner_->receiver_budget();
   }
   std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<std::uint8_t> unscheduled_dscp() const override { return inner_->unscheduled_dscp(); }
 
  private:
   std::unique_ptr<Adapter> inner_;
@@ -571,9 +700,13 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
   EXPECT_EQ(dma, 4096U);
 }
 
-TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
+TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported_BeforeTheFirstStep) {
+  // The expect before the RoCEv2 step would fail (nothing answers on port 9): it is never played.
   auto parsed = parse_scenario(
-      "scenario t\nrole receiver\nchecks RDCC-BIND-01\nsend rocev2 qp=7 length=4096\n", "r.scn", {});
+      "scenario t\nrole receiver\nchecks RDCC-BIND-01\n"
+      "send ASSOC_REQUEST sender_nonce=1 capabilities=STATUS line_rate=100000\n"
+      "expect ASSOC_ACCEPT within 1ms\nsend rocev2 qp=7 length=4096\n",
+      "r.scn", {});
   const auto& sc = std::get<Scenario>(parsed);
   const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:9"));
   auto adapter = make_adapter(spec);
@@ -581,6 +714,8 @@ TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
   const auto r = run_scenario(sc, *adapter, RunOptions{});
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
   EXPECT_NE(r.reason.find("has no RoCEv2 port for the IUT"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.where.line, 6);
+  EXPECT_TRUE(r.trace.empty());
 }
 
 TEST(Report, SummaryAndConsoleLines) {
