@@ -106,6 +106,8 @@ class Run {
       r.where = need->first->where;
       r.step = need->first->text;
       r.elapsed = a_.now() - start_;
+      r.wall_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       return r;
     }
     for (const auto& step : s_.steps) {

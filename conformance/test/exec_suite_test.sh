@@ -27,7 +27,7 @@ receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576
 --crn 127.0.0.1 --unscheduled-dscp 8 --events /dev/stderr"
 case "$role" in
   receiver)
-    # --strict: the SHOULD- and MAY-level scenarios too (deadline precedence, idle associations).
+    # --strict: the MAY-level scenarios too (idle associations removed), and a failed SHOULD fails.
     strict=--strict
     iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
 --rocev2 --rocev2-port {rocev2_port} --upper-tester stdio {config}" ;;
