@@ -468,7 +468,31 @@ class SocketAdapter final : public Adapter {
 
 }  // namespace
 
+// exec: whether the shell finds the command's first word (a program, a builtin or a function),
+// so that a mistyped path is one error for the run, not an "unsupported" per scenario (the
+// shell's own exit status 127 for a command it cannot find).
+std::optional<std::string> probe_command(const std::string& command) {
+  const auto begin = command.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "the exec: command is empty";
+  const std::string word = command.substr(begin, command.find_first_of(" \t;|&", begin) - begin);
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::string("cannot fork: ") + std::strerror(errno);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 1);
+    ::execl("/bin/sh", "sh", "-c", "command -v -- \"$1\"", "sh", word.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
+  return "the IUT's command '" + word + "' is not found (exec: " + command + ")";
+}
+
 std::optional<std::string> probe_liveness(const AdapterSpec& spec) {
+  if (spec.kind == AdapterSpec::Kind::Exec) return probe_command(spec.command);
   if (spec.kind != AdapterSpec::Kind::Udp) return std::nullopt;
   const std::string where = spec.host.find(':') != std::string::npos
                                 ? "[" + spec.host + "]:" + std::to_string(spec.port)

@@ -166,6 +166,8 @@ check "exec unsupported reason" contains "$work/out" "UNSUPPORTED  needs-upper: 
 check "dead IUT exits 2" run 2 "$conform" --iut udp:127.0.0.1:1 --role receiver --scenarios "$scenarios" --catalog "$catalog"
 check "dead IUT named" contains "$work/err" "nothing listens at udp:127.0.0.1:1 (ICMP port unreachable)"
 check "dead IUT: no verdict per scenario" lacks "$work/out" "FAIL"
+check "missing exec: command exits 2" run 2 "$conform" --iut 'exec:/nonexistent/rdcc receiver --rdcc-port {rdcc_port}' --role receiver --scenarios "$scenarios" --catalog "$catalog"
+check "missing exec: command named" contains "$work/err" "the IUT's command '/nonexistent/rdcc' is not found"
 check "bad --unscheduled-dscp exits 2" run 2 "$conform" --iut reference --unscheduled-dscp 64 --scenarios "$scenarios"
 # A sender with no unscheduled DSCP configured (its hello says so): the scenario that checks
 # the marking "if one is configured" is unsupported before its first step, not failed.

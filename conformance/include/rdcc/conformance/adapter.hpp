@@ -142,7 +142,8 @@ struct AdapterSpec {
 // Before a run against a udp: IUT: whether anything answers at its address, so that an IUT
 // that is not running, or a wrong port, is one error for the run and not a failure per
 // scenario. The error names the address; none when it answers (or, for a role whose silence
-// proves nothing, when it is merely silent) and for the other adapters.
+// proves nothing, when it is merely silent). exec: whether the shell finds the command (a
+// mistyped path is one error, not "unsupported" per scenario). Reference: none.
 [[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec);
 // A fresh adapter for one scenario run.
 [[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);
