@@ -168,9 +168,22 @@ std::string_view to_string(Level level) {
     case Level::NotRecommended: return "NOT RECOMMENDED";
     case Level::May: return "MAY";
     case Level::Optional: return "OPTIONAL";
+    case Level::Rule: return "RULE";
   }
   return "?";
 }
+
+Severity severity_of(Level level) {
+  switch (level) {
+    case Level::Should:
+    case Level::ShouldNot:
+    case Level::Recommended:
+    case Level::NotRecommended: return Severity::Warn;
+    default: return Severity::Fail;
+  }
+}
+
+bool is_optional(Level level) { return level == Level::May || level == Level::Optional; }
 
 std::string_view to_string(Role role) {
   switch (role) {

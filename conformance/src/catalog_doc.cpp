@@ -95,7 +95,11 @@ requirements_doc`; the test `requirements_doc.up_to_date` fails while this file 
   (state machine), CC (congestion control considerations), OPS, SEC.
 - `section`: the heading the sentence sits under.
 - `level`: the key word: MUST, MUST NOT, REQUIRED, SHALL, SHALL NOT, SHOULD, SHOULD NOT,
-  RECOMMENDED, NOT RECOMMENDED, MAY, OPTIONAL.
+  RECOMMENDED, NOT RECOMMENDED, MAY, OPTIONAL; or RULE: behaviour the spec states without a
+  key word ("it never reduces credit", "it sends MSG_DONE", "answers with ERROR (...)"), so
+  that a verdict on it cites that sentence and never an unrelated MUST. A failed check of a
+  MUST, MUST NOT, REQUIRED, SHALL, SHALL NOT, RULE, MAY or OPTIONAL requirement is a FAIL; of a
+  SHOULD, SHOULD NOT, RECOMMENDED or NOT RECOMMENDED one a WARN (FAIL under `--strict`).
 - `role`: who must act: `sender`, `receiver`, `crn`, `any` (every endpoint that sends or
   receives the messages concerned), `operator` (the deployment's configuration).
 - `testing`: `wire` (a tester playing the peer observes it), `upper` (the upper tester must

@@ -2,6 +2,7 @@
 // reports a verdict per scenario tied to the spec's requirements (docs/scenario-language.md).
 // Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   std::string catalog_path = "conformance/catalog/requirements.json";
   std::string tolerance_abs = "200us";
   std::string tolerance_rel = "10%";
+  std::string unscheduled_dscp = "8";
   app.add_option("--iut", iut,
                  "The IUT: reference (each scenario on the reference of its role), "
                  "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT][,rocev2=PORT] or "
@@ -73,7 +75,9 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
-  app.add_flag("--strict", strict, "Also run scenarios that check only SHOULD-level requirements");
+  app.add_flag("--strict", strict,
+               "A failed SHOULD-level check is a FAIL, not a WARN; also run scenarios that check "
+               "only MAY-level requirements");
   app.add_option("--jobs,-j", jobs, "Scenarios run in parallel")->check(CLI::Range(1U, 64U));
   app.add_option("--scenarios", scenarios_dir, "Folder of *.scn files (searched recursively)");
   app.add_option("--report", report_dir,
@@ -85,6 +89,10 @@ int main(int argc, char** argv) {
                  "Timing tolerance of real-time adapters, absolute part (e.g. 200us)");
   app.add_option("--tolerance-rel", tolerance_rel,
                  "Timing tolerance of real-time adapters, relative part (e.g. 10%)");
+  app.add_option("--unscheduled-dscp", unscheduled_dscp,
+                 "udp:, exec: the DSCP the domain configures for unscheduled data as the IUT has "
+                 "it (0..63), or 'none'; an IUT's upper tester that says it in hello overrides it "
+                 "(default 8)");
   app.add_option("--retries", retries,
                  "Real-time adapters: play a scenario that failed or was inconclusive up to N "
                  "more times, each on a fresh IUT (the report says so)")
@@ -143,6 +151,18 @@ int main(int argc, char** argv) {
     std::cerr << "rdcc-conform: --tolerance-abs takes a duration (200us) and --tolerance-rel a "
                  "percentage (10%)\n";
     return kExitUsage;
+  }
+  if (unscheduled_dscp == "none") {
+    options.adapter.unscheduled_dscp = std::nullopt;
+  } else {
+    char* end = nullptr;
+    const unsigned long d = std::strtoul(unscheduled_dscp.c_str(), &end, 10);
+    if (unscheduled_dscp.empty() || *end != '\0' || d > 63) {
+      std::cerr << "rdcc-conform: --unscheduled-dscp takes 0..63 or none, not '" << unscheduled_dscp
+                << "'\n";
+      return kExitUsage;
+    }
+    options.adapter.unscheduled_dscp = static_cast<std::uint8_t>(d);
   }
   options.run.tolerance_abs = *abs;
   options.run.tolerance_rel = *rel;
@@ -229,6 +249,10 @@ int main(int argc, char** argv) {
     return m.ok() ? 0 : kExitFail;
   }
 
+  if (auto dead = probe_liveness(options.adapter)) {
+    std::cerr << "rdcc-conform: " << *dead << "\n";
+    return kExitUsage;
+  }
   std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";
   SuiteReport report;
   report.iut = iut;

@@ -90,7 +90,7 @@ const std::map<std::string, std::vector<std::string>> kUpperKeys{
     {"hello", {}},
     {"submit",
      {"length", "class", "weight", "service_hint", "deadline_us", "binding", "binding_value",
-      "force_scheduled"}},
+      "force_scheduled", "mode"}},
     {"cancel", {"handle"}},
     {"return_credit", {"handle", "new_limit"}},
     {"link_pause", {}},
@@ -159,6 +159,12 @@ class LineParser {
   }
 
   [[nodiscard]] const std::vector<Token>& tokens() const { return tokens_; }
+  // Removes the tokens from `from` on and returns them (a step's `checks ID ...` annotation).
+  std::vector<Token> split_off(std::size_t from) {
+    std::vector<Token> tail(tokens_.begin() + static_cast<std::ptrdiff_t>(from), tokens_.end());
+    tokens_.resize(from);
+    return tail;
+  }
   [[nodiscard]] Location at(int column) const { return {file_, line_, column}; }
   [[nodiscard]] Location at_token(std::size_t i) const {
     if (i < tokens_.size()) return at(tokens_[i].column);
@@ -360,6 +366,7 @@ class ScenarioParser {
       if (auto e = line_item(lp)) return *e;
     }
     if (auto e = finish_alternatives()) return *e;
+    if (auto e = check_step_annotations()) return *e;
     const Location end{file_, number + 1, 1};
     if (scenario_.name.empty()) return ParseError{end, "expected a 'scenario NAME' line"};
     if (!have_role_) return ParseError{end, "expected a 'role receiver|sender|crn' line"};
@@ -371,9 +378,8 @@ class ScenarioParser {
   }
 
  private:
-  std::optional<ParseError> line_item(const LineParser& lp) {
-    const auto& t = lp.tokens();
-    const std::string& kw = t[0].text;
+  std::optional<ParseError> line_item(LineParser& lp) {
+    const std::string kw = lp.tokens()[0].text;
     if (kw == "|") {
       if (!open_alternatives_) {
         return lp.error_at(0, "'|' alternative outside 'expect one of'");
@@ -394,6 +400,7 @@ class ScenarioParser {
     Step step;
     step.where = lp.at_token(0);
     step.text = trimmed(lp.text());
+    if (auto e = step_annotation(lp, step)) return e;
     std::optional<ParseError> e;
     if (kw == "send") {
       e = step_send(lp, step);
@@ -413,11 +420,13 @@ class ScenarioParser {
       if (!e) e = check_defaults(lp, step.pattern);
     } else if (kw == "upper") {
       e = step_upper(lp, step);
+    } else if (kw == "set") {
+      e = step_set(lp, step);
     } else if (kw == "queue") {
       e = step_queue(lp, step);
     } else {
       return lp.error_at(0, "expected a step (send, expect, silence, ignore, defaults, upper, "
-                            "queue, wait, watch) or a header item (scenario, role, checks, tags, "
+                            "queue, wait, watch, set) or a header item (scenario, role, checks, tags, "
                             "description, config), found '" + kw + "'");
     }
     if (e) return e;
@@ -425,6 +434,57 @@ class ScenarioParser {
     if (scenario_.steps.back().kind == Step::Kind::Expect &&
         scenario_.steps.back().alternatives.empty()) {
       open_alternatives_ = true;
+    }
+    return std::nullopt;
+  }
+
+  // `... checks ID ...` at the end of an expect, silence or watch line: the requirements that
+  // step checks (its verdict takes their level), in place of the scenario's `checks`.
+  std::optional<ParseError> step_annotation(LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    std::size_t at = 1;
+    while (at < t.size() && (t[at].quoted || t[at].text != "checks")) ++at;
+    if (at == t.size()) return std::nullopt;
+    const std::string& kw = t[0].text;
+    if (kw != "expect" && kw != "silence" && kw != "watch") {
+      return lp.error_at(at, "a 'checks' annotation belongs on a step that can fail (expect, "
+                             "silence, watch), not on '" + kw + "'");
+    }
+    step.checks_where = lp.at_token(at);
+    const auto ids = lp.split_off(at);
+    if (ids.size() < 2) {
+      return ParseError{step.checks_where, "expected one or more requirement IDs after 'checks'"};
+    }
+    for (std::size_t i = 1; i < ids.size(); ++i) {
+      const Location where = lp.at(ids[i].column);
+      if (auto e = known_requirement(ids[i].text, where)) return e;
+      step.checks.push_back(ids[i].text);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ParseError> known_requirement(const std::string& id, const Location& where) const {
+    if (!is_well_formed_id(id)) {
+      return ParseError{where, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
+                                   id + "'"};
+    }
+    if (known_ && !known_(id)) {
+      return ParseError{where, "unknown requirement ID '" + id + "' (not in the catalog)"};
+    }
+    return std::nullopt;
+  }
+
+  // A step's annotation names requirements of the scenario's own `checks` line, so that the
+  // scenario's list stays the whole of what it checks (coverage, --filter).
+  std::optional<ParseError> check_step_annotations() const {
+    for (const auto& step : scenario_.steps) {
+      for (const auto& id : step.checks) {
+        if (std::find(scenario_.checks.begin(), scenario_.checks.end(), id) ==
+            scenario_.checks.end()) {
+          return ParseError{step.checks_where, "'" + id + "' is not on the scenario's 'checks' "
+                                               "line (" + join(scenario_.checks, " ") + ")"};
+        }
+      }
     }
     return std::nullopt;
   }
@@ -477,13 +537,7 @@ class ScenarioParser {
     if (t.size() < 2) return lp.error_at(1, "expected one or more requirement IDs (RDCC-AREA-NN)");
     for (std::size_t i = 1; i < t.size(); ++i) {
       const auto& id = t[i].text;
-      if (!is_well_formed_id(id)) {
-        return lp.error_at(i, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
-                                  id + "'");
-      }
-      if (known_ && !known_(id)) {
-        return lp.error_at(i, "unknown requirement ID '" + id + "' (not in the catalog)");
-      }
+      if (auto e = known_requirement(id, lp.at_token(i))) return e;
       scenario_.checks.push_back(id);
     }
     return std::nullopt;
@@ -923,6 +977,11 @@ class ScenarioParser {
     if (t.size() == 2 && t[1].text == "silence") {
       p.silence = true;
       p.where = lp.at_token(1);
+    } else if (t.size() >= 2 && t[1].text == "unsupported") {
+      if (t.size() < 3) return lp.error_at(2, "expected the pattern the IUT declines with");
+      p.declines = true;
+      if (auto e = pattern(lp, 2, 3, p)) return e;
+      if (!p.captures.empty()) return lp.error_at(2, "an 'unsupported' alternative captures nothing");
     } else if (auto e = pattern(lp, 1, 2, p)) {
       return e;
     }
@@ -1048,6 +1107,32 @@ class ScenarioParser {
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
         return ParseError{lp.at(as.column), "unknown key '" + as.field + "' for upper " + it->first +
                                                 " (known: " + (keys.empty() ? "none" : join(keys)) + ")"};
+      }
+      if (as.field == "mode" && (as.value.kind != Value::Kind::Names || as.value.names.size() != 1 ||
+                                 (as.value.names[0] != "scheduled" && as.value.names[0] != "unscheduled"))) {
+        return ParseError{as.value.where, "expected mode=scheduled or mode=unscheduled"};
+      }
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    return std::nullopt;
+  }
+
+  // set name=value ...: numbers or $variables (a value for a variable that a later alternative
+  // may capture, e.g. an Association ID no association has).
+  static std::optional<ParseError> step_set(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Set;
+    const auto& t = lp.tokens();
+    if (t.size() < 2) return lp.error_at(1, "expected name=value");
+    step.pattern.where = lp.at_token(1);
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (find_builtin(as.field) != nullptr) {
+        return lp.error_at(i, "$" + as.field + " is a built-in variable; set another name");
+      }
+      if (as.value.kind != Value::Kind::Number && as.value.kind != Value::Kind::Variable) {
+        return ParseError{as.value.where, "expected a number or $variable for '" + as.field + "'"};
       }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }

@@ -129,10 +129,7 @@ class ReferenceAdapter final : public Adapter {
 
   UpperResponse upper(const nlohmann::json& request) override {
     const std::string op = request.value("op", "");
-    if (op == "hello") {
-      return json{{"ok", true}, {"role", to_string(spec_.role)},
-                  {"implementation", "rdcc-reference"}, {"version", "0.1.0"}};
-    }
+    if (op == "hello") return *hello();
     if (op == "restart" && receiver_) {
       // The receiver loses its state and comes back with another Epoch.
       ref::ReceiverConfig c = receiver_->config();
@@ -207,6 +204,31 @@ class ReferenceAdapter final : public Adapter {
   }
   [[nodiscard]] std::optional<std::string> unsupported() const override { return std::nullopt; }
 
+  // What this IUT offers, as a real node's upper tester says it (docs/upper-tester.md).
+  [[nodiscard]] std::optional<nlohmann::json> hello() const override {
+    json j{{"ok", true}, {"role", to_string(spec_.role)}, {"implementation", "rdcc-reference"},
+           {"version", "0.1.0"}};
+    if (sender_) {
+      j["ops"] = json::array(
+          {"hello", "submit", "cancel", "return_credit", "link_pause", "status", "stats"});
+      j["modes"] = sender_->config().allow_unscheduled ? json::array({"scheduled", "unscheduled"})
+                                                       : json::array({"scheduled"});
+    } else if (receiver_) {
+      j["ops"] = json::array({"hello", "restart"});
+    } else {
+      j["ops"] = json::array({"hello"});
+    }
+    if (unscheduled_dscp_) {
+      j["unscheduled_dscp"] = *unscheduled_dscp_;
+    } else {
+      j["unscheduled_dscp"] = nullptr;
+    }
+    return nlohmann::json::parse(j.dump());
+  }
+  [[nodiscard]] std::optional<std::uint8_t> unscheduled_dscp() const override {
+    return unscheduled_dscp_;
+  }
+
  private:
   void start_receiver(const Scenario& s) {
     ref::ReceiverConfig c;
@@ -242,6 +264,7 @@ class ReferenceAdapter final : public Adapter {
     c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
     c.allow_unscheduled = cfg(s, "allow_unscheduled", 1) != 0;
     c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
+    unscheduled_dscp_ = c.unscheduled_dscp;
     c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
     c.mutants = mutants_;
@@ -260,6 +283,7 @@ class ReferenceAdapter final : public Adapter {
     c.per_flow_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_flow_interval_us", 50)));
     c.per_port_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
+    unscheduled_dscp_ = *c.unscheduled_dscps.begin();
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
     c.mutants = mutants_;
     crn_service_rate_ = c.service_rate_mbps;
@@ -279,6 +303,15 @@ class ReferenceAdapter final : public Adapter {
     m.deadline_us = r.value("deadline_us", 0U);
     m.binding_value = r.value("binding_value", std::uint64_t{0});
     m.force_scheduled = r.value("force_scheduled", false);
+    // mode: the sender uses this mode for the message; "unscheduled" only where it may (a
+    // message no larger than U, Transmission Mode Selection), and never by a sender that uses
+    // scheduled mode for every message.
+    const std::string mode = r.value("mode", std::string());
+    if (mode == "scheduled") m.force_scheduled = true;
+    if (mode == "unscheduled" && !sender_->config().allow_unscheduled) {
+      return json{{"ok", false}, {"error", "unsupported"},
+                  {"detail", "this sender uses scheduled mode for every message"}};
+    }
     if (r.contains("service_hint")) {
       const auto& v = r["service_hint"];
       auto n = v.is_string() ? value_of(kServiceHints, v.get<std::string>())
@@ -454,6 +487,9 @@ class ReferenceAdapter final : public Adapter {
   std::unique_ptr<ref::Receiver> receiver_;
   ref::Rocev2Responder responder_;
   std::unique_ptr<ref::Sender> sender_;
+  // The unscheduled DSCP of the domain: the sender's or CRN's configured one; a receiver IUT
+  // classifies nothing by it, and the tester marks its own unscheduled data with it.
+  std::optional<std::uint8_t> unscheduled_dscp_ = kUnscheduledDscp;
   std::unique_ptr<ref::Crn> crn_;
   std::deque<Queued> queue_;
   std::uint64_t occupancy_ = 0;

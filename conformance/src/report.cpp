@@ -1,5 +1,6 @@
 #include "rdcc/conformance/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +43,8 @@ pcaps::Endpoint endpoint_of(const Address& a) {
 }
 
 bool mandatory(const std::string& level) {
-  static const std::set<std::string> kMust{"MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT"};
+  static const std::set<std::string> kMust{"MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT",
+                                           "RULE"};
   return kMust.count(level) != 0;
 }
 
@@ -53,16 +55,32 @@ const RequirementRow* find_row(std::string_view id, const std::vector<Requiremen
   return nullptr;
 }
 
+// The requirements a verdict concerns: those of the check that failed or warned, else all the
+// scenario checks.
+const std::vector<std::string>& cited_or_checks(const ScenarioResult& r) {
+  return r.cited.empty() ? r.checks : r.cited;
+}
+
 // The requirements a failing verdict breaks, a line each: `first` before the first, `next`
 // before the others.
 std::string citations(const ScenarioResult& r, const std::vector<RequirementRow>& catalog,
                       std::string_view first, std::string_view next) {
   std::string out;
-  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+  const auto& ids = cited_or_checks(r);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
     out += i == 0 ? first : next;
-    out += citation(r.checks[i], catalog);
+    out += citation(ids[i], catalog);
   }
   return out;
+}
+
+// What a scenario's verdict says of one requirement it checks: a fail or warn concerns the
+// requirements it cites; the scenario's others were not reached.
+Verdict verdict_for(const ScenarioResult& r, std::string_view id) {
+  if (r.verdict != Verdict::Fail && r.verdict != Verdict::Warn) return r.verdict;
+  if (r.cited.empty()) return r.verdict;
+  const bool cited = std::find(r.cited.begin(), r.cited.end(), id) != r.cited.end();
+  return cited ? r.verdict : Verdict::Inconclusive;
 }
 
 json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
@@ -82,6 +100,10 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   j["tags"] = r.tags;
   j["description"] = r.description;
   j["verdict"] = to_string(r.verdict);
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+    j["level"] = r.level;  // the level that decided it: "MUST", "SHOULD", "RULE", ...
+    j["cited"] = cited_or_checks(r);
+  }
   j["reason"] = r.reason;
   j["expected"] = r.expected;
   j["actual"] = r.actual;
@@ -122,14 +144,26 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
       out << "        <property name=\"requirement\" value=\"" << xml_escape(id) << "\"/>\n";
     }
     out << "        <property name=\"verdict\" value=\"" << to_string(r.verdict) << "\"/>\n";
+    if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+      out << "        <property name=\"level\" value=\"" << xml_escape(r.level) << "\"/>\n";
+    }
+    if (r.verdict == Verdict::Warn) {
+      out << "        <property name=\"warning\" value=\"" << xml_escape(r.reason) << "\"/>\n";
+    }
     out << "      </properties>\n";
     std::string body = r.where.line == 0 ? "" : "at " + r.where.to_string() + ": " + r.step + "\n";
     if (!r.expected.empty()) body += "expected: " + r.expected + "\n";
     if (!r.actual.empty()) body += "actual: " + r.actual + "\n";
-    if (!r.checks.empty()) body += citations(r, report.requirements, "checks: ", "\n        ") + "\n";
+    if (!cited_or_checks(r).empty()) {
+      body += citations(r, report.requirements, "checks: ", "\n        ") + "\n";
+    }
     body += "pcap: " + pcap_in_report(r) + "\n";
     switch (r.verdict) {
       case Verdict::Pass:
+        break;
+      case Verdict::Warn:  // a passing testcase that carries the warning
+        out << "      <system-out>" << xml_escape("WARN (" + r.level + "): " + r.reason + "\n" + body)
+            << "</system-out>\n";
         break;
       case Verdict::Fail:
         out << "      <failure type=\"fail\" message=\"" << xml_escape(r.reason) << "\">"
@@ -151,16 +185,21 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
   close_checked(out, path);
 }
 
-// The coverage of one requirement: "fail" if a scenario failed, "pass" if one passed and none
-// failed, "not passed" if scenarios exist but none passed (inconclusive, unsupported, skipped),
+// The coverage of one requirement: "fail" if a scenario failed on it, "warn" if one warned on
+// it and none failed, "pass" if one passed and none failed or warned, "not passed" if scenarios
+// exist but none passed (inconclusive, unsupported, skipped, or stopped before reaching it),
 // "uncovered" if no scenario checks it.
-std::string coverage_status(const std::vector<const ScenarioResult*>& rs) {
+std::string coverage_status(std::string_view id, const std::vector<const ScenarioResult*>& rs) {
   if (rs.empty()) return "uncovered";
   bool pass = false;
+  bool warn = false;
   for (const auto* r : rs) {
-    if (r->verdict == Verdict::Fail) return "fail";
-    pass = pass || r->verdict == Verdict::Pass;
+    const Verdict v = verdict_for(*r, id);
+    if (v == Verdict::Fail) return "fail";
+    warn = warn || v == Verdict::Warn;
+    pass = pass || v == Verdict::Pass;
   }
+  if (warn) return "warn";
   return pass ? "pass" : "not passed";
 }
 
@@ -187,12 +226,13 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
     const auto it = by_id.find(row.id);
     const std::vector<const ScenarioResult*> rs =
         it == by_id.end() ? std::vector<const ScenarioResult*>{} : it->second;
-    const std::string status = coverage_status(rs);
+    const std::string status = coverage_status(row.id, rs);
     json scen = json::array();
     std::string cell;
     for (const auto* r : rs) {
-      scen.push_back({{"name", r->name}, {"verdict", to_string(r->verdict)}});
-      cell += (cell.empty() ? "" : ", ") + r->name + " (" + to_string(r->verdict) + ")";
+      const char* v = to_string(verdict_for(*r, row.id));
+      scen.push_back({{"name", r->name}, {"verdict", v}});
+      cell += (cell.empty() ? "" : ", ") + r->name + " (" + v + ")";
     }
     reqs.push_back({{"id", row.id}, {"section", row.section}, {"level", row.level},
                     {"role", row.role}, {"testing", row.testing}, {"status", status},
@@ -234,6 +274,7 @@ Counts count(const std::vector<ScenarioResult>& results) {
   for (const auto& r : results) {
     switch (r.verdict) {
       case Verdict::Pass: ++c.passed; break;
+      case Verdict::Warn: ++c.warned; break;
       case Verdict::Fail: ++c.failed; break;
       case Verdict::Inconclusive: ++c.inconclusive; break;
       case Verdict::Unsupported: ++c.unsupported; break;
@@ -244,7 +285,8 @@ Counts count(const std::vector<ScenarioResult>& results) {
 }
 
 std::string summary_line(const Counts& c) {
-  return std::to_string(c.passed) + " passed, " + std::to_string(c.failed) + " failed, " +
+  return std::to_string(c.passed) + " passed, " + std::to_string(c.warned) + " warned, " +
+         std::to_string(c.failed) + " failed, " +
          std::to_string(c.inconclusive) + " inconclusive, " + std::to_string(c.unsupported) +
          " unsupported, " + std::to_string(c.skipped) + " skipped";
 }
@@ -271,7 +313,10 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
   line.append(verdict.size() < 12 ? 13 - verdict.size() : 1, ' ');
   line += r.name;
   if (!r.reason.empty()) line += ": " + r.reason;
-  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive) {
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+    if (!r.level.empty()) line += " [" + r.level + "]";
+  }
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Inconclusive) {
     if (r.where.line != 0) line += "\n      at " + r.where.to_string() + ": " + r.step;
     if (!r.expected.empty()) line += "\n      expected: " + r.expected;
     if (!r.actual.empty()) line += "\n      actual:   " + r.actual;
@@ -334,7 +379,8 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   json j;
   j["iut"] = report.iut;
   j["strict"] = report.strict;
-  j["summary"] = {{"passed", c.passed},           {"failed", c.failed},
+  j["summary"] = {{"passed", c.passed},           {"warned", c.warned},
+                  {"failed", c.failed},
                   {"inconclusive", c.inconclusive}, {"unsupported", c.unsupported},
                   {"skipped", c.skipped}};
   json list = json::array();

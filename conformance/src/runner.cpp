@@ -18,8 +18,48 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// The DSCP the reference domain configures for unscheduled data (docs/scenario-language.md).
+// The DSCP the tester marks its own unscheduled data with when the IUT has none configured
+// (a receiver classifies nothing by it): the reference domain's (docs/scenario-language.md).
 constexpr std::uint8_t kUnscheduledDscp = 8;
+
+// Whether `v` is the variable `name`.
+bool is_variable(const Value& v, std::string_view name) {
+  return v.kind == Value::Kind::Variable && v.text == name;
+}
+
+bool pattern_uses(const Pattern& p, std::string_view name) {
+  return std::any_of(p.matchers.begin(), p.matchers.end(),
+                     [&](const Matcher& m) { return is_variable(m.value, name); });
+}
+
+// Whether any step of `s` reads the variable `name`.
+bool uses_variable(const Scenario& s, std::string_view name) {
+  return std::any_of(s.steps.begin(), s.steps.end(), [&](const Step& st) {
+    const auto in = [&](const std::vector<Pattern>& ps) {
+      return std::any_of(ps.begin(), ps.end(), [&](const Pattern& p) { return pattern_uses(p, name); });
+    };
+    return pattern_uses(st.pattern, name) || in(st.alternatives) || in(st.ignore_patterns) ||
+           std::any_of(st.raw_fields.begin(), st.raw_fields.end(),
+                       [&](const RawField& f) { return is_variable(f.value, name); });
+  });
+}
+
+// The names a JSON array of strings holds, or none when it is not one.
+std::optional<std::set<std::string>> names_in(const nlohmann::json& hello, const char* key) {
+  const auto it = hello.find(key);
+  if (it == hello.end() || !it->is_array()) return std::nullopt;
+  std::set<std::string> out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.insert(v.get<std::string>());
+  }
+  return out;
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 // A step's outcome when it ends the scenario.
 struct Stop {
@@ -27,6 +67,8 @@ struct Stop {
   std::string reason;
   std::string expected;
   std::string actual;
+  // A Fail decided away from its step (an invariant, a watch): the requirements it concerns.
+  std::vector<std::string> checks{};
 };
 
 std::string describe_duration(Duration d) {
@@ -58,6 +100,16 @@ class Run {
       checker_.add_receiver(a_.tester_control(), std::numeric_limits<std::uint64_t>::max() / 4,
                             ref::microseconds(20));
     }
+    if (auto need = missing_need()) {
+      r.verdict = Verdict::Unsupported;
+      r.reason = need->second;
+      r.where = need->first->where;
+      r.step = need->first->text;
+      r.elapsed = a_.now() - start_;
+      r.wall_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      return r;
+    }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
       collect_events();
@@ -65,6 +117,12 @@ class Run {
       if (!stop) stop = std::exchange(watch_failure_, std::nullopt);
       if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
       if (stop) {
+        if (stop->verdict == Verdict::Fail) {
+          r.cited = !stop->checks.empty() ? stop->checks
+                    : !step.checks.empty() ? step.checks
+                                           : s_.checks;
+          stop->verdict = verdict_of_failure(r.cited, o_.level_of, o_.strict, r.level);
+        }
         r.verdict = stop->verdict;
         r.reason = stop->reason;
         r.expected = stop->expected;
@@ -86,6 +144,56 @@ class Run {
   }
 
  private:
+  // What the scenario needs that this IUT or adapter lacks, checked before the first step so
+  // that a missing optional feature is "unsupported", never a failure of an earlier step: the
+  // step that needs it and why.
+  std::optional<std::pair<const Step*, std::string>> missing_need() const {
+    const auto first = [&](auto pred) -> const Step* {
+      const auto it = std::find_if(s_.steps.begin(), s_.steps.end(), pred);
+      return it == s_.steps.end() ? nullptr : &*it;
+    };
+    if (a_.iut_rocev2().port == 0) {
+      if (const Step* st = first([](const Step& x) { return x.kind == Step::Kind::SendRocev2; })) {
+        return std::pair{st, a_.describe() + " has no RoCEv2 port for the IUT (exec: put "
+                             "{rocev2_port} in the command; udp: add ,rocev2=PORT)"};
+      }
+    }
+    if (!a_.unscheduled_dscp() && uses_variable(s_, "unscheduled_dscp")) {
+      const Step* st = first([](const Step& x) {
+        return pattern_uses(x.pattern, "unscheduled_dscp") ||
+               std::any_of(x.alternatives.begin(), x.alternatives.end(),
+                           [](const Pattern& p) { return pattern_uses(p, "unscheduled_dscp"); });
+      });
+      return std::pair{st != nullptr ? st : &s_.steps.front(),
+                       "needs the DSCP the domain configures for unscheduled data "
+                       "($unscheduled_dscp), and the IUT has none configured (its hello's "
+                       "\"unscheduled_dscp\", or --unscheduled-dscp)"};
+    }
+    const auto hello = a_.hello();
+    if (!hello) return std::nullopt;
+    if (const auto ops = names_in(*hello, "ops")) {
+      for (const auto& st : s_.steps) {
+        if (st.kind == Step::Kind::Upper && ops->count(st.upper_op) == 0) {
+          return std::pair{&st, "needs upper " + st.upper_op + ", which the IUT's upper tester "
+                                "does not offer (its hello lists " + joined(*ops) + ")"};
+        }
+      }
+    }
+    if (const auto modes = names_in(*hello, "modes")) {
+      for (const auto& st : s_.steps) {
+        for (const auto& m : st.pattern.matchers) {
+          if (st.kind != Step::Kind::Upper || m.field != "mode" || m.value.names.empty()) continue;
+          if (modes->count(m.value.names.front()) == 0) {
+            return std::pair{&st, "needs a message sent in " + m.value.names.front() +
+                                  " mode, which the IUT does not offer (its hello lists modes " +
+                                  joined(*modes) + ")"};
+          }
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
   std::optional<Stop> play(const Step& step) {
     switch (step.kind) {
       case Step::Kind::Send:
@@ -103,6 +211,13 @@ class Run {
       case Step::Kind::Ignore:
         ignored_ = step.ignore_patterns;
         return std::nullopt;
+      case Step::Kind::Set:
+        for (const auto& m : step.pattern.matchers) {
+          auto v = resolve(m.value);
+          if (!v) return unresolved(m.value);
+          vars_[m.field] = *v;
+        }
+        return std::nullopt;
       case Step::Kind::Defaults:
         for (const auto& m : step.pattern.matchers) {
           auto v = resolve(m.value);
@@ -119,7 +234,8 @@ class Run {
       case Step::Kind::Watch: {
         auto v = resolve(step.pattern.matchers.front().value);
         if (!v) return unresolved(step.pattern.matchers.front().value);
-        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text};
+        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text,
+                       step.checks.empty() ? s_.checks : step.checks};
         return check_watch(a_.now());
       }
     }
@@ -156,7 +272,7 @@ class Run {
       text_vars_["iut_rocev2"] = a_.iut_rocev2().to_string();
       vars_["iut_rocev2_port"] = a_.iut_rocev2().port;
     }
-    vars_["unscheduled_dscp"] = kUnscheduledDscp;
+    if (auto d = a_.unscheduled_dscp()) vars_["unscheduled_dscp"] = *d;
   }
 
   // An address or IP as text: written in the scenario, or a built-in variable.
@@ -313,7 +429,7 @@ class Run {
     p.to = data ? a_.iut_data() : a_.iut_control();
     p.payload.assign(bytes.begin(), bytes.end());
     if (data) {
-      p.dscp = static_cast<std::uint8_t>(dv.unscheduled != 0 ? kUnscheduledDscp : dv.dscp);
+      p.dscp = static_cast<std::uint8_t>(dv.unscheduled != 0 ? unscheduled_dscp() : dv.dscp);
       p.ce = dv.ce != 0;
     }
     a_.send(p);
@@ -356,13 +472,11 @@ class Run {
   // send rocev2: one RC RDMA WRITE packet (BTH, RETH on First/Only, payload, pad, ICRC) to the
   // IUT's RoCEv2 port, from the tester's RDCC address. The ICRC covers the IP and UDP headers
   // the kernel writes, as a receiver rebuilds them from the datagram (docs/data-transport.md).
+  // The DSCP of the tester's own unscheduled data.
+  std::uint8_t unscheduled_dscp() const { return a_.unscheduled_dscp().value_or(kUnscheduledDscp); }
+
+  // The IUT's RoCEv2 port exists (missing_need).
   std::optional<Stop> send_rocev2(const Step& step) {
-    if (a_.iut_rocev2().port == 0) {
-      return Stop{Verdict::Unsupported,
-                  step.where.to_string() + ": " + a_.describe() + " has no RoCEv2 port for the IUT "
-                  "(exec: put {rocev2_port} in the command; udp: add ,rocev2=PORT)",
-                  "", ""};
-    }
     std::uint64_t qp = 0, length = 0, ce = 0, dscp = 0, unscheduled = 0;
     std::optional<std::uint64_t> psn, dma_length;
     std::uint64_t opcode = static_cast<std::uint64_t>(ref::Rocev2Opcode::WriteOnly);
@@ -405,7 +519,7 @@ class Run {
     rp.ip.destination = to.ip;
     rp.ip.source_port = from.port;
     rp.ip.destination_port = ref::kRocev2Port;
-    rp.ip.dscp = static_cast<std::uint8_t>(unscheduled != 0 ? kUnscheduledDscp : dscp);
+    rp.ip.dscp = static_cast<std::uint8_t>(unscheduled != 0 ? unscheduled_dscp() : dscp);
     rp.ip.ecn = ce != 0 ? ref::kEcnCe : ref::kEcnEct0;
     rp.bth.opcode = op;
     rp.bth.destination_qp = static_cast<std::uint32_t>(qp);
@@ -645,6 +759,10 @@ class Run {
         }
         // A real-time window narrowed to nothing checks nothing (a packet read before the
         // step began, from another socket, is not "too early").
+        if (alt.declines) {
+          return Stop{Verdict::Unsupported,
+                      "the IUT declined: " + alt.to_string() + " (" + describe(*p) + ")", "", ""};
+        }
         if (narrow(step.after).ns != 0 && p->time < earliest) {
           return Stop{Verdict::Fail,
                       "arrived " + describe_duration(p->time - t0) + " after the step began, "
@@ -782,6 +900,7 @@ class Run {
     Op op = Op::Le;
     std::uint64_t limit = 0;
     std::string text;
+    std::vector<std::string> checks;  // the requirements the watch checks
   };
   struct RateInForce {
     std::uint64_t rate = 0;
@@ -834,7 +953,7 @@ class Run {
     if (compare(sum, watch_->op, watch_->limit)) return std::nullopt;
     return Stop{Verdict::Fail, "the Pacing Rates in force sum to " + std::to_string(sum) +
                                    " Mbit/s at " + ref::format_time(now),
-                watch_->text, parts};
+                watch_->text, parts, watch_->checks};
   }
 
   void feed_checker(const Packet& p, bool from_tester) {
@@ -879,8 +998,10 @@ class Run {
     for (; violations_seen_ < v.size(); ++violations_seen_) {
       const auto& x = v[violations_seen_];
       if (!rule_binds(x.rule, s_.role)) continue;
+      const std::string id = requirement_of_rule(x.rule);
       return Stop{Verdict::Fail, "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
-                  "the invariant '" + x.rule + "' holds", x.detail};
+                  "the invariant '" + x.rule + "' holds", x.detail,
+                  {id.empty() ? x.rule : id}};
     }
     return std::nullopt;
   }
@@ -928,12 +1049,54 @@ class Run {
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::Pass: return "pass";
+    case Verdict::Warn: return "warn";
     case Verdict::Fail: return "fail";
     case Verdict::Inconclusive: return "inconclusive";
     case Verdict::Unsupported: return "unsupported";
     case Verdict::Skipped: return "skipped";
   }
   return "?";
+}
+
+Verdict verdict_of_failure(const std::vector<std::string>& ids, const LevelOf& level_of,
+                           bool strict, std::string& level) {
+  level.clear();
+  std::string warn_level;
+  for (const auto& id : ids) {
+    const auto text = level_of ? level_of(id) : std::nullopt;
+    const auto known = text ? level_from_string(*text) : std::nullopt;
+    if (!known) return Verdict::Fail;  // a requirement the catalog lacks: no reason to soften
+    if (severity_of(*known) == Severity::Fail) {
+      level = *text;
+      return Verdict::Fail;
+    }
+    if (warn_level.empty()) warn_level = *text;
+  }
+  if (warn_level.empty()) return Verdict::Fail;
+  level = warn_level;
+  return strict ? Verdict::Fail : Verdict::Warn;
+}
+
+std::string requirement_of_rule(std::string_view rule) {
+  if (is_well_formed_id(rule)) return std::string(rule);
+  // The InvariantChecker's rules (reference/src/invariants.cpp) by the sentence each checks,
+  // until they are named by catalog ID themselves.
+  static const std::map<std::string_view, std::string_view> kRequirementOfRule{
+      {"budget", "RDCC-BUDGET-01"},                 // sum of Granted + Unsched <= G
+      {"grant_beyond_length", "RDCC-GRANT-07"},     // rule 5: not beyond the message length
+      {"final_flag", "RDCC-GRANT-12"},              // rule 5: FINAL on the grant at the length
+      {"grant_reduced", "RDCC-GRANT-11"},           // rule 1: never reduces credit
+      {"pacing_rate_zero", "RDCC-GRANT-06"},        // rule 4: a non-zero Pacing Rate
+      {"msg_done_early", "RDCC-GRANT-13"},          // MSG_DONE when all octets are received
+      {"sender_credit", "RDCC-GRANT-03"},           // rule 2: below the Grant Limit held
+      {"unscheduled_beyond_u", "RDCC-GRANT-03"},    // rule 2: ... or the unscheduled window
+      {"grant_expired", "RDCC-GRANT-04"},           // rule 3: not after the Lifetime
+      {"pacing", "RDCC-GRANT-05"},                  // rule 4: not faster than the Pacing Rate
+      {"unscheduled_unannounced", "RDCC-UNSCHED-02"},  // a CREDIT_REQUEST no later than the data
+      {"unscheduled_outstanding", "RDCC-UNSCHED-03"},  // one unscheduled message outstanding
+  };
+  const auto it = kRequirementOfRule.find(rule);
+  return it == kRequirementOfRule.end() ? std::string() : std::string(it->second);
 }
 
 bool rule_binds(std::string_view rule, Role iut_role) {

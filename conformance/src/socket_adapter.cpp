@@ -27,6 +27,8 @@
 #include <system_error>
 #include <thread>
 
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/udp/socket.hpp"
 
@@ -239,6 +241,17 @@ class SocketAdapter final : public Adapter {
     if (log_reader_.joinable()) log_reader_.join();
     return std::move(log_);
   }
+  [[nodiscard]] std::optional<nlohmann::json> hello() const override { return hello_; }
+  [[nodiscard]] std::optional<std::uint8_t> unscheduled_dscp() const override {
+    if (hello_ && hello_->contains("unscheduled_dscp")) {
+      const auto& d = (*hello_)["unscheduled_dscp"];
+      if (d.is_number_unsigned() && d.get<std::uint64_t>() < 64) {
+        return static_cast<std::uint8_t>(d.get<std::uint64_t>());
+      }
+      return std::nullopt;  // null: none configured
+    }
+    return spec_.unscheduled_dscp;
+  }
   [[nodiscard]] std::optional<std::string> unsupported() const override {
     if (child_exited_ && exit_code_ == 127) {
       return std::string("the IUT command exited with 127 (not supported)");
@@ -342,6 +355,7 @@ class SocketAdapter final : public Adapter {
       }
       return "the IUT refused hello: " + hello->dump();
     }
+    hello_ = nlohmann::json::parse(hello->dump());
     return std::nullopt;
   }
 
@@ -449,9 +463,94 @@ class SocketAdapter final : public Adapter {
   int exit_code_ = 0;
   std::string pending_;
   std::optional<std::string> unsupported_;
+  std::optional<nlohmann::json> hello_;  // the upper tester's answer to hello
 };
 
 }  // namespace
+
+// exec: whether the shell finds the command's first word (a program, a builtin or a function),
+// so that a mistyped path is one error for the run, not an "unsupported" per scenario (the
+// shell's own exit status 127 for a command it cannot find).
+std::optional<std::string> probe_command(const std::string& command) {
+  const auto begin = command.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "the exec: command is empty";
+  const std::string word = command.substr(begin, command.find_first_of(" \t;|&", begin) - begin);
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::string("cannot fork: ") + std::strerror(errno);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 1);
+    ::execl("/bin/sh", "sh", "-c", "command -v -- \"$1\"", "sh", word.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
+  return "the IUT's command '" + word + "' is not found (exec: " + command + ")";
+}
+
+std::optional<std::string> probe_liveness(const AdapterSpec& spec) {
+  if (spec.kind == AdapterSpec::Kind::Exec) return probe_command(spec.command);
+  if (spec.kind != AdapterSpec::Kind::Udp) return std::nullopt;
+  const std::string where = spec.host.find(':') != std::string::npos
+                                ? "[" + spec.host + "]:" + std::to_string(spec.port)
+                                : spec.host + ":" + std::to_string(spec.port);
+  Address iut;
+  if (!Address::parse(where, iut)) return "not an IP address: " + spec.host;
+  // A connected socket, so that the kernel reports an ICMP port unreachable as ECONNREFUSED.
+  sockaddr_storage sa{};
+  socklen_t len = 0;
+  if (iut.ipv6) {
+    sockaddr_in6 s{};
+    s.sin6_family = AF_INET6;
+    s.sin6_port = htons(iut.port);
+    std::memcpy(&s.sin6_addr, iut.ip.data(), 16);
+    std::memcpy(&sa, &s, sizeof s);
+    len = sizeof s;
+  } else {
+    sockaddr_in s{};
+    s.sin_family = AF_INET;
+    s.sin_port = htons(iut.port);
+    std::memcpy(&s.sin_addr, iut.ip.data(), 4);
+    std::memcpy(&sa, &s, sizeof s);
+    len = sizeof s;
+  }
+  Fd fd(::socket(iut.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return std::string("cannot open a UDP socket: ") + std::strerror(errno);
+  if (::connect(fd.get(), static_cast<const sockaddr*>(static_cast<const void*>(&sa)), len) != 0) {
+    return "cannot reach " + where + ": " + std::strerror(errno);
+  }
+  // A CREDIT_REQUEST for an association no receiver has given out: it creates no state, and a
+  // receiver answers it with ERROR (UNKNOWN_ASSOCIATION) (Error Handling and Recovery).
+  auto probe = message_from_json(nlohmann::ordered_json{
+      {"type", "CREDIT_REQUEST"}, {"association_id", 0xFFFFFFFFU}, {"epoch", 0xFFFFU},
+      {"sequence_number", 1U}, {"message_id", 1U}, {"message_length", 1U},
+      {"binding_kind", "OPAQUE"}, {"binding_value", 1U}});
+  if (!probe) return "cannot build the probe: " + probe.error().describe();
+  std::array<std::byte, 128> buf{};
+  const auto n = encode(*probe, buf);
+  if (!n) return "cannot encode the probe";
+  constexpr int kTries = 3;
+  constexpr int kWaitMs = 300;
+  for (int i = 0; i < kTries; ++i) {
+    (void)::send(fd.get(), buf.data(), *n, 0);
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, kWaitMs) <= 0) continue;
+    std::array<std::byte, 2048> in{};
+    if (::recv(fd.get(), in.data(), in.size(), 0) >= 0) return std::nullopt;  // it answers
+    if (errno == ECONNREFUSED) {
+      return "nothing listens at udp:" + where + " (ICMP port unreachable): is the IUT running, "
+             "and is this its RDCC port?";
+    }
+  }
+  // Silence proves nothing of a sender or a CRN; a receiver answers the probe.
+  if (spec.role != Role::Receiver) return std::nullopt;
+  return "the IUT at udp:" + where + " does not answer (no reply to a CREDIT_REQUEST for an "
+         "unknown association in " + std::to_string(kTries * kWaitMs) + " ms): is it running, and "
+         "is this its RDCC port?";
+}
 
 std::unique_ptr<Adapter> make_socket_adapter(const AdapterSpec& spec) {
   return std::make_unique<SocketAdapter>(spec);

@@ -58,17 +58,17 @@ bool matches_filters(const Scenario& s, const std::vector<std::string>& filters)
   return false;
 }
 
-std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_of) {
+std::optional<std::string> optional_only(const Scenario& s, const LevelOf& level_of) {
   if (!level_of) return std::nullopt;
-  static const std::set<std::string> kOptional{"SHOULD", "SHOULD NOT", "RECOMMENDED",
-                                               "NOT RECOMMENDED", "MAY", "OPTIONAL"};
   std::string levels;
   for (const auto& id : s.checks) {
-    const auto level = level_of(id);
-    if (!level || kOptional.count(*level) == 0) return std::nullopt;
-    levels += (levels.empty() ? "" : ", ") + id + " " + *level;
+    const auto text = level_of(id);
+    const auto level = text ? level_from_string(*text) : std::nullopt;
+    if (!level || !is_optional(*level)) return std::nullopt;
+    levels += (levels.empty() ? "" : ", ") + id + " " + *text;
   }
-  return "checks only SHOULD-level requirements (" + levels + "); run with --strict";
+  return "checks only MAY-level requirements (" + levels +
+         "): behaviour the IUT may not have chosen; run with --strict";
 }
 
 namespace {
@@ -83,7 +83,10 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   std::string earlier;
   unsigned tries = 1;
   for (; tries <= options.retries; ++tries) {
-    if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive) break;
+    if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive &&
+        r.verdict != Verdict::Warn) {
+      break;
+    }
     earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(r.verdict)) + ": " + r.reason;
     r = run_once(s, options);
   }
@@ -98,7 +101,7 @@ namespace {
 
 ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
   if (!options.strict) {
-    if (auto why = should_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
+    if (auto why = optional_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
   }
   AdapterSpec spec = options.adapter;
   if (spec.any_role) spec.role = s.role;
@@ -123,7 +126,10 @@ ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
       r = not_run(s, Verdict::Inconclusive, "the IUT did not start: " + *error);
     }
   } else {
-    r = run_scenario(s, *adapter, options.run);
+    RunOptions run = options.run;
+    run.level_of = options.level_of;
+    run.strict = options.strict;
+    r = run_scenario(s, *adapter, run);
   }
   r.iut_log = adapter->finish();
   if (!r.iut_log.empty() && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) {

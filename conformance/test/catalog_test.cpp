@@ -1,5 +1,6 @@
 // The requirement catalog against the spec it quotes: every sentence with a BCP 14 key word
-// has entries, one per key word; every entry quotes the spec exactly, under the right heading.
+// has entries, one per key word; every entry quotes the spec exactly, under the right heading;
+// entries of level RULE quote behaviour the spec states without a key word.
 // Then the loader's errors on broken catalogs.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -55,7 +56,6 @@ const std::vector<std::string_view> kHeadingsWithoutRequirements = {
     "ASSOC_REQUEST and ASSOC_ACCEPT",
     "SENDER_STATUS",
     "CONGESTION_REPORT",
-    "Sender Message State Machine",
     "IANA Considerations",
     "RDCC Registries",
     "References",
@@ -146,7 +146,7 @@ std::vector<std::string> spec_sentences(std::string_view spec) {
 // The key words of a sentence in order, each once ("MUST NOT" is not also a "MUST").
 std::vector<Level> keywords_in(const std::string& sentence) {
   std::vector<std::string> words;
-  for (const Level level : rdcc::conformance::kLevels) {
+  for (const Level level : rdcc::conformance::kKeyWordLevels) {
     words.emplace_back(rdcc::conformance::to_string(level));
   }
   std::sort(words.begin(), words.end(),
@@ -183,10 +183,11 @@ class CatalogAgainstSpec : public ::testing::Test {
   static const std::string& spec() { return *spec_; }
 
   // The entries that quote `sentence`.
+  // The key-word entries that quote `sentence` (RULE entries quote sentences without one).
   static std::vector<const Requirement*> entries_quoting(const std::string& sentence) {
     std::vector<const Requirement*> out;
     for (const auto& r : catalog().all()) {
-      if (quotes(r.section, r.text, sentence)) out.push_back(&r);
+      if (r.level != Level::Rule && quotes(r.section, r.text, sentence)) out.push_back(&r);
     }
     return out;
   }
@@ -267,8 +268,57 @@ TEST_F(CatalogAgainstSpec, EveryEntry_QuotesASentenceOfTheSpecVerbatim) {
     EXPECT_TRUE(std::any_of(sentences.begin(), sentences.end(),
                             [&](const std::string& s) { return quotes(r.section, r.text, s); }))
         << r.id << ": its text is not a whole sentence of the spec:\n  " << r.text;
-    EXPECT_FALSE(keywords_in(r.text).empty()) << r.id << ": its text has no BCP 14 key word";
+    if (r.level == Level::Rule) {
+      EXPECT_TRUE(keywords_in(r.text).empty())
+          << r.id << ": a RULE entry quotes a sentence with a BCP 14 key word (give it that level)";
+    } else {
+      EXPECT_FALSE(keywords_in(r.text).empty()) << r.id << ": its text has no BCP 14 key word";
+    }
   }
+}
+
+// Behaviour the spec states without a key word has entries of level RULE, so that a verdict on
+// it cites the sentence itself and never an unrelated MUST (docs/spec-notes.md, "Normative text
+// without a key word: level RULE"). A RULE failure is a FAIL like a MUST's.
+TEST_F(CatalogAgainstSpec, RuleEntries_QuoteTheUnkeywordedBehaviourTheVerdictsCite) {
+  const auto rule_quoting = [&](std::string_view words) -> const Requirement* {
+    for (const auto& r : catalog().all()) {
+      if (r.level == Level::Rule && r.text.find(words) != std::string::npos) return &r;
+    }
+    return nullptr;
+  };
+  for (const std::string_view words :
+       {"it never reduces credit", "It sets the FINAL flag in the grant that reaches",
+        "When the receiver has received all octets of a message it sends MSG_DONE",
+        "answers with MSG_DONE again", "replies with ERROR (UNKNOWN_ASSOCIATION)",
+        "answers with ERROR (UNSUPPORTED_BINDING)", "answers with ERROR (reason ASSOC_REFUSED)"}) {
+    const Requirement* r = rule_quoting(words);
+    ASSERT_NE(r, nullptr) << "no RULE entry states \"" << words << "\"";
+    EXPECT_EQ(rdcc::conformance::severity_of(r->level), rdcc::conformance::Severity::Fail) << r->id;
+    EXPECT_NE(r->text.find(words), std::string::npos) << r->id;
+  }
+  // A clause is a part of its sentence.
+  for (const auto& r : catalog().all()) {
+    if (!r.clause.empty() && r.level == Level::Rule && !r.clause.starts_with("rule ")) {
+      EXPECT_NE(r.text.find(r.clause), std::string::npos) << r.id << ": clause not in its text";
+    }
+  }
+}
+
+TEST(CatalogLevels, Severity_WarnOnlyForShouldAndRecommended) {
+  using rdcc::conformance::Severity;
+  using rdcc::conformance::severity_of;
+  for (const Level level : rdcc::conformance::kLevels) {
+    const bool warn = level == Level::Should || level == Level::ShouldNot ||
+                      level == Level::Recommended || level == Level::NotRecommended;
+    EXPECT_EQ(severity_of(level), warn ? Severity::Warn : Severity::Fail)
+        << rdcc::conformance::to_string(level);
+  }
+  EXPECT_TRUE(rdcc::conformance::is_optional(Level::May));
+  EXPECT_TRUE(rdcc::conformance::is_optional(Level::Optional));
+  EXPECT_FALSE(rdcc::conformance::is_optional(Level::Rule));
+  EXPECT_EQ(rdcc::conformance::to_string(Level::Rule), "RULE");
+  EXPECT_EQ(rdcc::conformance::level_from_string("RULE"), Level::Rule);
 }
 
 TEST_F(CatalogAgainstSpec, EveryEntry_SitsUnderItsSection) {
@@ -341,11 +391,9 @@ TEST_F(CatalogAgainstSpec, Readings_AreThoseOfTheSpecNotes) {
   // 100: a key word in parentheses is a configured value of its own.
   expect("RDCC-CRN-04", Level::Recommended, Role::Operator, Testing::Untestable);
   expect("RDCC-CC-01", Level::Recommended, Role::Operator, Testing::Untestable);
-  // 100: normative text without a key word is not an entry.
-  for (const auto& r : catalog().all()) {
-    EXPECT_EQ(r.text.find("only refreshes the Lifetime and Pacing Rate"), std::string::npos)
-        << r.id;
-  }
+  // Normative text without a key word is an entry of level RULE (it was none before).
+  expect("RDCC-GRANT-11", Level::Rule, Role::Any, Testing::Wire);
+  expect("RDCC-GRANT-12", Level::Rule, Role::Receiver, Testing::Wire);
   // 101: every originator sets the UDP checksum.
   expect("RDCC-FMT-01", Level::Must, Role::Any, Testing::Untestable);
   // 102: every endpoint discards an unknown Type; only the receiver may answer it.

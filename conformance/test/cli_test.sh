@@ -13,8 +13,8 @@ scenarios="$src/conformance/scenarios"
 catalog="$src/conformance/catalog/requirements.json"
 check "suite passes" run 0 "$conform" --iut reference --strict --scenarios "$scenarios" --jobs 2 \
   --catalog "$catalog" --report "$work/r"
-check "summary line" grep -qE '^[0-9]+ passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped$' "$work/out"
-check "summary.txt" grep -qE '^[0-9]+ passed, 0 failed' "$work/r/summary.txt"
+check "summary line" grep -qE '^[0-9]+ passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped$' "$work/out"
+check "summary.txt" grep -qE '^[0-9]+ passed, 0 warned, 0 failed' "$work/r/summary.txt"
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
 done
@@ -56,10 +56,12 @@ for name in receiver-msg-done-after-data sender-scheduled-waits-for-credit; do
     test "$frames" -eq "$packets"
 done
 
-# Without --strict, a scenario that checks only a SHOULD is skipped, with the reason.
+# Without --strict, a scenario that checks only a MAY is skipped, with the reason; one that
+# checks only a SHOULD runs (a failure would be a WARN).
 check "not strict" run 0 "$conform" --iut reference:receiver --scenarios "$scenarios" \
-  --catalog "$catalog" --filter receiver-idle-association-kept
-check "skipped with reason" contains "$work/out" "SKIPPED      receiver-idle-association-kept: checks only SHOULD-level requirements (RDCC-ASSOC-06 SHOULD); run with --strict"
+  --catalog "$catalog" --filter receiver-idle-association-removed --filter receiver-idle-association-kept
+check "skipped with reason" contains "$work/out" "SKIPPED      receiver-idle-association-removed: checks only MAY-level requirements (RDCC-ASSOC-05 MAY): behaviour the IUT may not have chosen; run with --strict"
+check "a SHOULD-only scenario runs" contains "$work/out" "1 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 1 skipped"
 
 # A mutant is caught: the invariant checker cites the rule.
 check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant grant-beyond-length
@@ -92,7 +94,39 @@ check "summary cites the spec" contains "$work/rf/summary.txt" 'checks:   RDCC-G
 check "summary names the pcap" contains "$work/rf/summary.txt" "pcap:     scenarios/wrong-grant-limit.pcap"
 check "junit cites the spec" contains "$work/rf/junit.xml" "checks: RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: &quot;"
 check "results cite the spec" contains "$work/rf/results.json" '"section": "Credit Requests and Grants"'
-check "fail summary" contains "$work/out" "0 passed, 1 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+check "fail summary" contains "$work/out" "0 passed, 0 warned, 1 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+check "fail names its level" contains "$work/out" "wanted = 4096 [MUST NOT]"
+check "results name the level" contains "$work/rf/results.json" '"level": "MUST NOT"'
+
+# ---- a failed SHOULD: WARN, exit 0; FAIL under --strict ------------------------------------
+mkdir -p "$work/warn"
+cat > "$work/warn/should.scn" <<'SCN'
+scenario should-warns
+role receiver
+checks RDCC-SEC-03 RDCC-SEC-04
+send ASSOC_REQUEST sender_nonce=1 capabilities=STATUS line_rate=100000
+expect ASSOC_ACCEPT within 1ms -> assoc=association_id epoch=epoch
+defaults association_id=$assoc epoch=$epoch
+send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1
+expect CREDIT_GRANT within 1ms grant_limit=4096 checks RDCC-SEC-04
+SCN
+check "warn exits 0" run 0 "$conform" --iut reference:receiver --scenarios "$work/warn" --catalog "$catalog" --report "$work/rw"
+check "warn line" contains "$work/out" "WARN         should-warns: grant_limit was 8192, wanted = 4096 [SHOULD]"
+check "warn cites the SHOULD only" contains "$work/out" 'checks:   RDCC-SEC-04 SHOULD, Security Considerations: "'
+check "warn does not cite the MUST" lacks "$work/out" 'RDCC-SEC-03 MUST'
+check "warn summary" contains "$work/out" "0 passed, 1 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+check "warn summary.txt" contains "$work/rw/summary.txt" "0 passed, 1 warned, 0 failed"
+check "warn junit is XML" xmllint --noout "$work/rw/junit.xml"
+check "warn junit: no failure" test "$(xmllint --xpath 'count(//failure)' "$work/rw/junit.xml")" -eq 0
+check "warn junit: suite counts no failure" test "$(xmllint --xpath 'string(//testsuite/@failures)' "$work/rw/junit.xml")" = 0
+check "warn junit: the warning in system-out" test "$(xmllint --xpath 'count(//testcase/system-out[starts-with(., "WARN (SHOULD): grant_limit was 8192")])' "$work/rw/junit.xml")" -eq 1
+check "warn junit: warning property" test "$(xmllint --xpath 'count(//property[@name="warning"])' "$work/rw/junit.xml")" -eq 1
+check "warn results verdict" contains "$work/rw/results.json" '"verdict": "warn"'
+check "warn results summary" contains "$work/rw/results.json" '"warned": 1'
+check "warn coverage: the SHOULD warned" grep -qE '^\| RDCC-SEC-04 \| SHOULD \| receiver \| wire \| warn \| should-warns \(warn\)' "$work/rw/coverage.md"
+check "warn coverage: the MUST not reached" grep -qE '^\| RDCC-SEC-03 \| MUST \| receiver \| wire \| not passed \| should-warns \(inconclusive\)' "$work/rw/coverage.md"
+check "strict: the warn is a fail" run 1 "$conform" --iut reference:receiver --strict --scenarios "$work/warn" --catalog "$catalog"
+check "strict fail line" contains "$work/out" "FAIL         should-warns: grant_limit was 8192, wanted = 4096 [SHOULD]"
 check "junit failure" test "$(xmllint --xpath 'count(//testcase/failure)' "$work/rf/junit.xml")" -eq 1
 check "results verdict" contains "$work/rf/results.json" '"verdict": "fail"'
 
@@ -112,21 +146,40 @@ check "list" run 0 "$conform" --list --scenarios "$scenarios"
 check "list names" contains "$work/out" "receiver-assoc-idempotent  [receiver]  checks RDCC-ASSOC-01"
 with_id=$(grep -l '^checks.* RDCC-ERR-05\b' -r "$scenarios" | wc -l)
 check "filter by requirement" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter RDCC-ERR-05
-check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 failed"
+check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 warned, 0 failed"
 check "filter by name" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter receiver-bad-version-discarded
-check "filter ran one" contains "$work/out" "1 passed, 0 failed"
+check "filter ran one" contains "$work/out" "1 passed, 0 warned, 0 failed"
 malformed=$(grep -lE '^tags.* malformed( |$)' "$scenarios"/receiver/*.scn | wc -l)
 check "filter by tag and glob" run 0 "$conform" --iut reference:receiver --scenarios "$scenarios" --filter malformed --filter 'crn-*'
-check "filter ran the receiver's malformed ones" contains "$work/out" "$malformed passed, 0 failed"
+check "filter ran the receiver's malformed ones" contains "$work/out" "$malformed passed, 0 warned, 0 failed"
 
 # ---- exec: an IUT that cannot run the scenario is "unsupported" -----------------------------
 check "exec 127" run 0 "$conform" --iut 'exec:exit 127' --role receiver --scenarios "$work/fail"
-check "exec 127 unsupported" contains "$work/out" "0 passed, 0 failed, 0 inconclusive, 1 unsupported"
+check "exec 127 unsupported" contains "$work/out" "0 passed, 0 warned, 0 failed, 0 inconclusive, 1 unsupported"
 mkdir -p "$work/upper"
 printf 'scenario needs-upper\nrole sender\nchecks RDCC-MODE-02\nupper submit length=4096\nexpect ASSOC_REQUEST within 1ms\n' > "$work/upper/u.scn"
 check "exec says unsupported" run 0 "$conform" --role sender --scenarios "$work/upper" \
   --iut 'exec:read l; echo "{\"ok\":false,\"error\":\"unsupported\",\"detail\":\"no receiver here\"}"'
 check "exec unsupported reason" contains "$work/out" "UNSUPPORTED  needs-upper: the IUT said unsupported: no receiver here"
+
+# ---- needs checked before the first step; an IUT that does not answer is one error --------
+check "dead IUT exits 2" run 2 "$conform" --iut udp:127.0.0.1:1 --role receiver --scenarios "$scenarios" --catalog "$catalog"
+check "dead IUT named" contains "$work/err" "nothing listens at udp:127.0.0.1:1 (ICMP port unreachable)"
+check "dead IUT: no verdict per scenario" lacks "$work/out" "FAIL"
+check "missing exec: command exits 2" run 2 "$conform" --iut 'exec:/nonexistent/rdcc receiver --rdcc-port {rdcc_port}' --role receiver --scenarios "$scenarios" --catalog "$catalog"
+check "missing exec: command named" contains "$work/err" "the IUT's command '/nonexistent/rdcc' is not found"
+check "bad --unscheduled-dscp exits 2" run 2 "$conform" --iut reference --unscheduled-dscp 64 --scenarios "$scenarios"
+# A sender with no unscheduled DSCP configured (its hello says so): the scenario that checks
+# the marking "if one is configured" is unsupported before its first step, not failed.
+check "sender without unscheduled DSCP" run 0 "$conform" --role sender --tolerance-abs 20ms \
+  --scenarios "$scenarios" --catalog "$catalog" --filter sender-unscheduled-request-first \
+  --iut "exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} --data-port {tester_data_port} --line-rate 100000 --upper-tester stdio"
+check "sender without unscheduled DSCP: unsupported" contains "$work/out" "UNSUPPORTED  sender-unscheduled-request-first: needs the DSCP the domain configures for unscheduled data"
+# A sender that uses scheduled mode for every message declines mode=unscheduled (its hello).
+check "scheduled-only sender" run 0 "$conform" --role sender --tolerance-abs 20ms \
+  --scenarios "$scenarios" --catalog "$catalog" --filter sender-link-pause-stops-unscheduled \
+  --iut "exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} --data-port {tester_data_port} --line-rate 100000 --unscheduled-dscp 8 --scheduled-only --upper-tester stdio"
+check "scheduled-only sender: unsupported" contains "$work/out" "UNSUPPORTED  sender-link-pause-stops-unscheduled: needs a message sent in unscheduled mode, which the IUT does not offer (its hello lists modes scheduled)"
 
 # ---- real sockets: the reference receiver as a process (rdcc receiver) -----------------------
 # Scenarios that need no reference-only configuration, in real time on loopback; the windows
@@ -142,7 +195,7 @@ portable=(--filter receiver-assoc-idempotent --filter receiver-bad-version-disca
 check "exec: rdcc receiver per scenario" run 0 "$conform" --role receiver --tolerance-abs 20ms \
   --scenarios "$scenarios" "${portable[@]}" --report "$work/rx" \
   --iut "exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port}"
-check "exec: all passed" contains "$work/out" "9 passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+check "exec: all passed" contains "$work/out" "9 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
 frames=$(tshark -r "$work/rx/scenarios/receiver-msg-done-after-data.pcap" -Y 'ip.addr == 127.0.0.1 && udp' \
   -T fields -e frame.number 2>/dev/null | wc -l)
 check "exec: the pcap holds the loopback packets" test "$frames" -ge 6
@@ -156,7 +209,7 @@ for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" && break; sleep 0.05;
 check "udp: a running rdcc receiver" run 0 "$conform" --role receiver --tolerance-abs 20ms \
   --scenarios "$scenarios" --filter receiver-assoc-idempotent --filter receiver-msg-done-after-data \
   --iut "udp:127.0.0.1:$port,data=$((port + 1))"
-check "udp: both passed" contains "$work/out" "2 passed, 0 failed"
+check "udp: both passed" contains "$work/out" "2 passed, 0 warned, 0 failed"
 kill "$node"
 wait "$node"
 

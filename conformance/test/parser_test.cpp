@@ -28,6 +28,55 @@ std::string error_of(const std::string& text, const KnownId& known = {}) {
   return "";
 }
 
+TEST(Parser, StepAnnotation_NamesTheRequirementsOfThatStep) {
+  const auto s = parse_ok(
+      "scenario s1\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-04\n"
+      "send ASSOC_REQUEST sender_nonce=0x11\n"
+      "expect ASSOC_ACCEPT within 1ms -> a=association_id checks RDCC-SEC-03\n"
+      "expect one of within 1ms checks RDCC-SEC-04\n"
+      "  | ERROR reason=ASSOC_REFUSED\n"
+      "  | silence\n"
+      "silence 2ms checks RDCC-SEC-03 RDCC-SEC-04\n"
+      "watch pacing_sum<=100 checks RDCC-SEC-04\n");
+  ASSERT_EQ(s.steps.size(), 5U);
+  EXPECT_TRUE(s.steps[0].checks.empty());
+  EXPECT_EQ(s.steps[1].checks, (std::vector<std::string>{"RDCC-SEC-03"}));
+  ASSERT_EQ(s.steps[1].alternatives.size(), 1U);
+  ASSERT_EQ(s.steps[1].alternatives[0].captures.size(), 1U);  // the annotation is not a capture
+  EXPECT_EQ(s.steps[2].checks, (std::vector<std::string>{"RDCC-SEC-04"}));
+  EXPECT_EQ(s.steps[2].alternatives.size(), 2U);
+  EXPECT_EQ(s.steps[3].checks, (std::vector<std::string>{"RDCC-SEC-03", "RDCC-SEC-04"}));
+  EXPECT_EQ(s.steps[4].checks, (std::vector<std::string>{"RDCC-SEC-04"}));
+  EXPECT_EQ(s.steps[4].checks_where.to_string(), "t.scn:10:23");
+}
+
+TEST(Parser, SetAndDeclinedAlternative) {
+  const auto s = parse_ok(kHead +
+                          "set a3=0 e3=$a3+1\n"
+                          "expect one of within 1ms\n"
+                          "  | CREDIT_GRANT message_id=1\n"
+                          "  | unsupported ERROR reason=UNSUPPORTED_BINDING message_id=1\n");
+  ASSERT_EQ(s.steps.size(), 2U);
+  EXPECT_EQ(s.steps[0].kind, Step::Kind::Set);
+  ASSERT_EQ(s.steps[0].pattern.matchers.size(), 2U);
+  EXPECT_EQ(s.steps[0].pattern.matchers[1].value.to_string(), "$a3+1");
+  ASSERT_EQ(s.steps[1].alternatives.size(), 2U);
+  EXPECT_FALSE(s.steps[1].alternatives[0].declines);
+  EXPECT_TRUE(s.steps[1].alternatives[1].declines);
+  EXPECT_EQ(s.steps[1].alternatives[1].type, MessageType::Error);
+}
+
+TEST(Parser, StepAnnotation_UnknownId_IsAnErrorAtItsColumn) {
+  const KnownId known = [](std::string_view id) { return id == "RDCC-SEC-03"; };
+  EXPECT_EQ(error_of("scenario s1\nrole receiver\nchecks RDCC-SEC-03\n"
+                     "silence 1ms checks RDCC-SEC-03 RDCC-SEC-09\n",
+                     known),
+            "t.scn:4:32: unknown requirement ID 'RDCC-SEC-09' (not in the catalog)");
+  EXPECT_EQ(error_of("scenario s1\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-09\nsilence 1ms\n",
+                     known),
+            "t.scn:3:20: unknown requirement ID 'RDCC-SEC-09' (not in the catalog)");
+}
+
 TEST(Parser, FullScenario_AllStepKinds) {
   const auto s = parse_ok(kHead +
                           "tags assoc grant\n"
@@ -127,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"UnknownKeyword", kHead + "sned ERROR\n",
                   "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
-                  "queue, wait, watch) or a header item (scenario, role, checks, tags, "
+                  "queue, wait, watch, set) or a header item (scenario, role, checks, tags, "
                   "description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
                   "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
@@ -231,7 +280,26 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:7: upper submit needs a sender IUT (role sender)"},
         ErrorCase{"UnknownUpperKey", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit lenght=1\n",
                   "t.scn:4:14: unknown key 'lenght' for upper submit (known: length, class, "
-                  "weight, service_hint, deadline_us, binding, binding_value, force_scheduled)"},
+                  "weight, service_hint, deadline_us, binding, binding_value, force_scheduled, mode)"},
+        ErrorCase{"BadSubmitMode", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit length=1 mode=eager\n",
+                  "t.scn:4:28: expected mode=scheduled or mode=unscheduled"},
+        ErrorCase{"SetBuiltin", kHead + "set tester_port=1\n",
+                  "t.scn:4:5: $tester_port is a built-in variable; set another name"},
+        ErrorCase{"SetName", kHead + "set a=POOL\n",
+                  "t.scn:4:7: expected a number or $variable for 'a'"},
+        ErrorCase{"DeclineWithoutPattern", kHead + "expect one of\n  | unsupported\n  | silence\n",
+                  "t.scn:5:16: expected the pattern the IUT declines with"},
+        ErrorCase{"AnnotationOnSend", kHead + "send ERROR reason=NO_ERROR checks RDCC-ASSOC-01\n",
+                  "t.scn:4:28: a 'checks' annotation belongs on a step that can fail (expect, "
+                  "silence, watch), not on 'send'"},
+        ErrorCase{"AnnotationWithoutIds", kHead + "expect ERROR within 1ms checks\n",
+                  "t.scn:4:25: expected one or more requirement IDs after 'checks'"},
+        ErrorCase{"AnnotationBadId", kHead + "silence 1ms checks RDCC-ASSOC-1\n",
+                  "t.scn:4:20: expected a requirement ID of the form RDCC-<AREA>-<NN>, found "
+                  "'RDCC-ASSOC-1'"},
+        ErrorCase{"AnnotationNotInHeader", kHead + "silence 1ms checks RDCC-ASSOC-02\n",
+                  "t.scn:4:13: 'RDCC-ASSOC-02' is not on the scenario's 'checks' line "
+                  "(RDCC-ASSOC-01)"},
         ErrorCase{"QueueOnReceiver", kHead + "queue occupancy=1\n",
                   "t.scn:4:1: 'queue' needs a CRN IUT (role crn)"},
         ErrorCase{"DefaultsOtherField", kHead + "defaults flags=1\n",

@@ -2,6 +2,8 @@
 // wrong expectation fails with the expected pattern and the actual message.
 #include <gtest/gtest.h>
 
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/runner.hpp"
 #include "rdcc/conformance/suite.hpp"
@@ -148,10 +150,138 @@ TEST(Runner, ValueTooLargeForItsField_IsInconclusive) {
       << r.reason;
 }
 
-TEST(Runner, UpperOnAReceiver_IsUnsupported) {
-  const auto r = run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-07\nupper stats\n");
+TEST(Runner, UpperOnAReceiver_IsUnsupported_BeforeTheFirstStep) {
+  const auto r = run_text(receiver("send CREDIT_REQUEST message_id=1 message_length=8192 "
+                                   "binding_kind=OPAQUE binding_value=1\n"
+                                   "expect CREDIT_GRANT within 1ms grant_limit=1\nupper stats\n"));
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
-  EXPECT_EQ(r.reason, "the IUT does not support upper stats: stats needs a sender; this IUT is a receiver");
+  EXPECT_EQ(r.reason,
+            "needs upper stats, which the IUT's upper tester does not offer (its hello lists "
+            "hello, restart)");
+  EXPECT_EQ(r.where.line, 9);  // the step that needs it; the failing expect never ran
+  EXPECT_TRUE(r.trace.empty());
+}
+
+// ---- needs, checked before the first step ----
+
+// The reference adapter of `role`, with what its hello answer and unscheduled DSCP say replaced.
+class Declaring : public Adapter {
+ public:
+  Declaring(Role role, std::optional<nlohmann::json> hello, std::optional<std::uint8_t> dscp)
+      : hello_(std::move(hello)), dscp_(dscp) {
+    AdapterSpec spec;
+    spec.role = role;
+    inner_ = make_reference_adapter(spec);
+  }
+  std::optional<std::string> start(const Scenario& s) override { return inner_->start(s); }
+  Address iut_control() const override { return inner_->iut_control(); }
+  Address iut_data() const override { return inner_->iut_data(); }
+  Address tester_control() const override { return inner_->tester_control(); }
+  Address tester_data() const override { return inner_->tester_data(); }
+  Address other_control() const override { return inner_->other_control(); }
+  bool virtual_time() const override { return true; }
+  std::string describe() const override { return "declaring"; }
+  Time now() override { return inner_->now(); }
+  void send(const Packet& p) override { inner_->send(p); }
+  std::optional<Packet> receive(Time deadline) override { return inner_->receive(deadline); }
+  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
+  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
+  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
+  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
+    return inner_->receiver_budget();
+  }
+  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<nlohmann::json> hello() const override { return hello_; }
+  std::optional<std::uint8_t> unscheduled_dscp() const override { return dscp_; }
+
+ private:
+  std::unique_ptr<Adapter> inner_;
+  std::optional<nlohmann::json> hello_;
+  std::optional<std::uint8_t> dscp_;
+};
+
+ScenarioResult run_on(Adapter& a, const std::string& text) {
+  auto parsed = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&parsed)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  const auto& s = std::get<Scenario>(parsed);
+  if (auto e = a.start(s)) ADD_FAILURE() << *e;
+  return run_scenario(s, a, RunOptions{});
+}
+
+const std::string kUnscheduledSender =
+    "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
+    "upper submit length=4096 mode=unscheduled -> h=handle\n"
+    "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+    "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=3 unscheduled_limit=16384 "
+    "start_jitter=10 grant_lifetime=1000 credit_unit=4096\n"
+    "defaults association_id=7 epoch=3\n"
+    "ignore CREDIT_REQUEST\n"
+    "expect data within 1ms offset=0 unscheduled=1 dscp=$unscheduled_dscp\n";
+
+TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
+  Declaring none(Role::Sender, std::nullopt, std::nullopt);
+  const auto r = run_on(none, kUnscheduledSender);
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason,
+            "needs the DSCP the domain configures for unscheduled data ($unscheduled_dscp), and "
+            "the IUT has none configured (its hello's \"unscheduled_dscp\", or --unscheduled-dscp)");
+  EXPECT_EQ(r.where.line, 9);
+  EXPECT_TRUE(r.trace.empty());
+  // With one configured, the same scenario passes, and the data is checked against it.
+  Declaring eight(Role::Sender, std::nullopt, 8);
+  EXPECT_EQ(run_on(eight, kUnscheduledSender).verdict, Verdict::Pass);
+  Declaring other(Role::Sender, std::nullopt, 10);
+  EXPECT_EQ(run_on(other, kUnscheduledSender).verdict, Verdict::Fail);
+}
+
+TEST(Needs, UnscheduledModeTheIutDoesNotOffer_IsUnsupported) {
+  Declaring scheduled_only(Role::Sender,
+                           nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}},
+                                          {"modes", {"scheduled"}}},
+                           8);
+  const auto r = run_on(scheduled_only, kUnscheduledSender);
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason, "needs a message sent in unscheduled mode, which the IUT does not offer "
+                      "(its hello lists modes scheduled)");
+  // An IUT that does not list its modes is asked at the step; the reference sender configured
+  // for scheduled mode only answers "unsupported" there.
+  AdapterSpec spec;
+  spec.role = Role::Sender;
+  auto reference = make_reference_adapter(spec);
+  const auto r2 = run_on(*reference, "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
+                                      "config allow_unscheduled=0\n" +
+                                          kUnscheduledSender.substr(kUnscheduledSender.find("upper")));
+  EXPECT_EQ(r2.verdict, Verdict::Unsupported);
+  EXPECT_NE(r2.reason.find("scheduled mode"), std::string::npos) << r2.reason;
+}
+
+TEST(Needs, ReceiverWithoutTheRocev2Binding_IsUnsupported_NotAFail) {
+  // It answers ERROR (UNSUPPORTED_BINDING), as Transport Bindings prescribes.
+  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/rocev2-queue-pair-count.scn", {});
+  auto s = std::get<Scenario>(parsed);
+  s.config["rocev2_binding"] = 0;
+  AdapterSpec spec;
+  spec.role = Role::Receiver;
+  auto adapter = make_reference_adapter(spec);
+  ASSERT_FALSE(adapter->start(s));
+  const auto r = run_scenario(s, *adapter, RunOptions{});
+  EXPECT_EQ(r.verdict, Verdict::Unsupported) << r.reason;
+  EXPECT_EQ(r.reason.rfind("the IUT declined: ERROR reason=UNSUPPORTED_BINDING message_id=1 (", 0), 0U)
+      << r.reason;
+}
+
+TEST(Needs, UpperOpTheIutDoesNotList_IsUnsupported) {
+  Declaring no_cancel(Role::Sender, nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}}}, 8);
+  const auto r = run_on(no_cancel, "scenario t\nrole sender\nchecks RDCC-GRANT-09\n"
+                                   "upper submit length=4096 -> h=handle\n"
+                                   "expect ASSOC_REQUEST within 1ms\n"
+                                   "upper cancel handle=$h\n");
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_EQ(r.reason, "needs upper cancel, which the IUT's upper tester does not offer (its hello "
+                      "lists hello, submit)");
 }
 
 TEST(Runner, SenderIut_DataOnlyAfterCredit) {
@@ -256,6 +386,115 @@ TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {
   EXPECT_FALSE(rule_binds("grant_beyond_length", Role::Sender));
 }
 
+// ---- receiver-association-cap: the MUST and the SHOULD of one sentence ----
+
+// A receiver that evicts its oldest association to admit a new one: the reference receiver with
+// room for one more association than the scenario configures, which from then on forgets the
+// first association it accepted (its CREDIT_REQUESTs go unanswered).
+class EvictingReceiver : public Adapter {
+ public:
+  explicit EvictingReceiver(const AdapterSpec& spec) : inner_(make_reference_adapter(spec)) {}
+  std::optional<std::string> start(const Scenario& s) override {
+    Scenario roomier = s;
+    roomier.config["max_associations"] = s.config.at("max_associations") + 1;
+    return inner_->start(roomier);
+  }
+  Address iut_control() const override { return inner_->iut_control(); }
+  Address iut_data() const override { return inner_->iut_data(); }
+  Address tester_control() const override { return inner_->tester_control(); }
+  Address tester_data() const override { return inner_->tester_data(); }
+  Address other_control() const override { return inner_->other_control(); }
+  bool virtual_time() const override { return true; }
+  std::string describe() const override { return "evicting receiver"; }
+  Time now() override { return inner_->now(); }
+  void send(const Packet& p) override {
+    if (auto m = decode(p.payload); m && accepted_ >= 3 && first_ &&
+                                    header_of(*m).association_id == *first_) {
+      return;  // evicted
+    }
+    inner_->send(p);
+  }
+  std::optional<Packet> receive(Time deadline) override {
+    auto p = inner_->receive(deadline);
+    if (p) {
+      if (auto m = decode(p->payload); m && std::holds_alternative<AssocAccept>(*m)) {
+        ++accepted_;
+        if (!first_) first_ = header_of(*m).association_id;
+      }
+    }
+    return p;
+  }
+  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
+  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
+  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
+  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
+    return inner_->receiver_budget();
+  }
+  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<std::uint8_t> unscheduled_dscp() const override { return inner_->unscheduled_dscp(); }
+
+ private:
+  std::unique_ptr<Adapter> inner_;
+  int accepted_ = 0;
+  std::optional<std::uint32_t> first_;
+};
+
+struct CatalogLevels {
+  Catalog catalog = Catalog::load(RDCC_CATALOG_PATH);
+  KnownId known() const {
+    return [this](std::string_view id) { return catalog.find(id) != nullptr; };
+  }
+  LevelOf levels() const {
+    return [this](std::string_view id) -> std::optional<std::string> {
+      const auto* r = catalog.find(id);
+      if (r == nullptr) return std::nullopt;
+      return std::string(to_string(r->level));
+    };
+  }
+};
+
+ScenarioResult run_association_cap(Adapter& adapter, const CatalogLevels& c, bool strict) {
+  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/association-cap.scn",
+                              c.known());
+  const auto& s = std::get<Scenario>(parsed);
+  if (auto e = adapter.start(s)) ADD_FAILURE() << *e;
+  RunOptions o;
+  o.level_of = c.levels();
+  o.strict = strict;
+  return run_scenario(s, adapter, o);
+}
+
+TEST(Verdicts, AssociationCap_EvictingReceiver_Warns_NonBoundingReceiver_Fails) {
+  const CatalogLevels c;
+  AdapterSpec spec;
+  spec.role = Role::Receiver;
+  {
+    auto reference = make_reference_adapter(spec);
+    const auto r = run_association_cap(*reference, c, true);
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  }
+  {
+    EvictingReceiver evicting(spec);
+    const auto r = run_association_cap(evicting, c, false);
+    EXPECT_EQ(r.verdict, Verdict::Warn) << r.reason;
+    EXPECT_EQ(r.level, "SHOULD");
+    EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-SEC-04"}));
+    EXPECT_EQ(r.reason, "nothing arrived within 1ms");
+  }
+  {
+    EvictingReceiver evicting(spec);
+    EXPECT_EQ(run_association_cap(evicting, c, true).verdict, Verdict::Fail);
+  }
+  {
+    spec.mutants = {"association-cap-ignored"};
+    auto unbounded = make_reference_adapter(spec);
+    const auto r = run_association_cap(*unbounded, c, false);
+    EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
+    EXPECT_EQ(r.level, "MUST");
+    EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-SEC-03"}));
+  }
+}
+
 TEST(Suite, Filters_MatchNameTagOrRequirement) {
   Scenario s;
   s.name = "receiver-x";
@@ -268,24 +507,126 @@ TEST(Suite, Filters_MatchNameTagOrRequirement) {
   EXPECT_FALSE(matches_filters(s, {"sender-*", "grant"}));
 }
 
-TEST(Suite, ShouldOnly_IsSkippedWithoutStrict) {
+// The levels of the catalog entries these tests cite.
+std::optional<std::string> test_levels(std::string_view id) {
+  if (id == "RDCC-ASSOC-05") return "MAY";
+  if (id == "RDCC-ASSOC-06" || id == "RDCC-SEC-04") return "SHOULD";
+  if (id == "RDCC-ASSOC-01" || id == "RDCC-SEC-03") return "MUST";
+  if (id == "RDCC-GRANT-07") return "MUST NOT";
+  if (id == "RDCC-GRANT-12" || id == "RDCC-GRANT-13") return "RULE";
+  return std::nullopt;
+}
+
+TEST(Suite, MayOnly_IsSkippedWithoutStrict_ShouldOnlyRuns) {
   Scenario s;
   s.name = "x";
-  s.checks = {"RDCC-ASSOC-06"};
-  const LevelOf levels = [](std::string_view id) -> std::optional<std::string> {
-    if (id == "RDCC-ASSOC-06") return "SHOULD";
-    if (id == "RDCC-ASSOC-01") return "MUST";
-    return std::nullopt;
-  };
-  EXPECT_EQ(should_only(s, levels),
-            "checks only SHOULD-level requirements (RDCC-ASSOC-06 SHOULD); run with --strict");
+  s.checks = {"RDCC-ASSOC-05"};
+  const LevelOf levels = test_levels;
+  EXPECT_EQ(optional_only(s, levels),
+            "checks only MAY-level requirements (RDCC-ASSOC-05 MAY): behaviour the IUT may not "
+            "have chosen; run with --strict");
   s.checks.push_back("RDCC-ASSOC-01");
-  EXPECT_FALSE(should_only(s, levels));
+  EXPECT_FALSE(optional_only(s, levels));
+  s.checks = {"RDCC-ASSOC-06"};  // a SHOULD: run, a failure is a WARN
+  EXPECT_FALSE(optional_only(s, levels));
   SuiteOptions o;
   o.level_of = levels;
   o.adapter.any_role = true;
-  s.checks = {"RDCC-ASSOC-06"};
+  s.checks = {"RDCC-ASSOC-05"};
   EXPECT_EQ(run_one(s, o).verdict, Verdict::Skipped);
+}
+
+// ---- level-aware verdicts ----
+
+TEST(Verdicts, FailedCheck_TakesTheLevelOfItsRequirements) {
+  std::string level;
+  const LevelOf levels = test_levels;
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04"}, levels, false, level), Verdict::Warn);
+  EXPECT_EQ(level, "SHOULD");
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04"}, levels, true, level), Verdict::Fail);
+  EXPECT_EQ(level, "SHOULD");
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-SEC-03"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(level, "MUST");
+  EXPECT_EQ(verdict_of_failure({"RDCC-GRANT-12"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(level, "RULE");
+  // MAY: the IUT chose the behaviour, and it is checked for correctness.
+  EXPECT_EQ(verdict_of_failure({"RDCC-ASSOC-05"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(level, "MAY");
+  // A requirement the catalog lacks, or no catalog: nothing softens the failure.
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-XYZ-01"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04"}, {}, false, level), Verdict::Fail);
+}
+
+TEST(Verdicts, InvariantRules_MapToTheirCatalogRequirement) {
+  EXPECT_EQ(requirement_of_rule("budget"), "RDCC-BUDGET-01");
+  EXPECT_EQ(requirement_of_rule("final_flag"), "RDCC-GRANT-12");
+  EXPECT_EQ(requirement_of_rule("grant_reduced"), "RDCC-GRANT-11");
+  EXPECT_EQ(requirement_of_rule("msg_done_early"), "RDCC-GRANT-13");
+  EXPECT_EQ(requirement_of_rule("sender_credit"), "RDCC-GRANT-03");
+  EXPECT_EQ(requirement_of_rule("RDCC-GRANT-05"), "RDCC-GRANT-05");  // already a catalog ID
+  EXPECT_EQ(requirement_of_rule("no_such_rule"), "");
+}
+
+// A receiver bounded to one association that evicts nothing and refuses the second: the
+// scenario's SHOULD step and MUST step, each failing in turn against a wrong expectation.
+std::string two_levels(const std::string& should_step, const std::string& must_step) {
+  return "scenario t\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-04\n" + kAssociate +
+         should_step + must_step;
+}
+
+ScenarioResult run_with_levels(const std::string& text, bool strict) {
+  auto parsed = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&parsed)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  SuiteOptions o;
+  o.adapter.any_role = true;
+  o.level_of = test_levels;
+  o.strict = strict;
+  return run_one(std::get<Scenario>(parsed), o);
+}
+
+TEST(Verdicts, FailedShouldStep_IsAWarn_AFailUnderStrict) {
+  const std::string text = two_levels(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096 checks RDCC-SEC-04\n",
+      "");
+  const auto warn = run_with_levels(text, false);
+  EXPECT_EQ(warn.verdict, Verdict::Warn) << warn.reason;
+  EXPECT_EQ(warn.level, "SHOULD");
+  EXPECT_EQ(warn.cited, (std::vector<std::string>{"RDCC-SEC-04"}));
+  EXPECT_EQ(warn.reason, "grant_limit was 8192, wanted = 4096");
+  const auto fail = run_with_levels(text, true);
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_EQ(fail.level, "SHOULD");
+}
+
+TEST(Verdicts, UnannotatedStep_TakesTheScenarioChecks_TheStrongestDecides) {
+  const auto r = run_with_levels(
+      two_levels("send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE "
+                 "binding_value=1\n",
+                 "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"),
+      false);
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.level, "MUST");
+  EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-SEC-03", "RDCC-SEC-04"}));
+}
+
+TEST(Verdicts, Silence_AndWatch_CarryTheirAnnotation) {
+  const auto silence = run_with_levels(
+      two_levels("send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE "
+                 "binding_value=1\n",
+                 "silence 1ms checks RDCC-SEC-04\n"),
+      false);
+  EXPECT_EQ(silence.verdict, Verdict::Warn) << silence.reason;
+  const auto watch = run_with_levels(
+      two_levels("watch pacing_sum<=1 checks RDCC-SEC-04\n",
+                 "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE "
+                 "binding_value=1\nwait 1ms\n"),
+      false);
+  EXPECT_EQ(watch.verdict, Verdict::Warn) << watch.reason;
+  EXPECT_EQ(watch.cited, (std::vector<std::string>{"RDCC-SEC-04"}));
 }
 
 TEST(Adapter, ConfigOptions_AreTheNodeOptionsOfEachKey) {
@@ -361,9 +702,13 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
   EXPECT_EQ(dma, 4096U);
 }
 
-TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
+TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported_BeforeTheFirstStep) {
+  // The expect before the RoCEv2 step would fail (nothing answers on port 9): it is never played.
   auto parsed = parse_scenario(
-      "scenario t\nrole receiver\nchecks RDCC-BIND-01\nsend rocev2 qp=7 length=4096\n", "r.scn", {});
+      "scenario t\nrole receiver\nchecks RDCC-BIND-01\n"
+      "send ASSOC_REQUEST sender_nonce=1 capabilities=STATUS line_rate=100000\n"
+      "expect ASSOC_ACCEPT within 1ms\nsend rocev2 qp=7 length=4096\n",
+      "r.scn", {});
   const auto& sc = std::get<Scenario>(parsed);
   const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:9"));
   auto adapter = make_adapter(spec);
@@ -371,16 +716,20 @@ TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported) {
   const auto r = run_scenario(sc, *adapter, RunOptions{});
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
   EXPECT_NE(r.reason.find("has no RoCEv2 port for the IUT"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.where.line, 6);
+  EXPECT_TRUE(r.trace.empty());
 }
 
 TEST(Report, SummaryAndConsoleLines) {
-  std::vector<ScenarioResult> rs(5);
+  std::vector<ScenarioResult> rs(6);
   rs[0].verdict = Verdict::Pass;
   rs[1].verdict = Verdict::Fail;
   rs[2].verdict = Verdict::Fail;
   rs[3].verdict = Verdict::Skipped;
   rs[4].verdict = Verdict::Unsupported;
-  EXPECT_EQ(summary_line(count(rs)), "1 passed, 2 failed, 0 inconclusive, 1 unsupported, 1 skipped");
+  rs[5].verdict = Verdict::Warn;
+  EXPECT_EQ(summary_line(count(rs)),
+            "1 passed, 1 warned, 2 failed, 0 inconclusive, 1 unsupported, 1 skipped");
   rs[1].name = "receiver-x";
   rs[1].reason = "nothing arrived within 1ms";
   rs[1].where = {"x.scn", 7, 1};
@@ -420,6 +769,19 @@ TEST(Report, SummaryAndConsoleLines) {
                                         "rule 5"}}),
             "RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: \"The receiver MUST NOT "
             "grant beyond the message length.\"");
+  // A warn names its level and cites the requirement of the step that warned, not all the
+  // scenario checks.
+  rs[5].name = "receiver-cap";
+  rs[5].reason = "ERROR arrived, not CREDIT_GRANT";
+  rs[5].level = "SHOULD";
+  rs[5].checks = {"RDCC-SEC-03", "RDCC-SEC-04"};
+  rs[5].cited = {"RDCC-SEC-04"};
+  rs[5].where = {"c.scn", 9, 1};
+  rs[5].step = "expect CREDIT_GRANT checks RDCC-SEC-04";
+  EXPECT_EQ(console_line(rs[5], 6, 10),
+            "[ 6/10] WARN         receiver-cap: ERROR arrived, not CREDIT_GRANT [SHOULD]\n"
+            "      at c.scn:9:1: expect CREDIT_GRANT checks RDCC-SEC-04\n"
+            "      checks:   RDCC-SEC-04");
   // A passing verdict stays one line.
   EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'), std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");

@@ -235,8 +235,11 @@ class ReceiverUpperTester {
       }
     }
     if (op == "hello") {
-      return {{"ok", true}, {"role", "receiver"}, {"implementation", udp::kImplementation},
-              {"version", udp::kImplementationVersion}};
+      return {{"ok", true},
+              {"role", "receiver"},
+              {"implementation", udp::kImplementation},
+              {"version", udp::kImplementationVersion},
+              {"ops", {"hello", "restart", "stats"}}};
     }
     if (op == "restart") {
       const std::uint16_t old = node_.receiver().config().epoch;

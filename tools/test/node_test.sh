@@ -129,7 +129,7 @@ ask() {  # ask REQUEST: one line out, one line back (10 s at most)
   echo "$reply" >"$work/reply"
 }
 ask '{"op":"hello"}'
-check "hello" json_check "$work/reply" '. == {"ok": true, "role": "sender", "implementation": "rdcc-reference", "version": "0.1.0"}' 
+check "hello" json_check "$work/reply" '.ok == true and .role == "sender" and .implementation == "rdcc-reference" and .version == "0.1.0" and (.ops | index("submit")) != null and .modes == ["scheduled", "unscheduled"] and has("unscheduled_dscp")' 
 ask "{\"op\":\"submit\",\"receiver\":\"127.0.0.1:$rdcc_port\",\"length\":262144,\"class\":2}"
 check "submit" json_check "$work/reply" '.ok and .handle == 1' 
 ask '{"op":"wait","handle":1,"timeout_ms":10000}'

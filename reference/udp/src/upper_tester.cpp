@@ -37,7 +37,7 @@ const std::map<std::string, std::set<std::string>, std::less<>>& ops() {
       {"hello", {}},
       {"submit",
        {"receiver", "length", "class", "weight", "service_hint", "deadline_us", "binding",
-        "binding_value", "force_scheduled", "post_unit"}},
+        "binding_value", "force_scheduled", "post_unit", "mode"}},
       {"cancel", {"handle"}},
       {"return_credit", {"handle", "new_limit"}},
       {"link_pause", {}},
@@ -132,6 +132,18 @@ Json submit(SenderNode& node, const Json& r) {
   spec.binding = static_cast<BindingKind>(binding);
   spec.binding_value = get_uint(r, "binding_value", ~0ULL, 0);
   spec.force_scheduled = get_bool(r, "force_scheduled", false);
+  // mode: this message in this mode. Unscheduled mode is the sender's choice where the spec
+  // allows it (a message no larger than U); a sender that uses scheduled mode for every message
+  // cannot honour it (Transmission Mode Selection: "A sender MAY use scheduled mode").
+  if (const auto mode = r.find("mode"); mode != r.end()) {
+    if (!mode->is_string() || (*mode != "scheduled" && *mode != "unscheduled")) {
+      throw BadRequest{"'mode' is " + mode->dump() + ", not \"scheduled\" or \"unscheduled\""};
+    }
+    if (*mode == "scheduled") spec.force_scheduled = true;
+    if (*mode == "unscheduled" && !node.sender().config().allow_unscheduled) {
+      throw Unsupported{"'mode' \"unscheduled\": this sender uses scheduled mode for every message"};
+    }
+  }
   spec.post_unit = get_uint(r, "post_unit", ~0ULL, 0);
   if (spec.receiver.ipv6 != node.rdcc_address().ipv6) {
     throw BadRequest{"'receiver' " + spec.receiver.to_string() +
@@ -155,10 +167,20 @@ Json status_response(const ref::MessageStatus& s) {
 
 UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json& r, Time now) {
   if (op == "hello") {
+    // What this sender offers, so that a tester can see a scenario's needs before its first
+    // step: the ops, the submit modes, and the domain's unscheduled DSCP as configured.
+    Json ops_list = Json::array();
+    for (const auto& [name, keys] : ops()) ops_list.push_back(name);
+    const auto& config = node.sender().config();
+    Json modes = config.allow_unscheduled ? Json::array({"scheduled", "unscheduled"}) : Json::array({"scheduled"});
+    Json dscp = config.unscheduled_dscp ? Json(*config.unscheduled_dscp) : Json(nullptr);
     return Json{{"ok", true},
                 {"role", "sender"},
                 {"implementation", kImplementation},
-                {"version", kImplementationVersion}};
+                {"version", kImplementationVersion},
+                {"ops", ops_list},
+                {"modes", modes},
+                {"unscheduled_dscp", dscp}};
   }
   if (op == "submit") return submit(node, r);
   if (op == "cancel") {

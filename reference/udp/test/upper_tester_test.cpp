@@ -56,6 +56,30 @@ TEST_F(UpperTester, Hello_NamesRoleImplementationAndVersion) {
   EXPECT_EQ(r["role"], "sender");
   EXPECT_EQ(r["implementation"], "rdcc-reference");
   EXPECT_EQ(r["version"], "0.1.0");
+  // What it offers, for a tester's needs check before a scenario's first step.
+  EXPECT_EQ(r["ops"], Json::parse(R"(["association","cancel","hello","link_pause","return_credit",)"
+                                  R"("stats","status","submit","wait"])"));
+  EXPECT_EQ(r["modes"], Json::parse(R"(["scheduled","unscheduled"])"));
+  EXPECT_TRUE(r["unscheduled_dscp"].is_null());  // none configured here
+}
+
+TEST_F(UpperTester, SubmitMode_ScheduledOnlySenderDeclinesUnscheduled) {
+  SenderNodeConfig sc;
+  sc.endpoint.local = Address::v4(127, 0, 0, 3, 0);
+  sc.endpoint.allow_unscheduled = false;
+  sc.endpoint.unscheduled_dscp = 8;
+  sender = std::make_unique<SenderNode>(loop, sc);
+  const Json hello = request(R"({"op":"hello"})");
+  EXPECT_EQ(hello["modes"], Json::parse(R"(["scheduled"])"));
+  EXPECT_EQ(hello["unscheduled_dscp"], 8);
+  const Json r = request(R"({"op":"submit","receiver":")" + receiver_text() +
+                         R"(","length":4096,"mode":"unscheduled"})");
+  EXPECT_EQ(r["ok"], false) << r.dump();
+  EXPECT_EQ(r["error"], "unsupported");
+  EXPECT_NE(r["detail"].get<std::string>().find("scheduled mode for every message"), std::string::npos);
+  const Json s = request(R"({"op":"submit","receiver":")" + receiver_text() +
+                         R"(","length":4096,"mode":"scheduled"})");
+  EXPECT_EQ(s["ok"], true) << s.dump();
 }
 
 TEST_F(UpperTester, SubmitThenWait_MessageIsDone_StatusAndStatsAgree) {
@@ -106,6 +130,7 @@ TEST_F(UpperTester, BadRequests_AnswerBadRequestNamingTheKeyAndWhy) {
       {R"({"op":"submit",)" + to + R"(,"length":10,"class":256})", "'class' is 256, above 255"},
       {R"({"op":"submit",)" + to + R"(,"length":10,"service_hint":"URGENT"})", "'service_hint' is \"URGENT\", not one of"},
       {R"({"op":"submit",)" + to + R"(,"length":10,"force_scheduled":1})", "'force_scheduled' must be true or false"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"mode":"eager"})", "'mode' is \"eager\", not \"scheduled\" or \"unscheduled\""},
       {R"({"op":"submit","receiver":"[::1]:5","length":10})", "not the address family"},
       {R"({"op":"status","handle":99})", "'handle' 99: no such message"},
       {R"({"op":"return_credit","handle":99,"new_limit":1})", "no such message"},

@@ -98,6 +98,15 @@ class Adapter {
   virtual std::string finish() { return {}; }
   // Set when the IUT declared the scenario unsupported (exec adapter: exit 127, upper tester).
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
+  // The IUT upper tester's answer to hello (docs/upper-tester.md), when the adapter asked for it:
+  // its "ops", the submit "modes" it honours, its "unscheduled_dscp". None: not asked, or no
+  // upper tester. The runner checks a scenario's needs against it before the first step.
+  [[nodiscard]] virtual std::optional<nlohmann::json> hello() const { return std::nullopt; }
+  // The DSCP the IUT marks (a sender) or classifies (a CRN) unscheduled data with, and that the
+  // tester uses for its own unscheduled data: the hello answer's "unscheduled_dscp" (null: the
+  // IUT has none configured), else --unscheduled-dscp. None: no unscheduled DSCP is configured
+  // ("if one is configured", Unscheduled Transmission, rule 4): $unscheduled_dscp is unset.
+  [[nodiscard]] virtual std::optional<std::uint8_t> unscheduled_dscp() const = 0;
 };
 
 // What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT][,rocev2=PORT]",
@@ -115,6 +124,9 @@ struct AdapterSpec {
   std::vector<std::string> mutants;     // reference: --mutant
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
+  // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp
+  // N|none), unless its upper tester's hello says otherwise.
+  std::optional<std::uint8_t> unscheduled_dscp = 8;
 };
 
 // A scenario's configuration (`config KEY=VALUE ...`) as options of the reference node of its
@@ -127,6 +139,12 @@ struct AdapterSpec {
 
 // Parses --iut; an error text names what was wrong.
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
+// Before a run against a udp: IUT: whether anything answers at its address, so that an IUT
+// that is not running, or a wrong port, is one error for the run and not a failure per
+// scenario. The error names the address; none when it answers (or, for a role whose silence
+// proves nothing, when it is merely silent). exec: whether the shell finds the command (a
+// mistyped path is one error, not "unsupported" per scenario). Reference: none.
+[[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec);
 // A fresh adapter for one scenario run.
 [[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);
 [[nodiscard]] std::unique_ptr<Adapter> make_reference_adapter(const AdapterSpec& spec);

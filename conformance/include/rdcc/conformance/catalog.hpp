@@ -17,7 +17,10 @@
 
 namespace rdcc::conformance {
 
-// The BCP 14 key word of a requirement.
+// The BCP 14 key word of a requirement, or Rule: behaviour the spec states without a key word
+// ("it never reduces credit", "it sends MSG_DONE", "answers with ERROR (...)"), which a
+// conforming implementation exhibits all the same and a verdict cites as what it is, never
+// under an unrelated MUST (docs/spec-notes.md, "Normative text without a key word: level RULE").
 enum class Level {
   Must,
   MustNot,
@@ -30,6 +33,7 @@ enum class Level {
   NotRecommended,
   May,
   Optional,
+  Rule,
 };
 
 // Who must act for the requirement to hold.
@@ -39,10 +43,25 @@ enum class Role { Sender, Receiver, Crn, Any, Operator };
 // implementation under test act, or not at all (the entry says why).
 enum class Testing { Wire, Upper, Untestable };
 
-inline constexpr std::array kLevels = {Level::Must,      Level::MustNot,     Level::Required,
-                                       Level::Shall,     Level::ShallNot,    Level::Should,
-                                       Level::ShouldNot, Level::Recommended, Level::NotRecommended,
-                                       Level::May,       Level::Optional};
+// The eleven key words of BCP 14, in its order.
+inline constexpr std::array kKeyWordLevels = {
+    Level::Must,      Level::MustNot,     Level::Required,       Level::Shall,
+    Level::ShallNot,  Level::Should,      Level::ShouldNot,      Level::Recommended,
+    Level::NotRecommended, Level::May,    Level::Optional};
+// Every level a catalog entry can have: the key words, then RULE.
+inline constexpr std::array kLevels = {
+    Level::Must,      Level::MustNot,     Level::Required,       Level::Shall,
+    Level::ShallNot,  Level::Should,      Level::ShouldNot,      Level::Recommended,
+    Level::NotRecommended, Level::May,    Level::Optional,       Level::Rule};
+
+// What a failed check of a requirement makes the verdict: FAIL for MUST, MUST NOT, REQUIRED,
+// SHALL, SHALL NOT and RULE, and for MAY and OPTIONAL (behaviour the IUT chose is checked for
+// correctness); WARN for SHOULD, SHOULD NOT, RECOMMENDED and NOT RECOMMENDED (FAIL under
+// --strict).
+enum class Severity { Fail, Warn };
+[[nodiscard]] Severity severity_of(Level level);
+// MAY and OPTIONAL: the IUT may not have chosen the behaviour at all.
+[[nodiscard]] bool is_optional(Level level);
 inline constexpr std::array kRoles = {Role::Sender, Role::Receiver, Role::Crn, Role::Any,
                                       Role::Operator};
 inline constexpr std::array kTestings = {Testing::Wire, Testing::Upper, Testing::Untestable};

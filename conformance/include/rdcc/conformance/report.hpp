@@ -13,10 +13,10 @@
 namespace rdcc::conformance {
 
 struct Counts {
-  std::size_t passed = 0, failed = 0, inconclusive = 0, unsupported = 0, skipped = 0;
+  std::size_t passed = 0, warned = 0, failed = 0, inconclusive = 0, unsupported = 0, skipped = 0;
 };
 [[nodiscard]] Counts count(const std::vector<ScenarioResult>& results);
-// "N passed, N failed, N inconclusive, N unsupported, N skipped"
+// "N passed, N warned, N failed, N inconclusive, N unsupported, N skipped"
 [[nodiscard]] std::string summary_line(const Counts& c);
 // One requirement of the catalog, as the coverage matrix and the verdicts need it.
 struct RequirementRow {
@@ -29,9 +29,10 @@ struct RequirementRow {
   std::string clause;  // which part of a sentence with several key words ("rule 5", a quote)
 };
 
-// "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192", and for a fail or
-// inconclusive verdict the step, the expected and the actual message, the requirements the
-// scenario checks as the spec states them (from `catalog`: ID, level, section, sentence; an
+// "[ 3/12] FAIL  receiver-grant-final  grant_limit was 16384, wanted <=8192 [MUST NOT]", and
+// for a fail, warn or inconclusive verdict the step, the expected and the actual message, the
+// requirements the failed check concerns (a fail or warn: the step's; else the scenario's) as
+// the spec states them (from `catalog`: ID, level, section, sentence; an
 // ID the catalog lacks by itself), and where its pcap is (`pcap`, when non-empty).
 [[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,
                                        const std::vector<RequirementRow>& catalog = {},

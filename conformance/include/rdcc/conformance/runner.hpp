@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,8 +18,13 @@
 
 namespace rdcc::conformance {
 
-enum class Verdict : std::uint8_t { Pass, Fail, Inconclusive, Unsupported, Skipped };
+// Warn: a check of a SHOULD-, SHOULD NOT-, RECOMMENDED- or NOT RECOMMENDED-level requirement
+// did not hold (a Fail under --strict); the scenario is a passing one that carries the warning.
+enum class Verdict : std::uint8_t { Pass, Warn, Fail, Inconclusive, Unsupported, Skipped };
 [[nodiscard]] const char* to_string(Verdict v);
+
+// The level of a requirement ("MUST", "SHOULD", "RULE", ...), when the catalog knows it.
+using LevelOf = std::function<std::optional<std::string>(std::string_view id)>;
 
 // One packet the tester sent or received.
 struct TraceEntry {
@@ -37,6 +45,11 @@ struct ScenarioResult {
   std::string actual;    // what arrived (JSON of the message), or "nothing"
   Location where;        // the step that decided the verdict
   std::string step;      // that step as written
+  // Fail / Warn: the requirements the deciding check concerns (the step's `checks`, else the
+  // scenario's; for an invariant, the requirement of its rule) and the level that decided the
+  // verdict ("MUST", "SHOULD", "RULE", ...; empty when the catalog does not know them).
+  std::vector<std::string> cited;
+  std::string level;
   std::vector<TraceEntry> trace;
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
   std::vector<ref::Violation> violations;
@@ -48,7 +61,20 @@ struct ScenarioResult {
 struct RunOptions {
   Duration tolerance_abs{};  // widen windows of real-time adapters: abs + rel * window
   double tolerance_rel = 0;
+  // The level of each requirement (a failed SHOULD is a Warn); none: every failure is a Fail.
+  LevelOf level_of;
+  bool strict = false;  // a failed SHOULD is a Fail
 };
+
+// The verdict of a check that did not hold, from the levels of the requirements it concerns:
+// Fail if one of them is of a Fail level (MUST, RULE, MAY, ...; catalog.hpp severity_of) or
+// unknown, else Warn, or Fail under `strict`. `level` gets the deciding level.
+[[nodiscard]] Verdict verdict_of_failure(const std::vector<std::string>& ids,
+                                         const LevelOf& level_of, bool strict, std::string& level);
+
+// The catalog requirement an InvariantChecker rule checks ("budget" -> "RDCC-BUDGET-01"); a
+// rule already named by its catalog ID is itself; empty for a rule the table does not know.
+[[nodiscard]] std::string requirement_of_rule(std::string_view rule);
 
 // Runs `s` on a started adapter. Never throws for IUT behaviour; a scenario that cannot be
 // played (an unknown variable, a value that does not fit) is inconclusive.

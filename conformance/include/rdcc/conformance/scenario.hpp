@@ -69,6 +69,9 @@ struct Pattern {
   bool data = false;                      // a data packet (opaque binding)
   MessageType type = MessageType::AssocRequest;  // when !data
   bool silence = false;                   // expect one of: "| silence" (nothing arrives)
+  // expect one of: "| unsupported PATTERN": the IUT declines an optional feature in the way the
+  // spec prescribes (ERROR UNSUPPORTED_BINDING); a match ends the scenario "unsupported".
+  bool declines = false;
   std::vector<Matcher> matchers;
   std::vector<Capture> captures;
   Location where;
@@ -97,11 +100,13 @@ struct Step {
     Queue,     // queue port=.. occupancy=.. ... (CRN IUT)
     Wait,      // wait DURATION
     Watch,     // watch pacing_sum<=N (checked on every CREDIT_GRANT from then on)
+    Set,       // set name=value ... (a variable's value until a capture replaces it)
   };
   Kind kind = Kind::Wait;
   Location where;
   std::string text;  // the step's line as written, for reports
-  // Send / SendData / SendRocev2 / Defaults / Upper / Queue: assignments; Expect: alternatives.
+  // Send / SendData / SendRocev2 / Defaults / Upper / Queue / Set: assignments; Expect:
+  // alternatives.
   Pattern pattern;
   std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
   std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
@@ -111,6 +116,10 @@ struct Step {
   std::vector<std::string> ignore;  // Ignore: type names, or "data"
   std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
   std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
+  // Expect / Silence / Watch: `checks ID ...` at the end of the line, the requirements this step
+  // checks (empty: the scenario's `checks`). A failure's verdict takes their level.
+  std::vector<std::string> checks;
+  Location checks_where;
 };
 
 // The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).

@@ -1,5 +1,5 @@
 // A suite run: scenario files found under a folder, selected by role and --filter, skipped
-// when they check only SHOULD-level requirements and --strict is off, run in parallel, each
+// when they check only MAY-level requirements and --strict is off, run in parallel, each
 // on a fresh adapter.
 #pragma once
 
@@ -27,11 +27,10 @@ struct Loaded {
 // requirement IDs. No filters: everything matches.
 [[nodiscard]] bool matches_filters(const Scenario& s, const std::vector<std::string>& filters);
 
-// The BCP 14 keyword of a requirement, when the catalog knows it.
-using LevelOf = std::function<std::optional<std::string>(std::string_view id)>;
-// Why a scenario is skipped without --strict (it checks only SHOULD-, RECOMMENDED- or
-// MAY-level requirements), or nothing.
-[[nodiscard]] std::optional<std::string> should_only(const Scenario& s, const LevelOf& level_of);
+// Why a scenario is skipped without --strict (it checks only MAY- or OPTIONAL-level
+// requirements: behaviour the IUT need not have chosen), or nothing. SHOULD-level scenarios
+// run: a failed SHOULD is a Warn.
+[[nodiscard]] std::optional<std::string> optional_only(const Scenario& s, const LevelOf& level_of);
 
 struct SuiteOptions {
   AdapterSpec adapter;
