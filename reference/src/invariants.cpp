@@ -60,6 +60,9 @@ struct MsgModel {
   // A grant that reached the sender before it showed it holds the message: a number in
   // Impl::early_grants (docs/spec-notes.md, 448).
   std::uint32_t early = kNone;
+  // Grants delivered to the sender that it has not yet shown it received, where the observer
+  // cannot see reception (set_grant_reception_unseen): a number in Impl::pending_grants.
+  std::uint32_t pending = kNone;
   bool length_known = false;
   bool windowed = false;             // listed in its association's `windowed`
   bool cancelled = false;
@@ -114,6 +117,11 @@ struct AssocModel {
   std::uint64_t pool_limit = 0;
   Time pool_valid_until{};
   std::uint64_t pool_used = 0;
+  // Pool grants delivered and not yet shown received (set_grant_reception_unseen).
+  bool pool_pending = false;
+  std::uint64_t pool_pending_limit = 0;
+  Duration pool_pending_life{};
+  Time pool_pending_from{};
   // The unscheduled message the sender has outstanding ("Unscheduled Transmission", item 3).
   bool unsched_outstanding = false;
   std::uint64_t unsched_message = 0;
@@ -243,6 +251,17 @@ struct InvariantChecker::Impl {
     Time valid_until{};
   };
   std::vector<EarlyGrant> early_grants;
+  // Grants delivered to the sender whose reception the observer cannot see (MsgModel::pending):
+  // the highest Grant Limit, the longest Lifetime and the latest Pacing Rate of those delivered
+  // since `from`, the first delivery.
+  struct PendingGrant {
+    std::uint64_t limit = 0;
+    Duration life{};
+    std::uint32_t rate = 0;
+    Time from{};
+  };
+  std::vector<PendingGrant> pending_grants;
+  bool reception_unseen = false;  // set_grant_reception_unseen
   MessageIndex peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
@@ -680,6 +699,9 @@ struct InvariantChecker::Impl {
         a.pool_limit = 0;
         a.pool_used = 0;
         a.pool_valid_until = Time{};
+        a.pool_pending = false;
+        a.pool_pending_limit = 0;
+        a.pool_pending_life = Duration{};
         // A new incarnation's receiver knows nothing of the old one's unscheduled message, and
         // the sender re-requests it in scheduled mode ("drop credit; re-establish; send
         // CREDIT_REQUEST", Sender Message State Machine): it is no longer outstanding.
@@ -727,8 +749,16 @@ struct InvariantChecker::Impl {
     // a Message ID, or Message ID zero without it, is neither that nor a grant for a message:
     // it gives no credit and refreshes no Lifetime (docs/spec-notes.md, 360).
     if (g->pool() != (g->message_id == 0)) return;
-    const Time valid_until = t + microseconds(g->effective_lifetime(a.lifetime_us));
+    const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
+    const Time valid_until = t + life;
     if (g->pool()) {
+      if (reception_unseen) {
+        if (!a.pool_pending) a.pool_pending_from = t;
+        a.pool_pending = true;
+        a.pool_pending_limit = std::max(a.pool_pending_limit, g->grant_limit);
+        a.pool_pending_life = std::max(a.pool_pending_life, life);
+        return;
+      }
       a.pool_limit = std::max(a.pool_limit, g->grant_limit);
       a.pool_valid_until = valid_until;
       return;
@@ -749,12 +779,56 @@ struct InvariantChecker::Impl {
       e.valid_until = valid_until;
       return;
     }
+    if (reception_unseen) {
+      pend(msg, *g, life, t);
+      return;
+    }
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
+    set_rate(msg, g->pacing_rate);
+  }
+
+  // A grant delivered where its reception is unseen: kept pending until data shows it was
+  // received. Until then the message is paced against the higher of its old and new rates (the
+  // sender may already send at the new one); a lower rate binds from the proof on.
+  void pend(MsgModel& msg, const CreditGrant& g, Duration life, Time t) {
+    if (msg.pending == kNone) {
+      msg.pending = static_cast<std::uint32_t>(pending_grants.size());
+      pending_grants.push_back({0, Duration{}, 0, t});
+    }
+    PendingGrant& p = pending_grants[msg.pending];
+    p.limit = std::max(p.limit, g.grant_limit);
+    p.life = std::max(p.life, life);
+    p.rate = g.pacing_rate;
+    if (g.pacing_rate > msg.rate) set_rate(msg, g.pacing_rate);
+  }
+
+  void set_rate(MsgModel& msg, std::uint32_t rate) {
     // A new rate binds what is sent after the grant's reception: the octets sent under the
     // old rate are not judged against it (docs/spec-notes.md, 121).
-    if (g->pacing_rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
-    msg.rate = g->pacing_rate;
+    if (rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
+    msg.rate = rate;
+  }
+
+  // Data at `t` that the held grant does not cover: the pending grants delivered by then were
+  // received by `t` at the latest, so their Lifetime runs from `t` (set_grant_reception_unseen).
+  void take_pending(MsgModel& msg, Time t) {
+    if (msg.pending == kNone) return;
+    const PendingGrant p = pending_grants[msg.pending];
+    if (t < p.from) return;
+    msg.pending = kNone;
+    msg.held_limit = std::max(msg.held_limit, p.limit);
+    msg.held_valid_until = t + p.life;
+    set_rate(msg, p.rate);
+  }
+
+  static void take_pool_pending(AssocModel& a, Time t) {
+    if (!a.pool_pending || t < a.pool_pending_from) return;
+    a.pool_pending = false;
+    a.pool_limit = std::max(a.pool_limit, a.pool_pending_limit);
+    a.pool_valid_until = t + a.pool_pending_life;
+    a.pool_pending_limit = 0;
+    a.pool_pending_life = Duration{};
   }
 
   void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t) {
@@ -851,6 +925,14 @@ struct InvariantChecker::Impl {
       check_pacing(msg, a, s, t);
       return;
     }
+    take_pending(msg, t);
+    if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) {
+      check_pacing(msg, a, s, t);
+      return;
+    }
+    if (!(t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit)) {
+      take_pool_pending(a, t);
+    }
     if (t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit) {
       a.pool_used += s.length;
       return;
@@ -868,6 +950,9 @@ struct InvariantChecker::Impl {
                   format_duration(t - msg.held_valid_until) +
                   " after the Lifetime of its grant (Grant Limit " +
                   std::to_string(msg.held_limit) + ") had elapsed" +
+                  (reception_unseen ? std::string(", counted from the first data only that grant "
+                                                  "authorized")
+                                    : std::string()) +
                   (tolerance.ns != 0 ? " (tolerance " + format_duration(tolerance) + ")"
                                           : std::string()));
       return;
@@ -891,6 +976,7 @@ struct InvariantChecker::Impl {
     const MsgModel& msg = msgs[mi];
     const std::uint64_t end = s.offset + s.length;
     if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) return false;
+    if (msg.pending != kNone && end <= pending_grants[msg.pending].limit) return false;
     return end <= msg.announced_unsched;
   }
 
@@ -1013,6 +1099,7 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
 }
 
 void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
+void InvariantChecker::set_grant_reception_unseen(bool unseen) { impl_->reception_unseen = unseen; }
 
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 std::uint64_t InvariantChecker::violation_count() const { return impl_->violation_count; }

@@ -220,6 +220,72 @@ TEST_F(CheckerTest, DataAfterTheLifetime_WithinTheTimingTolerance_Passes) {
   EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
 }
 
+// A tester on real sockets does not see when the sender read a grant: a sender that read it
+// late (here 5 ms after delivery) and sent within the Lifetime from then is not judged expired.
+TEST_F(CheckerTest, ReceptionUnseen_LateReadGrant_LifetimeRunsFromItsFirstData) {
+  checker.set_grant_reception_unseen(true);
+  request(1, 65536);
+  grant(1, 16384, false);
+  now += microseconds(5000);
+  segment(1, 0, 4096);
+  now += microseconds(90);
+  segment(1, 4096, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+}
+
+// Whatever the reading delay, data sent longer than the Lifetime after the first data only the
+// grant authorized was sent after the Lifetime.
+TEST_F(CheckerTest, ReceptionUnseen_DataALifetimeAfterTheFirst_IsCaught) {
+  checker.set_grant_reception_unseen(true);
+  request(1, 65536);
+  grant(1, 16384, false);
+  now += microseconds(5000);
+  segment(1, 0, 4096);
+  now += microseconds(101);
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+}
+
+// A refresh of the held grant is proven received only by data the held grant does not cover:
+// until then the old Lifetime binds, and then the new one runs from that data.
+TEST_F(CheckerTest, ReceptionUnseen_Refresh_ProvenByDataAfterTheOldLifetime) {
+  checker.set_grant_reception_unseen(true);
+  request(1, 65536);
+  grant(1, 16384, false);
+  segment(1, 0, 4096);  // proves the first grant at 0: valid until 100 us
+  now += microseconds(50);
+  grant(1, 16384, false);  // a refresh, read whenever
+  now += microseconds(150);
+  segment(1, 4096, 4096);  // after the first Lifetime: under the refresh, from here
+  now += microseconds(99);
+  segment(1, 8192, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += microseconds(2);
+  segment(1, 12288, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+}
+
+// Beyond every grant delivered is beyond the credit, pending or not.
+TEST_F(CheckerTest, ReceptionUnseen_DataBeyondThePendingGrant_IsCaught) {
+  checker.set_grant_reception_unseen(true);
+  request(1, 65536);
+  grant(1, 8192, false);
+  segment(1, 8192, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
+// Data the checker records before a grant's delivery (its timestamp is earlier) is not excused
+// by that grant.
+TEST_F(CheckerTest, ReceptionUnseen_DataBeforeTheDelivery_IsNotCovered) {
+  checker.set_grant_reception_unseen(true);
+  request(1, 65536);
+  now += microseconds(10);
+  grant(1, 8192, false);
+  now = now - microseconds(5);
+  segment(1, 0, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+}
+
 // "MUST NOT have more than one unscheduled message outstanding on an association"
 TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
   request(1, 4096, 4096);

@@ -85,6 +85,17 @@ class InvariantChecker {
   // packets up). Zero, the default, where the checker sees the sender's events themselves.
   void set_timing_tolerance(Duration tolerance);
 
+  // For an observer that does not see when the sender received a grant (a tester on real
+  // sockets: the sender reads its socket whenever its host lets it). A grant delivered to the
+  // sender is then pending: the sender received it at some moment no earlier than its delivery
+  // and no later than the first data only it authorizes (octets beyond the limit held, or sent
+  // after the held grant's Lifetime). Its Lifetime runs from that data, the latest moment the
+  // sender can have received it, so data after that Lifetime (plus the timing tolerance) is
+  // judged expired whatever the sender's reading delay; until then data is paced against the
+  // higher of the old and the new Pacing Rate. Off, the default, a grant counts from its
+  // delivery.
+  void set_grant_reception_unseen(bool unseen);
+
   // The violations kept: the first 1,000 since the last take_violations(), so that a broken
   // run cannot exhaust memory; violation_count() counts them all.
   [[nodiscard]] const std::vector<Violation>& violations() const;
