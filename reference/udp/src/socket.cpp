@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <system_error>
 #include <utility>
 
@@ -24,6 +25,8 @@ namespace {
 
 // Room for one TOS/Traffic Class control message (an int, the larger of the two forms).
 constexpr std::size_t kCmsgSpace = CMSG_SPACE(sizeof(int));
+// Room for a receive timestamp (SO_TIMESTAMPNS).
+constexpr std::size_t kTimestampSpace = CMSG_SPACE(sizeof(timespec));
 
 void set_int(int fd, int level, int name, int value) {
   (void)::setsockopt(fd, level, name, &value, sizeof value);
@@ -130,7 +133,8 @@ std::span<const InPacket> UdpSocket::receive() {
   std::array<mmsghdr, kBatch> msgs{};
   std::array<iovec, kBatch> iov{};
   std::array<SockAddr, kBatch> addrs{};
-  alignas(cmsghdr) std::array<std::array<unsigned char, kCmsgSpace * 2>, kBatch> control{};
+  alignas(cmsghdr) std::array<std::array<unsigned char, kCmsgSpace * 2 + kTimestampSpace>, kBatch>
+      control{};
   for (std::size_t i = 0; i < kBatch; ++i) {
     iov[i].iov_base = rx_buffers_.get() + i * kMaxDatagram;
     iov[i].iov_len = kMaxDatagram;
@@ -154,6 +158,7 @@ std::span<const InPacket> UdpSocket::receive() {
     InPacket& p = rx_packets_[i];
     p.from = from_sockaddr(addrs[i]);
     p.tos = 0;
+    p.kernel_time_ns = 0;
     if ((h.msg_flags & MSG_TRUNC) != 0) ++stats_.truncated;
     for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
       if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
@@ -164,6 +169,10 @@ std::span<const InPacket> UdpSocket::receive() {
         int value = 0;  // IPv6 delivers the Traffic Class as an int
         std::memcpy(&value, CMSG_DATA(c), sizeof value);
         p.tos = static_cast<std::uint8_t>(value);
+      } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+        timespec ts{};
+        std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        p.kernel_time_ns = std::int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
       }
     }
     p.bytes = {rx_buffers_.get() + i * kMaxDatagram,
@@ -172,6 +181,8 @@ std::span<const InPacket> UdpSocket::receive() {
   stats_.datagrams_received += n;
   return {rx_packets_.data(), n};
 }
+
+void UdpSocket::timestamp_receipts() { set_int(fd_, SOL_SOCKET, SO_TIMESTAMPNS, 1); }
 
 std::uint16_t pick_free_port(const Address& ip) {
   Address a = ip;

@@ -41,6 +41,9 @@ struct InPacket {
   Address from;
   std::uint8_t tos = 0;  // as received (0 if the kernel gave none)
   std::span<const std::byte> bytes;  // valid until the next receive()
+  // When the kernel took the datagram in (CLOCK_REALTIME, ns), after timestamp_receipts(); 0
+  // otherwise. On loopback that is within the sender's own send call.
+  std::int64_t kernel_time_ns = 0;
 };
 
 struct SocketStats {
@@ -63,6 +66,9 @@ class UdpSocket {
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] const Address& local() const { return local_; }
   [[nodiscard]] bool ipv6() const { return local_.ipv6; }
+  // Asks the kernel for the time each datagram arrived (SO_TIMESTAMPNS): an observer that
+  // judges the peer's timing must not count its own scheduling delay.
+  void timestamp_receipts();
 
   // Sends every packet (in batches of kBatch); packets the kernel refuses are counted in
   // send_failures and dropped, as a full interface queue would drop them.
