@@ -9,6 +9,32 @@
 namespace rdcc::conformance {
 namespace {
 
+std::optional<std::uint64_t> number_of(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// Sets one declared parameter from KEY=VALUE (udp: options) or a node option; false when the
+// key is not one of them or the value is not a number.
+bool declare(DeclaredParameters& d, std::string_view key, std::string_view value) {
+  const auto v = number_of(value);
+  if (!v) return false;
+  if (key == "budget" || key == "--budget") {
+    d.budget = *v;
+  } else if (key == "unscheduled_budget" || key == "--unscheduled-budget") {
+    d.unscheduled_budget = *v;
+  } else if (key == "d_max" || key == "--d-max") {
+    d.d_max = ref::microseconds(static_cast<std::int64_t>(*v));
+  } else if ((key == "link" || key == "--link-capacity") && *v <= 0xFFFFFFFFULL) {
+    d.link_capacity_mbps = static_cast<std::uint32_t>(*v);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 std::optional<std::uint16_t> port_of(std::string_view s) {
   unsigned v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -149,9 +175,9 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
         spec.data_port = port;
       } else if (port != 0 && key == "rocev2") {
         spec.rocev2_port = port;
-      } else {
-        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected data=PORT or rocev2=PORT "
-               "after ',', not '" + opt + "'";
+      } else if (eq == std::string::npos || !declare(spec.declared, key, opt.substr(eq + 1))) {
+        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,budget=N][,unscheduled_budget=N]"
+               "[,d_max=US][,link=MBPS]: expected one of these after ',', not '" + opt + "'";
       }
     }
     const auto last = addr.rfind(':');
@@ -169,10 +195,45 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
     spec.kind = AdapterSpec::Kind::Exec;
     spec.command = rest;
     if (spec.command.empty()) return std::string("--iut exec:COMMAND: the command is empty");
+    spec.declared = declared_from_command(spec.command);
     return spec;
   }
   return "--iut must be reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT] or "
          "exec:COMMAND, not '" + text + "'";
+}
+
+DeclaredParameters declared_from_command(const std::string& command) {
+  DeclaredParameters d;
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < command.size();) {
+    const auto start = command.find_first_not_of(" \t", at);
+    if (start == std::string::npos) break;
+    const auto end = command.find_first_of(" \t", start);
+    words.push_back(command.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    at = end == std::string::npos ? command.size() : end;
+  }
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.rfind("--", 0) != 0) continue;
+    const auto eq = w.find('=');
+    if (eq != std::string::npos) {
+      (void)declare(d, w.substr(0, eq), w.substr(eq + 1));
+    } else if (i + 1 < words.size() && declare(d, w, words[i + 1])) {
+      ++i;
+    }
+  }
+  return d;
+}
+
+std::string command_with_mutant(const std::string& command, const std::string& mutant) {
+  const std::string option = mutant.empty() ? "" : "--mutant " + mutant;
+  const std::string placeholder = "{mutant}";
+  std::string out = command;
+  if (out.find(placeholder) == std::string::npos) return option.empty() ? out : out + " " + option;
+  for (auto at = out.find(placeholder); at != std::string::npos; at = out.find(placeholder, at + option.size())) {
+    out.replace(at, placeholder.size(), option);
+  }
+  return out;
 }
 
 std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec) {

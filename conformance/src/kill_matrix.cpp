@@ -1,5 +1,6 @@
 #include "rdcc/conformance/kill_matrix.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -48,25 +49,42 @@ std::vector<const testing::MutantInfo*> KillMatrix::survivors() const {
 }
 
 KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
-                           const std::function<void(const MutantRow&)>& progress) {
+                           const std::function<void(const MutantRow&)>& progress,
+                           const KillOrder& order) {
   options.strict = true;
   options.progress = {};
   options.adapter.mutants.clear();
+  const bool real_node = options.adapter.kind != AdapterSpec::Kind::Reference;
   KillMatrix m;
   m.reference = run_suite(scenarios, options);
   for (const auto& mutant : testing::all_mutants()) {
+    if (real_node && to_string(mutant.role) != to_string(options.adapter.role)) continue;
     std::vector<Scenario> own;
     for (const auto& s : scenarios) {
       if (same_role(s.role, mutant.role)) own.push_back(s);
+    }
+    if (const auto first = order.try_first.find(std::string(mutant.name)); first != order.try_first.end()) {
+      const auto rank = [&](const Scenario& s) {
+        const auto at = std::find(first->second.begin(), first->second.end(), s.name);
+        return static_cast<std::size_t>(at - first->second.begin());
+      };
+      std::stable_sort(own.begin(), own.end(),
+                       [&](const Scenario& a, const Scenario& b) { return rank(a) < rank(b); });
     }
     SuiteOptions o = options;
     o.adapter.mutants = {std::string(mutant.name)};
     MutantRow row;
     row.mutant = &mutant;
-    row.scenarios_run = own.size();
-    for (const auto& r : run_suite(own, o)) {
-      if (r.verdict == Verdict::Fail) row.killed_by.push_back(r.name);
-      if (r.verdict == Verdict::Inconclusive) row.inconclusive.push_back(r.name);
+    row.scenarios_of_role = own.size();
+    const std::size_t step = order.first_kill ? std::max<std::size_t>(1, o.jobs) : own.size();
+    for (std::size_t at = 0; at < own.size() && !(order.first_kill && row.killed()); at += step) {
+      const std::vector<Scenario> some(own.begin() + static_cast<std::ptrdiff_t>(at),
+                                       own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
+      row.scenarios_run += some.size();
+      for (const auto& r : run_suite(some, o)) {
+        if (r.verdict == Verdict::Fail) row.killed_by.push_back(r.name);
+        if (r.verdict == Verdict::Inconclusive) row.inconclusive.push_back(r.name);
+      }
     }
     if (progress) progress(row);
     m.rows.push_back(std::move(row));
@@ -74,13 +92,22 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
   return m;
 }
 
+std::map<std::string, std::vector<std::string>> killers_of(const KillMatrix& m) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& row : m.rows) out[std::string(row.mutant->name)] = row.killed_by;
+  return out;
+}
+
 std::string kill_matrix_text(const KillMatrix& m) {
   std::ostringstream out;
   for (const auto& row : m.rows) {
     out << row.mutant->name << "  [" << to_string(row.mutant->role) << "]  ";
     if (row.killed()) {
-      out << "killed by " << row.killed_by.size() << " of " << row.scenarios_run << ": "
-          << join(row.killed_by);
+      out << "killed by " << row.killed_by.size() << " of " << row.scenarios_run
+          << (row.scenarios_run < row.scenarios_of_role
+                  ? " played (of " + std::to_string(row.scenarios_of_role) + ")"
+                  : std::string())
+          << ": " << join(row.killed_by);
     } else {
       out << "SURVIVED " << row.scenarios_run << " scenarios (" << row.mutant->description << ")";
     }

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   std::string tolerance_abs = "200us";
   std::string tolerance_rel = "10%";
   std::string unscheduled_dscp = "8";
+  std::string checker_tolerance = "100us";
   app.add_option("--iut", iut,
                  "The IUT: reference (each scenario on the reference of its role), "
                  "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT][,rocev2=PORT] or "
@@ -66,12 +67,16 @@ int main(int argc, char** argv) {
                  "{tester_data_port} {config} {config_keys}\"");
   app.add_option("--role", role_text, "The role of a udp: or exec: IUT (receiver, sender, crn)")
       ->check(CLI::IsMember({"receiver", "sender", "crn"}));
-  app.add_option("--mutant", mutants, "Start the reference IUT with this deliberate fault");
+  app.add_option("--mutant", mutants,
+                 "Start the reference IUT with this deliberate fault (exec: the reference node: "
+                 "the command's {mutant}, or --mutant NAME appended)");
   app.add_flag("--list", list, "List the selected scenarios and exit");
   app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
   app.add_flag("--kill-matrix", kill_matrix,
                "Run the suite against the reference and against each mutant; fail unless the "
-               "reference passes and every mutant is killed (--iut reference only)");
+               "reference passes and every mutant is killed (--iut reference; or --iut exec: "
+               "starting the reference node of --role, each mutant as a real node: {mutant} in "
+               "the command, or --mutant NAME appended)");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -93,6 +98,10 @@ int main(int argc, char** argv) {
                  "udp:, exec: the DSCP the domain configures for unscheduled data as the IUT has "
                  "it (0..63), or 'none'; an IUT's upper tester that says it in hello overrides it "
                  "(default 8)");
+  app.add_option("--checker-tolerance", checker_tolerance,
+                 "Real-time adapters: how far the invariant checker's view of the IUT's data "
+                 "timing may be from the IUT's own (the tester reads kernel receive timestamps; "
+                 "on a real network, the path's jitter), e.g. 100us");
   app.add_option("--retries", retries,
                  "Real-time adapters: play a scenario that failed or was inconclusive up to N "
                  "more times, each on a fresh IUT (the report says so)")
@@ -127,8 +136,9 @@ int main(int argc, char** argv) {
     options.adapter.role = role_text == "sender" ? Role::Sender
                            : role_text == "crn"  ? Role::Crn
                                                  : Role::Receiver;
-    if (!mutants.empty()) {
-      std::cerr << "rdcc-conform: --mutant applies to the reference IUT only\n";
+    if (!mutants.empty() && options.adapter.kind != AdapterSpec::Kind::Exec) {
+      std::cerr << "rdcc-conform: --mutant applies to the reference IUT and to exec: (the "
+                   "reference node) only\n";
       return kExitUsage;
     }
   }
@@ -164,6 +174,12 @@ int main(int argc, char** argv) {
     }
     options.adapter.unscheduled_dscp = static_cast<std::uint8_t>(d);
   }
+  const auto checker_abs = parse_duration(checker_tolerance);
+  if (!checker_abs) {
+    std::cerr << "rdcc-conform: --checker-tolerance takes a duration (100us)\n";
+    return kExitUsage;
+  }
+  options.run.checker_tolerance = *checker_abs;
   options.run.tolerance_abs = *abs;
   options.run.tolerance_rel = *rel;
   options.strict = strict;
@@ -224,18 +240,48 @@ int main(int argc, char** argv) {
   }
 
   if (kill_matrix) {
-    if (options.adapter.kind != AdapterSpec::Kind::Reference || !mutants.empty()) {
-      std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference), "
-                   "without --mutant\n";
+    if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty()) {
+      std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference, or "
+                   "--iut exec: starting the reference node), without --mutant\n";
       return kExitUsage;
     }
-    std::cout << "rdcc-conform: kill matrix of " << selected.size() << " scenarios and "
-              << rdcc::testing::kMutantCount << " mutants\n";
-    const KillMatrix m = run_kill_matrix(selected, options, [](const MutantRow& row) {
+    const auto show = [](const MutantRow& row) {
       std::cout << (row.killed() ? "killed   " : "SURVIVED ") << row.mutant->name << "  ("
                 << row.killed_by.size() << " of " << row.scenarios_run << " scenarios)"
                 << std::endl;
-    });
+    };
+    KillOrder order;
+    if (options.adapter.kind == AdapterSpec::Kind::Exec) {
+      // In process first (virtual time: seconds): its figures, and the scenarios that killed
+      // each mutant there, to play first against the real node.
+      SuiteOptions in_process = options;
+      in_process.adapter = AdapterSpec{};
+      in_process.adapter.role = options.adapter.role;
+      std::vector<Scenario> own;
+      for (const auto& s : selected) {
+        if (s.role == options.adapter.role) own.push_back(s);
+      }
+      const KillMatrix ref_matrix = run_kill_matrix(own, in_process);
+      std::size_t of_role = 0;
+      for (const auto& row : ref_matrix.rows) {
+        if (to_string(row.mutant->role) == to_string(options.adapter.role)) ++of_role;
+      }
+      std::size_t killed = 0;
+      for (const auto& row : ref_matrix.rows) {
+        if (to_string(row.mutant->role) == to_string(options.adapter.role) && row.killed()) ++killed;
+      }
+      std::cout << "rdcc-conform: in process (reference:" << to_string(options.adapter.role)
+                << "): " << killed << " of " << of_role << " " << to_string(options.adapter.role)
+                << " mutants killed\n";
+      order.first_kill = true;
+      order.try_first = killers_of(ref_matrix);
+      std::cout << "rdcc-conform: kill matrix through real nodes (" << iut << "): "
+                << selected.size() << " scenarios\n";
+    } else {
+      std::cout << "rdcc-conform: kill matrix of " << selected.size() << " scenarios and "
+                << rdcc::testing::kMutantCount << " mutants\n";
+    }
+    const KillMatrix m = run_kill_matrix(selected, options, show, order);
     std::cout << kill_matrix_text(m);
     if (!report_dir.empty()) {
       try {

@@ -110,6 +110,13 @@ class Run {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       return r;
     }
+    if (!a_.virtual_time()) {
+      // On real sockets the tester sees the IUT's packets a little after the IUT sent them,
+      // and never sees when the IUT read the tester's: the checker allows the one and does not
+      // assume the other (a grant's Lifetime runs from the first data only it authorizes).
+      checker_.set_timing_tolerance(o_.checker_tolerance);
+      checker_.set_grant_reception_unseen(true);
+    }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
       collect_events();
@@ -929,10 +936,17 @@ class Run {
       }
       RateInForce r{g->pacing_rate, std::nullopt};
       // Real time: the IUT measures from when it sent the grant, the tester from when it read
-      // it, later by however long a loaded host took; the tolerance covers that.
-      if (lifetime != 0) r.until = p.time + narrow(ref::microseconds(lifetime));
+      // it, later by however long a loaded host took; the tolerance covers that. Where the
+      // tester's kernel stamped the grant's arrival (on loopback, within the IUT's send), the
+      // Lifetime runs from there, less the checker's tolerance only.
+      if (lifetime != 0 && p.kernel_time) {
+        const Duration life = ref::microseconds(lifetime) - o_.checker_tolerance;
+        r.until = *p.kernel_time + (life.ns > 0 ? life : Duration{});
+      } else if (lifetime != 0) {
+        r.until = p.time + narrow(ref::microseconds(lifetime));
+      }
       rates_[key(g->message_id)] = r;
-      if (!watch_failure_) watch_failure_ = check_watch(p.time);
+      if (!watch_failure_) watch_failure_ = check_watch(p.kernel_time.value_or(p.time));
     } else if (const auto* d = std::get_if<MsgDone>(&*m)) {
       rates_.erase(key(d->message_id));
     } else if (const auto* c = std::get_if<Cancel>(&*m)) {
@@ -960,8 +974,10 @@ class Run {
     if (!p.data) {
       auto m = decode(p.payload);
       if (!m) return;
-      checker_.on_control_sent(p.from, p.to, *m, p.time);
-      checker_.on_control_delivered(p.from, p.to, *m, p.time);
+      const Time t = p.kernel_time.value_or(p.time);
+      if (!from_tester) learn_iut_binding(*m);
+      checker_.on_control_sent(p.from, p.to, *m, t);
+      checker_.on_control_delivered(p.from, p.to, *m, t);
       return;
     }
     if (from_tester && p.rocev2) {
@@ -986,11 +1002,104 @@ class Run {
       const auto it = message_of_binding_.find(dv->message);
       const std::uint64_t id = it != message_of_binding_.end() ? it->second : dv->message;
       checker_.on_data_delivered(a_.iut_control(), a_.tester_control(), id, dv->length, p.time);
-    } else if (p.segment) {  // data from a sender IUT
+    } else if (p.segment) {  // data from a sender IUT, as the reference released it
       checker_.on_segment_sent(a_.iut_control(), *p.segment, p.time);
       checker_.on_data_delivered(a_.tester_control(), a_.iut_control(), p.segment->message_id,
                                  p.segment->length, p.time);
+    } else if (s_.role == Role::Sender) {  // data from a sender IUT, as the tester received it
+      observe_iut_data(p);
     }
+  }
+
+  // ---- a sender IUT's data on real sockets: related to its messages as `rdcc pcap check`
+  // relates a capture's (the Binding Values of its CREDIT_REQUESTs) and shown to the checker as
+  // an observer's segments ----
+
+  struct IutMessage {
+    std::uint32_t association = 0;
+    std::uint64_t id = 0;
+    std::uint64_t counted = 0;  // RoCEv2: octets counted for it so far
+    std::uint64_t end = 0;      // the highest offset (exclusive) seen: octets arrive once
+  };
+
+  void learn_iut_binding(const Message& m) {
+    const auto* r = std::get_if<CreditRequest>(&m);
+    if (r == nullptr || s_.role != Role::Sender) return;
+    iut_association_ = r->header.association_id;
+    const bool rocev2 = r->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2);
+    // Opaque data names its message by the Binding Value, RoCEv2 data through the responder.
+    auto& known = rocev2 ? iut_rocev2_[r->message_id] : iut_messages_[r->binding_value];
+    if (known.id != r->message_id || known.association != r->header.association_id) {
+      known = IutMessage{r->header.association_id, r->message_id, 0, 0};
+    }
+    if (rocev2) iut_responder_.register_message(r->binding_value, r->message_id);
+  }
+
+  void observe_iut_data(const Packet& p) {
+    const Time t = p.kernel_time.value_or(p.time);
+    ref::DataSegment s;
+    s.receiver = a_.tester_control();
+    IutMessage* m = nullptr;
+    if (auto op = ref::decode_opaque(p.payload)) {
+      const auto it = iut_messages_.find(op->header.message_identifier);
+      if (it != iut_messages_.end()) {
+        m = &it->second;
+      } else {
+        // Data no CREDIT_REQUEST named (yet): by default the Binding Value is the Message ID;
+        // judged as that message of the IUT's association, which has no credit and no window.
+        auto& guess = unnamed_[op->header.message_identifier];
+        guess.association = iut_association_;
+        guess.id = op->header.message_identifier;
+        m = &guess;
+      }
+      s.offset = op->header.offset;
+      s.length = op->header.payload_length;
+      s.unscheduled = (op->header.flags & ref::opaque_flag::kUnscheduled) != 0 ||
+                      iut_unscheduled_dscp(p);
+    } else if (auto rp = rocev2_from(p)) {
+      const auto counted = iut_responder_.count(*rp, a_.iut_control(), iut_unscheduled_dscp(p));
+      const auto it = iut_rocev2_.find(counted.message_id);
+      if (counted.message_id == 0 || it == iut_rocev2_.end()) return;
+      m = &it->second;
+      s.offset = m->counted;
+      s.length = counted.observation.octets;
+      s.unscheduled = counted.observation.unscheduled_dscp;
+      m->counted += s.length;
+    } else {
+      return;
+    }
+    s.association_id = m->association;
+    s.message_id = m->id;
+    checker_.on_segment_observed(a_.iut_control(), s, t);
+    const std::uint64_t end = s.offset + s.length;
+    if (end > m->end) {
+      checker_.on_data_delivered(a_.tester_control(), a_.iut_control(), m->id, end - m->end, t);
+      m->end = end;
+    }
+  }
+
+  // The packet carries the DSCP the IUT marks unscheduled data with, where it has one.
+  bool iut_unscheduled_dscp(const Packet& p) const {
+    const auto d = a_.unscheduled_dscp();
+    return d && p.dscp == *d;
+  }
+
+  // A RoCEv2 packet the IUT sent to the tester's data port: the IP and UDP headers rebuilt
+  // from the datagram (the ICRC is not checked: the tester counts what arrived).
+  static std::optional<ref::Rocev2Packet> rocev2_from(const Packet& p) {
+    if (p.from.ipv6 || p.payload.size() < ref::kBthSize + ref::kIcrcSize) return std::nullopt;
+    ref::Ipv4Udp h;
+    h.source = p.from.ip;
+    h.destination = p.to.ip;
+    h.source_port = p.from.port;
+    h.destination_port = ref::kRocev2Port;
+    h.dscp = p.dscp;
+    h.ecn = p.ce ? ref::kEcnCe : ref::kEcnEct0;
+    std::vector<std::byte> ip_packet(ref::kIpv4HeaderSize + ref::kUdpHeaderSize + p.payload.size());
+    if (!ref::encode_ipv4_udp(h, p.payload, ip_packet)) return std::nullopt;
+    auto rp = ref::decode_rocev2(ip_packet, false);
+    if (!rp) return std::nullopt;
+    return *rp;
   }
 
   std::optional<Stop> check_invariants() {
@@ -1032,6 +1141,13 @@ class Run {
   std::deque<Packet> held_;
   std::uint32_t next_sequence_ = 1;
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;
+  // A sender IUT's messages by the Binding Value of its requests (opaque), by Message ID
+  // (RoCEv2, through the responder), and data that named none; its latest association.
+  std::map<std::uint64_t, IutMessage> iut_messages_;
+  std::map<std::uint64_t, IutMessage> iut_rocev2_;
+  std::map<std::uint64_t, IutMessage> unnamed_;
+  ref::Rocev2Responder iut_responder_;
+  std::uint32_t iut_association_ = 0;
   // RoCEv2: the messages requested on each queue pair, oldest first, and the PSN to send next.
   struct Rocev2Message {
     std::uint64_t id = 0;

@@ -136,6 +136,11 @@ class SocketAdapter final : public Adapter {
     }
     if (auto e = open_udp(loopback, control_)) return e;
     if (auto e = open_udp(loopback, data_)) return e;
+    // The checker judges the IUT's timing by when each packet reached the tester's kernel, not
+    // by when this process got round to reading it.
+    control_->timestamp_receipts();
+    data_->timestamp_receipts();
+    config_ = s.config;
     tester_ = control_->local();
     tester_data_ = data_->local();
     // Another host on the loopback network, for from=$other (an off-path host, an unconfigured
@@ -198,22 +203,39 @@ class SocketAdapter final : public Adapter {
         if (now() >= deadline) return std::nullopt;
         continue;
       }
+      // Every socket is read, whichever poll named: a request the IUT sent before its data is
+      // in the control socket by the time the data is in the data socket, and the round is put
+      // in the order the kernel took the packets in.
       std::array<udp::UdpSocket*, 3> socks{&*control_, &*data_, other_ ? &*other_ : nullptr};
-      for (std::size_t i = 0; i < fds.size(); ++i) {
-        if ((fds[i].revents & POLLIN) == 0 || socks[i] == nullptr) continue;
-        const Time at = now();
-        for (const udp::InPacket& in : socks[i]->receive()) {
-          Packet p;
-          p.time = at;
-          p.from = in.from;
-          p.to = socks[i]->local();
-          p.data = i == 1;
-          p.dscp = udp::dscp_of(in.tos);
-          p.ce = udp::ecn_of(in.tos) == kCe;
-          p.payload.assign(in.bytes.begin(), in.bytes.end());
-          inbox_.push_back(std::move(p));
+      const Time at = now();
+      const auto real_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+      std::vector<Packet> round;
+      for (std::size_t i = 0; i < socks.size(); ++i) {
+        if (socks[i] == nullptr) continue;
+        for (auto batch = socks[i]->receive(); !batch.empty(); batch = socks[i]->receive()) {
+          for (const udp::InPacket& in : batch) {
+            Packet p;
+            p.time = at;
+            p.from = in.from;
+            p.to = socks[i]->local();
+            p.data = i == 1;
+            p.dscp = udp::dscp_of(in.tos);
+            p.ce = udp::ecn_of(in.tos) == kCe;
+            p.payload.assign(in.bytes.begin(), in.bytes.end());
+            if (in.kernel_time_ns != 0) {
+              const std::int64_t age = std::max<std::int64_t>(0, real_now - in.kernel_time_ns);
+              p.kernel_time = Time{std::max<std::int64_t>(0, at.ns - age)};
+            }
+            round.push_back(std::move(p));
+          }
         }
       }
+      std::stable_sort(round.begin(), round.end(), [](const Packet& a, const Packet& b) {
+        return a.kernel_time.value_or(a.time) < b.kernel_time.value_or(b.time);
+      });
+      for (auto& p : round) inbox_.push_back(std::move(p));
     }
   }
 
@@ -233,7 +255,17 @@ class SocketAdapter final : public Adapter {
   }
   std::vector<ref::Event> take_events() override { return {}; }
   [[nodiscard]] std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
-    return std::nullopt;
+    // The scenario's configuration is what the IUT runs with (exec: {config}); else what it
+    // declared. Without D_max, credit counts as reclaimed at its Lifetime: the most lenient
+    // accounting, as the checker cannot know how much later the IUT may reclaim it.
+    const auto budget = config_.find("budget");
+    const auto d_max = config_.find("d_max_us");
+    std::optional<std::uint64_t> g = spec_.declared.budget;
+    if (budget != config_.end()) g = budget->second;
+    if (!g) return std::nullopt;
+    Duration d = spec_.declared.d_max.value_or(Duration{});
+    if (d_max != config_.end()) d = ref::microseconds(static_cast<std::int64_t>(d_max->second));
+    return std::make_pair(*g, d);
   }
   std::string finish() override {
     stop_child();
@@ -278,7 +310,11 @@ class SocketAdapter final : public Adapter {
     iut_ = rdcc;
     iut_data_ = data;
     iut_rocev2_ = rocev2;
-    std::string cmd = replace_all(spec_.command, "{rdcc_port}", std::to_string(rdcc.port));
+    // The reference node's mutants (kill matrix through real nodes): {mutant}, or appended.
+    std::string mutants;
+    for (const auto& m : spec_.mutants) mutants += (mutants.empty() ? "" : " --mutant ") + m;
+    std::string cmd = command_with_mutant(spec_.command, mutants);
+    cmd = replace_all(cmd, "{rdcc_port}", std::to_string(rdcc.port));
     cmd = replace_all(cmd, "{data_port}", std::to_string(data.port));
     cmd = replace_all(cmd, "{rocev2_port}", std::to_string(rocev2.port));
     cmd = replace_all(cmd, "{tester_port}", std::to_string(tester_.port));
@@ -457,6 +493,7 @@ class SocketAdapter final : public Adapter {
   std::string log_;  // the IUT's standard error, written by log_reader_ until it ends
   Address iut_, iut_data_, iut_rocev2_, tester_, tester_data_, other_addr_;
   std::deque<Packet> inbox_;
+  std::map<std::string, std::uint64_t> config_;  // the scenario's `config`
   Clock::time_point started_ = Clock::now();
   pid_t child_ = -1;
   bool child_exited_ = false;

@@ -20,31 +20,8 @@ catalog="$src/conformance/catalog/requirements.json"
 # scenario that fails anyway is played twice more on a fresh node (the report names the tries).
 tolerance=(--tolerance-abs 20ms --tolerance-rel 10% --retries 2)
 
-# The reference IUT's configuration (docs/scenario-language.md, "The reference IUT"), as options.
-receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 \
---link-capacity 100000 --unscheduled-limit 65536 --start-jitter 10 --backlog-threshold 1048576 \
---grant-lifetime 1000 --credit-unit 4096 --d-max 20 --base-rtt 10 --rtt-target 50 \
---crn 127.0.0.1 --unscheduled-dscp 8 --events /dev/stderr"
-case "$role" in
-  receiver)
-    # --strict: the MAY-level scenarios too (idle associations removed), and a failed SHOULD fails.
-    strict=--strict
-    iut="exec:$rdcc receiver $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port} \
---rocev2 --rocev2-port {rocev2_port} --upper-tester stdio {config}" ;;
-  sender)
-    iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
---data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
---upper-tester stdio --events /dev/stderr" ;;
-  crn)
-    # The tester is the flow's sender and receiver: data comes in on {data_port}, leaves for
-    # {tester_data_port} at 100 Mbit/s, and reports go to the tester's RDCC port (the domain's
-    # RDCC port here); the CRN's own address is 127.0.0.2. CRN-03 is a MAY: --strict.
-    strict=--strict
-    iut="exec:$rdcc crn --address 127.0.0.2 --rdcc-port {tester_port} --listen 127.0.0.1:{data_port} \
---forward-to 127.0.0.1:{tester_data_port} --reporter-id 9 --service-rate 100 \
---queue-threshold 65536 --queue-capacity 1048576 --unscheduled-dscp 8 --events /dev/stderr" ;;
-  *) echo "unknown role $role" >&2; exit 2 ;;
-esac
+# The reference node of this role as the exec: command (and $receiver_opts, $strict).
+. "$src/conformance/test/exec_iut.sh"
 
 summary_ok() {  # summary_ok FILE MIN: no failure or warning, nothing inconclusive, at least MIN passed
   local line passed
@@ -64,7 +41,8 @@ check "exec: the IUT's stderr is kept per scenario" test "$kept" -ge "$min_pass"
 check "exec: results name the stderr file" contains "$work/exec/results.json" '.iut-stderr.txt"'
 
 if [ "$role" = receiver ]; then
-  # udp: one node for the whole suite; each scenario associates afresh with its own nonce.
+  # udp: one node for the whole suite; each scenario associates afresh with its own nonce. The
+  # node's G and D_max are declared (budget=, d_max=): the checker holds it to its budget.
   port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   data=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   rocev2=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -73,7 +51,7 @@ if [ "$role" = receiver ]; then
   node=$!
   for _ in $(seq 100); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.05; done
   check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 $strict "${tolerance[@]}" \
-    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data,rocev2=$rocev2"
+    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,data=$data,rocev2=$rocev2,budget=4194304,d_max=20"
   # Ten fewer: no upper tester (restart), the three fresh-iut scenarios need a node of their
   # own, and the six config scenarios one started with their configuration.
   check "udp: no failure, at least $((min_pass - 10)) passed" summary_ok "$work/out" "$((min_pass - 10))"

@@ -670,8 +670,37 @@ TEST(Adapter, UdpSpec_TakesDataAndRocev2Ports) {
   EXPECT_EQ(spec.data_port, 5001);
   EXPECT_EQ(spec.rocev2_port, 4791);
   EXPECT_EQ(std::get<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,roce=4791")),
-            "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected data=PORT or rocev2=PORT "
-            "after ',', not 'roce=4791'");
+            "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,budget=N][,unscheduled_budget=N]"
+            "[,d_max=US][,link=MBPS]: expected one of these after ',', not 'roce=4791'");
+  EXPECT_FALSE(spec.declared.budget);
+}
+
+TEST(Adapter, UdpSpec_TakesTheDeclaredParameters) {
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec(
+      "udp:127.0.0.1:5000,budget=4194304,unscheduled_budget=1048576,d_max=20,link=100000"));
+  EXPECT_EQ(spec.declared.budget, 4194304U);
+  EXPECT_EQ(spec.declared.unscheduled_budget, 1048576U);
+  EXPECT_EQ(spec.declared.d_max, ref::microseconds(20));
+  EXPECT_EQ(spec.declared.link_capacity_mbps, 100000U);
+  EXPECT_TRUE(std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,budget=x")));
+}
+
+TEST(Adapter, ExecSpec_DeclaresWhatTheNodesOptionsSay) {
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec(
+      "exec:rdcc receiver --budget 4194304 --d-max=20 --link-capacity 100000 {config}"));
+  EXPECT_EQ(spec.declared.budget, 4194304U);
+  EXPECT_EQ(spec.declared.d_max, ref::microseconds(20));
+  EXPECT_EQ(spec.declared.link_capacity_mbps, 100000U);
+  EXPECT_FALSE(spec.declared.unscheduled_budget);
+}
+
+TEST(Adapter, CommandWithMutant_PlaceholderOrAppended) {
+  EXPECT_EQ(command_with_mutant("rdcc sender {mutant} --x", "sender-ignores-pacing"),
+            "rdcc sender --mutant sender-ignores-pacing --x");
+  EXPECT_EQ(command_with_mutant("rdcc sender {mutant} --x", ""), "rdcc sender  --x");
+  EXPECT_EQ(command_with_mutant("rdcc sender --x", "no-start-jitter"),
+            "rdcc sender --x --mutant no-start-jitter");
+  EXPECT_EQ(command_with_mutant("rdcc sender --x", ""), "rdcc sender --x");
 }
 
 TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {

@@ -41,6 +41,10 @@ struct Packet {
   std::vector<std::byte> payload;
   // A data segment the IUT (a sender) released, as it put it on the transport (reference only).
   std::optional<ref::DataSegment> segment;
+  // When the tester's kernel took the packet in (real-time adapters; on loopback, within the
+  // IUT's send call): what the invariant checker judges the IUT's timing by. `time` is when
+  // the tester read it, what the scenario's windows are measured by.
+  std::optional<Time> kernel_time;
 };
 
 // A queue observation for a CRN IUT (in-process only).
@@ -91,7 +95,9 @@ class Adapter {
   [[nodiscard]] virtual std::optional<std::string> queue(const QueueSample& q) = 0;
   // Events of the IUT since the last call (reference only; others return none).
   [[nodiscard]] virtual std::vector<ref::Event> take_events() = 0;
-  // The receiver budget G and D_max to hold a receiver IUT to (reference only).
+  // The receiver budget G and D_max to hold a receiver IUT to: the reference's configuration;
+  // on udp: and exec:, what the IUT declared (AdapterSpec::declared) with the scenario's
+  // `config budget=` and `d_max_us=` over it; none when no budget is known.
   [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const = 0;
   // Ends the IUT (exec: the command) and returns its log (exec: its standard error; others:
   // empty). Called once, after the scenario.
@@ -109,8 +115,24 @@ class Adapter {
   [[nodiscard]] virtual std::optional<std::uint8_t> unscheduled_dscp() const = 0;
 };
 
-// What --iut names: "reference:receiver", "udp:HOST:PORT[,data=PORT][,rocev2=PORT]",
+// What --iut names: "reference:receiver",
+// "udp:HOST:PORT[,data=PORT][,rocev2=PORT][,budget=N][,unscheduled_budget=N][,d_max=US][,link=MBPS]",
 // "exec:COMMAND".
+// The parameters a udp: or exec: IUT declares, which the tester cannot read off the wire but the
+// invariant checker needs: from udp: options (budget=, unscheduled_budget=, d_max=, link=) or
+// from the exec: command's own options as the reference node spells them (--budget,
+// --unscheduled-budget, --d-max, --link-capacity).
+struct DeclaredParameters {
+  std::optional<std::uint64_t> budget;              // G, octets
+  std::optional<std::uint64_t> unscheduled_budget;  // G_u, octets
+  std::optional<Duration> d_max;                    // the domain's D_max
+  std::optional<std::uint32_t> link_capacity_mbps;  // the receiver's access link
+};
+
+// The parameters an exec: command gives the reference node (`--budget N`, `--d-max US`, ...),
+// where it names them; the rest stay unknown.
+[[nodiscard]] DeclaredParameters declared_from_command(const std::string& command);
+
 struct AdapterSpec {
   enum class Kind : std::uint8_t { Reference, Udp, Exec };
   Kind kind = Kind::Reference;
@@ -121,6 +143,7 @@ struct AdapterSpec {
   std::uint16_t data_port = 0;          // udp (0: none)
   std::uint16_t rocev2_port = 0;        // udp (0: none)
   std::string command;                  // exec
+  DeclaredParameters declared;          // udp: options; exec: the command's options
   std::vector<std::string> mutants;     // reference: --mutant
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
@@ -145,6 +168,10 @@ struct AdapterSpec {
 // proves nothing, when it is merely silent). exec: whether the shell finds the command (a
 // mistyped path is one error, not "unsupported" per scenario). Reference: none.
 [[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec);
+// The exec: command with a mutant of the reference node: `{mutant}` replaced by "--mutant NAME"
+// (by nothing for none), or " --mutant NAME" appended to a command without the placeholder.
+[[nodiscard]] std::string command_with_mutant(const std::string& command, const std::string& mutant);
+
 // A fresh adapter for one scenario run.
 [[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);
 [[nodiscard]] std::unique_ptr<Adapter> make_reference_adapter(const AdapterSpec& spec);

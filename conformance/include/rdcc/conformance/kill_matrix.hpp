@@ -3,8 +3,15 @@
 // rdcc/testing/mutants.hpp (only the scenarios of the mutant's role); a mutant is killed when
 // at least one scenario fails against it. `rdcc-conform --iut reference --kill-matrix` and the
 // ctest `conformance_mutants` use it.
+//
+// Through real nodes (`--iut exec:... --kill-matrix`): the unmutated node, then the node started
+// with each mutant of its role (`--mutant NAME` through the command's {mutant}, or appended).
+// Real time costs seconds per scenario, so each mutant's scenarios are played a few at a time
+// (options.jobs), those that killed it in process first, and its row ends at the first that
+// fails; a mutant no scenario kills has had them all.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +24,7 @@ namespace rdcc::conformance {
 struct MutantRow {
   const testing::MutantInfo* mutant = nullptr;
   std::size_t scenarios_run = 0;
+  std::size_t scenarios_of_role = 0;      // scenarios of its role (run: all, unless first_kill)
   std::vector<std::string> killed_by;     // scenarios that failed against it
   std::vector<std::string> inconclusive;  // scenarios that could not be played against it
   [[nodiscard]] bool killed() const { return !killed_by.empty(); }
@@ -30,11 +38,22 @@ struct KillMatrix {
   [[nodiscard]] bool ok() const { return reference_not_passed().empty() && survivors().empty(); }
 };
 
-// Runs the matrix over `scenarios` with `options` (its adapter must be the reference; its
-// mutants are replaced, and every scenario runs as with --strict). `progress`, if set, is told
-// each mutant's row when it is done.
+// How the mutants' scenarios are played (real nodes).
+struct KillOrder {
+  bool first_kill = false;  // a mutant's row ends at the first scenario that fails against it
+  // Per mutant name, the scenarios to play first (those that killed it in process).
+  std::map<std::string, std::vector<std::string>> try_first;
+};
+
+// Runs the matrix over `scenarios` with `options` (its adapter the reference, or exec: of one
+// role; its mutants are replaced, and every scenario runs as with --strict). Through exec: only
+// the mutants of the adapter's role are run. `progress`, if set, is told each mutant's row when
+// it is done.
 [[nodiscard]] KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
-                                         const std::function<void(const MutantRow&)>& progress = {});
+                                         const std::function<void(const MutantRow&)>& progress = {},
+                                         const KillOrder& order = {});
+// The in-process matrix's killers per mutant, for KillOrder::try_first.
+[[nodiscard]] std::map<std::string, std::vector<std::string>> killers_of(const KillMatrix& m);
 
 // "grant-beyond-length  [receiver]  killed by 3: receiver-final-only-at-length, ..." per
 // mutant, then "60 mutants: 60 killed, 0 survived; reference: 63 passed".

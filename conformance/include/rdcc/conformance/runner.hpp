@@ -64,6 +64,10 @@ struct RunOptions {
   // The level of each requirement (a failed SHOULD is a Warn); none: every failure is a Fail.
   LevelOf level_of;
   bool strict = false;  // a failed SHOULD is a Fail
+  // Real-time adapters: how far the invariant checker's view of the IUT's data timing may be
+  // from the IUT's own (the tester's kernel timestamps on loopback; the path's jitter on a real
+  // network). InvariantChecker::set_timing_tolerance; 0 in virtual time.
+  Duration checker_tolerance = ref::microseconds(100);
 };
 
 // The verdict of a check that did not hold, from the levels of the requirements it concerns:
