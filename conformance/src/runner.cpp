@@ -1216,8 +1216,13 @@ std::string requirement_of_rule(std::string_view rule) {
 }
 
 bool rule_binds(std::string_view rule, Role iut_role) {
-  static const std::set<std::string_view> kSenderRules{"sender_credit", "unscheduled_unannounced",
-                                                       "unscheduled_beyond_u", "pacing"};
+  // The rules whose subject is what a sender transmits or announces: "Credit Requests and
+  // Grants" rules 2 (sender_credit), 3 (grant_expired) and 4 (pacing); "Unscheduled
+  // Transmission" items 2 (unscheduled_unannounced, unscheduled_beyond_u) and 3
+  // (unscheduled_outstanding). The others judge what a receiver grants and counts.
+  static const std::set<std::string_view> kSenderRules{
+      "sender_credit",        "grant_expired", "unscheduled_unannounced",
+      "unscheduled_beyond_u", "pacing",        "unscheduled_outstanding"};
   switch (iut_role) {
     case Role::Sender: return kSenderRules.count(rule) != 0;
     case Role::Receiver: return kSenderRules.count(rule) == 0;

@@ -384,6 +384,18 @@ TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {
   EXPECT_FALSE(rule_binds("sender_credit", Role::Receiver));
   EXPECT_TRUE(rule_binds("grant_beyond_length", Role::Receiver));
   EXPECT_FALSE(rule_binds("grant_beyond_length", Role::Sender));
+  // What a sender transmits under a grant's Lifetime, and its one unscheduled message, bind the
+  // sender; the tester playing the sender of a receiver IUT is not the IUT.
+  for (const char* rule : {"grant_expired", "unscheduled_outstanding", "pacing",
+                           "unscheduled_unannounced", "unscheduled_beyond_u"}) {
+    EXPECT_TRUE(rule_binds(rule, Role::Sender)) << rule;
+    EXPECT_FALSE(rule_binds(rule, Role::Receiver)) << rule;
+  }
+  for (const char* rule : {"budget", "grant_reduced", "final_flag", "pacing_rate_zero",
+                           "msg_done_early"}) {
+    EXPECT_TRUE(rule_binds(rule, Role::Receiver)) << rule;
+    EXPECT_FALSE(rule_binds(rule, Role::Sender)) << rule;
+  }
 }
 
 // ---- receiver-association-cap: the MUST and the SHOULD of one sentence ----
