@@ -432,6 +432,7 @@ void add_receiver(CLI::App& app) {
 struct SenderOptions {
   Common c;
   std::uint16_t data_port = 0;
+  std::uint16_t data_source_port = 0;
   std::optional<std::uint16_t> local_port;
   std::uint32_t line_rate = 0;
   std::string capabilities;
@@ -485,6 +486,11 @@ int run_sender(const SenderOptions& o) {
   e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Sender);
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
+  cfg.data_source_port = o.data_source_port;
+  if (o.data_source_port != 0 && o.data_source_port == e.local.port) {
+    invalid("--data-source-port", std::to_string(o.data_source_port) +
+                                      " is the port RDCC messages use; data leaves from its own");
+  }
   if (!o.data_via.empty()) cfg.data_via = parse_address("--data-via", o.data_via);
   cfg.rocev2_port = o.rocev2_port;
   cfg.rdma_message_size = o.rdma_message_size;
@@ -516,7 +522,10 @@ int run_sender(const SenderOptions& o) {
     }
     upper->set_on_eof([&] { input_ended = true; });
   }
-  Json ready{{"event", "ready"}, {"role", "sender"}, {"rdcc", node.rdcc_address().to_string()}};
+  Json ready{{"event", "ready"},
+             {"role", "sender"},
+             {"rdcc", node.rdcc_address().to_string()},
+             {"data", node.data_address().to_string()}};
   if (upper && upper->tcp_address()) ready["upper_tester"] = upper->tcp_address()->to_string();
   print_line(ready);
 
@@ -568,6 +577,10 @@ void add_sender(CLI::App& app, int& status) {
   sub->add_option("--data-port", o->data_port, "receivers' UDP port of the opaque transport")
       ->required()
       ->check(CLI::Range(1, 65535));
+  sub->add_option("--data-source-port", o->data_source_port,
+                  "UDP port data leaves from, on --address (default 0: one the system picks); "
+                  "never the RDCC port")
+      ->check(CLI::Range(0, 65535));
   sub->add_option("--local-port", o->local_port,
                   "bind this port instead of the RDCC port (CRN reports then miss this sender)")
       ->check(CLI::Range(0, 65535));

@@ -14,12 +14,23 @@ ref::SenderConfig bound(ref::SenderConfig c, const Address& local) {
 
 constexpr std::size_t kIpUdpHeaders = ref::kIpv4HeaderSize + ref::kUdpHeaderSize;
 
+// The data socket's address: the RDCC address's IP, the configured data source port.
+Address data_source(Address rdcc, std::uint16_t port) {
+  if (port != 0 && port == rdcc.port) {
+    throw std::invalid_argument("the data source port " + std::to_string(port) +
+                                " is the RDCC port; data leaves from a port of its own");
+  }
+  rdcc.port = port;
+  return rdcc;
+}
+
 }  // namespace
 
 SenderNode::SenderNode(EventLoop& loop, SenderNodeConfig config, ref::Observer* observer)
     : loop_(loop),
       cfg_(std::move(config)),
       rdcc_(cfg_.endpoint.local),
+      data_(data_source(rdcc_.local(), cfg_.data_source_port)),
       timer_(loop, [this] {
         sender_->on_timeout(monotonic_now());
         service();
@@ -112,7 +123,7 @@ void SenderNode::put_segment(const ref::DataSegment& s) {
   if (!ref::encode_opaque(ref::opaque_header_for(s), payload, buf)) return;
   Address to = cfg_.data_via.value_or(s.receiver);
   if (!cfg_.data_via) to.port = cfg_.data_port;
-  out_.push_back({to, tos(s.dscp, cfg_.ecn ? ref::kEcnEct0 : ref::kEcnNotEct), buf});
+  queue({to, tos(s.dscp, cfg_.ecn ? ref::kEcnEct0 : ref::kEcnNotEct), buf}, true);
   ++stats_.data_packets;
   stats_.data_octets += s.length;
 }
@@ -120,7 +131,7 @@ void SenderNode::put_segment(const ref::DataSegment& s) {
 void SenderNode::put_rocev2(const ref::DataSegment& s, const RocePlan& plan) {
   auto req = requesters_.find(s.receiver);
   if (req == requesters_.end()) return;
-  const Address local = rdcc_.local();
+  const Address local = data_.local();
   for (const auto& ph : req->second.packetize(plan.plan, plan.length, s.offset, s.length)) {
     ref::Rocev2Packet rp;
     rp.ip.source = local.ip;
@@ -141,11 +152,22 @@ void SenderNode::put_rocev2(const ref::DataSegment& s, const RocePlan& plan) {
     buf.assign(ip_packet.begin() + kIpUdpHeaders, ip_packet.end());
     Address to = s.receiver;
     to.port = cfg_.rocev2_port;
-    out_.push_back({to, tos(s.dscp, rp.ip.ecn), buf});
+    queue({to, tos(s.dscp, rp.ip.ecn), buf}, true);
     ++stats_.rocev2_packets;
     ++stats_.data_packets;
     stats_.data_octets += ph.length;
   }
+}
+
+void SenderNode::queue(const OutPacket& p, bool data) {
+  if (data != out_data_) flush();
+  out_data_ = data;
+  out_.push_back(p);
+}
+
+void SenderNode::flush() {
+  if (!out_.empty()) (out_data_ ? data_ : rdcc_).send(out_);
+  out_.clear();
 }
 
 void SenderNode::service() {
@@ -156,7 +178,7 @@ void SenderNode::service() {
   const auto take_control = [this] {
     while (auto d = sender_->poll_transmit()) {
       control_out_.push_back(*d);
-      out_.push_back({d->to, tos(d->dscp, 0), control_out_.back().payload()});
+      queue({d->to, tos(d->dscp, 0), control_out_.back().payload()}, false);
     }
   };
   take_control();
@@ -164,8 +186,7 @@ void SenderNode::service() {
     put_segment(*seg);
     take_control();
   }
-  if (!out_.empty()) rdcc_.send(out_);
-  out_.clear();
+  flush();
   control_out_.clear();
   buffers_used_ = 0;
   timer_.set(sender_->next_timeout());
@@ -179,7 +200,7 @@ nlohmann::ordered_json SenderNode::stats_json() const {
   j["data"] = {{"packets", stats_.data_packets},
                {"octets", stats_.data_octets},
                {"rocev2_packets", stats_.rocev2_packets}};
-  j["sockets"] = {{"rdcc", to_json(rdcc_.stats())}};
+  j["sockets"] = {{"rdcc", to_json(rdcc_.stats())}, {"data", to_json(data_.stats())}};
   return j;
 }
 

@@ -2,7 +2,10 @@
 // process, real UDP datagrams through the kernel, bounded waits for conditions.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "rdcc/udp/loop.hpp"
@@ -112,6 +115,55 @@ TEST(UdpSocket, BatchOfManyDatagrams_AllArrive) {
   });
   ASSERT_TRUE(loop.run_until([&] { return got == 200; }, kWait));
   loop.remove(b.fd());
+}
+
+// An observer judging a peer's timing reads when the kernel took each datagram in, not when
+// it got round to reading it.
+TEST(UdpSocket, TimestampReceipts_GivesTheKernelsArrivalTime) {
+  UdpSocket a(v4(1));
+  UdpSocket b(v4(1));
+  b.timestamp_receipts();
+  const std::array<std::byte, 1> payload{std::byte{7}};
+  const auto real_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t before = real_ns();
+  a.send(std::vector<OutPacket>{{b.local(), 0, payload}});
+  const std::int64_t sent = real_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EventLoop loop;
+  std::int64_t stamp = 0;
+  loop.add(b.fd(), [&] {
+    for (const auto& p : b.receive()) stamp = p.kernel_time_ns;
+  });
+  ASSERT_TRUE(loop.run_until([&] { return stamp != 0; }, kWait));
+  loop.remove(b.fd());
+  EXPECT_GE(stamp, before - 1000000);  // the two clocks' reads may differ by their resolution
+  EXPECT_LE(stamp, sent + 1000000);    // taken on sending, not 20 ms later on reading
+}
+
+// Data leaves from a port of its own (a capture tells it from RDCC by port); the receiver still
+// relates it to the sender's association (by IP) and counts every octet.
+TEST(Driver, SenderData_LeavesFromItsDataPort_AndIsCounted) {
+  EventLoop loop;
+  ReceiverNode r(loop, receiver_config(v4(1)));
+  SenderNode s(loop, sender_config(v4(2), r));
+  EXPECT_NE(s.data_address().port, s.rdcc_address().port);
+  EXPECT_EQ(s.data_address().ip, s.rdcc_address().ip);
+  const auto h = s.submit(message(r, 1U << 20U));
+  ASSERT_TRUE(loop.run_until([&] { return finished(s, h); }, kWait));
+  EXPECT_EQ(s.status(h)->state, MessageState::Done);
+  EXPECT_EQ(r.receiver().stats().unattributed_data_octets, 0U);
+  EXPECT_GT(s.stats().data_packets, 0U);
+  EXPECT_THROW(
+      {
+        SenderNodeConfig c = sender_config(v4(3, r.rdcc_address().port), r);
+        c.data_source_port = c.rdcc_port;
+        SenderNode bad(loop, c);
+      },
+      std::invalid_argument);
 }
 
 TEST(Driver, Association_IsEstablished_AndCarriesTheReceiversParameters) {

@@ -96,6 +96,10 @@ struct SenderNodeConfig {
   ref::SenderConfig endpoint;         // endpoint.local: the RDCC address to bind
   std::uint16_t rdcc_port = 0;        // the domain's RDCC port (receivers listen on it)
   std::uint16_t data_port = 0;        // receivers' opaque data port
+  // The port data leaves from (opaque and RoCEv2), on the RDCC address's IP: never the RDCC
+  // port, so that a capture (and any observer) tells data from control by port. 0: a port
+  // the system picks.
+  std::uint16_t data_source_port = 0;
   std::uint16_t rocev2_port = ref::kRocev2Port;
   std::optional<Address> data_via;    // send data here (a CRN's ingress) instead of the receiver
   bool ecn = true;                    // data sent ECT(0)
@@ -127,6 +131,7 @@ class SenderNode {
   [[nodiscard]] std::vector<ref::MessageHandle> handles() const { return handles_; }
 
   [[nodiscard]] Address rdcc_address() const { return rdcc_.local(); }
+  [[nodiscard]] Address data_address() const { return data_.local(); }
   [[nodiscard]] const ref::Sender& sender() const { return *sender_; }
   [[nodiscard]] const SenderNodeStats& stats() const { return stats_; }
   [[nodiscard]] nlohmann::ordered_json stats_json() const;
@@ -142,11 +147,14 @@ class SenderNode {
   void service();
   void put_segment(const ref::DataSegment& s);
   void put_rocev2(const ref::DataSegment& s, const RocePlan& plan);
+  void queue(const OutPacket& p, bool data);
+  void flush();
   std::vector<std::byte>& next_buffer();
 
   EventLoop& loop_;
   SenderNodeConfig cfg_;
   UdpSocket rdcc_;
+  UdpSocket data_;  // data leaves from here (SenderNodeConfig::data_source_port)
   ref::SystemRandom random_;
   std::unique_ptr<ref::Sender> sender_;
   Timer timer_;
@@ -157,7 +165,10 @@ class SenderNode {
   std::deque<ref::Datagram> control_out_;
   std::vector<std::vector<std::byte>> buffers_;
   std::size_t buffers_used_ = 0;
+  // Packets to send, in order: a run of one socket's (out_data_: the data socket's) at a time,
+  // so that a CREDIT_REQUEST still leaves before the data it announces.
   std::vector<OutPacket> out_;
+  bool out_data_ = false;
   std::function<void()> on_progress_;
 };
 
