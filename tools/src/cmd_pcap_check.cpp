@@ -142,6 +142,10 @@ class Checker {
         data_(o.data_port, o.rocev2_port, o.unscheduled_dscp),
         network_effects_(o.network_effects) {
     invariants_.set_timing_tolerance(o.slack_us ? ref::microseconds(*o.slack_us) : d_max_ * 2);
+    // A capture shows when a grant passed, not when the sender read it: its Lifetime runs from
+    // the first data only it authorizes (docs/spec-notes.md, "A tester on real sockets does not
+    // see when a grant was read").
+    invariants_.set_grant_reception_unseen(true);
     if (network_effects_) data_.keep_early();
   }
 

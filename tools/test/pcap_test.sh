@@ -148,11 +148,14 @@ check "data beyond the grant" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pca
 check "CHK-SENDER-CREDIT frames 7,8,17" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768"
 check "beyond the grant: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
 check "data after the Lifetime" run 1 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB
-check "CHK-GRANT-EXPIRED frames 7,8,12" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,12 (t=0.000193000): octets 12288..16384 of message 257 sent 30.0 us after the Lifetime of its grant"
+# The Lifetime runs from the first data only the grant authorized (frame 9, 10 us after the
+# grant): a capture does not see when the sender read the grant (docs/spec-notes.md, "A tester
+# on real sockets does not see when a grant was read").
+check "CHK-GRANT-EXPIRED frames 7,8,12" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,12 (t=0.000193000): octets 12288..16384 of message 257 sent 20.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized"
 check "the spec sentence of rule 3" contains "$work/out" 'spec (Credit Requests and Grants, rule 3): "The sender MUST NOT transmit under a grant after the Lifetime of that grant has elapsed, measured from its reception."'
 check "after the Lifetime: later packets summed up" contains "$work/err" "note: 4 later data-packet findings of the same rule and message not shown"
 check "capture slack moves the limit" run 1 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB --capture-slack 100
-check "slack 100 us: the first packet past it" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,14 (t=0.000273000): octets 20480..24576 of message 257 sent 110.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed (tolerance 100.0 us)"
+check "slack 100 us: the first packet past it" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,14 (t=0.000273000): octets 20480..24576 of message 257 sent 100.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized (tolerance 100.0 us)"
 check "D_max sets the default slack" run 0 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB --d-max 200
 check "two unscheduled messages outstanding" run 1 "$rdcc" pcap check "$p/data_two_unscheduled.pcap" $d --budget 1MiB
 check "CHK-UNSCHED-OUTSTANDING frames 3,6" contains "$work/out" "CHK-UNSCHED-OUTSTANDING [RDCC-UNSCHED-03] frames 3,6 (t=0.000043000): unscheduled message 259 announced while message 256 is still outstanding"
