@@ -111,11 +111,13 @@ class Run {
       return r;
     }
     if (!a_.virtual_time()) {
-      // On real sockets the tester sees the IUT's packets a little after the IUT sent them,
-      // and never sees when the IUT read the tester's: the checker allows the one and does not
-      // assume the other (a grant's Lifetime runs from the first data only it authorizes).
+      // On real sockets the tester sees the IUT's packets a little after the IUT decided to
+      // send them, and never sees when the IUT read the tester's: the checker allows the one
+      // (data after a Lifetime, pacing, a receiver's reclamation) and does not assume the
+      // other (a grant's Lifetime runs from the first data only it authorizes).
       checker_.set_timing_tolerance(o_.checker_tolerance);
       checker_.set_grant_reception_unseen(true);
+      checker_.set_send_time_tolerance(o_.checker_tolerance);
     }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
@@ -887,6 +889,8 @@ class Run {
     f["from"] = p.from.to_string();
     f["to"] = p.to.to_string();
     f["data"] = p.data;
+    // When the tester's kernel took it in (real time): what the invariant checker judges by.
+    if (p.kernel_time) f["kernel_time_ns"] = p.kernel_time->ns;
     if (p.rocev2) {
       if (auto j = rocev2_view(p)) f["rocev2"] = *j;
     } else if (p.data) {

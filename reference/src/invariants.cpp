@@ -262,6 +262,7 @@ struct InvariantChecker::Impl {
   };
   std::vector<PendingGrant> pending_grants;
   bool reception_unseen = false;  // set_grant_reception_unseen
+  Duration send_time_tolerance{};  // set_send_time_tolerance
   MessageIndex peer_msg_index;  // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
@@ -487,7 +488,11 @@ struct InvariantChecker::Impl {
       msg.returned_limit = ~std::uint64_t{0};
       msg.cancelled = false;
       const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
-      msg.grant_live_until = t + life + receivers[r].d_max * 2;
+      // An observer that sees the grant leave a little after the receiver decided to send it
+      // allows the receiver that much earlier a reclamation (set_send_time_tolerance); the
+      // grant always counts at the moment it is sent.
+      const Duration live = life + receivers[r].d_max * 2 - send_time_tolerance;
+      msg.grant_live_until = t + (live.ns > 0 ? live : Duration{1});
       schedule(mi, msg.grant_live_until);
       refresh(mi, t);
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
@@ -1100,6 +1105,9 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
 
 void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
 void InvariantChecker::set_grant_reception_unseen(bool unseen) { impl_->reception_unseen = unseen; }
+void InvariantChecker::set_send_time_tolerance(Duration tolerance) {
+  impl_->send_time_tolerance = tolerance;
+}
 
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 std::uint64_t InvariantChecker::violation_count() const { return impl_->violation_count; }

@@ -286,6 +286,32 @@ TEST_F(CheckerTest, ReceptionUnseen_DataBeforeTheDelivery_IsNotCovered) {
   EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
 }
 
+// A tester sees a receiver's grant leave a little after the receiver decided to send it: the
+// receiver may reclaim up to the tolerance before Lifetime + 2 * D_max after the observed send,
+// not earlier. G = 100000; two grants of 60000, the second 115 us (100 + 2 * 10 - 5) after the
+// first.
+TEST_F(CheckerTest, SendTimeTolerance_ReclaimSlightlyEarlierThanObserved_Passes_EarlierIsCaught) {
+  checker.set_send_time_tolerance(microseconds(5));
+  request(1, 65536);
+  request(2, 65536);
+  grant(1, 60000, false);
+  now += microseconds(115);
+  grant(2, 60000, false);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  request(3, 65536);
+  now += microseconds(114);  // 114 us after message 2's grant: its credit is still live
+  grant(3, 60000, false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+}
+
+// A tolerance above Lifetime + 2 * D_max still counts a grant when it is sent.
+TEST_F(CheckerTest, SendTimeTolerance_AGrantAlwaysCountsWhenSent) {
+  checker.set_send_time_tolerance(microseconds(1000));
+  request(1, 200000);
+  grant(1, 150000, false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+}
+
 // "MUST NOT have more than one unscheduled message outstanding on an association"
 TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
   request(1, 4096, 4096);

@@ -96,6 +96,13 @@ class InvariantChecker {
   // delivery.
   void set_grant_reception_unseen(bool unseen);
 
+  // For an observer that sees when a receiver's grant left (a tester's kernel timestamps) while
+  // the receiver counts "Lifetime + 2 * D_max after it sent the grant" from when it decided to
+  // send it, a little earlier on a loaded host: the receiver may reclaim that credit up to this
+  // much before the observed send + Lifetime + 2 * D_max (the grant counts when it is sent in
+  // any case). Zero, the default, where the checker sees the receiver's own events.
+  void set_send_time_tolerance(Duration tolerance);
+
   // The violations kept: the first 1,000 since the last take_violations(), so that a broken
   // run cannot exhaust memory; violation_count() counts them all.
   [[nodiscard]] const std::vector<Violation>& violations() const;
