@@ -40,6 +40,14 @@ std::vector<const ScenarioResult*> KillMatrix::reference_not_passed() const {
   return out;
 }
 
+bool KillMatrix::ok() const {
+  const auto bad = [](const ScenarioResult* r) {
+    return r->verdict == Verdict::Fail || r->verdict == Verdict::Inconclusive;
+  };
+  const auto not_passed = reference_not_passed();
+  return std::none_of(not_passed.begin(), not_passed.end(), bad) && survivors().empty();
+}
+
 std::vector<const testing::MutantInfo*> KillMatrix::survivors() const {
   std::vector<const testing::MutantInfo*> out;
   for (const auto& row : rows) {
