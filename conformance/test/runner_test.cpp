@@ -391,7 +391,7 @@ TEST(Runner, RuleBinds_SenderRulesOnlyForSenders) {
     EXPECT_TRUE(rule_binds(rule, Role::Sender)) << rule;
     EXPECT_FALSE(rule_binds(rule, Role::Receiver)) << rule;
   }
-  for (const char* rule : {"budget", "grant_reduced", "final_flag", "pacing_rate_zero",
+  for (const char* rule : {"budget", "grant_beyond_length", "final_flag", "pacing_rate_zero",
                            "msg_done_early"}) {
     EXPECT_TRUE(rule_binds(rule, Role::Receiver)) << rule;
     EXPECT_FALSE(rule_binds(rule, Role::Sender)) << rule;
