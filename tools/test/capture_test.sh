@@ -87,8 +87,8 @@ capture() {
 }
 
 # The slack: a burst the sender's pacer released on time may leave its socket a little late on
-# a loaded host (docs/spec-notes.md, "Pacing is averaged over ten Credit Units"); 200 us is less
-# than a Credit Unit at 100 Mbit/s.
+# a loaded host (docs/spec-notes.md, "Pacing is averaged over ten Credit Units: a late wake-up is
+# made up, within that window"); 200 us is less than a Credit Unit at 100 Mbit/s.
 check_args=(--port "$rdcc_port" --data-port "$data_port" --budget "$budget" --d-max "$d_max"
   --capture-slack 200)
 

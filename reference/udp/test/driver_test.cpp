@@ -123,6 +123,9 @@ TEST(UdpSocket, TimestampReceipts_GivesTheKernelsArrivalTime) {
   UdpSocket a(v4(1));
   UdpSocket b(v4(1));
   b.timestamp_receipts();
+  // The kernel turns receive timestamps on a moment later (a deferred static key): until then
+  // a datagram gets the time it is read, so the test waits for that first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::array<std::byte, 1> payload{std::byte{7}};
   const auto real_ns = [] {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
