@@ -1206,7 +1206,6 @@ std::string requirement_of_rule(std::string_view rule) {
       {"budget", "RDCC-BUDGET-01"},                 // sum of Granted + Unsched <= G
       {"grant_beyond_length", "RDCC-GRANT-07"},     // rule 5: not beyond the message length
       {"final_flag", "RDCC-GRANT-12"},              // rule 5: FINAL on the grant at the length
-      {"grant_reduced", "RDCC-GRANT-11"},           // rule 1: never reduces credit
       {"pacing_rate_zero", "RDCC-GRANT-06"},        // rule 4: a non-zero Pacing Rate
       {"msg_done_early", "RDCC-GRANT-13"},          // MSG_DONE when all octets are received
       {"sender_credit", "RDCC-GRANT-03"},           // rule 2: below the Grant Limit held
