@@ -122,6 +122,7 @@ struct AdapterSpec {
   std::uint16_t rocev2_port = 0;        // udp (0: none)
   std::string command;                  // exec
   std::vector<std::string> mutants;     // reference: --mutant
+  std::string variant;                  // reference: --variant (empty: the default behaviour)
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp
