@@ -1411,6 +1411,9 @@ struct Sender::Impl {
 
   void update_backlog(Time now) {
     if (mutant(Mutant::SenderStatusMissing)) return;
+    // A sender that does not advertise STATUS ("SENDER_STATUS supported") sends none
+    // (docs/spec-notes.md, "SENDER_STATUS").
+    if ((config.capabilities & capability::kStatus) == 0) return;
     std::optional<std::uint64_t> threshold;
     for (const Assoc& a : assoc_order) {
       if (a.phase != Phase::Established) continue;
