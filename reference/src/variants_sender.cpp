@@ -90,9 +90,15 @@ void advertise_neither_pool_nor_status(SenderConfig& config,
   config.capabilities &= ~(capability::kPool | capability::kStatus);
 }
 
+// "or a smaller locally configured value": 4 KiB, far below the N_cu receivers advertise, so
+// that the sender reports its own backlog (SENDER_STATUS) as soon as it holds more unused credit.
+void local_backlog_threshold(SenderConfig& config, std::shared_ptr<const SenderPolicy>& /*policy*/) {
+  config.local_backlog_threshold = 4096;
+}
+
 constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 
-const std::array<SenderVariant, 11> kSenderVariants{{
+const std::array<SenderVariant, 12> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
       "uses scheduled mode for every message, also those no larger than U",
       "A sender MAY use scheduled mode for any message.", "Transmission Mode Selection"},
@@ -163,6 +169,13 @@ const std::array<SenderVariant, 11> kSenderVariants{{
       "makes no suggestion in SENDER_STATUS (Suggested Rate zero; a SHOULD-level alternative)",
       "Suggested Rate zero means that the sender makes no suggestion.", "SENDER_STATUS"},
      &use<NoSuggestedRate>},
+    {{"local-backlog-threshold", VariantRole::Sender,
+      "uses a locally configured Backlog Threshold of 4 KiB, below the N_cu of its receivers, so "
+      "it sends SENDER_STATUS whenever it holds more unused credit than that",
+      "A sender's Backlog Threshold is the smallest N_cu advertised by its receivers, or a "
+      "smaller locally configured value.",
+      "Sender Backlog Indication and Suggested Rates"},
+     &local_backlog_threshold},
 }};
 
 }  // namespace

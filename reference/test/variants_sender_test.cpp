@@ -127,7 +127,7 @@ TEST(SenderVariants, AreListedWithTheSentenceThatPermitsThem) {
     std::shared_ptr<const SenderPolicy> p;
     EXPECT_TRUE(apply_variant(v.name, c, p)) << v.name;
   }
-  EXPECT_GE(n, 11U);
+  EXPECT_GE(n, 12U);
   SenderConfig c;
   std::shared_ptr<const SenderPolicy> p;
   EXPECT_FALSE(apply_variant("no-such-variant", c, p));
@@ -331,6 +331,20 @@ TEST(SenderVariants, NoSuggestedRate_SenderStatusCarriesZero) {
     const auto st = r.h.sent<SenderStatus>().front();
     EXPECT_GT(st.congestion_level, 0U);
     EXPECT_EQ(st.suggested_rate == 0, !name.empty());
+    EXPECT_TRUE(r.sender_ok()) << r.violations();
+  }
+}
+
+// "or a smaller locally configured value": with N_cu 1 MiB, 64 KiB of unused credit is a
+// backlog only for the variant's 4 KiB.
+TEST(SenderVariants, LocalBacklogThreshold_ReportsABacklogBelowTheReceiversNcu) {
+  for (const std::string name : {"", "local-backlog-threshold"}) {
+    VariantRun r(name);
+    const MessageHandle m = r.submit(1 << 20, true);
+    r.establish();  // N_cu 1 MiB
+    r.deliver(r.h.grant(r.h.id(m), 65536, 1000, 100000));
+    r.run_for(microseconds(50));
+    EXPECT_EQ(r.h.count<SenderStatus>() > 0, !name.empty()) << name;
     EXPECT_TRUE(r.sender_ok()) << r.violations();
   }
 }
