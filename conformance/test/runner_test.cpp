@@ -321,7 +321,7 @@ TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhe
       "expect CREDIT_REQUEST within 1ms message_length=16384 -> mid=message_id us=unscheduled_sent\n"
       "REQUIRE\n"
       "send CREDIT_GRANT message_id=$mid grant_limit=8192 pacing_rate=100000 lifetime=1000\n"
-      "ignore CREDIT_REQUEST data message=$mid end<8192\n"
+      "ignore CREDIT_REQUEST SENDER_STATUS data message=$mid end<8192\n"
       "expect data within 1ms message=$mid end=8192 -> e=end\n"
       "silence 500us\n"
       "upper status handle=$h -> sent=transmitted\n"
