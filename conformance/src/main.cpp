@@ -12,6 +12,8 @@
 #include "rdcc/conformance/kill_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
+#include "rdcc/conformance/variant_matrix.hpp"
+#include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
 
 namespace {
@@ -46,10 +48,13 @@ int main(int argc, char** argv) {
   std::string iut;
   std::string role_text = "receiver";
   std::vector<std::string> mutants;
+  std::string variant;
   std::vector<std::string> filters;
   bool list = false;
   bool list_mutants = false;
+  bool list_variants = false;
   bool kill_matrix = false;
+  bool variant_matrix = false;
   bool strict = false;
   unsigned jobs = 1;
   unsigned retries = 0;
@@ -70,13 +75,23 @@ int main(int argc, char** argv) {
   app.add_option("--mutant", mutants,
                  "Start the reference IUT with this deliberate fault (exec: the reference node: "
                  "the command's {mutant}, or --mutant NAME appended)");
+  app.add_option("--variant", variant,
+                 "Start the reference IUT with this conforming variant: a behaviour the spec "
+                 "permits that the default does not choose");
   app.add_flag("--list", list, "List the selected scenarios and exit");
+  app.add_flag("--list-variants", list_variants,
+               "List the variants --variant takes, each with the spec sentence that permits "
+               "it, and exit");
   app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
   app.add_flag("--kill-matrix", kill_matrix,
                "Run the suite against the reference and against each mutant; fail unless the "
                "reference passes and every mutant is killed (--iut reference; or --iut exec: "
                "starting the reference node of --role, each mutant as a real node: {mutant} in "
                "the command, or --mutant NAME appended)");
+  app.add_flag("--variant-matrix", variant_matrix,
+               "Run the suite against each conforming variant of the reference (the scenarios "
+               "of its role, default and --strict); fail unless every variant passes every "
+               "scenario of a default run (--iut reference only)");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -120,6 +135,13 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (list_variants) {
+    for (const auto& v : rdcc::ref::variants()) {
+      std::cout << v.name << " [" << rdcc::ref::to_string(v.role) << "] permits: \"" << v.permits
+                << "\"\n";
+    }
+    return 0;
+  }
   SuiteOptions options;
   if (!iut.empty()) {
     auto spec = parse_adapter_spec(iut);
@@ -141,6 +163,11 @@ int main(int argc, char** argv) {
                    "reference node) only\n";
       return kExitUsage;
     }
+    if (!variant.empty()) {
+      std::cerr << "rdcc-conform: --variant applies to the reference IUT only (a real node "
+                   "takes it: rdcc receiver|sender|crn --variant NAME)\n";
+      return kExitUsage;
+    }
   }
   for (const auto& name : mutants) {
     const auto* m = rdcc::testing::find_mutant(name);
@@ -155,6 +182,22 @@ int main(int argc, char** argv) {
     }
   }
   options.adapter.mutants = mutants;
+  if (!variant.empty()) {
+    const auto* v = rdcc::ref::find_variant(variant);
+    if (v == nullptr) {
+      std::string known;
+      for (const auto& k : rdcc::ref::variants()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+      std::cerr << "rdcc-conform: unknown variant '" << variant << "'; these are: "
+                << (known.empty() ? "(none)" : known) << "\n";
+      return kExitUsage;
+    }
+    if (!options.adapter.any_role && to_string(v->role) != to_string(options.adapter.role)) {
+      std::cerr << "rdcc-conform: variant '" << variant << "' is a behaviour of the "
+                << to_string(v->role) << ", not of the " << to_string(options.adapter.role) << "\n";
+      return kExitUsage;
+    }
+    options.adapter.variant = variant;
+  }
   auto abs = parse_duration(tolerance_abs);
   auto rel = parse_percent(tolerance_rel);
   if (!abs || !rel) {
@@ -222,7 +265,12 @@ int main(int argc, char** argv) {
   }
   std::vector<Scenario> selected;
   for (auto& s : loaded.scenarios) {
-    const bool role_ok = iut.empty() || options.adapter.any_role || s.role == options.adapter.role;
+    // --iut reference --variant NAME: the scenarios of the variant's role.
+    const auto* v = variant.empty() ? nullptr : rdcc::ref::find_variant(variant);
+    const bool role_ok = iut.empty() ||
+                         (options.adapter.any_role
+                              ? v == nullptr || to_string(s.role) == rdcc::ref::to_string(v->role)
+                              : s.role == options.adapter.role);
     if (role_ok && matches_filters(s, filters)) selected.push_back(std::move(s));
   }
   if (list) {
@@ -240,9 +288,11 @@ int main(int argc, char** argv) {
   }
 
   if (kill_matrix) {
-    if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty()) {
+    if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty() ||
+        !variant.empty() || variant_matrix) {
       std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference, or "
-                   "--iut exec: starting the reference node), without --mutant\n";
+                   "--iut exec: starting the reference node), without --mutant, --variant or "
+                   "--variant-matrix\n";
       return kExitUsage;
     }
     const auto show = [](const MutantRow& row) {
@@ -287,6 +337,33 @@ int main(int argc, char** argv) {
       try {
         write_kill_matrix(report_dir, m);
         std::cout << "report: " << report_dir << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "rdcc-conform: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
+    return m.ok() ? 0 : kExitFail;
+  }
+
+  if (variant_matrix) {
+    if (options.adapter.kind != AdapterSpec::Kind::Reference || !mutants.empty() ||
+        !variant.empty()) {
+      std::cerr << "rdcc-conform: --variant-matrix runs the reference IUT (--iut reference), "
+                   "without --mutant or --variant\n";
+      return kExitUsage;
+    }
+    std::cout << "rdcc-conform: variant matrix of " << selected.size() << " scenarios and "
+              << rdcc::ref::variants().size() << " variants\n";
+    const VariantMatrix m = run_variant_matrix(selected, options, [](const VariantRow& row) {
+      std::cout << (row.passed() ? "passed   " : "FAILED   ") << row.variant->name << "  ("
+                << summary_line(count(row.results)) << ")" << std::endl;
+    });
+    std::cout << variant_matrix_text(m);
+    if (!report_dir.empty()) {
+      try {
+        write_variant_matrix(report_dir, m);
+        std::cout << "report: " << report_dir
+                  << " (variant-matrix.txt, variant-matrix.md, variant-matrix.json)\n";
       } catch (const std::exception& e) {
         std::cerr << "rdcc-conform: " << e.what() << "\n";
         return kExitUsage;

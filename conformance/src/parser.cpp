@@ -76,7 +76,9 @@ std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
 }
 
 const std::vector<std::string> kDataFields{"message", "offset", "length", "last", "unscheduled",
-                                           "ce", "dscp"};
+                                           "ce", "dscp", "end"};
+// Data fields that are derived from others (end = offset + length): matched, never sent.
+constexpr std::string_view kDataEndField = "end";
 
 const std::vector<std::string> kRocev2Fields{"qp",  "psn",  "length",     "dma_length",
                                              "opcode", "ce", "dscp", "unscheduled"};
@@ -413,6 +415,8 @@ class ScenarioParser {
       e = step_ignore(lp, step);
     } else if (kw == "watch") {
       e = step_watch(lp, step);
+    } else if (kw == "require") {
+      e = step_require(lp, step);
     } else if (kw == "defaults") {
       step.kind = Step::Kind::Defaults;
       step.pattern.where = step.where;
@@ -841,6 +845,10 @@ class ScenarioParser {
         return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
                                                 join(kDataFields) + ")"};
       }
+      if (!matchers && as.field == kDataEndField) {
+        return ParseError{lp.at(as.column), "data field 'end' is offset + length: an expect or "
+                                            "ignore matches it, send data gives offset and length"};
+      }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
         return ParseError{as.value.where, "data field '" + as.field + "' takes a number or $variable"};
       }
@@ -1045,6 +1053,34 @@ class ScenarioParser {
       p.where = lp.at_token(i);
       step.ignore_patterns.push_back(std::move(p));
     }
+    return std::nullopt;
+  }
+
+  // require VAR OP VALUE ... "reason": the scenario goes on only if every condition on the
+  // variables (captures) holds; otherwise the IUT made a choice the spec allows under which
+  // the scenario cannot test its requirements, and the verdict is unsupported with the reason.
+  static std::optional<ParseError> step_require(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Require;
+    step.pattern.where = lp.at_token(0);
+    const auto& t = lp.tokens();
+    if (t.size() < 3 || !t.back().quoted) {
+      return lp.error_at(t.size() - 1, "expected require VAR OP VALUE ... \"reason\" (the reason "
+                                       "quoted, last)");
+    }
+    for (std::size_t i = 1; i + 1 < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, true);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+        return ParseError{as.value.where, "require compares with a number or $variable"};
+      }
+      if (find_builtin(as.field) != nullptr && find_builtin(as.field)->kind != BuiltinVariable::Kind::Number) {
+        return ParseError{lp.at(as.column), "require compares numbers; $" + as.field + " is an address"};
+      }
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    step.reason = t.back().text;
+    if (step.reason.empty()) return lp.error_at(t.size() - 1, "expected a reason in the quotes");
     return std::nullopt;
   }
 

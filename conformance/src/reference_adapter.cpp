@@ -11,6 +11,7 @@
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
+#include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::conformance {
@@ -60,6 +61,14 @@ class ReferenceAdapter final : public Adapter {
       const auto* m = testing::find_mutant(name);
       if (m == nullptr) return "unknown mutant '" + name + "' (rdcc-conform --list-mutants)";
       if (to_string(m->role) == to_string(spec_.role)) mutants_.add(m->id);
+    }
+    // --variant: a conforming variant of this scenario's role; one of another role leaves it
+    // alone, as a mutant does.
+    variant_ = nullptr;
+    if (!spec_.variant.empty()) {
+      const auto* v = ref::find_variant(spec_.variant);
+      if (v == nullptr) return "unknown variant '" + spec_.variant + "' (rdcc-conform --list-variants)";
+      if (to_string(v->role) == to_string(spec_.role)) variant_ = v;
     }
     switch (spec_.role) {
       case Role::Receiver: start_receiver(s); return std::nullopt;
@@ -254,7 +263,9 @@ class ReferenceAdapter final : public Adapter {
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
     c.crn_addresses = {kTester};
     c.mutants = mutants_;
-    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+    std::shared_ptr<const ref::ReceiverPolicy> policy;
+    if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
+    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, policy);
   }
 
   void start_sender(const Scenario& s) {
@@ -268,7 +279,9 @@ class ReferenceAdapter final : public Adapter {
     c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
     c.mutants = mutants_;
-    sender_ = std::make_unique<ref::Sender>(c, random_, &events_);
+    std::shared_ptr<const ref::SenderPolicy> policy;
+    if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
+    sender_ = std::make_unique<ref::Sender>(c, random_, &events_, policy);
   }
 
   void start_crn(const Scenario& s) {
@@ -286,9 +299,11 @@ class ReferenceAdapter final : public Adapter {
     unscheduled_dscp_ = *c.unscheduled_dscps.begin();
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
     c.mutants = mutants_;
+    std::shared_ptr<const ref::CrnPolicy> policy;
+    if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     crn_service_rate_ = c.service_rate_mbps;
     crn_capacity_ = c.queue_capacity;
-    crn_ = std::make_unique<ref::Crn>(c, &events_);
+    crn_ = std::make_unique<ref::Crn>(c, &events_, policy);
   }
 
   UpperResponse submit(const nlohmann::json& r) {
@@ -480,6 +495,7 @@ class ReferenceAdapter final : public Adapter {
 
   AdapterSpec spec_;
   testing::MutantSet mutants_;
+  const ref::VariantInfo* variant_ = nullptr;  // --variant, when it is of this scenario's role
   ref::SeededRandom random_;
   Collector events_;
   Time now_{};

@@ -247,11 +247,35 @@ class Run {
                        step.checks.empty() ? s_.checks : step.checks};
         return check_watch(a_.now());
       }
+      case Step::Kind::Require:
+        return require(step);
     }
     return std::nullopt;
   }
 
   // ---- values ----
+
+  // require VAR OP VALUE ... "reason": unsupported, with the reason, unless all hold.
+  std::optional<Stop> require(const Step& step) {
+    for (const auto& m : step.pattern.matchers) {
+      const auto it = vars_.find(m.field);
+      if (it == vars_.end()) {
+        return Stop{Verdict::Inconclusive,
+                    m.where.to_string() + ": '" + m.field + "' has no value here (variable not "
+                                                            "captured, or not a number)",
+                    "", ""};
+      }
+      auto want = resolve(m.value);
+      if (!want) return unresolved(m.value);
+      if (!compare(it->second, m.op, *want)) {
+        return Stop{Verdict::Unsupported,
+                    step.reason + " ($" + m.field + " was " + std::to_string(it->second) +
+                        ", the scenario needs " + to_string(m.op) + " " + m.value.to_string() + ")",
+                    "", ""};
+      }
+    }
+    return std::nullopt;
+  }
 
   // The built-in variables (scenario.hpp): the addresses of this run.
   void set_builtins() {
@@ -645,6 +669,7 @@ class Run {
     j["unscheduled"] = dv.unscheduled;
     j["ce"] = dv.ce;
     j["dscp"] = dv.dscp;
+    j["end"] = dv.offset + dv.length;  // derived: the offset after the segment
     return j;
   }
 

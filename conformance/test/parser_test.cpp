@@ -229,7 +229,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:12: a send goes to the IUT: 'to=' belongs to expect"},
         ErrorCase{"UnknownDataField", kHead + "send data message=1 length=4 offfset=0\n",
                   "t.scn:4:30: unknown data field 'offfset' (known: message, offset, length, "
-                  "last, unscheduled, ce, dscp)"},
+                  "last, unscheduled, ce, dscp, end)"},
+        ErrorCase{"DataEndOnASend", kHead + "send data message=1 length=4 end=4\n",
+                  "t.scn:4:30: data field 'end' is offset + length: an expect or ignore matches "
+                  "it, send data gives offset and length"},
+        ErrorCase{"RequireWithoutReason", kHead + "require us=4096\n",
+                  "t.scn:4:9: expected require VAR OP VALUE ... \"reason\" (the reason quoted, "
+                  "last)"},
+        ErrorCase{"RequireWithAName", kHead + "require caps&STATUS \"why\"\n",
+                  "t.scn:4:14: require compares with a number or $variable"},
         ErrorCase{"DataWithoutLength", kHead + "send data message=1\n",
                   "t.scn:4:20: expected length=... in send data"},
         ErrorCase{"UnknownRocev2Field", kHead + "send rocev2 qp=1 length=4 opcod=6\n",
@@ -353,6 +361,24 @@ TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
   EXPECT_EQ(st[3].kind, Step::Kind::Watch);
   EXPECT_NE(find_builtin("tester_data_port"), nullptr);
   EXPECT_EQ(find_builtin("nonce"), nullptr);
+}
+
+// require VAR OP VALUE ... "reason": conditions on captured variables, and why the scenario
+// cannot test an IUT for which one does not hold.
+TEST(Parser, Require_TakesConditionsOnVariablesAndAQuotedReason) {
+  auto r = parse_scenario(kHead + "require us=4096 caps&2 n<=$limit+1 \"scheduled mode\"\n"
+                                  "expect data end<=$limit -> e=end\n",
+                          "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
+  const auto& st = std::get<Scenario>(r).steps;
+  ASSERT_EQ(st[0].kind, Step::Kind::Require);
+  ASSERT_EQ(st[0].pattern.matchers.size(), 3U);
+  EXPECT_EQ(st[0].pattern.matchers[0].field, "us");
+  EXPECT_EQ(st[0].pattern.matchers[1].op, Op::AllBits);
+  EXPECT_EQ(st[0].pattern.matchers[2].value.kind, Value::Kind::Variable);
+  EXPECT_EQ(st[0].reason, "scheduled mode");
+  EXPECT_EQ(st[1].alternatives[0].matchers[0].field, "end");
+  EXPECT_EQ(st[1].alternatives[0].captures[0].field, "end");
 }
 
 TEST(Parser, UnknownRequirementId_NamesTheId) {

@@ -307,6 +307,40 @@ TEST(Runner, SenderIut_DataOnlyAfterCredit) {
   EXPECT_TRUE(data);
 }
 
+// `end` is offset + length: "all segments below the limit, the last one ending at it", for
+// segments of any size; `require` makes a scenario unsupported when the IUT chose what the
+// spec allows and the scenario cannot test, and lets it go on otherwise.
+TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhenItFails) {
+  const std::string steps =
+      "scenario t\nrole sender\nchecks RDCC-MODE-02\n"
+      "upper submit length=16384 force_scheduled=true -> h=handle\n"
+      "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce caps=capabilities\n"
+      "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=1 unscheduled_limit=0 "
+      "grant_lifetime=1000 credit_unit=1024\n"
+      "defaults association_id=7 epoch=1\n"
+      "expect CREDIT_REQUEST within 1ms message_length=16384 -> mid=message_id us=unscheduled_sent\n"
+      "REQUIRE\n"
+      "send CREDIT_GRANT message_id=$mid grant_limit=8192 pacing_rate=100000 lifetime=1000\n"
+      "ignore CREDIT_REQUEST SENDER_STATUS data message=$mid end<8192\n"
+      "expect data within 1ms message=$mid end=8192 -> e=end\n"
+      "silence 500us\n"
+      "upper status handle=$h -> sent=transmitted\n"
+      "require sent=$e \"never fails\"\n";
+  const auto with = [&](const std::string& require) {
+    std::string t = steps;
+    t.replace(t.find("REQUIRE"), 7, require);
+    return run_text(t);
+  };
+  const auto pass = with("require us=0 caps&1 \"the IUT chose unscheduled mode\"");
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason << "\n" << pass.expected << "\n" << pass.actual;
+  const auto unsupported = with("require us=0 caps&8 \"the IUT does not advertise bit 8\"");
+  EXPECT_EQ(unsupported.verdict, Verdict::Unsupported);
+  EXPECT_EQ(unsupported.reason,
+            "the IUT does not advertise bit 8 ($caps was 7, the scenario needs & 8)");
+  const auto unknown = with("require nope=1 \"x\"");
+  EXPECT_EQ(unknown.verdict, Verdict::Inconclusive) << unknown.reason;
+}
+
 TEST(Runner, SenderIut_TheTestersOwnFaultIsNotTheIuts) {
   // A grant with Pacing Rate zero breaks a receiver rule; the tester sent it, so the sender
   // IUT (which MUST ignore it) is not blamed, and sends nothing.

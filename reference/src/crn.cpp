@@ -18,6 +18,7 @@ using testing::Mutant;
 struct Crn::Impl {
   CrnConfig config;
   EventSink events;
+  std::shared_ptr<const CrnPolicy> policy;  // the choices the spec leaves to the CRN
   CrnStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
   std::map<std::tuple<IpAddress, IpAddress, std::uint16_t, std::uint16_t, std::uint8_t>, Time>
@@ -25,7 +26,9 @@ struct Crn::Impl {
   std::map<std::uint16_t, Time> last_port_report;
   std::map<std::uint16_t, std::uint32_t> port_sequence;  // "for a CRN, per reporting port"
 
-  Impl(CrnConfig c, Observer* o) : config(std::move(c)), events(config.name, o) {}
+  Impl(CrnConfig c, Observer* o, std::shared_ptr<const CrnPolicy> p)
+      : config(std::move(c)), events(config.name, o),
+        policy(p != nullptr ? std::move(p) : std::make_shared<const CrnPolicy>()) {}
 
   [[nodiscard]] bool mutant(Mutant m) const { return config.mutants.has(m); }
 
@@ -81,8 +84,8 @@ struct Crn::Impl {
   }
 };
 
-Crn::Crn(CrnConfig config, Observer* observer)
-    : impl_(std::make_unique<Impl>(std::move(config), observer)) {}
+Crn::Crn(CrnConfig config, Observer* observer, std::shared_ptr<const CrnPolicy> policy)
+    : impl_(std::make_unique<Impl>(std::move(config), observer, std::move(policy))) {}
 Crn::~Crn() = default;
 
 std::uint8_t Crn::congestion_degree(std::uint64_t q, std::uint64_t b_th, std::uint64_t q_max) {

@@ -200,6 +200,7 @@ std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
 
 struct Receiver::Impl {
   ReceiverConfig cfg;
+  std::shared_ptr<const ReceiverPolicy> policy;  // the choices the spec leaves to the receiver
   EventSink events;
   ReceiverStats stats;
   SeededRandom own_random;
@@ -234,8 +235,10 @@ struct Receiver::Impl {
   // (docs/spec-notes.md, 241).
   std::uint32_t payload_capacity = payload_capacity_mbps(cfg);
 
-  Impl(ReceiverConfig c, Observer* o, RandomSource* r)
-      : cfg(std::move(c)), events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
+  Impl(ReceiverConfig c, Observer* o, RandomSource* r, std::shared_ptr<const ReceiverPolicy> p)
+      : cfg(std::move(c)),
+        policy(p != nullptr ? std::move(p) : std::make_shared<const ReceiverPolicy>()),
+        events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
         random(r != nullptr ? r : &own_random) {
     if (cfg.aimd_alpha_mbps == 0) cfg.aimd_alpha_mbps = std::max<std::uint32_t>(1, cfg.link_capacity_mbps / 100);
     if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
@@ -1336,8 +1339,9 @@ struct Receiver::Impl {
   }
 };
 
-Receiver::Receiver(ReceiverConfig config, Observer* observer, RandomSource* random)
-    : impl_(std::make_unique<Impl>(std::move(config), observer, random)) {}
+Receiver::Receiver(ReceiverConfig config, Observer* observer, RandomSource* random,
+                   std::shared_ptr<const ReceiverPolicy> policy)
+    : impl_(std::make_unique<Impl>(std::move(config), observer, random, std::move(policy))) {}
 Receiver::~Receiver() = default;
 
 void Receiver::on_control(const Address& from, std::span<const std::byte> datagram, Time now) {

@@ -18,6 +18,7 @@
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/reference/variants.hpp"
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "rdcc/udp/upper_tester.hpp"
@@ -39,6 +40,7 @@ struct Common {
   std::vector<std::string> crn;
   unsigned control_dscp = 46;
   std::vector<std::string> mutants;
+  std::string variant;
 };
 
 [[noreturn]] void invalid(const std::string& option, const std::string& why) {
@@ -65,6 +67,24 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
                  std::string("start with this deliberate fault (repeat; rdcc/testing/mutants.hpp, ") +
                      "rdcc-conform --list-mutants)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub.add_option("--variant", c.variant,
+                 "start with this conforming variant: a behaviour the spec permits that the "
+                 "default does not choose (rdcc/reference/variants.hpp, rdcc-conform "
+                 "--list-variants)");
+}
+
+// --variant NAME: a conforming variant of this node's role, applied to its configuration and
+// policy once every other option is, or an error naming the ones there are.
+template <class Config, class Policy>
+void apply_variant_option(const std::string& name, ref::VariantRole role, Config& config,
+                          std::shared_ptr<const Policy>& policy) {
+  if (name.empty() || ref::apply_variant(name, config, policy)) return;
+  std::string known;
+  for (const auto& v : ref::variants()) {
+    if (v.role == role) known += (known.empty() ? "" : ", ") + std::string(v.name);
+  }
+  invalid("--variant", "'" + name + "' is not a " + std::string(ref::to_string(role)) +
+                           " variant; these are: " + (known.empty() ? "(none)" : known));
 }
 
 // --mutant NAME: a mutant of this node's role, or an error naming the ones there are.
@@ -332,6 +352,7 @@ void run_receiver(const ReceiverOptions& o) {
   e.rocev2_binding = o.bindings.find("rocev2") != std::string::npos;
   e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
   e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
+  apply_variant_option(o.c.variant, ref::VariantRole::Receiver, e, cfg.policy);
   cfg.data_port = o.data_port;
   if (o.rocev2) cfg.rocev2_port = o.rocev2_port;
   cfg.check_icrc = !o.no_icrc_check;
@@ -484,6 +505,7 @@ int run_sender(const SenderOptions& o) {
   e.available_rate_mbps = o.available_rate;
   e.allow_unscheduled = !o.scheduled_only;
   e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Sender);
+  apply_variant_option(o.c.variant, ref::VariantRole::Sender, e, cfg.policy);
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
   cfg.data_source_port = o.data_source_port;
@@ -663,6 +685,7 @@ void run_crn(const CrnOptions& o) {
   cfg.crn.suggest_rate = !o.no_suggest_rate;
   cfg.crn.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
   cfg.crn.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Crn);
+  apply_variant_option(o.c.variant, ref::VariantRole::Crn, cfg.crn, cfg.policy);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
   cfg.ecn_threshold = o.ecn_threshold;

@@ -20,7 +20,7 @@ CrnNode::CrnNode(EventLoop& loop, CrnNodeConfig config, ref::Observer* observer)
       egress_(&address_less) {
   ref::CrnConfig c = cfg_.crn;
   c.local = reports_.local();
-  crn_ = std::make_unique<ref::Crn>(c, observer);
+  crn_ = std::make_unique<ref::Crn>(c, observer, cfg_.policy);
   loop_.add(ingress_.fd(), [this] { on_ingress(); });
 }
 

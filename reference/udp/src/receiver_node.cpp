@@ -36,7 +36,7 @@ ReceiverNode::ReceiverNode(EventLoop& loop, ReceiverNodeConfig config, ref::Obse
     rocev2_.emplace(with_port(cfg_.endpoint.local, *cfg_.rocev2_port));
   }
   receiver_ = std::make_unique<ref::Receiver>(bound(cfg_.endpoint, rdcc_.local()), observer_,
-                                              &random_);
+                                              &random_, cfg_.policy);
   loop_.add(rdcc_.fd(), [this] { on_control_readable(); });
   loop_.add(data_.fd(), [this] { on_data_readable(); });
   if (rocev2_) loop_.add(rocev2_->fd(), [this] { on_rocev2_readable(); });
@@ -140,7 +140,7 @@ void ReceiverNode::restart(std::uint16_t epoch) {
   ref::ReceiverConfig c = bound(cfg_.endpoint, rdcc_.local());
   c.epoch = epoch;
   cfg_.endpoint.epoch = epoch;
-  receiver_ = std::make_unique<ref::Receiver>(c, observer_, &random_);
+  receiver_ = std::make_unique<ref::Receiver>(c, observer_, &random_, cfg_.policy);
   responder_ = ref::Rocev2Responder();
   out_.clear();
   service();

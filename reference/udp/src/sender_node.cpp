@@ -36,7 +36,8 @@ SenderNode::SenderNode(EventLoop& loop, SenderNodeConfig config, ref::Observer* 
         service();
       }),
       requesters_(&address_less) {
-  sender_ = std::make_unique<ref::Sender>(bound(cfg_.endpoint, rdcc_.local()), random_, observer);
+  sender_ = std::make_unique<ref::Sender>(bound(cfg_.endpoint, rdcc_.local()), random_, observer,
+                                          cfg_.policy);
   loop_.add(rdcc_.fd(), [this] { on_control_readable(); });
   service();
 }

@@ -145,6 +145,7 @@ struct AdapterSpec {
   std::string command;                  // exec
   DeclaredParameters declared;          // udp: options; exec: the command's options
   std::vector<std::string> mutants;     // reference: --mutant
+  std::string variant;                  // reference: --variant (empty: the default behaviour)
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp

@@ -101,6 +101,7 @@ struct Step {
     Wait,      // wait DURATION
     Watch,     // watch pacing_sum<=N (checked on every CREDIT_GRANT from then on)
     Set,       // set name=value ... (a variable's value until a capture replaces it)
+    Require,   // require VAR OP VALUE ... "reason" (unsupported unless every condition holds)
   };
   Kind kind = Kind::Wait;
   Location where;
@@ -120,6 +121,7 @@ struct Step {
   // checks (empty: the scenario's `checks`). A failure's verdict takes their level.
   std::vector<std::string> checks;
   Location checks_where;
+  std::string reason;               // Require: why the scenario cannot test the IUT otherwise
 };
 
 // The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).

@@ -10,6 +10,7 @@
 
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
+#include "rdcc/reference/policy.hpp"
 #include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
@@ -57,7 +58,10 @@ struct CrnStats {
 
 class Crn {
  public:
-  explicit Crn(CrnConfig config, Observer* observer = nullptr);
+  // `policy` makes the choices the spec leaves to the CRN (policy.hpp); without one, the
+  // reference's own (CrnPolicy's defaults).
+  explicit Crn(CrnConfig config, Observer* observer = nullptr,
+               std::shared_ptr<const CrnPolicy> policy = nullptr);
   ~Crn();
   Crn(const Crn&) = delete;
   Crn& operator=(const Crn&) = delete;

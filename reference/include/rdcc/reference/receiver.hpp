@@ -12,6 +12,7 @@
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
+#include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
 
@@ -90,8 +91,11 @@ class Receiver {
  public:
   // Association IDs are drawn from `random` (unpredictable IDs limit blind injection,
   // "Security Considerations"); without one, a generator seeded from the Epoch is used.
+  // `policy` makes the choices the spec leaves to the receiver (policy.hpp); without one, the
+  // reference's own (ReceiverPolicy's defaults).
   explicit Receiver(ReceiverConfig config, Observer* observer = nullptr,
-                    RandomSource* random = nullptr);
+                    RandomSource* random = nullptr,
+                    std::shared_ptr<const ReceiverPolicy> policy = nullptr);
   ~Receiver();
   Receiver(const Receiver&) = delete;
   Receiver& operator=(const Receiver&) = delete;

@@ -14,6 +14,7 @@
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
+#include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
 
@@ -133,7 +134,10 @@ struct AssociationStatus {
 
 class Sender {
  public:
-  Sender(SenderConfig config, RandomSource& random, Observer* observer = nullptr);
+  // `policy` decides what the spec leaves to the sender (policy.hpp); none: the reference's
+  // own choices (SenderPolicy's defaults).
+  Sender(SenderConfig config, RandomSource& random, Observer* observer = nullptr,
+         std::shared_ptr<const SenderPolicy> policy = nullptr);
   ~Sender();
   Sender(const Sender&) = delete;
   Sender& operator=(const Sender&) = delete;

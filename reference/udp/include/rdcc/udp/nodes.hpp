@@ -35,6 +35,7 @@ namespace rdcc::udp {
 
 struct ReceiverNodeConfig {
   ref::ReceiverConfig endpoint;              // endpoint.local: the RDCC address to bind
+  std::shared_ptr<const ref::ReceiverPolicy> policy;  // a conforming variant's; null: the default
   std::uint16_t data_port = 0;               // opaque data, on endpoint.local's IP
   std::optional<std::uint16_t> rocev2_port;  // RoCEv2 emulation, when set
   std::optional<std::uint8_t> unscheduled_dscp;  // data with this DSCP is unscheduled
@@ -94,6 +95,7 @@ class ReceiverNode {
 
 struct SenderNodeConfig {
   ref::SenderConfig endpoint;         // endpoint.local: the RDCC address to bind
+  std::shared_ptr<const ref::SenderPolicy> policy;  // a conforming variant's; null: the default
   std::uint16_t rdcc_port = 0;        // the domain's RDCC port (receivers listen on it)
   std::uint16_t data_port = 0;        // receivers' opaque data port
   // The port data leaves from (opaque and RoCEv2), on the RDCC address's IP: never the RDCC
@@ -178,6 +180,7 @@ class SenderNode {
 
 struct CrnNodeConfig {
   ref::CrnConfig crn;              // crn.local: the address reports are sent from
+  std::shared_ptr<const ref::CrnPolicy> policy;  // a conforming variant's; null: the default
   Address listen;                  // data ingress (senders send opaque data here)
   Address forward_to;              // the receiver's data address
   std::uint64_t ecn_threshold = 0;  // mark ECT packets CE above this occupancy; 0: never
