@@ -6,6 +6,7 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "rdcc/codec/hex.hpp"
@@ -417,6 +418,8 @@ class ScenarioParser {
       e = step_watch(lp, step);
     } else if (kw == "require") {
       e = step_require(lp, step);
+    } else if (kw == "transfer") {
+      e = step_transfer(lp, step);
     } else if (kw == "defaults") {
       step.kind = Step::Kind::Defaults;
       step.pattern.where = step.where;
@@ -430,7 +433,7 @@ class ScenarioParser {
       e = step_queue(lp, step);
     } else {
       return lp.error_at(0, "expected a step (send, expect, silence, ignore, defaults, upper, "
-                            "queue, wait, watch, set) or a header item (scenario, role, checks, tags, "
+                            "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
                             "description, config), found '" + kw + "'");
     }
     if (e) return e;
@@ -1084,18 +1087,60 @@ class ScenarioParser {
     return std::nullopt;
   }
 
-  // watch pacing_sum<=N: from now on, the Pacing Rates in force must sum to at most N.
+  // transfer [within D] message_id=ID message=BV length=N [offset=O] [segment=S] [ce=1]: the
+  // tester sends the opaque data of message ID (Binding Value BV) for every octet the IUT grants
+  // it, from offset O (the end of what it has sent of the message), in segments of at most S
+  // octets (4096), until it has sent up to N; what arrives meanwhile is kept for the next steps.
+  static std::optional<ParseError> step_transfer(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Transfer;
+    step.within = kDefaultWindow;
+    step.pattern.where = lp.at_token(0);
+    const auto& t = lp.tokens();
+    std::size_t i = 1;
+    if (i + 1 < t.size() && t[i].text == "within") {
+      auto d = parse_duration(t[i + 1].text);
+      if (!d) return lp.error_at(i + 1, "expected a duration after 'within'");
+      step.within = *d;
+      i += 2;
+    }
+    std::set<std::string> seen;
+    for (; i < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if (as.field != "message_id" && as.field != "message" && as.field != "length" &&
+          as.field != "offset" && as.field != "segment" && as.field != "ce") {
+        return lp.error_at(i, "transfer takes message_id=, message=, length=, offset=, segment= "
+                              "and ce=, not '" + as.field + "'");
+      }
+      if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+        return lp.error_at(i, "'" + as.field + "' takes a number or a $variable");
+      }
+      if (!seen.insert(as.field).second) return lp.error_at(i, "'" + as.field + "' given twice");
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    for (const char* need : {"message_id", "message", "length"}) {
+      if (seen.count(need) == 0) return lp.error_at(0, std::string("transfer needs ") + need + "=");
+    }
+    return std::nullopt;
+  }
+
+  // watch pacing_sum<=N: from now on, the Pacing Rates in force must sum to at most N;
+  // watch unscheduled_sum<=N: the non-zero U in force.
   static std::optional<ParseError> step_watch(const LineParser& lp, Step& step) {
     step.kind = Step::Kind::Watch;
     const auto& t = lp.tokens();
-    if (t.size() != 2) return lp.error_at(1, "expected one watch: pacing_sum<=N (Mbit/s)");
+    if (t.size() != 2) {
+      return lp.error_at(1, "expected one watch: pacing_sum<=N (Mbit/s) or unscheduled_sum<=N (octets)");
+    }
     auto a = parse_assignment(lp, 1, true);
     if (auto* e = std::get_if<ParseError>(&a)) return *e;
     auto& as = std::get<Assignment>(a);
-    if (as.field != kPacingSum || (as.op != Op::Le && as.op != Op::Lt) ||
+    if ((as.field != kPacingSum && as.field != kUnscheduledSum) || (as.op != Op::Le && as.op != Op::Lt) ||
         as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
-      return lp.error_at(1, "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s, a number or "
-                            "$variable), found '" + t[1].text + "'");
+      return lp.error_at(1, "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s), or "
+                            "unscheduled_sum<=N or unscheduled_sum<N (N in octets); N a number or "
+                            "$variable; found '" + t[1].text + "'");
     }
     step.pattern.where = lp.at_token(1);  // located like every other step's pattern
     step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});

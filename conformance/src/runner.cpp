@@ -77,6 +77,9 @@ std::string describe_duration(Duration d) {
   return std::to_string(d.ns) + "ns";
 }
 
+// How long transfer waits for credit before it asks again.
+constexpr ref::Duration kTransferRetry = ref::milliseconds(1);
+
 struct DataView {
   std::uint64_t message = 0, offset = 0, length = 0, last = 0, unscheduled = 0, ce = 0, dscp = 0;
 };
@@ -240,12 +243,15 @@ class Run {
         return queue(step);
       case Step::Kind::Wait:
         return wait(step.within);
+      case Step::Kind::Transfer:
+        return transfer(step);
       case Step::Kind::Watch: {
         auto v = resolve(step.pattern.matchers.front().value);
         if (!v) return unresolved(step.pattern.matchers.front().value);
-        watch_ = Watch{step.pattern.matchers.front().op, *v, step.text,
-                       step.checks.empty() ? s_.checks : step.checks};
-        return check_watch(a_.now());
+        const auto& field = step.pattern.matchers.front().field;
+        watches_[field] = Watch{step.pattern.matchers.front().op, *v, step.text,
+                                step.checks.empty() ? s_.checks : step.checks};
+        return field == kPacingSum ? check_watch(a_.now()) : check_unscheduled_watch();
       }
       case Step::Kind::Require:
         return require(step);
@@ -398,6 +404,7 @@ class Run {
                   "", ""};
     }
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
+      last_request_[{cr->header.association_id, cr->message_id}] = *cr;
       message_of_binding_[cr->binding_value] = cr->message_id;
       if (cr->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
         auto& q = rocev2_messages_[unpack_rocev2(cr->binding_value).destination_qpn];
@@ -487,6 +494,12 @@ class Run {
                                              std::to_string(dv.length) + " does not fit a datagram",
                   "", ""};
     }
+    return send_opaque(step, dv);
+  }
+
+  // One opaque data packet (docs/data-transport.md) from the tester's data port to the IUT's.
+  std::optional<Stop> send_opaque(const Step& step, const DataView& dv) {
+    sent_[dv.message] = std::max(sent_[dv.message], dv.offset + dv.length);
     ref::OpaqueHeader h;
     h.message_identifier = dv.message;
     h.offset = dv.offset;
@@ -501,6 +514,88 @@ class Run {
     }
     out.resize(*n);
     return send_bytes(out, true, dv);
+  }
+
+  // transfer: the tester plays a conforming sender of one scheduled message: whatever Grant
+  // Limits the IUT chooses (a window of one Credit Unit, the whole message, anything between),
+  // it sends every granted octet, from the highest offset it has sent so far, and waits for
+  // more credit until `length` octets are sent. Every packet that arrives meanwhile, the
+  // grants included, is kept, in order, for the next steps.
+  std::optional<Stop> transfer(const Step& step) {
+    std::uint64_t mid = 0;
+    DataView dv;
+    std::uint64_t length = 0;
+    std::uint64_t segment = 4096;
+    std::optional<std::uint64_t> offset;
+    for (const auto& m : step.pattern.matchers) {
+      auto v = resolve(m.value);
+      if (!v) return unresolved(m.value);
+      if (m.field == "message_id") mid = *v;
+      if (m.field == "message") dv.message = *v;
+      if (m.field == "length") length = *v;
+      if (m.field == "segment") segment = *v;
+      if (m.field == "ce") dv.ce = *v;
+      if (m.field == "offset") offset = *v;
+    }
+    if (segment == 0 || segment > 65000) {
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": segment " +
+                                             std::to_string(segment) + " is not 1..65000",
+                  "", ""};
+    }
+    const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
+    const Time deadline = a_.now() + widen(step.within);
+    std::uint64_t at = offset.value_or(sent_[dv.message]);
+    std::deque<Packet> kept;
+    const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
+    for (;;) {
+      const auto g = granted_.find({assoc, mid});
+      const std::uint64_t limit = std::min(length, g == granted_.end() ? 0 : g->second);
+      for (; at < limit; at += dv.length) {
+        dv.offset = at;
+        dv.length = std::min(segment, limit - at);
+        dv.last = at + dv.length == length ? 1 : 0;
+        if (auto stop = send_opaque(step, dv)) {
+          keep();
+          return stop;
+        }
+      }
+      if (at >= length) break;
+      // No credit for a while: the grant may have expired before its octets arrived (a loaded
+      // host), and a sender then asks again, as a sender does when its Lifetime has elapsed
+      // (Credit Requests and Grants, rule 3).
+      const Time retry_at = a_.now() + widen(kTransferRetry);
+      auto p = next(std::min(deadline, retry_at));
+      if (!p && a_.now() < deadline) {
+        if (auto stop = rerequest(assoc, mid)) {
+          keep();
+          return stop;
+        }
+        continue;
+      }
+      if (!p) {
+        keep();
+        return Stop{Verdict::Fail,
+                    "message " + std::to_string(mid) + " was granted " + std::to_string(limit) +
+                        " of its " + std::to_string(length) + " octets, and no more credit came within " +
+                        std::to_string(step.within.ns / 1000) + " us",
+                    step.text, "nothing"};
+      }
+      kept.push_back(std::move(*p));
+    }
+    keep();
+    return std::nullopt;
+  }
+
+  // The message's last CREDIT_REQUEST again, with the next Sequence Number.
+  std::optional<Stop> rerequest(std::uint64_t assoc, std::uint64_t mid) {
+    const auto it = last_request_.find({assoc, mid});
+    if (it == last_request_.end()) return std::nullopt;
+    CreditRequest r = it->second;
+    r.header.sequence_number = next_sequence_++;
+    std::array<std::byte, 256> buf{};
+    auto n = encode(Message{r}, buf);
+    if (!n) return Stop{Verdict::Inconclusive, "cannot encode a CREDIT_REQUEST: " + n.error().describe(), "", ""};
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
   }
 
   // send rocev2: one RC RDMA WRITE packet (BTH, RETH on First/Only, payload, pad, ICRC) to the
@@ -952,6 +1047,8 @@ class Run {
     const auto& h = header_of(*m);
     if (const auto* a = std::get_if<AssocAccept>(&*m)) {
       default_lifetime_[h.association_id] = a->grant_lifetime;
+      u_in_force_[h.association_id] = a->unscheduled_limit;
+      if (!watch_failure_) watch_failure_ = check_unscheduled_watch();
       return;
     }
     const auto key = [&](std::uint64_t message_id) {
@@ -959,6 +1056,8 @@ class Run {
     };
     if (const auto* g = std::get_if<CreditGrant>(&*m)) {
       if (g->pacing_rate == 0) return;  // ignored by the sender; the checker flags it
+      auto& granted = granted_[{h.association_id, g->message_id}];
+      granted = std::max(granted, g->grant_limit);
       std::uint32_t lifetime = g->lifetime;
       if (lifetime == 0) {
         const auto it = default_lifetime_.find(h.association_id);
@@ -985,7 +1084,9 @@ class Run {
   }
 
   std::optional<Stop> check_watch(Time now) {
-    if (!watch_) return std::nullopt;
+    const auto it = watches_.find(std::string(kPacingSum));
+    if (it == watches_.end()) return std::nullopt;
+    const Watch& watch = it->second;
     std::uint64_t sum = 0;
     std::string parts;
     for (const auto& [k, r] : rates_) {
@@ -994,10 +1095,28 @@ class Run {
       parts += (parts.empty() ? "" : " + ") + std::to_string(r.rate) + " (message " +
                std::to_string(k.second) + ")";
     }
-    if (compare(sum, watch_->op, watch_->limit)) return std::nullopt;
+    if (compare(sum, watch.op, watch.limit)) return std::nullopt;
     return Stop{Verdict::Fail, "the Pacing Rates in force sum to " + std::to_string(sum) +
                                    " Mbit/s at " + ref::format_time(now),
-                watch_->text, parts, watch_->checks};
+                watch.text, parts, watch.checks};
+  }
+
+  // "the sum of U over all associations with a non-zero U does not exceed G_u": each
+  // association's latest ASSOC_ACCEPT.
+  std::optional<Stop> check_unscheduled_watch() {
+    const auto it = watches_.find(std::string(kUnscheduledSum));
+    if (it == watches_.end()) return std::nullopt;
+    std::uint64_t sum = 0;
+    std::string parts;
+    for (const auto& [assoc, u] : u_in_force_) {
+      if (u == 0) continue;
+      sum += u;
+      parts += (parts.empty() ? "" : " + ") + std::to_string(u) + " (association " +
+               std::to_string(assoc) + ")";
+    }
+    if (compare(sum, it->second.op, it->second.limit)) return std::nullopt;
+    return Stop{Verdict::Fail, "the non-zero U in force sum to " + std::to_string(sum) + " octets",
+                it->second.text, parts, it->second.checks};
   }
 
   void feed_checker(const Packet& p, bool from_tester) {
@@ -1164,7 +1283,13 @@ class Run {
   std::map<std::string, std::uint64_t> defaults_;
   std::vector<Pattern> ignored_;
   std::map<std::string, std::string> text_vars_;
-  std::optional<Watch> watch_;
+  std::map<std::string, Watch, std::less<>> watches_;  // by field: pacing_sum, unscheduled_sum
+  std::map<std::uint32_t, std::uint32_t> u_in_force_;    // association -> its latest U
+  // (association, message) -> the highest Grant Limit the IUT granted (transfer).
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> granted_;
+  std::map<std::uint64_t, std::uint64_t> sent_;  // opaque message -> end of the data sent
+  // (association, message) -> its latest CREDIT_REQUEST, which transfer repeats.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
   std::optional<Stop> watch_failure_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, RateInForce> rates_;
   std::map<std::uint32_t, std::uint32_t> default_lifetime_;

@@ -176,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"UnknownKeyword", kHead + "sned ERROR\n",
                   "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
-                  "queue, wait, watch, set) or a header item (scenario, role, checks, tags, "
+                  "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
                   "description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
                   "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
@@ -338,8 +338,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"CaptureIntoBuiltin", kHead + "expect ERROR -> tester=reason\n",
                   "t.scn:4:17: $tester is a built-in variable; capture into another name"},
         ErrorCase{"WatchOther", kHead + "watch pacing_rate<=5\n",
-                  "t.scn:4:7: expected pacing_sum<=N or pacing_sum<N (N in Mbit/s, a number or "
-                  "$variable), found 'pacing_rate<=5'"}),
+                  "t.scn:4:7: expected pacing_sum<=N or pacing_sum<N (N in Mbit/s), or "
+                  "unscheduled_sum<=N or unscheduled_sum<N (N in octets); N a number or $variable; "
+                  "found 'pacing_rate<=5'"},
+        ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
+                  "t.scn:4:1: transfer needs length="},
+        ErrorCase{"TransferUnknownField", kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
+                  "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment= "
+                  "and ce=, not 'flags'"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {

@@ -398,6 +398,45 @@ TEST(Runner, IgnoreWithMatchers_SkipsOnlyWhatMatches) {
   EXPECT_EQ(fail.reason, "message_id was 1, wanted = 2");
 }
 
+// transfer sends every granted octet, whatever the windows, and keeps what arrives for the
+// next steps; it fails when the credit stops coming.
+TEST(Runner, Transfer_SendsTheGrantedOctetsUntilTheLength_AndKeepsThePackets) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit<1048576\n"
+      "transfer message_id=1 message=1 length=1048576 segment=16384\n"
+      "ignore CREDIT_GRANT message_id=1\n"
+      "expect MSG_DONE within 1ms message_id=1 octets_received=1048576\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+  // The data of a budget-bound receiver (G_s 3 MiB): one transfer, several grants.
+  std::size_t grants = 0;
+  for (const auto& t : r.trace) {
+    if (!t.from_tester && !t.packet.data) grants += 1;
+  }
+  EXPECT_GT(grants, 3U);
+  const auto stuck = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 -> limit=grant_limit\n"
+      "send data message=1 offset=$limit length=4096\n"  // beyond the limit: no more credit
+      "transfer within 3ms message_id=1 message=1 offset=0 length=1048576\n"));
+  EXPECT_EQ(stuck.verdict, Verdict::Fail);
+  EXPECT_NE(stuck.reason.find("no more credit came within 3000 us"), std::string::npos) << stuck.reason;
+}
+
+TEST(Runner, WatchUnscheduledSum_FailsWhenTheNonZeroUExceedIt) {
+  std::string steps;
+  for (int i = 1; i <= 3; ++i) {
+    steps += "send ASSOC_REQUEST sender_nonce=" + std::to_string(100 + i) +
+             " capabilities=STATUS line_rate=100000\nexpect ASSOC_ACCEPT within 1ms\n";
+  }
+  // The reference's defaults: U 64 KiB while G_u (1 MiB) lasts; the tester's association too.
+  const auto pass = run_text(receiver("watch unscheduled_sum<=262144\n" + steps));
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
+  const auto fail = run_text(receiver("watch unscheduled_sum<=196607\n" + steps));
+  EXPECT_EQ(fail.verdict, Verdict::Fail);
+  EXPECT_EQ(fail.reason, "the non-zero U in force sum to 196608 octets") << fail.reason;
+}
+
 TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
   // The reference grants one message the payload capacity of its 100 Gbit/s link: 98556
   // Mbit/s once the data packets' headers are left room for (spec-notes 241).

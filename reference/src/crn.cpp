@@ -59,9 +59,10 @@ struct Crn::Impl {
     r.protocol = q.flow.protocol;
     r.source_port = q.flow.source.port;
     r.destination_port = q.flow.destination.port;
-    if (config.suggest_rate && q.flows_in_queue > 0) {
-      // "a Suggested Rate equal to the queue's service rate divided by the number of flows"
-      r.suggested_rate = config.service_rate_mbps / q.flows_in_queue;
+    if (config.suggest_rate) {
+      // "optionally, a Suggested Rate equal to the queue's service rate divided by the number
+      // of flows": whether, is the policy's choice.
+      r.suggested_rate = policy->suggested_rate(config.service_rate_mbps, q.flows_in_queue);
     }
     r.source_address = q.flow.source.ip;
     r.destination_address = q.flow.destination.ip;
@@ -106,7 +107,8 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
   const auto key = std::make_tuple(q.flow.source.ip, q.flow.destination.ip, q.flow.source.port,
                                    q.flow.destination.port, q.flow.protocol);
   if (auto it = s.last_flow_report.find(key);
-      it != s.last_flow_report.end() && now - it->second < s.config.per_flow_interval &&
+      it != s.last_flow_report.end() &&
+      now - it->second < s.policy->report_interval(s.config.per_flow_interval) &&
       !s.mutant(Mutant::CrnNoFlowLimit)) {
     ++s.stats.suppressed_per_flow;
     return;

@@ -98,6 +98,7 @@ struct Msg {
   Rocev2Binding rocev2{};
   std::uint64_t post_unit = 0;  // RoCEv2: octets of one RDMA message (length / count, rounded up)
   MsgState state = MsgState::Active;
+  bool told_exhausted = false;  // ERROR (BUDGET_EXHAUSTED) sent since its last grant
   std::uint64_t pass = 0;
   bool queued = false;
   Ranges ranges;
@@ -252,8 +253,15 @@ struct Receiver::Impl {
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
   // credit for all of its octets"): its window holds at least one of them.
+  // The window itself is the policy's choice (policy.hpp).
   [[nodiscard]] std::uint64_t window_of(const Msg& m) const {
-    return std::max(grant_window(), m.post_unit);
+    WindowContext c;
+    c.default_window = grant_window();
+    c.length = m.length;
+    c.scheduled_granted = m.limit > m.window ? m.limit - m.window : 0;
+    c.scheduled_received = m.sched_received;
+    c.credit_unit = cfg.credit_unit;
+    return std::max({policy->grant_window(c), m.post_unit, std::uint64_t{1}});
   }
   [[nodiscard]] std::uint64_t grant_window() const {
     if (cfg.grant_window != 0) return cfg.grant_window;
@@ -323,8 +331,13 @@ struct Receiver::Impl {
     if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
     const std::uint64_t others = u_sum - own;
     const std::uint64_t left = cfg.unscheduled_budget > others ? cfg.unscheduled_budget - others : 0;
-    const std::uint64_t u = std::min<std::uint64_t>(cfg.unscheduled_limit, left);
-    return u < cfg.credit_unit && u < cfg.unscheduled_limit ? 0 : static_cast<std::uint32_t>(u);
+    UnscheduledContext c;
+    c.configured = cfg.unscheduled_limit;
+    c.left = left;
+    c.g_u = cfg.unscheduled_budget;
+    c.max_associations = cfg.max_associations;
+    c.credit_unit = cfg.credit_unit;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(policy->unscheduled_limit(c), left));
   }
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
@@ -679,6 +692,12 @@ struct Receiver::Impl {
       m.window = std::max(r.unscheduled_sent, m.unsched_received);
       set_unsched(m, std::min(m.unsched_accounted, m.window - m.unsched_received));
     }
+    // A request while the message's grant is live: no grant is owed (docs/spec-notes.md, 42);
+    // whether one comes is the policy's choice. "Never" leaves the message as it is, a
+    // returned one too, until the grant expires.
+    const ReRequestAnswer answer =
+        m.accounted != 0 ? policy->answer_rerequest() : ReRequestAnswer::WhenCreditIsDue;
+    if (answer == ReRequestAnswer::Never) return;
     if (m.state == MsgState::Dormant) {
       m.state = MsgState::Active;
       if (events.enabled()) events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
@@ -687,7 +706,24 @@ struct Receiver::Impl {
       // The grant expired at the sender too: it asks again; the credit is granted anew.
       m.state = MsgState::Active;
     }
+    if (answer == ReRequestAnswer::Always) {
+      answer_live_rerequest(a, m, now);
+    } else {
+      requeue(a, m);
+    }
+  }
+
+  // A grant for a message whose grant is live: more credit if it is due some, else the same
+  // Grant Limit, which "only refreshes the Lifetime and Pacing Rate" (rule 1), at the rate the
+  // allocation gives it now (its own rate counts as room). Not after a CREDIT_RETURN: restating
+  // the limit would give back the returned credit, which the grant pass does only with room
+  // for it in G_s (spec-notes 263).
+  void answer_live_rerequest(Assoc& a, Msg& m, Time now) {
     requeue(a, m);
+    if (m.queued || m.returned != kNoReturn) return;  // the grant pass serves it
+    const std::uint32_t rate = rate_for(a, m, now);
+    if (rate == 0) return;
+    issue_grant(a, m, m.limit, rate, 0, now);
   }
 
   // ---- grants -----------------------------------------------------------------------------
@@ -698,7 +734,7 @@ struct Receiver::Impl {
   [[nodiscard]] double fair_share() const {
     const std::size_t sharing =
         std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(payload_capacity / sharing);
+    return static_cast<double>(std::min(payload_capacity, policy->rate_share(payload_capacity, sharing)));
   }
 
   // The rate the sender may be granted, before the link is shared.
@@ -811,7 +847,10 @@ struct Receiver::Impl {
       std::uint64_t free = bound > taken ? bound - taken : 0;
       // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
       // no grant yet (a renewal with no new credit would still have moved them).
-      if (moved > free && !mutant(Mutant::BudgetNotEnforced)) break;
+      if (moved > free && !mutant(Mutant::BudgetNotEnforced)) {
+        out_of_budget(a, m, now);
+        break;
+      }
       free -= std::min(free, moved);
       if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
@@ -827,8 +866,11 @@ struct Receiver::Impl {
         } else if (fit > held) {
           fit -= (fit - held) % cfg.credit_unit;
         }
-        if (fit < m.limit) break;           // cannot even restate the old limit: wait
-        if (fit <= held && !renew) break;   // nothing new to give: wait
+        if (fit < m.limit || (fit <= held && !renew)) {
+          // Cannot even restate the old limit, or nothing new to give: wait.
+          out_of_budget(a, m, now);
+          break;
+        }
         limit = fit;
       }
       std::uint32_t rate = rate_for(a, m, now);
@@ -856,6 +898,16 @@ struct Receiver::Impl {
     for (auto [a, m] : parked) requeue(*a, *m);
   }
 
+  // The budget cannot serve `m`, which waits. "If a receiver is about to run out of budget for
+  // an extended period, it MAY send ERROR (BUDGET_EXHAUSTED) to senders with pending requests"
+  // ("Error Handling and Recovery"): whether it does is the policy's choice; once per message
+  // until it is granted, and only to one that holds no credit (it is waiting for some).
+  void out_of_budget(Assoc& a, Msg& m, Time now) {
+    if (m.told_exhausted || m.accounted != 0 || !policy->tell_budget_exhausted()) return;
+    m.told_exhausted = true;
+    send_error(a, ReasonCode::BudgetExhausted, m.id, now);
+  }
+
   void issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uint32_t rate, std::uint64_t moved,
                    Time now) {
     dequeue(m);
@@ -865,6 +917,7 @@ struct Receiver::Impl {
     const std::uint64_t previous = m.limit;
     m.limit = limit;
     m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
+    m.told_exhausted = false;
     if (moved != 0) {
       set_unsched(m, 0);
       m.window = m.unsched_received;  // octets still in flight are now scheduled credit
@@ -873,15 +926,19 @@ struct Receiver::Impl {
     set_rate(m, rate);
     a.granted_rate = rate;
     ++m.generation;
+    // "Lifetime zero means the default Grant Lifetime of the association"; which one a grant
+    // states is the policy's choice.
+    const std::uint32_t lifetime_field = policy->grant_lifetime_us(cfg.grant_lifetime_us);
+    const Duration grant_lifetime = lifetime_field != 0 ? microseconds(lifetime_field) : lifetime();
     // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
     // sent the grant"
-    arm(now + lifetime() + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
+    arm(now + grant_lifetime + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
     m.pass += added * kStride / m.weight;
     CreditGrant g;
     g.message_id = m.id;
     g.grant_limit = limit;
     g.pacing_rate = rate;
-    g.lifetime = 0;  // the association's default
+    g.lifetime = lifetime_field;
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
     if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
     if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
@@ -1086,16 +1143,21 @@ struct Receiver::Impl {
       if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
         r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
       }
-      if (s > 0) {
-        // r_i is the rate the sender is granted: the controller's value can sit above the
-        // link share the allocation gives, where decreases would never reach a grant
-        // (docs/spec-notes.md, 120).
-        const double current = a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate))
-                                                    : a.rate;
-        a.rate = std::max(r_min, current * (1.0 - cfg.aimd_beta * s));
-      } else {
-        a.rate = std::min(r_max, a.rate + cfg.aimd_alpha_mbps);
-      }
+      RateUpdate u;
+      // r_i is the rate the sender is granted: the controller's value can sit above the link
+      // share the allocation gives, where decreases would never reach a grant
+      // (docs/spec-notes.md, 120).
+      u.rate = s > 0 && a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate)) : a.rate;
+      u.signal = s;
+      u.r_min = r_min;
+      u.r_max = r_max;
+      u.alpha = cfg.aimd_alpha_mbps;
+      u.beta = cfg.aimd_beta;
+      const double next = policy->next_rate(u);
+      // "MUST reduce the rate it grants to a sender when it observes congestion" (rule 2),
+      // whatever the controller: not above the rate in force then, nor below R_min; and never
+      // above R_max_i.
+      a.rate = s > 0 ? std::max(r_min, std::min(next, u.rate)) : std::min(next, r_max);
       a.interval_octets = a.interval_ce = 0;
       a.interval_degree = a.interval_excess_delay = 0;
     }
@@ -1321,8 +1383,12 @@ struct Receiver::Impl {
           remove_association(assocs.at(id), now, "idle");
         }
         if (!assocs.empty()) {
+          Time least_recent = now;
+          for (const auto& [id, a] : assocs) least_recent = std::min(least_recent, a.last_activity);
           idle_armed = true;
-          arm(now + cfg.idle_timeout / 4, TimerKind::Idle);
+          arm(std::max(now + microseconds(1),
+                       policy->next_idle_check(now, least_recent, cfg.idle_timeout)),
+              TimerKind::Idle);
         }
         break;
       }

@@ -23,8 +23,10 @@ struct Sent {
 
 class ReceiverHarness {
  public:
-  explicit ReceiverHarness(ReceiverConfig cfg = default_config())
-      : random_(7), receiver_(cfg, &events_, &random_) {
+  // `policy`: a conforming variant's (rdcc/reference/variants.hpp); null: the default.
+  explicit ReceiverHarness(ReceiverConfig cfg = default_config(),
+                           std::shared_ptr<const ReceiverPolicy> policy = nullptr)
+      : random_(7), receiver_(cfg, &events_, &random_, std::move(policy)) {
     checker_.add_receiver(cfg.local, cfg.budget, cfg.d_max);
   }
 

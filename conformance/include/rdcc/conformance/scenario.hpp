@@ -99,7 +99,10 @@ struct Step {
     Upper,     // upper OP key=value ... [-> var=key]
     Queue,     // queue port=.. occupancy=.. ... (CRN IUT)
     Wait,      // wait DURATION
-    Watch,     // watch pacing_sum<=N (checked on every CREDIT_GRANT from then on)
+    Watch,     // watch pacing_sum<=N / unscheduled_sum<=N (checked on every CREDIT_GRANT /
+               // ASSOC_ACCEPT from then on)
+    Transfer,  // transfer [within D] message_id=.. message=.. length=.. [segment=..] [ce=1]: send data
+               // for every octet the IUT grants, as a conforming sender does
     Set,       // set name=value ... (a variable's value until a capture replaces it)
     Require,   // require VAR OP VALUE ... "reason" (unsupported unless every condition holds)
   };
@@ -112,7 +115,7 @@ struct Step {
   std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
   std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
   std::vector<Pattern> alternatives;
-  ref::Duration within{};  // Expect: upper bound of the window; Silence / Wait: the duration
+  ref::Duration within{};  // Expect / Transfer: upper bound of the window; Silence / Wait: the duration
   ref::Duration after{};   // Expect: lower bound of the window
   std::vector<std::string> ignore;  // Ignore: type names, or "data"
   std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
@@ -162,6 +165,11 @@ inline constexpr std::string_view kFreshIutTag = "fresh-iut";
 // The watch of `watch pacing_sum<=N`: the sum of the Pacing Rates in force (the latest grant of
 // each message that has no MSG_DONE yet) must stay at or below N Mbit/s.
 inline constexpr std::string_view kPacingSum = "pacing_sum";
+// The watch of `watch unscheduled_sum<=N`: the sum of the non-zero U in force (the latest
+// ASSOC_ACCEPT of each association, a Parameter Update's included) must stay at or below N
+// octets ("Unscheduled Transmission": the sum of U over the associations with a non-zero U
+// does not exceed G_u).
+inline constexpr std::string_view kUnscheduledSum = "unscheduled_sum";
 
 // The default window of an expect without "within".
 inline constexpr ref::Duration kDefaultWindow = ref::milliseconds(10);

@@ -6,20 +6,109 @@
 // A policy decides; the endpoint's rule code still enforces every MUST around the decision
 // (the budget G, Grant Limits within the message length, the pacing bound, ...), so no policy
 // can make an endpoint break a rule. Policies are stateless: every hook is const and gets
-// what it decides from its arguments.
+// what it decides from its arguments (a policy may hold parameters of its own, set when it is
+// made: a Lifetime, a divisor).
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+
+#include "rdcc/reference/time.hpp"
 
 namespace rdcc::ref {
 
-// Hooks of the receiver: first window, Pacing Rate allocation, Lifetime, answers to a
-// re-request, pool grants, U per association, BUDGET_EXHAUSTED, ...
+// ---- receiver -------------------------------------------------------------------------------
+
+// What the receiver knows of a message when it sizes the next grant.
+struct WindowContext {
+  std::uint64_t default_window = 0;      // the reference's: one BDP of the access link, >= 4 CU
+  std::uint64_t length = 0;              // Message Length
+  std::uint64_t scheduled_granted = 0;   // Grant Limit issued beyond the unscheduled window
+  std::uint64_t scheduled_received = 0;  // scheduled octets received
+  std::uint32_t credit_unit = 0;
+};
+
+// What the receiver knows when it chooses U for an association ("Unscheduled Transmission").
+struct UnscheduledContext {
+  std::uint32_t configured = 0;   // the U the operator configured
+  std::uint64_t left = 0;         // G_u less the U of the other associations
+  std::uint64_t g_u = 0;          // G_u
+  std::size_t max_associations = 0;
+  std::uint32_t credit_unit = 0;
+};
+
+// One update of a sender's rate by the rate controller ("Credit Allocation").
+struct RateUpdate {
+  double rate = 0;      // r_i now (already the granted rate when it was lower)
+  double signal = 0;    // s_i in [0, 1]: the largest congestion signal of the last interval
+  double r_min = 0;     // one Credit Unit per update interval
+  double r_max = 0;     // the sender's line rate and Suggested Rate
+  double alpha = 0;     // additive increase, Mbit/s
+  double beta = 0;      // multiplicative decrease factor
+};
+
+// How the receiver answers a CREDIT_REQUEST for a message whose grant is still live.
+enum class ReRequestAnswer : std::uint8_t {
+  WhenCreditIsDue,  // the reference: a grant only when the message is due more credit
+  Never,            // nothing until the grant's Lifetime has elapsed (docs/spec-notes.md, 42)
+  Always,           // a grant restating the limit (a refreshed Lifetime and Pacing Rate)
+};
+
+// Hooks of the receiver. The base class is the reference's own choice of each.
 class ReceiverPolicy {
  public:
   virtual ~ReceiverPolicy() = default;
+
+  // The credit a grant may leave outstanding for a message: the window the next Grant Limit
+  // reaches past the octets received. The endpoint still bounds it by the budget and the
+  // message length, and a RoCEv2 message's by whole RDMA messages.
+  [[nodiscard]] virtual std::uint64_t grant_window(const WindowContext& c) const {
+    return c.default_window;
+  }
+  // The most one message is granted when `sharing` messages hold or want a rate of the
+  // access link's `capacity` (message octets, Mbit/s). The endpoint still keeps the sum of
+  // the rates within the capacity.
+  [[nodiscard]] virtual std::uint32_t rate_share(std::uint32_t capacity, std::size_t sharing) const {
+    return static_cast<std::uint32_t>(capacity / (sharing == 0 ? 1 : sharing));
+  }
+  // The rate controller: r_i after one update interval. The reference is the RECOMMENDED AIMD:
+  // "if congestion signal s_i > 0 ...: r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i =
+  // min(R_max_i, r_i + alpha)". Any controller must lower the rate when s_i > 0 (rule 2).
+  [[nodiscard]] virtual double next_rate(const RateUpdate& u) const {
+    if (u.signal > 0) return std::max(u.r_min, u.rate * (1.0 - u.beta * u.signal));
+    return std::min(u.r_max, u.rate + u.alpha);
+  }
+  // The Lifetime field of a grant, microseconds; 0 is "the default Grant Lifetime of the
+  // association", what the reference sends.
+  [[nodiscard]] virtual std::uint32_t grant_lifetime_us(std::uint32_t association_default_us) const {
+    (void)association_default_us;
+    return 0;
+  }
+  [[nodiscard]] virtual ReRequestAnswer answer_rerequest() const {
+    return ReRequestAnswer::WhenCreditIsDue;
+  }
+  // U for an association; the endpoint sets 0 while the circuit breaker is tripped and keeps
+  // the result within `left`. The reference gives the configured U while G_u has room for it,
+  // then what is left if that is at least a Credit Unit, then 0.
+  [[nodiscard]] virtual std::uint32_t unscheduled_limit(const UnscheduledContext& c) const {
+    const std::uint64_t u = std::min<std::uint64_t>(c.configured, c.left);
+    return u < c.credit_unit && u < c.configured ? 0 : static_cast<std::uint32_t>(u);
+  }
+  // Whether a message the budget cannot serve is told so with ERROR (BUDGET_EXHAUSTED), once
+  // until it is granted again. The reference keeps it waiting without a word.
+  [[nodiscard]] virtual bool tell_budget_exhausted() const { return false; }
+  // When the receiver next looks for idle associations, given the least recent activity
+  // among them; the reference looks every quarter of the idle time (removal within
+  // [idle, 1.25 * idle]).
+  [[nodiscard]] virtual Time next_idle_check(Time now, Time least_recent_activity,
+                                             Duration idle_timeout) const {
+    (void)least_recent_activity;
+    return now + idle_timeout / 4;
+  }
 };
+
+// ---- sender ---------------------------------------------------------------------------------
 
 // Hooks of the sender: transmission mode, segment size and bursts, Message IDs and nonces on
 // re-establishment, capabilities advertised, CREDIT_RETURN. The defaults are the reference's
@@ -72,10 +161,22 @@ class SenderPolicy {
   [[nodiscard]] virtual bool send_credit_return() const { return true; }
 };
 
-// Hooks of the CRN: Suggested Rate, report intervals, ...
+// ---- CRN ------------------------------------------------------------------------------------
+
+// Hooks of the CRN. The base class is the reference's own choice of each.
 class CrnPolicy {
  public:
   virtual ~CrnPolicy() = default;
+
+  // The optional Suggested Rate of a report, Mbit/s (0: none): the reference sends "the
+  // queue's service rate divided by the number of flows the CRN observes in the queue".
+  [[nodiscard]] virtual std::uint32_t suggested_rate(std::uint32_t service_rate_mbps,
+                                                     std::uint32_t flows_in_queue) const {
+    return flows_in_queue == 0 ? 0 : service_rate_mbps / flows_in_queue;
+  }
+  // The per-flow report interval in force: "at most one report per flow per configured report
+  // interval" is a bound, and the reference reports as often as it allows.
+  [[nodiscard]] virtual Duration report_interval(Duration configured) const { return configured; }
 };
 
 }  // namespace rdcc::ref
