@@ -201,6 +201,21 @@ frames=$(tshark -r "$work/rx/scenarios/receiver-msg-done-after-data.pcap" -Y 'ip
 check "exec: the pcap holds the loopback packets" test "$frames" -ge 6
 check "exec: no node left running" test "$(pgrep -f "$rdcc receiver $receiver_opts" | wc -l)" -eq 0
 
+# Conforming variants: listed with the sentence that permits each; a real node takes one.
+check "list-variants" run 0 "$conform" --list-variants
+check "list-variants: name [role] permits: \"...\"" \
+  grep -qE '^grant-whole-message \[receiver\] permits: ".+"$' "$work/out"
+check "unknown variant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" \
+  --variant no-such-variant
+check "unknown variant: the known ones listed" contains "$work/err" "unknown variant 'no-such-variant'; these are: grant-whole-message"
+check "node: unknown variant is an error" run 2 "$rdcc" receiver $receiver_opts --rdcc-port 1 --data-port 2 \
+  --variant no-such-variant
+check "node: the role's variants listed" contains "$work/err" "'no-such-variant' is not a receiver variant; these are: grant-whole-message"
+check "exec: rdcc receiver --variant first-window-one-credit-unit" run 0 "$conform" --role receiver \
+  --tolerance-abs 20ms --scenarios "$scenarios" "${portable[@]}" \
+  --iut "exec:$rdcc receiver $receiver_opts --variant first-window-one-credit-unit --rdcc-port {rdcc_port} --data-port {data_port}"
+check "exec: the variant passes" contains "$work/out" "9 passed, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
+
 # udp: a node started once; each scenario associates afresh with its own nonce.
 port=$((20000 + $$ % 20000))
 "$rdcc" receiver $receiver_opts --rdcc-port "$port" --data-port $((port + 1)) 2>"$work/node.err" &
