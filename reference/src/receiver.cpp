@@ -98,6 +98,10 @@ struct Msg {
   Rocev2Binding rocev2{};
   std::uint64_t post_unit = 0;  // RoCEv2: octets of one RDMA message (length / count, rounded up)
   MsgState state = MsgState::Active;
+  // Its scheduled credit is the association's pool's: the pool itself is the Msg with ID 0
+  // (reserved for messages), granted with pool grants, whose length is the scheduled octets
+  // of every pooled message announced.
+  bool pooled = false;
   bool told_exhausted = false;  // ERROR (BUDGET_EXHAUSTED) sent since its last grant
   std::uint64_t pass = 0;
   bool queued = false;
@@ -122,6 +126,7 @@ struct Assoc {
   std::uint64_t nonce = 0;
   std::uint32_t capabilities = 0;
   std::uint32_t line_rate = 0;
+  bool pool_grants = false;        // its scheduled messages share one pool grant (Msg 0)
   std::uint32_t u = 0;             // U in force (advertised)
   std::uint32_t u_accounted = 0;   // max(old, new) while a Parameter Update is unacknowledged
   bool update_pending = false;
@@ -380,6 +385,9 @@ struct Receiver::Impl {
     stored.capabilities = req.capabilities;
     stored.line_rate = req.line_rate;
     stored.u = choose_u();
+    // "A receiver MUST NOT use pool grants with a sender that did not advertise the POOL
+    // capability."
+    stored.pool_grants = (req.capabilities & capability::kPool) != 0 && policy->pool_grants();
     stored.last_activity = now;
     stored.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
                                                          : cfg.link_capacity_mbps);
@@ -479,6 +487,7 @@ struct Receiver::Impl {
   // In the grant queue exactly while the message can take more credit, or holds an expired
   // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
+    if (m.pooled) return;  // the pool (Msg 0) is queued for it
     const std::uint64_t covered = m.window + m.sched_received;
     const bool more = m.limit < m.length &&
                       (m.limit <= m.window || outstanding_sched(m) <= window_of(m) / 2);
@@ -504,7 +513,7 @@ struct Receiver::Impl {
     set_unsched(m, 0);
     set_rate(m, 0);
     ++m.generation;
-    if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
+    if ((m.state == MsgState::Active || m.state == MsgState::Dormant) && m.id != 0) {
       --a.active;
       --pending;
       if (a.active == 0) --active_assocs;
@@ -555,7 +564,7 @@ struct Receiver::Impl {
 
   void on_credit_request(Assoc& a, const CreditRequest& r, Time now) {
     ++stats.credit_requests_received;
-    if (auto it = a.msgs.find(r.message_id); it != a.msgs.end()) {
+    if (auto it = a.msgs.find(r.message_id); it != a.msgs.end() && r.message_id != 0) {
       update_message(a, it->second, r, now);
       return;
     }
@@ -590,7 +599,8 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
       return;
     }
-    if (a.msgs.size() >= cfg.max_pending_per_association && !mutant(Mutant::PendingCapIgnored)) {
+    if (a.msgs.size() - a.msgs.count(0) >= cfg.max_pending_per_association &&
+        !mutant(Mutant::PendingCapIgnored)) {
       // "Receivers MUST bound the number of associations and of pending messages": the
       // sender keeps the request outstanding and retries.
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
@@ -630,8 +640,47 @@ struct Receiver::Impl {
       complete(a, m, now);
       return;
     }
+    if (a.pool_grants) {
+      m.pooled = true;
+      Msg& pool = pool_of(a);
+      pool.length += m.length - m.window - m.sched_received;
+      requeue(a, pool);
+    }
     requeue(a, m);
     ensure_aimd(now);
+  }
+
+  // The association's pool ("A grant with Message ID zero and the POOL flag set is a pool
+  // grant: it covers all scheduled messages of the association, and the Grant Limit counts
+  // octets across those messages"), made with its first message. It is no pending message.
+  Msg& pool_of(Assoc& a) {
+    auto [it, made] = a.msgs.try_emplace(0);
+    Msg& pool = it->second;
+    if (made) {
+      pool.association = a.id;
+      pool.pass = class_pass(0);
+    }
+    return pool;
+  }
+
+  // A pooled message's scheduled octets arrived: they count against the pool's Grant Limit.
+  void pool_data(Assoc& a, std::uint64_t above, Time now) {
+    Msg& pool = a.msgs.at(0);
+    pool.sched_received += above;
+    if (pool.sched_received > pool.limit && pool.state != MsgState::Misbehaving &&
+        !mutant(Mutant::MisbehavingSenderGranted)) {
+      // "Data received for a message beyond its Grant Limit ... indicates a misbehaving
+      // sender": beyond the pool's, no further pool credit.
+      stats.misbehaving_data_octets += std::min(above, pool.sched_received - pool.limit);
+      if (events.enabled()) events.emit(now, "misbehaving_sender",
+                  {{"association_id", a.id}, {"message_id", 0}, {"limit", pool.limit},
+                   {"data_end", pool.sched_received}});
+      dequeue(pool);
+      pool.state = MsgState::Misbehaving;
+    }
+    if (pool.accounted != 0) set_accounted(a, pool, std::min(pool.accounted, outstanding_sched(pool)));
+    if (pool.accounted == 0 && pool.rate != 0) set_rate(pool, 0);
+    requeue(a, pool);
   }
 
   // Unscheduled data may overtake its CREDIT_REQUEST ("no later than the first data packet"
@@ -689,8 +738,17 @@ struct Receiver::Impl {
     // can only shrink ("Unscheduled Transmission"), and so can its reservation: one that has
     // lapsed stays released (docs/spec-notes.md, 449).
     if (r.unscheduled_sent < m.window) {
+      const std::uint64_t before = m.window;
       m.window = std::max(r.unscheduled_sent, m.unsched_received);
       set_unsched(m, std::min(m.unsched_accounted, m.window - m.unsched_received));
+      if (m.pooled) a.msgs.at(0).length += before - m.window;  // now scheduled, in the pool
+    }
+    if (m.pooled) {
+      // Its credit is the pool's: the request asks for that (a lapsed pool grant is renewed).
+      Msg& pool = a.msgs.at(0);
+      if (pool.state == MsgState::Dormant) pool.state = MsgState::Active;
+      requeue(a, pool);
+      return;
     }
     // A request while the message's grant is live: no grant is owed (docs/spec-notes.md, 42);
     // whether one comes is the policy's choice. "Never" leaves the message as it is, a
@@ -940,6 +998,7 @@ struct Receiver::Impl {
     g.pacing_rate = rate;
     g.lifetime = lifetime_field;
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
+    if (m.id == 0) g.header.flags = flag::kPool;  // the pool: no message length to reach
     if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
     if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
     if (mutant(Mutant::FinalSetEarly)) g.header.flags = flag::kFinal;
@@ -1049,7 +1108,8 @@ struct Receiver::Impl {
     // "Data received for a message beyond its Grant Limit and outside its unscheduled window
     // indicates a misbehaving sender." The opaque binding says where the octets are; RoCEv2
     // counters only say how many, which arrive in order on the queue pair.
-    const std::uint64_t held = std::max(m.limit, m.window);
+    // A pooled message's scheduled octets are held by the pool grant (pool_data).
+    const std::uint64_t held = m.pooled ? m.length : std::max(m.limit, m.window);
     const std::uint64_t data_end = d.binding == BindingKind::Opaque
                                        ? d.offset + d.octets
                                        : m.window + m.sched_received + above;
@@ -1073,6 +1133,7 @@ struct Receiver::Impl {
     m.unsched_received += below;
     m.sched_received += above;
     stats.scheduled_octets += above;
+    if (m.pooled && above != 0) pool_data(a, above, now);
     set_unsched(m, m.window > m.unsched_received && m.unsched_accounted != 0
                        ? m.window - m.unsched_received
                        : 0);
@@ -1299,8 +1360,14 @@ struct Receiver::Impl {
                    {"congestion_level", status->congestion_level}});
     } else if (const auto* cancel = std::get_if<Cancel>(&m)) {
       auto it = a.msgs.find(cancel->message_id);
-      if (it == a.msgs.end()) return;
+      if (it == a.msgs.end() || cancel->message_id == 0) return;
       Msg& msg = it->second;
+      if (msg.pooled && msg.state != MsgState::Cancelled) {
+        // Its octets still to come leave the pool's demand (never below what the pool granted).
+        Msg& pool = a.msgs.at(0);
+        const std::uint64_t left = msg.length - std::min(msg.length, msg.window + msg.sched_received);
+        pool.length -= std::min(left, pool.length - std::max(pool.limit, pool.sched_received));
+      }
       // A repeated CANCEL keeps the first one's reclamation time: re-arming it would let a
       // sender hold its credit for as long as it repeats itself.
       if (msg.state == MsgState::Cancelled) return;
@@ -1318,7 +1385,7 @@ struct Receiver::Impl {
       if (events.enabled()) events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
     } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
       auto it = a.msgs.find(ret->message_id);
-      if (it == a.msgs.end()) return;
+      if (it == a.msgs.end() || it->second.pooled) return;
       Msg& msg = it->second;
       msg.returned = std::min(msg.returned, ret->new_limit);
       const std::uint64_t keep = outstanding_sched(msg);

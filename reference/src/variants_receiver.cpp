@@ -66,6 +66,11 @@ class EvenUnscheduledShare final : public ReceiverPolicy {
   }
 };
 
+class PoolGrants final : public ReceiverPolicy {
+ public:
+  [[nodiscard]] bool pool_grants() const override { return true; }
+};
+
 class TellsBudgetExhausted final : public ReceiverPolicy {
  public:
   [[nodiscard]] bool tell_budget_exhausted() const override { return true; }
@@ -167,6 +172,13 @@ const ReceiverVariant kReceiverVariants[] = {
       "for that message only refreshes the Lifetime and Pacing Rate; it never reduces credit.",
       kGrants},
      use<ReRequests, ReRequestAnswer::Always>},
+    {{"pool-grants", VariantRole::Receiver,
+      "the scheduled messages of a sender that advertised POOL share pool grants (Message ID 0, "
+      "POOL) instead of per-message grants",
+      "Pool grants allow a sender to divide credit among its messages according to without a "
+      "round trip per message.",
+      kGrants},
+     use<PoolGrants>},
     {{"small-u-every-association", VariantRole::Receiver,
       "U = G_u / the association cap for every association, so none gets U = 0 for lack of G_u",
       "The receiver MUST choose U for each association so that the sum of U over all "

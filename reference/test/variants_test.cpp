@@ -188,6 +188,67 @@ TEST(ReceiverVariants, ReRequestAlwaysAnswered_RestatesTheLiveGrant) {
   }
 }
 
+TEST(ReceiverVariants, PoolGrants_APoolSenderGetsPoolGrants_OthersPerMessageGrants) {
+  for (const char* name : {"", "pool-grants"}) {
+    Variant v(name);
+    const bool pool = name[0] != '\0';
+    const Address s = ReceiverHarness::sender(1);
+    const auto a = v.h.associate(s, 1, capability::kPool | capability::kStatus);
+    auto out = v.h.deliver(s, v.h.request(a, 1, 8192));
+    const auto more = v.h.deliver(s, v.h.request(a, 2, 8192));
+    out.insert(out.end(), more.begin(), more.end());
+    std::uint64_t pool_limit = 0;
+    std::size_t per_message = 0;
+    for (const auto& g : only<CreditGrant>(out)) {
+      if (g.pool()) {
+        EXPECT_EQ(g.message_id, 0U);
+        EXPECT_FALSE(g.final());
+        pool_limit = std::max(pool_limit, g.grant_limit);
+      } else {
+        ++per_message;
+      }
+    }
+    if (pool) {
+      EXPECT_EQ(per_message, 0U);
+    } else {
+      EXPECT_GE(per_message, 2U) << "the default grants each message (and re-grants to share)";
+    }
+    EXPECT_EQ(pool_limit, pool ? 16384U : 0U) << "'" << name << "'";
+    if (!pool) continue;
+    // The sender divides the pool between its messages: both complete within it.
+    out = v.h.data(s, 1, 0, 8192, 1);
+    const auto two = v.h.data(s, 2, 0, 8192, 2);
+    out.insert(out.end(), two.begin(), two.end());
+    EXPECT_EQ(only<MsgDone>(out).size(), 2U);
+    EXPECT_EQ(v.h.receiver().outstanding_credit(), 0U);
+    // "A receiver MUST NOT use pool grants with a sender that did not advertise the POOL
+    // capability."
+    const Address other = ReceiverHarness::sender(2);
+    const auto b = v.h.associate(other, 2, capability::kStatus);
+    for (const auto& g : only<CreditGrant>(v.h.deliver(other, v.h.request(b, 1, 8192)))) {
+      EXPECT_FALSE(g.pool());
+      EXPECT_EQ(g.message_id, 1U);
+    }
+  }
+}
+
+// More octets of pooled messages than the pool's Grant Limit stop pool grants (the limit counts
+// octets across the messages, not offsets within one).
+TEST(ReceiverVariants, PoolGrants_DataBeyondThePoolEndsItsGrants) {
+  Variant v("pool-grants");
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = v.h.associate(s, 1, capability::kPool | capability::kStatus);
+  const auto g = only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, 1U << 20U)));
+  ASSERT_EQ(g.size(), 1U);
+  ASSERT_TRUE(g[0].pool());
+  const auto beyond = static_cast<std::uint32_t>(g[0].grant_limit + 4096);
+  EXPECT_TRUE(only<CreditGrant>(v.h.data(s, 1, 0, beyond, 1)).empty());
+  EXPECT_EQ(v.h.receiver().stats().misbehaving_data_octets, 4096U);
+  EXPECT_TRUE(only<CreditGrant>(v.h.data(s, 1, beyond, 65536, 1)).empty());
+  // The tester's own fault (data beyond its credit), which the checker reports; not the variant's.
+  for (const auto& f : v.h.checker().take_violations()) EXPECT_NE(f.rule, "budget") << f.detail;
+}
+
 TEST(ReceiverVariants, SmallUEveryAssociation_NoAssociationGetsUZeroAndTheSumStaysWithinGu) {
   ReceiverConfig c = ReceiverHarness::default_config();
   c.max_associations = 16;  // G_u 64 KiB: 4 KiB each

@@ -95,6 +95,10 @@ class ReceiverPolicy {
     const std::uint64_t u = std::min<std::uint64_t>(c.configured, c.left);
     return u < c.credit_unit && u < c.configured ? 0 : static_cast<std::uint32_t>(u);
   }
+  // Whether the scheduled messages of a sender that advertised POOL are granted with pool grants
+  // (Message ID 0, POOL) instead of per-message grants. The endpoint never uses them with a
+  // sender that did not advertise POOL ("MUST NOT").
+  [[nodiscard]] virtual bool pool_grants() const { return false; }
   // Whether a message the budget cannot serve is told so with ERROR (BUDGET_EXHAUSTED), once
   // until it is granted again. The reference keeps it waiting without a word.
   [[nodiscard]] virtual bool tell_budget_exhausted() const { return false; }
