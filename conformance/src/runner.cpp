@@ -550,10 +550,19 @@ class Run {
     for (;;) {
       const auto g = granted_.find({assoc, mid});
       const std::uint64_t limit = std::min(length, g == granted_.end() ? 0 : g->second);
-      for (; at < limit; at += dv.length) {
+      // Octets the message's own grants allow, then what the association's pool grants (Message
+      // ID 0, POOL: "the Grant Limit counts octets across those messages") have left.
+      const auto pool = granted_.find({assoc, 0});
+      std::uint64_t& pool_used = pool_used_[assoc];
+      for (; at < length; at += dv.length) {
+        const std::uint64_t pool_left =
+            pool == granted_.end() || pool->second <= pool_used ? 0 : pool->second - pool_used;
+        const bool own = at < limit;
+        if (!own && pool_left == 0) break;
         dv.offset = at;
-        dv.length = std::min(segment, limit - at);
+        dv.length = std::min(segment, own ? limit - at : std::min(pool_left, length - at));
         dv.last = at + dv.length == length ? 1 : 0;
+        if (!own) pool_used += dv.length;
         if (auto stop = send_opaque(step, dv)) {
           keep();
           return stop;
@@ -575,7 +584,7 @@ class Run {
       if (!p) {
         keep();
         return Stop{Verdict::Fail,
-                    "message " + std::to_string(mid) + " was granted " + std::to_string(limit) +
+                    "message " + std::to_string(mid) + " had credit up to offset " + std::to_string(at) +
                         " of its " + std::to_string(length) + " octets, and no more credit came within " +
                         std::to_string(step.within.ns / 1000) + " us",
                     step.text, "nothing"};
@@ -1288,6 +1297,7 @@ class Run {
   // (association, message) -> the highest Grant Limit the IUT granted (transfer).
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> granted_;
   std::map<std::uint64_t, std::uint64_t> sent_;  // opaque message -> end of the data sent
+  std::map<std::uint64_t, std::uint64_t> pool_used_;  // association -> octets sent under pool grants
   // (association, message) -> its latest CREDIT_REQUEST, which transfer repeats.
   std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
   std::optional<Stop> watch_failure_;
