@@ -263,7 +263,6 @@ struct Receiver::Impl {
     WindowContext c;
     c.default_window = grant_window();
     c.length = m.length;
-    c.scheduled_granted = m.limit > m.window ? m.limit - m.window : 0;
     c.scheduled_received = m.sched_received;
     c.credit_unit = cfg.credit_unit;
     return std::max({policy->grant_window(c), m.post_unit, std::uint64_t{1}});

@@ -24,7 +24,6 @@ namespace rdcc::ref {
 struct WindowContext {
   std::uint64_t default_window = 0;      // the reference's: one BDP of the access link, >= 4 CU
   std::uint64_t length = 0;              // Message Length
-  std::uint64_t scheduled_granted = 0;   // Grant Limit issued beyond the unscheduled window
   std::uint64_t scheduled_received = 0;  // scheduled octets received
   std::uint32_t credit_unit = 0;
 };
