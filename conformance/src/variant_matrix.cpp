@@ -62,6 +62,7 @@ nlohmann::ordered_json verdicts_json(const std::vector<ScenarioResult>& results)
 
 nlohmann::ordered_json counts_json(const Counts& c) {
   return {{"passed", c.passed},
+          {"warned", c.warned},
           {"failed", c.failed},
           {"inconclusive", c.inconclusive},
           {"unsupported", c.unsupported},
@@ -126,6 +127,7 @@ std::string variant_matrix_text(const VariantMatrix& m) {
   Counts total_strict;
   const auto add = [](Counts& t, const Counts& c) {
     t.passed += c.passed;
+    t.warned += c.warned;
     t.failed += c.failed;
     t.inconclusive += c.inconclusive;
     t.unsupported += c.unsupported;
