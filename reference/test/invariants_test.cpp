@@ -243,7 +243,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataALifetimeAfterTheFirst_IsCaught) {
   segment(1, 0, 4096);
   now += microseconds(101);
   segment(1, 4096, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // A refresh of the held grant is proven received only by data the held grant does not cover:
@@ -262,7 +262,7 @@ TEST_F(CheckerTest, ReceptionUnseen_Refresh_ProvenByDataAfterTheOldLifetime) {
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   now += microseconds(2);
   segment(1, 12288, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // Beyond every grant delivered is beyond the credit, pending or not.
@@ -271,7 +271,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataBeyondThePendingGrant_IsCaught) {
   request(1, 65536);
   grant(1, 8192, false);
   segment(1, 8192, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 // Data the checker records before a grant's delivery (its timestamp is earlier) is not excused
@@ -283,7 +283,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataBeforeTheDelivery_IsNotCovered) {
   grant(1, 8192, false);
   now = now - microseconds(5);
   segment(1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 // A tester sees a receiver's grant leave a little after the receiver decided to send it: the
@@ -301,7 +301,7 @@ TEST_F(CheckerTest, SendTimeTolerance_ReclaimSlightlyEarlierThanObserved_Passes_
   request(3, 65536);
   now += microseconds(114);  // 114 us after message 2's grant: its credit is still live
   grant(3, 60000, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // A tolerance above Lifetime + 2 * D_max still counts a grant when it is sent.
@@ -309,7 +309,7 @@ TEST_F(CheckerTest, SendTimeTolerance_AGrantAlwaysCountsWhenSent) {
   checker.set_send_time_tolerance(microseconds(1000));
   request(1, 200000);
   grant(1, 150000, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // "MUST NOT have more than one unscheduled message outstanding on an association"
