@@ -233,21 +233,22 @@ std::string_view Requirement::area() const {
   return rest.substr(0, rest.find('-'));
 }
 
-Catalog Catalog::load(const std::filesystem::path& path) {
-  const std::string text = read_file(path);
+Catalog Catalog::load(const std::filesystem::path& path) { return parse(read_file(path), path); }
+
+Catalog Catalog::parse(std::string_view text, const std::filesystem::path& name) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw CatalogError(path.string() + ": not valid JSON: " + e.what());
+    throw CatalogError(name.string() + ": not valid JSON: " + e.what());
   }
   if (!document.is_array()) {
-    throw CatalogError(path.string() + ": expected a JSON array of requirements, found " +
+    throw CatalogError(name.string() + ": expected a JSON array of requirements, found " +
                        document.type_name());
   }
   Catalog catalog;
   for (std::size_t i = 0; i < document.size(); ++i) {
-    const EntryReader reader(path, i, document[i]);
+    const EntryReader reader(name, i, document[i]);
     Requirement r = reader.read();
     const auto [existing, inserted] = catalog.index_.emplace(r.id, i);
     if (!inserted) {
@@ -256,6 +257,11 @@ Catalog Catalog::load(const std::filesystem::path& path) {
     }
     catalog.requirements_.push_back(std::move(r));
   }
+  return catalog;
+}
+
+const Catalog& Catalog::built_in() {
+  static const Catalog catalog = parse(built_in_catalog_json(), "requirements.json (built in)");
   return catalog;
 }
 

@@ -78,7 +78,9 @@ std::string markdown(const Catalog& catalog) {
 Every normative statement of the RDCC spec (`shared/spec/rdcc-spec.txt`): each sentence with a
 BCP 14 key word in capitals, except the boilerplate of "Conventions and Definitions" that lists
 them. A sentence with several key words has one entry per key word, with the same text and a
-clause saying which part it is. Conformance scenarios name the IDs they check.
+clause saying which part it is. Entries of level RULE hold sentences without a key word that
+implementations are held to all the same. Conformance scenarios, the invariant checker, `rdcc
+pcap check`, the simulator and the fuzzers name the IDs they check.
 
 This file is generated from `conformance/catalog/requirements.json` by `rdcc-catalog-doc`; do not
 edit it by hand. After changing the JSON, run `cmake --build build/default --target

@@ -78,6 +78,11 @@ int main(int argc, char** argv) {
   app.add_option("--variant", variant,
                  "Start the reference IUT with this conforming variant: a behaviour the spec "
                  "permits that the default does not choose");
+  std::string data_framing;
+  app.add_option("--data-framing", data_framing,
+                 "JSON file describing how the IUT frames opaque data (docs/data-transport.md, "
+                 "\"A vendor's framing\"); default: the project's framing. An exec: command "
+                 "must be given the same (rdcc receiver|sender --data-framing FILE)");
   app.add_flag("--list", list, "List the selected scenarios and exit");
   app.add_flag("--list-variants", list_variants,
                "List the variants --variant takes, each with the spec sentence that permits "
@@ -150,6 +155,14 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     options.adapter = std::get<AdapterSpec>(spec);
+    if (!data_framing.empty()) {
+      try {
+        options.adapter.data_framing = rdcc::ref::DataFraming::load(data_framing);
+      } catch (const rdcc::ref::FramingError& e) {
+        std::cerr << "rdcc-conform: --data-framing: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
   } else if (!list) {
     std::cerr << "rdcc-conform: --iut is required (see --help)\n";
     return kExitUsage;

@@ -212,6 +212,7 @@ class ReferenceAdapter final : public Adapter {
     return std::make_pair(receiver_->config().budget, receiver_->config().d_max);
   }
   [[nodiscard]] std::optional<std::string> unsupported() const override { return std::nullopt; }
+  [[nodiscard]] const ref::DataFraming& data_framing() const override { return spec_.data_framing; }
 
   // What this IUT offers, as a real node's upper tester says it (docs/upper-tester.md).
   [[nodiscard]] std::optional<nlohmann::json> hello() const override {
@@ -359,7 +360,7 @@ class ReferenceAdapter final : public Adapter {
       deliver_rocev2(p);
       return;
     }
-    auto op = ref::decode_opaque(p.payload);
+    auto op = spec_.data_framing.decode(p.payload);
     if (!op) {
       events_.on_event({now_, "adapter", "data_undecodable", {{"error", op.error().describe()}}});
       return;
@@ -478,8 +479,8 @@ class ReferenceAdapter final : public Adapter {
   void data_packet(const ref::DataSegment& s) {
     const auto h = ref::opaque_header_for(s);
     std::vector<std::byte> zeros(s.length);
-    std::vector<std::byte> out(ref::kOpaqueHeaderSize + s.length);
-    auto n = ref::encode_opaque(h, zeros, out);
+    std::vector<std::byte> out(spec_.data_framing.header_length() + s.length);
+    auto n = spec_.data_framing.encode(h, zeros, out);
     if (!n) return;
     out.resize(*n);
     Packet p;

@@ -284,6 +284,7 @@ class SocketAdapter final : public Adapter {
     }
     return spec_.unscheduled_dscp;
   }
+  [[nodiscard]] const ref::DataFraming& data_framing() const override { return spec_.data_framing; }
   [[nodiscard]] std::optional<std::string> unsupported() const override {
     if (child_exited_ && exit_code_ == 127) {
       return std::string("the IUT command exited with 127 (not supported)");

@@ -65,7 +65,7 @@ check "a SHOULD-only scenario runs" contains "$work/out" "1 passed, 0 warned, 0 
 
 # A mutant is caught: the invariant checker cites the rule.
 check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant grant-beyond-length
-check "mutant caught by the invariant" contains "$work/out" "invariant 'grant_beyond_length' violated"
+check "mutant caught by the invariant" contains "$work/out" "invariant 'RDCC-GRANT-07' violated"
 check "unknown mutant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant no-such-fault
 check "unknown mutant named" contains "$work/err" "unknown mutant 'no-such-fault' (--list-mutants lists them)"
 check "list mutants" run 0 "$conform" --list-mutants

@@ -71,6 +71,7 @@ struct MsgModel {
   // it. Before that, a grant (or MSG_DONE, CANCEL, ERROR) naming it may be for a Message ID the
   // sender has not used yet, which it ignores (docs/spec-notes.md, 448).
   bool sender_knows = false;
+  bool requested = false;  // a CREDIT_REQUEST for it reached the receiver
   std::uint64_t length = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
@@ -127,6 +128,28 @@ struct AssocModel {
   std::uint64_t unsched_message = 0;
   // The messages (numbers) given an unscheduled window, for the sum over its windows.
   std::vector<std::uint32_t> windowed;
+  // What the receiver's replies are judged by ("Error Handling and Recovery", "Credit Requests
+  // and Grants"): it sent an ASSOC_ACCEPT for it (ever: an association it removed was still
+  // accepted), and a message of the sender naming it reached it.
+  bool established = false;
+  bool requested = false;
+  // The POOL capability of the ASSOC_REQUEST its ASSOC_ACCEPT answered (same Sender Nonce),
+  // where the checker saw that request, and the request's tag.
+  bool capabilities_known = false;
+  bool pool_advertised = false;
+  std::uint64_t offer_tag = 0;
+  // The Sequence Numbers each originator sent on it ("Common Header"): [0] the sender's, [1]
+  // the receiver's, with the message and its tag (to name an identical copy). The Epoch of the
+  // ASSOC_ACCEPT that started the numbering.
+  struct Sent {
+    bool seen = false;
+    std::uint32_t newest = 0;
+    std::uint64_t tag = 0;
+    Message message;
+  };
+  std::array<Sent, 2> sent;
+  bool numbered_epoch_known = false;
+  std::uint16_t numbered_epoch = 0;
 };
 
 struct PeerModel {
@@ -137,6 +160,8 @@ struct PeerModel {
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
   std::uint64_t sender_nonce = 0;
+  std::uint32_t sender_capabilities = 0;  // of that request
+  std::uint64_t offer_tag = 0;            // and its tag
   // The association whose incarnation the sender accepted last: the only one it takes credit
   // from (docs/spec-notes.md, 442).
   bool has_sender_current = false;
@@ -269,6 +294,9 @@ struct InvariantChecker::Impl {
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
   Duration tolerance{};  // set_timing_tolerance
+  bool discard_stale = false;  // set_discard_stale
+  std::uint64_t stale = 0;
+  std::uint64_t tag = 0;  // of the message being observed (on_control_observed)
   // The pair looked up last: a capture's consecutive messages are mostly of one pair.
   PeerKey last_peer_key;
   std::uint32_t last_peer = kNone;
@@ -299,11 +327,20 @@ struct InvariantChecker::Impl {
     return false;
   }
 
-  void violate(Time t, const char* rule, std::string detail) {
-    assert(std::find(std::begin(kInvariantRules), std::end(kInvariantRules), rule) !=
-           std::end(kInvariantRules));
+  // A violation of a rule that binds one role (rules.hpp), held against that role.
+  void violate(Time t, std::string_view rule, std::string detail, std::uint64_t related = 0) {
+    const InvariantRule* r = invariant_rule(rule);
+    assert(r != nullptr && r->binds != Binds::Originator);
+    violate_by(t, rule, r->binds == Binds::Sender ? Party::Sender : Party::Receiver,
+               std::move(detail), related);
+  }
+  void violate_by(Time t, std::string_view rule, Party party, std::string detail,
+                  std::uint64_t related = 0) {
+    assert(invariant_rule(rule) != nullptr);
     ++violation_count;
-    if (violations.size() < kMaxViolations) violations.push_back({t, rule, std::move(detail)});
+    if (violations.size() < kMaxViolations) {
+      violations.push_back({t, std::string(rule), party, std::move(detail), related});
+    }
   }
 
   // The receiver's number, or kNone. The last two addresses asked about are kept: a message's
@@ -405,7 +442,7 @@ struct InvariantChecker::Impl {
     m.exposure = now_exposure;
     r.peak = std::max(r.peak, r.outstanding);
     if (r.outstanding > r.budget && keeping()) {
-      violate(t, "budget",
+      violate(t, rule::kBudget,
               "receiver outstanding credit " + std::to_string(r.outstanding) +
                   " exceeds G = " + std::to_string(r.budget));
     }
@@ -421,13 +458,74 @@ struct InvariantChecker::Impl {
   // `to_receiver` are their numbers as receivers (receiver_of: kNone for any other address).
   // What reaches neither a receiver nor a sender from one (a CRN's report to a sender) is not
   // judged on delivery. on_control_sent, _delivered and _observed all come through here.
-  void control_sent(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
+  // False when the message was discarded as stale (set_discard_stale).
+  bool control_sent(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
                     const Message& m, Time t) {
+    if (!sequenced(f, d, from_receiver, m, t)) return false;
     if (from_receiver != kNone) {
       receiver_sent(from_receiver, f, d, m, t);
     } else {
       sender_sent(f, d, m, t);
     }
+    return true;
+  }
+
+  // "Common Header": each message an originator sends on an association is numbered newer
+  // than the one before ("Incremented by one for each message the originator sends on the
+  // association ..., including retransmissions"); one that is not is discarded by its receiver
+  // ("An endpoint MUST discard ..."), a fault of the originator. ASSOC_REQUEST, ASSOC_ACCEPT and
+  // ERROR (UNKNOWN_ASSOCIATION) are exempt, and a new Epoch in ASSOC_ACCEPT restarts the
+  // numbers; CONGESTION_REPORT is numbered per reporting port, not per association. False for
+  // a message not newer that the observer discards (set_discard_stale).
+  bool sequenced(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
+                 const Message& m, Time t) {
+    if (std::holds_alternative<CongestionReport>(m) || std::holds_alternative<AssocRequest>(m)) {
+      return true;
+    }
+    if (const auto* e = std::get_if<ErrorMessage>(&m);
+        e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
+      return true;
+    }
+    const Header& h = header_of(m);
+    // The originator's side: a receiver the checker knows, or else the message type's.
+    bool from_rx = from_receiver != kNone;
+    if (!from_rx && receiver_of(d) == kNone) {
+      from_rx = info(type_of(m)).originator == Originator::Receiver ||
+                std::holds_alternative<AssocAccept>(m);
+    }
+    const std::uint32_t ai = from_rx ? assoc(peer(f, d), h.association_id)
+                                     : assoc(peer(d, f), h.association_id);
+    AssocModel& a = assocs[ai];
+    if (std::holds_alternative<AssocAccept>(m)) {
+      if (a.numbered_epoch_known && a.numbered_epoch != h.epoch) {
+        a.sent[0].seen = false;
+        a.sent[1].seen = false;
+      }
+      a.numbered_epoch_known = true;
+      a.numbered_epoch = h.epoch;
+      return true;
+    }
+    AssocModel::Sent& o = a.sent[from_rx ? 1 : 0];
+    if (o.seen && !serial_newer(h.sequence_number, o.newest)) {
+      if (discard_stale) {
+        ++stale;
+        return false;
+      }
+      if (keeping()) {
+        violate_by(t, rule::kSequence, from_rx ? Party::Receiver : Party::Sender,
+                   "Sequence Number " + std::to_string(h.sequence_number) + " from the " +
+                       (from_rx ? "receiver" : "sender") + " is not newer than " +
+                       std::to_string(o.newest) + ", which it sent before" +
+                       (o.message == m ? " (an identical copy)" : "") + ": " + format_line(m),
+                   o.tag);
+      }
+      return true;
+    }
+    o.seen = true;
+    o.newest = h.sequence_number;
+    o.tag = tag;
+    o.message = m;
+    return true;
   }
   void control_delivered(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
                          std::uint32_t to_receiver, const Message& m, Time t) {
@@ -456,6 +554,13 @@ struct InvariantChecker::Impl {
                                    : acc->unscheduled_limit;
       }
       a.accepted = true;
+      a.established = true;
+      if (const PeerModel& pm = peers[p];
+          pm.has_sender_nonce && pm.sender_nonce == acc->sender_nonce) {
+        a.capabilities_known = true;
+        a.pool_advertised = (pm.sender_capabilities & capability::kPool) != 0;
+        a.offer_tag = pm.offer_tag;
+      }
       a.epoch = h.epoch;
       a.nonce = acc->sender_nonce;
       a.u_current = acc->unscheduled_limit;
@@ -464,18 +569,19 @@ struct InvariantChecker::Impl {
       a.credit_unit = acc->credit_unit;
     } else if (const auto* g = std::get_if<CreditGrant>(&m)) {
       if (g->pacing_rate == 0 && keeping()) {
-        violate(t, "pacing_rate_zero", "receiver issued Pacing Rate 0: " + format_line(m));
+        violate(t, rule::kPacingRateZero, "receiver issued Pacing Rate 0: " + format_line(m));
       }
+      pool_rules(a, *g, t);
       if (g->pool()) return;
       const std::uint32_t mi = msg(ai, g->message_id);
       MsgModel& msg = msgs[mi];
       if (msg.length_known && g->grant_limit > msg.length && keeping()) {
-        violate(t, "grant_beyond_length",
+        violate(t, rule::kGrantBeyondLength,
                 "Grant Limit " + std::to_string(g->grant_limit) + " beyond the length " +
                     std::to_string(msg.length) + ": " + format_line(m));
       }
       if (msg.length_known && g->final() != (g->grant_limit == msg.length) && keeping()) {
-        violate(t, "final_flag",
+        violate(t, rule::kFinal,
                 std::string(g->final() ? "FINAL set below" : "FINAL missing at") +
                     " the message length: " + format_line(m));
       }
@@ -498,15 +604,60 @@ struct InvariantChecker::Impl {
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
       cancel_seen(ai, c->message_id, receivers[r].d_max, t);
     } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
+      error_rules(a, *e, t);
       refused(ai, *e, t);
     } else if (const auto* done = std::get_if<MsgDone>(&m)) {
       const std::uint32_t mi = find_msg(ai, done->message_id);
-      if (mi != kNone && msgs[mi].length_known && msgs[mi].received < msgs[mi].length &&
-          keeping()) {
-        violate(t, "msg_done_early",
+      if (a.established && (mi == kNone || !msgs[mi].requested) && keeping()) {
+        // Only where the association was accepted in view: otherwise its request may predate
+        // what the checker saw.
+        violate(t, rule::kMsgDone,
+                "MSG_DONE for a message no CREDIT_REQUEST of which reached the receiver, on an "
+                "association it accepted: " +
+                    format_line(m));
+      } else if (mi != kNone && msgs[mi].length_known && msgs[mi].received < msgs[mi].length &&
+                 keeping()) {
+        violate(t, rule::kMsgDone,
                 "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
                     std::to_string(msgs[mi].length) + " octets: " + format_line(m));
       }
+    }
+  }
+
+  // "A grant with Message ID zero and the POOL flag set is a pool grant" (the flag: "Message ID
+  // is zero"); and a pool grant only to a sender that advertised POOL ("Credit Requests and
+  // Grants").
+  void pool_rules(const AssocModel& a, const CreditGrant& g, Time t) {
+    if (g.pool() != (g.message_id == 0)) {
+      if (keeping()) {
+        violate(t, rule::kPoolGrantId,
+                std::string(g.pool() ? "the POOL flag with Message ID " + std::to_string(g.message_id)
+                                     : "Message ID zero without the POOL flag") +
+                    ": the sender ignores the grant: " + format_line(g));
+      }
+    } else if (g.pool() && a.capabilities_known && !a.pool_advertised && keeping()) {
+      violate(t, rule::kPoolUnadvertised,
+              "pool grant to a sender whose ASSOC_REQUEST did not advertise POOL: " +
+                  format_line(g),
+              a.offer_tag);
+    }
+  }
+
+  // Where the receiver may send ERROR ("Error Handling and Recovery"): UNSUPPORTED_TYPE only on
+  // an established association (to its bound address: the pair's sender), UNKNOWN_ASSOCIATION
+  // only in answer to a message of the sender naming that Association ID.
+  void error_rules(const AssocModel& a, const ErrorMessage& e, Time t) {
+    const auto reason = static_cast<ReasonCode>(e.reason);
+    if (reason == ReasonCode::UnsupportedType && !a.established && keeping()) {
+      violate(t, rule::kUnsupportedTypeReply,
+              "ERROR (UNSUPPORTED_TYPE) to a sender with no association accepted with this "
+              "Association ID: " +
+                  format_line(e));
+    } else if (reason == ReasonCode::UnknownAssociation && !a.requested && keeping()) {
+      violate(t, rule::kUnknownAssociationReply,
+              "ERROR (UNKNOWN_ASSOCIATION) with no message from the sender naming this "
+              "Association ID before it: " +
+                  format_line(e));
     }
   }
 
@@ -593,6 +744,16 @@ struct InvariantChecker::Impl {
       return;
     }
     if (std::holds_alternative<CongestionReport>(m)) return;
+    {
+      // What the receiver's ERROR (UNKNOWN_ASSOCIATION) and MSG_DONE may answer, processed or
+      // not (error_rules, receiver_sent): any message naming the association (the spec has the
+      // reply answer a CREDIT_REQUEST and forbids it nowhere else), a request for the message.
+      const std::uint32_t asked = assoc(p, h.association_id);
+      assocs[asked].requested = true;
+      if (const auto* req = std::get_if<CreditRequest>(&m)) {
+        msgs[msg(asked, req->message_id)].requested = true;
+      }
+    }
     const std::uint32_t ai = find_assoc(p, h.association_id);
     if (ai == kNone) return;
     if (std::holds_alternative<CreditRequest>(m)) {
@@ -841,6 +1002,8 @@ struct InvariantChecker::Impl {
       PeerModel& pm = peers[peer(rx, tx)];
       pm.has_sender_nonce = true;
       pm.sender_nonce = q->sender_nonce;
+      pm.sender_capabilities = q->capabilities;
+      pm.offer_tag = tag;
       return;
     }
     const bool cancel = std::holds_alternative<Cancel>(m);
@@ -863,7 +1026,7 @@ struct InvariantChecker::Impl {
     AssocModel& a = assocs[ai];
     if (a.unsched_outstanding && a.unsched_message != req->message_id) {
       if (keeping()) {
-        violate(t, "unscheduled_outstanding",
+        violate(t, rule::kUnscheduledOutstanding,
                 "unscheduled message " + std::to_string(req->message_id) +
                     " announced while message " + std::to_string(a.unsched_message) +
                     " is still outstanding (no MSG_DONE or CREDIT_GRANT for it yet): " +
@@ -915,12 +1078,12 @@ struct InvariantChecker::Impl {
       // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
       // Unscheduled Sent field set to the message length"; the message is at most U.
       if (end > msg.announced_unsched && keeping()) {
-        violate(t, "unscheduled_unannounced",
+        violate(t, rule::kUnscheduledAnnounced,
                 "unscheduled octets up to " + std::to_string(end) + " of message " +
                     std::to_string(s.message_id) + " without a CREDIT_REQUEST announcing them");
       }
       if (msg.announced_unsched > a.u && keeping()) {
-        violate(t, "unscheduled_beyond_u",
+        violate(t, rule::kUnscheduledBeyondU,
                 "unscheduled message of " + std::to_string(msg.announced_unsched) +
                     " octets with U = " + std::to_string(a.u));
       }
@@ -949,7 +1112,7 @@ struct InvariantChecker::Impl {
     if (!keeping()) return;
     if (end <= msg.held_limit) {
       // Rule 3: "MUST NOT transmit under a grant after the Lifetime of that grant has elapsed"
-      violate(t, "grant_expired",
+      violate(t, rule::kGrantExpired,
               "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
                   std::to_string(s.message_id) + " sent " +
                   format_duration(t - msg.held_valid_until) +
@@ -962,7 +1125,7 @@ struct InvariantChecker::Impl {
                                           : std::string()));
       return;
     }
-    violate(t, "sender_credit",
+    violate(t, rule::kSenderCredit,
             "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
                 std::to_string(s.message_id) + " sent with " +
                 (t < msg.held_valid_until ? "Grant Limit " + std::to_string(msg.held_limit)
@@ -1008,7 +1171,7 @@ struct InvariantChecker::Impl {
     const std::uint64_t allowance =
         11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
     if (octets > allowance && keeping()) {
-      violate(t, "pacing",
+      violate(t, rule::kPacing,
               std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
                   " within the transmission time of ten Credit Units at " +
                   std::to_string(msg.rate) + " Mbit/s");
@@ -1038,7 +1201,8 @@ void InvariantChecker::on_control_sent(const Address& from, const Address& to, c
                                        Time t) {
   impl_->expire_until(t);
   const AddrKey f = key_of(from);
-  impl_->control_sent(f, key_of(to), impl_->receiver_of(f), m, t);
+  impl_->tag = 0;
+  (void)impl_->control_sent(f, key_of(to), impl_->receiver_of(f), m, t);
 }
 
 void InvariantChecker::on_control_delivered(const Address& from, const Address& to,
@@ -1049,15 +1213,17 @@ void InvariantChecker::on_control_delivered(const Address& from, const Address& 
   impl_->control_delivered(f, d, impl_->receiver_of(f), impl_->receiver_of(d), m, t);
 }
 
-void InvariantChecker::on_control_observed(const Address& from, const Address& to,
-                                           const Message& m, Time t) {
+bool InvariantChecker::on_control_observed(const Address& from, const Address& to,
+                                           const Message& m, Time t, std::uint64_t tag) {
   impl_->expire_until(t);
   const AddrKey f = key_of(from);
   const AddrKey d = key_of(to);
   const std::uint32_t from_receiver = impl_->receiver_of(f);
-  impl_->control_sent(f, d, from_receiver, m, t);
+  impl_->tag = tag;
+  if (!impl_->control_sent(f, d, from_receiver, m, t)) return false;
   impl_->expire_until(t);  // what sending scheduled for `t` itself (a Lifetime of zero)
   impl_->control_delivered(f, d, from_receiver, impl_->receiver_of(d), m, t);
+  return true;
 }
 
 void InvariantChecker::on_segment_sent(const Address& sender, const DataSegment& s, Time t) {
@@ -1108,6 +1274,8 @@ void InvariantChecker::set_grant_reception_unseen(bool unseen) { impl_->receptio
 void InvariantChecker::set_send_time_tolerance(Duration tolerance) {
   impl_->send_time_tolerance = tolerance;
 }
+void InvariantChecker::set_discard_stale(bool discard) { impl_->discard_stale = discard; }
+std::uint64_t InvariantChecker::stale_count() const { return impl_->stale; }
 
 const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
 std::uint64_t InvariantChecker::violation_count() const { return impl_->violation_count; }

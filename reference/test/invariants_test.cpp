@@ -160,13 +160,13 @@ TEST_F(CheckerTest, CleanExchange_HasNoViolation) {
 TEST_F(CheckerTest, GrantBeyondTheLength_IsCaught) {
   request(1, 8192);
   grant(1, 12288, true);
-  EXPECT_EQ(rules(), (std::vector<std::string>{"grant_beyond_length", "final_flag"}));
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-07", "RDCC-GRANT-12"}));
 }
 
 TEST_F(CheckerTest, MissingFinal_IsCaught) {
   request(1, 8192);
   grant(1, 8192, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"final_flag"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-12"});
 }
 
 // "A grant with a Grant Limit that is not larger than the limit the sender already holds for that
@@ -183,20 +183,20 @@ TEST_F(CheckerTest, LowerGrant_IsNoFault_TheHeldLimitStillCountsForTheRefreshedL
   now += microseconds(100);  // past the first grant's reclaim time, within the refreshed one
   request(2, 40000);
   grant(2, 40000, true);  // 65536 + 40000 > G = 100000: the lower grant kept 65536 in force
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 TEST_F(CheckerTest, PacingRateZero_IsCaught) {
   request(1, 8192);
   grant(1, 8192, true, 0);
-  EXPECT_EQ(rules(), std::vector<std::string>{"pacing_rate_zero"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-06"});
 }
 
 TEST_F(CheckerTest, DataBeyondTheGrant_IsCaught) {
   request(1, 65536);
   grant(1, 8192, false);
   segment(1, 8192, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 TEST_F(CheckerTest, DataAfterTheLifetime_IsCaught) {
@@ -204,7 +204,7 @@ TEST_F(CheckerTest, DataAfterTheLifetime_IsCaught) {
   grant(1, 8192, false);
   now += microseconds(100);  // the association's default Lifetime
   segment(1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // A capture away from the sender: data may show up to the tolerance after the Lifetime.
@@ -217,7 +217,7 @@ TEST_F(CheckerTest, DataAfterTheLifetime_WithinTheTimingTolerance_Passes) {
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   now += microseconds(1);
   segment(1, 4096, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // A tester on real sockets does not see when the sender read a grant: a sender that read it
@@ -243,7 +243,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataALifetimeAfterTheFirst_IsCaught) {
   segment(1, 0, 4096);
   now += microseconds(101);
   segment(1, 4096, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // A refresh of the held grant is proven received only by data the held grant does not cover:
@@ -262,7 +262,7 @@ TEST_F(CheckerTest, ReceptionUnseen_Refresh_ProvenByDataAfterTheOldLifetime) {
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   now += microseconds(2);
   segment(1, 12288, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"grant_expired"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-04"});
 }
 
 // Beyond every grant delivered is beyond the credit, pending or not.
@@ -271,7 +271,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataBeyondThePendingGrant_IsCaught) {
   request(1, 65536);
   grant(1, 8192, false);
   segment(1, 8192, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 // Data the checker records before a grant's delivery (its timestamp is earlier) is not excused
@@ -283,7 +283,7 @@ TEST_F(CheckerTest, ReceptionUnseen_DataBeforeTheDelivery_IsNotCovered) {
   grant(1, 8192, false);
   now = now - microseconds(5);
   segment(1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 // A tester sees a receiver's grant leave a little after the receiver decided to send it: the
@@ -301,7 +301,7 @@ TEST_F(CheckerTest, SendTimeTolerance_ReclaimSlightlyEarlierThanObserved_Passes_
   request(3, 65536);
   now += microseconds(114);  // 114 us after message 2's grant: its credit is still live
   grant(3, 60000, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // A tolerance above Lifetime + 2 * D_max still counts a grant when it is sent.
@@ -309,7 +309,7 @@ TEST_F(CheckerTest, SendTimeTolerance_AGrantAlwaysCountsWhenSent) {
   checker.set_send_time_tolerance(microseconds(1000));
   request(1, 200000);
   grant(1, 150000, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // "MUST NOT have more than one unscheduled message outstanding on an association"
@@ -317,7 +317,7 @@ TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
   request(1, 4096, 4096);
   segment(1, 0, 4096, true);
   request(2, 4096, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
 }
 
 // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
@@ -348,14 +348,14 @@ TEST_F(CheckerTest, StaleGrant_GivesNoCredit) {
   stale.pacing_rate = 1000;
   checker.on_control_delivered(kReceiver, kSender, stale, now);
   segment(1, 8192, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 TEST_F(CheckerTest, UnscheduledBeyondU_AndUnannounced_AreCaught) {
   request(1, 16384, 16384);  // U is 8192
   segment(1, 0, 4096, true);
   segment(2, 0, 4096, true);  // never announced
-  EXPECT_EQ(rules(), (std::vector<std::string>{"unscheduled_beyond_u", "unscheduled_unannounced"}));
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-MODE-03", "RDCC-UNSCHED-02"}));
 }
 
 TEST_F(CheckerTest, BudgetExceeded_IsCaught_AndExpiredGrantsNoLongerCount) {
@@ -368,7 +368,7 @@ TEST_F(CheckerTest, BudgetExceeded_IsCaught_AndExpiredGrantsNoLongerCount) {
   grant(2, 60000, false);
   EXPECT_TRUE(checker.ok());
   grant(1, 60000, false);  // renewed: both live, 120000 > G = 100000
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // fuzz/regressions/fuzz_receiver/budget-after-credit-return: the receiver releases at once
@@ -386,7 +386,7 @@ TEST_F(CheckerTest, CreditReturn_ReleasesTheCreditBeyondItsNewLimit_UntilTheNext
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 64096U);
   grant(1, 60000, false);  // issued anew: 120000 > G
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 TEST_F(CheckerTest, Cancel_ReleasesTheCredit2DmaxAfterTheFirstOne) {
@@ -415,7 +415,7 @@ TEST_F(CheckerTest, Cancel_CreditStillCountsWithin2Dmax) {
   both_ways(kSender, kReceiver, c);
   now += microseconds(19);
   grant(2, 60000, false);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
@@ -427,7 +427,7 @@ TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
   d.message_id = 1;
   d.octets_received = 4096;
   both_ways(kReceiver, kSender, d);
-  EXPECT_EQ(rules(), std::vector<std::string>{"msg_done_early"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-13"});
 }
 
 // "averaged over any interval equal to the transmission time of ten Credit Units"
@@ -443,7 +443,7 @@ TEST_F(CheckerTest, PacingFasterThanTheRate_IsCaught_AndExactSpacingPasses) {
   request(2, 65536);
   grant(2, 65536, true, 10000);
   for (int i = 0; i < 12; ++i) segment(2, static_cast<std::uint64_t>(i) * 4096, 4096);  // a burst
-  EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
 }
 
 // The Credit Unit is the unit of rule 4's averaging interval and of R_min, not a packet size:
@@ -468,7 +468,7 @@ TEST_F(CheckerTest, DataSegmentsOfAnySize_WithinTheGrantAndThePace_Pass) {
   for (std::uint64_t offset = 0; offset + 9000 <= 98304; offset += 9000) segment(3, offset, 9000);
   const auto caught = rules();
   ASSERT_FALSE(caught.empty());
-  for (const auto& rule : caught) EXPECT_EQ(rule, "pacing");
+  for (const auto& rule : caught) EXPECT_EQ(rule, "RDCC-GRANT-05");
 }
 
 // A sender that makes up a late wake-up (docs/spec-notes.md, 240): after a gap of one window,
@@ -487,7 +487,7 @@ TEST_F(CheckerTest, PacingMakeUpOfALateWakeUp_TenCreditUnitsPass_MoreIsCaught) {
   for (int i = 0; i < 10; ++i, offset += 4096) segment(1, offset, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   for (int i = 0; i < 2; ++i, offset += 4096) segment(1, offset, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"pacing"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
 }
 
 // A grant that lowers the rate binds what is sent after its reception; the octets sent at the
@@ -512,7 +512,7 @@ TEST_F(CheckerTest, PacingAfterALowerRate_IsJudgedFromThatGrantOn) {
   for (int i = 0; i < 4; ++i, offset += 4096) segment(1, offset, 4096);  // a burst
   const auto caught = rules();
   ASSERT_FALSE(caught.empty());
-  for (const auto& r : caught) EXPECT_EQ(r, "pacing");
+  for (const auto& r : caught) EXPECT_EQ(r, "RDCC-GRANT-05");
 }
 
 // A grant naming a Message ID the sender has not used yet reaches it; the sender ignores it as
@@ -531,7 +531,7 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_BindsNoRate_ARequestedMessagesG
   for (int i = 0; i < 12; ++i, offset += 4096) segment_sent(kAssoc, 2, offset, 4096);
   const auto caught = rules();
   ASSERT_FALSE(caught.empty());
-  for (const auto& r : caught) EXPECT_EQ(r, "pacing");
+  for (const auto& r : caught) EXPECT_EQ(r, "RDCC-GRANT-05");
 }
 
 // The same grant, larger than the one the sender later gets for the message, does not take the
@@ -554,7 +554,7 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_TakesNoOctetsFromThePool_EndsNo
                                grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 4, 1024, 100000), now);
   request_sent(1, ++tx_seq, 3, 1024, 1024);
   request_sent(1, ++tx_seq, 4, 1024, 1024);  // 3 is still outstanding: no grant reached it
-  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
 }
 
 // The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
@@ -572,7 +572,10 @@ TEST_F(CheckerTest, RequestsTheReceiverDiscards_CountNothing) {
   request(2, 4096);
   r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = tx_seq};
   both_ways(kSender, kReceiver, r);  // not newer than the newest processed
-  EXPECT_TRUE(checker.ok());
+  // Numbers the sender reused (request 2 after the Epoch-2 request, and the last) are its
+  // faults ("Common Header"), none the receiver's.
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-FMT-06", "RDCC-FMT-06"}));
+  for (const auto& v : checker.violations()) EXPECT_EQ(v.party, Party::Sender);
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 0U);
 }
 
@@ -581,7 +584,7 @@ TEST_F(CheckerTest, UnscheduledAnnouncements_CountUpToTheUOfTheAssociation) {
   request(2, 4096, 4096);    // a second one while the first holds U: nothing more
   // The second announcement breaks "one unscheduled message outstanding" (the sender's rule),
   // and still adds nothing to the receiver's budget.
-  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
 }
 
@@ -607,7 +610,7 @@ TEST_F(CheckerTest, UnscheduledWindows_LiveOnesShareU_AfterLapsedOnesLeftTheList
   now += microseconds(10);
   request(103, 8192, 8192);  // nothing left
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 8192U);
-  EXPECT_EQ(rules(), (std::vector<std::string>{"unscheduled_outstanding", "unscheduled_outstanding"}));
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-UNSCHED-03", "RDCC-UNSCHED-03"}));
 }
 
 // fuzz_receiver (regressions data-for-an-older-association, -after-a-refused-request): the
@@ -646,7 +649,7 @@ TEST_F(CheckerTest, UnknownAssociationAnsweringAnotherEpoch_ReleasesNothing) {
   request(1, 65536);
   grant(1, 65536, true);
   unknown_association_then_another_grant(9);
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
 // A message's length is the one its first request stated; a restated length does not move it.
@@ -692,9 +695,9 @@ TEST_F(CheckerTest, TypesASenderDoesNotProcess_LeaveItsSequenceNumberAlone) {
   rx_seq = 555;
   grant(2, 4096, false);  // 556: processed
   rx_seq = 2;
-  grant(1, 8192, false);  // 3: stale, the sender must discard it
+  grant(1, 8192, false);  // 3: stale, the sender must discard it (and the receiver's fault)
   segment(1, 4096, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-FMT-06", "RDCC-GRANT-03"}));
 }
 
 // fuzz_sender (regression status-after-new-incarnation): an unscheduled message of the old
@@ -719,7 +722,7 @@ TEST_F(CheckerTest, NewIncarnation_EndsTheOutstandingUnscheduledMessage) {
   r.header.sequence_number = ++tx_seq;
   r.message_id = 3;
   both_ways(kSender, kReceiver, r);
-  EXPECT_EQ(rules(), std::vector<std::string>{"unscheduled_outstanding"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
 }
 
 // fuzz_sender (regression unscheduled-after-reassociation): a stray ASSOC_ACCEPT with U = 0 came
@@ -750,16 +753,16 @@ TEST_F(CheckerTest, RepeatedAcceptWithoutUpdate_IsTheNewestProcessedSequenceNumb
   request_sent(2, 1, 1, 65536);
   grant_reaches_sender(kAssoc, 2, 1000, 1, 65536);  // stale: the sender discards it
   segment_sent(kAssoc, 1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 
   grant_reaches_sender(kAssoc, 2, 2885681152U, 0, 8192, flag::kPool);
   segment_sent(kAssoc, 1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // nothing new
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});  // nothing new
 
   // The repeat's U was not taken: an unscheduled message is beyond U = 0.
   request_sent(2, 2, 2, 1024, 1024);
   segment_sent(kAssoc, 2, 0, 1024, true);
-  EXPECT_EQ(rules(), (std::vector<std::string>{"sender_credit", "unscheduled_beyond_u"}));
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-03", "RDCC-MODE-03"}));
 }
 
 // fuzz_sender (regression accept-of-an-earlier-association, CI smoke run): after association
@@ -786,7 +789,7 @@ TEST_F(CheckerTest, AcceptNamingAnEarlierAssociation_StartsAnIncarnation) {
 
   grant_reaches_sender(kOther, 20817, 7, 5, 4096);
   segment_sent(kOther, 5, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
 // fuzz_sender (regression pool-flag-with-message-id-keeps-the-pool-lifetime): "A grant with
@@ -811,21 +814,21 @@ TEST_F(CheckerTest, PoolFlagWithAMessageId_IsNeitherAPoolGrantNorAMessageGrant) 
   odd.message_id = 1;
   odd.grant_limit = 65536;
   odd.lifetime = 1;
-  both_ways(kReceiver, kSender, odd);
+  both_ways(kReceiver, kSender, odd);  // the receiver's fault
   now += microseconds(2);
   segment(2, 4096, 4096);  // the pool's 100 us still run
-  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-14"});
   segment(1, 0, 4096);  // message 1 holds no credit of its own and the pool has 8192 left
   segment(1, 4096, 4096);
   segment(1, 8192, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-14", "RDCC-GRANT-03"}));
 }
 
 TEST_F(CheckerTest, MessageIdZeroWithoutPool_GivesNoCredit) {
   request(1, 65536);
-  grant(0, 65536, false);
+  grant(0, 65536, false);  // the receiver's fault
   segment(1, 0, 4096);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-14", "RDCC-GRANT-03"}));
 }
 
 // fuzz_sender (regression pool-grant-after-a-grant-older-than-the-accept): the ASSOC_ACCEPT
@@ -848,12 +851,12 @@ TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed)
   s.message_id = 1;
   s.length = 4096;
   checker.on_segment_sent(kSender, s, now);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // the stale grant gave nothing
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});  // the stale grant gave nothing
   pool.header.sequence_number = 1339545559U;
   checker.on_control_delivered(kReceiver, kSender, pool, now);
   s.offset = 4096;
   checker.on_segment_sent(kSender, s, now);
-  EXPECT_EQ(rules(), std::vector<std::string>{"sender_credit"});  // the fresh one did
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});  // the fresh one did
 }
 
 // Expiries of one moment are taken in the order they were scheduled: grants 1 and 3, sent
@@ -867,10 +870,10 @@ TEST_F(CheckerTest, ExpiriesOfOneMoment_AreTakenInTheOrderScheduled) {
   grant(3, 5000, false);
   now += microseconds(1);
   grant(2, 95000, false);  // 110000 > G = 100000
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
   now += microseconds(100 + 20 - 1);  // grants 1 and 3: Lifetime + 2 * D_max
   grant(2, 95000, false);  // the checker sees the moment
-  EXPECT_EQ(rules(), std::vector<std::string>{"budget"});
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
   EXPECT_EQ(checker.violation_count(), 1U);
 }
 
@@ -931,6 +934,111 @@ TEST(InvariantCheckerObserved, ObservedControl_IsTheSameAsSentThenDelivered) {
     EXPECT_EQ(observed.violations()[i].detail, both.violations()[i].detail);
   }
   EXPECT_EQ(observed.peak_outstanding(kReceiver), both.peak_outstanding(kReceiver));
+}
+
+// ---- the rules `rdcc pcap check` alone held until they moved into the checker --------------
+
+TEST_F(CheckerTest, StaleSequenceNumber_IsHeldAgainstItsOriginator) {
+  request(1, 8192);
+  grant(1, 8192, true);
+  const CreditGrant g = grant_of(kAssoc, 1, flag::kFinal, rx_seq, 1, 8192, 1000);  // a copy
+  checker.on_control_observed(kReceiver, kSender, g, now, 7);
+  ASSERT_EQ(rules(), std::vector<std::string>{"RDCC-FMT-06"});
+  EXPECT_EQ(checker.violations()[0].party, Party::Receiver);
+  EXPECT_EQ(checker.violations()[0].related, 0U);  // the grant was sent without a tag
+  // A copy of the sender's request: held against the sender, naming the earlier one's tag.
+  const CreditRequest r = request_of(1, ++tx_seq, 2, 4096, 0);
+  checker.on_control_observed(kSender, kReceiver, r, now, 8);
+  checker.on_control_observed(kSender, kReceiver, r, now, 9);
+  ASSERT_EQ(rules(), (std::vector<std::string>{"RDCC-FMT-06", "RDCC-FMT-06"}));
+  EXPECT_EQ(checker.violations()[1].party, Party::Sender);
+  EXPECT_EQ(checker.violations()[1].related, 8U);
+  EXPECT_NE(checker.violations()[1].detail.find("an identical copy"), std::string::npos)
+      << checker.violations()[1].detail;
+}
+
+TEST_F(CheckerTest, StaleSequenceNumber_IsDiscardedWhereThePathShowsCopies) {
+  checker.set_discard_stale(true);
+  const CreditRequest r = request_of(1, ++tx_seq, 1, 65536, 0);
+  EXPECT_TRUE(checker.on_control_observed(kSender, kReceiver, r, now));
+  EXPECT_FALSE(checker.on_control_observed(kSender, kReceiver, r, now));
+  EXPECT_TRUE(checker.ok());
+  EXPECT_EQ(checker.stale_count(), 1U);
+}
+
+TEST_F(CheckerTest, NewEpoch_RestartsTheNumbers) {
+  request(1, 8192);
+  AssocAccept a;
+  a.header = {.association_id = kAssoc, .epoch = 2, .sequence_number = 1};
+  both_ways(kReceiver, kSender, a);
+  both_ways(kSender, kReceiver, request_of(2, 1, 2, 8192, 0));
+  EXPECT_TRUE(checker.ok()) << rules()[0];
+}
+
+TEST_F(CheckerTest, MsgDoneForAMessageNeverRequested_IsCaught) {
+  MsgDone d;
+  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+  d.message_id = 9;
+  both_ways(kReceiver, kSender, d);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-13"});
+}
+
+TEST_F(CheckerTest, UnsupportedTypeErrorWithoutAnAssociation_IsCaught) {
+  ErrorMessage e;
+  e.header = {.association_id = 0x99, .epoch = 1, .sequence_number = 1};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnsupportedType);
+  both_ways(kReceiver, kSender, e);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ERR-08"});
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+  both_ways(kReceiver, kSender, e);  // on the accepted association: allowed
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ERR-08"});
+}
+
+TEST_F(CheckerTest, UnknownAssociationErrorWithoutARequest_IsCaught) {
+  ErrorMessage e;
+  e.header = {.association_id = 0x99, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ERR-10"});
+  CreditRequest r = request_of(1, 1, 1, 4096, 0);
+  r.header.association_id = 0x99;
+  both_ways(kSender, kReceiver, r);
+  both_ways(kReceiver, kSender, e);  // in answer to a request: allowed
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ERR-10"});
+}
+
+TEST_F(CheckerTest, PoolFlagWithAMessageId_IsCaught) {
+  request(1, 8192);
+  both_ways(kReceiver, kSender, grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 1, 4096, 1000));
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-14"});
+}
+
+TEST(Checker, PoolGrantToASenderThatDidNotAdvertisePool_IsCaught) {
+  for (const bool advertised : {false, true}) {
+    InvariantChecker checker;
+    checker.add_receiver(kReceiver, 100000, microseconds(10));
+    AssocRequest q;
+    q.sender_nonce = 5;
+    q.capabilities = advertised ? capability::kPool : 0;
+    checker.on_control_observed(kSender, kReceiver, q, Time{}, 1);
+    AssocAccept a;
+    a.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 1};
+    a.sender_nonce = 5;
+    a.grant_lifetime = 100;
+    checker.on_control_observed(kReceiver, kSender, a, Time{}, 2);
+    CreditGrant g;
+    g.header = {.association_id = kAssoc, .epoch = 1, .flags = flag::kPool, .sequence_number = 2};
+    g.grant_limit = 4096;
+    g.pacing_rate = 1000;
+    checker.on_control_observed(kReceiver, kSender, g, Time{}, 3);
+    if (advertised) {
+      EXPECT_TRUE(checker.ok());
+    } else {
+      ASSERT_EQ(checker.violations().size(), 1U);
+      EXPECT_EQ(checker.violations()[0].rule, "RDCC-GRANT-08");
+      EXPECT_EQ(checker.violations()[0].related, 1U);  // the ASSOC_REQUEST
+    }
+  }
 }
 
 }  // namespace

@@ -18,8 +18,11 @@ namespace {
 
 class ReceiverTest : public ::testing::Test {
  protected:
+  // The receiver is held to its rules; the tests' scripted senders are faulty on purpose in
+  // places (a stale Sequence Number), which the checker holds against them.
   void TearDown() override {
     for (const auto& v : h.checker().violations()) {
+      if (v.party == Party::Sender) continue;
       ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
     }
   }

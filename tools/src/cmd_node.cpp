@@ -285,9 +285,27 @@ class ReceiverUpperTester {
   bool ended_ = false;
 };
 
+// --data-framing FILE: the opaque transport's framing (docs/data-transport.md, "A vendor's
+// framing"); the project's own without it.
+void add_data_framing(CLI::App& sub, std::string& file) {
+  sub.add_option("--data-framing", file,
+                 "JSON file describing the opaque data transport's header (where the binding "
+                 "value, offset and payload length sit; docs/data-transport.md); default: the "
+                 "project's framing");
+}
+ref::DataFraming data_framing(const std::string& file) {
+  if (file.empty()) return {};
+  try {
+    return ref::DataFraming::load(file);
+  } catch (const ref::FramingError& e) {
+    invalid("--data-framing", e.what());
+  }
+}
+
 struct ReceiverOptions {
   Common c;
   std::uint16_t data_port = 0;
+  std::string data_framing;
   bool rocev2 = false;
   std::uint16_t rocev2_port = 4791;
   bool no_icrc_check = false;
@@ -354,6 +372,7 @@ void run_receiver(const ReceiverOptions& o) {
   e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
   apply_variant_option(o.c.variant, ref::VariantRole::Receiver, e, cfg.policy);
   cfg.data_port = o.data_port;
+  cfg.data_framing = data_framing(o.data_framing);
   if (o.rocev2) cfg.rocev2_port = o.rocev2_port;
   cfg.check_icrc = !o.no_icrc_check;
   if (o.unscheduled_dscp) cfg.unscheduled_dscp = static_cast<std::uint8_t>(*o.unscheduled_dscp);
@@ -388,6 +407,7 @@ void add_receiver(CLI::App& app) {
   sub->add_option("--data-port", o->data_port, "UDP port of the opaque data transport")
       ->required()
       ->check(CLI::Range(1, 65535));
+  add_data_framing(*sub, o->data_framing);
   sub->add_flag("--rocev2", o->rocev2, "receive RoCEv2 packets (on --rocev2-port)");
   sub->add_option("--rocev2-port", o->rocev2_port, "UDP port of RoCEv2")
       ->default_val(4791)
@@ -454,6 +474,7 @@ struct SenderOptions {
   Common c;
   std::uint16_t data_port = 0;
   std::uint16_t data_source_port = 0;
+  std::string data_framing;
   std::optional<std::uint16_t> local_port;
   std::uint32_t line_rate = 0;
   std::string capabilities;
@@ -513,6 +534,7 @@ int run_sender(const SenderOptions& o) {
     invalid("--data-source-port", std::to_string(o.data_source_port) +
                                       " is the port RDCC messages use; data leaves from its own");
   }
+  cfg.data_framing = data_framing(o.data_framing);
   if (!o.data_via.empty()) cfg.data_via = parse_address("--data-via", o.data_via);
   cfg.rocev2_port = o.rocev2_port;
   cfg.rdma_message_size = o.rdma_message_size;
@@ -603,6 +625,7 @@ void add_sender(CLI::App& app, int& status) {
                   "UDP port data leaves from, on --address (default 0: one the system picks); "
                   "never the RDCC port")
       ->check(CLI::Range(0, 65535));
+  add_data_framing(*sub, o->data_framing);
   sub->add_option("--local-port", o->local_port,
                   "bind this port instead of the RDCC port (CRN reports then miss this sender)")
       ->check(CLI::Range(0, 65535));

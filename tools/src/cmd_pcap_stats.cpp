@@ -25,6 +25,7 @@ struct StatsOptions {
   bool json = false;
   std::string svg;
   std::optional<std::uint16_t> data_port;
+  std::string data_framing;  // --data-framing FILE; empty: the project's framing
   std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
 };
 
@@ -448,6 +449,7 @@ int run_stats(const StatsOptions& o) {
   Stats s;
   Roles roles(o.capture.port);
   DataPackets data(o.data_port, o.rocev2_port, std::nullopt);
+  data.set_framing(data_framing_of(o.data_framing));
   ScanHandlers h;
   h.packet = [&](const RdccPacket& p) {
     if (p.decoded) on_message(s, roles, data, p, *p.decoded);
@@ -459,7 +461,9 @@ int run_stats(const StatsOptions& o) {
       if (d.kind == DataPackets::Read::Kind::Message) on_data(s, d, f.relative_ns);
     };
   }
-  s.summary = scan_capture(o.capture, h);
+  CaptureOptions capture = o.capture;
+  capture.data_port = o.data_port;
+  s.summary = scan_capture(capture, h);
   if (o.json) {
     print_json(s);
   } else {
@@ -484,6 +488,7 @@ void add_pcap_stats_command(CLI::App& pcap) {
                   "The UDP port of the opaque data transport (docs/data-transport.md): received "
                   "octets are counted from its packets; no default")
       ->check(CLI::Range(1, 65535));
+  add_data_framing_option(*cmd, o->data_framing);
   cmd->add_option("--rocev2-port", o->rocev2_port,
                   "The UDP port of RoCEv2 data, counted likewise (default 4791; 0: not read)")
       ->check(CLI::Range(0, 65535));

@@ -220,7 +220,10 @@ class Run {
                     {"ecn_marked", n.ecn_marked}};
     Json vs = Json::array();
     for (const auto& v : net_->checker().violations()) {
-      vs.push_back({{"time_us", us(v.time)}, {"rule", v.rule}, {"detail", v.detail}});
+      vs.push_back({{"time_us", us(v.time)},
+                    {"rule", v.rule},
+                    {"party", v.party == ref::Party::Sender ? "sender" : "receiver"},
+                    {"detail", v.detail}});
     }
     j["violations"] = vs;
     // The checker keeps the first 1,000; it counts them all.

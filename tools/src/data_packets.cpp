@@ -80,7 +80,7 @@ DataPackets::Read DataPackets::read(const CapturedFrame& f, const ParsedFrame& u
 
 DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame& u) {
   Read out;
-  const auto p = ref::decode_opaque(u.payload);
+  const auto p = framing_.decode(u.payload);
   if (!p) {
     out.text = "frame " + std::to_string(f.number) + ": opaque data packet " + between(u) +
                " does not decode: " + p.error().describe() + " [frame offset " +

@@ -46,6 +46,9 @@ class DataPackets {
               std::optional<std::uint8_t> unscheduled_dscp)
       : data_port_(data_port), rocev2_port_(rocev2_port), unscheduled_dscp_(unscheduled_dscp) {}
 
+  // How opaque data is framed (the project's framing by default).
+  void set_framing(ref::DataFraming framing) { framing_ = std::move(framing); }
+
   // Whether a UDP datagram that is not RDCC goes to the data port or RoCEv2's.
   [[nodiscard]] bool reads(const ParsedFrame& u) const {
     return (data_port_ && u.destination.port == *data_port_) ||
@@ -94,6 +97,7 @@ class DataPackets {
   static constexpr std::size_t kEarlyPackets = 256;
 
  private:
+  ref::DataFraming framing_;
   Read opaque(const CapturedFrame& f, const ParsedFrame& u);
   [[nodiscard]] std::vector<Early> early_rocev2(const CreditRequest& req, const Roles::Sides& s);
   Read rocev2(const CapturedFrame& f, const ParsedFrame& u);

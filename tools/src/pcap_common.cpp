@@ -47,6 +47,10 @@ bool looks_like_rdcc(std::span<const std::byte> payload) noexcept {
 namespace {
 
 bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
+  if (opts.data_port && f.destination.port == *opts.data_port &&
+      !(opts.port && *opts.port == *opts.data_port)) {
+    return false;
+  }
   return opts.port ? (f.source.port == *opts.port || f.destination.port == *opts.port)
                    : looks_like_rdcc(f.payload);
 }
@@ -156,6 +160,25 @@ std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& f
     last_receiver_ = k;
   }
   return s;
+}
+
+}  // namespace rdcc::tools
+
+namespace rdcc::tools {
+
+void add_data_framing_option(CLI::App& cmd, std::string& file) {
+  cmd.add_option("--data-framing", file,
+                 "JSON file describing the opaque data transport's header, where it is not the "
+                 "project's (docs/data-transport.md, \"A vendor's framing\")");
+}
+
+ref::DataFraming data_framing_of(const std::string& file) {
+  if (file.empty()) return {};
+  try {
+    return ref::DataFraming::load(file);
+  } catch (const ref::FramingError& e) {
+    throw CLI::ValidationError("--data-framing", e.what());
+  }
 }
 
 }  // namespace rdcc::tools

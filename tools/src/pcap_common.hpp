@@ -15,6 +15,7 @@
 #include "pcap_reader.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/address.hpp"
+#include "rdcc/reference/framing.hpp"
 
 namespace rdcc::tools {
 
@@ -22,10 +23,19 @@ struct CaptureOptions {
   std::string file;
   std::optional<std::uint16_t> port;  // the RDCC port; the spec forbids a default
   bool heuristic = false;
+  // The opaque data port, where one is read: a datagram to it is data even when it leaves
+  // from the RDCC port (the conformance tester sends data from its RDCC address,
+  // docs/spec-notes.md 81), unless the data port is the RDCC port too.
+  std::optional<std::uint16_t> data_port;
 };
 
 // Adds FILE, --port and --heuristic to a subcommand.
 void add_capture_options(CLI::App& cmd, CaptureOptions& opts);
+// --data-framing FILE of `rdcc pcap check` and `stats` (docs/data-transport.md, "A vendor's
+// framing"), and the framing it names: the project's for an empty name; a file that cannot be
+// used is bad usage (exit 2), its error naming the file and the field.
+void add_data_framing_option(CLI::App& cmd, std::string& file);
+[[nodiscard]] ref::DataFraming data_framing_of(const std::string& file);
 // Bad usage (exit 2) unless exactly one of --port and --heuristic was given.
 void require_port_or_heuristic(const CaptureOptions& opts, const std::string& command);
 

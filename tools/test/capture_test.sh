@@ -4,7 +4,7 @@
 # The sender's data leaves from a port of its own (--data-source-port), so every data packet is
 # read as data, none as malformed RDCC; the check counts every one and finds nothing, and stats
 # count the received octets from the data. The same with a mutant sender gives that mutant's
-# finding (multiple-unscheduled: CHK-UNSCHED-OUTSTANDING; sender-ignores-pacing: CHK-PACING).
+# finding (multiple-unscheduled: RDCC-UNSCHED-03; sender-ignores-pacing: RDCC-GRANT-05).
 # Usage: capture_test.sh RDCC_BINARY
 set -u
 rdcc=$1
@@ -112,13 +112,13 @@ check "pcap stats: nothing undecodable" json_check <(jq -c . "$work/out") '.capt
 # ---- a sender with two unscheduled messages outstanding: the capture shows it ---------------
 check "capture of a sender sending two messages unscheduled" capture unsched --mutant multiple-unscheduled --send 4096
 check "pcap check: a finding" run 1 "$rdcc" pcap check "$work/unsched.pcapng" "${check_args[@]}"
-check "the finding is the second unscheduled message (CHK-UNSCHED-OUTSTANDING)" contains "$work/out" "CHK-UNSCHED-OUTSTANDING"
-grep -E "CHK-|findings in" "$work/out" | head -3 >&2
+check "the finding is the second unscheduled message (RDCC-UNSCHED-03)" contains "$work/out" "RDCC-UNSCHED-03"
+grep -E "^RDCC-|findings in" "$work/out" | head -3 >&2
 
 # ---- a sender that ignores the Pacing Rate: the capture shows it ------------------------------
 check "capture of a sender ignoring pacing" capture pacing --mutant sender-ignores-pacing
 check "pcap check: a finding" run 1 "$rdcc" pcap check "$work/pacing.pcapng" "${check_args[@]}"
-check "the finding is pacing (CHK-PACING)" contains "$work/out" "CHK-PACING"
-grep -E "CHK-|findings in" "$work/out" | head -3 >&2
+check "the finding is pacing (RDCC-GRANT-05)" contains "$work/out" "RDCC-GRANT-05"
+grep -E "^RDCC-|findings in" "$work/out" | head -3 >&2
 
 finish capture

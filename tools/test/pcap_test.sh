@@ -10,6 +10,8 @@ src=$3
 
 p=$work/pcaps
 mkdir -p "$p"
+# A rule's text as the catalog has it (findings quote the catalog; no sentence is copied here).
+catalog_text() { jq -r --arg id "$1" '.[] | select(.id == $id) | .text' "$src/conformance/catalog/requirements.json"; }
 check "make the test captures" "$maker" "$p"
 
 # ---- usage ------------------------------------------------------------------------------
@@ -70,7 +72,7 @@ check "dump --json of malformed frames" run 0 "$rdcc" pcap dump "$p/malformed.pc
 check "JSON decode error" contains "$work/out" '"error":"length_too_small","field":"length","offset":2,"frame_offset":44'
 check "JSON malformed frame" contains "$work/out" '{"frame":2,"time":1e-05,"timestamp_ns":1735689600000010000,"error":"malformed_frame","frame_offset":14'
 check "check: a malformed RDCC message is a finding" run 1 "$rdcc" pcap check "$p/malformed.pcap" --port 50000 --budget 1MiB
-check "CHK-MALFORMED frame 6" contains "$work/out" "CHK-MALFORMED [RDCC-ERR-09] frame 6 "
+check "RDCC-ERR-09 frame 6" contains "$work/out" "RDCC-ERR-09 frame 6 "
 check "malformed frames are notes" contains "$work/err" "note: frame 2: malformed frame: IPv4 header length is below 20"
 
 # ---- stats ------------------------------------------------------------------------------
@@ -104,36 +106,36 @@ check "clean exchange: no findings" run 0 "$rdcc" pcap check "$p/clean.pcap" --p
 check "clean: nothing printed" lines "$work/out" 0
 check "clean: the summary" contains "$work/err" "0 findings in 11 RDCC packets and 0 data packets (0 not related to a request) of 11 frames"
 check "budget exceeded" run 1 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 512KiB
-check "CHK-BUDGET at frame 6" contains "$work/out" "CHK-BUDGET [RDCC-BUDGET-01] frames 3,6 (t=0.000050000): receiver outstanding credit 1048576 exceeds G = 524288 at 10.0.0.1:50000"
-check "budget: the catalog ID and the spec sentence" contains "$work/out" 'spec (Receiver Credit Budget): "A receiver MUST maintain: sum over a of ( Granted(a) + Unsched(a) ) <= G"'
-check "budget: only frame 6" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-BUDGET-01 at frame 6" contains "$work/out" "RDCC-BUDGET-01 frames 3,6 (t=0.000050000): receiver outstanding credit 1048576 exceeds G = 524288 at 10.0.0.1:50000"
+check "budget: the catalog ID and the spec sentence" contains "$work/out" "spec (Receiver Credit Budget; MUST): \"$(catalog_text RDCC-BUDGET-01)\""
+check "budget: only frame 6" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "grant beyond the length" run 1 "$rdcc" pcap check "$p/grant_beyond.pcap" --port 50000 --budget 4MiB
-check "CHK-GRANT-BEYOND-LENGTH frames 3,6" contains "$work/out" "CHK-GRANT-BEYOND-LENGTH [RDCC-GRANT-07] frames 3,6 "
-check "and FINAL below... beyond" contains "$work/out" "CHK-FINAL frames 3,6 "
+check "RDCC-GRANT-07 frames 3,6" contains "$work/out" "RDCC-GRANT-07 frames 3,6 "
+check "and FINAL below... beyond" contains "$work/out" "RDCC-GRANT-12 frames 3,6 "
 check "FINAL missing" run 1 "$rdcc" pcap check "$p/final_missing.pcap" --port 50000 --budget 4MiB
-check "CHK-FINAL frames 3,6" contains "$work/out" "CHK-FINAL frames 3,6 (t=0.000050000): FINAL missing at the message length"
-check "FINAL missing: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-12 frames 3,6" contains "$work/out" "RDCC-GRANT-12 frames 3,6 (t=0.000050000): FINAL missing at the message length"
+check "FINAL missing: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 # A lower Grant Limit "only refreshes the Lifetime and Pacing Rate" (rule 1): no fault.
 check "a lower grant is no finding" run 0 "$rdcc" pcap check "$p/reduced.pcap" --port 50000 --budget 4MiB
 check "lower grant: nothing printed" lines "$work/out" 0
 check "stale sequence number" run 1 "$rdcc" pcap check "$p/stale_seq.pcap" --port 50000 --budget 4MiB
-check "CHK-SEQ frames 4,5" contains "$work/out" "CHK-SEQ [RDCC-FMT-06] frames 4,5 (t=0.000040000): Sequence Number 1 from 10.0.0.1:50000 is not newer than 1 (frame 4)"
-check "stale: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-FMT-06 frames 4,5" contains "$work/out" "RDCC-FMT-06 frames 4,5 (t=0.000040000): Sequence Number 1 from the receiver is not newer than 1, which it sent before"
+check "stale: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "MSG_DONE before all octets" run 1 "$rdcc" pcap check "$p/done_early.pcap" --port 50000 --budget 4MiB
-check "CHK-DONE-EARLY frames 3,7" contains "$work/out" "CHK-DONE-EARLY frames 3,7 (t=0.000060000): MSG_DONE after 524288 of 1048576 octets"
+check "RDCC-GRANT-13 frames 3,7" contains "$work/out" "RDCC-GRANT-13 frames 3,7 (t=0.000060000): MSG_DONE after 524288 of 1048576 octets"
 check "ERROR where not allowed" run 1 "$rdcc" pcap check "$p/errors.pcap" --port 50000 --budget 4MiB
-check "CHK-ERROR-UNSUPPORTED-TYPE frame 8" contains "$work/out" "CHK-ERROR-UNSUPPORTED-TYPE [RDCC-ERR-08] frame 8 "
-check "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9" contains "$work/out" "CHK-ERROR-UNKNOWN-ASSOCIATION frame 9 "
-check "CHK-DONE-UNREQUESTED frame 10" contains "$work/out" "CHK-DONE-UNREQUESTED frame 10 "
+check "RDCC-ERR-08 frame 8" contains "$work/out" "RDCC-ERR-08 frame 8 "
+check "RDCC-ERR-10 frame 9" contains "$work/out" "RDCC-ERR-10 frame 9 "
+check "RDCC-GRANT-13 frame 10" contains "$work/out" "RDCC-GRANT-13 frame 10 "
 check "pool grant to a sender that did not advertise POOL" run 1 "$rdcc" pcap check "$p/pool_unadvertised.pcap" --port 50000 --budget 4MiB
-check "CHK-POOL-UNADVERTISED frames 1,4" contains "$work/out" "CHK-POOL-UNADVERTISED [RDCC-GRANT-08] frames 1,4 (t=0.000030000): pool grant to 10.0.0.2:40000, whose ASSOC_REQUEST (frame 1) did not advertise POOL: CREDIT_GRANT"
-check "pool unadvertised: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-08 frames 1,4" contains "$work/out" "RDCC-GRANT-08 frames 1,4 (t=0.000030000): pool grant to a sender whose ASSOC_REQUEST did not advertise POOL: CREDIT_GRANT"
+check "pool unadvertised: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "the same grants with POOL advertised: no finding" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 4MiB
 check "POOL flag and Message ID disagree" run 1 "$rdcc" pcap check "$p/pool_message_id.pcap" --port 50000 --budget 4MiB
-check "CHK-GRANT-POOL-ID frame 4: POOL with a Message ID" contains "$work/out" "CHK-GRANT-POOL-ID frame 4 (t=0.000030000): the POOL flag with Message ID 0x101: the sender ignores the grant"
-check "CHK-GRANT-POOL-ID frame 5: Message ID zero without POOL" contains "$work/out" "CHK-GRANT-POOL-ID frame 5 (t=0.000040000): Message ID zero without the POOL flag: the sender ignores the grant"
+check "RDCC-GRANT-14 frame 4: POOL with a Message ID" contains "$work/out" "RDCC-GRANT-14 frame 4 (t=0.000030000): the POOL flag with Message ID 257: the sender ignores the grant"
+check "RDCC-GRANT-14 frame 5: Message ID zero without POOL" contains "$work/out" "RDCC-GRANT-14 frame 5 (t=0.000040000): Message ID zero without the POOL flag: the sender ignores the grant"
 check "check --json" run 1 "$rdcc" pcap check "$p/final_missing.pcap" --port 50000 --budget 4MiB --json
-check "JSON finding" contains "$work/out" '{"rule":"CHK-FINAL","requirements":[],"frames":[3,6],"time":5e-05,'
+check "JSON finding" contains "$work/out" '{"rule":"RDCC-GRANT-12","level":"RULE","frames":[3,6],"time":5e-05,'
 
 # ---- check with the data packets (opaque on 50001, RoCEv2 on 4791) ------------------------
 d="--port 50000 --data-port 50001"
@@ -141,51 +143,51 @@ check "data: clean exchange, no findings" run 0 "$rdcc" pcap check "$p/data_clea
 check "data: every data packet related to its message" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
 check "data: octets counted from the data keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_clean.pcap" $d --budget 32KiB
 check "data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
-check "data: the budget finding says why" contains "$work/out" "CHK-BUDGET [RDCC-BUDGET-01] frames 7,17 (t=0.000363000): receiver outstanding credit 65536 exceeds G = 32768 at 10.0.0.1:50000 (octets of messages whose data is not in the capture"
+check "data: the budget finding says why" contains "$work/out" "RDCC-BUDGET-01 frames 7,17 (t=0.000363000): receiver outstanding credit 65536 exceeds G = 32768 at 10.0.0.1:50000 (octets of messages whose data is not in the capture"
 check "data: budget exceeded" run 1 "$rdcc" pcap check "$p/data_clean.pcap" $d --budget 24KiB
-check "CHK-BUDGET at the first grant" contains "$work/out" "CHK-BUDGET [RDCC-BUDGET-01] frames 7,8 (t=0.000063000): receiver outstanding credit 32768 exceeds G = 24576 at 10.0.0.1:50000"
+check "RDCC-BUDGET-01 at the first grant" contains "$work/out" "RDCC-BUDGET-01 frames 7,8 (t=0.000063000): receiver outstanding credit 32768 exceeds G = 24576 at 10.0.0.1:50000"
 check "data beyond the grant" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pcap" $d --budget 1MiB
-check "CHK-SENDER-CREDIT frames 7,8,17" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768"
-check "beyond the grant: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-03 frames 7,8,17" contains "$work/out" "RDCC-GRANT-03 frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768"
+check "beyond the grant: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "data after the Lifetime" run 1 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB
 # The Lifetime runs from the first data only the grant authorized (frame 9, 10 us after the
 # grant): a capture does not see when the sender read the grant (docs/spec-notes.md, "A tester
 # on real sockets does not see when a grant was read").
-check "CHK-GRANT-EXPIRED frames 7,8,12" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,12 (t=0.000193000): octets 12288..16384 of message 257 sent 20.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized"
-check "the spec sentence of rule 3" contains "$work/out" 'spec (Credit Requests and Grants, rule 3): "The sender MUST NOT transmit under a grant after the Lifetime of that grant has elapsed, measured from its reception."'
+check "RDCC-GRANT-04 frames 7,8,12" contains "$work/out" "RDCC-GRANT-04 frames 7,8,12 (t=0.000193000): octets 12288..16384 of message 257 sent 20.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized"
+check "the spec sentence of rule 3, from the catalog" contains "$work/out" "spec (Credit Requests and Grants, rule 3; MUST NOT): \"$(catalog_text RDCC-GRANT-04)\""
 check "after the Lifetime: later packets summed up" contains "$work/err" "note: 4 later data-packet findings of the same rule and message not shown"
 check "capture slack moves the limit" run 1 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB --capture-slack 100
-check "slack 100 us: the first packet past it" contains "$work/out" "CHK-GRANT-EXPIRED [RDCC-GRANT-04] frames 7,8,14 (t=0.000273000): octets 20480..24576 of message 257 sent 100.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized (tolerance 100.0 us)"
+check "slack 100 us: the first packet past it" contains "$work/out" "RDCC-GRANT-04 frames 7,8,14 (t=0.000273000): octets 20480..24576 of message 257 sent 100.0 us after the Lifetime of its grant (Grant Limit 32768) had elapsed, counted from the first data only that grant authorized (tolerance 100.0 us)"
 check "D_max sets the default slack" run 0 "$rdcc" pcap check "$p/data_after_lifetime.pcap" $d --budget 1MiB --d-max 200
 check "two unscheduled messages outstanding" run 1 "$rdcc" pcap check "$p/data_two_unscheduled.pcap" $d --budget 1MiB
-check "CHK-UNSCHED-OUTSTANDING frames 3,6" contains "$work/out" "CHK-UNSCHED-OUTSTANDING [RDCC-UNSCHED-03] frames 3,6 (t=0.000043000): unscheduled message 259 announced while message 256 is still outstanding"
-check "two unscheduled: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-UNSCHED-03 frames 3,6" contains "$work/out" "RDCC-UNSCHED-03 frames 3,6 (t=0.000043000): unscheduled message 259 announced while message 256 is still outstanding"
+check "two unscheduled: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "unscheduled beyond U" run 1 "$rdcc" pcap check "$p/data_unscheduled_beyond_u.pcap" $d --budget 1MiB
-check "CHK-UNSCHED-BEYOND-U frames 3,4" contains "$work/out" "CHK-UNSCHED-BEYOND-U [RDCC-MODE-03] frames 3,4 (t=0.000023000): unscheduled message of 8192 octets with U = 4096"
-check "beyond U: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-MODE-03 frames 3,4" contains "$work/out" "RDCC-MODE-03 frames 3,4 (t=0.000023000): unscheduled message of 8192 octets with U = 4096"
+check "beyond U: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "pacing too fast" run 1 "$rdcc" pcap check "$p/data_pacing.pcap" $d --budget 1MiB
-check "CHK-PACING frames 7,17,21" contains "$work/out" "CHK-PACING [RDCC-GRANT-05] frames 7,17,21 (t=0.000103000): 49152 octets of message 257 within the transmission time of ten Credit Units at 1000 Mbit/s"
-check "pacing: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-05 frames 7,17,21" contains "$work/out" "RDCC-GRANT-05 frames 7,17,21 (t=0.000103000): 49152 octets of message 257 within the transmission time of ten Credit Units at 1000 Mbit/s"
+check "pacing: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "MSG_DONE before all octets arrived" run 1 "$rdcc" pcap check "$p/data_done_early.pcap" $d --budget 1MiB
-check "CHK-DONE-EARLY frames 7,22" contains "$work/out" "CHK-DONE-EARLY frames 7,22 (t=0.000503000): MSG_DONE after 49152 of 65536 octets"
-check "done early: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-13 frames 7,22" contains "$work/out" "RDCC-GRANT-13 frames 7,22 (t=0.000503000): MSG_DONE after 49152 of 65536 octets"
+check "done early: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d --budget 1MiB
-check "CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192"
-check "RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192"
+check "RoCEv2 overrun: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "RoCEv2 on another port is not read" run 0 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d --budget 1MiB --rocev2-port 4792
 # RoCEv2 data seen before its request (spec-notes 261, 262): on the path (--network-effects)
 # it is related to its message once the request is in, judged at the request's time (a
 # scheduled message's data before its grant is beyond the credit), and counted as received.
 check "RoCEv2 before its request, on the path" run 1 "$rdcc" pcap check "$p/data_rocev2_early.pcap" $d --budget 1MiB --network-effects
 check "RoCEv2 early: every packet related to its message" contains "$work/err" "1 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
-check "RoCEv2 early: judged at the request, named by the data's frame" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 29,27 (t=0.000713000): octets 0..2048 of message 258 sent with no grant within its Lifetime"
-check "RoCEv2 early: its octets received (no CHK-DONE-EARLY)" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "RoCEv2 early: judged at the request, named by the data's frame" contains "$work/out" "RDCC-GRANT-03 frames 29,27 (t=0.000713000): octets 0..2048 of message 258 sent with no grant within its Lifetime"
+check "RoCEv2 early: its octets received (no RDCC-GRANT-13)" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "data --json" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pcap" $d --budget 1MiB --json
-check "JSON data finding" contains "$work/out" '{"rule":"CHK-SENDER-CREDIT","requirements":["RDCC-GRANT-03"],"frames":[7,8,17],"time":0.000393,'
+check "JSON data finding" contains "$work/out" '{"rule":"RDCC-GRANT-03","level":"MUST NOT","frames":[7,8,17],"time":0.000393,'
 check "data cut by the snap length: still read" run 0 "$rdcc" pcap check "$p/data_clean_snap.pcap" $d --budget 32KiB
 check "cut: every data packet read" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames (0 malformed frames)"
 check "cut RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun_snap.pcap" $d --budget 1MiB
-check "cut: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258"
+check "cut: RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258"
 check "cut data frames are malformed to dump (not RDCC)" run 0 "$rdcc" pcap dump "$p/data_clean_snap.pcap" --port 50000
 check "dump: eleven RDCC packets, the cut data frames named" contains "$work/out" "4  0.000023000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?)"
 check "a bad --data-port is bad usage" run 2 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --data-port 0 --budget 1MiB
@@ -196,13 +198,13 @@ check "IPv6 data: every data packet read (18 opaque, 8 RoCEv2) and related" cont
 check "IPv6 data: octets counted from the data (RoCEv2 too) keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 32KiB
 check "IPv6 data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_v6_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
 check "IPv6 data beyond the grant" run 1 "$rdcc" pcap check "$p/data_v6_beyond_grant.pcap" $d --budget 1MiB
-check "IPv6: CHK-SENDER-CREDIT frames 7,8,17" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6: RDCC-GRANT-03 frames 7,8,17" contains "$work/out" "RDCC-GRANT-03 frames 7,8,17 (t=0.000393000): octets 32768..36864 of message 257 sent with Grant Limit 32768 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
 check "IPv6 RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun.pcap" $d --budget 1MiB
-check "IPv6 RoCEv2: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
-check "IPv6 RoCEv2 overrun: one finding" test "$(grep -c '^CHK-' "$work/out")" -eq 1
+check "IPv6 RoCEv2: RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192 ([2001:db8::2]:40000 → [2001:db8::1]:50000"
+check "IPv6 RoCEv2 overrun: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "IPv6 RoCEv2: no packet left unread" lacks "$work/err" "not checked"
 check "cut IPv6 RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_v6_rocev2_overrun_snap.pcap" $d --budget 1MiB
-check "cut IPv6: CHK-SENDER-CREDIT frames 27,28,33" contains "$work/out" "CHK-SENDER-CREDIT [RDCC-GRANT-03] frames 27,28,33 (t=0.000783000)"
+check "cut IPv6: RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000)"
 
 # ---- the golden captures, where they exist ------------------------------------------------
 if [ -f "$src/pcaps/appendix_exchange.pcap" ]; then

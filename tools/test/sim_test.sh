@@ -52,10 +52,10 @@ check "pcap: every frame checked ($counted)" contains "$work/err" "$counted"
 # With loss, copies and reordering of control messages, the strict check blames the endpoints
 # for what the path did; --network-effects discards what the receivers discard.
 run 1 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576
-check "lossy pcap, strict: stale Sequence Numbers reported" contains "$work/out" "an identical copy of that frame"
+check "lossy pcap, strict: stale Sequence Numbers reported" contains "$work/out" "which it sent before (an identical copy)"
 # The invariant checker keeps 1,000 violations at a time; check takes them after every packet,
 # so a capture with more reports them all (here a G of 64 KiB against the receiver's 1 MiB).
-budget_findings=$("$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 65536 --json | grep -c '"rule":"CHK-BUDGET"' || true)
+budget_findings=$("$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 65536 --json | grep -c '"rule":"RDCC-BUDGET-01"' || true)
 check "G below the receiver's: more than 1,000 budget findings, every one reported ($budget_findings)" test "$budget_findings" -gt 1000
 # (D_max 10 us: the simulator's reorder delay is 5 us.)
 check "lossy pcap, --network-effects: no finding" \
@@ -69,19 +69,21 @@ jq '.senders[0].mutants = ["unscheduled-sent-not-length"] | .messages = [{"from"
   "$ex/incast-8.json" >"$work/unannounced.json"
 check "mutant unscheduled-sent-not-length: exit 1" run 1 "$rdcc" sim "$work/unannounced.json" --pcap "$work/u.pcap"
 run 1 "$rdcc" pcap check "$work/u.pcap" --port 50000 --data-port 50001 --budget 2097152 --network-effects
-check "mutant unscheduled-sent-not-length: the capture check finds it" contains "$work/out" "CHK-UNSCHEDULED"
+check "mutant unscheduled-sent-not-length: the capture check finds it" contains "$work/out" "RDCC-UNSCHED-02"
 
 # A receiver that sends pool grants to senders that did not advertise POOL: the reference
 # senders ignore them (so the run itself is clean), the capture check names it once per
 # association and counts the rest.
 jq '.receivers[0].mutants = ["pool-grant-without-capability"] | .senders[0].capabilities = ["STATUS"]' \
   "$ex/incast-8.json" >"$work/pool.json"
-check "mutant pool-grant-without-capability: the run" run 0 "$rdcc" sim "$work/pool.json" --pcap "$work/pool.pcap"
+# The simulator runs the same rule (the one InvariantChecker): exit 1, the same ID.
+check "mutant pool-grant-without-capability: the run finds it" run 1 "$rdcc" sim "$work/pool.json" --pcap "$work/pool.pcap"
+check "mutant pool-grant-without-capability: the run names RDCC-GRANT-08" contains "$work/out" " RDCC-GRANT-08: "
 check "mutant pool-grant-without-capability: the capture check finds it" \
   run 1 "$rdcc" pcap check "$work/pool.pcap" --port 50000 --data-port 50001 --budget 2097152
-check "one CHK-POOL-UNADVERTISED per association (8)" test "$(grep -c '^CHK-POOL-UNADVERTISED \[RDCC-GRANT-08\]' "$work/out")" -eq 8
-check "nothing else found" test "$(grep -c '^CHK-' "$work/out")" -eq 8
-check "the later pool grants counted" contains "$work/err" "later pool grants on associations already reported (CHK-POOL-UNADVERTISED) not shown"
+check "one RDCC-GRANT-08 per association (8)" test "$(grep -c '^RDCC-GRANT-08 ' "$work/out")" -eq 8
+check "nothing else found" test "$(grep -c '^RDCC-' "$work/out")" -eq 8
+check "the later pool grants counted" contains "$work/err" "later pool grants on associations already reported (RDCC-GRANT-08) not shown"
 
 # A run with a restart, a CRN and a cancelled message: the cancelled one is ABORTED, the rest DONE.
 check "restart: exit 0" run 0 "$rdcc" sim "$ex/crn-restart.json" --json
@@ -94,10 +96,10 @@ check "rocev2: no violation" json '.violations == [] and ([.messages[] | select(
 jq '.receivers[0] += {"budget": 262144, "unscheduled_budget": 65536, "mutants": ["budget-not-enforced"]}' \
   "$ex/incast-8.json" >"$work/mutant.json"
 check "mutant: exit 1" run 1 "$rdcc" sim "$work/mutant.json"
-check "mutant: the budget violation named" contains "$work/out" " budget: "
+check "mutant: the budget violation named" contains "$work/out" " RDCC-BUDGET-01: "
 jq '.receivers[0].mutants = ["grant-beyond-length"]' "$ex/incast-8.json" >"$work/mutant.json"
 check "mutant grant-beyond-length: exit 1" run 1 "$rdcc" sim "$work/mutant.json" --json
-check "mutant grant-beyond-length: the rule named" json '[.violations[].rule] | index("grant_beyond_length") != null'
+check "mutant grant-beyond-length: the rule named" json '[.violations[].rule] | index("RDCC-GRANT-07") != null'
 
 # Bad descriptions: exit 2 and the file, the key's path and what is wrong.
 bad() {  # bad NAME JQ-FILTER EXPECTED-MESSAGE

@@ -78,7 +78,7 @@ void ReceiverNode::on_data_readable() {
   for (auto batch = data_.receive(); !batch.empty(); batch = data_.receive()) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
-      auto op = ref::decode_opaque(p.bytes);
+      auto op = cfg_.data_framing.decode(p.bytes);
       if (!op) {
         ++stats_.data_malformed;
         continue;

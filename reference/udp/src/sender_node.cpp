@@ -117,11 +117,12 @@ void SenderNode::put_segment(const ref::DataSegment& s) {
       return;
     }
   }
-  // Opaque transport (docs/data-transport.md): header and zero payload.
+  // Opaque transport (docs/data-transport.md, or the configured framing): header and zero
+  // payload.
   std::vector<std::byte>& buf = next_buffer();
-  buf.assign(ref::kOpaqueHeaderSize + s.length, std::byte{0});
+  buf.assign(cfg_.data_framing.header_length() + s.length, std::byte{0});
   const std::vector<std::byte> payload(s.length);
-  if (!ref::encode_opaque(ref::opaque_header_for(s), payload, buf)) return;
+  if (!cfg_.data_framing.encode(ref::opaque_header_for(s), payload, buf)) return;
   Address to = cfg_.data_via.value_or(s.receiver);
   if (!cfg_.data_via) to.port = cfg_.data_port;
   queue({to, tos(s.dscp, cfg_.ecn ? ref::kEcnEct0 : ref::kEcnNotEct), buf}, true);

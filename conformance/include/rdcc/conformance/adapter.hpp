@@ -20,6 +20,7 @@
 #include "rdcc/conformance/scenario.hpp"
 #include "rdcc/reference/address.hpp"
 #include "rdcc/reference/events.hpp"
+#include "rdcc/reference/framing.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/time.hpp"
 
@@ -102,6 +103,12 @@ class Adapter {
   // Ends the IUT (exec: the command) and returns its log (exec: its standard error; others:
   // empty). Called once, after the scenario.
   virtual std::string finish() { return {}; }
+  // How the IUT frames opaque data (docs/data-transport.md): the project's framing unless
+  // --data-framing names another.
+  [[nodiscard]] virtual const ref::DataFraming& data_framing() const {
+    static const ref::DataFraming project;
+    return project;
+  }
   // Set when the IUT declared the scenario unsupported (exec adapter: exit 127, upper tester).
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
   // The IUT upper tester's answer to hello (docs/upper-tester.md), when the adapter asked for it:
@@ -146,6 +153,7 @@ struct AdapterSpec {
   DeclaredParameters declared;          // udp: options; exec: the command's options
   std::vector<std::string> mutants;     // reference: --mutant
   std::string variant;                  // reference: --variant (empty: the default behaviour)
+  ref::DataFraming data_framing;        // --data-framing: how the IUT frames opaque data
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp

@@ -104,10 +104,19 @@ class CatalogError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The text of conformance/catalog/requirements.json, embedded by the build
+// (catalog_embedded.cpp.in).
+[[nodiscard]] std::string_view built_in_catalog_json();
+
 class Catalog {
  public:
   // Reads and checks the whole file; throws CatalogError on the first problem.
   [[nodiscard]] static Catalog load(const std::filesystem::path& path);
+  // The same from the file's text; errors name `name`.
+  [[nodiscard]] static Catalog parse(std::string_view text, const std::filesystem::path& name);
+  // conformance/catalog/requirements.json as it was when this program was built (the build
+  // embeds the file): where tools read a rule's text without a catalog file at hand.
+  [[nodiscard]] static const Catalog& built_in();
 
   // nullptr when no requirement has that ID.
   [[nodiscard]] const Requirement* find(std::string_view id) const;

@@ -76,8 +76,8 @@ struct RunOptions {
 [[nodiscard]] Verdict verdict_of_failure(const std::vector<std::string>& ids,
                                          const LevelOf& level_of, bool strict, std::string& level);
 
-// The catalog requirement an InvariantChecker rule checks ("budget" -> "RDCC-BUDGET-01"); a
-// rule already named by its catalog ID is itself; empty for a rule the table does not know.
+// The catalog requirement an InvariantChecker rule checks: the checker names each by its
+// catalog ID (rdcc/reference/rules.hpp), so the rule itself; empty for a name that is not one.
 [[nodiscard]] std::string requirement_of_rule(std::string_view rule);
 
 // Runs `s` on a started adapter. Never throws for IUT behaviour; a scenario that cannot be
@@ -88,7 +88,9 @@ struct RunOptions {
 // A skeleton result for a scenario that is not run (skipped, or an adapter that would not start).
 [[nodiscard]] ScenarioResult not_run(const Scenario& s, Verdict v, std::string reason);
 
-// The invariant rules of InvariantChecker that bind each role (the others concern the tester).
-[[nodiscard]] bool rule_binds(std::string_view rule, Role iut_role);
+// Whether a violation the InvariantChecker found binds an IUT of this role (the others concern
+// the tester): the rule's role in rdcc/reference/rules.hpp, the originator for a rule of every
+// endpoint.
+[[nodiscard]] bool rule_binds(const ref::Violation& v, Role iut_role);
 
 }  // namespace rdcc::conformance

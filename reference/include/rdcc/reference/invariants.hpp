@@ -3,28 +3,40 @@
 // the fuzz harnesses use it; the capture checker will reuse it. It never looks inside an
 // endpoint, so a faulty endpoint (or a mutant) cannot hide from it.
 //
-// Checked:
-//  - budget: for every receiver, sum over its messages of (live Grant Limit - received) plus
-//    unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
+// Each rule is named by its requirement catalog ID (rules.hpp: the table, and the role each
+// binds); the catalog holds its text. Checked:
+//  - RDCC-BUDGET-01: for every receiver, sum over its messages of (live Grant Limit - received)
+//    plus unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
 //    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent; a CREDIT_RETURN
 //    the receiver processed caps a message at its New Limit, and a CANCEL it sent or processed
 //    ends the message's credit 2 * D_max later, until a new grant (docs/spec-notes.md, 160).
 //  - sender credit: every data octet a sender transmits is below the Grant Limit it held at
-//    that moment (rule 2: "sender_credit") under a grant whose Lifetime had not elapsed since
-//    its reception (rule 3: "grant_expired"), or is part of an unscheduled message no larger
-//    than U, announced by a CREDIT_REQUEST first ("Credit Requests and Grants", rules 2 and 3;
-//    "Unscheduled Transmission", item 2).
-//  - at most one unscheduled message outstanding per association: a CREDIT_REQUEST announcing
-//    unscheduled octets of a message while another one's has had neither MSG_DONE nor a usable
-//    CREDIT_GRANT (nor a CANCEL or ERROR ending it) reach the sender ("Unscheduled
-//    Transmission", item 3: "unscheduled_outstanding").
-//  - pacing: the octets of a message whose transmission starts within the transmission time
-//    of ten Credit Units at its Pacing Rate are at most ten Credit Units plus one segment
-//    (rule 4: "pacing").
-//  - grants never beyond the message length, FINAL exactly when the limit reaches the length,
-//    and Grant Limits never smaller than an earlier one for the same message (rule 5).
-//  - Pacing Rate never zero from a receiver (rule 4).
-//  - MSG_DONE only after every octet of the message arrived.
+//    that moment (RDCC-GRANT-03) under a grant whose Lifetime had not elapsed since its
+//    reception (RDCC-GRANT-04), or is part of an unscheduled message no larger than U
+//    (RDCC-MODE-03), announced by a CREDIT_REQUEST first (RDCC-UNSCHED-02).
+//  - at most one unscheduled message outstanding per association (RDCC-UNSCHED-03): a
+//    CREDIT_REQUEST announcing unscheduled octets of a message while another one's has had
+//    neither MSG_DONE nor a usable CREDIT_GRANT (nor a CANCEL or ERROR ending it) reach the
+//    sender.
+//  - pacing (RDCC-GRANT-05): the octets of a message whose transmission starts within the
+//    transmission time of ten Credit Units at its Pacing Rate are at most ten Credit Units plus
+//    one segment.
+//  - grants never beyond the message length (RDCC-GRANT-07), FINAL exactly when the limit
+//    reaches the length (RDCC-GRANT-12), Pacing Rate never zero from a receiver
+//    (RDCC-GRANT-06). A Grant Limit below an earlier one is no fault ("it never reduces
+//    credit", rule 1: RDCC-GRANT-11 says what the sender does with it).
+//  - pool grants: the POOL flag exactly with Message ID zero (RDCC-GRANT-14), and only to a
+//    sender whose ASSOC_REQUEST (answered by the ASSOC_ACCEPT, same Sender Nonce) advertised
+//    POOL (RDCC-GRANT-08).
+//  - MSG_DONE only for a message a CREDIT_REQUEST reached the receiver for, on an association
+//    it accepted, and only after every octet of it arrived (RDCC-GRANT-13).
+//  - ERROR (UNSUPPORTED_TYPE) only on an association the receiver accepted (RDCC-ERR-08), and
+//    ERROR (UNKNOWN_ASSOCIATION) only after a message from that sender naming that Association
+//    ID reached the receiver (RDCC-ERR-10: the reply answers a CREDIT_REQUEST; the spec forbids
+//    it nowhere else, so any message of the sender excuses it).
+//  - Sequence Numbers (RDCC-FMT-06): every message an endpoint sends on an association is newer
+//    than the one it sent before (ASSOC_REQUEST, ASSOC_ACCEPT and ERROR (UNKNOWN_ASSOCIATION)
+//    exempt; a new Epoch in ASSOC_ACCEPT restarts the numbers), held against the originator.
 #pragma once
 
 #include <cstdint>
@@ -36,20 +48,19 @@
 
 #include "rdcc/codec/messages.hpp"
 #include "rdcc/reference/io.hpp"
+#include "rdcc/reference/rules.hpp"
 
 namespace rdcc::ref {
 
-// Every Violation::rule the checker reports (tools map each to a rule of their own).
-inline constexpr std::string_view kInvariantRules[] = {
-    "budget",         "sender_credit",        "grant_expired",           "unscheduled_unannounced",
-    "unscheduled_beyond_u", "unscheduled_outstanding", "grant_beyond_length", "final_flag",
-    "pacing_rate_zero", "pacing",             "msg_done_early",
-};
-
 struct Violation {
   Time time;
-  std::string rule;    // e.g. "budget", "sender_credit", "grant_beyond_length"
+  std::string rule;    // a catalog ID of kInvariantRules (rules.hpp), e.g. "RDCC-BUDGET-01"
+  Party party{};       // whom it is held against: the endpoint whose message or data broke it
   std::string detail;  // what, with the numbers
+  // The tag (on_control_observed) of the earlier message it concerns, 0 for none: the newest
+  // one from the same originator (RDCC-FMT-06), the ASSOC_REQUEST that did not advertise POOL
+  // (RDCC-GRANT-08).
+  std::uint64_t related = 0;
 };
 
 class InvariantChecker {
@@ -66,8 +77,11 @@ class InvariantChecker {
   void on_control_sent(const Address& from, const Address& to, const Message& m, Time t);
   void on_control_delivered(const Address& from, const Address& to, const Message& m, Time t);
   // A control message seen where it is sent and delivered at one moment (a capture point): the
-  // same as on_control_sent and then on_control_delivered, with one look-up of its ends.
-  void on_control_observed(const Address& from, const Address& to, const Message& m, Time t);
+  // same as on_control_sent and then on_control_delivered, with one look-up of its ends. `tag`
+  // (a frame number) names it in later violations (Violation::related). False when it was
+  // discarded as not newer than its originator's last (set_discard_stale).
+  bool on_control_observed(const Address& from, const Address& to, const Message& m, Time t,
+                           std::uint64_t tag = 0);
   // Every data segment a sender transmits, and every arrival a receiver's binding counted,
   // with the Message ID it belongs to (0 where the binding could not tell).
   void on_segment_sent(const Address& sender, const DataSegment& s, Time t);
@@ -84,6 +98,11 @@ class InvariantChecker {
   // pacing window admits the rate's worth of `tolerance` more octets (queues can bunch
   // packets up). Zero, the default, where the checker sees the sender's events themselves.
   void set_timing_tolerance(Duration tolerance);
+  // For an observer that sees what the path does to packets (a tap): a control message not
+  // newer than its originator's last (a copy or a reordered one) is discarded, as its receiver
+  // would, instead of being reported (RDCC-FMT-06); stale_count() counts them.
+  void set_discard_stale(bool discard);
+  [[nodiscard]] std::uint64_t stale_count() const;
 
   // For an observer that does not see when the sender received a grant (a tester on real
   // sockets: the sender reads its socket whenever its host lets it). A grant delivered to the

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/framing.hpp"
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
@@ -37,6 +38,7 @@ struct ReceiverNodeConfig {
   ref::ReceiverConfig endpoint;              // endpoint.local: the RDCC address to bind
   std::shared_ptr<const ref::ReceiverPolicy> policy;  // a conforming variant's; null: the default
   std::uint16_t data_port = 0;               // opaque data, on endpoint.local's IP
+  ref::DataFraming data_framing;             // how opaque data is framed (the project's by default)
   std::optional<std::uint16_t> rocev2_port;  // RoCEv2 emulation, when set
   std::optional<std::uint8_t> unscheduled_dscp;  // data with this DSCP is unscheduled
   bool check_icrc = true;                    // discard RoCEv2 packets whose ICRC is wrong
@@ -102,6 +104,7 @@ struct SenderNodeConfig {
   // port, so that a capture (and any observer) tells data from control by port. 0: a port
   // the system picks.
   std::uint16_t data_source_port = 0;
+  ref::DataFraming data_framing;      // how opaque data is framed (the project's by default)
   std::uint16_t rocev2_port = ref::kRocev2Port;
   std::optional<Address> data_via;    // send data here (a CRN's ingress) instead of the receiver
   bool ecn = true;                    // data sent ECT(0)
