@@ -22,6 +22,13 @@ tolerance=(--tolerance-abs 20ms --tolerance-rel 10% --retries 2)
 # each of these still dies in process (the matrix's first line).
 declare -A may_survive
 case "$role" in
+  receiver)
+    may_survive[receiver-report-from-unconfigured-crn]="receiver-report-from-unconfigured-address \
+plays its data with 'transfer' steps since the variants rewrite (its window sizes are the \
+receiver's choice), and a transfer takes every grant as credit, so a grant at a lowered rate from \
+a real node's next rate update is consumed there instead of failing the scenario's expect. In \
+process (virtual time) the lowered grant still comes before the transfer, and the mutant dies. \
+Open: the scenario needs a check of the rates a transfer was granted (issue note)." ;;
   sender)
     may_survive[sender-honours-lower-limit]="killed only when the node reads the second, lower \
 grant of sender-lower-grant-never-reduces before it has sent 8 KiB at 1 Gbit/s (65 us): on a \
