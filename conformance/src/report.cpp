@@ -239,7 +239,7 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
                     {"scenarios", scen}});
     md << "| " << row.id << " | " << row.level << " | " << row.role << " | " << row.testing
        << " | " << status << " | " << cell << " |\n";
-    // Role `any` binds the endpoints (docs/spec-notes.md 103): a run of CRN scenarios alone
+    // Role `any` binds the endpoints (docs/spec-notes.md 36): a run of CRN scenarios alone
     // does not leave them uncovered.
     const bool endpoints_run = roles.count("receiver") != 0 || roles.count("sender") != 0;
     const bool role_run = roles.count(row.role) != 0 || (row.role == "any" && endpoints_run);

@@ -465,7 +465,7 @@ class Run {
     p.data = data;
     // Data leaves from the RDCC address (`rdcc sender` sends it from a port of its own; the
     // scenarios' flows name the tester's RDCC port), so that the IUT
-    // relates it to the association by its source (docs/spec-notes.md 81).
+    // relates it to the association by its source (docs/spec-notes.md 55).
     p.from = from ? *from : a_.tester_control();
     p.to = data ? a_.iut_data() : a_.iut_control();
     p.payload.assign(bytes.begin(), bytes.end());

@@ -376,7 +376,7 @@ TEST_F(CatalogAgainstSpec, Untestable_SayWhy) {
   }
 }
 
-// The readings docs/spec-notes.md records (notes 100 to 103).
+// The readings docs/spec-notes.md records (notes 33 to 36).
 TEST_F(CatalogAgainstSpec, Readings_AreThoseOfTheSpecNotes) {
   const auto expect = [&](std::string_view id, Level level, rdcc::conformance::Role role,
                           Testing testing) {

@@ -439,7 +439,7 @@ TEST(Runner, WatchUnscheduledSum_FailsWhenTheNonZeroUExceedIt) {
 
 TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
   // The reference grants one message the payload capacity of its 100 Gbit/s link: 98556
-  // Mbit/s once the data packets' headers are left room for (spec-notes 241).
+  // Mbit/s once the data packets' headers are left room for (spec-notes 72).
   const std::string steps =
       "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
       "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=98556\n";

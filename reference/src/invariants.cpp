@@ -58,7 +58,7 @@ struct MsgModel {
   // (a capture check keeps a model for each of millions of messages, most never paced).
   std::uint32_t paced = kNone;
   // A grant that reached the sender before it showed it holds the message: a number in
-  // Impl::early_grants (docs/spec-notes.md, 448).
+  // Impl::early_grants (docs/spec-notes.md, 94).
   std::uint32_t early = kNone;
   // Grants delivered to the sender that it has not yet shown it received, where the observer
   // cannot see reception (set_grant_reception_unseen): a number in Impl::pending_grants.
@@ -69,7 +69,7 @@ struct MsgModel {
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   // The sender has shown it holds the message: it sent a CREDIT_REQUEST, data or a CANCEL for
   // it. Before that, a grant (or MSG_DONE, CANCEL, ERROR) naming it may be for a Message ID the
-  // sender has not used yet, which it ignores (docs/spec-notes.md, 448).
+  // sender has not used yet, which it ignores (docs/spec-notes.md, 94).
   bool sender_knows = false;
   bool requested = false;  // a CREDIT_REQUEST for it reached the receiver
   std::uint64_t length = 0;
@@ -81,7 +81,7 @@ struct MsgModel {
   std::uint64_t received = 0;        // octets delivered to the receiver
   std::uint64_t exposure = 0;        // counted in the receiver's budget now
   // The lowest New Limit of the CREDIT_RETURNs the receiver processed since its latest grant:
-  // "the offset beyond which the sender will not transmit" (docs/spec-notes.md, 160).
+  // "the offset beyond which the sender will not transmit" (docs/spec-notes.md, 65).
   std::uint64_t returned_limit = ~std::uint64_t{0};
   // 2 * D_max after the receiver first sent or processed a CANCEL for it (since its latest
   // grant): from then on it may reclaim all of its credit ("Receiver Credit Budget").
@@ -155,7 +155,7 @@ struct AssocModel {
 struct PeerModel {
   std::uint32_t receiver = kNone;  // the receiver's number, where `rx` is one
   // Every association (number) the receiver accepted for that sender: data for a message
-  // counts for each of them that knows it (spec-notes 443); empty before the first accept.
+  // counts for each of them that knows it (spec-notes 89); empty before the first accept.
   std::vector<std::uint32_t> accepted;
   // The Sender Nonce of the sender's newest ASSOC_REQUEST.
   bool has_sender_nonce = false;
@@ -163,7 +163,7 @@ struct PeerModel {
   std::uint32_t sender_capabilities = 0;  // of that request
   std::uint64_t offer_tag = 0;            // and its tag
   // The association whose incarnation the sender accepted last: the only one it takes credit
-  // from (docs/spec-notes.md, 442).
+  // from (docs/spec-notes.md, 88).
   bool has_sender_current = false;
   std::uint32_t sender_current = 0;
 };
@@ -545,7 +545,7 @@ struct InvariantChecker::Impl {
     if (const auto* acc = std::get_if<AssocAccept>(&m)) {
       a.u = std::max(a.u, acc->unscheduled_limit);
       if (!a.accepted) {
-        // Once: an association the receiver forgot (spec-notes 447) may be accepted again.
+        // Once: an association the receiver forgot (spec-notes 93) may be accepted again.
         std::vector<std::uint32_t>& accepted = peers[p].accepted;
         if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end()) accepted.push_back(ai);
       }
@@ -684,7 +684,7 @@ struct InvariantChecker::Impl {
   // accepted, naming its Epoch: it has removed it ("A receiver MAY remove an association that has carried no traffic for a
   // locally configured idle time ...; it reclaims all credit of that association when doing
   // so"), which the checker cannot see happen. What the association's messages held is
-  // released, and what its sender sends later is not the receiver's (spec-notes 447).
+  // released, and what its sender sends later is not the receiver's (spec-notes 93).
   void forget_association(std::uint32_t ai, std::uint16_t epoch, Time t) {
     AssocModel& a = assocs[ai];
     if (!a.accepted || a.epoch != epoch || !a.request_in_incarnation) return;
@@ -758,7 +758,7 @@ struct InvariantChecker::Impl {
     if (ai == kNone) return;
     if (std::holds_alternative<CreditRequest>(m)) {
       // Whether an ERROR (UNKNOWN_ASSOCIATION) that answers it says the receiver removed the
-      // association, or only that this request named another Epoch (spec-notes 447).
+      // association, or only that this request named another Epoch (spec-notes 93).
       assocs[ai].request_in_incarnation = assocs[ai].accepted && assocs[ai].epoch == h.epoch;
     }
     if (!assocs[ai].accepted || assocs[ai].epoch != h.epoch) return;
@@ -772,7 +772,7 @@ struct InvariantChecker::Impl {
     }
     if (const auto* ret = std::get_if<CreditReturn>(&m)) {
       // The sender will not transmit beyond New Limit: the receiver may release the rest at
-      // once (docs/spec-notes.md, 160).
+      // once (docs/spec-notes.md, 65).
       if (const std::uint32_t mi = find_msg(ai, ret->message_id); mi != kNone) {
         msgs[mi].returned_limit = std::min(msgs[mi].returned_limit, ret->new_limit);
         refresh(mi, t);
@@ -839,13 +839,13 @@ struct InvariantChecker::Impl {
       PeerModel& pm = peers[p];
       if (pm.has_sender_nonce && pm.sender_nonce != acc->sender_nonce) return;
       // "assigns a non-zero Association ID": the sender refuses an accept of zero as it refuses
-      // a wrong nonce (docs/spec-notes.md, 442).
+      // a wrong nonce (docs/spec-notes.md, 88).
       if (h.association_id == 0) return;
       // An ASSOC_ACCEPT echoing a newer nonce than the incarnation's (the sender associated
       // again) starts one too, even with the same Epoch: it carries the association's parameters.
       const bool new_nonce = pm.has_sender_nonce && a.accepted_nonce != acc->sender_nonce;
       // So does one naming another association than the sender's current one, even an earlier
-      // incarnation the checker holds with this Epoch (docs/spec-notes.md, 442).
+      // incarnation the checker holds with this Epoch (docs/spec-notes.md, 88).
       const bool other = pm.has_sender_current && pm.sender_current != ai;
       const bool incarnation =
           !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce || other;
@@ -859,7 +859,7 @@ struct InvariantChecker::Impl {
         a.accepted_nonce = acc->sender_nonce;
         a.u = 0;
         // The accept is the first message processed in the incarnation: what is numbered at or
-        // before it is not newer (docs/spec-notes.md, 362).
+        // before it is not newer (docs/spec-notes.md, 85).
         a.have_seq = true;
         a.newest_seq = h.sequence_number;
         a.pool_limit = 0;
@@ -877,7 +877,7 @@ struct InvariantChecker::Impl {
       } else {
         // Within the incarnation the accept is sequence-checked like any other message and,
         // when newer, processed: a repeated accept without Parameter Update changes nothing
-        // but its Sequence Number is the newest processed (docs/spec-notes.md, 441).
+        // but its Sequence Number is the newest processed (docs/spec-notes.md, 87).
         a.have_seq = true;
         a.newest_seq = h.sequence_number;
         if (!acc->parameter_update()) return;
@@ -897,7 +897,7 @@ struct InvariantChecker::Impl {
     }
     // A sender processes only these types from a receiver; any other (SENDER_STATUS,
     // CREDIT_REQUEST, ...) it discards unprocessed, so its Sequence Number is not "the newest
-    // one it has already processed" (docs/spec-notes.md, 220).
+    // one it has already processed" (docs/spec-notes.md, 75).
     if (!std::holds_alternative<CreditGrant>(m) && !std::holds_alternative<MsgDone>(m) &&
         !std::holds_alternative<Cancel>(m) && !std::holds_alternative<ErrorMessage>(m)) {
       return;
@@ -913,7 +913,7 @@ struct InvariantChecker::Impl {
     if (g == nullptr || !g->usable()) return;
     // "A grant with Message ID zero and the POOL flag set is a pool grant"; the POOL flag with
     // a Message ID, or Message ID zero without it, is neither that nor a grant for a message:
-    // it gives no credit and refreshes no Lifetime (docs/spec-notes.md, 360).
+    // it gives no credit and refreshes no Lifetime (docs/spec-notes.md, 81).
     if (g->pool() != (g->message_id == 0)) return;
     const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
     const Time valid_until = t + life;
@@ -935,7 +935,7 @@ struct InvariantChecker::Impl {
       // yet): the sender may have ignored it as for an unknown message, and send the message,
       // once it exists, under the pool or a later grant. Neither its Grant Limit nor its Pacing
       // Rate binds how those octets are judged; it only excuses octets that nothing else covers
-      // (docs/spec-notes.md, 448).
+      // (docs/spec-notes.md, 94).
       if (msg.early == kNone) {
         msg.early = static_cast<std::uint32_t>(early_grants.size());
         early_grants.emplace_back();
@@ -971,7 +971,7 @@ struct InvariantChecker::Impl {
 
   void set_rate(MsgModel& msg, std::uint32_t rate) {
     // A new rate binds what is sent after the grant's reception: the octets sent under the
-    // old rate are not judged against it (docs/spec-notes.md, 121).
+    // old rate are not judged against it (docs/spec-notes.md, 42).
     if (rate != msg.rate && msg.paced != kNone) pacing_windows[msg.paced].clear();
     msg.rate = rate;
   }
@@ -1060,7 +1060,7 @@ struct InvariantChecker::Impl {
     }
     if (id == 0) return;
     // Only a message the sender holds: it ignores one for a Message ID it has not used yet, and
-    // that ID's unscheduled message, once sent, is outstanding (docs/spec-notes.md, 448).
+    // that ID's unscheduled message, once sent, is outstanding (docs/spec-notes.md, 94).
     const std::uint32_t mi = find_msg(ai, id);
     if (mi == kNone || !msgs[mi].sender_knows) return;
     msgs[mi].unsched_ended = true;
@@ -1253,7 +1253,7 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
   // Every association the receiver accepted for the sender that knows the message: the
   // receiver relates the octets to one of them, which the checker cannot tell (the newest may
   // have been removed as idle, unseen), and more octets received can only hide a violation,
-  // never invent one (spec-notes 443). None knows it: the octets wait as early data for a
+  // never invent one (spec-notes 89). None knows it: the octets wait as early data for a
   // request still on its way. With none accepted, the one whose request named the message.
   if (const PeerModel& pm = c.peers[p]; !pm.accepted.empty()) {
     bool counted = false;

@@ -238,7 +238,7 @@ struct Receiver::Impl {
 
   // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
   // access link", for the packets on the wire: Pacing Rates count message octets
-  // (docs/spec-notes.md, 241).
+  // (docs/spec-notes.md, 72).
   std::uint32_t payload_capacity = payload_capacity_mbps(cfg);
 
   Impl(ReceiverConfig c, Observer* o, RandomSource* r, std::shared_ptr<const ReceiverPolicy> p)
@@ -686,7 +686,7 @@ struct Receiver::Impl {
   // does not survive reordering): octets counted before the request are credited now, up to
   // the unscheduled window the request announces. Nothing beyond it can precede the request
   // of the same message: such octets belong to something else, e.g. a previous Epoch's
-  // transfer still in flight when the receiver restarted (spec-notes 261). The opaque
+  // transfer still in flight when the receiver restarted (spec-notes 69). The opaque
   // binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
     auto early = a.early.find({m.binding, m.binding == BindingKind::Opaque
@@ -735,7 +735,7 @@ struct Receiver::Impl {
     if (m.state == MsgState::Cancelled || m.state == MsgState::Misbehaving) return;
     // A converted unscheduled message states the octets actually transmitted: the window
     // can only shrink ("Unscheduled Transmission"), and so can its reservation: one that has
-    // lapsed stays released (docs/spec-notes.md, 449).
+    // lapsed stays released (docs/spec-notes.md, 95).
     if (r.unscheduled_sent < m.window) {
       const std::uint64_t before = m.window;
       m.window = std::max(r.unscheduled_sent, m.unsched_received);
@@ -749,7 +749,7 @@ struct Receiver::Impl {
       requeue(a, pool);
       return;
     }
-    // A request while the message's grant is live: no grant is owed (docs/spec-notes.md, 42);
+    // A request while the message's grant is live: no grant is owed (docs/spec-notes.md, 52);
     // whether one comes is the policy's choice. "Never" leaves the message as it is, a
     // returned one too, until the grant expires.
     const ReRequestAnswer answer =
@@ -774,7 +774,7 @@ struct Receiver::Impl {
   // Grant Limit, which "only refreshes the Lifetime and Pacing Rate" (rule 1), at the rate the
   // allocation gives it now (its own rate counts as room). Not after a CREDIT_RETURN: restating
   // the limit would give back the returned credit, which the grant pass does only with room
-  // for it in G_s (spec-notes 263).
+  // for it in G_s (spec-notes 80).
   void answer_live_rerequest(Assoc& a, Msg& m, Time now) {
     requeue(a, m);
     if (m.queued || m.returned != kNoReturn) return;  // the grant pass serves it
@@ -831,7 +831,7 @@ struct Receiver::Impl {
       const double wanted = wanted_rate(a, now);
       const auto room = static_cast<double>(headroom(m));
       // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
-      // at: below R_min, the message waits for a holder to drain (docs/spec-notes.md, 241).
+      // at: below R_min, the message waits for a holder to drain (docs/spec-notes.md, 72).
       if (room < wanted && room < min_rate()) return 0;
       r = std::min(wanted, room);
     }
@@ -840,7 +840,7 @@ struct Receiver::Impl {
 
   // The link's rate is held by others: the holders above the fair share are re-granted at it,
   // highest first, until `m` can have its share. A grant at the Grant Limit the sender holds
-  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 121). Only active
+  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 42). Only active
   // messages are re-granted: a cancelled, misbehaving or dormant one gets no grant, and keeps
   // its rate until its credit is released.
   void lower_holders(const Assoc& a, const Msg& m, Time now) {
@@ -855,8 +855,8 @@ struct Receiver::Impl {
         ++it;
         continue;
       }
-      // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 263): only
-      // with room for it in G_s, or the holder keeps its rate (spec-notes 446).
+      // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 80): only
+      // with room for it in G_s, or the holder keeps its rate (spec-notes 92).
       const std::uint64_t covered = h.window + h.sched_received;
       const std::uint64_t restated = h.limit > covered ? h.limit - covered : 0;
       const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
@@ -896,7 +896,7 @@ struct Receiver::Impl {
       // outstanding and may start another). So do the octets of a window whose reservation
       // has lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the
       // grant's limit covers them again and "Granted(a)" counts them until they arrive
-      // (docs/spec-notes.md, 445).
+      // (docs/spec-notes.md, 91).
       const std::uint64_t moved = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
       const std::uint64_t taken = sched_sum + reserved;
       const std::uint64_t bound =
@@ -936,7 +936,7 @@ struct Receiver::Impl {
         lower_holders(a, m, now);
         // A holder that had returned credit and is re-granted counts its whole limit again
         // (the grant gives the sender back the right to use it): this message's share of the
-        // budget is worked out anew (spec-notes 263).
+        // budget is worked out anew (spec-notes 80).
         if (sched_sum > before) continue;
         rate = rate_for(a, m, now);
       }
@@ -1019,7 +1019,7 @@ struct Receiver::Impl {
 
   void reclaim(Assoc& a, Msg& m, Time now) {
     // Every octet the grant allowed has arrived: nothing to reclaim and nothing hoarded, so
-    // the message keeps its place in the grant queue (docs/spec-notes.md, 122).
+    // the message keeps its place in the grant queue (docs/spec-notes.md, 43).
     if (m.accounted == 0 && m.limit <= m.window + m.sched_received) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
@@ -1206,7 +1206,7 @@ struct Receiver::Impl {
       RateUpdate u;
       // r_i is the rate the sender is granted: the controller's value can sit above the link
       // share the allocation gives, where decreases would never reach a grant
-      // (docs/spec-notes.md, 120).
+      // (docs/spec-notes.md, 41).
       u.rate = s > 0 && a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate)) : a.rate;
       u.signal = s;
       u.r_min = r_min;
@@ -1248,7 +1248,7 @@ struct Receiver::Impl {
       if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
       // An association whose sender has not acknowledged the update to U = 0 may still act
       // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
-      // back comes out of what the others leave of G_u (docs/spec-notes.md, 242).
+      // back comes out of what the others leave of G_u (docs/spec-notes.md, 73).
       for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
     }
     window_announced = window_lost = 0;

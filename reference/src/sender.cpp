@@ -44,7 +44,7 @@ using testing::Mutant;
 
 // Sums of credit octets: a receiver may grant up to 2^64 - 1 (a pool grant of "everything"), and
 // a wrapped sum made the backlog smaller than its parts, so that sending data, which only uses
-// credit up, could start a backlog episode (fuzz_sender; docs/spec-notes.md, 444).
+// credit up, could start a backlog episode (fuzz_sender; docs/spec-notes.md, 90).
 std::uint64_t add_saturating(std::uint64_t a, std::uint64_t b) {
   return b > ~std::uint64_t{0} - a ? ~std::uint64_t{0} : a + b;
 }
@@ -78,7 +78,7 @@ constexpr std::uint64_t kMaxSegmentOctets = 65507 - kOpaqueHeaderSize;
 
 // "Credit Requests and Grants", rule 4: "MUST NOT transmit the message faster than the Pacing
 // Rate, averaged over any interval equal to the transmission time of ten Credit Units at that
-// rate." The reading (docs/spec-notes.md, 240): the octets of the segments that start within
+// rate." The reading (docs/spec-notes.md, 71): the octets of the segments that start within
 // any such interval never exceed ten Credit Units. The pacer is a virtual clock with that
 // window as its bound:
 //  - each segment is due the previous one's transmission time (at the current rate) after the
@@ -901,7 +901,7 @@ struct Sender::Impl {
         if (own_valid(m, t) && own_limit(m) > m.transmitted) {
           // Rule 4, "MUST NOT transmit the message faster than the Pacing Rate": the octets
           // below the Grant Limit of the message's own grant keep that grant's pace as well as
-          // the pool's (docs/spec-notes.md, 361).
+          // the pool's (docs/spec-notes.md, 82).
           sendable = std::min(sendable, own_limit(m) - m.transmitted);
           p.also = &m.pacer;
           p.also_rate = m.rate;
@@ -1713,7 +1713,7 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   const DataSegment segment = s.emit(*p, now);
   // Using credit can end a backlog episode (it never starts one): its final SENDER_STATUS is
   // queued now, for the poll_transmit() that follows (io.hpp), not at the next event
-  // (docs/spec-notes.md, 161).
+  // (docs/spec-notes.md, 66).
   if (s.episode) s.update_backlog(now);
   return segment;
 }

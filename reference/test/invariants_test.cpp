@@ -372,7 +372,7 @@ TEST_F(CheckerTest, BudgetExceeded_IsCaught_AndExpiredGrantsNoLongerCount) {
 }
 
 // fuzz/regressions/fuzz_receiver/budget-after-credit-return: the receiver releases at once
-// what a CREDIT_RETURN gives back, and reuses it (docs/spec-notes.md, 160).
+// what a CREDIT_RETURN gives back, and reuses it (docs/spec-notes.md, 65).
 TEST_F(CheckerTest, CreditReturn_ReleasesTheCreditBeyondItsNewLimit_UntilTheNextGrant) {
   request(1, 1U << 20U);
   request(2, 1U << 20U);
@@ -471,9 +471,9 @@ TEST_F(CheckerTest, DataSegmentsOfAnySize_WithinTheGrantAndThePace_Pass) {
   for (const auto& rule : caught) EXPECT_EQ(rule, "RDCC-GRANT-05");
 }
 
-// A sender that makes up a late wake-up (docs/spec-notes.md, 240): after a gap of one window,
+// A sender that makes up a late wake-up (docs/spec-notes.md, 71): after a gap of one window,
 // ten Credit Units at once keep to the rule; two more in the same window break it (the
-// checker admits one segment over ten Credit Units, note 20).
+// checker admits one segment over ten Credit Units, note 19).
 TEST_F(CheckerTest, PacingMakeUpOfALateWakeUp_TenCreditUnitsPass_MoreIsCaught) {
   request(1, 98304);
   grant(1, 98304, true, 10000);
@@ -517,7 +517,7 @@ TEST_F(CheckerTest, PacingAfterALowerRate_IsJudgedFromThatGrantOn) {
 
 // A grant naming a Message ID the sender has not used yet reaches it; the sender ignores it as
 // for an unknown message. The message it then numbers so is not held to that grant's Pacing
-// Rate (docs/spec-notes.md, 448: fuzz_sender, random seed 202, where the new message went out
+// Rate (docs/spec-notes.md, 94: fuzz_sender, random seed 202, where the new message went out
 // under the pool at the pool's rate); a grant after the sender's request binds as before.
 TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_BindsNoRate_ARequestedMessagesGrantDoes) {
   checker.on_control_delivered(kReceiver, kSender,
@@ -536,7 +536,7 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_BindsNoRate_ARequestedMessagesG
 
 // The same grant, larger than the one the sender later gets for the message, does not take the
 // octets the sender sends under the pool beyond that one to the later grant's rate either; and
-// it does not end the unscheduled message that later takes the ID (helper review of note 448).
+// it does not end the unscheduled message that later takes the ID (helper review of note 94).
 TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_TakesNoOctetsFromThePool_EndsNoUnscheduled) {
   checker.on_control_delivered(
       kReceiver, kSender, grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 0, 1U << 20U, 100000), now);
@@ -633,7 +633,7 @@ TEST_F(CheckerTest, DataForAMessageTwoAssociationsOfTheSenderKnow_CountsForBoth)
 
 // fuzz_receiver (regression credit-of-a-removed-association): the receiver removed an idle
 // association, unseen, and answers ERROR (UNKNOWN_ASSOCIATION) to its sender's next request;
-// from then on nothing of that association counts against G (spec-notes 447).
+// from then on nothing of that association counts against G (spec-notes 93).
 TEST_F(CheckerTest, UnknownAssociationFromTheReceiver_ReleasesWhatTheAssociationHeld) {
   request(1, 65536);
   grant(1, 65536, true);
@@ -644,7 +644,7 @@ TEST_F(CheckerTest, UnknownAssociationFromTheReceiver_ReleasesWhatTheAssociation
 }
 
 // ... but not when it answers a request that named another Epoch: the association lives on
-// (fuzz_receiver, the first version of the change; spec-notes 447).
+// (fuzz_receiver, the first version of the change; spec-notes 93).
 TEST_F(CheckerTest, UnknownAssociationAnsweringAnotherEpoch_ReleasesNothing) {
   request(1, 65536);
   grant(1, 65536, true);
@@ -797,7 +797,7 @@ TEST_F(CheckerTest, AcceptNamingAnEarlierAssociation_StartsAnIncarnation) {
 // ID, or Message ID zero without POOL, is neither a pool grant nor a grant for a message. The
 // sender ignores it (Sender.PoolFlagWithAMessageId_OrMessageIdZeroWithoutPool_IsIgnored), so
 // it neither shortens the pool's Lifetime nor gives the named message credit
-// (docs/spec-notes.md, 360).
+// (docs/spec-notes.md, 81).
 TEST_F(CheckerTest, PoolFlagWithAMessageId_IsNeitherAPoolGrantNorAMessageGrant) {
   request(1, 65536);
   request(2, 65536);
@@ -835,7 +835,7 @@ TEST_F(CheckerTest, MessageIdZeroWithoutPool_GivesNoCredit) {
 // that starts an incarnation is the first message the sender processes in it, so its Sequence
 // Number is the newest processed one: a grant numbered before it (2,885,832,522 after 1, in
 // serial arithmetic) is stale and gives nothing, and does not make the next fresh grant
-// (1,339,545,559) look stale (docs/spec-notes.md, 362).
+// (1,339,545,559) look stale (docs/spec-notes.md, 85).
 TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed) {
   ask(0x77);
   accept_reaches_sender(0x77, 2);

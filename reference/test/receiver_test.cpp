@@ -198,7 +198,7 @@ TEST_F(ReceiverTest, Receiver_ExpiredGrant_IsReclaimedAfterLifetimePlus2Dmax) {
 
 // A hoarding sender gets credit back only when it asks again, and never a smaller limit.
 // A grant whose every octet arrived is not hoarded: when its reclaim time comes the message
-// keeps its place in the grant queue (docs/spec-notes.md, 122).
+// keeps its place in the grant queue (docs/spec-notes.md, 43).
 TEST(ReceiverAllocation, Receiver_ConsumedGrantAtItsReclaimTime_StaysInTheGrantQueue) {
   // G_s is one Credit Unit: the messages take turns, one grant at a time.
   auto cfg = ReceiverHarness::default_config();
@@ -319,7 +319,7 @@ TEST_F(ReceiverTest, Receiver_UnscheduledReservation_IsReleasedAfterJPlusLifetim
 // The window "can only shrink": a converting request after the reservation lapsed does not
 // reserve the rest of the window again. fuzz_receiver (random seed 208): with G_s taken by
 // another sender's grant, the request could not be granted, and the reservation it brought back
-// took the receiver's own count above G (docs/spec-notes.md, 449).
+// took the receiver's own count above G (docs/spec-notes.md, 95).
 TEST(ReceiverBudget, Receiver_LapsedReservation_IsNotReservedAgainByAConvertingRequest) {
   auto cfg = ReceiverHarness::default_config();
   cfg.budget = 64 * 1024;
@@ -879,7 +879,7 @@ TEST_F(ReceiverTest, Receiver_UnscheduledLoss_TripsTheCircuitBreakerAndUpdatesU)
 // "Until then, the sender may still act on the old parameters, so the receiver accounts for
 // it with the larger of the old and new U." (Association Establishment) When the circuit
 // breaker clears, the senders that never acknowledged the update to U = 0 may still act on
-// their old U: the U given back must leave room for it (docs/spec-notes.md, 242).
+// their old U: the U given back must leave room for it (docs/spec-notes.md, 73).
 TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateStillCounts) {
   // Per association, the U values its sender may act on: the one it acknowledged (or was
   // accepted with) and every one sent since.
@@ -932,7 +932,7 @@ TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateS
 }
 
 // Pacing Rates count message octets and leave the headers' share of the link (docs/spec-notes.md,
-// 241): at most payload_capacity_mbps in all. Sixteen messages share it in whole Mbit/s
+// 72): at most payload_capacity_mbps in all. Sixteen messages share it in whole Mbit/s
 // (98,556 / 16 = 6,159 each); the 12 Mbit/s left over is no rate for a seventeenth message,
 // which waits instead of crawling at it.
 TEST(ReceiverRates, SeventeenMessages_ShareThePayloadCapacityAndTheCrumbsGoToNobody) {
@@ -1091,7 +1091,7 @@ TEST_F(ReceiverTest, Receiver_RepeatedCancel_DoesNotPostponeTheReclamation) {
 // Data that precedes its CREDIT_REQUEST is credited only within the unscheduled window the
 // request announces: scheduled octets cannot precede their own request, so octets beyond the
 // window belong to something else, e.g. the previous Epoch's transfer still in flight when the
-// receiver restarted (spec-notes 261). Crediting them sent MSG_DONE before the octets arrived.
+// receiver restarted (spec-notes 69). Crediting them sent MSG_DONE before the octets arrived.
 TEST_F(ReceiverTest, Receiver_EarlyDataBeyondTheUnscheduledWindow_IsNotCredited) {
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
@@ -1130,7 +1130,7 @@ TEST_F(ReceiverTest, Receiver_EarlyDataWithinTheUnscheduledWindow_IsCredited) {
 }
 
 
-// Spec-notes 263: a rate holder that returned its credit and is re-granted at a lower rate
+// Spec-notes 80: a rate holder that returned its credit and is re-granted at a lower rate
 // (so that a new message gets its share of the link) is given its whole limit back, which the
 // budget counts again. The new message's share of the budget must be worked out after that,
 // or the two grants together exceed G (CI smoke finding, fuzz_receiver seed 1).

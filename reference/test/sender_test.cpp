@@ -321,7 +321,7 @@ std::uint64_t max_in_window(const std::vector<std::pair<Time, DataSegment>>& d, 
 
 // Rule 4: "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over
 // any interval equal to the transmission time of ten Credit Units at that rate." Driven on
-// time, the pacer spaces strictly (late wake-ups: docs/spec-notes.md, 240, and reference/sim).
+// time, the pacer spaces strictly (late wake-ups: docs/spec-notes.md, 71, and reference/sim).
 TEST(Sender, Pacing_NeverMoreThanTenCreditUnitsInAnyWindowOfTheirTransmissionTime) {
   for (const std::uint32_t rate : {1000U, 10000U, 40000U, 100000U}) {
     SCOPED_TRACE(rate);
@@ -645,7 +645,7 @@ TEST(Sender, PoolFlagWithAMessageId_OrMessageIdZeroWithoutPool_IsIgnored) {
 // its whole RDMA message from a POOL grant and sends it at the pool's rate; a grant of its
 // own with a lower Pacing Rate then arrives. "MUST NOT transmit the message faster than the
 // Pacing Rate": from then on the octets the pool reserved go no faster than the message's own
-// rate (docs/spec-notes.md, 361).
+// rate (docs/spec-notes.md, 82).
 TEST(Sender, PoolReservedOctets_AfterAGrantOfTheMessagesOwn_GoAtTheLowerRate) {
   Harness h;
   MessageSpec spec;
@@ -1015,7 +1015,7 @@ TEST(Sender, SenderStatus_StartsAboveTheThreshold_RepeatsOncePerSrtt_EndsWithLev
 
 // "sends one final SENDER_STATUS with Congestion Level zero when it ends": when the data that
 // poll_data() releases ends the episode, the final status is queued then, for the driver's
-// next poll_transmit(), not at the sender's next event (docs/spec-notes.md, 161;
+// next poll_transmit(), not at the sender's next event (docs/spec-notes.md, 66;
 // fuzz/regressions/fuzz_sender/final-sender-status-when-poll-data-ends-the-episode).
 TEST(Sender, SenderStatus_FinalOneGoesOutWhenPollDataEndsTheEpisode) {
   Harness h;

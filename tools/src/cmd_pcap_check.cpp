@@ -220,7 +220,7 @@ class Checker {
 
   // Under --network-effects, data (opaque or RoCEv2) seen before its CREDIT_REQUEST (which the
   // path lost and the sender retransmitted, or delayed) is judged once the request is in: as
-  // if it had arrived with it, like the receiver's own early data (spec-notes 261, 262).
+  // if it had arrived with it, like the receiver's own early data (spec-notes 69, 70).
   // Beyond the window the request announces it is then data beyond the credit.
   void credit_early(const RdccPacket& p, const CreditRequest& req, const Roles::Sides& s) {
     for (const DataPackets::Early& k : data_.early(req, s)) {

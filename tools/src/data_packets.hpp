@@ -87,7 +87,7 @@ class DataPackets {
   // hands it to the message that request names, as Message reads (the frame numbers the data's
   // own; RoCEv2: the packets of the RDMA messages the request's binding covers, their offsets
   // counted in capture order), so a capture on the path judges it as the receiver does its
-  // early data (spec-notes 261, 262).
+  // early data (spec-notes 69, 70).
   void keep_early() { keep_early_ = true; }
   struct Early {
     std::uint64_t frame;

@@ -25,7 +25,7 @@ struct CaptureOptions {
   bool heuristic = false;
   // The opaque data port, where one is read: a datagram to it is data even when it leaves
   // from the RDCC port (the conformance tester sends data from its RDCC address,
-  // docs/spec-notes.md 81), unless the data port is the RDCC port too.
+  // docs/spec-notes.md 55), unless the data port is the RDCC port too.
   std::optional<std::uint16_t> data_port;
 };
 

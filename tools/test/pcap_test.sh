@@ -175,7 +175,7 @@ check "RoCEv2 overrun" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d
 check "RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258 sent with Grant Limit 8192"
 check "RoCEv2 overrun: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "RoCEv2 on another port is not read" run 0 "$rdcc" pcap check "$p/data_rocev2_overrun.pcap" $d --budget 1MiB --rocev2-port 4792
-# RoCEv2 data seen before its request (spec-notes 261, 262): on the path (--network-effects)
+# RoCEv2 data seen before its request (spec-notes 69, 70): on the path (--network-effects)
 # it is related to its message once the request is in, judged at the request's time (a
 # scheduled message's data before its grant is beyond the credit), and counted as received.
 check "RoCEv2 before its request, on the path" run 1 "$rdcc" pcap check "$p/data_rocev2_early.pcap" $d --budget 1MiB --network-effects

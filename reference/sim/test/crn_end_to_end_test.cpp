@@ -79,7 +79,7 @@ IncastRun scheduled_incast(bool crn) {
   rc.unscheduled_limit = 16 * kKiB;
   rc.base_rtt = microseconds(6);
   rc.d_max = microseconds(20);
-  // Pacing Rates summing to the whole link, headers not counted (docs/spec-notes.md, 241): the
+  // Pacing Rates summing to the whole link, headers not counted (docs/spec-notes.md, 72): the
   // wire carries 1.3% more than the port drains, and the queue the CRN reports on builds.
   rc.data_packet_overhead = 0;
   run.receiver = run.net->add_receiver(rc);

@@ -1,5 +1,5 @@
 // The sender's pacing under late timer wake-ups ("Credit Requests and Grants", rule 4;
-// docs/spec-notes.md, 240): what a late wake-up delayed is sent at once, and never more than
+// docs/spec-notes.md, 71): what a late wake-up delayed is sent at once, and never more than
 // ten Credit Units start within the transmission time of ten Credit Units at the rate.
 #include <gtest/gtest.h>
 
@@ -133,7 +133,7 @@ TEST(Pacing, AfterWaitingForCredit_NoBurst) {
 }
 
 // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its access
-// link." (Credit Allocation, rule 1; docs/spec-notes.md, 241) Pacing Rates count message
+// link." (Credit Allocation, rule 1; docs/spec-notes.md, 72) Pacing Rates count message
 // octets; the link carries headers too. Eight senders, 2 MiB each, to one receiver on
 // 100 Gbit/s links: with the headers counted, the port toward the receiver drains what
 // arrives; counting payload only (overhead 0), the 1.3% excess piles up in its queue.

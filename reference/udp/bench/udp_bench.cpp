@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   const std::uint64_t total = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200000;
   control_rate(total);
   // Timers on a loaded host wake late; the Sender makes the time up within the window of ten
-  // Credit Units (docs/spec-notes.md, 240), so a larger Credit Unit lets it make up more.
+  // Credit Units (docs/spec-notes.md, 71), so a larger Credit Unit lets it make up more.
   incast(1000, 1U << 20U, 4096);
   incast(1000, 1U << 20U, 32768);
   incast(4000, 1U << 20U, 4096);

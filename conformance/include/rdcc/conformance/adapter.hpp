@@ -71,7 +71,7 @@ class Adapter {
   virtual std::optional<std::string> start(const Scenario& s) = 0;
 
   // RDCC addresses, and the data ports. Data is sent from the RDCC address to the peer's
-  // data port (docs/data-transport.md; docs/spec-notes.md 81).
+  // data port (docs/data-transport.md; docs/spec-notes.md 55).
   [[nodiscard]] virtual Address iut_control() const = 0;
   [[nodiscard]] virtual Address iut_data() const = 0;
   [[nodiscard]] virtual Address tester_control() const = 0;

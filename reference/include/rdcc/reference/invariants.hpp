@@ -9,7 +9,7 @@
 //    plus unscheduled octets announced and not yet received never exceeds G ("Receiver Credit
 //    Budget"). A grant is live until Lifetime + 2 * D_max after it was sent; a CREDIT_RETURN
 //    the receiver processed caps a message at its New Limit, and a CANCEL it sent or processed
-//    ends the message's credit 2 * D_max later, until a new grant (docs/spec-notes.md, 160).
+//    ends the message's credit 2 * D_max later, until a new grant (docs/spec-notes.md, 65).
 //  - sender credit: every data octet a sender transmits is below the Grant Limit it held at
 //    that moment (RDCC-GRANT-03) under a grant whose Lifetime had not elapsed since its
 //    reception (RDCC-GRANT-04), or is part of an unscheduled message no larger than U

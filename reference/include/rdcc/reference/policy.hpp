@@ -50,7 +50,7 @@ struct RateUpdate {
 // How the receiver answers a CREDIT_REQUEST for a message whose grant is still live.
 enum class ReRequestAnswer : std::uint8_t {
   WhenCreditIsDue,  // the reference: a grant only when the message is due more credit
-  Never,            // nothing until the grant's Lifetime has elapsed (docs/spec-notes.md, 42)
+  Never,            // nothing until the grant's Lifetime has elapsed (docs/spec-notes.md, 52)
   Always,           // a grant restating the limit (a refreshed Lifetime and Pacing Rate)
 };
 

@@ -27,7 +27,7 @@ struct ReceiverConfig {
   std::uint32_t link_capacity_mbps = 100000;
   // Octets the data transport adds to each packet of up to one Credit Unit of payload on the
   // access link (IP, UDP and binding headers). Pacing Rates count message octets, so the
-  // rates issued sum to at most the link capacity less this share (docs/spec-notes.md, 241).
+  // rates issued sum to at most the link capacity less this share (docs/spec-notes.md, 72).
   std::uint32_t data_packet_overhead = static_cast<std::uint32_t>(kMaxDataPacketOverheadIpv4);
   std::uint32_t unscheduled_limit = 65536;  // U advertised, capped so sum of U <= G_u
   std::uint32_t start_jitter_us = 10;       // J
@@ -57,7 +57,7 @@ struct ReceiverConfig {
 
 // The access link's capacity for message octets (Mbit/s): link_capacity_mbps less the share of
 // data_packet_overhead in packets of one Credit Unit. The Pacing Rates a receiver issues sum
-// to at most this (docs/spec-notes.md, 241).
+// to at most this (docs/spec-notes.md, 72).
 [[nodiscard]] std::uint32_t payload_capacity_mbps(const ReceiverConfig& config);
 
 struct ReceiverStats {
