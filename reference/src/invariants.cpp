@@ -487,6 +487,10 @@ struct InvariantChecker::Impl {
       return true;
     }
     const Header& h = header_of(m);
+    // Association IDs are non-zero ("assigns a non-zero Association ID"): a message with ID 0,
+    // such as the ERROR (ASSOC_REFUSED) to a request that was not admitted, belongs to no
+    // association, so no Sequence Number of one binds it.
+    if (h.association_id == 0) return true;
     // The originator's side: a receiver the checker knows, or else the message type's.
     bool from_rx = from_receiver != kNone;
     if (!from_rx && receiver_of(d) == kNone) {

@@ -90,6 +90,12 @@ constexpr std::uint64_t kMaxSegmentOctets = 65507 - kOpaqueHeaderSize;
 //    late wake-up never leaves a train of bursts behind it;
 //  - after idleness (nothing held back: no credit, no data) the clock restarts at the
 //    segment's actual start: idle time earns nothing.
+// The unit of the pacing window: a Credit Unit, but no more than one datagram's payload. A
+// Credit Unit beyond a datagram (the "path MTU payload size" it should be) would let a late
+// wake-up release ten of them, thousands of datagrams, at one instant; a shorter window is
+// stricter than rule 4, never looser.
+constexpr std::uint64_t pacing_unit(std::uint64_t cu) { return std::min(cu, kMaxSegmentOctets); }
+
 struct Pacer {
   std::optional<Time> last_due;  // when the previous segment was due on the virtual clock
   std::uint64_t last_len = 0;
@@ -106,6 +112,7 @@ struct Pacer {
   [[nodiscard]] Time ready(std::uint64_t rate, std::uint64_t cu, std::uint64_t len,
                            bool spaced = true) const {
     if (!last_due) return Time{};
+    cu = pacing_unit(cu);
     Time t = spaced ? *last_due + transmission_time(last_len, rate) : Time{};
     const Duration window = transmission_time(10 * cu, rate);
     std::uint64_t sum = len + recent_octets;
@@ -118,6 +125,7 @@ struct Pacer {
   }
   // A segment due at `due` (ready() when it was planned, at most `now`) starts at `now`.
   void record(Time now, Time due, std::uint64_t len, std::uint64_t rate, std::uint64_t cu) {
+    cu = pacing_unit(cu);
     const Duration window = transmission_time(10 * cu, rate);
     const Time start = held ? std::max(due, now - window) : now;
     last_due = start;
