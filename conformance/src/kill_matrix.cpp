@@ -90,8 +90,13 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
                                        own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
       row.scenarios_run += some.size();
       for (const auto& r : run_suite(some, o)) {
-        if (r.verdict == Verdict::Fail) row.killed_by.push_back(r.name);
-        if (r.verdict == Verdict::Inconclusive) row.inconclusive.push_back(r.name);
+        if (r.verdict == Verdict::Fail) {
+          row.killed_by.push_back(r.name);
+        } else if (r.patience_elapsed) {
+          row.silent_in.push_back(r.name);
+        } else if (r.verdict == Verdict::Inconclusive) {
+          row.inconclusive.push_back(r.name);
+        }
       }
     }
     if (progress) progress(row);
@@ -111,11 +116,16 @@ std::string kill_matrix_text(const KillMatrix& m) {
   for (const auto& row : m.rows) {
     out << row.mutant->name << "  [" << to_string(row.mutant->role) << "]  ";
     if (row.killed()) {
-      out << "killed by " << row.killed_by.size() << " of " << row.scenarios_run
+      out << "killed by " << row.killed_by.size() + row.silent_in.size() << " of "
+          << row.scenarios_run
           << (row.scenarios_run < row.scenarios_of_role
                   ? " played (of " + std::to_string(row.scenarios_of_role) + ")"
                   : std::string())
           << ": " << join(row.killed_by);
+      if (!row.silent_in.empty()) {
+        out << (row.killed_by.empty() ? "" : "; ")
+            << "silent past the tester's patience (inconclusive) in " << join(row.silent_in);
+      }
     } else {
       out << "SURVIVED " << row.scenarios_run << " scenarios (" << row.mutant->description << ")";
     }
@@ -147,7 +157,14 @@ void write_kill_matrix(const std::string& dir_text, const KillMatrix& m) {
   for (const auto& row : m.rows) {
     md << "| `" << row.mutant->name << "` | " << to_string(row.mutant->role) << " | "
        << row.mutant->requirement << " | "
-       << (row.killed() ? join(row.killed_by) : std::string("**survived**")) << " |\n";
+       << (!row.killed() ? std::string("**survived**")
+                         : join(row.killed_by) +
+                               (row.silent_in.empty()
+                                    ? std::string()
+                                    : (row.killed_by.empty() ? "" : "; ") +
+                                          std::string("silent past the patience in ") +
+                                          join(row.silent_in)))
+       << " |\n";
   }
   md << "\n" << m.rows.size() - m.survivors().size() << " of " << m.rows.size()
      << " mutants killed.\n";
@@ -168,6 +185,7 @@ void write_kill_matrix(const std::string& dir_text, const KillMatrix& m) {
                     {"breaks", row.mutant->requirement},
                     {"scenarios_run", row.scenarios_run},
                     {"killed_by", row.killed_by},
+                    {"silent_in", row.silent_in},
                     {"inconclusive", row.inconclusive}});
   }
   j["mutants"] = rows;

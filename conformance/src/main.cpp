@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   std::string tolerance_rel = "10%";
   std::string unscheduled_dscp = "8";
   std::string checker_tolerance = "100us";
+  std::string patience = "100ms";
   app.add_option("--iut", iut,
                  "The IUT: reference (each scenario on the reference of its role), "
                  "reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT][,rocev2=PORT] or "
@@ -122,6 +123,10 @@ int main(int argc, char** argv) {
                  "Real-time adapters: how far the invariant checker's view of the IUT's data "
                  "timing may be from the IUT's own (the tester reads kernel receive timestamps; "
                  "on a real network, the path's jitter), e.g. 100us");
+  app.add_option("--patience", patience,
+                 "The least time an expect waits where the spec states no deadline (a grant, "
+                 "MSG_DONE, an ERROR reply, data): nothing arriving within it is inconclusive, "
+                 "never a failure (default 100ms)");
   app.add_option("--retries", retries,
                  "Real-time adapters: play a scenario that failed or was inconclusive up to N "
                  "more times, each on a fresh IUT (the report says so)")
@@ -236,6 +241,12 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   options.run.checker_tolerance = *checker_abs;
+  const auto patience_d = parse_duration(patience);
+  if (!patience_d) {
+    std::cerr << "rdcc-conform: --patience takes a duration (100ms), not '" << patience << "'\n";
+    return kExitUsage;
+  }
+  options.run.patience = *patience_d;
   options.run.tolerance_abs = *abs;
   options.run.tolerance_rel = *rel;
   options.strict = strict;

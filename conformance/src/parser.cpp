@@ -928,7 +928,7 @@ class ScenarioParser {
     return std::nullopt;
   }
 
-  // expect [one of] [after D] [within D] ...
+  // expect [one of] [after D] [within D | by D] ...
   std::optional<ParseError> step_expect(const LineParser& lp, Step& step) {
     step.kind = Step::Kind::Expect;
     step.within = kDefaultWindow;
@@ -943,17 +943,29 @@ class ScenarioParser {
       pattern_at = 1;
       i = 2;
     }
-    while (i + 1 < t.size() && (t[i].text == "within" || t[i].text == "after")) {
+    const auto window_word = [&](std::size_t k) {
+      return t[k].text == "within" || t[k].text == "by" || t[k].text == "after";
+    };
+    bool has_within = false;
+    while (i + 1 < t.size() && window_word(i)) {
       auto d = parse_duration(t[i + 1].text);
       if (!d) return lp.error_at(i + 1, "expected a duration after '" + t[i].text + "'");
-      (t[i].text == "within" ? step.within : step.after) = *d;
+      if (t[i].text == "after") {
+        step.after = *d;
+      } else {
+        // `within D`: the tester's patience; `by D`: a time the spec states.
+        if (has_within) return lp.error_at(i, "one window only: 'within' or 'by', not both");
+        has_within = true;
+        step.within = *d;
+        step.bound = t[i].text == "by";
+      }
       i += 2;
     }
-    if (i < t.size() && (t[i].text == "within" || t[i].text == "after")) {
+    if (i < t.size() && window_word(i)) {
       return lp.error_at(i + 1, "expected a duration after '" + t[i].text + "'");
     }
     if (step.after >= step.within) {
-      return lp.error_at(1, "'after' must be shorter than 'within'");
+      return lp.error_at(1, "'after' must be shorter than 'within' (or 'by')");
     }
     if (one_of) {
       if (i < t.size()) {

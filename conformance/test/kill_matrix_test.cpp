@@ -69,6 +69,27 @@ TEST(KillMatrix, OneScenario_KillsWhatItChecksAndNamesTheSurvivors) {
   EXPECT_NE(text.find("60 mutants: 4 killed, 56 survived"), std::string::npos) << text;
 }
 
+TEST(KillMatrix, SilencePastThePatience_WhereTheReferenceAnswers_IsAKill_NamedAsSuch) {
+  // The spec sets no deadline for "answers with MSG_DONE again": a receiver that never does is
+  // inconclusive for a vendor, and the mutant that never does is killed by that silence, named
+  // apart from the failures.
+  const auto scenarios = load("receiver/msg-done-after-data.scn");
+  ASSERT_EQ(scenarios.size(), 1U);
+  const KillMatrix m = run_kill_matrix(scenarios, reference_options());
+  ASSERT_EQ(m.reference.size(), 1U);
+  EXPECT_EQ(m.reference[0].verdict, Verdict::Pass) << m.reference[0].reason;
+  const auto& row = row_of(m, "no-msg-done-again");
+  EXPECT_TRUE(row.killed());
+  EXPECT_TRUE(row.killed_by.empty());
+  EXPECT_EQ(row.silent_in, std::vector<std::string>{"receiver-msg-done-after-data"});
+  EXPECT_TRUE(row.inconclusive.empty());
+  const std::string text = kill_matrix_text(m);
+  EXPECT_NE(text.find("no-msg-done-again  [receiver]  killed by 1 of 1: silent past the tester's "
+                      "patience (inconclusive) in receiver-msg-done-after-data"),
+            std::string::npos)
+      << text;
+}
+
 TEST(KillMatrix, WritesTextMarkdownAndJson) {
   const auto scenarios = load("crn/at-threshold-silent.scn");
   const KillMatrix m = run_kill_matrix(scenarios, reference_options());

@@ -209,7 +209,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"WithinWithoutDuration", kHead + "expect ERROR within\n",
                   "t.scn:4:20: expected a duration after 'within'"},
         ErrorCase{"AfterNotBeforeWithin", kHead + "expect ERROR after 2ms within 1ms\n",
-                  "t.scn:4:8: 'after' must be shorter than 'within'"},
+                  "t.scn:4:8: 'after' must be shorter than 'within' (or 'by')"},
         ErrorCase{"OneAlternative", kHead + "expect one of\n  | ERROR\nsilence 1ms\n",
                   "t.scn:4:1: expected two or more '| ...' alternatives on the lines after "
                   "'expect one of'"},

@@ -26,8 +26,13 @@ struct MutantRow {
   std::size_t scenarios_run = 0;
   std::size_t scenarios_of_role = 0;      // scenarios of its role (run: all, unless first_kill)
   std::vector<std::string> killed_by;     // scenarios that failed against it
+  // Scenarios in which it stayed silent for the tester's patience where the reference answers:
+  // inconclusive for a vendor (the spec sets no deadline), yet a verdict the mutation changed,
+  // so a kill (docs/spec-notes.md, "A mutant is killed by a failing scenario, or by silence the
+  // reference never shows").
+  std::vector<std::string> silent_in;
   std::vector<std::string> inconclusive;  // scenarios that could not be played against it
-  [[nodiscard]] bool killed() const { return !killed_by.empty(); }
+  [[nodiscard]] bool killed() const { return !killed_by.empty() || !silent_in.empty(); }
 };
 
 struct KillMatrix {

@@ -43,6 +43,9 @@ struct ScenarioResult {
   std::string reason;    // why (empty on a plain pass)
   std::string expected;  // what the failing step wanted
   std::string actual;    // what arrived (JSON of the message), or "nothing"
+  // Inconclusive because the IUT stayed silent for the tester's patience where the spec sets no
+  // deadline (RunOptions::patience): nothing proves a fault, but the reference answers there.
+  bool patience_elapsed = false;
   Location where;        // the step that decided the verdict
   std::string step;      // that step as written
   // Fail / Warn: the requirements the deciding check concerns (the step's `checks`, else the
@@ -68,6 +71,10 @@ struct RunOptions {
   // from the IUT's own (the tester's kernel timestamps on loopback; the path's jitter on a real
   // network). InvariantChecker::set_timing_tolerance; 0 in virtual time.
   Duration checker_tolerance = ref::microseconds(100);
+  // The tester's patience: the least time an `expect` (or a `transfer`) waits where the spec
+  // states no deadline. Nothing arriving within it proves nothing about the IUT: inconclusive,
+  // never a failure (docs/spec-notes.md, "No deadline for grants, MSG_DONE or SENDER_STATUS: a scenario's `within` is the tester's patience").
+  Duration patience = ref::milliseconds(100);
 };
 
 // The verdict of a check that did not hold, from the levels of the requirements it concerns:

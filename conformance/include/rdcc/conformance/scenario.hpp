@@ -117,6 +117,10 @@ struct Step {
   std::vector<Pattern> alternatives;
   ref::Duration within{};  // Expect / Transfer: upper bound of the window; Silence / Wait: the duration
   ref::Duration after{};   // Expect: lower bound of the window
+  // Expect: `by D` instead of `within D`, a time the spec states (docs/spec-notes.md, "No deadline for grants,
+  // MSG_DONE or SENDER_STATUS: a scenario's `within` is the tester's patience"): nothing arriving by it fails. A `within`
+  // is the tester's patience: nothing arriving within it is inconclusive.
+  bool bound = false;
   std::vector<std::string> ignore;  // Ignore: type names, or "data"
   std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
   std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
