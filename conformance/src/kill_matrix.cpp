@@ -107,7 +107,11 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
 
 std::map<std::string, std::vector<std::string>> killers_of(const KillMatrix& m) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& row : m.rows) out[std::string(row.mutant->name)] = row.killed_by;
+  for (const auto& row : m.rows) {
+    auto& killers = out[std::string(row.mutant->name)];
+    killers = row.killed_by;
+    killers.insert(killers.end(), row.silent_in.begin(), row.silent_in.end());
+  }
   return out;
 }
 

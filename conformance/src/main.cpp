@@ -22,6 +22,9 @@ using namespace rdcc::conformance;
 
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
+// Nothing failed, but the tester saw too little to judge some scenario (inconclusive): a CI that
+// reads the status must not take that for a pass.
+constexpr int kExitInconclusive = 3;
 
 std::optional<double> parse_percent(std::string text) {
   if (!text.empty() && text.back() == '%') text.pop_back();
@@ -321,7 +324,8 @@ int main(int argc, char** argv) {
     }
     const auto show = [](const MutantRow& row) {
       std::cout << (row.killed() ? "killed   " : "SURVIVED ") << row.mutant->name << "  ("
-                << row.killed_by.size() << " of " << row.scenarios_run << " scenarios)"
+                << row.killed_by.size() + row.silent_in.size() << " of " << row.scenarios_run
+                << " scenarios)"
                 << std::endl;
     };
     KillOrder order;
@@ -431,5 +435,6 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return c.failed > 0 ? kExitFail : 0;
+  if (c.failed > 0) return kExitFail;
+  return c.inconclusive > 0 ? kExitInconclusive : 0;
 }

@@ -98,6 +98,26 @@ check "fail summary" contains "$work/out" "0 passed, 0 warned, 1 failed, 0 incon
 check "fail names its level" contains "$work/out" "wanted = 4096 [MUST NOT]"
 check "results name the level" contains "$work/rf/results.json" '"level": "MUST NOT"'
 
+# ---- nothing within the patience: inconclusive, exit 3 ---------------------------------------
+mkdir -p "$work/quiet"
+cat > "$work/quiet/quiet.scn" <<'SCN'
+scenario no-answer-to-nothing
+role receiver
+checks RDCC-GRANT-07
+send ASSOC_REQUEST sender_nonce=1 capabilities=STATUS line_rate=100000
+expect ASSOC_ACCEPT within 1ms -> assoc=association_id epoch=epoch
+expect CREDIT_GRANT within 1ms
+SCN
+check "inconclusive exits 3" run 3 "$conform" --iut reference:receiver --scenarios "$work/quiet" --catalog "$catalog" --patience 20ms
+check "inconclusive names the patience" contains "$work/out" "no CREDIT_GRANT within the tester's patience of 20ms (the spec sets no deadline)"
+check "inconclusive summary" contains "$work/out" "0 passed, 0 warned, 0 failed, 1 inconclusive"
+mkdir -p "$work/bound"
+sed -e 's/no-answer-to-nothing/a-bound-exceeded/' -e 's/expect CREDIT_GRANT within 1ms/expect CREDIT_GRANT by 1ms/' \
+  "$work/quiet/quiet.scn" > "$work/bound/bound.scn"
+check "a stated bound exceeded exits 1" run 1 "$conform" --iut reference:receiver --scenarios "$work/bound" --catalog "$catalog"
+check "a stated bound names itself" contains "$work/out" "nothing arrived by 1ms, a time the spec states"
+check "bad --patience exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$work/quiet" --catalog "$catalog" --patience soon
+
 # ---- a failed SHOULD: WARN, exit 0; FAIL under --strict ------------------------------------
 mkdir -p "$work/warn"
 cat > "$work/warn/should.scn" <<'SCN'

@@ -63,7 +63,7 @@ check "the role's mutants all die in process" \
 check "the unmutated node passed" lacks "$work/out" "reference fail"
 check "the unmutated node: nothing inconclusive" lacks "$work/out" "reference inconclusive"
 unexpected=0
-for m in $(jq -r '.mutants[] | select(.killed_by | length == 0) | .mutant' "$work/matrix/kill-matrix.json"); do
+for m in $(jq -r '.mutants[] | select((.killed_by + .silent_in) | length == 0) | .mutant' "$work/matrix/kill-matrix.json"); do
   if [ -n "${may_survive[$m]:-}" ]; then
     echo "  survived through exec: $m: ${may_survive[$m]}" >&2
   else
