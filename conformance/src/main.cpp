@@ -150,8 +150,9 @@ int main(int argc, char** argv) {
   }
   if (list_variants) {
     for (const auto& v : rdcc::ref::variants()) {
-      std::cout << v.name << " [" << rdcc::ref::to_string(v.role) << "] permits: \"" << v.permits
-                << "\"\n";
+      std::cout << v.name << " [" << rdcc::ref::to_string(v.role) << "] permits: \""
+                << permits_text(v) << "\""
+                << (v.requirement.empty() ? "" : " (" + std::string(v.requirement) + ")") << "\n";
     }
     return 0;
   }

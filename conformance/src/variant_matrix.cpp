@@ -1,11 +1,14 @@
 #include "rdcc/conformance/variant_matrix.hpp"
 
+#include "rdcc/conformance/catalog.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
+#include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/report.hpp"
 
 namespace rdcc::conformance {
@@ -153,6 +156,12 @@ std::string variant_matrix_text(const VariantMatrix& m) {
   return out.str();
 }
 
+std::string permits_text(const ref::VariantInfo& v) {
+  if (v.requirement.empty()) return std::string(v.permits);
+  const Requirement* r = Catalog::built_in().find(v.requirement);
+  return r != nullptr ? r->text : std::string(v.requirement);
+}
+
 void write_variant_matrix(const std::string& dir_text, const VariantMatrix& m) {
   const std::filesystem::path dir(dir_text);
   std::error_code ec;
@@ -177,7 +186,9 @@ void write_variant_matrix(const std::string& dir_text, const VariantMatrix& m) {
       }
     }
     md << "| `" << row.variant->name << "` | " << ref::to_string(row.variant->role) << " | \""
-       << md_cell(std::string(row.variant->permits)) << "\" (" << row.variant->section << ") | "
+       << md_cell(permits_text(*row.variant)) << "\" (" << row.variant->section
+       << (row.variant->requirement.empty() ? "" : ", " + std::string(row.variant->requirement))
+       << ") | "
        << summary_line(count(row.results)) << " | " << summary_line(count(row.strict_results))
        << " | " << (notes.empty() ? "" : md_cell(notes)) << " |\n";
   }
@@ -191,7 +202,8 @@ void write_variant_matrix(const std::string& dir_text, const VariantMatrix& m) {
     rows.push_back({{"variant", row.variant->name},
                     {"role", ref::to_string(row.variant->role)},
                     {"description", row.variant->description},
-                    {"permits", row.variant->permits},
+                    {"permits", permits_text(*row.variant)},
+                    {"requirement", row.variant->requirement},
                     {"section", row.variant->section},
                     {"scenarios_run", row.scenarios_run},
                     {"passed", row.passed()},

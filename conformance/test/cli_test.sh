@@ -225,6 +225,8 @@ check "exec: no node left running" test "$(pgrep -f "$rdcc receiver $receiver_op
 check "list-variants" run 0 "$conform" --list-variants
 check "list-variants: name [role] permits: \"...\"" \
   grep -qE '^grant-whole-message \[receiver\] permits: ".+"$' "$work/out"
+check "list-variants: a catalog sentence read from the catalog, with its ID" \
+  grep -qE '^pacing-bursts \[sender\] permits: "The sender MUST NOT transmit the message faster than the Pacing Rate.+" \(RDCC-GRANT-05\)$' "$work/out"
 check "unknown variant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" \
   --variant no-such-variant
 check "unknown variant: the known ones listed" contains "$work/err" "unknown variant 'no-such-variant'; these are: grant-whole-message"

@@ -26,10 +26,6 @@ class LongReportInterval final : public CrnPolicy {
 };
 
 constexpr std::string_view kOnPath = "On-Path Congestion Reporting";
-constexpr std::string_view kRateLimit =
-    "While Q exceeds B_th, the CRN MAY generate CONGESTION_REPORT for packets dequeued from that "
-    "queue, subject to a rate limit of at most one report per flow per configured report interval "
-    "(RECOMMENDED: 50 microseconds) and an aggregate limit per port.";
 
 template <std::int64_t kMicroseconds>
 void long_interval(CrnConfig&, std::shared_ptr<const CrnPolicy>& policy) {
@@ -46,11 +42,11 @@ const CrnVariant kCrnVariants[] = {
        policy = std::make_shared<const NoSuggestedRate>();
      }},
     {{"crn-report-interval-100us", VariantRole::Crn,
-      "at most one report per flow per 100 us, twice the recommended interval", kRateLimit, kOnPath},
+      "at most one report per flow per 100 us, twice the recommended interval", "", kOnPath, "RDCC-CRN-03"},
      long_interval<100>},
     {{"crn-report-interval-1ms", VariantRole::Crn,
       "at most one report per flow per millisecond, twenty times the recommended interval",
-      kRateLimit, kOnPath},
+      "", kOnPath, "RDCC-CRN-03"},
      long_interval<1000>},
 };
 

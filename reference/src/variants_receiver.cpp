@@ -121,28 +121,24 @@ const ReceiverVariant kReceiverVariants[] = {
      use<FirstWindowOneCreditUnit>},
     {{"pacing-link-over-2", VariantRole::Receiver,
       "Pacing Rates of at most half the access link, however few messages share it",
-      "1. The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its "
-      "access link.",
-      kAllocation},
+      "",
+      kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 2U>},
     {{"pacing-link-over-4", VariantRole::Receiver,
       "Pacing Rates of at most a quarter of the access link",
-      "1. The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its "
-      "access link.",
-      kAllocation},
+      "",
+      kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 4U>},
     {{"pacing-link-over-8", VariantRole::Receiver,
       "Pacing Rates of at most an eighth of the access link",
-      "1. The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its "
-      "access link.",
-      kAllocation},
+      "",
+      kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 8U>},
     {{"rate-fixed-fair-share", VariantRole::Receiver,
       "no AIMD: each sender is granted a fixed fair share of the link; congestion cuts it "
       "multiplicatively and it grows back by a quarter per update interval",
-      "An additive-increase multiplicative-decrease (AIMD) controller is RECOMMENDED as the "
-      "default.",
-      kAllocation},
+      "",
+      kAllocation, "RDCC-ALLOC-05"},
      use<FixedFairShare>},
     {{"lifetime-explicit-default", VariantRole::Receiver,
       "grants state the association's default Grant Lifetime instead of Lifetime 0",
@@ -168,9 +164,8 @@ const ReceiverVariant kReceiverVariants[] = {
     {{"rerequest-always-answered", VariantRole::Receiver,
       "a CREDIT_REQUEST for a message whose grant is live is answered with a grant restating "
       "the limit",
-      "1. A grant with a Grant Limit that is not larger than the limit the sender already holds "
-      "for that message only refreshes the Lifetime and Pacing Rate; it never reduces credit.",
-      kGrants},
+      "",
+      kGrants, "RDCC-GRANT-11"},
      use<ReRequests, ReRequestAnswer::Always>},
     {{"pool-grants", VariantRole::Receiver,
       "the scheduled messages of a sender that advertised POOL share pool grants (Message ID 0, "
@@ -188,18 +183,14 @@ const ReceiverVariant kReceiverVariants[] = {
     {{"budget-exhausted-error", VariantRole::Receiver,
       "a message the budget cannot serve is told so with ERROR (BUDGET_EXHAUSTED) and keeps "
       "waiting",
-      "If a receiver is about to run out of budget for an extended period, it MAY send ERROR "
-      "(BUDGET_EXHAUSTED) to senders with pending requests so that they can choose other "
-      "destinations; senders keep their requests outstanding.",
-      "Error Handling and Recovery"},
+      "",
+      "Error Handling and Recovery", "RDCC-ERR-04"},
      use<TellsBudgetExhausted>},
     {{"idle-removal-on-time", VariantRole::Receiver,
       "an association idle for the idle time (10 s by default) is removed at that instant, not "
       "at the next quarter-period sweep",
-      "A receiver MAY remove an association that has carried no traffic for a locally "
-      "configured idle time, which SHOULD be at least 10 seconds; it reclaims all credit of "
-      "that association when doing so.",
-      "Association Establishment"},
+      "",
+      "Association Establishment", "RDCC-ASSOC-05"},
      use<IdleRemovalOnTime>},
 };
 

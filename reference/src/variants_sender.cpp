@@ -101,14 +101,13 @@ constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 const std::array<SenderVariant, 12> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
       "uses scheduled mode for every message, also those no larger than U",
-      "A sender MAY use scheduled mode for any message.", "Transmission Mode Selection"},
+      "", "Transmission Mode Selection", "RDCC-MODE-04"},
      &use<ScheduledOnly>},
     {{"pacing-bursts", VariantRole::Sender,
       "sends granted data in bursts of up to ten Credit Units, then waits, instead of spacing "
       "each segment by its transmission time",
-      "The sender MUST NOT transmit the message faster than the Pacing Rate, averaged over any "
-      "interval equal to the transmission time of ten Credit Units at that rate.",
-      kCreditRequests},
+      "",
+      kCreditRequests, "RDCC-GRANT-05"},
      &use<PacingBursts>},
     {{"segments-1k", VariantRole::Sender,
       "sends data segments of 1 KiB (1024 octets) whatever the Credit Unit",
@@ -132,24 +131,19 @@ const std::array<SenderVariant, 12> kSenderVariants{{
      &use<WholeGrantPosts>},
     {{"reuse-message-id-1", VariantRole::Sender,
       "starts the Message IDs of a re-established association at 1 again",
-      "Message IDs MUST increase with each new message of an association and MUST NOT be reused "
-      "within it.",
-      kCreditRequests},
+      "",
+      kCreditRequests, "RDCC-GRANT-01"},
      &use<ReuseMessageIdOne>},
     {{"reestablish-fresh-nonce", VariantRole::Sender,
       "re-establishes an association with a new Sender Nonce (the reference's own choice, as an "
       "explicit policy)",
-      "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST "
-      "discard all credit held for that association, re-establish it, and request credit again "
-      "for its pending messages.",
-      "Association Establishment"},
+      "",
+      "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, true>},
     {{"reestablish-same-nonce", VariantRole::Sender,
       "re-establishes an association with the Sender Nonce of the one it lost",
-      "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST "
-      "discard all credit held for that association, re-establish it, and request credit again "
-      "for its pending messages.",
-      "Association Establishment"},
+      "",
+      "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, false>},
     {{"no-pool-no-status", VariantRole::Sender,
       "advertises neither POOL nor STATUS (only CRN): takes no pool grants and sends no "
@@ -161,9 +155,8 @@ const std::array<SenderVariant, 12> kSenderVariants{{
     {{"no-credit-return", VariantRole::Sender,
       "never sends CREDIT_RETURN: credit it will not use is simply left unused (a SHOULD-level "
       "alternative)",
-      "A sender that will not use credit it holds SHOULD return it with CREDIT_RETURN, which "
-      "states the offset beyond which the sender will not transmit.",
-      kCreditRequests},
+      "",
+      kCreditRequests, "RDCC-GRANT-10"},
      &use<NoCreditReturn>},
     {{"no-suggested-rate", VariantRole::Sender,
       "makes no suggestion in SENDER_STATUS (Suggested Rate zero; a SHOULD-level alternative)",

@@ -47,6 +47,10 @@ struct VariantMatrix {
 // per variant, with every scenario that did not pass named with its reason, then the totals.
 [[nodiscard]] std::string variant_matrix_text(const VariantMatrix& m);
 
+// The spec sentence that permits variant `v`: its quotation, or the text of the catalog
+// requirement it names (the built-in catalog).
+[[nodiscard]] std::string permits_text(const ref::VariantInfo& v);
+
 // Writes variant-matrix.txt (the text above), variant-matrix.md (a table: variant, role, the
 // sentence that permits it, default and strict verdicts) and variant-matrix.json into `dir`
 // (created). Throws std::runtime_error naming the file that cannot be written.

@@ -35,8 +35,12 @@ struct VariantInfo {
   std::string_view name;         // the command-line name, e.g. "grant-whole-message"
   VariantRole role;
   std::string_view description;  // what the endpoint does differently from the default
-  std::string_view permits;      // the spec sentence that permits it, quoted as written
+  // The spec sentence that permits it, quoted as written; empty where that sentence is a
+  // requirement of the catalog: then `requirement` names it, and its text is the catalog's
+  // (each spec sentence is in the code base once, in conformance/catalog/requirements.json).
+  std::string_view permits;
   std::string_view section;      // the section heading it sits under
+  std::string_view requirement{};  // the catalog ID whose sentence permits it, or empty
 };
 
 // Every variant: receiver, then sender, then CRN.
