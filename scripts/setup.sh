@@ -15,6 +15,8 @@ packages=(
   valgrind                                 # reference/bench/callgrind.sh: instructions per grant decision
   libxml2-utils                            # xmllint: the conformance JUnit report test
   python3                                  # scripts/renumber-spec-notes.py and its ctests
+  help2man                                 # the man pages, from each tool's --help
+  dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
 )
 
 missing=()

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <system_error>
 #include <thread>
 
 #include "rdcc/conformance/adapter.hpp"
@@ -15,6 +16,7 @@
 #include "rdcc/conformance/variant_matrix.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/version.h"
 
 namespace {
 
@@ -38,6 +40,19 @@ std::optional<double> parse_percent(std::string text) {
   }
 }
 
+// Where the scenarios and the catalog are when --scenarios and --catalog are not given: beside
+// the installed program (PREFIX/bin/rdcc-conform -> PREFIX/share/rdcc/{scenarios,catalog}),
+// else the source tree's conformance/ folder it was built from; either way from any cwd.
+std::filesystem::path data_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = (exe.parent_path() / RDCC_INSTALLED_DATA_DIR).lexically_normal();
+    if (std::filesystem::is_directory(installed / "scenarios", ec)) return installed;
+  }
+  return RDCC_SOURCE_DATA_DIR;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
@@ -47,7 +62,9 @@ std::string join(const std::vector<std::string>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rdcc-conform: RDCC conformance scenarios against an implementation under test"};
+  CLI::App app{"rdcc-conform: RDCC conformance scenarios against an implementation under test",
+               "rdcc-conform"};
+  app.set_version_flag("--version", "rdcc-conform " RDCC_VERSION);
   std::string iut;
   std::string role_text = "receiver";
   std::vector<std::string> mutants;
@@ -61,9 +78,10 @@ int main(int argc, char** argv) {
   bool strict = false;
   unsigned jobs = 1;
   unsigned retries = 0;
-  std::string scenarios_dir = "conformance/scenarios";
+  const std::filesystem::path data = data_dir();
+  std::string scenarios_dir = (data / "scenarios").string();
   std::string report_dir;
-  std::string catalog_path = "conformance/catalog/requirements.json";
+  std::string catalog_path = (data / "catalog" / "requirements.json").string();
   std::string tolerance_abs = "200us";
   std::string tolerance_rel = "10%";
   std::string unscheduled_dscp = "8";
@@ -108,12 +126,17 @@ int main(int argc, char** argv) {
                "A failed SHOULD-level check is a FAIL, not a WARN; also run scenarios that check "
                "only MAY-level requirements");
   app.add_option("--jobs,-j", jobs, "Scenarios run in parallel")->check(CLI::Range(1U, 64U));
-  app.add_option("--scenarios", scenarios_dir, "Folder of *.scn files (searched recursively)");
+  app.add_option("--scenarios", scenarios_dir,
+                 "Folder of *.scn files (searched recursively); default: share/rdcc/scenarios "
+                 "beside the installed program (bin/../share/rdcc), or the source tree's "
+                 "conformance/scenarios for a program in its build tree");
   app.add_option("--report", report_dir,
                  "Write summary.txt, junit.xml, results.json, coverage.md/json and per scenario "
                  "a pcap and an event log into this folder");
   auto* catalog_option =
-      app.add_option("--catalog", catalog_path, "The requirement catalog (requirements.json)");
+      app.add_option("--catalog", catalog_path,
+                     "The requirement catalog (requirements.json); default: "
+                     "share/rdcc/catalog/requirements.json, found as --scenarios is");
   app.add_option("--tolerance-abs", tolerance_abs,
                  "Timing tolerance of real-time adapters, absolute part (e.g. 200us)");
   app.add_option("--tolerance-rel", tolerance_rel,

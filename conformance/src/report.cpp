@@ -11,6 +11,7 @@
 
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
+#include "rdcc/version.h"
 
 namespace rdcc::conformance {
 namespace {
@@ -135,6 +136,11 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
   out << "  <testsuite name=\"" << xml_escape(report.iut) << "\" tests=\"" << tests
       << "\" failures=\"" << c.failed << "\" errors=\"" << c.inconclusive << "\" skipped=\""
       << (c.skipped + c.unsupported) << "\" time=\"" << seconds_text(total) << "\">\n";
+  out << "    <properties>\n";
+  out << "      <property name=\"rdcc_version\" value=\"" RDCC_VERSION "\"/>\n";
+  out << "      <property name=\"strict\" value=\"" << (report.strict ? "true" : "false")
+      << "\"/>\n";
+  out << "    </properties>\n";
   for (const auto& r : report.results) {
     out << "    <testcase classname=\"rdcc." << to_string(r.role) << "\" name=\""
         << xml_escape(r.name) << "\" file=\"" << xml_escape(r.file) << "\" time=\""
@@ -377,6 +383,7 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   write_junit(dir / "junit.xml", report, c);
 
   json j;
+  j["rdcc_version"] = RDCC_VERSION;
   j["iut"] = report.iut;
   j["strict"] = report.strict;
   j["summary"] = {{"passed", c.passed},           {"warned", c.warned},

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/testing/spec_file.hpp"
 
 namespace {
 
@@ -27,7 +28,6 @@ using rdcc::conformance::Requirement;
 using rdcc::conformance::Testing;
 
 const std::filesystem::path kCatalogPath = RDCC_CATALOG_PATH;
-const std::filesystem::path kSpecPath = RDCC_SPEC_PATH;
 
 // Sentences with a key word that are not requirements.
 struct Exclusion {
@@ -173,14 +173,19 @@ class CatalogAgainstSpec : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     catalog_ = new Catalog(Catalog::load(kCatalogPath));
-    spec_ = new std::string(read_file(kSpecPath));
+    spec_ = new rdcc::testing::SpecFile(RDCC_SPEC_PATH);
   }
   static void TearDownTestSuite() {
     delete catalog_;
     delete spec_;
   }
+  // Without the spec (a clone without ../shared) every test of the suite is skipped, saying
+  // where the spec was looked for and how to give it.
+  void SetUp() override {
+    if (!spec_->text()) GTEST_SKIP() << spec_->reason();
+  }
   static const Catalog& catalog() { return *catalog_; }
-  static const std::string& spec() { return *spec_; }
+  static const std::string& spec() { return *spec_->text(); }
 
   // The entries that quote `sentence`.
   // The key-word entries that quote `sentence` (RULE entries quote sentences without one).
@@ -207,11 +212,11 @@ class CatalogAgainstSpec : public ::testing::Test {
 
  private:
   static inline const Catalog* catalog_ = nullptr;
-  static inline const std::string* spec_ = nullptr;
+  static inline const rdcc::testing::SpecFile* spec_ = nullptr;
 };
 
 TEST_F(CatalogAgainstSpec, Spec_IsReadAndSplitIntoSentences) {
-  ASSERT_FALSE(spec().empty()) << "the spec is expected at " << kSpecPath;
+  ASSERT_FALSE(spec().empty()) << "the spec at " << spec_->path() << " is empty";
   const auto sentences = spec_sentences(spec());
   // Spot checks of the splitter on the forms the spec uses: a plain sentence, a numbered rule,
   // a bullet, a sentence that shares its line with the heading.

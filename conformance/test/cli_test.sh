@@ -22,6 +22,16 @@ total=$(find "$scenarios" -name '*.scn' | wc -l)
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
+# The project version (CMakeLists.txt) in --version, the JUnit suite's properties and results.json.
+version=$(sed -n 's/^project(rdcc VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+check "--version" run 0 "$conform" --version
+check "--version names the project version" grep -qx "rdcc-conform $version" "$work/out"
+check "junit rdcc_version property" test "$(xmllint --xpath 'string(//testsuite/properties/property[@name="rdcc_version"]/@value)' "$work/r/junit.xml")" = "$version"
+check "results.json rdcc_version" contains "$work/r/results.json" "\"rdcc_version\": \"$version\""
+# Without --scenarios and --catalog, from a folder outside the tree: the build's own source tree.
+check "defaults from another cwd" run 0 env -C "$work" "$conform" --iut reference:crn --strict
+check "defaults: the CRN scenarios" grep -qx "$(find "$scenarios/crn" -name '*.scn' | wc -l) passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped" "$work/out"
+check "defaults: the catalog found" lacks "$work/err" "no catalog"
 check "coverage: a requirement with its scenario" grep -qE '^\| RDCC-ERR-05 \| MUST \| any \| wire \| pass \| .*receiver-bad-version-discarded \(pass\)' "$work/r/coverage.md"
 check "coverage: uncovered wire MUSTs listed" contains "$work/r/coverage.md" "## Wire-testable MUSTs without a scenario"
 check "coverage json" contains "$work/r/coverage.json" '"uncovered_wire_musts"'

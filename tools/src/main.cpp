@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "rdcc/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rdcc: RDCC (Receiver-Driven Credit Control) packet tooling", "rdcc"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rdcc 0.1.0");
+  app.set_version_flag("--version", "rdcc " RDCC_VERSION);
   rdcc::tools::add_decode_command(app);
   rdcc::tools::add_encode_command(app);
   rdcc::tools::add_pcap_command(app);
