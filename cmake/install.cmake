@@ -28,9 +28,11 @@ install(FILES scripts/bash-completion/rdcc DESTINATION ${CMAKE_INSTALL_DATADIR}/
 install(FILES scripts/bash-completion/rdcc DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         COMPONENT tools RENAME rdcc-conform)
 
-# Man pages from each program's --help and --version (help2man, scripts/setup.sh).
+# Man pages from each program's --help and --version (help2man, scripts/setup.sh). Not in the
+# sanitized builds (asan, fuzz), which are not installed: help2man would run sanitized programs
+# at build time.
 find_program(HELP2MAN help2man)
-if(HELP2MAN)
+if(HELP2MAN AND NOT RDCC_SANITIZE AND NOT RDCC_FUZZ)
   set(rdcc_man_pages)
   foreach(tool_what IN ITEMS "rdcc|RDCC packet tooling: decode, encode, pcap, sim, nodes"
                              "rdcc-conform|RDCC conformance scenarios against an implementation")
@@ -50,7 +52,7 @@ if(HELP2MAN)
   endforeach()
   add_custom_target(man_pages ALL DEPENDS ${rdcc_man_pages})
   install(FILES ${rdcc_man_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tools)
-else()
+elseif(NOT HELP2MAN)
   message(STATUS "rdcc: help2man not found (scripts/setup.sh installs it): no man pages")
 endif()
 
