@@ -79,8 +79,10 @@ capture() {
     2>"$work/$name.sender"
   kill -TERM "$receiver"
   wait "$receiver"
-  # dumpcap writes what it has and exits on SIGINT; a moment first for the last packets.
-  sleep 0.2
+  # dumpcap writes what it has and exits on SIGINT; a moment first for the last packets (a whole
+  # second: on a loaded host dumpcap may not have read the kernel's buffer yet, and a capture
+  # that misses the last packets fails the counts below).
+  sleep 1
   kill -INT "$dumpcap"
   wait "$dumpcap"
   test -s "$work/$name.pcapng"
