@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rdcc/conformance/html_report.hpp"
+#include "rdcc/pcaps/annotate.hpp"
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
 #include "rdcc/version.h"
@@ -75,15 +77,6 @@ std::string citations(const ScenarioResult& r, const std::vector<RequirementRow>
   return out;
 }
 
-// What a scenario's verdict says of one requirement it checks: a fail or warn concerns the
-// requirements it cites; the scenario's others were not reached.
-Verdict verdict_for(const ScenarioResult& r, std::string_view id) {
-  if (r.verdict != Verdict::Fail && r.verdict != Verdict::Warn) return r.verdict;
-  if (r.cited.empty()) return r.verdict;
-  const bool cited = std::find(r.cited.begin(), r.cited.end(), id) != r.cited.end();
-  return cited ? r.verdict : Verdict::Inconclusive;
-}
-
 json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
   json j;
   j["name"] = r.name;
@@ -114,11 +107,16 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   j["wall_seconds"] = r.wall_seconds;
   j["packets"] = r.trace.size();
   json v = json::array();
-  for (const auto& x : r.violations) {
-    v.push_back({{"time", ref::format_time(x.time)}, {"rule", x.rule}, {"detail", x.detail}});
+  for (std::size_t i = 0; i < r.violations.size(); ++i) {
+    const auto& x = r.violations[i];
+    json one{{"time", ref::format_time(x.time)}, {"rule", x.rule}, {"detail", x.detail}};
+    if (i < r.violation_frames.size() && r.violation_frames[i] != 0) one["frame"] = r.violation_frames[i];
+    v.push_back(std::move(one));
   }
   j["violations"] = v;
   j["pcap"] = pcap_in_report(r);
+  j["frames"] = r.frames;  // the frames of the pcap the verdict cites (1-based)
+  if (!r.frames.empty()) j["display_filter"] = display_filter(r.frames);
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
   if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
   return j;
@@ -164,6 +162,7 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
       body += citations(r, report.requirements, "checks: ", "\n        ") + "\n";
     }
     body += "pcap: " + pcap_in_report(r) + "\n";
+    if (!r.frames.empty()) body += "frames: " + frames_text(r.frames) + "\n";
     switch (r.verdict) {
       case Verdict::Pass:
         break;
@@ -189,24 +188,6 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
   }
   out << "  </testsuite>\n</testsuites>\n";
   close_checked(out, path);
-}
-
-// The coverage of one requirement: "fail" if a scenario failed on it, "warn" if one warned on
-// it and none failed, "pass" if one passed and none failed or warned, "not passed" if scenarios
-// exist but none passed (inconclusive, unsupported, skipped, or stopped before reaching it),
-// "uncovered" if no scenario checks it.
-std::string coverage_status(std::string_view id, const std::vector<const ScenarioResult*>& rs) {
-  if (rs.empty()) return "uncovered";
-  bool pass = false;
-  bool warn = false;
-  for (const auto* r : rs) {
-    const Verdict v = verdict_for(*r, id);
-    if (v == Verdict::Fail) return "fail";
-    warn = warn || v == Verdict::Warn;
-    pass = pass || v == Verdict::Pass;
-  }
-  if (warn) return "warn";
-  return pass ? "pass" : "not passed";
 }
 
 void write_coverage(const std::filesystem::path& dir, const SuiteReport& report) {
@@ -273,7 +254,61 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
   close_checked(out_md, dir / "coverage.md");
 }
 
+// The comments of a run's annotated capture: the frames its verdict cites (the verdict, then
+// each requirement it cites with its sentence), and each frame where the IUT broke an
+// invariant (the rule's ID, its sentence, what the checker saw).
+pcaps::FrameComments frame_comments(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
+  pcaps::FrameComments out;
+  std::map<std::uint64_t, std::set<std::string>> broken;  // frame -> requirements its violations name
+  for (std::size_t k = 0; k < r.violations.size() && k < r.violation_frames.size(); ++k) {
+    const auto& v = r.violations[k];
+    const std::size_t frame = r.violation_frames[k];
+    if (frame == 0) continue;
+    const std::string rule_id = requirement_of_rule(v.rule);
+    const std::string id = rule_id.empty() ? v.rule : rule_id;
+    const std::string text = citation(id, catalog) + " (" + v.detail + ")";
+    auto& texts = out[frame];
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+    broken[frame].insert(id);
+  }
+  for (const auto f : r.frames) {
+    std::string text = "rdcc-conform " + std::string(to_string(r.verdict)) + " " + r.name +
+                       (r.level.empty() ? "" : " [" + r.level + "]") + ": " + r.reason;
+    for (const auto& id : cited_or_checks(r)) {
+      if (broken[f].count(id) == 0) text += "\n" + citation(id, catalog);
+    }
+    auto& texts = out[f];
+    texts.insert(texts.begin(), text);
+  }
+  return out;
+}
+
 }  // namespace
+
+Verdict verdict_for(const ScenarioResult& r, std::string_view id) {
+  if (r.verdict != Verdict::Fail && r.verdict != Verdict::Warn) return r.verdict;
+  if (r.cited.empty()) return r.verdict;
+  const bool cited = std::find(r.cited.begin(), r.cited.end(), id) != r.cited.end();
+  return cited ? r.verdict : Verdict::Inconclusive;
+}
+
+std::string coverage_status(std::string_view id, const std::vector<const ScenarioResult*>& rs) {
+  if (rs.empty()) return "uncovered";
+  bool pass = false;
+  bool warn = false;
+  for (const auto* r : rs) {
+    const Verdict v = verdict_for(*r, id);
+    if (v == Verdict::Fail) return "fail";
+    warn = warn || v == Verdict::Warn;
+    pass = pass || v == Verdict::Pass;
+  }
+  if (warn) return "warn";
+  return pass ? "pass" : "not passed";
+}
+
+std::string annotated_pcap_in_report(const ScenarioResult& r) {
+  return "scenarios/" + r.name + ".pcapng";
+}
 
 Counts count(const std::vector<ScenarioResult>& results) {
   Counts c;
@@ -328,8 +363,21 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
     if (!r.actual.empty()) line += "\n      actual:   " + r.actual;
     line += citations(r, catalog, "\n      checks:   ", "\n                ");
     if (!pcap.empty()) line += "\n      pcap:     " + std::string(pcap);
+    if (!r.frames.empty()) line += "\n      frames:   " + frames_text(r.frames);
   }
   return line;
+}
+
+std::string display_filter(const std::vector<std::size_t>& frames) {
+  std::string out = "frame.number in {";
+  for (std::size_t i = 0; i < frames.size(); ++i) out += (i == 0 ? "" : " ") + std::to_string(frames[i]);
+  return out + "}";
+}
+
+std::string frames_text(const std::vector<std::size_t>& frames) {
+  std::string out;
+  for (const auto f : frames) out += (out.empty() ? "" : " ") + std::to_string(f);
+  return out + " (Wireshark: " + display_filter(frames) + ")";
 }
 
 std::string xml_escape(std::string_view s) {
@@ -402,6 +450,13 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   for (const auto& r : report.results) {
     if (r.verdict == Verdict::Skipped) continue;
     write_pcap((dir / pcap_in_report(r)).string(), r);
+    const auto annotated = dir / annotated_pcap_in_report(r);
+    std::filesystem::remove(annotated, ec);  // a stale one from an earlier run
+    const auto comments = frame_comments(r, report.requirements);
+    if (!comments.empty()) {
+      // Without editcap the report has the plain pcap only; index.html says so.
+      (void)pcaps::annotate_capture((dir / pcap_in_report(r)).string(), annotated.string(), comments);
+    }
     const auto events_path = dir / "scenarios" / (r.name + ".events.jsonl");
     auto events = open_out(events_path);
     for (const auto& e : r.events) events << e.dump() << "\n";
@@ -413,6 +468,8 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
       close_checked(log, log_path);
     }
   }
+  // Last: it links to the annotated captures where they were written.
+  write_html_report(dir, report);
 }
 
 }  // namespace rdcc::conformance

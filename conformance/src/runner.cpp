@@ -71,6 +71,8 @@ struct Stop {
   std::vector<std::string> checks{};
   // Inconclusive because the IUT stayed silent for the tester's patience.
   bool patience = false;
+  // The frames of the trace (1-based) the verdict cites (ScenarioResult::frames).
+  std::vector<std::size_t> frames{};
 };
 
 std::string describe_duration(Duration d) {
@@ -156,13 +158,20 @@ class Run {
         r.patience_elapsed = stop->patience;
         r.where = step.where;
         r.step = step.text;
+        r.frames = std::move(stop->frames);
+        // Nothing arrived: the last frame the tester sent is the one left unanswered.
+        if (r.frames.empty() && r.actual == "nothing") r.frames = last_sent_frame();
         break;
       }
     }
+    r.hosts = hosts();
     r.trace = std::move(trace_);
     r.events = std::move(events_);
-    for (const auto& v : checker_.violations()) {
-      if (rule_binds(v, s_.role)) r.violations.push_back(v);
+    const auto& found = checker_.violations();
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (!rule_binds(found[i], s_.role)) continue;
+      r.violations.push_back(found[i]);
+      r.violation_frames.push_back(i < violation_frames_.size() ? violation_frames_[i] : 0);
     }
     r.elapsed = a_.now() - start_;
     r.wall_seconds =
@@ -942,7 +951,7 @@ class Run {
           return Stop{Verdict::Fail,
                       "arrived " + describe_duration(p->time - t0) + " after the step began, "
                       "earlier than " + describe_duration(step.after),
-                      expected, describe(*p)};
+                      expected, describe(*p), {}, false, frame_of(*p)};
         }
         for (const auto& c : alt.captures) {
           const json& v = fields[c.field];
@@ -956,7 +965,7 @@ class Run {
       }
       std::string reason;
       for (const auto& w : why) reason += (reason.empty() ? "" : "; ") + w;
-      return Stop{Verdict::Fail, reason, expected, describe(*p)};
+      return Stop{Verdict::Fail, reason, expected, describe(*p), {}, false, frame_of(*p)};
     }
   }
 
@@ -967,7 +976,7 @@ class Run {
       if (!p) return std::nullopt;
       if (is_ignored(*p)) continue;
       return Stop{Verdict::Fail, "expected silence for " + describe_duration(step.within),
-                  "silence for " + describe_duration(step.within), describe(*p)};
+                  "silence for " + describe_duration(step.within), describe(*p), {}, false, frame_of(*p)};
     }
   }
 
@@ -1068,6 +1077,8 @@ class Run {
     }
     log_tester(p.time, from_tester ? "sent" : "received", std::move(f));
     feed_checker(p, from_tester);
+    // What the checker found on seeing this packet is about this frame.
+    while (violation_frames_.size() < checker_.violations().size()) violation_frames_.push_back(trace_.size());
     if (!from_tester && !p.data) track_rates(p);
   }
 
@@ -1093,7 +1104,10 @@ class Run {
     if (const auto* a = std::get_if<AssocAccept>(&*m)) {
       default_lifetime_[h.association_id] = a->grant_lifetime;
       u_in_force_[h.association_id] = a->unscheduled_limit;
-      if (!watch_failure_) watch_failure_ = check_unscheduled_watch();
+      if (!watch_failure_) {
+        watch_failure_ = check_unscheduled_watch();
+        if (watch_failure_) watch_failure_->frames = {trace_.size()};
+      }
       return;
     }
     const auto key = [&](std::uint64_t message_id) {
@@ -1120,7 +1134,10 @@ class Run {
         r.until = p.time + narrow(ref::microseconds(lifetime));
       }
       rates_[key(g->message_id)] = r;
-      if (!watch_failure_) watch_failure_ = check_watch(p.kernel_time.value_or(p.time));
+      if (!watch_failure_) {
+        watch_failure_ = check_watch(p.kernel_time.value_or(p.time));
+        if (watch_failure_) watch_failure_->frames = {trace_.size()};
+      }
     } else if (const auto* d = std::get_if<MsgDone>(&*m)) {
       rates_.erase(key(d->message_id));
     } else if (const auto* c = std::get_if<Cancel>(&*m)) {
@@ -1304,9 +1321,56 @@ class Run {
       const std::string id = requirement_of_rule(x.rule);
       return Stop{Verdict::Fail, "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
                   "the invariant '" + x.rule + "' holds", x.detail,
-                  {id.empty() ? x.rule : id}};
+                  {id.empty() ? x.rule : id}, false, frame_of_violation(violations_seen_)};
     }
     return std::nullopt;
+  }
+
+  // ---- frame numbers: the trace's order is the pcap's (report.cpp write_pcap) ----
+
+  // The frame of a packet the runner received (recorded in the trace when it was read).
+  std::vector<std::size_t> frame_of(const Packet& p) const {
+    for (std::size_t i = trace_.size(); i-- > 0;) {
+      const Packet& q = trace_[i].packet;
+      if (!trace_[i].from_tester && q.time == p.time && q.from == p.from && q.to == p.to &&
+          q.payload == p.payload) {
+        return {i + 1};
+      }
+    }
+    return {};
+  }
+
+  // The frame on whose arrival the checker found its violation number `i`.
+  std::vector<std::size_t> frame_of_violation(std::size_t i) const {
+    if (i < violation_frames_.size()) return {violation_frames_[i]};
+    return {};
+  }
+
+  std::vector<std::size_t> last_sent_frame() const {
+    for (std::size_t i = trace_.size(); i-- > 0;) {
+      if (trace_[i].from_tester) return {i + 1};
+    }
+    return {};
+  }
+
+  // The run's addresses by lifeline. The tester's CRN address ($crn) is its control address.
+  std::vector<std::pair<std::string, std::string>> hosts() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto add = [&](const Address& a, const char* name) {
+      if (a.port == 0) return;
+      const std::string text = a.to_string();
+      for (const auto& h : out) {
+        if (h.first == text) return;
+      }
+      out.emplace_back(text, name);
+    };
+    add(a_.tester_control(), "tester");
+    add(a_.tester_data(), "tester data");
+    add(a_.iut_control(), "iut");
+    add(a_.iut_data(), "iut data");
+    add(a_.iut_rocev2(), "iut rocev2");
+    add(a_.other_control(), "other");
+    return out;
   }
 
   void log_tester(Time t, const char* name, json fields) {
@@ -1324,6 +1388,7 @@ class Run {
   Time start_{};
   ref::InvariantChecker checker_;
   std::size_t violations_seen_ = 0;
+  std::vector<std::size_t> violation_frames_;  // per violation of checker_, its frame (1-based)
   std::map<std::string, std::uint64_t> vars_;
   std::map<std::string, std::uint64_t> defaults_;
   std::vector<Pattern> ignored_;

@@ -28,6 +28,7 @@
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/pcaps/annotate.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/dense_index.hpp"
 #include "rdcc/reference/invariants.hpp"
@@ -58,6 +59,7 @@ struct CheckOptions {
   std::optional<std::uint8_t> unscheduled_dscp;
   bool network_effects = false;  // the capture point sees the path's loss, reordering, copies
   bool json = false;
+  std::string annotate;  // --annotate OUT.pcapng: the capture with a comment per flagged frame
 };
 
 struct Finding {
@@ -477,6 +479,7 @@ int run_check(const CheckOptions& o) {
   capture.data_port = o.data_port;
   const ScanSummary summary = scan_capture(capture, h);
   const conformance::Catalog& catalog = conformance::Catalog::built_in();
+  pcaps::FrameComments comments;
   for (const Finding& f : checker.findings()) {
     // Every rule's ID is in the catalog (rules_test; pcap_test for the two of this file).
     const conformance::Requirement* r = catalog.find(f.rule);
@@ -500,6 +503,18 @@ int run_check(const CheckOptions& o) {
                   << "; " << to_string(r->level) << "): \"" << r->text << "\"\n";
       }
     }
+    // The comment: the rule's ID, level and sentence, then what this frame showed.
+    std::string comment(f.rule);
+    if (r != nullptr) comment += " " + std::string(to_string(r->level)) + ": \"" + r->text + "\"";
+    comment += " (" + f.detail + ")";
+    for (const auto frame : f.frames) comments[frame].push_back(comment);
+  }
+  if (!o.annotate.empty()) {
+    if (auto error = pcaps::annotate_capture(o.capture.file, o.annotate, comments)) {
+      throw FileError("--annotate " + o.annotate + ": " + *error);
+    }
+    std::cerr << "rdcc pcap check: " << o.annotate << ": " << comments.size()
+              << " frames annotated (Wireshark: frame.comment)\n";
   }
   for (const std::string& n : checker.notes()) std::cerr << "rdcc pcap check: note: " << n << '\n';
   if (checker.suppressed() != 0) {
@@ -562,6 +577,10 @@ void add_pcap_check_command(CLI::App& pcap) {
                 "receiver would, not reported, and data whose CREDIT_REQUEST is not in the "
                 "capture is counted, not reported");
   cmd->add_flag("--json", o->json, "One JSON object per finding");
+  cmd->add_option("--annotate", o->annotate,
+                  "Write the capture as pcapng to this file with a packet comment on every "
+                  "flagged frame: the rule's ID and sentence and the finding (Wireshark: "
+                  "frame.comment; written by Wireshark's editcap)");
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap check");
     run_pcap_command("check", [o] { return run_check(*o); });

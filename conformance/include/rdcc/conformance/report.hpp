@@ -33,7 +33,8 @@ struct RequirementRow {
 // for a fail, warn or inconclusive verdict the step, the expected and the actual message, the
 // requirements the failed check concerns (a fail or warn: the step's; else the scenario's) as
 // the spec states them (from `catalog`: ID, level, section, sentence; an
-// ID the catalog lacks by itself), and where its pcap is (`pcap`, when non-empty).
+// ID the catalog lacks by itself), where its pcap is (`pcap`, when non-empty) and the frames
+// of it the verdict cites (ScenarioResult::frames, with their Wireshark display filter).
 [[nodiscard]] std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t total,
                                        const std::vector<RequirementRow>& catalog = {},
                                        std::string_view pcap = {});
@@ -47,10 +48,27 @@ struct SuiteReport {
   bool strict = false;
   std::vector<ScenarioResult> results;
   std::vector<RequirementRow> requirements;  // the catalog (empty: coverage from scenarios only)
+  // The toolkit's version, shown in the HTML report's header (empty: not shown).
+  std::string version;
 };
 
-// Writes summary.txt, junit.xml, results.json, coverage.md, coverage.json and
-// scenarios/<name>.pcap and scenarios/<name>.events.jsonl into `dir` (created).
+// The coverage of one requirement by these runs: "fail" if a scenario failed on it, "warn" if
+// one warned on it and none failed, "pass" if one passed and none failed or warned, "not
+// passed" if scenarios exist but none passed, "uncovered" if no scenario checks it.
+[[nodiscard]] std::string coverage_status(std::string_view id,
+                                          const std::vector<const ScenarioResult*>& results);
+// What a scenario's verdict says of one requirement it checks: a fail or warn concerns the
+// requirements it cites; the scenario's others were not reached (inconclusive).
+[[nodiscard]] Verdict verdict_for(const ScenarioResult& r, std::string_view id);
+
+// The annotated capture of a run in a report folder, "scenarios/<name>.pcapng" (written where a
+// verdict cites frames or the IUT broke an invariant, and Wireshark's editcap is at hand).
+[[nodiscard]] std::string annotated_pcap_in_report(const ScenarioResult& r);
+
+// Writes summary.txt, junit.xml, results.json, coverage.md, coverage.json, index.html
+// (html_report.hpp), scenarios/<name>.pcap, scenarios/<name>.events.jsonl and, for a run with
+// flagged frames, scenarios/<name>.pcapng with a packet comment on each (the requirement's ID
+// and sentence) into `dir` (created).
 // Throws std::runtime_error naming the file that cannot be written.
 void write_reports(const std::string& dir, const SuiteReport& report);
 
@@ -59,6 +77,11 @@ void write_reports(const std::string& dir, const SuiteReport& report);
 
 // The pcap of one run: every packet the tester sent and received, Ethernet/IPv4/UDP framed.
 void write_pcap(const std::string& path, const ScenarioResult& r);
+
+// The Wireshark display filter that selects these frames: "frame.number in {12 15}".
+[[nodiscard]] std::string display_filter(const std::vector<std::size_t>& frames);
+// "12 15 (Wireshark: frame.number in {12 15})": the cited frames in a verdict's text.
+[[nodiscard]] std::string frames_text(const std::vector<std::size_t>& frames);
 
 // XML text escaping (&, <, >, ", ').
 [[nodiscard]] std::string xml_escape(std::string_view s);

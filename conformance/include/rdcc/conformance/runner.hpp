@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,9 +54,18 @@ struct ScenarioResult {
   // verdict ("MUST", "SHOULD", "RULE", ...; empty when the catalog does not know them).
   std::vector<std::string> cited;
   std::string level;
+  // The frames of the run's pcap (1-based, as Wireshark numbers them: the trace's order) the
+  // deciding check cites: the message that did not match, the packet after which an invariant
+  // or a watch failed; when nothing arrived, the last frame the tester sent. Empty when no
+  // packet is concerned.
+  std::vector<std::size_t> frames;
+  // The run's endpoints: address ("127.0.0.1:40000") -> lifeline ("tester", "iut", "other",
+  // "tester data", "iut data"), for the report's ladder diagram.
+  std::vector<std::pair<std::string, std::string>> hosts;
   std::vector<TraceEntry> trace;
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
   std::vector<ref::Violation> violations;
+  std::vector<std::size_t> violation_frames;  // per violation, the frame it was found on (0: none)
   std::string iut_log;    // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
   Duration elapsed{};     // time of the run (virtual for the reference adapter)
   double wall_seconds = 0;
