@@ -212,7 +212,7 @@ std::vector<Row> elide(const std::vector<Row>& rows, std::size_t max_rows) {
 
 constexpr int kLeft = 150;      // frame number and time
 constexpr int kFirstCol = 260;  // the first lifeline's x
-constexpr int kColGap = 330;
+constexpr int kColGap = 430;
 constexpr int kHeadH = 50;
 constexpr int kRowH = 34;
 
@@ -305,7 +305,7 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
         const int lx = x1 == x2 ? x1 + 48 : (x1 + x2) / 2;
         o << "<text class=\"label\" x=\"" << lx << "\" y=\"" << mid - 6 << "\" text-anchor=\""
           << (x1 == x2 ? "start" : "middle") << "\">" << (row.cited ? "actual: " : "")
-          << esc(shorten(f.label, 64)) << "</text></g>";
+          << esc(shorten(f.label, 84)) << "</text></g>";
         break;
       }
       case Row::Kind::Band: {
@@ -351,7 +351,7 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
           << (r.actual == "nothing" ? "(none)" : "wanted") << "</text>";
         o << arrow(x1, x2, mid, "arrow", true);
         o << "<text class=\"label\" x=\"" << (x1 + x2) / 2 << "\" y=\"" << mid - 6
-          << "\" text-anchor=\"middle\">expected: " << esc(shorten(r.expected, 70))
+          << "\" text-anchor=\"middle\">expected: " << esc(shorten(r.expected, 90))
           << "</text></g>";
         break;
       }
@@ -383,7 +383,7 @@ section.scenario.verdict-fail{border-color:#d33}section.scenario.verdict-warn{bo
 section.scenario h3{margin:.4em 0}.desc{color:#555;margin:.2em 0}
 .failure{background:#fff8f8;border-left:4px solid #d33;padding:.4em .8em;margin:.5em 0}
 .verdict-warn .failure{background:#fffbea;border-left-color:#c90}
-.failure .expected-text code{background:#e9f7ec}.failure .actual-text code{background:#ffe3e3}
+.failure code{white-space:pre-wrap;word-break:break-all}.failure .expected-text code{background:#e9f7ec}.failure .actual-text code{background:#ffe3e3}
 blockquote.requirement{margin:.3em 0;padding:.2em .8em;border-left:3px solid #888;background:#fafafa}
 .ladder-box{overflow-x:auto}
 svg.ladder text{font:12px ui-monospace,monospace;fill:#222}
@@ -406,6 +406,21 @@ constexpr const char* kScript = R"(
 function rdccShow(v){document.querySelectorAll('section.scenario').forEach(function(s){
 s.classList.toggle('hidden', v!=='all' && s.dataset.verdict!==v);});}
 )";
+
+// "55 pass, 11 skipped": the verdicts a run had, the others left out.
+std::string short_counts(const Counts& c) {
+  std::string out;
+  const std::pair<std::size_t, const char*> parts[] = {{c.passed, "pass"},
+                                                       {c.warned, "warn"},
+                                                       {c.failed, "fail"},
+                                                       {c.inconclusive, "inconclusive"},
+                                                       {c.unsupported, "unsupported"},
+                                                       {c.skipped, "skipped"}};
+  for (const auto& [n, what] : parts) {
+    if (n != 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  }
+  return out.empty() ? "no scenarios" : out;
+}
 
 std::string verdict_badge(Verdict v) {
   const std::string s = to_string(v);
@@ -658,7 +673,8 @@ void write_matrix_html(const std::filesystem::path& file, const std::vector<Matr
     for (const auto& r : row.results) by_name[r.name] = &r;
     o << "<tr class=\"iut\" data-iut=\"" << esc(row.iut) << "\"><th><a href=\"" << esc(row.report)
       << "/index.html\">" << esc(row.iut) << "</a></th><td>" << esc(row.kind) << "</td><td><small>"
-      << esc(summary_line(count(row.results))) << "</small></td>";
+      << esc(row.note.empty() ? short_counts(count(row.results)) : "not run: " + row.note)
+      << "</small></td>";
     for (const auto& s : scenarios) {
       const auto it = by_name.find(s);
       if (it == by_name.end()) {

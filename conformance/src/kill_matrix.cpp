@@ -7,15 +7,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 
 namespace rdcc::conformance {
 namespace {
-
-// The role a scenario's IUT plays, as the mutants' table names it.
-bool same_role(Role scenario, testing::MutantRole mutant) {
-  return to_string(scenario) == to_string(mutant);
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -67,10 +63,8 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
   m.reference = run_suite(scenarios, options);
   for (const auto& mutant : testing::all_mutants()) {
     if (real_node && to_string(mutant.role) != to_string(options.adapter.role)) continue;
-    std::vector<Scenario> own;
-    for (const auto& s : scenarios) {
-      if (same_role(s.role, mutant.role)) own.push_back(s);
-    }
+    const MatrixIut iut = mutant_iut(mutant, options.adapter);
+    std::vector<Scenario> own = scenarios_for(iut, scenarios);
     if (const auto first = order.try_first.find(std::string(mutant.name)); first != order.try_first.end()) {
       const auto rank = [&](const Scenario& s) {
         const auto at = std::find(first->second.begin(), first->second.end(), s.name);
@@ -79,17 +73,15 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
       std::stable_sort(own.begin(), own.end(),
                        [&](const Scenario& a, const Scenario& b) { return rank(a) < rank(b); });
     }
-    SuiteOptions o = options;
-    o.adapter.mutants = {std::string(mutant.name)};
     MutantRow row;
     row.mutant = &mutant;
     row.scenarios_of_role = own.size();
-    const std::size_t step = order.first_kill ? std::max<std::size_t>(1, o.jobs) : own.size();
+    const std::size_t step = order.first_kill ? std::max<std::size_t>(1, options.jobs) : own.size();
     for (std::size_t at = 0; at < own.size() && !(order.first_kill && row.killed()); at += step) {
       const std::vector<Scenario> some(own.begin() + static_cast<std::ptrdiff_t>(at),
                                        own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
       row.scenarios_run += some.size();
-      for (const auto& r : run_suite(some, o)) {
+      for (const auto& r : run_against(iut, some, options)) {
         if (r.verdict == Verdict::Fail) {
           row.killed_by.push_back(r.name);
         } else if (r.patience_elapsed) {

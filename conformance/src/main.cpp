@@ -10,6 +10,7 @@
 
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/kill_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
@@ -53,6 +54,17 @@ std::filesystem::path data_dir() {
   return RDCC_SOURCE_DATA_DIR;
 }
 
+// The catalog as the reports cite it (none: the reports name IDs only).
+std::vector<RequirementRow> catalog_rows(const std::optional<Catalog>& catalog) {
+  std::vector<RequirementRow> rows;
+  if (!catalog) return rows;
+  for (const auto& r : catalog->all()) {
+    rows.push_back({r.id, r.section, std::string(to_string(r.level)), std::string(to_string(r.role)),
+                    std::string(to_string(r.testing)), r.text, r.clause});
+  }
+  return rows;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
@@ -75,6 +87,7 @@ int main(int argc, char** argv) {
   bool list_variants = false;
   bool kill_matrix = false;
   bool variant_matrix = false;
+  std::string matrix_file;
   bool strict = false;
   unsigned jobs = 1;
   unsigned retries = 0;
@@ -119,6 +132,11 @@ int main(int argc, char** argv) {
                "Run the suite against each conforming variant of the reference (the scenarios "
                "of its role, default and --strict); fail unless every variant passes every "
                "scenario of a default run (--iut reference only)");
+  app.add_option("--matrix", matrix_file,
+                 "Interop matrix: run every IUT this file lists (a line each: [role=ROLE] "
+                 "[variant=NAME|*] [mutant=NAME|*] [IUT as --iut takes it; default reference]) "
+                 "against the scenarios of its role; write each run's report into "
+                 "--report DIR/NN-NAME/ and the grid to DIR/matrix.html (and matrix.json)");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -195,7 +213,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
       }
     }
-  } else if (!list) {
+  } else if (!list && matrix_file.empty()) {
     std::cerr << "rdcc-conform: --iut is required (see --help)\n";
     return kExitUsage;
   }
@@ -338,6 +356,45 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  if (!matrix_file.empty()) {
+    if (!iut.empty() || kill_matrix || variant_matrix || !mutants.empty() || !variant.empty() ||
+        report_dir.empty()) {
+      std::cerr << "rdcc-conform: --matrix FILE takes its IUTs from the file (no --iut, --mutant, "
+                   "--variant, --kill-matrix or --variant-matrix) and needs --report DIR\n";
+      return kExitUsage;
+    }
+    std::vector<MatrixIut> iuts;
+    try {
+      iuts = load_matrix_file(matrix_file, options.adapter);
+    } catch (const std::exception& e) {
+      std::cerr << "rdcc-conform: " << e.what() << "\n";
+      return kExitUsage;
+    }
+    SuiteReport report;
+    report.requirements = catalog_rows(catalog);
+    std::cout << "rdcc-conform: interop matrix of " << iuts.size() << " IUTs and " << selected.size()
+              << " scenarios\n";
+    try {
+      const auto rows = run_interop_matrix(iuts, selected, options, report_dir, report,
+                                           [](const MatrixRunRow& row) {
+                                             std::cout << row.iut << ": "
+                                                       << (row.note.empty() ? summary_line(count(row.results))
+                                                                            : "not run: " + row.note)
+                                                       << "  (" << row.report << "/index.html)" << std::endl;
+                                           });
+      std::cout << "report: " << report_dir << "/matrix.html (and matrix.json; a report per IUT)\n";
+      // The matrix shows verdicts; a mutant's failures are what it is for. Exit 1 only when an
+      // IUT could not be run at all.
+      for (const auto& row : rows) {
+        if (!row.note.empty()) return kExitFail;
+      }
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "rdcc-conform: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+
   if (kill_matrix) {
     if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty() ||
         !variant.empty() || variant_matrix) {
@@ -432,13 +489,7 @@ int main(int argc, char** argv) {
   SuiteReport report;
   report.iut = iut;
   report.strict = strict;
-  if (catalog) {
-    for (const auto& r : catalog->all()) {
-      report.requirements.push_back({r.id, r.section, std::string(to_string(r.level)),
-                                     std::string(to_string(r.role)),
-                                     std::string(to_string(r.testing)), r.text, r.clause});
-    }
-  }
+  report.requirements = catalog_rows(catalog);
   // A failing verdict cites the spec's sentences it checks and where its capture will be.
   options.progress = [&report, &report_dir](const ScenarioResult& r, std::size_t done,
                                             std::size_t total) {

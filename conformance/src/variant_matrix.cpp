@@ -9,14 +9,11 @@
 #include <stdexcept>
 
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 
 namespace rdcc::conformance {
 namespace {
-
-bool same_role(Role scenario, ref::VariantRole variant) {
-  return to_string(scenario) == ref::to_string(variant);
-}
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
@@ -31,15 +28,6 @@ std::vector<const ScenarioResult*> with_verdict(const std::vector<ScenarioResult
     if (r.verdict == v) out.push_back(&r);
   }
   return out;
-}
-
-// The verdict lines a matrix keeps: the traces and events stay in the per-variant runs.
-std::vector<ScenarioResult> slim(std::vector<ScenarioResult> results) {
-  for (auto& r : results) {
-    r.trace.clear();
-    r.events.clear();
-  }
-  return results;
 }
 
 // "fail: receiver-x (reason); inconclusive: ..." for the verdicts other than pass and skipped.
@@ -105,19 +93,16 @@ VariantMatrix run_variant_matrix(const std::vector<Scenario>& scenarios, SuiteOp
   options.adapter.mutants.clear();
   VariantMatrix m;
   for (const auto& variant : ref::variants()) {
-    std::vector<Scenario> own;
-    for (const auto& s : scenarios) {
-      if (same_role(s.role, variant.role)) own.push_back(s);
-    }
+    const MatrixIut iut = variant_iut(variant, options.adapter);
+    const std::vector<Scenario> own = scenarios_for(iut, scenarios);
     SuiteOptions o = options;
-    o.adapter.variant = std::string(variant.name);
     VariantRow row;
     row.variant = &variant;
     row.scenarios_run = own.size();
     o.strict = false;
-    row.results = slim(run_suite(own, o));
+    row.results = verdicts_only(run_against(iut, own, o));
     o.strict = true;
-    row.strict_results = slim(run_suite(own, o));
+    row.strict_results = verdicts_only(run_against(iut, own, o));
     if (progress) progress(row);
     m.rows.push_back(std::move(row));
   }

@@ -30,6 +30,7 @@ struct MatrixRunRow {
   std::string iut;     // "reference:receiver", "reference --variant X", "exec:..."
   std::string kind;    // "reference", "variant", "mutant", "exec"
   std::string report;  // the run's report folder, relative to the matrix page
+  std::string note;    // why the IUT was not run (it did not answer), or empty
   std::vector<ScenarioResult> results;
 };
 
