@@ -17,6 +17,7 @@ packages=(
   python3                                  # scripts/renumber-spec-notes.py and its ctests
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
+  chromium                                 # conformance_html_browser: the HTML report in a real browser
 )
 
 missing=()

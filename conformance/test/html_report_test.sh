@@ -46,7 +46,9 @@ check "annotated pcapng written" test -s "$report/scenarios/$name.pcapng"
 tshark -r "$report/scenarios/$name.pcapng" -Y frame.comment -T fields -e frame.number -e frame.comment \
   >"$work/comments" 2>/dev/null
 check "report: frame 4 commented" grep -qE '^4	rdcc-conform fail receiver-grant-final-within-length \[RULE\]' "$work/comments"
-check "report: comment quotes the rule" contains "$work/comments" 'RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: "The receiver MUST NOT grant beyond the message length."'
+# The sentences as the catalog has them.
+sentence() { jq -r ".[] | select(.id == \"$1\") | .text" "$catalog"; }
+check "report: comment quotes the rule" contains "$work/comments" "RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: \"$(sentence RDCC-GRANT-07)\""
 check "report: only flagged frames" test "$(wc -l <"$work/comments")" -eq 1
 check "a passing run has no pcapng" test ! -e "$report/scenarios/receiver-budget-bound.pcapng"
 
@@ -54,7 +56,7 @@ check "pcap check --annotate" run 1 "$rdcc" pcap check -G 4MiB --heuristic --ann
   "$src/pcaps/malformed.pcap"
 check "pcap check --annotate says so" contains "$work/err" "frames annotated (Wireshark: frame.comment)"
 tshark -r "$work/a.pcapng" -Y frame.comment -T fields -e frame.number -e frame.comment >"$work/comments" 2>/dev/null
-check "pcap check: comment with rule and sentence" grep -qF '15	RDCC-GRANT-06 MUST: "Receivers MUST issue a non-zero Pacing Rate."' "$work/comments"
+check "pcap check: comment with rule and sentence" grep -qF "15	RDCC-GRANT-06 MUST: \"$(sentence RDCC-GRANT-06)\"" "$work/comments"
 # As many commented frames as the findings name.
 findings_frames=$("$rdcc" pcap check -G 4MiB --heuristic --json "$src/pcaps/malformed.pcap" 2>/dev/null |
   jq -r '.frames[]' | sort -un | wc -l)

@@ -6,6 +6,7 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/html_report.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/runner.hpp"
 #include "rdcc/conformance/suite.hpp"
@@ -63,6 +64,66 @@ TEST(Runner, WrongExpectation_FailsWithExpectedAndActual) {
   EXPECT_NE(r.actual.find("\"type\":\"CREDIT_GRANT\""), std::string::npos) << r.actual;
   EXPECT_NE(r.actual.find("\"grant_limit\":8192"), std::string::npos) << r.actual;
   EXPECT_EQ(r.where.line, 8);
+}
+
+// The verdict cites the frame of the message that did not match (1-based, the trace's order,
+// which is the pcap's), and the ladder highlights that frame and draws the expected message.
+TEST(Runner, Fail_CitesTheFrameOfTheActualMessage_AndTheLadderHighlightsIt) {
+  const auto r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"));
+  ASSERT_EQ(r.verdict, Verdict::Fail);
+  ASSERT_EQ(r.frames, std::vector<std::size_t>{4});
+  EXPECT_FALSE(r.trace[3].from_tester);
+  EXPECT_EQ(display_filter(r.frames), "frame.number in {4}");
+  const std::string svg = ladder_svg(r);
+  EXPECT_NE(svg.find("<g class=\"msg cited\" data-frame=\"4\">"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("class=\"msg cited\" data-frame=\"3\""), std::string::npos);
+  EXPECT_NE(svg.find("expected: CREDIT_GRANT message_id=1 grant_limit=4096"), std::string::npos);
+  EXPECT_NE(svg.find(">IUT (receiver)</text>"), std::string::npos);
+  // Passing: nothing cited, nothing highlighted.
+  const auto ok = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=8192\n"));
+  EXPECT_TRUE(ok.frames.empty());
+  EXPECT_EQ(ladder_svg(ok).find("cited"), std::string::npos);
+}
+
+// Nothing arrived: the frame left unanswered, the tester's last, is cited.
+TEST(Runner, NothingArrives_CitesTheLastFrameSent) {
+  const auto r = run_text(receiver("expect CREDIT_GRANT within 2ms\n"));
+  ASSERT_EQ(r.verdict, Verdict::Fail);
+  ASSERT_EQ(r.trace.size(), 2U);
+  EXPECT_EQ(r.frames, std::vector<std::size_t>{1});
+}
+
+// A long run is drawn with its ends and the rows around the cited frame; the rest is named.
+TEST(Ladder, LongRun_ElidesTheMiddle_KeepsTheCitedFrame) {
+  std::string steps;
+  for (int m = 1; m <= 20; ++m) {
+    const std::string id = std::to_string(m);
+    // The receiver shares its rate anew among the messages: re-grants of the earlier ones.
+    steps += "ignore CREDIT_GRANT message_id<" + id + "\n";
+    steps += "send CREDIT_REQUEST message_id=" + id +
+             " message_length=4096 binding_kind=OPAQUE binding_value=" + id +
+             "\n"
+             "expect CREDIT_GRANT within 1ms message_id=" +
+             id + "\n";
+  }
+  steps +=
+      "send CREDIT_REQUEST message_id=21 message_length=4096 binding_kind=OPAQUE binding_value=21\n"
+      "expect CREDIT_GRANT within 1ms message_id=21 grant_limit=1\n";
+  const auto r = run_text(receiver(steps));
+  ASSERT_EQ(r.verdict, Verdict::Fail);
+  ASSERT_EQ(r.frames.size(), 1U) << r.reason;
+  ASSERT_GE(r.frames[0], 44U) << r.reason << " " << r.actual;
+  const std::string svg = ladder_svg(r, 20);
+  EXPECT_NE(svg.find("class=\"msg cited\" data-frame=\"" + std::to_string(r.frames[0]) + "\""),
+            std::string::npos);
+  EXPECT_NE(svg.find("data-frame=\"1\""), std::string::npos);
+  EXPECT_EQ(svg.find("data-frame=\"15\""), std::string::npos);
+  EXPECT_NE(svg.find("not drawn"), std::string::npos) << svg;
+  EXPECT_EQ(ladder_svg(r).find("not drawn"), std::string::npos);  // they fit the default 240 rows
 }
 
 TEST(Runner, WrongType_FailsNamingBoth) {
