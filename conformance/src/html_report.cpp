@@ -237,13 +237,14 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
   const std::vector<Frame> frames = frames_of(r);
   const std::set<std::size_t> cited(r.frames.begin(), r.frames.end());
   std::vector<Row> rows = rows_of(frames, cited);
-  const bool failing = r.verdict == Verdict::Fail || r.verdict == Verdict::Warn;
+  const bool failing =
+      r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Inconclusive;
   // The expected message, right after the actual one (or at the end when nothing came).
   if (failing && !r.expected.empty()) {
     Row expected;
     expected.kind = Row::Kind::Expected;
     std::size_t at = rows.size();
-    if (!cited.empty() && r.actual != "nothing") {
+    if (!cited.empty() && r.actual != "nothing") {  // nothing: the cited frame went unanswered
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (rows[i].cited) at = i + 1;
       }
@@ -304,7 +305,7 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
         o << arrow(x1, x2, mid, "arrow", false);
         const int lx = x1 == x2 ? x1 + 48 : (x1 + x2) / 2;
         o << "<text class=\"label\" x=\"" << lx << "\" y=\"" << mid - 6 << "\" text-anchor=\""
-          << (x1 == x2 ? "start" : "middle") << "\">" << (row.cited ? "actual: " : "")
+          << (x1 == x2 ? "start" : "middle") << "\">" << (row.cited ? (r.actual == "nothing" ? "unanswered: " : "actual: ") : "")
           << esc(shorten(f.label, 84)) << "</text></g>";
         break;
       }

@@ -89,12 +89,16 @@ TEST(Runner, Fail_CitesTheFrameOfTheActualMessage_AndTheLadderHighlightsIt) {
   EXPECT_EQ(ladder_svg(ok).find("cited"), std::string::npos);
 }
 
-// Nothing arrived: the frame left unanswered, the tester's last, is cited.
+// Nothing arrived (inconclusive past the patience): the frame left unanswered, the tester's
+// last, is cited, and the ladder draws the expected message at the end.
 TEST(Runner, NothingArrives_CitesTheLastFrameSent) {
   const auto r = run_text(receiver("expect CREDIT_GRANT within 2ms\n"));
-  ASSERT_EQ(r.verdict, Verdict::Fail);
+  ASSERT_EQ(r.verdict, Verdict::Inconclusive);
   ASSERT_EQ(r.trace.size(), 2U);
   EXPECT_EQ(r.frames, std::vector<std::size_t>{1});
+  const std::string svg = ladder_svg(r);
+  EXPECT_NE(svg.find("<g class=\"msg cited\" data-frame=\"1\">"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("(none)</text>"), std::string::npos) << svg;
 }
 
 // A long run is drawn with its ends and the rows around the cited frame; the rest is named.
