@@ -90,6 +90,17 @@ check "matrix: 5 IUTs" test "$(jq '.iuts | length' "$out/matrix/matrix.json")" -
 check "matrix: a report per IUT" test "$(ls "$out"/matrix/*/index.html | wc -l)" -eq 5
 check "matrix: reference fails nothing" test "$(jq '[.iuts[0].verdicts[] | select(. == "fail")] | length' "$out/matrix/matrix.json")" -eq 0
 check "matrix: the mutants fail" test "$(jq '[.iuts[3,4].verdicts[] | select(. == "fail")] | length' "$out/matrix/matrix.json")" -gt 1
+# exec: IUTs in a matrix: the reference node through exec:, unmutated and with a mutant (one
+# scenario on loopback; the exec: suite's tolerance and retries for a loaded host).
+role=receiver
+. "$src/conformance/test/exec_iut.sh"
+printf 'role=receiver %s\nrole=receiver mutant=grant-beyond-length %s\n' "$iut" "$iut" >"$work/exec.txt"
+check "exec: matrix runs" run 0 "$conform" --matrix "$work/exec.txt" --scenarios "$scenarios" \
+  --catalog "$catalog" --filter "$name" --tolerance-abs 20ms --retries 2 --report "$out/matrix-exec"
+check "exec: the node fails nothing" test "$(jq -r ".iuts[0].verdicts[\"$name\"]" "$out/matrix-exec/matrix.json")" != fail
+check "exec: the mutant node fails" test "$(jq -r ".iuts[1].verdicts[\"$name\"]" "$out/matrix-exec/matrix.json")" = fail
+check "exec: its report" test -s "$out/matrix-exec/02-mutant-grant-beyond-length/index.html"
+
 # Bad matrix files are named with their line.
 printf 'reference\nvariant=no-such-variant\n' >"$work/bad.txt"
 check "bad matrix file exits 2" run 2 "$conform" --matrix "$work/bad.txt" --scenarios "$scenarios" \
