@@ -102,23 +102,21 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
                                    ": the role is receiver, sender or crn");
         }
         role = value;
-      } else if (key == "variant") {
+      } else if (key == "variant" || key == "mutant") {
+        // NAME, or * for all of them.
+        const bool variant = key == "variant";
+        std::vector<std::string>& names = variant ? variants : mutants;
         if (value == "*") {
-          for (const auto& v : ref::variants()) variants.emplace_back(v.name);
-        } else if (ref::find_variant(value) == nullptr) {
-          throw std::runtime_error(where + "unknown variant '" + value +
-                                   "' (rdcc-conform --list-variants)");
+          if (variant) {
+            for (const auto& v : ref::variants()) names.emplace_back(v.name);
+          } else {
+            for (const auto& m : testing::all_mutants()) names.emplace_back(m.name);
+          }
+        } else if (variant ? ref::find_variant(value) == nullptr : testing::find_mutant(value) == nullptr) {
+          throw std::runtime_error(where + "unknown " + key + " '" + value + "' (rdcc-conform --list-" + key +
+                                   "s)");
         } else {
-          variants.push_back(value);
-        }
-      } else if (key == "mutant") {
-        if (value == "*") {
-          for (const auto& m : testing::all_mutants()) mutants.emplace_back(m.name);
-        } else if (testing::find_mutant(value) == nullptr) {
-          throw std::runtime_error(where + "unknown mutant '" + value +
-                                   "' (rdcc-conform --list-mutants)");
-        } else {
-          mutants.push_back(value);
+          names.push_back(value);
         }
       } else {
         throw std::runtime_error(where + "unknown key '" + key + "' (role=, variant=, mutant=)");
