@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rdcc/version.h"
+
 namespace rdcc::conformance {
 namespace {
 
@@ -524,9 +526,8 @@ void write_html_report(const std::filesystem::path& dir, const SuiteReport& repo
     << "</code>"
     << (report.strict ? " · <b>--strict</b> (a failed SHOULD is a FAIL)"
                       : " · default run (a failed SHOULD is a WARN)");
-  // The toolkit's version, where the build states one (SuiteReport::version).
-  if (!report.version.empty())
-    o << " · rdcc <span id=\"version\">" << esc(report.version) << "</span>";
+  // The toolkit's version, as results.json and the JUnit properties give it (rdcc_version).
+  o << " · rdcc <span id=\"version\">" << esc(RDCC_VERSION) << "</span>";
   o << "</p></header>\n";
 
   // Summary by role and by verdict.
@@ -649,8 +650,7 @@ void write_html_report(const std::filesystem::path& dir, const SuiteReport& repo
   write_text(dir / "index.html", o.str());
 }
 
-void write_matrix_html(const std::filesystem::path& file, const std::vector<MatrixRunRow>& rows,
-                       const std::string& version) {
+void write_matrix_html(const std::filesystem::path& file, const std::vector<MatrixRunRow>& rows) {
   // The columns: every scenario any row ran, in first-seen order.
   std::vector<std::string> scenarios;
   std::set<std::string> seen;
@@ -663,7 +663,7 @@ void write_matrix_html(const std::filesystem::path& file, const std::vector<Matr
   o << page_head("RDCC interop matrix");
   o << "<header><h1>RDCC interop matrix</h1><p>" << rows.size() << " IUTs × " << scenarios.size()
     << " scenarios; each cell links to that scenario in that IUT's report"
-    << (version.empty() ? "" : " · rdcc <span id=\"version\">" + esc(version) + "</span>")
+    << " · rdcc <span id=\"version\">" << esc(RDCC_VERSION) << "</span>"
     << "</p></header>\n";
   o << "<table class=\"matrix\" id=\"matrix\"><tr><th>IUT</th><th>kind</th><th>summary</th>";
   for (const auto& s : scenarios)

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rdcc/version.h"
+
 namespace rdcc::conformance {
 namespace {
 
@@ -218,9 +220,9 @@ std::vector<MatrixRunRow> run_interop_matrix(
     if (progress) progress(row);
     rows.push_back(std::move(row));
   }
-  j["version"] = report_template.version;
+  j["rdcc_version"] = RDCC_VERSION;
   j["iuts"] = list;
-  write_matrix_html(std::filesystem::path(dir) / "matrix.html", rows, report_template.version);
+  write_matrix_html(std::filesystem::path(dir) / "matrix.html", rows);
   const auto json_path = std::filesystem::path(dir) / "matrix.json";
   std::ofstream out(json_path);
   out << j.dump(2) << "\n";

@@ -4,7 +4,7 @@
     html_dom_check.py report DOM.html RESULTS.json CATALOG.json FAILING-SCENARIO
     html_dom_check.py matrix DOM.html MATRIX-DIR MIN-IUTS
 
-report: every scenario of results.json has its section; the failing scenario's ladder has the
+report: the version results.json gives is shown; every scenario of results.json has its section; the failing scenario's ladder has the
 cited frames highlighted (g.msg.cited with their data-frame) and the expected message (g.expected);
 its section quotes each cited requirement with the catalog's sentence, and shows the Wireshark
 filter of its frames. matrix: at least MIN-IUTS rows, a cell per verdict that links to an existing
@@ -100,6 +100,10 @@ def check_report(dom_path, results_path, catalog_path, failing):
         if name not in sections:
             fail("scenario %s has no section in the page" % name)
     print("every scenario present: %d sections" % len(names))
+    version = [squash(n.all_text()) for n in root.walk() if n.attrs.get("id") == "version"]
+    if version != [results.get("rdcc_version")]:
+        fail("version shown %s, results.json rdcc_version %s" % (version, results.get("rdcc_version")))
+    print("version shown: %s" % version[0])
     ladders = sum(1 for n in root.walk() if n.tag == "svg" and "ladder" in n.classes())
     print("ladder diagrams: %d" % ladders)
     sec = sections.get(failing)

@@ -36,7 +36,6 @@ struct MatrixRunRow {
 
 // Writes `file`: a grid of IUTs (rows) by scenarios (columns), a cell per verdict linking to
 // that scenario in that run's report (report/index.html#s-NAME).
-void write_matrix_html(const std::filesystem::path& file, const std::vector<MatrixRunRow>& rows,
-                       const std::string& version = {});
+void write_matrix_html(const std::filesystem::path& file, const std::vector<MatrixRunRow>& rows);
 
 }  // namespace rdcc::conformance

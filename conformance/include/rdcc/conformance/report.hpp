@@ -48,8 +48,6 @@ struct SuiteReport {
   bool strict = false;
   std::vector<ScenarioResult> results;
   std::vector<RequirementRow> requirements;  // the catalog (empty: coverage from scenarios only)
-  // The toolkit's version, shown in the HTML report's header (empty: not shown).
-  std::string version;
 };
 
 // The coverage of one requirement by these runs: "fail" if a scenario failed on it, "warn" if
