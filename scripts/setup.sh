@@ -18,6 +18,7 @@ packages=(
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
   chromium                                 # conformance_html_browser: the HTML report in a real browser
+  ns3 libns3-dev libgsl-dev                # ns-3.37: rdcc sim --engine ns3 (ns3/, docs/ns3.md)
 )
 
 missing=()

@@ -3,6 +3,7 @@
 // credit against G, the network's counters and every invariant violation; optionally the pcap
 // of every delivered packet, the endpoints' events as JSON lines and an SVG plot.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "commands.hpp"
@@ -20,16 +22,19 @@
 #include "rdcc/sim/network.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "sim_config.hpp"
+#ifdef RDCC_HAVE_NS3
+#include "rdcc/ns3/network.hpp"
+#endif
 
 namespace rdcc::tools {
 namespace {
 
 using Json = nlohmann::ordered_json;
 using sim::HostId;
-using sim::Network;
 
 struct SimOptions {
   std::string config;
+  std::string engine = "sim";
   std::optional<std::uint64_t> seed;
   std::string pcap;
   std::string events;
@@ -62,6 +67,10 @@ struct Submission {
   const char* binding = "opaque";
 };
 
+// Beyond this many messages the summary lists the first ones only (an all-to-all of 1,024
+// hosts submits a million); it always counts them all.
+constexpr std::size_t kMessagesListed = 10000;
+
 double us(ref::Time t) { return static_cast<double>(t.ns) / 1000.0; }
 double us(ref::Duration d) { return static_cast<double>(d.ns) / 1000.0; }
 
@@ -71,6 +80,42 @@ double ideal_us(const ReceiverRun& r) {
   return us(r.first) + static_cast<double>(r.octets) * 8.0 / r.rate_mbps + 4.0 * us(r.delay);
 }
 
+// The deterministic simulator: one switch.
+std::unique_ptr<sim::Network> make_network(std::type_identity<sim::Network> /*engine*/, const SimConfig& c, const sim::NetworkConfig& nc, const SimOptions& /*o*/) {
+  if (c.topology.kind != SimTopology::Kind::Star) {
+    throw std::invalid_argument(c.file + ": topology: a leaf-spine needs --engine ns3");
+  }
+  return std::make_unique<sim::Network>(nc);
+}
+
+#ifdef RDCC_HAVE_NS3
+std::unique_ptr<ns3sim::Network> make_network(std::type_identity<ns3sim::Network> /*engine*/, const SimConfig& c, const sim::NetworkConfig& nc, const SimOptions& o) {
+  ns3sim::Topology t;
+  if (c.topology.kind == SimTopology::Kind::LeafSpine) t.kind = ns3sim::Topology::Kind::LeafSpine;
+  t.leaves = c.topology.leaves;
+  t.spines = c.topology.spines;
+  t.hosts_per_leaf = c.topology.hosts_per_leaf;
+  t.fabric_link = c.topology.fabric_link;
+  t.ecmp = c.topology.ecmp;
+  std::size_t hosts = c.receivers.size();
+  for (const auto& s : c.senders) {
+    if (!s.first.with_receiver) ++hosts;
+  }
+  if (t.kind == ns3sim::Topology::Kind::LeafSpine && hosts > t.leaves * t.hosts_per_leaf) {
+    throw std::invalid_argument(c.file + ": topology: " + std::to_string(hosts) + " hosts do not fit " +
+                                std::to_string(t.leaves) + " leaves of " + std::to_string(t.hosts_per_leaf));
+  }
+  try {
+    auto net = std::make_unique<ns3sim::Network>(nc, t);
+    if (!o.pcap.empty()) net->write_pcap(o.pcap);
+    return net;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(c.file + ": " + e.what());
+  }
+}
+#endif
+
+template <class Network>
 class Run {
  public:
   Run(const SimConfig& c, const SimOptions& o) : c_(c), o_(o) {
@@ -78,7 +123,7 @@ class Run {
     if (o.seed) nc.seed = *o.seed;
     nc.record_packets = !o.pcap.empty();
     nc.record_events = !o.events.empty();
-    net_ = std::make_unique<Network>(nc);
+    net_ = make_network(std::type_identity<Network>{}, c, nc, o);
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
       r.host = net_->add_receiver(rc, host.link);
@@ -88,7 +133,14 @@ class Run {
       r.delay = host.link.delay;
       receivers_.push_back(std::move(r));
     }
-    for (const auto& [host, sc] : c.senders) senders_.push_back(net_->add_sender(sc, host.link));
+    for (const auto& [host, sc] : c.senders) {
+      if (host.with_receiver) {
+        net_->attach_sender(receivers_[*host.with_receiver].host, sc);
+        senders_.push_back(receivers_[*host.with_receiver].host);
+      } else {
+        senders_.push_back(net_->add_sender(sc, host.link));
+      }
+    }
     for (const auto& m : c.messages) {
       for (std::size_t k = 0; k < m.count; ++k) {
         const ref::Time at{(m.at + m.interval * static_cast<std::int64_t>(k)).ns};
@@ -119,6 +171,7 @@ class Run {
   }
 
   bool run() {
+    const auto start = std::chrono::steady_clock::now();
     if (!o_.svg.empty()) {
       interval_ = c_.sample.ns > 0 ? c_.sample : ref::microseconds(1);
       sample(ref::Time{});
@@ -126,16 +179,20 @@ class Run {
     finished_ = net_->run_until_done(ref::Time{c_.limit.ns});
     // The last MSG_DONEs and reports, as a capture would show them.
     if (finished_) net_->run_until_idle(net_->now() + ref::milliseconds(1));
+    wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return finished_ && net_->checker().ok();
   }
 
   void write_outputs() const {
-    if (!o_.pcap.empty()) {
-      pcaps::PcapWriter w(o_.pcap);
-      for (const auto& p : net_->packets()) {
-        if (p.point != sim::PacketRecord::Point::Delivered) continue;
-        w.write(pcaps::kEpochMicros + p.time.ns / 1000, pcaps::ethernet_frame(p.bytes),
-                static_cast<std::uint32_t>(14 + p.orig_length));
+    // ns-3 writes its capture as it runs.
+    if constexpr (std::is_same_v<Network, sim::Network>) {
+      if (!o_.pcap.empty()) {
+        pcaps::PcapWriter w(o_.pcap);
+        for (const auto& p : net_->packets()) {
+          if (p.point != sim::PacketRecord::Point::Delivered) continue;
+          w.write(pcaps::kEpochMicros + p.time.ns / 1000, pcaps::ethernet_frame(p.bytes),
+                  static_cast<std::uint32_t>(14 + p.orig_length));
+        }
       }
     }
     if (!o_.events.empty()) {
@@ -150,6 +207,7 @@ class Run {
   [[nodiscard]] Json summary() const {
     Json j;
     j["config"] = c_.file;
+    j["engine"] = o_.engine;
     j["seed"] = net_->config().seed;
     j["finished"] = finished_;
     ref::Time last_finished{};
@@ -158,21 +216,29 @@ class Run {
     }
     j["last_finished_us"] = us(last_finished);
     j["virtual_time_us"] = us(net_->now());
+    // Per receiver: its messages, those DONE and when the last was (one pass: an all-to-all
+    // has a million messages toward a thousand receivers).
+    struct Tally {
+      std::size_t total = 0;
+      std::size_t done = 0;
+      ref::Time last{};
+    };
+    std::vector<Tally> tally(receivers_.size());
+    for (const auto& s : submissions_) {
+      Tally& t = tally[s.receiver];
+      ++t.total;
+      const auto st = net_->status(s.id);
+      if (st && st->state == ref::MessageState::Done) {
+        ++t.done;
+        t.last = std::max(t.last, st->finished);
+      }
+    }
     Json rs = Json::array();
     for (std::size_t i = 0; i < receivers_.size(); ++i) {
       const ReceiverRun& r = receivers_[i];
-      ref::Time last{};
-      std::size_t done = 0;
-      std::size_t total = 0;
-      for (const auto& s : submissions_) {
-        if (s.receiver != i) continue;
-        ++total;
-        const auto st = net_->status(s.id);
-        if (st && st->state == ref::MessageState::Done) {
-          ++done;
-          last = std::max(last, st->finished);
-        }
-      }
+      const ref::Time last = tally[i].last;
+      const std::size_t done = tally[i].done;
+      const std::size_t total = tally[i].total;
       Json x;
       x["name"] = r.name;
       x["address"] = net_->address(r.host).to_string();
@@ -190,6 +256,7 @@ class Run {
     j["receivers"] = rs;
     Json ms = Json::array();
     for (const auto& s : submissions_) {
+      if (ms.size() == kMessagesListed) break;
       const auto st = net_->status(s.id);
       Json x;
       x["index"] = s.id;
@@ -205,6 +272,7 @@ class Run {
       ms.push_back(x);
     }
     j["messages"] = ms;
+    j["message_count"] = submissions_.size();  // the first kMessagesListed are listed
     const auto& n = net_->stats();
     j["network"] = {{"control_sent", n.control_sent},
                     {"control_delivered", n.control_delivered},
@@ -229,6 +297,10 @@ class Run {
     // The checker keeps the first 1,000; it counts them all.
     j["violation_count"] = net_->checker().violation_count();
     j["trace_hash"] = net_->trace_hash();
+    // What the run cost (not part of the trace): for the engines' benchmark.
+    j["events"] = n.events_processed;
+    j["wall_s"] = wall_s_;
+    j["events_per_s"] = wall_s_ > 0 ? static_cast<double>(n.events_processed) / wall_s_ : 0.0;
     return j;
   }
 
@@ -314,6 +386,7 @@ class Run {
   std::vector<Submission> submissions_;
   ref::Duration interval_{};
   bool finished_ = false;
+  double wall_s_ = 0;
 };
 
 void print_table(const Json& j) {
@@ -351,6 +424,10 @@ void print_table(const Json& j) {
                 sub, fin, fin > 0 ? fin - sub : 0.0,
                 m.value("without_rdcc", false) ? "  (without RDCC)" : "");
   }
+  const auto listed = j["messages"].size();
+  if (j["message_count"].get<std::size_t>() > listed) {
+    std::printf("  ... the first %zu of %zu messages\n", listed, j["message_count"].get<std::size_t>());
+  }
   std::printf("\nnetwork:");
   for (const auto& [k, v] : j["network"].items()) {
     std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(v.get<std::uint64_t>()));
@@ -371,6 +448,26 @@ void print_table(const Json& j) {
   }
 }
 
+template <class Network>
+int run_on(const SimConfig& c, const SimOptions& o) {
+  std::optional<Run<Network>> run;
+  try {
+    run.emplace(c, o);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rdcc sim: " << e.what() << '\n';
+    return 2;
+  }
+  const bool ok = run->run();
+  run->write_outputs();
+  const Json j = run->summary();
+  if (o.json) {
+    std::cout << j.dump(2) << '\n';
+  } else {
+    print_table(j);
+  }
+  return ok ? 0 : 1;
+}
+
 int run_sim(const SimOptions& o) {
   SimConfig c;
   try {
@@ -379,16 +476,16 @@ int run_sim(const SimOptions& o) {
     std::cerr << "rdcc sim: " << e.what() << '\n';
     return 2;
   }
-  Run run(c, o);
-  const bool ok = run.run();
-  run.write_outputs();
-  const Json j = run.summary();
-  if (o.json) {
-    std::cout << j.dump(2) << '\n';
-  } else {
-    print_table(j);
+  if (o.engine == "ns3") {
+#ifdef RDCC_HAVE_NS3
+    return run_on<ns3sim::Network>(c, o);
+#else
+    std::cerr << "rdcc sim: --engine ns3: this rdcc was built without ns-3 (scripts/setup.sh installs "
+                 "ns3, libns3-dev and libgsl-dev; then configure and build again)\n";
+    return 2;
+#endif
   }
-  return ok ? 0 : 1;
+  return run_on<sim::Network>(c, o);
 }
 
 }  // namespace
@@ -407,6 +504,10 @@ void add_sim_command(CLI::App& app, int& status) {
   cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G "
                                    "and of the switch queue toward it to FILE");
   cmd->add_flag("--json", o->json, "Print the summary as one JSON document");
+  cmd->add_option("--engine", o->engine,
+                  "sim: the deterministic simulator (default); ns3: the same endpoints as ns-3 "
+                  "Applications on ns-3 links and queue discs (docs/ns3.md)")
+      ->check(CLI::IsMember({"sim", "ns3"}));
   cmd->callback([o, &status] {
     try {
       status = run_sim(*o);

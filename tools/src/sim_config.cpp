@@ -315,6 +315,159 @@ SimAction read_action(Obj& o, const SimConfig& c, std::size_t submissions) {
   return a;
 }
 
+void read_topology(Obj o, SimConfig& c) {
+  std::string kind = "star";
+  o.string("kind", kind);
+  SimTopology& t = c.topology;
+  if (kind == "leaf-spine") {
+    t.kind = SimTopology::Kind::LeafSpine;
+    for (const char* key : {"leaves", "spines", "hosts_per_leaf"}) {
+      if (o.get(key) == nullptr) o.fail(o.at(key), "required for a leaf-spine");
+    }
+    o.uint("leaves", t.leaves, 1, 4096);
+    o.uint("spines", t.spines, 1, 1024);
+    o.uint("hosts_per_leaf", t.hosts_per_leaf, 1, 4096);
+    t.fabric_link = c.link;
+    if (auto l = o.object("fabric_link")) read_link(*l, t.fabric_link);
+    o.boolean("ecmp", t.ecmp);
+  } else if (kind != "star") {
+    o.fail(o.at("kind"), "'" + kind + "' is not star or leaf-spine");
+  }
+  o.done();
+}
+
+// A message from `senders` to receiver `to` at `at`.
+SimMessage workload_message(std::vector<std::size_t> senders, std::size_t to, std::uint64_t length, ref::Duration at) {
+  SimMessage m;
+  m.senders = std::move(senders);
+  m.receiver = to;
+  m.spec.length = length;
+  m.at = at;
+  return m;
+}
+
+// A workload fills the receivers, senders and messages (docs/sim.md, "Workloads"); every
+// receiver takes the parameters of `receiver`, every sender those of `sender`.
+void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig& sc, SimConfig& c) {
+  w.string("kind", c.workload);
+  if (w.get("length") == nullptr) w.fail(w.at("length"), "required (octets)");
+  std::uint64_t length = 0;
+  w.uint("length", length, 1, std::uint64_t{1} << 40U);
+  ref::Duration at{};
+  w.micros("at_us", at);
+  const auto receiver = [&](const std::string& name) {
+    ref::ReceiverConfig r = rc;
+    r.name = name;
+    c.receivers.emplace_back(SimHost{name, c.link, std::nullopt}, r);
+  };
+  const auto sender = [&](const std::string& name, std::optional<std::size_t> on) {
+    ref::SenderConfig s = sc;
+    s.name = name;
+    c.senders.emplace_back(SimHost{name, c.link, on}, s);
+  };
+  if (c.workload == "incast") {
+    std::size_t n = 0;
+    if (w.get("senders") == nullptr) w.fail(w.at("senders"), "required: how many senders");
+    w.uint("senders", n, 1, 1U << 16U);
+    std::size_t count = 1;
+    w.uint("count", count, 1, 1U << 20U);
+    ref::Duration interval{};
+    w.micros("interval_us", interval);
+    receiver("receiver");
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < n; ++i) {
+      sender("sender-" + std::to_string(i), std::nullopt);
+      all.push_back(i);
+    }
+    SimMessage m = workload_message(all, 0, length, at);
+    m.count = count;
+    m.interval = interval;
+    c.messages.push_back(std::move(m));
+  } else if (c.workload == "all-to-all") {
+    // MoE expert parallelism: per layer a dispatch round (every host sends `length` to every
+    // other) and a combine round (`combine_length` back), `round_interval_us` apart.
+    std::size_t n = 0;
+    if (w.get("hosts") == nullptr) w.fail(w.at("hosts"), "required: how many hosts take part");
+    w.uint("hosts", n, 2, 1U << 16U);
+    std::uint64_t combine = length;
+    w.uint("combine_length", combine, 1, std::uint64_t{1} << 40U);
+    std::size_t layers = 1;
+    w.uint("layers", layers, 1, 1024);
+    // By default a round is given its ideal time (every host's link receiving from all the
+    // others at line rate) and a quarter more.
+    const std::uint64_t longest = std::max(length, combine) * (n - 1);
+    ref::Duration interval =
+        ref::microseconds(static_cast<std::int64_t>(longest * 8 * 5 / (4 * std::uint64_t{c.link.rate_mbps}) + 10));
+    w.micros("round_interval_us", interval);
+    for (std::size_t i = 0; i < n; ++i) {
+      receiver("host-" + std::to_string(i));
+      sender("host-" + std::to_string(i), i);
+    }
+    for (std::size_t round = 0; round < 2 * layers; ++round) {
+      const ref::Duration t = at + interval * static_cast<std::int64_t>(round);
+      for (std::size_t j = 0; j < n; ++j) {
+        std::vector<std::size_t> from;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i != j) from.push_back(i);
+        }
+        c.messages.push_back(workload_message(std::move(from), j, round % 2 == 0 ? length : combine, t));
+      }
+    }
+  } else if (c.workload == "kv-cache") {
+    // Disaggregated inference: each finished prefill moves its KV cache to a decode host,
+    // prefill k % P to decode k % D, `interval_us` apart.
+    std::size_t prefill = 0;
+    std::size_t decode = 0;
+    if (w.get("prefill") == nullptr) w.fail(w.at("prefill"), "required: how many prefill hosts");
+    if (w.get("decode") == nullptr) w.fail(w.at("decode"), "required: how many decode hosts");
+    w.uint("prefill", prefill, 1, 1U << 16U);
+    w.uint("decode", decode, 1, 1U << 16U);
+    std::size_t count = prefill;
+    w.uint("count", count, 1, 1U << 20U);
+    ref::Duration interval{};
+    w.micros("interval_us", interval);
+    for (std::size_t j = 0; j < decode; ++j) receiver("decode-" + std::to_string(j));
+    for (std::size_t i = 0; i < prefill; ++i) sender("prefill-" + std::to_string(i), std::nullopt);
+    for (std::size_t k = 0; k < count; ++k) {
+      c.messages.push_back(workload_message({k % prefill}, k % decode, length, at + interval * static_cast<std::int64_t>(k)));
+    }
+  } else {
+    w.fail(w.at("kind"), "'" + c.workload + "' is not incast, all-to-all or kv-cache");
+  }
+  w.done();
+}
+
+// The receivers, senders and messages, each listed.
+void read_tables(Obj& top, SimConfig& c) {
+  std::size_t index = 0;
+  for (Obj& o : top.objects("receivers")) {
+    SimHost h = read_host(o, c.link, "receiver-" + std::to_string(index++));
+    ref::ReceiverConfig rc = read_receiver(o);
+    o.done();
+    rc.name = h.name;
+    c.receivers.emplace_back(std::move(h), std::move(rc));
+  }
+  if (c.receivers.empty()) top.fail("receivers", "required: at least one receiver");
+  index = 0;
+  for (Obj& o : top.objects("senders")) {
+    std::size_t count = 1;
+    o.uint("count", count, 1, 1U << 16U);
+    SimHost h = read_host(o, c.link, "sender");
+    ref::SenderConfig sc = read_sender(o);
+    o.done();
+    for (std::size_t k = 0; k < count; ++k) {
+      SimHost each = h;
+      if (count > 1 || o.get("name") == nullptr) each.name = h.name + "-" + std::to_string(index);
+      ++index;
+      sc.name = each.name;
+      c.senders.emplace_back(std::move(each), sc);
+    }
+  }
+  if (c.senders.empty()) top.fail("senders", "required: at least one sender");
+  for (Obj& o : top.objects("messages")) c.messages.push_back(read_message(o, c));
+  if (c.messages.empty()) top.fail("messages", "required: at least one message");
+}
+
 }  // namespace
 
 SimConfig parse_sim_config(const std::string& text, const std::string& file) {
@@ -372,37 +525,27 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
     crn->done();
     c.network.crn = cc;
   }
-  std::size_t index = 0;
-  for (Obj& o : top.objects("receivers")) {
-    SimHost h = read_host(o, c.link, "receiver-" + std::to_string(index++));
-    ref::ReceiverConfig rc = read_receiver(o);
-    o.done();
-    rc.name = h.name;
-    c.receivers.emplace_back(std::move(h), std::move(rc));
-  }
-  if (c.receivers.empty()) top.fail("receivers", "required: at least one receiver");
-  index = 0;
-  for (Obj& o : top.objects("senders")) {
-    std::size_t count = 1;
-    o.uint("count", count, 1, 1U << 16U);
-    SimHost h = read_host(o, c.link, "sender");
-    ref::SenderConfig sc = read_sender(o);
-    o.done();
-    for (std::size_t k = 0; k < count; ++k) {
-      SimHost each = h;
-      if (count > 1 || o.get("name") == nullptr) each.name = h.name + "-" + std::to_string(index);
-      ++index;
-      sc.name = each.name;
-      c.senders.emplace_back(std::move(each), sc);
+  if (auto t = top.object("topology")) read_topology(*t, c);
+  if (auto w = top.object("workload")) {
+    for (const char* key : {"receivers", "senders", "messages"}) {
+      if (top.get(key) != nullptr) top.fail(key, "a description with a workload has none (the workload makes them)");
     }
+    ref::ReceiverConfig rc;
+    if (auto r = top.object("receiver")) {
+      rc = read_receiver(*r);
+      r->done();
+    }
+    ref::SenderConfig sc;
+    if (auto s = top.object("sender")) {
+      sc = read_sender(*s);
+      s->done();
+    }
+    read_workload(*w, rc, sc, c);
+  } else {
+    read_tables(top, c);
   }
-  if (c.senders.empty()) top.fail("senders", "required: at least one sender");
   std::size_t submissions = 0;
-  for (Obj& o : top.objects("messages")) {
-    c.messages.push_back(read_message(o, c));
-    submissions += c.messages.back().senders.size() * c.messages.back().count;
-  }
-  if (c.messages.empty()) top.fail("messages", "required: at least one message");
+  for (const auto& m : c.messages) submissions += m.senders.size() * m.count;
   for (Obj& o : top.objects("actions")) c.actions.push_back(read_action(o, c, submissions));
   top.done();
   return c;

@@ -36,6 +36,20 @@ struct SimAction {
 struct SimHost {
   std::string name;
   sim::LinkConfig link;
+  // A sender on the host of this receiver (index into SimConfig::receivers), not on its own:
+  // the workloads whose hosts both send and receive.
+  std::optional<std::size_t> with_receiver;
+};
+
+// The network's shape (docs/sim.md, "topology"). The deterministic simulator is a star; the
+// ns-3 engine also builds a leaf-spine, the hosts filling the leaves in order (receivers first).
+struct SimTopology {
+  enum class Kind : std::uint8_t { Star, LeafSpine } kind = Kind::Star;
+  std::size_t leaves = 0;
+  std::size_t spines = 0;
+  std::size_t hosts_per_leaf = 0;
+  sim::LinkConfig fabric_link;  // leaf <-> spine
+  bool ecmp = true;
 };
 
 struct SimConfig {
@@ -48,6 +62,8 @@ struct SimConfig {
   std::vector<SimAction> actions;
   ref::Duration limit = ref::seconds(10);  // virtual time the run may take
   ref::Duration sample = {};               // plot sampling interval (0: chosen from the run)
+  SimTopology topology;
+  std::string workload;                    // the workload's kind when one generated the tables
 };
 
 // Throws std::invalid_argument with "FILE: PATH: what is wrong".

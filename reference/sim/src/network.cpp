@@ -13,6 +13,7 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/rocev2.hpp"
+#include "rdcc/sim/driver.hpp"
 
 namespace rdcc::sim {
 namespace {
@@ -30,13 +31,6 @@ void fnv(std::uint64_t& h, const void* data, std::size_t n) {
 }
 void fnv_u64(std::uint64_t& h, std::uint64_t v) { fnv(h, &v, sizeof v); }
 
-// Derives independent, reproducible seeds for each endpoint (SplitMix64 finalizer).
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
-}
 
 bool draw(ref::SeededRandom& rng, double p) {
   if (p <= 0) return false;
@@ -206,7 +200,7 @@ struct Network::Impl {
       rc.crn_addresses.push_back(crn_addr);
     }
     h.receiver_config = rc;
-    h.receiver_random = std::make_unique<ref::SeededRandom>(mix(cfg.seed ^ mix(2 * h.id + 1) ^ rc.epoch));
+    h.receiver_random = std::make_unique<ref::SeededRandom>(receiver_seed(cfg.seed, h.id, rc.epoch));
     return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get());
   }
 
@@ -223,7 +217,7 @@ struct Network::Impl {
       sc.crn_addresses.push_back(crn_addr);
     }
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
-    h.sender_random = std::make_unique<ref::SeededRandom>(mix(cfg.seed ^ mix(2 * h.id)));
+    h.sender_random = std::make_unique<ref::SeededRandom>(sender_seed(cfg.seed, h.id));
     h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer());
   }
 
@@ -455,26 +449,9 @@ struct Network::Impl {
     auto m = decode(dgram);
     if (m) checker.on_control_delivered(p.from, p.to, *m, clock);
     // Demultiplex a dual-role host by who may receive the type ("RDCC Message Types").
-    bool to_sender = h.sender != nullptr;
-    bool to_receiver = h.receiver != nullptr;
-    if (to_sender && to_receiver && m) {
-      switch (type_of(*m)) {
-        case MessageType::AssocRequest:
-        case MessageType::CreditRequest:
-        case MessageType::SenderStatus:
-        case MessageType::CreditReturn: to_sender = false; break;
-        case MessageType::AssocAccept:
-        case MessageType::CreditGrant:
-        case MessageType::MsgDone: to_receiver = false; break;
-        case MessageType::CongestionReport: {
-          const auto& r = std::get<CongestionReport>(*m);
-          to_sender = r.direction == static_cast<std::uint8_t>(ReportDirection::ToSender);
-          to_receiver = !to_sender;
-          break;
-        }
-        default: break;  // CANCEL and ERROR: both look, each ignores what is not its own
-      }
-    }
+    const Recipients to = recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
+    const bool to_sender = to.sender;
+    const bool to_receiver = to.receiver;
     if (to_receiver && m) {
       if (const auto* r = std::get_if<CreditRequest>(&*m)) note_request(h, p.from, *r);
     }

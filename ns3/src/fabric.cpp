@@ -1,0 +1,450 @@
+// The ns-3 side of the ns-3 engine (fabric.hpp): the topology of point-to-point links, the
+// internet stack, the queue discs of every switch port and the Applications whose UDP
+// sockets carry the RDCC datagrams and the opaque data transport. Built as C++17 (fabric.hpp).
+#include "fabric.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "ns3/application.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/ipv4-global-routing.h"
+#include "ns3/ipv4-list-routing.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/ppp-header.h"
+#include "ns3/traffic-control-module.h"
+
+// ns-3's Time(int64) counts nanoseconds: its default resolution, which nothing here changes.
+namespace rdcc::ns3fabric {
+namespace {
+
+// Puts the RDCC datagrams (either port is the RDCC port) in band 0 of a PrioQueueDisc, above
+// the data in band 1: the strict priority of control over data of reference/sim's ports.
+class ControlFilter : public ns3::PacketFilter {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("rdcc::ControlFilter")
+            .SetParent<ns3::PacketFilter>()
+            .SetGroupName("TrafficControl")
+            .AddConstructor<ControlFilter>()
+            .AddAttribute("Port", "The RDCC port", ns3::UintegerValue(0),
+                          ns3::MakeUintegerAccessor(&ControlFilter::port_),
+                          ns3::MakeUintegerChecker<std::uint16_t>());
+    return tid;
+  }
+
+ private:
+  bool CheckProtocol(ns3::Ptr<ns3::QueueDiscItem> item) const override {
+    return ns3::DynamicCast<ns3::Ipv4QueueDiscItem>(item) != nullptr;
+  }
+  std::int32_t DoClassify(ns3::Ptr<ns3::QueueDiscItem> item) const override {
+    auto ip = ns3::DynamicCast<ns3::Ipv4QueueDiscItem>(item);
+    if (ip->GetHeader().GetProtocol() != ns3::UdpL4Protocol::PROT_NUMBER) return 1;
+    ns3::UdpHeader udp;
+    if (item->GetPacket()->PeekHeader(udp) == 0) return 1;
+    return udp.GetSourcePort() == port_ || udp.GetDestinationPort() == port_ ? 0 : 1;
+  }
+  std::uint16_t port_ = 0;
+};
+
+// One node's RDCC endpoints as an ns-3 Application: the sockets, the timer, and the count of
+// packets handed to the NIC and not yet on the wire (the sender polls data only when none is).
+class RdccApplication : public ns3::Application {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("rdcc::RdccApplication")
+                                 .SetParent<ns3::Application>()
+                                 .SetGroupName("Applications");
+    return tid;
+  }
+
+  void setup(Endpoint* e, ns3::Ipv4Address bind_ip, std::uint16_t control_port, std::uint16_t data_port) {
+    endpoint_ = e;
+    control_ = open(bind_ip, control_port);
+    if (data_port != 0) data_ = open(bind_ip, data_port);
+  }
+
+  void send(bool data, ns3::Ipv4Address to, std::uint16_t port, std::uint8_t tos,
+            const std::uint8_t* head, std::size_t n, std::size_t zero_fill) {
+    ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(head, static_cast<std::uint32_t>(n));
+    if (zero_fill > 0) p->AddAtEnd(ns3::Create<ns3::Packet>(static_cast<std::uint32_t>(zero_fill)));
+    ns3::Ptr<ns3::Socket> s = data ? data_ : control_;
+    s->SetIpTos(tos);
+    ++unsent_;
+    if (s->SendTo(p, 0, ns3::InetSocketAddress(to, port)) < 0) --unsent_;
+  }
+
+  void arm(int slot, std::int64_t at_ns) {
+    Timer& t = timers_.at(static_cast<std::size_t>(slot));
+    const std::int64_t now = ns3::Simulator::Now().GetNanoSeconds();
+    if (t.event.IsRunning() && t.at == at_ns) return;
+    t.event.Cancel();
+    t.at = at_ns;
+    t.event = ns3::Simulator::Schedule(ns3::Time(std::max<std::int64_t>(0, at_ns - now)),
+                                       &RdccApplication::fire, this, slot);
+  }
+  void disarm(int slot) { timers_.at(static_cast<std::size_t>(slot)).event.Cancel(); }
+  [[nodiscard]] bool nic_idle() const { return unsent_ == 0; }
+
+  // The NIC finished serializing a packet. The endpoint is served in an event of its own: the
+  // device is still inside its transmit-complete path here.
+  void transmitted(ns3::Ptr<const ns3::Packet> /*p*/) {
+    if (unsent_ > 0 && --unsent_ == 0) {
+      ns3::Simulator::ScheduleNow(&RdccApplication::idle, this);
+    }
+  }
+
+ private:
+  ns3::Ptr<ns3::Socket> open(ns3::Ipv4Address ip, std::uint16_t port) {
+    ns3::Ptr<ns3::Socket> s = ns3::Socket::CreateSocket(GetNode(), ns3::UdpSocketFactory::GetTypeId());
+    if (s->Bind(ns3::InetSocketAddress(ip, port)) != 0) {
+      throw std::runtime_error("ns-3: cannot bind UDP port " + std::to_string(port));
+    }
+    s->SetIpRecvTos(true);
+    s->SetRecvCallback(ns3::MakeCallback(&RdccApplication::receive, this));
+    return s;
+  }
+
+  void receive(ns3::Ptr<ns3::Socket> s) {
+    ns3::Address from;
+    ns3::Address local;
+    s->GetSockName(local);
+    const std::uint16_t local_port = ns3::InetSocketAddress::ConvertFrom(local).GetPort();
+    while (ns3::Ptr<ns3::Packet> p = s->RecvFrom(from)) {
+      const ns3::InetSocketAddress a = ns3::InetSocketAddress::ConvertFrom(from);
+      ns3::SocketIpTosTag tos;
+      Datagram d;
+      d.tos = p->RemovePacketTag(tos) ? tos.GetTos() : 0;
+      buffer_.resize(p->GetSize());
+      p->CopyData(buffer_.data(), p->GetSize());
+      d.from_ip = a.GetIpv4().Get();
+      d.from_port = a.GetPort();
+      d.to_ip = GetNode()->GetObject<ns3::Ipv4>()->GetAddress(1, 0).GetLocal().Get();
+      d.to_port = local_port;
+      d.bytes = buffer_.data();
+      d.size = buffer_.size();
+      endpoint_->on_datagram(d);
+    }
+  }
+
+  void fire(int slot) { endpoint_->on_timer(slot); }
+  void idle() {
+    if (unsent_ == 0) endpoint_->on_nic_idle();
+  }
+
+  void StartApplication() override {}
+  void StopApplication() override {
+    for (Timer& t : timers_) t.event.Cancel();
+  }
+
+  struct Timer {
+    ns3::EventId event;
+    std::int64_t at = -1;
+  };
+
+  Endpoint* endpoint_ = nullptr;
+  ns3::Ptr<ns3::Socket> control_;
+  ns3::Ptr<ns3::Socket> data_;
+  std::array<Timer, 2> timers_;
+  std::uint64_t unsent_ = 0;
+  std::vector<std::uint8_t> buffer_;
+};
+
+// A switch port's queue discs: PrioQueueDisc (control band 0, data band 1).
+struct Port {
+  const std::function<void(const DequeueSample&)>* observer = nullptr;
+  std::size_t switch_index = 0;
+  std::uint16_t number = 0;
+  ns3::Ptr<ns3::QueueDisc> root;
+  ns3::Ptr<ns3::QueueDisc> data;
+  std::uint64_t peak = 0;
+  std::map<std::tuple<std::uint32_t, std::uint16_t, std::uint32_t, std::uint16_t>, std::uint32_t> flows;
+};
+
+using FlowKey = std::tuple<std::uint32_t, std::uint16_t, std::uint32_t, std::uint16_t>;
+
+bool flow_of(const ns3::Ptr<const ns3::QueueDiscItem>& item, FlowKey& key, std::uint8_t& dscp) {
+  auto ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+  if (ip == nullptr) return false;
+  const ns3::Ipv4Header& h = ip->GetHeader();
+  ns3::UdpHeader udp;
+  std::uint16_t sport = 0;
+  std::uint16_t dport = 0;
+  if (h.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER && item->GetPacket()->PeekHeader(udp) != 0) {
+    sport = udp.GetSourcePort();
+    dport = udp.GetDestinationPort();
+  }
+  key = FlowKey{h.GetSource().Get(), sport, h.GetDestination().Get(), dport};
+  dscp = static_cast<std::uint8_t>(h.GetTos() >> 2U);
+  return true;
+}
+
+}  // namespace
+
+struct Fabric::Impl {
+  FabricSpec spec;
+  ns3::NodeContainer hosts;
+  ns3::NodeContainer switches;  // star: one; leaf-spine: the leaves, then the spines
+  std::vector<ns3::Ptr<ns3::NetDevice>> host_devices;  // the host's end of its link
+  std::vector<Port*> host_ports;                       // the switch port toward each host
+  std::vector<std::unique_ptr<Port>> ports;
+  std::vector<ns3::Ptr<RdccApplication>> apps;
+  std::function<void(const DequeueSample&)> dequeue;
+  ns3::Ptr<ns3::PcapFileWrapper> pcap;
+  std::function<bool()> done;
+  std::int64_t check_ns = 1000;
+
+  explicit Impl(const FabricSpec& s) : spec(s) {
+    ControlFilter::GetTypeId();  // registered before the traffic-control helper names it
+    ns3::RngSeedManager::SetSeed(1);
+    ns3::RngSeedManager::SetRun(spec.run == 0 ? 1 : spec.run);
+    build();
+  }
+
+  ~Impl() {
+    apps.clear();
+    ns3::Simulator::Destroy();
+  }
+
+  ns3::PointToPointHelper link(const LinkSpec& l) const {
+    ns3::PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(l.rate_bps)));
+    p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(spec.mtu));
+    p2p.SetChannelAttribute("Delay", ns3::TimeValue(ns3::Time(l.delay_ns)));
+    // One packet in the device: the queue disc above it is the queue that builds.
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns3::QueueSizeValue(ns3::QueueSize("1p")));
+    return p2p;
+  }
+
+  ns3::TrafficControlHelper queue_discs(bool switch_port) const {
+    ns3::TrafficControlHelper tch;
+    const ns3::QueueSize cap(ns3::QueueSizeUnit::BYTES, static_cast<std::uint32_t>(spec.queue_capacity));
+    const std::uint16_t root = tch.SetRootQueueDisc("ns3::PrioQueueDisc");
+    tch.AddPacketFilter(root, "rdcc::ControlFilter", "Port", ns3::UintegerValue(spec.control_port));
+    const auto classes = tch.AddQueueDiscClasses(root, 2, "ns3::QueueDiscClass");
+    tch.AddChildQueueDisc(root, classes[0], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(cap));
+    if (switch_port && spec.ecn_threshold > 0) {
+      // Step marking: the instantaneous queue (QW 1) above the threshold marks every ECT packet
+      // (MinTh = MaxTh, not gentle), as reference/sim's ecn_threshold does.
+      const double th = static_cast<double>(spec.ecn_threshold) + 1.0;
+      tch.AddChildQueueDisc(root, classes[1], "ns3::RedQueueDisc", "MaxSize", ns3::QueueSizeValue(cap),
+                            "MinTh", ns3::DoubleValue(th), "MaxTh", ns3::DoubleValue(th), "QW",
+                            ns3::DoubleValue(1.0), "Gentle", ns3::BooleanValue(false), "UseEcn",
+                            ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false));
+    } else {
+      tch.AddChildQueueDisc(root, classes[1], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(cap));
+    }
+    return tch;
+  }
+
+  // A point-to-point link a <-> b; returns the devices. Queue discs go on both ends before
+  // the addresses (Ipv4AddressHelper would install its default otherwise).
+  ns3::NetDeviceContainer connect(ns3::Ptr<ns3::Node> a, bool a_switch, ns3::Ptr<ns3::Node> b,
+                                  const LinkSpec& l, ns3::Ipv4AddressHelper& addresses) {
+    ns3::NetDeviceContainer d = link(l).Install(a, b);
+    ns3::QueueDiscContainer qa = queue_discs(a_switch).Install(d.Get(0));
+    ns3::QueueDiscContainer qb = queue_discs(true).Install(d.Get(1));
+    if (a_switch) add_port(a, qa.Get(0));
+    add_port(b, qb.Get(0));
+    addresses.Assign(d);
+    addresses.NewNetwork();
+    return d;
+  }
+
+  void add_port(ns3::Ptr<ns3::Node> sw, ns3::Ptr<ns3::QueueDisc> root) {
+    auto p = std::make_unique<Port>();
+    p->observer = &dequeue;
+    for (std::size_t i = 0; i < switches.GetN(); ++i) {
+      if (switches.Get(static_cast<std::uint32_t>(i)) == sw) p->switch_index = i;
+    }
+    p->number = static_cast<std::uint16_t>(
+        std::count_if(ports.begin(), ports.end(), [&](const auto& q) { return q->switch_index == p->switch_index; }) + 1);
+    p->root = root;
+    p->data = root->GetQueueDiscClass(1)->GetQueueDisc();
+    p->data->TraceConnectWithoutContext("Enqueue", ns3::MakeBoundCallback(&Impl::enqueued, p.get()));
+    p->data->TraceConnectWithoutContext("Dequeue", ns3::MakeBoundCallback(&Impl::dequeued, p.get()));
+    ports.push_back(std::move(p));
+  }
+
+  void build() {
+    const std::size_t n = spec.host_links.size();
+    if (spec.kind == FabricSpec::Kind::LeafSpine &&
+        (spec.leaves == 0 || spec.spines == 0 || n > spec.leaves * spec.hosts_per_leaf)) {
+      throw std::invalid_argument("leaf-spine: " + std::to_string(n) + " hosts do not fit " +
+                                  std::to_string(spec.leaves) + " leaves of " +
+                                  std::to_string(spec.hosts_per_leaf));
+    }
+    const std::size_t leaves = spec.kind == FabricSpec::Kind::Star ? 1 : spec.leaves;
+    const std::size_t spines = spec.kind == FabricSpec::Kind::Star ? 0 : spec.spines;
+    switches.Create(static_cast<std::uint32_t>(leaves + spines));
+    hosts.Create(static_cast<std::uint32_t>(n));
+    ns3::InternetStackHelper stack;
+    stack.Install(switches);
+    stack.Install(hosts);
+    if (spec.kind == FabricSpec::Kind::LeafSpine && spec.ecmp) {
+      for (std::uint32_t i = 0; i < switches.GetN(); ++i) enable_ecmp(switches.Get(i));
+    }
+    ns3::Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
+    for (std::size_t h = 0; h < n; ++h) {
+      const std::size_t leaf = spec.kind == FabricSpec::Kind::Star ? 0 : h / spec.hosts_per_leaf;
+      ns3::NetDeviceContainer d = connect(hosts.Get(static_cast<std::uint32_t>(h)), false,
+                                          switches.Get(static_cast<std::uint32_t>(leaf)), spec.host_links[h], addresses);
+      host_devices.push_back(d.Get(0));
+      host_ports.push_back(ports.back().get());
+    }
+    for (std::size_t l = 0; l < leaves && spines > 0; ++l) {
+      for (std::size_t s = 0; s < spines; ++s) {
+        connect(switches.Get(static_cast<std::uint32_t>(l)), true,
+                switches.Get(static_cast<std::uint32_t>(leaves + s)), spec.fabric_link, addresses);
+      }
+    }
+    ns3::Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+  }
+
+  static void enable_ecmp(const ns3::Ptr<ns3::Node>& node) {
+    auto list = ns3::DynamicCast<ns3::Ipv4ListRouting>(node->GetObject<ns3::Ipv4>()->GetRoutingProtocol());
+    for (std::uint32_t i = 0; list != nullptr && i < list->GetNRoutingProtocols(); ++i) {
+      std::int16_t priority = 0;
+      if (auto g = ns3::DynamicCast<ns3::Ipv4GlobalRouting>(list->GetRoutingProtocol(i, priority))) {
+        g->SetAttribute("RandomEcmpRouting", ns3::BooleanValue(true));
+      }
+    }
+  }
+
+  static void enqueued(Port* p, ns3::Ptr<const ns3::QueueDiscItem> item) {
+    p->peak = std::max<std::uint64_t>(p->peak, p->data->GetNBytes());
+    FlowKey key;
+    std::uint8_t dscp = 0;
+    if (flow_of(item, key, dscp)) ++p->flows[key];
+  }
+
+  static void dequeued(Port* p, ns3::Ptr<const ns3::QueueDiscItem> item) {
+    FlowKey key;
+    std::uint8_t dscp = 0;
+    if (!flow_of(item, key, dscp)) return;
+    const auto flows = static_cast<std::uint32_t>(p->flows.size());
+    auto f = p->flows.find(key);
+    if (f != p->flows.end() && --f->second == 0) p->flows.erase(f);
+    if (!*p->observer) return;
+    DequeueSample s;
+    s.switch_index = p->switch_index;
+    s.port = p->number;
+    // The queue disc counts the packet out before it fires the trace.
+    s.occupancy = p->data->GetNBytes() + item->GetSize();
+    s.flows = flows;
+    s.dscp = dscp;
+    std::tie(s.src_ip, s.src_port, s.dst_ip, s.dst_port) = key;
+    (*p->observer)(s);
+  }
+
+  static std::uint32_t ip_of(const ns3::Ptr<ns3::Node>& node) {
+    return node->GetObject<ns3::Ipv4>()->GetAddress(1, 0).GetLocal().Get();
+  }
+
+  AppId attach(const ns3::Ptr<ns3::Node>& node, Endpoint* e, ns3::Ipv4Address bind, std::uint16_t control,
+               std::uint16_t data, const ns3::Ptr<ns3::NetDevice>& nic) {
+    ns3::Ptr<RdccApplication> app = ns3::CreateObject<RdccApplication>();
+    node->AddApplication(app);
+    app->setup(e, bind, control, data);
+    app->SetStartTime(ns3::Seconds(0));
+    if (nic != nullptr) {
+      nic->TraceConnectWithoutContext("PhyTxEnd", ns3::MakeCallback(&RdccApplication::transmitted, app));
+    }
+    apps.push_back(app);
+    return apps.size() - 1;
+  }
+
+  void write_pcap(ns3::Ptr<const ns3::Packet> p) {
+    ns3::Ptr<ns3::Packet> ip = p->Copy();
+    ns3::PppHeader ppp;
+    ip->RemoveHeader(ppp);
+    pcap->Write(ns3::Simulator::Now(), ip);
+  }
+
+  void check() {
+    if (done && done()) {
+      ns3::Simulator::Stop();
+      return;
+    }
+    ns3::Simulator::Schedule(ns3::Time(check_ns), &Impl::check, this);
+  }
+};
+
+Fabric::Fabric(const FabricSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
+Fabric::~Fabric() = default;
+
+std::size_t Fabric::hosts() const { return impl_->hosts.GetN(); }
+std::size_t Fabric::switches() const { return impl_->switches.GetN(); }
+std::uint32_t Fabric::host_ip(std::size_t host) const {
+  return Impl::ip_of(impl_->hosts.Get(static_cast<std::uint32_t>(host)));
+}
+std::uint32_t Fabric::switch_ip(std::size_t sw) const {
+  return Impl::ip_of(impl_->switches.Get(static_cast<std::uint32_t>(sw)));
+}
+
+AppId Fabric::attach_host(std::size_t host, Endpoint* e, std::uint16_t control_port, std::uint16_t data_port) {
+  return impl_->attach(impl_->hosts.Get(static_cast<std::uint32_t>(host)), e, ns3::Ipv4Address::GetAny(),
+                       control_port, data_port, impl_->host_devices.at(host));
+}
+AppId Fabric::attach_switch(std::size_t sw, Endpoint* e, std::uint16_t control_port) {
+  // Bound to the switch's address, so that every report carries it whatever port it leaves by.
+  return impl_->attach(impl_->switches.Get(static_cast<std::uint32_t>(sw)), e, ns3::Ipv4Address(switch_ip(sw)),
+                       control_port, 0, nullptr);
+}
+void Fabric::send(AppId app, bool data, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
+                  const std::uint8_t* head, std::size_t head_size, std::size_t zero_fill) {
+  impl_->apps.at(app)->send(data, ns3::Ipv4Address(to_ip), to_port, tos, head, head_size, zero_fill);
+}
+void Fabric::arm_timer(AppId app, int slot, std::int64_t at_ns) { impl_->apps.at(app)->arm(slot, at_ns); }
+void Fabric::cancel_timer(AppId app, int slot) { impl_->apps.at(app)->disarm(slot); }
+bool Fabric::nic_idle(AppId app) const { return impl_->apps.at(app)->nic_idle(); }
+
+void Fabric::on_data_dequeue(std::function<void(const DequeueSample&)> fn) { impl_->dequeue = std::move(fn); }
+std::uint64_t Fabric::queue_octets(std::size_t host) const { return impl_->host_ports.at(host)->data->GetNBytes(); }
+std::uint64_t Fabric::peak_queue(std::size_t host) const { return impl_->host_ports.at(host)->peak; }
+
+void Fabric::enable_pcap(const std::string& file) {
+  ns3::PcapHelper helper;
+  impl_->pcap = helper.CreateFile(file, std::ios::out, ns3::PcapHelper::DLT_RAW, 65535);
+  for (const auto& d : impl_->host_devices) {
+    d->TraceConnectWithoutContext("MacRx", ns3::MakeCallback(&Impl::write_pcap, impl_.get()));
+  }
+}
+
+void Fabric::schedule(std::int64_t at_ns, std::function<void()> fn) {
+  const std::int64_t now = now_ns();
+  ns3::Simulator::Schedule(ns3::Time(std::max<std::int64_t>(0, at_ns - now)), [fn = std::move(fn)] { fn(); });
+}
+std::int64_t Fabric::now_ns() const { return ns3::Simulator::Now().GetNanoSeconds(); }
+
+void Fabric::run(std::int64_t limit_ns, std::int64_t check_ns, const std::function<bool()>& done) {
+  impl_->done = done;
+  impl_->check_ns = std::max<std::int64_t>(1, check_ns);
+  if (done) ns3::Simulator::ScheduleNow(&Impl::check, impl_.get());
+  ns3::Simulator::Stop(ns3::Time(std::max<std::int64_t>(0, limit_ns - now_ns())));
+  ns3::Simulator::Run();
+  impl_->done = nullptr;
+}
+
+FabricStats Fabric::stats() const {
+  FabricStats s;
+  for (const auto& p : impl_->ports) {
+    for (std::size_t band = 0; band < 2; ++band) {
+      const auto& st = p->root->GetQueueDiscClass(band)->GetQueueDisc()->GetStats();
+      s.tail_drops += st.nTotalDroppedPackets;
+      s.ecn_marked += st.nTotalMarkedPackets;
+    }
+  }
+  s.events = ns3::Simulator::GetEventCount();
+  return s;
+}
+
+}  // namespace rdcc::ns3fabric

@@ -1,0 +1,28 @@
+// What every driver of the reference endpoints on a simulated network shares (reference/sim's
+// Network and the ns-3 engine's, ns3/): the seeds of the endpoints' generators, and which
+// endpoint of a host with both roles a control datagram goes to.
+#pragma once
+
+#include <cstdint>
+
+#include "rdcc/codec/messages.hpp"
+
+namespace rdcc::sim {
+
+// Derives independent, reproducible seeds (the SplitMix64 finalizer).
+[[nodiscard]] std::uint64_t mix(std::uint64_t x) noexcept;
+// The seed of host `host`'s sender, and of its receiver in `epoch`: the same on every engine,
+// so that the same description draws the same nonces.
+[[nodiscard]] std::uint64_t sender_seed(std::uint64_t seed, std::uint64_t host) noexcept;
+[[nodiscard]] std::uint64_t receiver_seed(std::uint64_t seed, std::uint64_t host, std::uint16_t epoch) noexcept;
+
+struct Recipients {
+  bool sender = false;
+  bool receiver = false;
+};
+// A host with both roles hands a datagram to the role that may receive its type ("RDCC
+// Message Types"); CANCEL, ERROR and what does not decode go to both, each ignoring what is
+// not its own. `m` is null when the datagram did not decode.
+[[nodiscard]] Recipients recipients_of(const Message* m, bool has_sender, bool has_receiver) noexcept;
+
+}  // namespace rdcc::sim

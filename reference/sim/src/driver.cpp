@@ -1,0 +1,42 @@
+#include "rdcc/sim/driver.hpp"
+
+#include <variant>
+
+namespace rdcc::sim {
+
+std::uint64_t mix(std::uint64_t x) noexcept {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31U);
+}
+
+std::uint64_t sender_seed(std::uint64_t seed, std::uint64_t host) noexcept { return mix(seed ^ mix(2 * host)); }
+
+std::uint64_t receiver_seed(std::uint64_t seed, std::uint64_t host, std::uint16_t epoch) noexcept {
+  return mix(seed ^ mix(2 * host + 1) ^ epoch);
+}
+
+Recipients recipients_of(const Message* m, bool has_sender, bool has_receiver) noexcept {
+  Recipients r{has_sender, has_receiver};
+  if (!has_sender || !has_receiver || m == nullptr) return r;
+  switch (type_of(*m)) {
+    case MessageType::AssocRequest:
+    case MessageType::CreditRequest:
+    case MessageType::SenderStatus:
+    case MessageType::CreditReturn: r.sender = false; break;
+    case MessageType::AssocAccept:
+    case MessageType::CreditGrant:
+    case MessageType::MsgDone: r.receiver = false; break;
+    case MessageType::CongestionReport: {
+      const auto& c = std::get<CongestionReport>(*m);
+      r.sender = c.direction == static_cast<std::uint8_t>(ReportDirection::ToSender);
+      r.receiver = !r.sender;
+      break;
+    }
+    default: break;
+  }
+  return r;
+}
+
+}  // namespace rdcc::sim
