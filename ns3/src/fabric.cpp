@@ -77,9 +77,11 @@ class RdccApplication : public ns3::Application {
     ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(head, static_cast<std::uint32_t>(n));
     if (zero_fill > 0) p->AddAtEnd(ns3::Create<ns3::Packet>(static_cast<std::uint32_t>(zero_fill)));
     ns3::Ptr<ns3::Socket> s = data ? data_ : control_;
-    s->SetIpTos(tos);
+    // ns-3's UDP socket takes the IPv4 TOS octet (DSCP and ECN) from the destination address.
+    ns3::InetSocketAddress dest(to, port);
+    dest.SetTos(tos);
     ++unsent_;
-    if (s->SendTo(p, 0, ns3::InetSocketAddress(to, port)) < 0) --unsent_;
+    if (s->SendTo(p, 0, dest) < 0) --unsent_;
   }
 
   void arm(int slot, std::int64_t at_ns) {

@@ -83,7 +83,7 @@ double ideal_us(const ReceiverRun& r) {
 // The deterministic simulator: one switch.
 std::unique_ptr<sim::Network> make_network(std::type_identity<sim::Network> /*engine*/, const SimConfig& c, const sim::NetworkConfig& nc, const SimOptions& /*o*/) {
   if (c.topology.kind != SimTopology::Kind::Star) {
-    throw std::invalid_argument(c.file + ": topology: a leaf-spine needs --engine ns3");
+    throw std::invalid_argument("topology: a leaf-spine needs --engine ns3");
   }
   return std::make_unique<sim::Network>(nc);
 }
@@ -102,16 +102,12 @@ std::unique_ptr<ns3sim::Network> make_network(std::type_identity<ns3sim::Network
     if (!s.first.with_receiver) ++hosts;
   }
   if (t.kind == ns3sim::Topology::Kind::LeafSpine && hosts > t.leaves * t.hosts_per_leaf) {
-    throw std::invalid_argument(c.file + ": topology: " + std::to_string(hosts) + " hosts do not fit " +
+    throw std::invalid_argument("topology: " + std::to_string(hosts) + " hosts do not fit " +
                                 std::to_string(t.leaves) + " leaves of " + std::to_string(t.hosts_per_leaf));
   }
-  try {
-    auto net = std::make_unique<ns3sim::Network>(nc, t);
-    if (!o.pcap.empty()) net->write_pcap(o.pcap);
-    return net;
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(c.file + ": " + e.what());
-  }
+  auto net = std::make_unique<ns3sim::Network>(nc, t);
+  if (!o.pcap.empty()) net->write_pcap(o.pcap);
+  return net;
 }
 #endif
 
@@ -454,7 +450,7 @@ int run_on(const SimConfig& c, const SimOptions& o) {
   try {
     run.emplace(c, o);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "rdcc sim: " << e.what() << '\n';
+    std::cerr << "rdcc sim: " << c.file << ": " << e.what() << '\n';
     return 2;
   }
   const bool ok = run->run();
