@@ -37,6 +37,9 @@ class ControlFilter : public ns3::PacketFilter {
             .AddConstructor<ControlFilter>()
             .AddAttribute("Port", "The RDCC port", ns3::UintegerValue(0),
                           ns3::MakeUintegerAccessor(&ControlFilter::port_),
+                          ns3::MakeUintegerChecker<std::uint16_t>())
+            .AddAttribute("SenderPort", "A second RDCC port (0: none)", ns3::UintegerValue(0),
+                          ns3::MakeUintegerAccessor(&ControlFilter::sender_port_),
                           ns3::MakeUintegerChecker<std::uint16_t>());
     return tid;
   }
@@ -50,9 +53,11 @@ class ControlFilter : public ns3::PacketFilter {
     if (ip->GetHeader().GetProtocol() != ns3::UdpL4Protocol::PROT_NUMBER) return 1;
     ns3::UdpHeader udp;
     if (item->GetPacket()->PeekHeader(udp) == 0) return 1;
-    return udp.GetSourcePort() == port_ || udp.GetDestinationPort() == port_ ? 0 : 1;
+    const auto rdcc = [this](std::uint16_t p) { return p == port_ || (sender_port_ != 0 && p == sender_port_); };
+    return rdcc(udp.GetSourcePort()) || rdcc(udp.GetDestinationPort()) ? 0 : 1;
   }
   std::uint16_t port_ = 0;
+  std::uint16_t sender_port_ = 0;
 };
 
 // One node's RDCC endpoints as an ns-3 Application: the sockets, the timer, and the count of
@@ -66,17 +71,19 @@ class RdccApplication : public ns3::Application {
     return tid;
   }
 
-  void setup(Endpoint* e, ns3::Ipv4Address bind_ip, std::uint16_t control_port, std::uint16_t data_port) {
+  void setup(Endpoint* e, ns3::Ipv4Address bind_ip, const std::array<std::uint16_t, 3>& ports) {
     endpoint_ = e;
-    control_ = open(bind_ip, control_port);
-    if (data_port != 0) data_ = open(bind_ip, data_port);
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+      if (ports[i] != 0) sockets_[i] = open(bind_ip, ports[i]);
+    }
   }
 
-  void send(bool data, ns3::Ipv4Address to, std::uint16_t port, std::uint8_t tos,
+  void send(Fabric::Socket from, ns3::Ipv4Address to, std::uint16_t port, std::uint8_t tos,
             const std::uint8_t* head, std::size_t n, std::size_t zero_fill) {
     ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(head, static_cast<std::uint32_t>(n));
     if (zero_fill > 0) p->AddAtEnd(ns3::Create<ns3::Packet>(static_cast<std::uint32_t>(zero_fill)));
-    ns3::Ptr<ns3::Socket> s = data ? data_ : control_;
+    ns3::Ptr<ns3::Socket> s = sockets_.at(from);
+    if (s == nullptr) throw std::logic_error("ns-3: the application has no such socket");
     // ns-3's UDP socket takes the IPv4 TOS octet (DSCP and ECN) from the destination address.
     ns3::InetSocketAddress dest(to, port);
     dest.SetTos(tos);
@@ -153,8 +160,7 @@ class RdccApplication : public ns3::Application {
   };
 
   Endpoint* endpoint_ = nullptr;
-  ns3::Ptr<ns3::Socket> control_;
-  ns3::Ptr<ns3::Socket> data_;
+  std::array<ns3::Ptr<ns3::Socket>, 3> sockets_;  // by Fabric::Socket
   std::array<Timer, 2> timers_;
   std::uint64_t unsent_ = 0;
   std::vector<std::uint8_t> buffer_;
@@ -230,7 +236,8 @@ struct Fabric::Impl {
     ns3::TrafficControlHelper tch;
     const ns3::QueueSize cap(ns3::QueueSizeUnit::BYTES, static_cast<std::uint32_t>(spec.queue_capacity));
     const std::uint16_t root = tch.SetRootQueueDisc("ns3::PrioQueueDisc");
-    tch.AddPacketFilter(root, "rdcc::ControlFilter", "Port", ns3::UintegerValue(spec.control_port));
+    tch.AddPacketFilter(root, "rdcc::ControlFilter", "Port", ns3::UintegerValue(spec.control_port),
+                        "SenderPort", ns3::UintegerValue(spec.sender_port));
     const auto classes = tch.AddQueueDiscClasses(root, 2, "ns3::QueueDiscClass");
     tch.AddChildQueueDisc(root, classes[0], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(cap));
     if (switch_port && spec.ecn_threshold > 0) {
@@ -351,11 +358,11 @@ struct Fabric::Impl {
     return node->GetObject<ns3::Ipv4>()->GetAddress(1, 0).GetLocal().Get();
   }
 
-  AppId attach(const ns3::Ptr<ns3::Node>& node, Endpoint* e, ns3::Ipv4Address bind, std::uint16_t control,
-               std::uint16_t data, const ns3::Ptr<ns3::NetDevice>& nic) {
+  AppId attach(const ns3::Ptr<ns3::Node>& node, Endpoint* e, ns3::Ipv4Address bind,
+               const std::array<std::uint16_t, 3>& app_ports, const ns3::Ptr<ns3::NetDevice>& nic) {
     ns3::Ptr<RdccApplication> app = ns3::CreateObject<RdccApplication>();
     node->AddApplication(app);
-    app->setup(e, bind, control, data);
+    app->setup(e, bind, app_ports);
     app->SetStartTime(ns3::Seconds(0));
     if (nic != nullptr) {
       nic->TraceConnectWithoutContext("PhyTxEnd", ns3::MakeCallback(&RdccApplication::transmitted, app));
@@ -392,18 +399,18 @@ std::uint32_t Fabric::switch_ip(std::size_t sw) const {
   return Impl::ip_of(impl_->switches.Get(static_cast<std::uint32_t>(sw)));
 }
 
-AppId Fabric::attach_host(std::size_t host, Endpoint* e, std::uint16_t control_port, std::uint16_t data_port) {
-  return impl_->attach(impl_->hosts.Get(static_cast<std::uint32_t>(host)), e, ns3::Ipv4Address::GetAny(),
-                       control_port, data_port, impl_->host_devices.at(host));
+AppId Fabric::attach_host(std::size_t host, Endpoint* e, const std::array<std::uint16_t, 3>& ports) {
+  return impl_->attach(impl_->hosts.Get(static_cast<std::uint32_t>(host)), e, ns3::Ipv4Address::GetAny(), ports,
+                       impl_->host_devices.at(host));
 }
 AppId Fabric::attach_switch(std::size_t sw, Endpoint* e, std::uint16_t control_port) {
   // Bound to the switch's address, so that every report carries it whatever port it leaves by.
   return impl_->attach(impl_->switches.Get(static_cast<std::uint32_t>(sw)), e, ns3::Ipv4Address(switch_ip(sw)),
-                       control_port, 0, nullptr);
+                       {control_port, 0, 0}, nullptr);
 }
-void Fabric::send(AppId app, bool data, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
+void Fabric::send(AppId app, Socket from, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
                   const std::uint8_t* head, std::size_t head_size, std::size_t zero_fill) {
-  impl_->apps.at(app)->send(data, ns3::Ipv4Address(to_ip), to_port, tos, head, head_size, zero_fill);
+  impl_->apps.at(app)->send(from, ns3::Ipv4Address(to_ip), to_port, tos, head, head_size, zero_fill);
 }
 void Fabric::arm_timer(AppId app, int slot, std::int64_t at_ns) { impl_->apps.at(app)->arm(slot, at_ns); }
 void Fabric::cancel_timer(AppId app, int slot) { impl_->apps.at(app)->disarm(slot); }

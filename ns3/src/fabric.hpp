@@ -10,6 +10,7 @@
 // process at a time (a sweep runs one process per point, docs/ns3.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,7 +36,8 @@ struct FabricSpec {
   bool ecmp = true;                  // leaf-spine: spray over every equal-cost path
   std::uint64_t queue_capacity = 4U << 20U;  // octets, each queue of every port (tail drop)
   std::uint64_t ecn_threshold = 0;   // 0: FIFO data queues; else RED marks CE above it
-  std::uint16_t control_port = 50000;  // its datagrams take the control band
+  std::uint16_t control_port = 50000;  // RDCC datagrams (to or from it) take the control band
+  std::uint16_t sender_port = 0;       // a second RDCC port (a sender beside a receiver), or 0
   std::uint32_t mtu = 9000;
   std::uint64_t run = 1;             // ns-3's run number (the description's seed)
 };
@@ -93,12 +95,13 @@ class Fabric {
   [[nodiscard]] std::uint32_t host_ip(std::size_t host) const;
   [[nodiscard]] std::uint32_t switch_ip(std::size_t sw) const;
 
-  // An ns-3 Application on the host with a UDP socket on each port (data_port 0: none), or
-  // on the switch with one socket bound to its address, forwarding to `e`.
-  AppId attach_host(std::size_t host, Endpoint* e, std::uint16_t control_port, std::uint16_t data_port);
+  // An ns-3 Application on the host with a UDP socket on each of its ports (a port 0: no
+  // socket), or on the switch with one socket bound to its address, forwarding to `e`.
+  enum Socket : std::uint8_t { kControl, kSender, kData };
+  AppId attach_host(std::size_t host, Endpoint* e, const std::array<std::uint16_t, 3>& ports);
   AppId attach_switch(std::size_t sw, Endpoint* e, std::uint16_t control_port);
-  // A datagram from the app's control (or data) socket: `head` then `zero_fill` zero octets.
-  void send(AppId app, bool data, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
+  // A datagram from one of the app's sockets: `head` then `zero_fill` zero octets.
+  void send(AppId app, Socket from, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
             const std::uint8_t* head, std::size_t head_size, std::size_t zero_fill);
   // Two timers per application (slot 0 and 1: a host's sender and receiver).
   void arm_timer(AppId app, int slot, std::int64_t at_ns);

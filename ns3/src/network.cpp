@@ -77,6 +77,7 @@ struct Network::Impl {
     std::optional<ref::SenderConfig> sender_config;
     std::unique_ptr<ref::SeededRandom> sender_random;
     std::unique_ptr<ref::Sender> sender;
+    Address sender_addr;  // the sender's RDCC address: addr, or another port beside a receiver
     std::unique_ptr<ref::SeededRandom> receiver_random;
     std::unique_ptr<ref::Receiver> receiver;
     std::array<Timer, 2> timers;
@@ -155,6 +156,8 @@ struct Network::Impl {
   void attach_sender(HostId id, ref::SenderConfig sc) {
     Host& h = *hosts.at(id);
     sc.local = h.addr;
+    if (h.receiver_config) sc.local.port = sim::dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
+    h.sender_addr = sc.local;
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
     h.sender_config = sc;
   }
@@ -206,6 +209,9 @@ struct Network::Impl {
     s.queue_capacity = cfg.queue.capacity;
     s.ecn_threshold = cfg.queue.ecn_threshold.value_or(0);
     s.control_port = cfg.rdcc_port;
+    for (const auto& h : hosts) {
+      if (h->sender_config && h->sender_addr.port != cfg.rdcc_port) s.sender_port = h->sender_addr.port;
+    }
     s.run = cfg.seed;
     // Room for the largest Credit Unit in one datagram: data is never fragmented.
     std::uint64_t largest = 0;
@@ -246,7 +252,8 @@ struct Network::Impl {
     for (auto& h : hosts) {
       if (h->receiver_config) h->receiver = make_receiver(*h, h->receiver_config->epoch);
       if (h->sender_config) make_sender(*h);
-      h->app = fabric->attach_host(h->id, h.get(), cfg.rdcc_port, cfg.data_port);
+      const std::uint16_t second = h->sender && h->sender_addr.port != cfg.rdcc_port ? h->sender_addr.port : 0;
+      h->app = fabric->attach_host(h->id, h.get(), {cfg.rdcc_port, second, cfg.data_port});
     }
     if (!pcap_file.empty()) fabric->enable_pcap(pcap_file);
     for (auto& [t, fn] : before_build) fabric->schedule(t.ns, std::move(fn));
@@ -263,16 +270,16 @@ struct Network::Impl {
 
   // ---- the sans-IO loop (io.hpp) --------------------------------------------------------
 
-  void send_control(fab::AppId app, const Address& from, const ref::Datagram& d) {
+  void send_control(fab::AppId app, fab::Fabric::Socket socket, const Address& from, const ref::Datagram& d) {
     if (auto m = decode(d.payload())) checker.on_control_sent(from, d.to, *m, clock());
     ++stats.control_sent;
     const auto payload = d.payload();
-    fabric->send(app, false, ip_of(d.to), d.to.port, static_cast<std::uint8_t>(d.dscp << 2U), octets(payload),
+    fabric->send(app, socket, ip_of(d.to), d.to.port, static_cast<std::uint8_t>(d.dscp << 2U), octets(payload),
                  payload.size(), 0);
   }
 
   void send_segment(Host& h, const ref::DataSegment& s) {
-    checker.on_segment_sent(h.addr, s, clock());
+    checker.on_segment_sent(h.sender_addr, s, clock());
     // Opaque binding over UDP; the payload octets are zero (docs/data-transport.md).
     scratch.assign(ref::kOpaqueHeaderSize + s.length, std::byte{0});
     const std::span<const std::byte> zeros(scratch.data() + ref::kOpaqueHeaderSize, s.length);
@@ -281,15 +288,16 @@ struct Network::Impl {
     (void)n;
     const std::uint8_t ecn = cfg.ecn_capable ? ref::kEcnEct0 : ref::kEcnNotEct;
     ++stats.data_packets_sent;
-    fabric->send(h.app, true, ip_of(s.receiver), cfg.data_port, static_cast<std::uint8_t>((s.dscp << 2U) | ecn),
+    fabric->send(h.app, fab::Fabric::kData, ip_of(s.receiver), cfg.data_port, static_cast<std::uint8_t>((s.dscp << 2U) | ecn),
                  octets(scratch), ref::kOpaqueHeaderSize, s.length);
   }
 
   void drain_transmit(Host& h, Role role) {
     if (role == Role::Sender) {
-      while (auto d = h.sender->poll_transmit()) send_control(h.app, h.addr, *d);
+      const auto socket = h.sender_addr.port == cfg.rdcc_port ? fab::Fabric::kControl : fab::Fabric::kSender;
+      while (auto d = h.sender->poll_transmit()) send_control(h.app, socket, h.sender_addr, *d);
     } else {
-      while (auto d = h.receiver->poll_transmit()) send_control(h.app, h.addr, *d);
+      while (auto d = h.receiver->poll_transmit()) send_control(h.app, fab::Fabric::kControl, h.addr, *d);
     }
   }
 
@@ -358,7 +366,7 @@ struct Network::Impl {
   }
 
   void deliver(Host& h, const fab::Datagram& d) {
-    const bool control = d.to_port == cfg.rdcc_port;
+    const bool control = d.to_port != cfg.data_port;
     hash_delivery(d, control);
     if (control) {
       deliver_control(h, d);
@@ -372,7 +380,7 @@ struct Network::Impl {
     const auto dgram = bytes_of(d);
     ++stats.control_delivered;
     auto m = decode(dgram);
-    if (m) checker.on_control_delivered(from, h.addr, *m, clock());
+    if (m) checker.on_control_delivered(from, address_of(d.to_ip, d.to_port), *m, clock());
     const sim::Recipients to = sim::recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
     if (to.receiver && m) {
       // The receiver's binding learns the transport identity of each message from its request.
@@ -398,7 +406,7 @@ struct Network::Impl {
       return;
     }
     // The data comes from the sender's data port; the receiver knows the sender by its RDCC address.
-    const Address from = address_of(d.from_ip, cfg.rdcc_port);
+    const Address from = sender_of(d.from_ip);
     const bool ce = (d.tos & 3U) == ref::kEcnCe;
     const bool unsched = cfg.unscheduled_dscp && (d.tos >> 2U) == *cfg.unscheduled_dscp;
     const ref::DataObservation obs = ref::observe_opaque(op->header, from, ce, unsched);
@@ -409,6 +417,12 @@ struct Network::Impl {
     checker.on_data_delivered(h.addr, from, message_id, obs.octets, clock());
     h.receiver->on_data(obs, clock());
     service(h, Role::Receiver);
+  }
+
+  Address sender_of(std::uint32_t ip) const {
+    const std::uint32_t i = (ip - kTenSlashEight - 1U) / 4U;
+    if (i < hosts.size() && hosts[i]->sender) return hosts[i]->sender_addr;
+    return address_of(ip, cfg.rdcc_port);
   }
 
   // ---- the CRNs: every data packet leaving a switch's data queue ------------------------
@@ -422,7 +436,7 @@ struct Network::Impl {
     q.flow = ref::FlowId{address_of(s.src_ip, s.src_port), address_of(s.dst_ip, s.dst_port), 17};
     q.flows_in_queue = s.flows;
     sw.crn->on_dequeue(q, clock());
-    while (auto d = sw.crn->poll_transmit()) send_control(sw.app, sw.addr, *d);
+    while (auto d = sw.crn->poll_transmit()) send_control(sw.app, fab::Fabric::kControl, sw.addr, *d);
   }
 
   // ---- actions --------------------------------------------------------------------------

@@ -17,6 +17,10 @@ std::uint64_t receiver_seed(std::uint64_t seed, std::uint64_t host, std::uint16_
   return mix(seed ^ mix(2 * host + 1) ^ epoch);
 }
 
+std::uint16_t dual_role_sender_port(std::uint16_t configured, std::uint16_t rdcc_port) noexcept {
+  return configured != 0 ? configured : static_cast<std::uint16_t>(rdcc_port + 2U);
+}
+
 Recipients recipients_of(const Message* m, bool has_sender, bool has_receiver) noexcept {
   Recipients r{has_sender, has_receiver};
   if (!has_sender || !has_receiver || m == nullptr) return r;

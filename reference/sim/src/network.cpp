@@ -71,6 +71,7 @@ struct Host {
   LinkConfig link;
   std::unique_ptr<ref::SeededRandom> sender_random;
   std::unique_ptr<ref::Sender> sender;
+  Address sender_addr;  // the sender's RDCC address: addr, or another port beside a receiver
   std::unique_ptr<ref::SeededRandom> receiver_random;
   std::unique_ptr<ref::Receiver> receiver;
   std::optional<ref::ReceiverConfig> receiver_config;
@@ -213,6 +214,8 @@ struct Network::Impl {
   void attach_sender(HostId id, ref::SenderConfig sc) {
     Host& h = hosts.at(id);
     sc.local = h.addr;
+    if (h.receiver) sc.local.port = dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
+    h.sender_addr = sc.local;
     if (crn && std::find(sc.crn_addresses.begin(), sc.crn_addresses.end(), crn_addr) == sc.crn_addresses.end()) {
       sc.crn_addresses.push_back(crn_addr);
     }
@@ -320,14 +323,14 @@ struct Network::Impl {
   // Packets whose serialization ends at a NicDone event, launched by it.
   std::map<std::uint64_t, std::pair<Packet, Duration>> pending_launch;
 
-  void send_control(Host& h, const ref::Datagram& d) {
-    if (auto m = decode(d.payload())) checker.on_control_sent(h.addr, d.to, *m, clock);
+  void send_control(Host& h, const Address& from, const ref::Datagram& d) {
+    if (auto m = decode(d.payload())) checker.on_control_sent(from, d.to, *m, clock);
     ++in_flight;
-    h.nic_control.push_back(make_packet(true, h.addr, d.to, d.dscp, 0, d.payload(), h.ip_id++));
+    h.nic_control.push_back(make_packet(true, from, d.to, d.dscp, 0, d.payload(), h.ip_id++));
   }
 
   void send_segment(Host& h, const ref::DataSegment& s) {
-    checker.on_segment_sent(h.addr, s, clock);
+    checker.on_segment_sent(h.sender_addr, s, clock);
     Host* dst = host_of(s.receiver);
     if (dst == nullptr) return;
     const std::uint8_t ecn = cfg.ecn_capable ? ref::kEcnEct0 : ref::kEcnNotEct;
@@ -388,9 +391,9 @@ struct Network::Impl {
 
   void drain_transmit(Host& h, Role role) {
     if (role == Role::Sender) {
-      while (auto d = h.sender->poll_transmit()) send_control(h, *d);
+      while (auto d = h.sender->poll_transmit()) send_control(h, h.sender_addr, *d);
     } else {
-      while (auto d = h.receiver->poll_transmit()) send_control(h, *d);
+      while (auto d = h.receiver->poll_transmit()) send_control(h, h.addr, *d);
     }
   }
 
@@ -476,7 +479,8 @@ struct Network::Impl {
 
   Address sender_rdcc(const Address& data_from) {
     Host* s = host_of(data_from);
-    return s != nullptr ? s->addr : data_from;
+    if (s == nullptr) return data_from;
+    return s->sender ? s->sender_addr : s->addr;
   }
 
   void deliver_data(Host& h, const Packet& p) {

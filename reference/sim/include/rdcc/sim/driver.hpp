@@ -16,6 +16,9 @@ namespace rdcc::sim {
 [[nodiscard]] std::uint64_t sender_seed(std::uint64_t seed, std::uint64_t host) noexcept;
 [[nodiscard]] std::uint64_t receiver_seed(std::uint64_t seed, std::uint64_t host, std::uint16_t epoch) noexcept;
 
+// The RDCC port of a sender on a host with a receiver (NetworkConfig::dual_role_sender_port).
+[[nodiscard]] std::uint16_t dual_role_sender_port(std::uint16_t configured, std::uint16_t rdcc_port) noexcept;
+
 struct Recipients {
   bool sender = false;
   bool receiver = false;

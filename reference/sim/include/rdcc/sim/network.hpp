@@ -76,6 +76,9 @@ struct NetworkConfig {
   // Every sender timer fires this much after the time next_timeout() asked for: the late
   // wake-ups of real timers on a loaded host (the paced sender makes them up, within rule 4).
   Duration sender_timer_lateness{};
+  // The RDCC port of a sender on a host that already has a receiver (0: rdcc_port + 2): the
+  // invariant checker tells the roles apart by address, so the two need not share one.
+  std::uint16_t dual_role_sender_port = 0;
 };
 
 using HostId = std::size_t;
@@ -129,6 +132,8 @@ class Network {
   // `crn_addresses` when a CRN is configured).
   HostId add_receiver(ref::ReceiverConfig config, LinkConfig link = {});
   HostId add_sender(ref::SenderConfig config, LinkConfig link = {});
+  // A host may carry both: attach the receiver first, the sender then takes
+  // dual_role_sender_port.
   void attach_receiver(HostId host, ref::ReceiverConfig config);
   void attach_sender(HostId host, ref::SenderConfig config);
 
