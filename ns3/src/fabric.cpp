@@ -13,8 +13,8 @@
 #include "ns3/application.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
-#include "ns3/ipv4-global-routing.h"
-#include "ns3/ipv4-list-routing.h"
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
@@ -166,6 +166,121 @@ class RdccApplication : public ns3::Application {
   std::vector<std::uint8_t> buffer_;
 };
 
+// Routing of the fabric, in constant time per packet: ns-3's global routing scans one route per
+// /30 link (a thousand at 1,024 hosts, a third of the run's time), while here every host is
+// known by its index (10.0.0.0/8, the h-th /30, fabric.hpp) and every switch knows the port
+// toward each host below it and its uplinks. ECMP hashes the flow (addresses and UDP ports)
+// with a salt per switch, as switches do: one path per flow, no reordering within it.
+class FabricRouting : public ns3::Ipv4RoutingProtocol {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid =
+        ns3::TypeId("rdcc::FabricRouting").SetParent<ns3::Ipv4RoutingProtocol>().SetGroupName("Internet");
+    return tid;
+  }
+
+  void configure(std::size_t hosts, std::size_t hosts_per_leaf, bool ecmp, std::uint32_t salt) {
+    down_.assign(hosts, 0);
+    hosts_per_leaf_ = std::max<std::size_t>(1, hosts_per_leaf);
+    ecmp_ = ecmp;
+    salt_ = salt;
+  }
+  void route_down(std::size_t host, std::uint32_t interface) { down_.at(host) = interface; }
+  void route_up(std::uint32_t interface) { up_.push_back(interface); }
+
+  ns3::Ptr<ns3::Ipv4Route> RouteOutput(ns3::Ptr<ns3::Packet> p, const ns3::Ipv4Header& header,
+                                       ns3::Ptr<ns3::NetDevice> /*oif*/, ns3::Socket::SocketErrno& err) override {
+    ns3::Ptr<ns3::Ipv4Route> r = route(p, header);
+    err = r != nullptr ? ns3::Socket::ERROR_NOTERROR : ns3::Socket::ERROR_NOROUTETOHOST;
+    return r;
+  }
+
+  bool RouteInput(ns3::Ptr<const ns3::Packet> p, const ns3::Ipv4Header& header,
+                  ns3::Ptr<const ns3::NetDevice> idev, UnicastForwardCallback ucb,
+                  MulticastForwardCallback /*mcb*/, LocalDeliverCallback lcb, ErrorCallback ecb) override {
+    const std::uint32_t dst = header.GetDestination().Get();
+    if (std::find(local_.begin(), local_.end(), dst) != local_.end()) {
+      lcb(p, header, static_cast<std::uint32_t>(ipv4_->GetInterfaceForDevice(idev)));
+      return true;
+    }
+    ns3::Ptr<ns3::Ipv4Route> r = route(p, header);
+    if (r == nullptr) {
+      ecb(p, header, ns3::Socket::ERROR_NOROUTETOHOST);
+      return true;
+    }
+    ucb(r, p, header);
+    return true;
+  }
+
+  void NotifyInterfaceUp(std::uint32_t /*interface*/) override { refresh(); }
+  void NotifyInterfaceDown(std::uint32_t /*interface*/) override { refresh(); }
+  void NotifyAddAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override { refresh(); }
+  void NotifyRemoveAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override { refresh(); }
+  void SetIpv4(ns3::Ptr<ns3::Ipv4> ipv4) override {
+    ipv4_ = ipv4;
+    refresh();
+  }
+  void PrintRoutingTable(ns3::Ptr<ns3::OutputStreamWrapper> stream, ns3::Time::Unit /*unit*/) const override {
+    *stream->GetStream() << "rdcc fabric routing: " << up_.size() << " uplinks, hosts below:";
+    for (std::size_t h = 0; h < down_.size(); ++h) {
+      if (down_[h] != 0) *stream->GetStream() << ' ' << h << "->" << down_[h];
+    }
+    *stream->GetStream() << '\n';
+  }
+
+ private:
+  void refresh() {
+    local_.clear();
+    if (ipv4_ == nullptr) return;
+    for (std::uint32_t i = 0; i < ipv4_->GetNInterfaces(); ++i) {
+      for (std::uint32_t a = 0; a < ipv4_->GetNAddresses(i); ++a) local_.push_back(ipv4_->GetAddress(i, a).GetLocal().Get());
+    }
+  }
+
+  ns3::Ptr<ns3::Ipv4Route> route(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header) const {
+    const std::uint32_t dst = header.GetDestination().Get();
+    const std::uint32_t offset = dst - kFirstHost;
+    const std::size_t host = offset / 4U;
+    std::uint32_t interface = 0;
+    if (dst >= kFirstHost && offset % 4U == 0 && host < down_.size() && down_[host] != 0) {
+      interface = down_[host];
+    } else if (!up_.empty()) {
+      interface = up_[pick(p, header, host) % up_.size()];
+    }
+    if (interface == 0) return nullptr;
+    ns3::Ptr<ns3::Ipv4Route> r = ns3::Create<ns3::Ipv4Route>();
+    r->SetDestination(header.GetDestination());
+    r->SetGateway(header.GetDestination());  // point-to-point: the peer takes every frame
+    r->SetSource(ipv4_->GetAddress(interface, 0).GetLocal());
+    r->SetOutputDevice(ipv4_->GetNetDevice(interface));
+    return r;
+  }
+
+  std::size_t pick(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header, std::size_t host) const {
+    if (!ecmp_) return host / hosts_per_leaf_;  // the destination's leaf picks the spine
+    std::uint64_t h = salt_;
+    const auto mix = [&h](std::uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+    };
+    mix(header.GetSource().Get());
+    mix(header.GetDestination().Get());
+    ns3::UdpHeader udp;
+    if (header.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER && p != nullptr && p->PeekHeader(udp) != 0) {
+      mix((std::uint64_t{udp.GetSourcePort()} << 16U) | udp.GetDestinationPort());
+    }
+    return static_cast<std::size_t>(h ^ (h >> 29U));
+  }
+
+  static constexpr std::uint32_t kFirstHost = 0x0a000001U;  // 10.0.0.1: host 0
+  ns3::Ptr<ns3::Ipv4> ipv4_;
+  std::vector<std::uint32_t> local_;
+  std::vector<std::uint32_t> down_;  // per host: the interface toward it, 0 when not below
+  std::vector<std::uint32_t> up_;    // uplinks (a host: its link)
+  std::size_t hosts_per_leaf_ = 1;
+  bool ecmp_ = true;
+  std::uint32_t salt_ = 0;
+};
+
 // A switch port's queue discs: PrioQueueDisc (control band 0, data band 1).
 struct Port {
   const std::function<void(const DequeueSample&)>* observer = nullptr;
@@ -298,32 +413,38 @@ struct Fabric::Impl {
     ns3::InternetStackHelper stack;
     stack.Install(switches);
     stack.Install(hosts);
-    if (spec.kind == FabricSpec::Kind::LeafSpine && spec.ecmp) {
-      for (std::uint32_t i = 0; i < switches.GetN(); ++i) enable_ecmp(switches.Get(i));
-    }
+    const std::size_t per_leaf = spec.kind == FabricSpec::Kind::Star ? n : spec.hosts_per_leaf;
+    std::vector<ns3::Ptr<FabricRouting>> host_routing;
+    std::vector<ns3::Ptr<FabricRouting>> switch_routing;
+    const auto install = [&](const ns3::Ptr<ns3::Node>& node, std::uint32_t salt) {
+      ns3::Ptr<FabricRouting> r = ns3::CreateObject<FabricRouting>();
+      r->configure(n, per_leaf, spec.ecmp, salt);
+      node->GetObject<ns3::Ipv4>()->SetRoutingProtocol(r);
+      return r;
+    };
+    for (std::uint32_t i = 0; i < hosts.GetN(); ++i) host_routing.push_back(install(hosts.Get(i), i));
+    for (std::uint32_t i = 0; i < switches.GetN(); ++i) switch_routing.push_back(install(switches.Get(i), 0x5a17U * (i + 1)));
+    const auto interface = [](const ns3::Ptr<ns3::NetDevice>& d) {
+      return static_cast<std::uint32_t>(d->GetNode()->GetObject<ns3::Ipv4>()->GetInterfaceForDevice(d));
+    };
     ns3::Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
     for (std::size_t h = 0; h < n; ++h) {
-      const std::size_t leaf = spec.kind == FabricSpec::Kind::Star ? 0 : h / spec.hosts_per_leaf;
+      const std::size_t leaf = h / per_leaf;
       ns3::NetDeviceContainer d = connect(hosts.Get(static_cast<std::uint32_t>(h)), false,
                                           switches.Get(static_cast<std::uint32_t>(leaf)), spec.host_links[h], addresses);
       host_devices.push_back(d.Get(0));
       host_ports.push_back(ports.back().get());
+      host_routing[h]->route_up(interface(d.Get(0)));
+      switch_routing[leaf]->route_down(h, interface(d.Get(1)));
     }
     for (std::size_t l = 0; l < leaves && spines > 0; ++l) {
       for (std::size_t s = 0; s < spines; ++s) {
-        connect(switches.Get(static_cast<std::uint32_t>(l)), true,
-                switches.Get(static_cast<std::uint32_t>(leaves + s)), spec.fabric_link, addresses);
-      }
-    }
-    ns3::Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-  }
-
-  static void enable_ecmp(const ns3::Ptr<ns3::Node>& node) {
-    auto list = ns3::DynamicCast<ns3::Ipv4ListRouting>(node->GetObject<ns3::Ipv4>()->GetRoutingProtocol());
-    for (std::uint32_t i = 0; list != nullptr && i < list->GetNRoutingProtocols(); ++i) {
-      std::int16_t priority = 0;
-      if (auto g = ns3::DynamicCast<ns3::Ipv4GlobalRouting>(list->GetRoutingProtocol(i, priority))) {
-        g->SetAttribute("RandomEcmpRouting", ns3::BooleanValue(true));
+        ns3::NetDeviceContainer d = connect(switches.Get(static_cast<std::uint32_t>(l)), true,
+                                            switches.Get(static_cast<std::uint32_t>(leaves + s)), spec.fabric_link, addresses);
+        switch_routing[l]->route_up(interface(d.Get(0)));
+        for (std::size_t h = l * per_leaf; h < std::min(n, (l + 1) * per_leaf); ++h) {
+          switch_routing[leaves + s]->route_down(h, interface(d.Get(1)));
+        }
       }
     }
   }
@@ -421,6 +542,9 @@ std::uint64_t Fabric::queue_octets(std::size_t host) const { return impl_->host_
 std::uint64_t Fabric::peak_queue(std::size_t host) const { return impl_->host_ports.at(host)->peak; }
 
 void Fabric::enable_pcap(const std::string& file) {
+  // "Senders MUST set the UDP checksum": ns-3 leaves IPv4 and UDP checksums zero unless told.
+  // (A process-wide ns-3 setting; it costs a sum per packet, so only a captured run pays it.)
+  ns3::GlobalValue::Bind("ChecksumEnabled", ns3::BooleanValue(true));
   ns3::PcapHelper helper;
   impl_->pcap = helper.CreateFile(file, std::ios::out, ns3::PcapHelper::DLT_RAW, 65535);
   for (const auto& d : impl_->host_devices) {

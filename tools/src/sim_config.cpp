@@ -393,6 +393,8 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig
     w.uint("combine_length", combine, 1, std::uint64_t{1} << 40U);
     std::size_t layers = 1;
     w.uint("layers", layers, 1, 1024);
+    bool combine_round = true;  // false: the dispatch rounds alone
+    w.boolean("combine", combine_round);
     // By default a round is given its ideal time (every host's link receiving from all the
     // others at line rate) and a quarter more.
     const std::uint64_t longest = std::max(length, combine) * (n - 1);
@@ -403,7 +405,8 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig
       receiver("host-" + std::to_string(i));
       sender("host-" + std::to_string(i), i);
     }
-    for (std::size_t round = 0; round < 2 * layers; ++round) {
+    const std::size_t per_layer = combine_round ? 2 : 1;
+    for (std::size_t round = 0; round < per_layer * layers; ++round) {
       const ref::Duration t = at + interval * static_cast<std::int64_t>(round);
       for (std::size_t j = 0; j < n; ++j) {
         std::vector<std::size_t> from;
