@@ -500,7 +500,8 @@ struct Fabric::Impl {
   }
 
   void check() {
-    if (done && done()) {
+    if (!done) return;  // a check left over from an earlier run
+    if (done()) {
       ns3::Simulator::Stop();
       return;
     }

@@ -21,16 +21,9 @@ namespace rdcc::ns3sim {
 namespace {
 
 namespace fab = ns3fabric;
+using sim::fnv;
+using sim::kFnvOffset;
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
-void fnv(std::uint64_t& h, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= kFnvPrime;
-  }
-}
 
 constexpr int kSenderSlot = 0;
 constexpr int kReceiverSlot = 1;

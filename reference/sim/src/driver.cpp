@@ -4,6 +4,15 @@
 
 namespace rdcc::sim {
 
+void fnv(std::uint64_t& h, const void* data, std::size_t n) noexcept {
+  constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= kFnvPrime;
+  }
+}
+
 std::uint64_t mix(std::uint64_t x) noexcept {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;

@@ -20,18 +20,6 @@ namespace {
 
 using rdcc::BindingKind;
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
-void fnv(std::uint64_t& h, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= kFnvPrime;
-  }
-}
-void fnv_u64(std::uint64_t& h, std::uint64_t v) { fnv(h, &v, sizeof v); }
-
-
 bool draw(ref::SeededRandom& rng, double p) {
   if (p <= 0) return false;
   constexpr double kScale = 1.0 / 9007199254740992.0;  // 2^-53

@@ -1,8 +1,9 @@
 // What every driver of the reference endpoints on a simulated network shares (reference/sim's
-// Network and the ns-3 engine's, ns3/): the seeds of the endpoints' generators, and which
-// endpoint of a host with both roles a control datagram goes to.
+// Network and the ns-3 engine's, ns3/): the seeds of the endpoints' generators, which endpoint
+// of a host with both roles a control datagram goes to, and the trace hash.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "rdcc/codec/messages.hpp"
@@ -18,6 +19,11 @@ namespace rdcc::sim {
 
 // The RDCC port of a sender on a host with a receiver (NetworkConfig::dual_role_sender_port).
 [[nodiscard]] std::uint16_t dual_role_sender_port(std::uint16_t configured, std::uint16_t rdcc_port) noexcept;
+
+// FNV-1a, the trace hash of a run: every delivered packet, then every event's JSON.
+inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+void fnv(std::uint64_t& h, const void* data, std::size_t n) noexcept;
+inline void fnv_u64(std::uint64_t& h, std::uint64_t v) noexcept { fnv(h, &v, sizeof v); }
 
 struct Recipients {
   bool sender = false;
