@@ -470,16 +470,6 @@ Network::Network(sim::NetworkConfig config, Topology topology)
 Network::~Network() = default;
 
 HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
-HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link) {
-  const HostId h = impl_->add_host(link);
-  impl_->attach_receiver(h, std::move(config));
-  return h;
-}
-HostId Network::add_sender(ref::SenderConfig config, LinkConfig link) {
-  const HostId h = impl_->add_host(link);
-  impl_->attach_sender(h, std::move(config));
-  return h;
-}
 void Network::attach_receiver(HostId host, ref::ReceiverConfig config) { impl_->attach_receiver(host, std::move(config)); }
 void Network::attach_sender(HostId host, ref::SenderConfig config) { impl_->attach_sender(host, std::move(config)); }
 Address Network::address(HostId host) const { return impl_->hosts.at(host)->addr; }
@@ -549,14 +539,7 @@ const sim::NetworkStats& Network::stats() const {
   return s;
 }
 sim::NetworkConfig& Network::config() { return impl_->cfg; }
-std::uint64_t Network::trace_hash() const {
-  std::uint64_t h = impl_->hash;
-  for (const auto& e : impl_->log.events()) {
-    const std::string s = e.to_json().dump();
-    fnv(h, s.data(), s.size());
-  }
-  return h;
-}
+std::uint64_t Network::trace_hash() const { return sim::trace_hash(impl_->hash, impl_->log); }
 ref::Receiver* Network::receiver(HostId host) { return impl_->hosts.at(host)->receiver.get(); }
 std::uint64_t Network::peak_queue(HostId host) const {
   return impl_->fabric ? impl_->fabric->peak_queue(host) : 0;

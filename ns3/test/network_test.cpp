@@ -26,9 +26,11 @@ Outcome incast(Topology topology, std::size_t senders) {
   ref::ReceiverConfig rc;
   rc.budget = 1U << 20U;
   rc.unscheduled_budget = 256U << 10U;
-  const HostId receiver = net.add_receiver(rc);
+  const HostId receiver = net.add_host();
+  net.attach_receiver(receiver, rc);
   for (std::size_t i = 0; i < senders; ++i) {
-    const HostId s = net.add_sender(ref::SenderConfig{});
+    const HostId s = net.add_host();
+    net.attach_sender(s, ref::SenderConfig{});
     ref::MessageSpec spec;
     spec.receiver = net.address(receiver);
     spec.length = 256U << 10U;

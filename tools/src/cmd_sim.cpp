@@ -122,7 +122,8 @@ class Run {
     net_ = make_network(std::type_identity<Network>{}, c, nc, o);
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
-      r.host = net_->add_receiver(rc, host.link);
+      r.host = net_->add_host(host.link);
+      net_->attach_receiver(r.host, rc);
       r.name = host.name;
       r.budget = rc.budget;
       r.rate_mbps = host.link.rate_mbps;
@@ -134,7 +135,8 @@ class Run {
         net_->attach_sender(receivers_[*host.with_receiver].host, sc);
         senders_.push_back(receivers_[*host.with_receiver].host);
       } else {
-        senders_.push_back(net_->add_sender(sc, host.link));
+        senders_.push_back(net_->add_host(host.link));
+        net_->attach_sender(senders_.back(), sc);
       }
     }
     for (const auto& m : c.messages) {

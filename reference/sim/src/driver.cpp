@@ -1,5 +1,6 @@
 #include "rdcc/sim/driver.hpp"
 
+#include <string>
 #include <variant>
 
 namespace rdcc::sim {
@@ -11,6 +12,14 @@ void fnv(std::uint64_t& h, const void* data, std::size_t n) noexcept {
     h ^= p[i];
     h *= kFnvPrime;
   }
+}
+
+std::uint64_t trace_hash(std::uint64_t packets, const ref::EventLog& log) {
+  for (const auto& e : log.events()) {
+    const std::string s = e.to_json().dump();
+    fnv(packets, s.data(), s.size());
+  }
+  return packets;
 }
 
 std::uint64_t mix(std::uint64_t x) noexcept {

@@ -845,14 +845,7 @@ const std::vector<PacketRecord>& Network::packets() const { return impl_->record
 const NetworkStats& Network::stats() const { return impl_->stats; }
 NetworkConfig& Network::config() { return impl_->cfg; }
 
-std::uint64_t Network::trace_hash() const {
-  std::uint64_t h = impl_->hash;
-  for (const auto& e : impl_->log.events()) {
-    const std::string s = e.to_json().dump();
-    fnv(h, s.data(), s.size());
-  }
-  return h;
-}
+std::uint64_t Network::trace_hash() const { return sim::trace_hash(impl_->hash, impl_->log); }
 
 ref::Sender* Network::sender(HostId host) { return impl_->hosts.at(host).sender.get(); }
 ref::Receiver* Network::receiver(HostId host) { return impl_->hosts.at(host).receiver.get(); }

@@ -51,10 +51,10 @@ class Network {
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
-  // Hosts, in order: host i has address 10.x.y.z + 1 of the i-th /30 of 10.0.0.0/8.
+  // Hosts, in order: host i has the first address of the i-th /30 of 10.0.0.0/8. A host takes
+  // a receiver, a sender or both (the receiver first; the sender then takes
+  // dual_role_sender_port).
   HostId add_host(LinkConfig link = {});
-  HostId add_receiver(ref::ReceiverConfig config, LinkConfig link = {});
-  HostId add_sender(ref::SenderConfig config, LinkConfig link = {});
   void attach_receiver(HostId host, ref::ReceiverConfig config);
   void attach_sender(HostId host, ref::SenderConfig config);
   [[nodiscard]] Address address(HostId host) const;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "rdcc/codec/messages.hpp"
+#include "rdcc/reference/events.hpp"
 
 namespace rdcc::sim {
 
@@ -24,6 +25,8 @@ namespace rdcc::sim {
 inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
 void fnv(std::uint64_t& h, const void* data, std::size_t n) noexcept;
 inline void fnv_u64(std::uint64_t& h, std::uint64_t v) noexcept { fnv(h, &v, sizeof v); }
+// The packets' hash folded with every event's JSON.
+[[nodiscard]] std::uint64_t trace_hash(std::uint64_t packets, const ref::EventLog& log);
 
 struct Recipients {
   bool sender = false;
