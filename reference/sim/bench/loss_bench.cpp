@@ -13,14 +13,9 @@ using namespace rdcc::sim;
 int main() {
   std::printf("%-10s %-14s %6s %10s %10s %7s %8s %8s %9s %6s\n", "data_loss", "also", "done",
               "ideal_us", "actual_us", "ratio", "lost", "nacks", "resent_%", "viol");
-  const char* mixes[] = {"-", "ctrl loss 1%", "reorder 10%"};
   for (double loss : {0.001, 0.01, 0.05}) {
-    for (int mix = 0; mix < 3; ++mix) {
-      LossIncast s;
-      s.seed = 18;
-      s.data_loss = loss;
-      if (mix == 1) s.control_loss = 0.01;
-      if (mix == 2) s.reorder = 0.1;
+    for (LossMix mix : {LossMix::DataOnly, LossMix::ControlLoss, LossMix::Reordering}) {
+      const LossIncast s = loss_case(loss, mix);
       const LossIncastResult r = run_loss_incast(s);
       const double ideal = static_cast<double>(r.ideal.ns) / 1000.0;
       const double actual = static_cast<double>(r.last.ns) / 1000.0;
@@ -28,7 +23,7 @@ int main() {
                                 ? 0.0
                                 : 100.0 * static_cast<double>(r.network.resent_octets_sent) /
                                       static_cast<double>(r.network.data_octets_sent);
-      std::printf("%-10.3f %-14s %6s %10.1f %10.1f %7.2f %8llu %8llu %9.2f %6llu\n", loss, mixes[mix],
+      std::printf("%-10.3f %-14s %6s %10.1f %10.1f %7.2f %8llu %8llu %9.2f %6llu\n", loss, to_string(mix),
                   r.done ? "all" : "NO", ideal, actual, actual / ideal,
                   static_cast<unsigned long long>(r.network.data_lost),
                   static_cast<unsigned long long>(r.network.nacks_sent), resent,

@@ -5,6 +5,24 @@
 
 namespace rdcc::sim {
 
+LossIncast loss_case(double data_loss, LossMix mix) {
+  LossIncast s;
+  s.seed = 18;
+  s.data_loss = data_loss;
+  if (mix == LossMix::ControlLoss) s.control_loss = 0.01;
+  if (mix == LossMix::Reordering) s.reorder = 0.1;
+  return s;
+}
+
+const char* to_string(LossMix mix) {
+  switch (mix) {
+    case LossMix::DataOnly: return "-";
+    case LossMix::ControlLoss: return "ctrl loss 1%";
+    case LossMix::Reordering: return "reorder 10%";
+  }
+  return "?";
+}
+
 LossIncastResult run_loss_incast(const LossIncast& s) {
   constexpr std::uint32_t kRate = 100000;
   const LinkConfig link{.rate_mbps = kRate, .delay = ref::microseconds(1)};

@@ -13,17 +13,13 @@
 namespace rdcc::sim {
 namespace {
 
-class LossRecovery : public ::testing::TestWithParam<std::tuple<double, int>> {};
+class LossRecovery : public ::testing::TestWithParam<std::tuple<double, LossMix>> {};
 
 TEST_P(LossRecovery, EveryMessageCompletesWithoutViolations) {
   const auto [loss, mix] = GetParam();
-  LossIncast s;
-  s.seed = 18;
-  s.data_loss = loss;
-  if (mix == 1) s.control_loss = 0.01;
-  if (mix == 2) s.reorder = 0.1;
+  const LossIncast s = loss_case(loss, mix);
   const LossIncastResult r = run_loss_incast(s);
-  std::cout << "data loss " << loss << (mix == 1 ? " + 1% control loss" : mix == 2 ? " + 10% reordering" : "")
+  std::cout << "data loss " << loss << " (" << to_string(mix) << ")"
             << ": last done " << ref::format_time(Time{r.last.ns}) << " (ideal "
             << ref::format_time(Time{r.ideal.ns}) << "), " << r.network.data_lost << " data packets lost, "
             << r.network.resent_octets_sent << " octets resent, " << r.network.nacks_sent << " NACKs\n";
@@ -40,7 +36,8 @@ TEST_P(LossRecovery, EveryMessageCompletesWithoutViolations) {
 
 INSTANTIATE_TEST_SUITE_P(Incast8x4MiB, LossRecovery,
                          ::testing::Combine(::testing::Values(0.001, 0.01, 0.05),
-                                            ::testing::Values(0, 1, 2)));
+                                            ::testing::Values(LossMix::DataOnly, LossMix::ControlLoss,
+                                                              LossMix::Reordering)));
 
 // docs/sim.md, "RoCEv2 data is lossless": the emulation has no go-back-N, so the data
 // impairments and tail drops leave RoCEv2 packets alone, while opaque data beside them is

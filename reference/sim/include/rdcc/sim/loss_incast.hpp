@@ -32,6 +32,11 @@ struct LossIncastResult {
   ref::ReceiverStats receiver;
 };
 
+// The cases of issue 18: data loss alone, with 1% control loss, or with 10% reordering.
+enum class LossMix : std::uint8_t { DataOnly, ControlLoss, Reordering };
+[[nodiscard]] LossIncast loss_case(double data_loss, LossMix mix);
+[[nodiscard]] const char* to_string(LossMix mix);
+
 [[nodiscard]] LossIncastResult run_loss_incast(const LossIncast& scenario);
 
 }  // namespace rdcc::sim
