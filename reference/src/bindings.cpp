@@ -187,7 +187,8 @@ Result<Ipv4UdpPacket, BindingError> decode_ipv4_udp(std::span<const std::byte> p
 OpaqueHeader opaque_header_for(const DataSegment& s) noexcept {
   OpaqueHeader h;
   h.flags = static_cast<std::uint8_t>((s.last ? opaque_flag::kLast : 0U) |
-                                      (s.unscheduled ? opaque_flag::kUnscheduled : 0U));
+                                      (s.unscheduled ? opaque_flag::kUnscheduled : 0U) |
+                                      (s.recovers ? opaque_flag::kRecovers : 0U));
   h.payload_length = s.length;
   h.message_identifier = s.binding_value;
   h.offset = s.offset;
@@ -260,7 +261,50 @@ DataObservation observe_opaque(const OpaqueHeader& h, const Address& sender_rdcc
   o.octets = h.payload_length;
   o.ce = ce;
   o.unscheduled_dscp = unscheduled_dscp;
+  o.recovers = (h.flags & opaque_flag::kRecovers) != 0;
   return o;
+}
+
+std::vector<std::byte> encode_opaque_nack(const DataNack& nack) {
+  const std::size_t n = std::min(nack.ranges.size(), kMaxNackRanges);
+  std::vector<std::byte> payload(16 * n);
+  ByteWriter pw(payload);
+  for (std::size_t i = 0; i < n; ++i) {
+    pw.u64(nack.ranges[i].lo);
+    pw.u64(nack.ranges[i].hi);
+  }
+  assert(pw.position() == payload.size() && !pw.overflow());
+  OpaqueHeader h;
+  h.flags = opaque_flag::kNack;
+  h.payload_length = static_cast<std::uint32_t>(payload.size());
+  h.message_identifier = nack.key;
+  std::vector<std::byte> out(kOpaqueHeaderSize + payload.size());
+  const auto written = encode_opaque(h, payload, out);
+  assert(written.has_value());
+  (void)written;
+  return out;
+}
+
+Result<std::vector<OctetRange>, BindingError> decode_opaque_nack(const OpaquePacket& packet) {
+  const std::size_t n = packet.payload.size() / 16;
+  if (packet.payload.size() % 16 != 0) {
+    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length",
+                 packet.payload.size(), (n + 1) * 16);
+  }
+  if (n > kMaxNackRanges) {
+    return error(BindingErrorCode::FieldOutOfRange, 4, "payload_length", n, kMaxNackRanges);
+  }
+  std::vector<OctetRange> ranges(n);
+  ByteReader r(packet.payload);
+  for (std::size_t i = 0; i < n; ++i) {
+    ranges[i].lo = r.u64();
+    ranges[i].hi = r.u64();
+    if (ranges[i].lo >= ranges[i].hi) {
+      return error(BindingErrorCode::FieldOutOfRange, kOpaqueHeaderSize + 16 * i, "range",
+                   ranges[i].lo, ranges[i].hi);
+    }
+  }
+  return ranges;
 }
 
 // ---- RoCEv2 -------------------------------------------------------------------------------

@@ -73,6 +73,11 @@ struct MsgModel {
   bool sender_knows = false;
   bool requested = false;  // a CREDIT_REQUEST for it reached the receiver
   std::uint64_t length = 0;
+  // Sender side: one past the highest octet sent on pool credit. Octets below it sent again
+  // (loss recovery) stay within the pool's Grant Limit, which counted them once
+  // (docs/spec-notes.md, "Resent octets: under which grant, counted how, and when a receiver
+  // asks for them").
+  std::uint64_t pool_sent_end = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
   Time grant_live_until{};           // Lifetime + 2 * D_max after the latest grant was sent
@@ -1102,11 +1107,13 @@ struct InvariantChecker::Impl {
       check_pacing(msg, a, s, t);
       return;
     }
+    if (end <= msg.pool_sent_end && t < a.pool_valid_until + tolerance) return;  // a resend
     if (!(t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit)) {
       take_pool_pending(a, t);
     }
     if (t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit) {
       a.pool_used += s.length;
+      msg.pool_sent_end = std::max(msg.pool_sent_end, end);
       return;
     }
     if (msg.early != kNone) {

@@ -23,6 +23,8 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/codec/serial.hpp"
+#include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/range_set.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -34,43 +36,6 @@ constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
 constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate at most
-
-// Distinct octet ranges received for one message (opaque binding: data carries offsets, and a
-// retransmitted octet must not be counted twice: "those octets remain within the existing
-// Grant Limit, because the receiver has not counted them as received").
-class Ranges {
- public:
-  // Adds [lo, hi); returns the newly covered octets below `split` and at or above it.
-  std::pair<std::uint64_t, std::uint64_t> add(std::uint64_t lo, std::uint64_t hi,
-                                              std::uint64_t split) {
-    std::uint64_t below = 0;
-    std::uint64_t above = 0;
-    const auto count_new = [&](std::uint64_t a, std::uint64_t b) {
-      if (a >= b) return;
-      const std::uint64_t mid = std::clamp(split, a, b);
-      below += mid - a;
-      above += b - mid;
-    };
-    auto it = ranges_.upper_bound(lo);
-    if (it != ranges_.begin() && std::prev(it)->second >= lo) it = std::prev(it);
-    std::uint64_t merged_lo = lo;
-    std::uint64_t merged_hi = hi;
-    std::uint64_t cursor = lo;
-    while (it != ranges_.end() && it->first <= hi) {
-      count_new(cursor, std::min(it->first, hi));  // the gap before this range is new
-      cursor = std::max(cursor, it->second);
-      merged_lo = std::min(merged_lo, it->first);
-      merged_hi = std::max(merged_hi, it->second);
-      it = ranges_.erase(it);
-    }
-    count_new(cursor, hi);
-    ranges_[merged_lo] = merged_hi;
-    return {below, above};
-  }
-
- private:
-  std::map<std::uint64_t, std::uint64_t> ranges_;  // start -> end, disjoint, not touching
-};
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
@@ -84,6 +49,7 @@ struct Msg {
   std::uint64_t unsched_received = 0;
   std::uint64_t sched_received = 0;
   std::uint64_t limit = 0;              // highest Grant Limit issued
+  std::uint64_t received_at_grant = 0;  // received() when the latest grant was issued
   std::uint64_t returned = kNoReturn;   // New Limit of a CREDIT_RETURN since the last grant
   std::uint64_t accounted = 0;          // scheduled credit counted now
   std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now
@@ -105,7 +71,10 @@ struct Msg {
   bool told_exhausted = false;  // ERROR (BUDGET_EXHAUSTED) sent since its last grant
   std::uint64_t pass = 0;
   bool queued = false;
-  Ranges ranges;
+  // Distinct octet ranges received (opaque binding: data carries offsets, and a retransmitted
+  // octet must not be counted twice: "those octets remain within the existing Grant Limit,
+  // because the receiver has not counted them as received").
+  RangeSet ranges;
 
   [[nodiscard]] std::uint64_t received() const { return unsched_received + sched_received; }
 };
@@ -162,6 +131,9 @@ struct Assoc {
   std::uint64_t interval_ce = 0;
   double interval_degree = 0;
   double interval_excess_delay = 0;
+  // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
+  // recovery"): only such a sender is sent NACKs.
+  bool peer_recovers = false;
 };
 
 enum class TimerKind : std::uint8_t { Reclaim, UnschedRelease, CancelReclaim, ParameterUpdate, Aimd, Idle, Breaker };
@@ -212,6 +184,7 @@ struct Receiver::Impl {
   SeededRandom own_random;
   RandomSource* random;
   TransmitQueue out;  // what poll_transmit() hands out
+  std::vector<DataNack> nacks;  // what poll_nack() hands out, oldest first
   std::unordered_map<std::uint32_t, Assoc> assocs;
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
@@ -733,6 +706,7 @@ struct Receiver::Impl {
 
   void update_message(Assoc& a, Msg& m, const CreditRequest& r, Time now) {
     if (m.state == MsgState::Cancelled || m.state == MsgState::Misbehaving) return;
+    nack_missing(a, m, now);
     // A converted unscheduled message states the octets actually transmitted: the window
     // can only shrink ("Unscheduled Transmission"), and so can its reservation: one that has
     // lapsed stays released (docs/spec-notes.md, 95).
@@ -768,6 +742,32 @@ struct Receiver::Impl {
     } else {
       requeue(a, m);
     }
+  }
+
+  // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery"). A sender
+  // asks again when it holds no usable credit or has sent every octet, so its request says
+  // that what it could send is on its way or lost. Missing octets that can no longer be on
+  // their way are named in a NACK: those below the highest octet received (a later one
+  // arrived), and, once the grant that allowed them has lapsed (Lifetime + 2 * D_max after it
+  // was sent: "an octet transmitted just before expiry can take another D_max to arrive"),
+  // every one below the Grant Limit. One NACK per request at most, so the sender's request
+  // backoff bounds them. Octets without a grant (an unscheduled window) are not named: the
+  // sender resends only under a live grant.
+  void nack_missing(Assoc& a, Msg& m, Time now) {
+    if (!a.peer_recovers || m.binding != BindingKind::Opaque) return;
+    if (m.state != MsgState::Active && m.state != MsgState::Dormant) return;
+    const std::uint64_t granted = m.pooled ? m.length : m.limit;
+    const std::uint64_t upto = !m.pooled && m.accounted == 0 ? granted : std::min(granted, m.ranges.end());
+    std::vector<OctetRange> gaps = m.ranges.gaps(0, upto, kMaxNackRanges);
+    if (gaps.empty()) return;
+    std::uint64_t octets = 0;
+    for (const OctetRange& g : gaps) octets += g.hi - g.lo;
+    ++stats.nacks_sent;
+    stats.nacked_octets += octets;
+    if (events.enabled()) events.emit(now, "nack_sent",
+                {{"association_id", a.id}, {"message_id", m.id}, {"ranges", gaps.size()},
+                 {"octets", octets}, {"first", gaps.front().lo}});
+    nacks.push_back(DataNack{a.peer, m.binding_value, std::move(gaps)});
   }
 
   // A grant for a message whose grant is live: more credit if it is due some, else the same
@@ -931,7 +931,13 @@ struct Receiver::Impl {
         limit = fit;
       }
       std::uint32_t rate = rate_for(a, m, now);
-      if (static_cast<double>(rate) < wanted_rate(a, now)) {
+      // A renewal that adds no credit, of a grant under which nothing at all arrived (the
+      // sender asked again; a dead data path) takes only the rate that is free: lowering the holders would
+      // re-grant each of them, so that every request on a dead data path drew a grant per
+      // holder (docs/spec-notes.md, "A re-request is answered once, and never at the
+      // holders' expense").
+      const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
+      if (static_cast<double>(rate) < wanted_rate(a, now) && !adds_nothing) {
         const std::uint64_t before = sched_sum;
         lower_holders(a, m, now);
         // A holder that had returned credit and is re-granted counts its whole limit again
@@ -973,6 +979,7 @@ struct Receiver::Impl {
     const std::uint64_t added = limit - std::max(m.limit, m.window);
     const std::uint64_t previous = m.limit;
     m.limit = limit;
+    m.received_at_grant = m.received();
     m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
     m.told_exhausted = false;
     if (moved != 0) {
@@ -1096,8 +1103,10 @@ struct Receiver::Impl {
     std::uint64_t below = 0;
     std::uint64_t above = 0;
     if (d.binding == BindingKind::Opaque) {
+      if (d.recovers) a.peer_recovers = true;
       const std::uint64_t hi = std::min<std::uint64_t>(d.offset + d.octets, m.length);
       if (d.offset < hi) std::tie(below, above) = m.ranges.add(d.offset, hi, m.window);
+      if (d.offset < hi) stats.duplicate_octets += hi - d.offset - below - above;
     } else {
       const std::uint64_t fresh = std::min<std::uint64_t>(d.octets, m.length - m.received());
       const std::uint64_t room = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
@@ -1486,6 +1495,12 @@ std::optional<Time> Receiver::next_timeout() const {
   return impl_->timers.next().at;
 }
 std::optional<Datagram> Receiver::poll_transmit() { return impl_->out.pop(); }
+std::optional<DataNack> Receiver::poll_nack() {
+  if (impl_->nacks.empty()) return std::nullopt;
+  DataNack n = std::move(impl_->nacks.front());
+  impl_->nacks.erase(impl_->nacks.begin());
+  return n;
+}
 std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }
 std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
 std::size_t Receiver::pending_messages() const { return impl_->pending; }

@@ -21,6 +21,7 @@
 #include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/dense_index.hpp"
+#include "rdcc/reference/range_set.hpp"
 
 namespace rdcc::ref {
 
@@ -217,6 +218,9 @@ struct Sender::Impl {
     Time submitted{};
     Time finished{};
     std::uint16_t abort_reason = 0;
+    // Octets a receiver's NACK named that are still to be sent again (docs/data-transport.md,
+    // "Loss recovery"): all below `transmitted`.
+    RangeSet resend;
 
     [[nodiscard]] std::uint8_t cls() const { return std::min(spec.traffic_class, kMaxTrafficClass); }
     [[nodiscard]] std::uint8_t weight() const { return spec.weight == 0 ? std::uint8_t{1} : spec.weight; }
@@ -249,6 +253,8 @@ struct Sender::Impl {
     Pacer* also = nullptr;
     std::uint64_t also_rate = 0;
     Time ready{};
+    bool resend = false;  // octets of m.resend, from `offset`
+    std::uint64_t offset = 0;
   };
 
   SenderConfig config;
@@ -585,6 +591,7 @@ struct Sender::Impl {
       m.pool_end = 0;
       m.vtime = 0;
       m.transmitted = 0;
+      m.resend.clear();
       m.announced_unsched = 0;
       m.retx_at = Time::never();
       m.pacer = Pacer{};
@@ -772,6 +779,14 @@ struct Sender::Impl {
         events.emit(now, "grant_beyond_length",
                     {{"message_id", m->id}, {"limit", g.grant_limit}, {"length", m->spec.length}});
     }
+    // Whether the grant gives the message credit it cannot use now: a higher limit, or unsent
+    // credit made usable again after its Lifetime elapsed. Only such a grant restarts the
+    // request timeout; one that adds nothing (a receiver restating the limit while the data
+    // is lost) leaves it doubling ("doubling on each retransmission up to 100 ms"), so a dead
+    // data path never turns into a storm of requests (docs/spec-notes.md, "A grant that adds
+    // no credit does not restart the request timeout").
+    const bool adds_credit =
+        std::min(g.grant_limit, m->end()) > std::max(m->transmitted, own_valid(*m, now) ? own_limit(*m) : 0);
     // Rule 1: cumulative; a grant not larger than the held limit only refreshes Lifetime and
     // Pacing Rate and never reduces credit.
     if (g.grant_limit > m->limit) {
@@ -789,7 +804,7 @@ struct Sender::Impl {
     m->rate = g.usable() ? g.pacing_rate : config.line_rate_mbps;
     m->granted = true;
     m->expiry_handled = false;
-    m->rto = initial_rto(a);
+    if (adds_credit) m->rto = initial_rto(a);
     if (events.enabled())
       events.emit(now, "grant",
                   {{"message_id", m->id},
@@ -875,6 +890,7 @@ struct Sender::Impl {
 
   // The segment of m's own to plan at t, into p; false: none.
   bool plan_own(Msg& m, Time t, Plan& p) {
+    if (!m.resend.empty() && plan_resend(m, t, p)) return pace(p);
     if (m.terminal() || m.transmitted >= m.spec.length) return false;
     Assoc& a = assoc_of(m);
     p = Plan{};
@@ -936,11 +952,46 @@ struct Sender::Impl {
     } else {
       return false;
     }
+    return pace(p);
+  }
+
+  // When the planned segment is ready: its pacers' due time; false if it has no octets.
+  bool pace(Plan& p) const {
     if (p.len == 0) return false;
     const bool spaced = policy->space_segments();
     p.ready = p.pacer->ready(p.rate, p.cu, p.len, spaced);
     if (p.also != nullptr) {
       p.ready = std::max(p.ready, p.also->ready(p.also_rate, p.cu, p.len, spaced));
+    }
+    return true;
+  }
+
+  // The first octets a NACK named, under a live grant that covers them: "If the data transport
+  // retransmits octets already transmitted, those octets remain within the existing Grant
+  // Limit, because the receiver has not counted them as received" (Sender Message State
+  // Machine). The message's own grant if it covers them, else a live pool grant (its octets
+  // already count in the pool's); paced like new octets. Nothing else lets them go: no
+  // unscheduled resend, and none under an expired grant (rule 3).
+  bool plan_resend(Msg& m, Time t, Plan& p) {
+    if (m.terminal() || m.without_rdcc) return false;
+    Assoc& a = assoc_of(m);
+    if (a.phase != Phase::Established) return false;
+    const OctetRange r = *m.resend.first();
+    p = Plan{};
+    p.msg = &m;
+    p.cu = credit_unit(a);
+    p.resend = true;
+    p.offset = r.lo;
+    if (own_valid(m, t) && r.lo < own_limit(m)) {
+      p.len = segment_length(p.cu, std::min(r.hi, own_limit(m)) - r.lo);
+      p.rate = m.rate;
+      p.pacer = &m.pacer;
+    } else if (pool_valid(a, t) && !m.granted) {
+      p.len = segment_length(p.cu, r.hi - r.lo);
+      p.rate = a.pool_rate;
+      p.pacer = &a.pool_pacer;
+    } else {
+      return false;
     }
     return true;
   }
@@ -1037,7 +1088,36 @@ struct Sender::Impl {
     return earliest;
   }
 
+  // A segment of octets sent before, which a NACK named: the message's progress, the pool's
+  // use and the state are what they were.
+  DataSegment emit_resend(Plan& p, Time now) {
+    Msg& m = *p.msg;
+    DataSegment s;
+    s.receiver = m.spec.receiver;
+    s.association_id = assoc_of(m).association_id;
+    s.message_id = m.id;
+    s.offset = p.offset;
+    s.length = static_cast<std::uint32_t>(p.len);
+    s.traffic_class = m.cls();
+    s.dscp = config.class_dscp[m.cls()];
+    s.binding = m.spec.binding;
+    s.binding_value = binding_value(m);
+    s.last = p.offset + p.len == m.spec.length;
+    s.recovers = true;
+    s.resend = true;
+    m.resend.remove(p.offset, p.offset + p.len);
+    p.pacer->record(now, p.ready, p.len, p.rate, p.cu);
+    stats.resent_octets += p.len;
+    if (events.enabled()) {
+      events.emit(now, "data", {{"message_id", m.id}, {"offset", s.offset}, {"length", s.length},
+                                {"unscheduled", false}, {"pool", p.pacer != &m.pacer},
+                                {"rate", p.rate}, {"resend", true}});
+    }
+    return s;
+  }
+
   DataSegment emit(Plan& p, Time now) {
+    if (p.resend) return emit_resend(p, now);
     Msg& m = *p.msg;
     Assoc& a = assoc_of(m);
     DataSegment s;
@@ -1055,6 +1135,7 @@ struct Sender::Impl {
     s.binding = m.spec.binding;
     s.binding_value = binding_value(m);
     s.last = m.transmitted + p.len == m.spec.length;
+    s.recovers = s.binding == BindingKind::Opaque;
     check_segment(m, p, now);
     if (p.from_pool) {
       if (m.pool_end < p.reserve_to) {
@@ -1701,6 +1782,28 @@ void Sender::on_link_pause(Time now) {
     if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
   }
   s.update_backlog(now);
+}
+
+void Sender::on_nack(const Address& from, std::uint64_t key, std::span<const OctetRange> ranges,
+                     Time now) {
+  Impl& s = *impl_;
+  s.advance(now);
+  ++s.stats.nacks_received;
+  std::uint64_t named = 0;
+  for (auto& m : s.msgs) {
+    if (m.terminal() || m.without_rdcc || m.spec.binding != BindingKind::Opaque) continue;
+    if (!m.spec.receiver.same_host(from) || s.binding_value(m) != key) continue;
+    // Only octets the message has transmitted in this association are sent again (a
+    // re-established association starts each message over: drop_association_credit).
+    for (const OctetRange& r : ranges) {
+      const std::uint64_t hi = std::min(r.hi, m.transmitted);
+      if (r.lo >= hi) continue;
+      m.resend.add(r.lo, hi);
+      named += hi - r.lo;
+    }
+    if (s.events.enabled())
+      s.events.emit(now, "nack", {{"message_id", m.id}, {"ranges", ranges.size()}, {"octets", named}});
+  }
 }
 
 void Sender::on_timeout(Time now) { impl_->advance(now); }

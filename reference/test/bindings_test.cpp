@@ -31,6 +31,48 @@ TEST(Opaque, FixedVector_EncodesFieldByField) {
   EXPECT_EQ(d->trailing, 0U);
 }
 
+// docs/data-transport.md, "Loss recovery": flag NACK, the Binding Value, Offset 0, and one
+// (start, end) pair of 64-bit offsets per range.
+TEST(Opaque, NackFixedVector_RoundTrips) {
+  const DataNack n{Address{}, 0x101, {{0x1000, 0x2000}, {0x40000, 0x40010}}};
+  const std::vector<std::byte> out = encode_opaque_nack(n);
+  EXPECT_EQ(to_hex(out), "52 44 01 08 00 00 00 20 00 00 00 00 00 00 01 01 "
+                         "00 00 00 00 00 00 00 00 "
+                         "00 00 00 00 00 00 10 00 00 00 00 00 00 00 20 00 "
+                         "00 00 00 00 00 04 00 00 00 00 00 00 00 04 00 10");
+  auto d = decode_opaque(out);
+  ASSERT_TRUE(d);
+  auto ranges = decode_opaque_nack(*d);
+  ASSERT_TRUE(ranges);
+  EXPECT_EQ(*ranges, n.ranges);
+}
+
+TEST(Opaque, NackWithEmptyRangeOrPartialPair_IsRejectedWithItsOffset) {
+  std::vector<std::byte> out = encode_opaque_nack(DataNack{Address{}, 1, {{8, 9}}});
+  out[kOpaqueHeaderSize + 15] = std::byte{8};  // end 8: empty
+  auto d = decode_opaque(out);
+  ASSERT_TRUE(d);
+  auto r = decode_opaque_nack(*d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, BindingErrorCode::FieldOutOfRange);
+  EXPECT_EQ(r.error().offset, kOpaqueHeaderSize);
+  out = encode_opaque_nack(DataNack{Address{}, 1, {{8, 9}}});
+  out[7] = std::byte{12};  // Payload Length 12: not a whole pair
+  out.resize(kOpaqueHeaderSize + 12);
+  d = decode_opaque(out);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(decode_opaque_nack(*d).error().code, BindingErrorCode::PayloadBeyondPacket);
+}
+
+TEST(Opaque, RecoversFlag_ReachesTheObservation) {
+  DataSegment s;
+  s.recovers = true;
+  const OpaqueHeader h = opaque_header_for(s);
+  EXPECT_EQ(h.flags & opaque_flag::kRecovers, opaque_flag::kRecovers);
+  EXPECT_TRUE(observe_opaque(h, Address{}, false, false).recovers);
+  EXPECT_FALSE(observe_opaque(OpaqueHeader{}, Address{}, false, false).recovers);
+}
+
 TEST(Opaque, EveryPrefix_IsTruncatedAtTheRightFieldOrPayloadBeyondPacket) {
   OpaqueHeader h;
   h.payload_length = 3;

@@ -557,6 +557,37 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_TakesNoOctetsFromThePool_EndsNo
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
 }
 
+// Loss recovery (docs/spec-notes.md, "Resent octets: under which grant, counted how, and when a
+// receiver asks for them"): octets sent again under the live grant that covers them are
+// legal; a resend beyond the Grant Limit or after the Lifetime is caught as any octet is.
+TEST_F(CheckerTest, ResentOctets_UnderTheLiveGrant_Pass_BeyondItOrAfterItsLifetime_AreCaught) {
+  request(1, 65536);
+  grant(1, 16384, false);
+  for (std::uint64_t o = 0; o < 16384; o += 4096) segment(1, o, 4096);
+  now += microseconds(20);
+  segment(1, 4096, 4096);  // named by a NACK: sent again
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment(1, 16384, 4096);  // "resent" beyond the limit: never sent under it
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
+  now += microseconds(100);
+  segment(1, 8192, 4096);  // again, after the Lifetime
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-03", "RDCC-GRANT-04"}));
+}
+
+// Under a pool grant a resent octet counts in the pool's limit once: the pool stays within it.
+TEST_F(CheckerTest, ResentOctets_UnderThePool_AreCountedOnce_NewOctetsBeyondThePool_AreCaught) {
+  request_sent(1, ++tx_seq, 2, 131072);
+  checker.on_control_delivered(
+      kReceiver, kSender, grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 0, 16384, 100000), now);
+  for (std::uint64_t o = 0; o < 16384; o += 4096) segment_sent(kAssoc, 2, o, 4096);
+  now += microseconds(20);
+  segment_sent(kAssoc, 2, 0, 4096);
+  segment_sent(kAssoc, 2, 8192, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment_sent(kAssoc, 2, 16384, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
+}
+
 // The checker counts what the receiver must process (fuzz_receiver's peers are adversarial):
 // a request of an association the receiver never accepted, or with a stale Sequence Number,
 // holds no credit, and announced unscheduled octets count up to U only.

@@ -385,6 +385,44 @@ TEST(Sender, CreditRequestRetransmission_StartsAtTwoSrttAndDoublesUpTo100ms) {
   EXPECT_GE(h.s->stats().credit_request_retransmissions, 13U);
 }
 
+// A grant that restates the limit the sender has already used up adds no credit: the request
+// timeout keeps doubling (docs/spec-notes.md, "A grant that adds no credit does not restart
+// the request timeout"). A grant with more credit restarts it from twice the SRTT.
+TEST(Sender, CreditRequestRetransmission_GrantWithoutNewCreditDoesNotRestartTheTimeout) {
+  Harness h;
+  const MessageHandle m = h.submit(1 << 20);
+  h.establish(microseconds(80));  // SRTT 80 us: the timeout starts at 160 us
+  h.deliver(h.grant(h.id(m), 4 * kCu, 100000, 1000));
+  h.run_for(microseconds(50));  // the 4 Credit Units are sent: WAITING at the limit
+  ASSERT_EQ(h.state(m), MessageState::Waiting);
+  const auto requests_at = [&] {
+    std::vector<Time> at;
+    for (const auto& [t, msg] : h.tx) {
+      if (std::holds_alternative<CreditRequest>(msg)) at.push_back(t);
+    }
+    return at;
+  };
+  // Each retransmission is answered at once with the same limit (a renewal of a lost window).
+  for (int i = 0; i < 6; ++i) {
+    const auto before = requests_at().size();
+    while (requests_at().size() == before) h.run_for(microseconds(10));
+    h.deliver(h.grant(h.id(m), 4 * kCu, 100000, 1000));
+  }
+  const auto at = requests_at();
+  ASSERT_GE(at.size(), 7U);
+  std::vector<std::int64_t> gaps;
+  for (std::size_t i = at.size() - 6; i < at.size(); ++i) gaps.push_back((at[i] - at[i - 1]).micros() / 10 * 10);
+  // 160, 320, 640, ... as if no grant had come (within the 10 us steps of the loop).
+  for (std::size_t i = 1; i < gaps.size(); ++i) EXPECT_GE(gaps[i], gaps[i - 1] * 2 - 10) << i;
+  // More credit restarts it: the next request comes 160 us after the limit is reached again.
+  h.deliver(h.grant(h.id(m), 8 * kCu, 100000, 1000));
+  h.run_for(microseconds(50));
+  ASSERT_EQ(h.state(m), MessageState::Waiting);
+  const auto n = requests_at().size();
+  h.run_for(microseconds(170));
+  EXPECT_EQ(requests_at().size(), n + 1);
+}
+
 // "... and at least 100 microseconds": a tiny SRTT does not shorten it.
 TEST(Sender, CreditRequestRetransmission_IsAtLeast100Microseconds) {
   Harness h;

@@ -283,7 +283,17 @@ class Run {
                     {"data_octets_delivered", n.data_octets_delivered},
                     {"data_lost", n.data_lost},
                     {"tail_drops", n.tail_drops},
-                    {"ecn_marked", n.ecn_marked}};
+                    {"ecn_marked", n.ecn_marked},
+                    // Loss recovery (docs/data-transport.md): opaque data octets sent, of
+                    // which resent after a NACK, and that share of all octets sent.
+                    {"data_octets_sent", n.data_octets_sent},
+                    {"resent_octets", n.resent_octets_sent},
+                    {"resent_share", n.data_octets_sent == 0
+                                         ? 0.0
+                                         : static_cast<double>(n.resent_octets_sent) /
+                                               static_cast<double>(n.data_octets_sent)},
+                    {"nacks_sent", n.nacks_sent},
+                    {"nacks_delivered", n.nacks_delivered}};
     Json vs = Json::array();
     for (const auto& v : net_->checker().violations()) {
       vs.push_back({{"time_us", us(v.time)},
@@ -428,7 +438,11 @@ void print_table(const Json& j) {
   }
   std::printf("\nnetwork:");
   for (const auto& [k, v] : j["network"].items()) {
-    std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(v.get<std::uint64_t>()));
+    if (v.is_number_float()) {
+      std::printf(" %s=%.4f", k.c_str(), v.get<double>());
+    } else {
+      std::printf(" %s=%llu", k.c_str(), static_cast<unsigned long long>(v.get<std::uint64_t>()));
+    }
   }
   const auto& vs = j["violations"];
   const auto count = j["violation_count"].get<std::uint64_t>();

@@ -18,6 +18,15 @@ check "incast: within 5% of the ideal" json '.receivers[0].ratio > 1 and .receiv
 check "incast: peak credit within G" json '.receivers[0].peak_credit <= .receivers[0].budget'
 check "incast: every octet delivered" json '.network.data_octets_delivered == 33554432'
 
+# 1% of the data packets lost: the opaque transport's NACKs recover them (docs/data-transport.md,
+# "Loss recovery"); the summary and --json report the loss and the octets resent.
+check "lossy data: exit 0" run 0 "$rdcc" sim "$ex/lossy-data.json" --json
+check "lossy data: every message done, no violation" json '.finished and .violations == [] and ([.messages[] | select(.state == "DONE")] | length) == 8'
+check "lossy data: lost, NACKed and resent" \
+  json '.network | .data_lost > 0 and .nacks_sent > 0 and .resent_octets > 0 and .resent_share > 0 and .resent_share < 0.05'
+check "lossy data: summary" run 0 "$rdcc" sim "$ex/lossy-data.json"
+check "lossy data: summary names resent octets and their share" grep -q 'resent_octets=[1-9][0-9]* resent_share=0\.0' "$work/out"
+
 # Same seed, same bytes; another seed, another run (the lossy example draws impairments).
 run 0 "$rdcc" sim "$ex/lossy-control.json" --pcap "$work/a.pcap" --events "$work/a.jsonl" --svg "$work/a.svg" --json
 cp "$work/out" "$work/a.json"
@@ -34,7 +43,7 @@ check "events: JSON lines with time, endpoint, event" \
   jq -e -s 'length > 1000 and all(.[]; has("time_ns") and has("endpoint") and has("event"))' "$work/a.jsonl"  >/dev/null
 check "svg: well-formed XML" xmllint --noout "$work/a.svg"
 check "svg: a credit line, a queue line and G" grep -q 'G = 1048576' "$work/a.svg"
-frames=$(jq '.network.control_delivered + .network.data_packets_delivered' "$work/a.json")
+frames=$(jq '.network.control_delivered + .network.data_packets_delivered + .network.nacks_delivered' "$work/a.json")
 if command -v tshark >/dev/null; then
   tshark -r "$work/a.pcap" -T fields -e frame.number >"$work/frames" 2>"$work/err"
   check "pcap: tshark reads every delivered packet ($frames)" lines "$work/frames" "$frames"

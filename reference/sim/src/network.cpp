@@ -1,6 +1,8 @@
 // The discrete-event network (network.hpp).
 #include "rdcc/sim/network.hpp"
 
+#include "rdcc/reference/range_set.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -76,6 +78,8 @@ struct Host {
   // Receiver side: RoCEv2 responder counters, and opaque binding values -> Message IDs.
   ref::Rocev2Responder responder;
   std::map<std::tuple<IpAddress, std::uint16_t, std::uint64_t>, std::uint64_t> opaque_ids;
+  // Opaque octets delivered, per (sender IP, binding value): what the checker has counted.
+  std::map<std::pair<IpAddress, std::uint64_t>, ref::RangeSet> delivered;
   std::uint16_t ip_id = 0;
 };
 
@@ -263,15 +267,21 @@ struct Network::Impl {
 
   // Impairments apply where a packet leaves its first link: dropped, duplicated, or given an
   // extra delay (which reorders it behind later packets).
+  // RoCEv2 data is lossless here: the emulation has no go-back-N of the reliable connection,
+  // so its packets are never lost or tail-dropped (as on a PFC-protected class); loss,
+  // duplication and the queue's tail drop apply to opaque data, which recovers by NACK
+  // (docs/sim.md, "RoCEv2 data is lossless"; docs/data-transport.md, "Loss recovery").
+  static bool lossless(const Packet& p) { return !p.control && p.to.port == ref::kRocev2Port; }
+
   void launch(Packet p, Duration delay) {
     const Impairments& imp = p.control ? cfg.control : cfg.data;
-    if (draw(rng, imp.loss)) {
+    if (!lossless(p) && draw(rng, imp.loss)) {
       ++(p.control ? stats.control_lost : stats.data_lost);
       record(p, PacketRecord::Point::Dropped);
       --in_flight;
       return;
     }
-    if (draw(rng, imp.duplicate)) {
+    if (!lossless(p) && draw(rng, imp.duplicate)) {
       ++(p.control ? stats.control_duplicated : stats.data_duplicated);
       ++in_flight;
       launch_copy(Packet(p), delay, imp);
@@ -319,6 +329,10 @@ struct Network::Impl {
 
   void send_segment(Host& h, const ref::DataSegment& s) {
     checker.on_segment_sent(h.sender_addr, s, clock);
+    if (s.binding == BindingKind::Opaque) {
+      stats.data_octets_sent += s.length;
+      if (s.resend) stats.resent_octets_sent += s.length;
+    }
     Host* dst = host_of(s.receiver);
     if (dst == nullptr) return;
     const std::uint8_t ecn = cfg.ecn_capable ? ref::kEcnEct0 : ref::kEcnNotEct;
@@ -404,9 +418,21 @@ struct Network::Impl {
     schedule(t, TimerFire{h.id, role, t});
   }
 
+  // Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): a NACK travels
+  // as a data-transport packet from the receiver's data port to the sender's RDCC address.
+  void send_nack(Host& h, const ref::DataNack& n) {
+    const std::vector<std::byte> udp = ref::encode_opaque_nack(n);
+    Address from = h.addr;
+    from.port = cfg.data_port;
+    ++in_flight;
+    ++stats.nacks_sent;
+    h.nic_data.push_back(make_packet(false, from, n.to, 0, 0, udp, h.ip_id++));
+  }
+
   void service(Host& h, Role role) {
     if (role == Role::Receiver) {
       drain_transmit(h, role);
+      while (auto n = h.receiver->poll_nack()) send_nack(h, *n);
       nic_start(h);
       rearm(h, role);
       return;
@@ -472,17 +498,19 @@ struct Network::Impl {
   }
 
   void deliver_data(Host& h, const Packet& p) {
-    if (!h.receiver) return;
     auto ip = ref::decode_ipv4_udp(p.bytes);
     if (!ip) {
       ++stats.decode_failures;
       return;
     }
+    if (deliver_nack(h, p, ip->payload)) return;
+    if (!h.receiver) return;
     const Address from = sender_rdcc(p.from);
     const bool ce = ip->header.ecn == ref::kEcnCe;
     const bool unsched = cfg.unscheduled_dscp && ip->header.dscp == *cfg.unscheduled_dscp;
     ref::DataObservation obs;
     std::uint64_t message_id = 0;
+    std::optional<std::uint64_t> checked_octets;
     if (ip->header.destination_port == ref::kRocev2Port) {
       auto rp = ref::decode_rocev2(p.bytes);
       if (!rp) {
@@ -501,12 +529,33 @@ struct Network::Impl {
       obs = ref::observe_opaque(op->header, from, ce, unsched);
       auto it = h.opaque_ids.find({from.ip, from.port, op->header.message_identifier});
       message_id = it != h.opaque_ids.end() ? it->second : op->header.message_identifier;
+      // The checker counts each octet once, as the receiver does: a resent octet that had
+      // arrived already (a NACK for one still on its way) is no octet more received.
+      const auto [below, above] = h.delivered[{from.ip, op->header.message_identifier}].add(
+          op->header.offset, op->header.offset + op->header.payload_length);
+      checked_octets = below + above;
     }
     ++stats.data_packets_delivered;
     stats.data_octets_delivered += obs.octets;
-    checker.on_data_delivered(h.addr, from, message_id, obs.octets, clock);
+    checker.on_data_delivered(h.addr, from, message_id, checked_octets.value_or(obs.octets), clock);
     h.receiver->on_data(obs, clock);
     service(h, Role::Receiver);
+  }
+
+  // A NACK for this host's sender; false if the packet is none.
+  bool deliver_nack(Host& h, const Packet& p, std::span<const std::byte> udp) {
+    if (p.to.port == cfg.data_port || p.to.port == ref::kRocev2Port) return false;
+    auto op = ref::decode_opaque(udp);
+    if (!op || (op->header.flags & ref::opaque_flag::kNack) == 0) return false;
+    auto ranges = ref::decode_opaque_nack(*op);
+    if (!ranges || !h.sender) {
+      ++stats.decode_failures;
+      return true;
+    }
+    ++stats.nacks_delivered;
+    h.sender->on_nack(p.from, op->header.message_identifier, *ranges, clock);
+    service(h, Role::Sender);
+    return true;
   }
 
   // ---- switch -------------------------------------------------------------------------
@@ -520,7 +569,7 @@ struct Network::Impl {
     p.dst_host = dst->id;
     Port& port = ports[dst->id];
     std::uint64_t& occ = p.control ? port.control_octets : port.data_octets;
-    if (occ + p.size() > cfg.queue.capacity) {
+    if (occ + p.size() > cfg.queue.capacity && !lossless(p)) {
       ++stats.tail_drops;
       record(p, PacketRecord::Point::Dropped);
       --in_flight;
@@ -666,6 +715,7 @@ struct Network::Impl {
       h.receiver = make_receiver(h, rc);
       h.responder = ref::Rocev2Responder{};
       h.opaque_ids.clear();
+      h.delivered.clear();
       h.receiver_timer = Timer{};
       h.receiver_timer.last_fired = clock;
       service(h, Role::Receiver);

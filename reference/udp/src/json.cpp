@@ -37,6 +37,9 @@ nlohmann::ordered_json to_json(const ref::ReceiverStats& s) {
   RDCC_FIELD(unattributed_data_octets)
   RDCC_FIELD(circuit_breaker_trips)
   RDCC_FIELD(invariant_violations)
+  RDCC_FIELD(nacks_sent)
+  RDCC_FIELD(nacked_octets)
+  RDCC_FIELD(duplicate_octets)
   return j;
 }
 
@@ -71,6 +74,8 @@ nlohmann::ordered_json to_json(const ref::SenderStats& s) {
   RDCC_FIELD(grants_beyond_length)
   RDCC_FIELD(parameter_updates)
   RDCC_FIELD(without_rdcc_octets)
+  RDCC_FIELD(nacks_received)
+  RDCC_FIELD(resent_octets)
   return j;
 }
 

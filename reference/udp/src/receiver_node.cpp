@@ -155,6 +155,17 @@ void ReceiverNode::service() {
     rdcc_.send(packets);
     out_.clear();
   }
+  // Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): NACKs leave
+  // from the data port for the sender's RDCC address.
+  std::vector<std::pair<Address, std::vector<std::byte>>> nacks;
+  while (auto n = receiver_->poll_nack()) nacks.emplace_back(n->to, ref::encode_opaque_nack(*n));
+  if (!nacks.empty()) {
+    std::vector<OutPacket> packets;
+    packets.reserve(nacks.size());
+    for (const auto& [to, bytes] : nacks) packets.push_back({to, 0, bytes});
+    data_.send(packets);
+    stats_.nacks_sent += nacks.size();
+  }
   timer_.set(receiver_->next_timeout());
 }
 
@@ -167,7 +178,8 @@ nlohmann::ordered_json ReceiverNode::stats_json() const {
   j["pending_messages"] = receiver_->pending_messages();
   j["data"] = {{"packets", stats_.data_packets},       {"octets", stats_.data_octets},
                {"ce", stats_.data_ce},                 {"malformed", stats_.data_malformed},
-               {"rocev2_packets", stats_.rocev2_packets}, {"rocev2_bad_icrc", stats_.rocev2_bad_icrc}};
+               {"rocev2_packets", stats_.rocev2_packets}, {"rocev2_bad_icrc", stats_.rocev2_bad_icrc},
+               {"nacks_sent", stats_.nacks_sent}};
   j["sockets"] = {{"rdcc", to_json(rdcc_.stats())}, {"data", to_json(data_.stats())}};
   if (rocev2_) j["sockets"]["rocev2"] = to_json(rocev2_->stats());
   return j;

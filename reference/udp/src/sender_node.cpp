@@ -99,9 +99,27 @@ std::optional<ref::MessageStatus> SenderNode::status(ref::MessageHandle h) const
 void SenderNode::on_control_readable() {
   for (auto batch = rdcc_.receive(); !batch.empty(); batch = rdcc_.receive()) {
     const Time now = monotonic_now();
-    for (const InPacket& p : batch) sender_->on_control(p.from, p.bytes, now);
+    for (const InPacket& p : batch) {
+      if (!on_nack(p, now)) sender_->on_control(p.from, p.bytes, now);
+    }
     service();
   }
+}
+
+// Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): a receiver's NACK
+// arrives at the RDCC address. It starts with the opaque Magic, which no RDCC message does
+// (their first octet holds Version 1), so it cannot be mistaken for one.
+bool SenderNode::on_nack(const InPacket& p, Time now) {
+  auto op = ref::decode_opaque(p.bytes);
+  if (!op || (op->header.flags & ref::opaque_flag::kNack) == 0) return false;
+  auto ranges = ref::decode_opaque_nack(*op);
+  if (!ranges) {
+    ++stats_.nacks_malformed;
+    return true;
+  }
+  ++stats_.nacks_received;
+  sender_->on_nack(p.from, op->header.message_identifier, *ranges, now);
+  return true;
 }
 
 std::vector<std::byte>& SenderNode::next_buffer() {
@@ -201,7 +219,9 @@ nlohmann::ordered_json SenderNode::stats_json() const {
   j["sender"] = to_json(sender_->stats());
   j["data"] = {{"packets", stats_.data_packets},
                {"octets", stats_.data_octets},
-               {"rocev2_packets", stats_.rocev2_packets}};
+               {"rocev2_packets", stats_.rocev2_packets},
+               {"nacks_received", stats_.nacks_received},
+               {"nacks_malformed", stats_.nacks_malformed}};
   j["sockets"] = {{"rdcc", to_json(rdcc_.stats())}, {"data", to_json(data_.stats())}};
   return j;
 }

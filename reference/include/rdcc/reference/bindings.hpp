@@ -95,7 +95,11 @@ inline constexpr std::size_t kOpaqueHeaderSize = 24;
 namespace opaque_flag {
 inline constexpr std::uint8_t kLast = 0x01;         // the payload ends the message
 inline constexpr std::uint8_t kUnscheduled = 0x02;  // sent in unscheduled mode (informative)
+inline constexpr std::uint8_t kRecovers = 0x04;     // its sender resends octets a NACK names
+inline constexpr std::uint8_t kNack = 0x08;         // a NACK: receiver to sender, ranges missing
 }  // namespace opaque_flag
+// A NACK names at most this many ranges (16 octets each); the next names the rest.
+inline constexpr std::size_t kMaxNackRanges = 256;
 
 struct OpaqueHeader {
   std::uint16_t magic = kOpaqueMagic;
@@ -123,6 +127,14 @@ struct OpaquePacket {
 // Checks, in order: Magic, Version, Payload Length against the datagram, Offset overflow.
 [[nodiscard]] Result<OpaquePacket, BindingError> decode_opaque(
     std::span<const std::byte> udp_payload) noexcept;
+// A NACK packet: the header (flag NACK, the Binding Value, Offset 0) and one (start, end)
+// pair of 64-bit offsets per range as its payload.
+[[nodiscard]] std::vector<std::byte> encode_opaque_nack(const DataNack& nack);
+// The ranges of a packet decode_opaque accepted with the NACK flag: Payload Length a multiple
+// of 16 (PayloadBeyondPacket otherwise), every range non-empty (FieldOutOfRange), at most
+// kMaxNackRanges of them.
+[[nodiscard]] Result<std::vector<OctetRange>, BindingError> decode_opaque_nack(
+    const OpaquePacket& packet);
 // What the receiver's binding counted for one opaque packet.
 [[nodiscard]] DataObservation observe_opaque(const OpaqueHeader& h, const Address& sender_rdcc,
                                              bool ce, bool unscheduled_dscp) noexcept;

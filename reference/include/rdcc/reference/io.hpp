@@ -5,6 +5,8 @@
 //   endpoint.on_timeout(now)                the time from next_timeout() has come
 //   endpoint.poll_transmit() -> Datagram     control messages to send
 //   sender.poll_data(now) -> DataSegment     octets it may put on the data transport now
+//   receiver.poll_nack() -> DataNack         opaque transport: octets missing, to resend
+//   sender.on_nack(from, nack, now)          opaque transport: a receiver's NACK arrived
 //
 // The loop, documented once: after any on_* call, drain poll_transmit() (and a sender's
 // poll_data()) until empty, then re-arm the timer from next_timeout(). A spurious
@@ -16,9 +18,11 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/address.hpp"
+#include "rdcc/reference/range_set.hpp"
 #include "rdcc/reference/time.hpp"
 
 namespace rdcc::ref {
@@ -46,6 +50,11 @@ struct DataSegment {
   BindingKind binding = BindingKind::Opaque;
   std::uint64_t binding_value = 0;
   bool last = false;                 // the segment ends the message
+  // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery"): the sender
+  // resends the octets a NACK names (the binding says so in every packet), and this segment
+  // is such a resend, of octets below what the message had transmitted.
+  bool recovers = false;
+  bool resend = false;
 };
 
 // What a receiver's transport binding counted for arriving data.
@@ -58,6 +67,16 @@ struct DataObservation {
   bool ce = false;                 // ECN Congestion Experienced
   bool unscheduled_dscp = false;   // arrived with the unscheduled DSCP
   std::optional<Duration> rtt;     // a transport RTT sample, where the transport has one
+  bool recovers = false;           // opaque only: its sender resends what a NACK names
+};
+
+// Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): the octet ranges
+// of one message that a receiver has not received and asks its sender to resend. The binding
+// carries it in one packet to the sender's RDCC address.
+struct DataNack {
+  Address to;                      // the sender's RDCC address
+  std::uint64_t key = 0;           // the message's Binding Value
+  std::vector<OctetRange> ranges;  // lowest first, disjoint
 };
 
 }  // namespace rdcc::ref

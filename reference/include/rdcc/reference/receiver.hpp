@@ -85,6 +85,10 @@ struct ReceiverStats {
   std::uint64_t unattributed_data_octets = 0;
   std::uint64_t circuit_breaker_trips = 0;
   std::uint64_t invariant_violations = 0;
+  // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").
+  std::uint64_t nacks_sent = 0;
+  std::uint64_t nacked_octets = 0;     // octets the NACKs named
+  std::uint64_t duplicate_octets = 0;  // octets that arrived again (counted once)
 };
 
 class Receiver {
@@ -105,6 +109,10 @@ class Receiver {
   void on_timeout(Time now);
   [[nodiscard]] std::optional<Time> next_timeout() const;
   [[nodiscard]] std::optional<Datagram> poll_transmit();
+  // Opaque transport: the octets of a message missing when its sender asked again, for the
+  // binding to send to the sender (docs/data-transport.md, "Loss recovery"). Drain it with
+  // poll_transmit.
+  [[nodiscard]] std::optional<DataNack> poll_nack();
 
   // sum over associations of (Granted(a) + Unsched(a)) ("Receiver Credit Budget").
   [[nodiscard]] std::uint64_t outstanding_credit() const;

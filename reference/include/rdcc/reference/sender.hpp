@@ -110,6 +110,9 @@ struct SenderStats {
   std::uint64_t grants_beyond_length = 0;  // receiver broke rule 5 (we never use the excess)
   std::uint64_t parameter_updates = 0;     // Parameter Updates applied (and acknowledged)
   std::uint64_t without_rdcc_octets = 0;   // octets sent after falling back to no RDCC
+  // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").
+  std::uint64_t nacks_received = 0;
+  std::uint64_t resent_octets = 0;  // octets sent again because a NACK named them
 };
 
 // What tests and tools may read about one association.
@@ -153,6 +156,11 @@ class Sender {
   // The network side (io.hpp).
   void on_control(const Address& from, std::span<const std::byte> datagram, Time now);
   void on_link_pause(Time now);  // a link-layer pause indication (PFC) on the local interface
+  // Opaque transport: a receiver's NACK (docs/data-transport.md, "Loss recovery"); `from` is
+  // any address of the receiver's host. The octets named that the message has transmitted
+  // are sent again, under a live grant that covers them.
+  void on_nack(const Address& from, std::uint64_t key, std::span<const OctetRange> ranges,
+               Time now);
   void on_timeout(Time now);
   [[nodiscard]] std::optional<Time> next_timeout() const;
   [[nodiscard]] std::optional<Datagram> poll_transmit();

@@ -112,6 +112,10 @@ struct NetworkStats {
   std::uint64_t tail_drops = 0;
   std::uint64_t ecn_marked = 0;
   std::uint64_t decode_failures = 0;
+  std::uint64_t nacks_sent = 0;       // opaque transport NACKs (docs/data-transport.md)
+  std::uint64_t nacks_delivered = 0;
+  std::uint64_t data_octets_sent = 0;    // payload octets of opaque data segments
+  std::uint64_t resent_octets_sent = 0;  // of which resent after a NACK
   std::uint64_t events_processed = 0;
 };
 

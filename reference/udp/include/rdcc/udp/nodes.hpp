@@ -51,6 +51,7 @@ struct ReceiverNodeStats {
   std::uint64_t data_malformed = 0;   // opaque or RoCEv2 packets that failed to decode
   std::uint64_t rocev2_bad_icrc = 0;
   std::uint64_t rocev2_packets = 0;
+  std::uint64_t nacks_sent = 0;  // opaque transport NACKs (docs/data-transport.md)
 };
 
 class ReceiverNode {
@@ -117,6 +118,8 @@ struct SenderNodeStats {
   std::uint64_t data_packets = 0;
   std::uint64_t data_octets = 0;  // payload octets put on the data transport
   std::uint64_t rocev2_packets = 0;
+  std::uint64_t nacks_received = 0;   // opaque transport NACKs (docs/data-transport.md)
+  std::uint64_t nacks_malformed = 0;  // NACK flag set, ranges not decodable
 };
 
 class SenderNode {
@@ -149,6 +152,7 @@ class SenderNode {
     std::uint64_t length = 0;
   };
   void on_control_readable();
+  bool on_nack(const InPacket& p, Time now);  // false: not a NACK
   void service();
   void put_segment(const ref::DataSegment& s);
   void put_rocev2(const ref::DataSegment& s, const RocePlan& plan);
