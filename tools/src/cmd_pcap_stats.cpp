@@ -467,7 +467,7 @@ int run_stats(const StatsOptions& o) {
   if (o.json) {
     print_json(s);
   } else {
-    print_table(s, o.capture.file);
+    print_table(s, capture_name(o.capture));
   }
   if (!o.svg.empty()) write_svg(s, o.svg);
   return 0;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "rdcc/codec/constants.hpp"
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
 #include "rdcc/sim/network.hpp"
@@ -168,6 +170,8 @@ class Run {
     }
   }
 
+  // True when the run finished, no invariant broke, and no message was ABORTED but by the
+  // description's own cancel actions.
   bool run() {
     const auto start = std::chrono::steady_clock::now();
     if (!o_.svg.empty()) {
@@ -178,7 +182,14 @@ class Run {
     // The last MSG_DONEs and reports, as a capture would show them.
     if (finished_) net_->run_until_idle(net_->now() + ref::milliseconds(1));
     wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return finished_ && net_->checker().ok();
+    bool unexpected_abort = false;
+    for (const auto& sub : submissions_) {
+      const auto st = net_->status(sub.id);
+      unexpected_abort = unexpected_abort ||
+                         (st && st->state == ref::MessageState::Aborted &&
+                          st->abort_reason != static_cast<std::uint16_t>(ReasonCode::ApplicationAbort));
+    }
+    return finished_ && net_->checker().ok() && !unexpected_abort;
   }
 
   void write_outputs() const {
@@ -231,6 +242,7 @@ class Run {
         t.last = std::max(t.last, st->finished);
       }
     }
+    j["outcome"] = outcome();
     Json rs = Json::array();
     for (std::size_t i = 0; i < receivers_.size(); ++i) {
       const ReceiverRun& r = receivers_[i];
@@ -303,6 +315,64 @@ class Run {
   }
 
  private:
+  // How the messages ended: counts by state, and the ABORTED ones by reason and receiver with
+  // what caused it (the receiver's cap that refused them, or the description's cancel).
+  [[nodiscard]] Json outcome() const {
+    std::size_t done = 0;
+    std::size_t aborted = 0;
+    std::size_t unfinished = 0;
+    std::map<std::pair<std::uint16_t, std::size_t>, std::size_t> aborts;  // (reason, receiver)
+    for (const auto& sub : submissions_) {
+      const auto st = net_->status(sub.id);
+      if (st && st->state == ref::MessageState::Done) {
+        ++done;
+      } else if (st && st->state == ref::MessageState::Aborted) {
+        ++aborted;
+        ++aborts[{st->abort_reason, sub.receiver}];
+      } else {
+        ++unfinished;
+      }
+    }
+    Json reasons = Json::array();
+    for (const auto& [key, count] : aborts) {
+      const auto name = name_of(kReasonCodes, key.first);
+      reasons.push_back({{"reason", name.empty() ? std::to_string(key.first) : std::string(name)},
+                         {"receiver", receivers_[key.second].name},
+                         {"messages", count},
+                         {"cause", abort_cause(key.first, key.second)}});
+    }
+    return {{"messages", submissions_.size()},
+            {"done", done},
+            {"aborted", aborted},
+            {"unfinished", unfinished},
+            {"aborts", reasons}};
+  }
+
+  // What made the receiver's reason happen, in the description's words (its keys).
+  [[nodiscard]] std::string abort_cause(std::uint16_t reason, std::size_t receiver) const {
+    const ReceiverRun& r = receivers_[receiver];
+    const ref::ReceiverConfig& rc = c_.receivers[receiver].second;
+    const ref::Receiver* rx = net_->receiver(r.host);
+    const std::string who = "receiver " + r.name + " ";
+    switch (static_cast<ReasonCode>(reason)) {
+      case ReasonCode::AssocRefused:
+        return who + "refused " + std::to_string(rx ? rx->stats().associations_refused : 0) +
+               " associations at its cap max_associations = " + std::to_string(rc.max_associations);
+      case ReasonCode::MessageTooLarge:
+        return who + "takes messages up to max_message_length = " +
+               std::to_string(rc.max_message_length) + " octets";
+      case ReasonCode::BudgetExhausted:
+        return who + "holds at most max_pending_per_association = " +
+               std::to_string(rc.max_pending_per_association) + " pending messages per association";
+      case ReasonCode::UnsupportedBinding:
+        return who + "does not take the message's binding (rocev2_binding / opaque_binding)";
+      case ReasonCode::ApplicationAbort:
+        return "cancelled by the description's actions";
+      default:
+        return who + "ended them with this reason";
+    }
+  }
+
   // Reads the state every interval while anything is left to do; only reads, so the run is
   // the same with or without a plot.
   void sample(ref::Time t) {
@@ -388,11 +458,18 @@ class Run {
 };
 
 void print_table(const Json& j) {
-  std::printf("rdcc sim: %s, seed %llu: %s (the last at %.3f us of virtual time)\n",
+  const Json& o = j["outcome"];
+  const auto n = [&o](const char* key) { return static_cast<unsigned long long>(o[key].get<std::size_t>()); };
+  std::printf("rdcc sim: %s, seed %llu: %llu messages: %llu DONE, %llu ABORTED, %llu unfinished "
+              "(the last ended at %.3f us of virtual time)\n",
               j["config"].get<std::string>().c_str(),
-              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()),
-              j["finished"].get<bool>() ? "every message finished" : "NOT every message finished",
-              j["last_finished_us"].get<double>());
+              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()), n("messages"),
+              n("done"), n("aborted"), n("unfinished"), j["last_finished_us"].get<double>());
+  for (const auto& a : o["aborts"]) {
+    std::printf("  ABORTED %llu (%s): %s\n",
+                static_cast<unsigned long long>(a["messages"].get<std::size_t>()),
+                a["reason"].get<std::string>().c_str(), a["cause"].get<std::string>().c_str());
+  }
   std::printf("\n%-14s %-22s %5s %5s %12s %12s %12s %7s %10s %10s %10s\n", "receiver", "address",
               "msgs", "done", "octets", "last_us", "ideal_us", "ratio", "peak_cred", "G",
               "peak_queue");

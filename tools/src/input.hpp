@@ -1,4 +1,5 @@
-// Reading a command's input: arguments, a file, or standard input; errors name the source.
+// Reading a command's input: arguments, a file, or standard input; errors name the source. And
+// how standard output is buffered.
 #pragma once
 
 #include <cstddef>
@@ -26,5 +27,13 @@ struct HexLine {
   std::string text;
 };
 [[nodiscard]] std::vector<HexLine> hex_lines(const std::string& text);
+
+// True if a reader waits on standard output as it is written (a pipe, a socket, a terminal),
+// false for a file or a device such as /dev/null.
+[[nodiscard]] bool stdout_is_stream();
+// Makes standard output line-buffered where stdout_is_stream(), so that every line reaches
+// the reader when it is complete (`dumpcap -w - | rdcc pcap check -` reports as packets
+// arrive); a file keeps full buffering. Called once, before any output.
+void buffer_stdout_by_line_if_streamed();
 
 }  // namespace rdcc::tools

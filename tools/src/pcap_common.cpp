@@ -7,7 +7,10 @@
 namespace rdcc::tools {
 
 void add_capture_options(CLI::App& cmd, CaptureOptions& opts) {
-  cmd.add_option("file", opts.file, "The capture (pcap or pcapng)")->required();
+  cmd.add_option("file", opts.file,
+                 "The capture (pcap or pcapng); '-' reads standard input as it arrives "
+                 "(dumpcap -w - | rdcc pcap check -)")
+      ->required();
   cmd.add_option("-p,--port", opts.port,
                  "The RDCC UDP port (required unless --heuristic: the spec forbids a default)")
       ->check(CLI::Range(1, 65535));
