@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "data_packets.hpp"
 #include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "plot.hpp"
 #include "rdcc/codec/json.hpp"
 
 namespace rdcc::tools {
@@ -79,12 +79,14 @@ struct ReceiverStats {
   std::int64_t last_change_ns = 0;
   std::vector<Sample> series;
   std::map<std::tuple<AddrKey, std::uint32_t>, AssocStats> assocs;
+  std::uint16_t epoch = 0;  // of the receiver's latest message: a new one is a restart
 };
 
 struct Stats {
   std::map<AddrKey, ReceiverStats> receivers;
   std::uint64_t reports_to_senders = 0;
   ScanSummary summary;
+  std::vector<plot::Marker> markers;  // for the plot: restarts, CRN reports, ERRORs
 };
 
 void count(Counters& c, const Message& m) { ++c.packets[static_cast<std::size_t>(type_of(m))]; }
@@ -142,6 +144,7 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
   const std::int64_t t = p.frame.relative_ns;
   const auto sides = roles.sides(m, p.udp.source, p.udp.destination);
   if (!sides) {  // CONGESTION_REPORT
+    s.markers.push_back({t, plot::Marker::Kind::Tick, "CRN report", "#8c564b"});
     auto it = s.receivers.find(key_of(p.udp.destination));
     if (roles.is_receiver(p.udp.destination) && it != s.receivers.end()) {
       ++it->second.c.reports;
@@ -163,6 +166,14 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
   a.sender = sides->sender;
   a.association_id = h.association_id;
   if (h.epoch != 0) a.epoch = h.epoch;
+  if (sides->from_receiver && h.epoch != 0) {
+    if (r.epoch != 0 && h.epoch != r.epoch) {
+      s.markers.push_back({t, plot::Marker::Kind::Line,
+                           "epoch " + std::to_string(h.epoch) + " at " + r.address.to_string(),
+                           "#9467bd"});
+    }
+    r.epoch = h.epoch;
+  }
   count(r.c, m);
   count(a.c, m);
   const auto both = [&](auto&& f) {
@@ -213,6 +224,7 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
     }
   } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
     both([&](Counters& c) { ++c.errors[reason_name(e->reason)]; });
+    s.markers.push_back({t, plot::Marker::Kind::Tick, "ERROR", "#d62728"});
   }
 }
 
@@ -377,72 +389,34 @@ void print_table(const Stats& s, const std::string& file) {
   }
 }
 
-// One panel per receiver: cumulative octets granted and received over time.
-void write_svg(const Stats& s, const std::string& path) {
-  constexpr int kWidth = 900;
-  constexpr int kPanel = 300;
-  constexpr int kLeft = 90;
-  constexpr int kRight = 20;
-  constexpr int kTop = 40;
-  constexpr int kBottom = 50;
-  const std::int64_t span = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
-  const int panels = std::max<int>(1, static_cast<int>(s.receivers.size()));
-  std::ofstream out(path);
-  if (!out) throw FileError(path + ": cannot be written");
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
-      << panels * kPanel << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  int index = 0;
-  const double plot_w = kWidth - kLeft - kRight;
-  const double plot_h = kPanel - kTop - kBottom;
+// Per receiver a panel of the octets granted and received (cumulative) and one of the credit
+// outstanding; restarts (a new epoch), CRN reports and ERRORs marked across them (plot.hpp).
+plot::Figure figure(const Stats& s, const std::string& file) {
+  plot::Figure f;
+  f.title = "rdcc pcap stats: " + file;
+  f.end_ns = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
   for (const auto& entry : s.receivers) {
-    const auto& r = entry.second;  // a plain reference: clang 14 cannot capture a binding
-    const int y0 = index++ * kPanel;
-    std::uint64_t top = 1;
-    for (const Sample& x : r.series) top = std::max({top, x.granted, x.received});
-    const auto px = [&](std::int64_t t) {
-      return kLeft + plot_w * static_cast<double>(t) / static_cast<double>(span);
-    };
-    const auto py = [&](std::uint64_t v) {
-      return y0 + kTop + plot_h * (1.0 - static_cast<double>(v) / static_cast<double>(top));
-    };
-    out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">receiver "
-        << r.address.to_string() << ": credit granted and received (cumulative octets)</text>\n";
-    out << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << plot_w
-        << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#888\"/>\n";
-    for (int tick = 0; tick <= 4; ++tick) {
-      const double f = tick / 4.0;
-      const auto v = static_cast<std::uint64_t>(f * static_cast<double>(top));
-      const auto t = static_cast<std::int64_t>(f * static_cast<double>(span));
-      char label[48];
-      out << "<text x=\"" << kLeft - 6 << "\" y=\"" << py(v) + 4 << "\" text-anchor=\"end\">" << v
-          << "</text>\n";
-      std::snprintf(label, sizeof label, "%.3f ms", static_cast<double>(t) / 1e6);
-      out << "<text x=\"" << px(t) << "\" y=\"" << y0 + kTop + plot_h + 18
-          << "\" text-anchor=\"middle\">" << label << "</text>\n";
+    const ReceiverStats& r = entry.second;
+    plot::Series granted{"granted", "#1f77b4", {{0, 0}}, true};
+    plot::Series received{std::string("received (") +
+                              (r.c.received_data == 0   ? "MSG_DONE"
+                               : r.c.received_done == 0 ? "data packets"
+                                                        : "data packets and MSG_DONE") +
+                              ")",
+                          "#2ca02c", {{0, 0}}, true};
+    plot::Series outstanding{"credit outstanding", "#ff7f0e", {{0, 0}}, true};
+    for (const Sample& x : r.series) {
+      granted.points.push_back({x.t, static_cast<double>(x.granted)});
+      received.points.push_back({x.t, static_cast<double>(x.received)});
+      outstanding.points.push_back({x.t, static_cast<double>(x.outstanding)});
     }
-    const auto line = [&](const char* colour, auto value) {
-      out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\""
-          << px(0) << ',' << py(0);
-      std::uint64_t last = 0;
-      for (const Sample& x : thin(r.series, 4000)) {
-        out << ' ' << px(x.t) << ',' << py(last) << ' ' << px(x.t) << ',' << py(value(x));
-        last = value(x);
-      }
-      out << ' ' << px(span) << ',' << py(last) << "\"/>\n";
-    };
-    line("#1f77b4", [](const Sample& x) { return x.granted; });
-    line("#2ca02c", [](const Sample& x) { return x.received; });
-    out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
-        << "\" fill=\"#1f77b4\">granted</text>\n<text x=\"" << kLeft + 80 << "\" y=\""
-        << y0 + kTop + 16 << "\" fill=\"#2ca02c\">received ("
-        << (r.c.received_data == 0   ? "MSG_DONE"
-            : r.c.received_done == 0 ? "data packets"
-                                     : "data packets and MSG_DONE")
-        << ")</text>\n";
+    const std::string who = "receiver " + r.address.to_string();
+    f.panels.push_back({who + ": credit granted and received (cumulative)", plot::Unit::Octets,
+                        {granted, received}, {}});
+    f.panels.push_back({who + ": credit outstanding", plot::Unit::Octets, {outstanding}, {}});
   }
-  out << "</svg>\n";
-  if (!out) throw FileError(path + ": write failed");
+  f.markers = s.markers;
+  return f;
 }
 
 int run_stats(const StatsOptions& o) {
@@ -469,7 +443,13 @@ int run_stats(const StatsOptions& o) {
   } else {
     print_table(s, capture_name(o.capture));
   }
-  if (!o.svg.empty()) write_svg(s, o.svg);
+  if (!o.svg.empty()) {
+    try {
+      plot::write_svg(figure(s, capture_name(o.capture)), o.svg);
+    } catch (const std::runtime_error& e) {
+      throw FileError(e.what());
+    }
+  }
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "plot.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
@@ -119,8 +120,9 @@ class Run {
   Run(const SimConfig& c, const SimOptions& o) : c_(c), o_(o) {
     sim::NetworkConfig nc = c.network;
     if (o.seed) nc.seed = *o.seed;
-    nc.record_packets = !o.pcap.empty();
-    nc.record_events = !o.events.empty();
+    // The plot marks CRN reports (events) and drops (packet records).
+    nc.record_packets = !o.pcap.empty() || !o.svg.empty();
+    nc.record_events = !o.events.empty() || !o.svg.empty();
     net_ = make_network(std::type_identity<Network>{}, c, nc, o);
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
@@ -388,63 +390,46 @@ class Run {
     });
   }
 
-  void write_svg() const {
-    constexpr int kWidth = 900;
-    constexpr int kPanel = 300;
-    constexpr int kLeft = 90;
-    constexpr int kTop = 40;
-    constexpr double kPlotW = kWidth - kLeft - 45;
-    constexpr double kPlotH = kPanel - kTop - 50;
-    std::ofstream out(o_.svg);
-    if (!out) throw std::runtime_error(o_.svg + ": cannot be written");
-    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
-        << kPanel * static_cast<int>(receivers_.size())
-        << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    for (std::size_t i = 0; i < receivers_.size(); ++i) {
-      const ReceiverRun& r = receivers_[i];
-      const int y0 = static_cast<int>(i) * kPanel;
-      const std::int64_t span = std::max<std::int64_t>(1, r.samples.empty() ? 1 : r.samples.back().t.ns);
-      std::uint64_t top = r.budget;
-      for (const Sample& s : r.samples) top = std::max({top, s.credit, s.queue});
-      const auto px = [&](std::int64_t t) { return kLeft + kPlotW * static_cast<double>(t) / static_cast<double>(span); };
-      const auto py = [&](std::uint64_t v) {
-        return y0 + kTop + kPlotH * (1.0 - static_cast<double>(v) / static_cast<double>(top));
-      };
-      out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">" << r.name
-          << " (" << net_->address(r.host).to_string()
-          << "): credit outstanding and the switch queue toward it (octets)</text>\n"
-          << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << kPlotW
-          << "\" height=\"" << kPlotH << "\" fill=\"none\" stroke=\"#888\"/>\n";
-      for (int tick = 0; tick <= 4; ++tick) {
-        const double f = tick / 4.0;
-        char label[48];
-        std::snprintf(label, sizeof label, "%.1f us", f * static_cast<double>(span) / 1000.0);
-        out << "<text x=\"" << kLeft - 6 << "\" y=\""
-            << py(static_cast<std::uint64_t>(f * static_cast<double>(top))) + 4
-            << "\" text-anchor=\"end\">" << static_cast<std::uint64_t>(f * static_cast<double>(top))
-            << "</text>\n<text x=\"" << px(static_cast<std::int64_t>(f * static_cast<double>(span)))
-            << "\" y=\"" << y0 + kTop + kPlotH + 18 << "\" text-anchor=\"middle\">" << label
-            << "</text>\n";
-      }
-      out << "<line x1=\"" << px(0) << "\" x2=\"" << px(span) << "\" y1=\"" << py(r.budget)
-          << "\" y2=\"" << py(r.budget) << "\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>\n"
-          << "<text x=\"" << px(span) - 4 << "\" y=\"" << py(r.budget) - 4
-          << "\" text-anchor=\"end\" fill=\"#d62728\">G = " << r.budget << "</text>\n";
-      const auto line = [&](const char* colour, auto value) {
-        out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
-        for (const Sample& s : r.samples) out << px(s.t.ns) << ',' << py(value(s)) << ' ';
-        out << "\"/>\n";
-      };
-      line("#1f77b4", [](const Sample& s) { return s.credit; });
-      line("#ff7f0e", [](const Sample& s) { return s.queue; });
-      out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
-          << "\" fill=\"#1f77b4\">credit outstanding</text>\n<text x=\"" << kLeft + 150
-          << "\" y=\"" << y0 + kTop + 16 << "\" fill=\"#ff7f0e\">switch queue</text>\n";
+  // Per receiver a panel of its outstanding credit against G and one of the switch queue
+  // toward it; restarts, CRN reports and drops marked across them (plot.hpp).
+  [[nodiscard]] plot::Figure figure() const {
+    plot::Figure f;
+    f.title = "rdcc sim: " + c_.file + ", seed " + std::to_string(net_->config().seed);
+    for (const ReceiverRun& r : receivers_) {
+      if (!r.samples.empty()) f.end_ns = std::max(f.end_ns, r.samples.back().t.ns);
     }
-    out << "</svg>\n";
-    if (!out) throw std::runtime_error(o_.svg + ": write failed");
+    for (const ReceiverRun& r : receivers_) {
+      const std::string who = r.name + " (" + net_->address(r.host).to_string() + ")";
+      plot::Series credit{"credit outstanding", "#1f77b4", {}, false};
+      plot::Series queue{"switch queue toward it", "#ff7f0e", {}, false};
+      for (const Sample& x : r.samples) {
+        credit.points.push_back({x.t.ns, static_cast<double>(x.credit)});
+        queue.points.push_back({x.t.ns, static_cast<double>(x.queue)});
+      }
+      f.panels.push_back({who + ": credit outstanding against G", plot::Unit::Octets, {credit},
+                          {{static_cast<double>(r.budget), "G", "#d62728"}}});
+      f.panels.push_back({who + ": switch queue", plot::Unit::Octets, {queue}, {}});
+    }
+    for (const auto& a : c_.actions) {
+      if (a.kind != SimAction::Kind::RestartReceiver) continue;
+      f.markers.push_back({a.at.ns, plot::Marker::Kind::Line,
+                           "restart " + receivers_[a.receiver].name + " (epoch " + std::to_string(a.epoch) + ")",
+                           "#9467bd"});
+    }
+    for (const auto& e : net_->events().events()) {
+      if (e.name == "report_sent") {
+        f.markers.push_back({e.time.ns, plot::Marker::Kind::Tick, "CRN report", "#8c564b"});
+      }
+    }
+    for (const auto& p : net_->packets()) {
+      if (p.point == sim::PacketRecord::Point::Dropped) {
+        f.markers.push_back({p.time.ns, plot::Marker::Kind::Tick, "drop", "#d62728"});
+      }
+    }
+    return f;
   }
+
+  void write_svg() const { plot::write_svg(figure(), o_.svg); }
 
   const SimConfig& c_;
   const SimOptions& o_;
