@@ -33,7 +33,7 @@ check "another seed: another run" test "$(jq .trace_hash "$work/a.json")" != "$(
 check "events: JSON lines with time, endpoint, event" \
   jq -e -s 'length > 1000 and all(.[]; has("time_ns") and has("endpoint") and has("event"))' "$work/a.jsonl"  >/dev/null
 check "svg: well-formed XML" xmllint --noout "$work/a.svg"
-check "svg: a credit line, a queue line and G" grep -q 'G = 1048576' "$work/a.svg"
+check "svg: G in human units" grep -q '>G = 1 MiB</text>' "$work/a.svg"
 frames=$(jq '.network.control_delivered + .network.data_packets_delivered' "$work/a.json")
 if command -v tshark >/dev/null; then
   tshark -r "$work/a.pcap" -T fields -e frame.number >"$work/frames" 2>"$work/err"
