@@ -24,6 +24,8 @@ struct StatsOptions {
   CaptureOptions capture;
   bool json = false;
   std::string svg;
+  std::string html;
+  std::string budget;  // --budget G: drawn against the credit outstanding
   std::optional<std::uint16_t> data_port;
   std::string data_framing;  // --data-framing FILE; empty: the project's framing
   std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
@@ -67,6 +69,7 @@ struct AssocStats {
   Counters c;
   std::uint64_t pool_limit = 0;
   std::map<std::uint64_t, MessageState> messages;
+  std::vector<plot::Point> delivered;  // (time, octets newly known to have arrived): goodput
 };
 
 struct ReceiverStats {
@@ -125,6 +128,7 @@ void receive(ReceiverStats& r, AssocStats& a, MessageState& msg, std::uint64_t t
     (data ? c->received_data : c->received_done) += more;
   }
   msg.received = to;
+  a.delivered.push_back({t, static_cast<double>(more)});
   move_outstanding(r, t, before, outstanding_of(msg));
   record(r, t);
 }
@@ -391,7 +395,7 @@ void print_table(const Stats& s, const std::string& file) {
 
 // Per receiver a panel of the octets granted and received (cumulative) and one of the credit
 // outstanding; restarts (a new epoch), CRN reports and ERRORs marked across them (plot.hpp).
-plot::Figure figure(const Stats& s, const std::string& file) {
+plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::uint64_t> budget) {
   plot::Figure f;
   f.title = "rdcc pcap stats: " + file;
   f.end_ns = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
@@ -413,13 +417,88 @@ plot::Figure figure(const Stats& s, const std::string& file) {
     const std::string who = "receiver " + r.address.to_string();
     f.panels.push_back({who + ": credit granted and received (cumulative)", plot::Unit::Octets,
                         {granted, received}, {}});
-    f.panels.push_back({who + ": credit outstanding", plot::Unit::Octets, {outstanding}, {}});
+    std::vector<plot::Level> levels;
+    if (budget) levels.push_back({static_cast<double>(*budget), "G", "#d62728"});
+    f.panels.push_back({who + ": credit outstanding" + (budget ? " against G" : ""), plot::Unit::Octets,
+                        {outstanding}, levels});
   }
+  // Goodput per sender: octets known to have arrived (data packets, else MSG_DONE), the ten
+  // senders that delivered most and the rest together.
+  std::map<std::string, std::vector<plot::Point>> by_sender;
+  for (const auto& entry : s.receivers) {
+    for (const auto& assoc : entry.second.assocs) {
+      auto& v = by_sender[assoc.second.sender.to_string()];
+      v.insert(v.end(), assoc.second.delivered.begin(), assoc.second.delivered.end());
+    }
+  }
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [name, points] : by_sender) {
+    double sum = 0;
+    for (const plot::Point& p : points) sum += p.value;
+    if (sum > 0) order.emplace_back(-sum, name);
+  }
+  std::sort(order.begin(), order.end());
+  plot::Panel goodput{"goodput per sender (octets received: data packets, else MSG_DONE)",
+                      plot::Unit::OctetsPerSecond, {}, {}};
+  std::vector<plot::Point> rest;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& points = by_sender[order[i].second];
+    if (i < 10) {
+      goodput.series.push_back({"sender " + order[i].second, plot::colour(i),
+                                plot::rate(points, 0, f.end_ns, 50), true});
+    } else {
+      rest.insert(rest.end(), points.begin(), points.end());
+    }
+  }
+  if (!rest.empty()) {
+    goodput.series.push_back({std::to_string(order.size() - 10) + " other senders", "#555555",
+                              plot::rate(rest, 0, f.end_ns, 50), true});
+  }
+  if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
   f.markers = s.markers;
   return f;
 }
 
+// rdcc pcap stats --html: the capture's and each receiver's figures in tables, and the plot.
+std::vector<plot::Table> tables(const Stats& s) {
+  const std::int64_t span = s.summary.last_time_ns - s.summary.first_time_ns;
+  std::vector<plot::Table> out;
+  out.push_back({"Capture",
+                 {"frames", "link type", "duration", "RDCC packets", "decode errors",
+                  "malformed frames", "reports to senders"},
+                 {{std::to_string(s.summary.frames), s.summary.link_type,
+                   plot::duration(static_cast<double>(span)), std::to_string(s.summary.rdcc_packets),
+                   std::to_string(s.summary.decode_errors), std::to_string(s.summary.malformed_frames),
+                   std::to_string(s.reports_to_senders)}}});
+  plot::Table rx{"Receivers",
+                 {"receiver", "associations", "messages", "requested", "granted", "received",
+                  "peak outstanding", "mean outstanding", "reports", "errors"},
+                 {}};
+  for (const auto& entry : s.receivers) {
+    const ReceiverStats& r = entry.second;
+    std::uint64_t errors = 0;
+    for (const auto& e : r.c.errors) errors += e.second;
+    rx.rows.push_back({r.address.to_string(), std::to_string(r.assocs.size()),
+                       std::to_string(r.c.messages), plot::octets(static_cast<double>(r.c.octets_requested)),
+                       plot::octets(static_cast<double>(r.c.octets_granted + r.c.pool_granted)),
+                       plot::octets(static_cast<double>(r.c.octets_received)),
+                       plot::octets(static_cast<double>(r.peak)), plot::octets(mean_outstanding(r, span)),
+                       std::to_string(r.c.reports), std::to_string(errors)});
+  }
+  out.push_back(rx);
+  return out;
+}
+
 int run_stats(const StatsOptions& o) {
+  std::optional<std::uint64_t> budget;
+  if (!o.budget.empty()) {
+    budget = parse_octets(o.budget);
+    if (!budget) {
+      throw CLI::ValidationError("--budget", "'" + o.budget +
+                                                 "' is not a number of octets (e.g. 4194304, "
+                                                 "4MiB, 256KiB)");
+    }
+  }
   Stats s;
   Roles roles(o.capture.port);
   DataPackets data(o.data_port, o.rocev2_port, std::nullopt);
@@ -443,12 +522,14 @@ int run_stats(const StatsOptions& o) {
   } else {
     print_table(s, capture_name(o.capture));
   }
-  if (!o.svg.empty()) {
-    try {
-      plot::write_svg(figure(s, capture_name(o.capture)), o.svg);
-    } catch (const std::runtime_error& e) {
-      throw FileError(e.what());
+  try {
+    if (!o.svg.empty()) plot::write_svg(figure(s, capture_name(o.capture), budget), o.svg);
+    if (!o.html.empty()) {
+      plot::write_html("rdcc pcap stats: " + capture_name(o.capture), tables(s),
+                       figure(s, capture_name(o.capture), budget), o.html);
     }
+  } catch (const std::runtime_error& e) {
+    throw FileError(e.what());
   }
   return 0;
 }
@@ -462,8 +543,14 @@ void add_pcap_stats_command(CLI::App& pcap) {
                "grant latency, credit outstanding, reports, errors");
   add_capture_options(*cmd, o->capture);
   cmd->add_flag("--json", o->json, "One JSON document instead of the table");
-  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit over "
-                                   "time per receiver to FILE");
+  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit, credit "
+                                   "outstanding per receiver and goodput per sender over time to "
+                                   "FILE");
+  cmd->add_option("--html", o->html, "Also write a self-contained page (nothing loaded from the "
+                                     "network) with the figures and the plot to FILE");
+  cmd->add_option("-G,--budget", o->budget, "The receivers' credit budget G (4194304, 4MiB, "
+                                            "256KiB): the plots draw it against the credit "
+                                            "outstanding");
   cmd->add_option("--data-port", o->data_port,
                   "The UDP port of the opaque data transport (docs/data-transport.md): received "
                   "octets are counted from its packets; no default")

@@ -1,7 +1,7 @@
 // rdcc sim: runs the reference endpoints on the deterministic simulator from a JSON
 // description (docs/sim.md) and reports completion times against the ideal, the peak queue and
 // credit against G, the network's counters and every invariant violation; optionally the pcap
-// of every delivered packet, the endpoints' events as JSON lines and an SVG plot.
+// of every delivered packet, the endpoints' events as JSON lines, an SVG plot and a page.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +22,7 @@
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
+#include "rdcc/reference/bindings.hpp"
 #include "rdcc/sim/network.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "sim_config.hpp"
@@ -42,7 +43,9 @@ struct SimOptions {
   std::string pcap;
   std::string events;
   std::string svg;
+  std::string html;
   bool json = false;
+  [[nodiscard]] bool plots() const { return !svg.empty() || !html.empty(); }
 };
 
 struct Sample {
@@ -121,8 +124,8 @@ class Run {
     sim::NetworkConfig nc = c.network;
     if (o.seed) nc.seed = *o.seed;
     // The plot marks CRN reports (events) and drops (packet records).
-    nc.record_packets = !o.pcap.empty() || !o.svg.empty();
-    nc.record_events = !o.events.empty() || !o.svg.empty();
+    nc.record_packets = !o.pcap.empty() || o.plots();
+    nc.record_events = !o.events.empty() || o.plots();
     net_ = make_network(std::type_identity<Network>{}, c, nc, o);
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
@@ -176,7 +179,7 @@ class Run {
   // description's own cancel actions.
   bool run() {
     const auto start = std::chrono::steady_clock::now();
-    if (!o_.svg.empty()) {
+    if (o_.plots()) {
       interval_ = c_.sample.ns > 0 ? c_.sample : ref::microseconds(1);
       sample(ref::Time{});
     }
@@ -212,7 +215,8 @@ class Run {
       for (const auto& e : net_->events().events()) out << e.to_json().dump() << '\n';
       if (!out) throw std::runtime_error(o_.events + ": write failed");
     }
-    if (!o_.svg.empty()) write_svg();
+    if (!o_.svg.empty()) plot::write_svg(figure(), o_.svg);
+    if (!o_.html.empty()) write_html();
   }
 
   [[nodiscard]] Json summary() const {
@@ -410,6 +414,30 @@ class Run {
                           {{static_cast<double>(r.budget), "G", "#d62728"}}});
       f.panels.push_back({who + ": switch queue", plot::Unit::Octets, {queue}, {}});
     }
+    // Goodput per sender (the ten that delivered most, and the rest together).
+    auto delivered = delivered_by_sender();
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [name, points] : delivered) {
+      double sum = 0;
+      for (const plot::Point& p : points) sum += p.value;
+      order.emplace_back(-sum, name);
+    }
+    std::sort(order.begin(), order.end());
+    plot::Panel goodput{"goodput per sender (message data delivered)", plot::Unit::OctetsPerSecond, {}, {}};
+    std::vector<plot::Point> rest;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto& points = delivered[order[i].second];
+      if (i < 10) {
+        goodput.series.push_back({order[i].second, plot::colour(i), plot::rate(points, 0, f.end_ns, 100), true});
+      } else {
+        rest.insert(rest.end(), points.begin(), points.end());
+      }
+    }
+    if (!rest.empty()) {
+      goodput.series.push_back({std::to_string(order.size() - 10) + " other senders", "#555555",
+                                plot::rate(rest, 0, f.end_ns, 100), true});
+    }
+    if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
     for (const auto& a : c_.actions) {
       if (a.kind != SimAction::Kind::RestartReceiver) continue;
       f.markers.push_back({a.at.ns, plot::Marker::Kind::Line,
@@ -429,7 +457,90 @@ class Run {
     return f;
   }
 
-  void write_svg() const { plot::write_svg(figure(), o_.svg); }
+  // The octets of message data each sender delivered, as (time, octets) per sender: from the
+  // delivered data packets (opaque: Payload Length; RoCEv2: the packet less its IPv4, UDP, BTH,
+  // RETH, pad and ICRC).
+  [[nodiscard]] std::map<std::string, std::vector<plot::Point>> delivered_by_sender() const {
+    std::map<std::string, std::string> names;  // sender host (IP) -> name
+    const auto host = [](const ref::Address& a) {
+      const std::string s = a.to_string();
+      return s.substr(0, s.rfind(':'));
+    };
+    for (std::size_t i = 0; i < senders_.size(); ++i) {
+      names[host(net_->address(senders_[i]))] = c_.senders[i].first.name;
+    }
+    std::map<std::string, std::vector<plot::Point>> out;
+    for (const auto& p : net_->packets()) {
+      if (p.point != sim::PacketRecord::Point::Delivered || p.control) continue;
+      const auto it = names.find(host(p.from));
+      if (it == names.end()) continue;
+      const auto octet = [&p](std::size_t i) {
+        return i < p.bytes.size() ? std::to_integer<std::uint32_t>(p.bytes[i]) : 0U;
+      };
+      const std::size_t ip = (octet(0) & 0x0FU) * 4;
+      const std::size_t udp = ip + 8;
+      std::uint64_t payload = 0;
+      if (p.to.port == ref::kRocev2Port) {
+        const std::uint32_t opcode = octet(udp);
+        const std::uint32_t pad = (octet(udp + 1) >> 4U) & 3U;
+        const std::uint64_t headers = udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
+        payload = p.orig_length > headers ? p.orig_length - headers : 0;
+      } else {
+        payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) | octet(udp + 7);
+      }
+      out[it->second].push_back({p.time.ns, static_cast<double>(payload)});
+    }
+    return out;
+  }
+
+  // rdcc sim --html: the summary's tables and the figure on one self-contained page.
+  void write_html() const {
+    const Json j = summary();
+    const Json& o = j["outcome"];
+    std::vector<plot::Table> tables;
+    plot::Table messages{"Messages", {"messages", "DONE", "ABORTED", "unfinished"}, {}};
+    messages.rows.push_back({std::to_string(o["messages"].get<std::size_t>()),
+                             std::to_string(o["done"].get<std::size_t>()),
+                             std::to_string(o["aborted"].get<std::size_t>()),
+                             std::to_string(o["unfinished"].get<std::size_t>())});
+    tables.push_back(messages);
+    if (!o["aborts"].empty()) {
+      plot::Table aborts{"ABORTED messages", {"reason", "receiver", "messages", "cause"}, {}};
+      for (const auto& a : o["aborts"]) {
+        aborts.rows.push_back({a["reason"].get<std::string>(), a["receiver"].get<std::string>(),
+                               std::to_string(a["messages"].get<std::size_t>()),
+                               a["cause"].get<std::string>()});
+      }
+      tables.push_back(aborts);
+    }
+    plot::Table rx{"Receivers",
+                   {"receiver", "address", "messages", "done", "last done", "ideal", "peak credit", "G",
+                    "peak queue"},
+                   {}};
+    for (const auto& r : j["receivers"]) {
+      rx.rows.push_back({r["name"].get<std::string>(), r["address"].get<std::string>(),
+                         std::to_string(r["messages"].get<std::size_t>()),
+                         std::to_string(r["done"].get<std::size_t>()),
+                         plot::duration(r["last_done_us"].get<double>() * 1000),
+                         plot::duration(r["ideal_us"].get<double>() * 1000),
+                         plot::octets(static_cast<double>(r["peak_credit"].get<std::uint64_t>())),
+                         plot::octets(static_cast<double>(r["budget"].get<std::uint64_t>())),
+                         plot::octets(static_cast<double>(r["peak_queue"].get<std::uint64_t>()))});
+    }
+    tables.push_back(rx);
+    plot::Table tx{"Senders: message data delivered (retransmissions included)", {"sender", "octets", "first", "last"}, {}};
+    for (const auto& [name, points] : delivered_by_sender()) {
+      double sum = 0;
+      for (const plot::Point& p : points) sum += p.value;
+      tx.rows.push_back({name, plot::octets(sum),
+                         plot::duration(static_cast<double>(points.front().t_ns)),
+                         plot::duration(static_cast<double>(points.back().t_ns))});
+    }
+    tables.push_back(tx);
+    plot::write_html("rdcc sim: " + c_.file + ", seed " + std::to_string(net_->config().seed),
+                     tables, figure(), o_.html);
+  }
+
 
   const SimConfig& c_;
   const SimOptions& o_;
@@ -561,8 +672,11 @@ void add_sim_command(CLI::App& app, int& status) {
   cmd->add_option("--seed", o->seed, "Override the description's seed");
   cmd->add_option("--pcap", o->pcap, "Write every delivered packet to FILE (pcap, Ethernet)");
   cmd->add_option("--events", o->events, "Write the endpoints' events to FILE as JSON lines");
-  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G "
-                                   "and of the switch queue toward it to FILE");
+  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G, "
+                                   "of the switch queue toward it and of each sender's goodput "
+                                   "to FILE");
+  cmd->add_option("--html", o->html, "Write a self-contained page (nothing loaded from the "
+                                     "network) with the summary's tables and the plot to FILE");
   cmd->add_flag("--json", o->json, "Print the summary as one JSON document");
   cmd->add_option("--engine", o->engine,
                   "sim: the deterministic simulator (default); ns3: the same endpoints as ns-3 "

@@ -283,6 +283,66 @@ std::string svg(const Figure& f) {
          body + "</svg>\n";
 }
 
+std::vector<Point> rate(const std::vector<Point>& octets, std::int64_t start_ns,
+                        std::int64_t end_ns, std::size_t bins) {
+  const std::int64_t span = std::max<std::int64_t>(1, end_ns - start_ns);
+  bins = std::max<std::size_t>(1, bins);
+  std::vector<double> sum(bins, 0);
+  for (const Point& p : octets) {
+    if (p.t_ns < start_ns || p.t_ns > end_ns) continue;
+    const auto i = static_cast<std::size_t>(static_cast<double>(p.t_ns - start_ns) /
+                                            static_cast<double>(span) * static_cast<double>(bins));
+    sum[std::min(i, bins - 1)] += p.value;
+  }
+  const double width_s = static_cast<double>(span) / static_cast<double>(bins) / 1e9;
+  std::vector<Point> out;
+  for (std::size_t i = 0; i < bins; ++i) {
+    out.push_back({start_ns + static_cast<std::int64_t>(static_cast<double>(span) * static_cast<double>(i) /
+                                                        static_cast<double>(bins)),
+                   sum[i] / width_s});
+  }
+  return out;
+}
+
+std::string colour(std::size_t i) {
+  static constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                             "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return kPalette[i % std::size(kPalette)];
+}
+
+std::string html(const std::string& title, const std::vector<Table>& tables, const Figure& f) {
+  std::string out =
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      "<meta charset=\"utf-8\"/>\n<title>" + escape(title) + "</title>\n<style>\n"
+      "body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
+      "table { border-collapse: collapse; margin: 0.5em 0 1.5em; }\n"
+      "caption { text-align: left; font-weight: bold; padding: 0.3em 0; }\n"
+      "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n"
+      "th { background: #f4f4f4; }\n"
+      "</style>\n</head>\n<body>\n<h1>" + escape(title) + "</h1>\n";
+  for (const Table& t : tables) {
+    out += "<table>\n<caption>" + escape(t.caption) + "</caption>\n<tr>";
+    for (const std::string& h : t.header) out += "<th>" + escape(h) + "</th>";
+    out += "</tr>\n";
+    for (const auto& row : t.rows) {
+      out += "<tr>";
+      for (const std::string& cell : row) out += "<td>" + escape(cell) + "</td>";
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+  }
+  out += "<div class=\"figure\">\n" + svg(f) + "</div>\n</body>\n</html>\n";
+  return out;
+}
+
+void write_html(const std::string& title, const std::vector<Table>& tables, const Figure& f,
+                const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(path + ": cannot be written");
+  out << html(title, tables, f);
+  if (!out) throw std::runtime_error(path + ": write failed");
+}
+
 void write_svg(const Figure& f, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot be written");

@@ -1,4 +1,4 @@
-// The one plot writer of `rdcc sim` and `rdcc pcap stats`: panels of time series over one time
+// The one plot writer of `rdcc sim` and `rdcc pcap stats` (--svg, and --html for a page): panels of time series over one time
 // axis, drawn as SVG. Axes in human units (B, KiB, MiB, GiB; ns, µs, ms, s) with ticks at 1, 2
 // or 5 times a power of ten of the unit; margins sized to the longest label, so that no label
 // is clipped; every text XML-escaped (names come from users: a receiver named `rx<1>&co`);
@@ -64,6 +64,27 @@ struct Figure {
 [[nodiscard]] std::string svg(const Figure& f);
 // Writes svg(f) to `path`; throws std::runtime_error naming the path if it cannot.
 void write_svg(const Figure& f, const std::string& path);
+
+// A rate series: octets per second in `bins` equal intervals of [start_ns, end_ns), from
+// (time, octets) events (a value holds over its interval: draw it with `steps`).
+[[nodiscard]] std::vector<Point> rate(const std::vector<Point>& octets, std::int64_t start_ns,
+                                      std::int64_t end_ns, std::size_t bins);
+// The i-th colour of a fixed palette of ten.
+[[nodiscard]] std::string colour(std::size_t i);
+
+// A table of the page: its caption, column names and rows of text.
+struct Table {
+  std::string caption;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+// A self-contained page (XHTML: every element closed; no script, no style sheet or image
+// loaded, nothing fetched): the title, the tables, and the figure inline as SVG.
+[[nodiscard]] std::string html(const std::string& title, const std::vector<Table>& tables,
+                               const Figure& f);
+// Writes html(...) to `path`; throws std::runtime_error naming the path if it cannot.
+void write_html(const std::string& title, const std::vector<Table>& tables, const Figure& f,
+                const std::string& path);
 
 // Text for XML character data and attribute values.
 [[nodiscard]] std::string escape(std::string_view text);

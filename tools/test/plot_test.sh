@@ -3,7 +3,9 @@
 # read back as XML by xmllint and checked as a person would look at them: a receiver named
 # `rx<1>&co` escaped, axes in human units (no tick of raw octets), every label inside the
 # picture, the queue in a panel of its own, markers for a restart, CRN reports and drops (sim)
-# and for a new epoch and ERRORs (capture).
+# and for a new epoch and ERRORs (capture). And their pages (--html): well-formed XHTML that
+# loads nothing (no script, link, src, url()), with the tables, credit against G, the queue,
+# goodput per sender and the markers; where chromium is installed, loaded by it offline.
 #
 # Usage: plot_test.sh RDCC_BINARY SOURCE_DIR
 set -u
@@ -33,7 +35,7 @@ inside() {
 }
 # human FILE: every axis label is 0 or a number with a unit (B, KiB, MiB, ns, µs, ms, s).
 human() {
-  texts "$1" | awk -F'\t' '$2 != "start" && $4 !~ /=/ && $4 !~ /^(0|[0-9.]+ (B|KiB|MiB|GiB|ns|µs|ms|s))$/ { print "raw: " $0; bad = 1 } END { exit bad }'
+  texts "$1" | awk -F'\t' '$2 != "start" && $4 !~ /=/ && $4 !~ /^(0|[0-9.]+ (B|KiB|MiB|GiB|ns|µs|ms|s)(\/s)?)$/ { print "raw: " $0; bad = 1 } END { exit bad }'
 }
 
 jq '.receivers[0].name = "rx<1>&co" | .crn.queue_threshold = 8192 | .queue.capacity = 20000' \
@@ -63,5 +65,41 @@ check "stats: outstanding in its own panel" contains "$work/stats.svg" "receiver
 check "stats --svg to an unwritable path: exit 2, named" run 2 "$rdcc" pcap stats --port 50000 \
   "$src/pcaps/sim_restart.pcap" --svg /nonexistent/x.svg
 check "stats: the path named" contains "$work/err" "/nonexistent/x.svg: cannot be written"
+
+# The pages (--html).
+# offline FILE: nothing in the page refers to anything outside it.
+offline() {
+  ! grep -qiE '<script|<link|<img|<iframe|src=|href=|@import|url\(' "$1" &&
+    test "$(grep -o 'https\?://[^"]*' "$1" | sort -u | tr '\n' ' ')" = \
+      "http://www.w3.org/1999/xhtml http://www.w3.org/2000/svg "
+}
+check "sim --html" run 0 "$rdcc" sim "$work/rx.json" --html "$work/sim.html"
+check "sim page: well-formed XHTML (xmllint)" xmllint --noout "$work/sim.html"
+check "sim page: self-contained" offline "$work/sim.html"
+check "sim page: the outcome table" contains "$work/sim.html" "<caption>Messages</caption>"
+check "sim page: the abort and its cause" contains "$work/sim.html" "<td>cancelled by the description&apos;s actions</td>"
+check "sim page: credit against G" contains "$work/sim.html" ">G = 4 MiB</text>"
+check "sim page: the queue" contains "$work/sim.html" "(10.0.0.2:50000): switch queue</text>"
+check "sim page: goodput per sender" contains "$work/sim.html" ">goodput per sender (message data delivered)</text>"
+check "sim page: eight senders' lines" test "$(grep -c '>sender-[0-7]</text>' "$work/sim.html")" -eq 8
+check "sim page: goodput in human units" grep -q '>[0-9.]* [KMG]iB/s</text>' "$work/sim.html"
+check "sim page: markers" contains "$work/sim.html" "restart rx&lt;1&gt;&amp;co (epoch 2)"
+check "stats --html" run 0 "$rdcc" pcap stats --port 50000 --data-port 50001 -G 1MiB \
+  "$src/pcaps/sim_incast_crn.pcap" --html "$work/stats.html"
+check "stats page: well-formed XHTML (xmllint)" xmllint --noout "$work/stats.html"
+check "stats page: self-contained" offline "$work/stats.html"
+check "stats page: credit outstanding against G" contains "$work/stats.html" "credit outstanding against G</text>"
+check "stats page: G" contains "$work/stats.html" ">G = 1 MiB</text>"
+check "stats page: goodput of the 8 senders" test "$(grep -c '>sender 10.0.0.[0-9]*:50000</text>' "$work/stats.html")" -eq 8
+check "stats page: CRN reports marked" contains "$work/stats.html" ">CRN report (5)</text>"
+if command -v chromium >/dev/null; then
+  # A real browser, offline: the page renders its tables and the plot's panels.
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --proxy-server=127.0.0.1:9 \
+    --dump-dom "file://$work/stats.html" >"$work/dom.html" 2>/dev/null
+  check "chromium: the page's DOM" contains "$work/dom.html" "<caption>Receivers</caption>"
+  check "chromium: the plot in it" test "$(grep -o '<polyline' "$work/dom.html" | wc -l)" -ge 11
+else
+  echo "chromium not installed: the page is not loaded in a browser (xmllint only)"
+fi
 
 finish plot_test
