@@ -34,6 +34,17 @@ std::string read_text(const std::string& path) {
   return s;
 }
 
+ref::DataFraming load_data_framing(const std::string& path) {
+  if (path != "-") return ref::DataFraming::load(path);
+  std::string text;
+  try {
+    text = read_text(path);
+  } catch (const InputError& e) {
+    throw ref::FramingError(std::string("standard input: ") + e.what());
+  }
+  return ref::DataFraming::parse(text, "standard input");
+}
+
 bool looks_like_text(const std::vector<std::byte>& content) {
   for (auto b : content) {
     const auto c = std::to_integer<unsigned char>(b);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rdcc/reference/framing.hpp"
+
 namespace rdcc::tools {
 
 // A failure that the command reports as "rdcc <command>: <what>" with exit status 1.
@@ -17,6 +19,10 @@ struct InputError : std::runtime_error {
 // The whole content of `path` ("-" is standard input).
 [[nodiscard]] std::vector<std::byte> read_all(const std::string& path);
 [[nodiscard]] std::string read_text(const std::string& path);
+
+// A --data-framing file (docs/data-transport.md), "-" for standard input. Throws
+// ref::FramingError naming the file (and the field).
+[[nodiscard]] ref::DataFraming load_data_framing(const std::string& path);
 
 // True if the content is text (so it holds hex or JSON, not a raw datagram).
 [[nodiscard]] bool looks_like_text(const std::vector<std::byte>& content);

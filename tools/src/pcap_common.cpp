@@ -4,6 +4,8 @@
 #include <charconv>
 #include <vector>
 
+#include "input.hpp"
+
 namespace rdcc::tools {
 
 void add_capture_options(CLI::App& cmd, CaptureOptions& opts) {
@@ -178,7 +180,7 @@ void add_data_framing_option(CLI::App& cmd, std::string& file) {
 ref::DataFraming data_framing_of(const std::string& file) {
   if (file.empty()) return {};
   try {
-    return ref::DataFraming::load(file);
+    return load_data_framing(file);
   } catch (const ref::FramingError& e) {
     throw CLI::ValidationError("--data-framing", e.what());
   }

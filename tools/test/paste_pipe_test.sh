@@ -83,6 +83,12 @@ check "pcap dump - through a pipe" run 0 sh -c "cat '$pcaps/appendix_exchange.pc
 check "22 datagrams dumped" lines "$work/out" 22
 check "sim -" run 0 "$rdcc" sim - <"$src/docs/examples/sim/incast-8.json"
 check "sim - names standard input" contains "$work/out" "rdcc sim: standard input, seed 1: 8 messages: 8 DONE, 0 ABORTED"
+check "encode -i - -o -" run 0 sh -c "echo '{\"type\":\"MSG_DONE\",\"message_id\":5}' | '$rdcc' encode -i - -o -"
+check "encode to standard output" contains "$work/out" "10 07 00 20"
+check "--data-framing -" run 2 sh -c "echo '{}' | '$rdcc' pcap check --port 50000 -G 4MiB --data-port 50001 --data-framing - '$pcaps/sim_all_types.pcap'"
+check "--data-framing - names standard input" contains "$work/err" "standard input"
+check "--config - (a node's options from standard input)" run 2 sh -c "echo '{\"no-such-option\": 1}' | '$rdcc' receiver --config - --address 127.0.0.1"
+check "--config - read" contains "$work/err" "key 'no-such-option' is not an option of rdcc receiver"
 check "a damaged pipe is an error naming it" run 2 "$rdcc" pcap check --port 50000 -G 4MiB - </dev/null
 check "damaged: standard input named" contains "$work/err" "standard input: not a readable pcap"
 
