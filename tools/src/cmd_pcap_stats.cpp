@@ -427,33 +427,12 @@ plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::
   std::map<std::string, std::vector<plot::Point>> by_sender;
   for (const auto& entry : s.receivers) {
     for (const auto& assoc : entry.second.assocs) {
-      auto& v = by_sender[assoc.second.sender.to_string()];
+      auto& v = by_sender["sender " + assoc.second.sender.to_string()];
       v.insert(v.end(), assoc.second.delivered.begin(), assoc.second.delivered.end());
     }
   }
-  std::vector<std::pair<double, std::string>> order;
-  for (const auto& [name, points] : by_sender) {
-    double sum = 0;
-    for (const plot::Point& p : points) sum += p.value;
-    if (sum > 0) order.emplace_back(-sum, name);
-  }
-  std::sort(order.begin(), order.end());
-  plot::Panel goodput{"goodput per sender (octets received: data packets, else MSG_DONE)",
-                      plot::Unit::OctetsPerSecond, {}, {}};
-  std::vector<plot::Point> rest;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const auto& points = by_sender[order[i].second];
-    if (i < 10) {
-      goodput.series.push_back({"sender " + order[i].second, plot::colour(i),
-                                plot::rate(points, 0, f.end_ns, 50), true});
-    } else {
-      rest.insert(rest.end(), points.begin(), points.end());
-    }
-  }
-  if (!rest.empty()) {
-    goodput.series.push_back({std::to_string(order.size() - 10) + " other senders", "#555555",
-                              plot::rate(rest, 0, f.end_ns, 50), true});
-  }
+  plot::Panel goodput = plot::goodput_panel(
+      "goodput per sender (octets received: data packets, else MSG_DONE)", by_sender, f.end_ns, 50);
   if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
   f.markers = s.markers;
   return f;

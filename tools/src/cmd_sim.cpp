@@ -415,28 +415,8 @@ class Run {
       f.panels.push_back({who + ": switch queue", plot::Unit::Octets, {queue}, {}});
     }
     // Goodput per sender (the ten that delivered most, and the rest together).
-    auto delivered = delivered_by_sender();
-    std::vector<std::pair<double, std::string>> order;
-    for (const auto& [name, points] : delivered) {
-      double sum = 0;
-      for (const plot::Point& p : points) sum += p.value;
-      order.emplace_back(-sum, name);
-    }
-    std::sort(order.begin(), order.end());
-    plot::Panel goodput{"goodput per sender (message data delivered)", plot::Unit::OctetsPerSecond, {}, {}};
-    std::vector<plot::Point> rest;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto& points = delivered[order[i].second];
-      if (i < 10) {
-        goodput.series.push_back({order[i].second, plot::colour(i), plot::rate(points, 0, f.end_ns, 100), true});
-      } else {
-        rest.insert(rest.end(), points.begin(), points.end());
-      }
-    }
-    if (!rest.empty()) {
-      goodput.series.push_back({std::to_string(order.size() - 10) + " other senders", "#555555",
-                                plot::rate(rest, 0, f.end_ns, 100), true});
-    }
+    plot::Panel goodput = plot::goodput_panel("goodput per sender (message data delivered)",
+                                              delivered_by_sender(), f.end_ns, 100);
     if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
     for (const auto& a : c_.actions) {
       if (a.kind != SimAction::Kind::RestartReceiver) continue;

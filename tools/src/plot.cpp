@@ -7,8 +7,12 @@
 #include <map>
 #include <stdexcept>
 
+#include "rdcc/conformance/report.hpp"
+
 namespace rdcc::tools::plot {
 namespace {
+
+using conformance::xml_escape;
 
 constexpr double kWidth = 960;
 constexpr double kCharWidth = 7.2;  // at font-size 12, generous: labels are measured by it
@@ -127,22 +131,6 @@ std::vector<std::vector<LegendItem>> legend_lines(const Panel& p, const std::vec
 
 }  // namespace
 
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string octets(double value) { return label(value, octet_scale(value, false)); }
 
 std::string duration(double ns) { return label(ns, time_scale(ns)); }
@@ -197,7 +185,7 @@ std::string svg(const Figure& f) {
   const auto text = [&body](double x, double ty, std::string_view anchor, std::string_view extra,
                             std::string_view content) {
     body += "<text x=\"" + coordinate(x) + "\" y=\"" + coordinate(ty) + "\" text-anchor=\"" +
-            std::string(anchor) + "\"" + std::string(extra) + ">" + escape(content) + "</text>\n";
+            std::string(anchor) + "\"" + std::string(extra) + ">" + xml_escape(content) + "</text>\n";
   };
   text(left, 22, "start", " font-size=\"15\" font-weight=\"bold\"", f.title);
   y = 34;
@@ -304,6 +292,32 @@ std::vector<Point> rate(const std::vector<Point>& octets, std::int64_t start_ns,
   return out;
 }
 
+Panel goodput_panel(std::string title, const std::map<std::string, std::vector<Point>>& octets,
+                    std::int64_t end_ns, std::size_t bins, std::size_t shown) {
+  std::vector<std::pair<double, std::string>> order;  // (-octets, sender): most first
+  for (const auto& [name, points] : octets) {
+    double sum = 0;
+    for (const Point& p : points) sum += p.value;
+    if (sum > 0) order.emplace_back(-sum, name);
+  }
+  std::sort(order.begin(), order.end());
+  Panel panel{std::move(title), Unit::OctetsPerSecond, {}, {}};
+  std::vector<Point> rest;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& points = octets.at(order[i].second);
+    if (i < shown) {
+      panel.series.push_back({order[i].second, colour(i), rate(points, 0, end_ns, bins), true});
+    } else {
+      rest.insert(rest.end(), points.begin(), points.end());
+    }
+  }
+  if (!rest.empty()) {
+    panel.series.push_back({std::to_string(order.size() - shown) + " other senders", "#555555",
+                            rate(rest, 0, end_ns, bins), true});
+  }
+  return panel;
+}
+
 std::string colour(std::size_t i) {
   static constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                              "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -313,20 +327,20 @@ std::string colour(std::size_t i) {
 std::string html(const std::string& title, const std::vector<Table>& tables, const Figure& f) {
   std::string out =
       "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-      "<meta charset=\"utf-8\"/>\n<title>" + escape(title) + "</title>\n<style>\n"
+      "<meta charset=\"utf-8\"/>\n<title>" + xml_escape(title) + "</title>\n<style>\n"
       "body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
       "table { border-collapse: collapse; margin: 0.5em 0 1.5em; }\n"
       "caption { text-align: left; font-weight: bold; padding: 0.3em 0; }\n"
       "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n"
       "th { background: #f4f4f4; }\n"
-      "</style>\n</head>\n<body>\n<h1>" + escape(title) + "</h1>\n";
+      "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
   for (const Table& t : tables) {
-    out += "<table>\n<caption>" + escape(t.caption) + "</caption>\n<tr>";
-    for (const std::string& h : t.header) out += "<th>" + escape(h) + "</th>";
+    out += "<table>\n<caption>" + xml_escape(t.caption) + "</caption>\n<tr>";
+    for (const std::string& h : t.header) out += "<th>" + xml_escape(h) + "</th>";
     out += "</tr>\n";
     for (const auto& row : t.rows) {
       out += "<tr>";
-      for (const std::string& cell : row) out += "<td>" + escape(cell) + "</td>";
+      for (const std::string& cell : row) out += "<td>" + xml_escape(cell) + "</td>";
       out += "</tr>\n";
     }
     out += "</table>\n";

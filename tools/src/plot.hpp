@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,12 @@ struct Figure {
 // Writes svg(f) to `path`; throws std::runtime_error naming the path if it cannot.
 void write_svg(const Figure& f, const std::string& path);
 
+// A panel of the goodput of each sender: `octets` holds per sender name its (time, octets)
+// events; the `shown` senders that delivered most get a line each, the others one together.
+[[nodiscard]] Panel goodput_panel(std::string title,
+                                  const std::map<std::string, std::vector<Point>>& octets,
+                                  std::int64_t end_ns, std::size_t bins, std::size_t shown = 10);
+
 // A rate series: octets per second in `bins` equal intervals of [start_ns, end_ns), from
 // (time, octets) events (a value holds over its interval: draw it with `steps`).
 [[nodiscard]] std::vector<Point> rate(const std::vector<Point>& octets, std::int64_t start_ns,
@@ -86,8 +93,6 @@ struct Table {
 void write_html(const std::string& title, const std::vector<Table>& tables, const Figure& f,
                 const std::string& path);
 
-// Text for XML character data and attribute values.
-[[nodiscard]] std::string escape(std::string_view text);
 // "0 B", "512 B", "1.5 KiB", "256 KiB", "4 MiB" (at most three decimals, trailing zeros cut).
 [[nodiscard]] std::string octets(double value);
 // "0", "250 ns", "1.5 µs", "20 ms", "2 s".
