@@ -148,6 +148,12 @@ HexDumpResult parse_hex_dump(std::string_view text) {
     if (result.blocks.empty()) {
       return fail(number, 1, "the dump starts at offset " + hex_text(offset) + ", not 0");
     }
+    // A datagram or a frame is far below this: a larger offset is not a dump of one (and a
+    // "*" up to it would fill memory).
+    constexpr std::uint64_t kLargest = 1U << 20U;
+    if (offset > kLargest) {
+      return fail(number, 1, "offset " + hex_text(offset) + " is beyond any datagram (1 MiB)");
+    }
     std::vector<std::byte>& octets = result.blocks.back().octets;
     if (repeat) {
       // Up to this offset, the line above again and again.

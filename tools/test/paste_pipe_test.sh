@@ -67,6 +67,10 @@ sed '2d' "$work/tshark-x.txt" | awk 'BEGIN { RS = ""; ORS = "\n\n" } NR == 1' >"
 check "a missing line is an error" run 1 "$rdcc" decode --input "$work/lost.txt"
 check "the error names the line and the offset" contains "$work/err" \
   "line 2: offset 0x20, but 16 octets were read before it"
+printf '00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\nffffffff\n' \
+  >"$work/huge.txt"
+check "a '*' up to a huge offset is an error, not 4 GiB of zeros" run 1 "$rdcc" decode --input "$work/huge.txt"
+check "the error names the offset" contains "$work/err" "line 3: offset 0xffffffff is beyond any datagram (1 MiB)"
 check "the ASCII column is not read as octets" run 0 "$rdcc" decode --line - <<'EOF'
 0000   10 04 00 28 5a 17 c0 de 00 03 00 00 00 00 00 2a   ...(Z..........*
 0010   00 00 00 00 00 00 01 01 00 00 00 00 00 04 00 00   ................
