@@ -429,9 +429,13 @@ class Run {
         f.markers.push_back({e.time.ns, plot::Marker::Kind::Tick, "CRN report", "#8c564b"});
       }
     }
-    for (const auto& p : net_->packets()) {
-      if (p.point == sim::PacketRecord::Point::Dropped) {
-        f.markers.push_back({p.time.ns, plot::Marker::Kind::Tick, "drop", "#d62728"});
+    // The deterministic simulator keeps a record of every packet (ns-3 writes its capture as it
+    // runs, and keeps none): drops are marked from it.
+    if constexpr (std::is_same_v<Network, sim::Network>) {
+      for (const auto& p : net_->packets()) {
+        if (p.point == sim::PacketRecord::Point::Dropped) {
+          f.markers.push_back({p.time.ns, plot::Marker::Kind::Tick, "drop", "#d62728"});
+        }
       }
     }
     return f;
@@ -439,36 +443,38 @@ class Run {
 
   // The octets of message data each sender delivered, as (time, octets) per sender: from the
   // delivered data packets (opaque: Payload Length; RoCEv2: the packet less its IPv4, UDP, BTH,
-  // RETH, pad and ICRC).
+  // RETH, pad and ICRC). None under ns-3, which keeps no packet record.
   [[nodiscard]] std::map<std::string, std::vector<plot::Point>> delivered_by_sender() const {
-    std::map<std::string, std::string> names;  // sender host (IP) -> name
-    const auto host = [](const ref::Address& a) {
-      const std::string s = a.to_string();
-      return s.substr(0, s.rfind(':'));
-    };
-    for (std::size_t i = 0; i < senders_.size(); ++i) {
-      names[host(net_->address(senders_[i]))] = c_.senders[i].first.name;
-    }
     std::map<std::string, std::vector<plot::Point>> out;
-    for (const auto& p : net_->packets()) {
-      if (p.point != sim::PacketRecord::Point::Delivered || p.control) continue;
-      const auto it = names.find(host(p.from));
-      if (it == names.end()) continue;
-      const auto octet = [&p](std::size_t i) {
-        return i < p.bytes.size() ? std::to_integer<std::uint32_t>(p.bytes[i]) : 0U;
+    if constexpr (std::is_same_v<Network, sim::Network>) {
+      std::map<std::string, std::string> names;  // sender host (IP) -> name
+      const auto host = [](const ref::Address& a) {
+        const std::string s = a.to_string();
+        return s.substr(0, s.rfind(':'));
       };
-      const std::size_t ip = (octet(0) & 0x0FU) * 4;
-      const std::size_t udp = ip + 8;
-      std::uint64_t payload = 0;
-      if (p.to.port == ref::kRocev2Port) {
-        const std::uint32_t opcode = octet(udp);
-        const std::uint32_t pad = (octet(udp + 1) >> 4U) & 3U;
-        const std::uint64_t headers = udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
-        payload = p.orig_length > headers ? p.orig_length - headers : 0;
-      } else {
-        payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) | octet(udp + 7);
+      for (std::size_t i = 0; i < senders_.size(); ++i) {
+        names[host(net_->address(senders_[i]))] = c_.senders[i].first.name;
       }
-      out[it->second].push_back({p.time.ns, static_cast<double>(payload)});
+      for (const auto& p : net_->packets()) {
+        if (p.point != sim::PacketRecord::Point::Delivered || p.control) continue;
+        const auto it = names.find(host(p.from));
+        if (it == names.end()) continue;
+        const auto octet = [&p](std::size_t i) {
+          return i < p.bytes.size() ? std::to_integer<std::uint32_t>(p.bytes[i]) : 0U;
+        };
+        const std::size_t ip = (octet(0) & 0x0FU) * 4;
+        const std::size_t udp = ip + 8;
+        std::uint64_t payload = 0;
+        if (p.to.port == ref::kRocev2Port) {
+          const std::uint32_t opcode = octet(udp);
+          const std::uint32_t pad = (octet(udp + 1) >> 4U) & 3U;
+          const std::uint64_t headers = udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
+          payload = p.orig_length > headers ? p.orig_length - headers : 0;
+        } else {
+          payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) | octet(udp + 7);
+        }
+        out[it->second].push_back({p.time.ns, static_cast<double>(payload)});
+      }
     }
     return out;
   }
