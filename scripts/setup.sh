@@ -9,11 +9,12 @@ packages=(
   clang llvm libclang-rt-14-dev            # libFuzzer, ASan/UBSan, llvm-cov
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
-  libpcap-dev libtins-dev
+  libpcap-dev                              # the capture reader (libtins is not used: docs/cli.md, rdcc pcap)
   jq iproute2                              # the node tests read JSON lines and find free ports
   wireshark-dev libwireshark-dev tshark lua5.2
   valgrind                                 # reference/bench/callgrind.sh: instructions per grant decision
-  libxml2-utils                            # xmllint: the conformance JUnit report test
+  libxml2-utils                            # xmllint: the conformance JUnit report test, the plot test
+  xxd bsdextrautils                        # xxd, hexdump: the hex dumps rdcc_paste_pipe pastes into rdcc decode
   python3                                  # scripts/renumber-spec-notes.py and its ctests
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies

@@ -7,10 +7,17 @@
  *
  * The spec requests no port and forbids implementations to assume one ("Port Configuration"),
  * so this dissector registers no default port: set the rdcc.udp.port preference, use Decode
- * As, or rely on the heuristic dissector.
+ * As, or turn on the heuristic dissector (preference rdcc.try_heuristic, off by default: it
+ * looks at every UDP datagram).
  *
- * Field names are "rdcc." followed by the JSON keys of the RDCC toolkit's codec; the Lua
+ * Field names are "rdcc." followed by the JSON keys of the RDCC toolkit's codec. The report's
+ * addresses have one field per address family (rdcc.source_address_ipv4 and
+ * rdcc.source_address_ipv6, as sFlow's agent address or BGP's NLRI prefixes do), so that a
+ * filter is typed: an IPv4 filter reads AF 4 reports, an IPv6 filter never matches them. The Lua
  * dissector (dissector/lua/rdcc.lua) builds the same tree with the same names and expert info.
+ *
+ * Statistics: the "rdcc" tap, and the stats tree "-z rdcc,tree" (messages per type, grants,
+ * credit granted per association).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,7 +27,11 @@
 #include <epan/packet.h>
 #include <epan/conversation.h>
 #include <epan/expert.h>
+#include <epan/prefs.h>
 #include <epan/proto_data.h>
+#include <epan/stats_tree.h>
+#include <epan/tap.h>
+#include <epan/to_str.h>
 #include <epan/tfs.h>
 #include <wsutil/nstime.h>
 
@@ -157,6 +168,17 @@ static expert_field ei_rdcc_extension_octets = EI_INIT;
 static expert_field ei_rdcc_trailing_octets = EI_INIT;
 
 static dissector_handle_t rdcc_handle;
+static int rdcc_tap = -1;
+static gboolean rdcc_try_heuristic = FALSE;
+
+/* What the tap passes on for each message that is dissected whole. */
+typedef struct {
+    guint8  type;
+    guint16 flags;
+    guint32 association_id;
+    guint64 message_id;
+    guint64 grant_limit;     /* CREDIT_GRANT */
+} rdcc_tap_info_t;
 
 /* "RDCC Message Types": name and the size defined for each type. */
 static const value_string rdcc_type_vals[] = {
@@ -822,6 +844,7 @@ dissect_rdcc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_
     guint16 reason = 0;
     guint16 undefined;
     rdcc_frame_t *frame;
+    rdcc_tap_info_t *tap_info;
     const char *type_name;
 
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "RDCC");
@@ -994,10 +1017,19 @@ dissect_rdcc(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_
                                datagram - length);
     }
     rdcc_add_links(rdcc_tree, tvb, pinfo, type, frame->message);
+
+    tap_info = wmem_new0(pinfo->pool, rdcc_tap_info_t);
+    tap_info->type = type;
+    tap_info->flags = (guint16)flags;
+    tap_info->association_id = association_id;
+    tap_info->message_id = message_id;
+    if (type == RDCC_CREDIT_GRANT)
+        tap_info->grant_limit = tvb_get_ntoh64(tvb, 24);
+    tap_queue_packet(rdcc_tap, pinfo, tap_info);
     return (int)tvb_captured_length(tvb);
 }
 
-/* RDCC on any UDP port: Version 1, a registered Type, Length equal to the datagram and not
+/* RDCC on any UDP port, where the rdcc.try_heuristic preference allows: Version 1, a registered Type, Length equal to the datagram and not
  * smaller than the type's size, and for CONGESTION_REPORT an AF of 4 or 6. */
 static gboolean
 dissect_rdcc_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
@@ -1006,7 +1038,7 @@ dissect_rdcc_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void 
     guint8 type;
     guint16 size;
 
-    if (tvb_captured_length(tvb) < RDCC_HEADER_SIZE)
+    if (!rdcc_try_heuristic || tvb_captured_length(tvb) < RDCC_HEADER_SIZE)
         return FALSE;
     if ((tvb_get_guint8(tvb, 0) >> 4) != RDCC_VERSION)
         return FALSE;
@@ -1027,6 +1059,83 @@ dissect_rdcc_heur_udp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void 
         return FALSE;
     dissect_rdcc(tvb, pinfo, tree, data);
     return TRUE;
+}
+
+/* The stats tree "-z rdcc,tree": messages per type, grants (per message and pool, FINAL), and
+ * the credit each association was granted: the growth of each message's Grant Limit (and of
+ * the pool's), in octets. A grant that does not raise the limit adds nothing. */
+static const char *st_str_messages = "Messages by type";
+static const char *st_str_grants = "CREDIT_GRANT";
+static const char *st_str_credit = "Credit granted (octets) by association";
+static int st_node_messages = -1;
+static int st_node_grants = -1;
+static int st_node_credit = -1;
+/* (receiver, association, message or pool) -> the highest Grant Limit so far. */
+static GHashTable *st_grant_limits = NULL;
+
+static void
+rdcc_stats_tree_init(stats_tree *st)
+{
+    st_node_messages = stats_tree_create_node(st, st_str_messages, 0, STAT_DT_INT, TRUE);
+    st_node_grants = stats_tree_create_node(st, st_str_grants, 0, STAT_DT_INT, TRUE);
+    st_node_credit = stats_tree_create_node(st, st_str_credit, 0, STAT_DT_INT, TRUE);
+    if (st_grant_limits)
+        g_hash_table_destroy(st_grant_limits);
+    st_grant_limits = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void
+rdcc_stats_tree_cleanup(stats_tree *st _U_)
+{
+    if (st_grant_limits) {
+        g_hash_table_destroy(st_grant_limits);
+        st_grant_limits = NULL;
+    }
+}
+
+static tap_packet_status
+rdcc_stats_tree_packet(stats_tree *st, packet_info *pinfo, epan_dissect_t *edt _U_,
+                       const void *p, tap_flags_t flags _U_)
+{
+    const rdcc_tap_info_t *info = (const rdcc_tap_info_t *)p;
+    gboolean pool = (info->flags & RDCC_FLAG_POOL) != 0;
+    gchar *receiver;
+    gchar *association;
+    gchar *key;
+    guint64 *limit;
+    guint64 more;
+
+    tick_stat_node(st, st_str_messages, 0, TRUE);
+    tick_stat_node(st, val_to_str_const(info->type, rdcc_type_vals, "Unknown"), st_node_messages,
+                   FALSE);
+    if (info->type != RDCC_CREDIT_GRANT)
+        return TAP_PACKET_REDRAW;
+
+    tick_stat_node(st, st_str_grants, 0, TRUE);
+    tick_stat_node(st, pool ? "POOL" : "per message", st_node_grants, FALSE);
+    if (info->flags & RDCC_FLAG_FINAL)
+        tick_stat_node(st, "FINAL", st_node_grants, FALSE);
+
+    /* A grant travels from the receiver: its source names the receiver. */
+    receiver = address_to_str(pinfo->pool, &pinfo->src);
+    association = wmem_strdup_printf(pinfo->pool, "0x%08x at %s", info->association_id,
+                                     receiver);
+    key = g_strdup_printf("%s %08x %s %" G_GINT64_MODIFIER "x", receiver, info->association_id,
+                          pool ? "pool" : "msg", pool ? 0 : info->message_id);
+    limit = (guint64 *)g_hash_table_lookup(st_grant_limits, key);
+    if (!limit) {
+        limit = g_new0(guint64, 1);
+        g_hash_table_insert(st_grant_limits, key, limit);
+    } else {
+        g_free(key);
+    }
+    more = info->grant_limit > *limit ? info->grant_limit - *limit : 0;
+    if (info->grant_limit > *limit)
+        *limit = info->grant_limit;
+    /* A node counts in a gint: growth beyond 2^31 - 1 octets in one grant is shown capped. */
+    increase_stat_node(st, st_str_credit, 0, TRUE, (gint)MIN(more, (guint64)G_MAXINT));
+    increase_stat_node(st, association, st_node_credit, FALSE, (gint)MIN(more, (guint64)G_MAXINT));
+    return TAP_PACKET_REDRAW;
 }
 
 void
@@ -1182,17 +1291,17 @@ proto_register_rdcc(void)
           { "Destination Port", "rdcc.destination_port", FT_UINT16, BASE_DEC, NULL, 0x0, NULL,
             HFILL } },
         { &hf_rdcc_source_address_ipv4,
-          { "Source Address", "rdcc.source_address", FT_IPv4, BASE_NONE, NULL, 0x0, NULL,
-            HFILL } },
+          { "Source Address", "rdcc.source_address_ipv4", FT_IPv4, BASE_NONE, NULL, 0x0,
+            "Source address of the data packet (AF 4)", HFILL } },
         { &hf_rdcc_destination_address_ipv4,
-          { "Destination Address", "rdcc.destination_address", FT_IPv4, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
+          { "Destination Address", "rdcc.destination_address_ipv4", FT_IPv4, BASE_NONE, NULL,
+            0x0, "Destination address of the data packet (AF 4)", HFILL } },
         { &hf_rdcc_source_address_ipv6,
-          { "Source Address", "rdcc.source_address", FT_IPv6, BASE_NONE, NULL, 0x0, NULL,
-            HFILL } },
+          { "Source Address", "rdcc.source_address_ipv6", FT_IPv6, BASE_NONE, NULL, 0x0,
+            "Source address of the data packet (AF 6)", HFILL } },
         { &hf_rdcc_destination_address_ipv6,
-          { "Destination Address", "rdcc.destination_address", FT_IPv6, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
+          { "Destination Address", "rdcc.destination_address_ipv6", FT_IPv6, BASE_NONE, NULL,
+            0x0, "Destination address of the data packet (AF 6)", HFILL } },
         { &hf_rdcc_octets_received,
           { "Octets Received", "rdcc.octets_received", FT_UINT64, BASE_DEC, NULL, 0x0, NULL,
             HFILL } },
@@ -1297,6 +1406,7 @@ proto_register_rdcc(void)
     };
 
     expert_module_t *expert_rdcc;
+    module_t *rdcc_module;
 
     proto_rdcc = proto_register_protocol("Receiver-Driven Credit Control", "RDCC", "rdcc");
     proto_register_field_array(proto_rdcc, hf, array_length(hf));
@@ -1305,6 +1415,16 @@ proto_register_rdcc(void)
     expert_register_field_array(expert_rdcc, ei, array_length(ei));
 
     rdcc_handle = register_dissector("rdcc", dissect_rdcc, proto_rdcc);
+    rdcc_tap = register_tap("rdcc");
+
+    rdcc_module = prefs_register_protocol(proto_rdcc, NULL);
+    prefs_register_bool_preference(rdcc_module, "try_heuristic",
+                                   "Try to find RDCC on any UDP port",
+                                   "Look at every UDP datagram for an RDCC message (Version 1, a "
+                                   "registered Type, Length equal to the datagram). Off by "
+                                   "default: the spec gives RDCC no port, and a datagram of "
+                                   "another protocol may pass these checks.",
+                                   &rdcc_try_heuristic);
 }
 
 void
@@ -1315,6 +1435,9 @@ proto_reg_handoff_rdcc(void)
     dissector_add_uint_range_with_preference("udp.port", "", rdcc_handle);
     heur_dissector_add("udp", dissect_rdcc_heur_udp, "RDCC over UDP", "rdcc_udp", proto_rdcc,
                        HEURISTIC_ENABLE);
+    stats_tree_register_plugin("rdcc", "rdcc", "RDCC/Messages, grants and credit", 0,
+                               rdcc_stats_tree_packet, rdcc_stats_tree_init,
+                               rdcc_stats_tree_cleanup);
 }
 
 /*

@@ -4,7 +4,12 @@
 -- info; the tests of dissector/test compare them field for field.
 --
 -- The spec forbids a default port ("Port Configuration"): set the rdcc.udp.port preference,
--- use Decode As, or rely on the heuristic dissector (enabled by default).
+-- use Decode As, or turn on the heuristic dissector (preference rdcc.try_heuristic, off by
+-- default). The report's addresses have one field per address family
+-- (rdcc.source_address_ipv4, rdcc.source_address_ipv6, ...), so that filters are typed.
+--
+-- Also here: "rdcc_data", the toolkit's opaque data transport (docs/data-transport.md), for
+-- Decode As, as in the C plugin. The C plugin alone has the stats tree (-z rdcc,tree).
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
@@ -122,12 +127,14 @@ local f = {
         "IP protocol of the data packet"),
     source_port = ProtoField.uint16("rdcc.source_port", "Source Port", base.DEC),
     destination_port = ProtoField.uint16("rdcc.destination_port", "Destination Port", base.DEC),
-    source_address_ipv4 = ProtoField.ipv4("rdcc.source_address", "Source Address"),
-    destination_address_ipv4 = ProtoField.ipv4("rdcc.destination_address",
-        "Destination Address"),
-    source_address_ipv6 = ProtoField.ipv6("rdcc.source_address", "Source Address"),
-    destination_address_ipv6 = ProtoField.ipv6("rdcc.destination_address",
-        "Destination Address"),
+    source_address_ipv4 = ProtoField.ipv4("rdcc.source_address_ipv4", "Source Address",
+        "Source address of the data packet (AF 4)"),
+    destination_address_ipv4 = ProtoField.ipv4("rdcc.destination_address_ipv4",
+        "Destination Address", "Destination address of the data packet (AF 4)"),
+    source_address_ipv6 = ProtoField.ipv6("rdcc.source_address_ipv6", "Source Address",
+        "Source address of the data packet (AF 6)"),
+    destination_address_ipv6 = ProtoField.ipv6("rdcc.destination_address_ipv6",
+        "Destination Address", "Destination address of the data packet (AF 6)"),
     octets_received = ProtoField.uint64("rdcc.octets_received", "Octets Received", base.DEC),
     reason = ProtoField.uint16("rdcc.reason", "Reason", base.HEX, reason_names),
     new_limit = ProtoField.uint64("rdcc.new_limit", "New Limit", base.DEC, nil, nil,
@@ -198,6 +205,10 @@ rdcc.experts = expert_list
 
 -- No default port: "Implementations MUST NOT assume a default port value."
 rdcc.prefs["udp.port"] = Pref.range("UDP ports", "", "UDP ports that carry RDCC", 65535)
+rdcc.prefs.try_heuristic = Pref.bool("Try to find RDCC on any UDP port", false,
+    "Look at every UDP datagram for an RDCC message (Version 1, a registered Type, Length " ..
+    "equal to the datagram). Off by default: the spec gives RDCC no port, and a datagram of " ..
+    "another protocol may pass these checks.")
 
 -- Per-capture state, built by the first pass; every later pass reads what the first pass
 -- recorded for the frame, as the C plugin does. Only O(endpoints + associations) of it are
@@ -813,11 +824,12 @@ function rdcc.dissector(buf, pinfo, tree)
     return dissect(buf, pinfo, tree)
 end
 
--- RDCC on any UDP port: Version 1, a registered Type, Length equal to the datagram and not
--- smaller than the type's size, and for CONGESTION_REPORT an AF of 4 or 6.
+-- RDCC on any UDP port, where the rdcc.try_heuristic preference allows: Version 1, a
+-- registered Type, Length equal to the datagram and not smaller than the type's size, and for
+-- CONGESTION_REPORT an AF of 4 or 6.
 local function heuristic(buf, pinfo, tree)
     local datagram = buf:reported_len()
-    if buf:len() < HEADER_SIZE then return false end
+    if not rdcc.prefs.try_heuristic or buf:len() < HEADER_SIZE then return false end
     if bit.rshift(buf(0, 1):uint(), 4) ~= VERSION then return false end
     local kind = buf(1, 1):uint()
     if kind < ASSOC_REQUEST or kind > ERROR then return false end
@@ -842,4 +854,145 @@ function rdcc.prefs_changed()
     if registered_ports ~= "" then udp_port:remove(registered_ports, rdcc) end
     registered_ports = rdcc.prefs["udp.port"]
     if registered_ports ~= "" then udp_port:add(registered_ports, rdcc) end
+end
+
+-- The toolkit's opaque data transport (docs/data-transport.md): a 24-octet header, then the
+-- payload. No port: Decode As (udp.port) or the rdcc_data.udp.port preference. The codec's
+-- checks in its order, the first failure shown at its field, as the C plugin does.
+local rdcc_data = Proto("RDCC_Data", "RDCC Opaque Data Transport")
+local DATA_HEADER_SIZE = 24
+local DATA_MAGIC = 0x5244
+local DATA_FLAG_LAST, DATA_FLAG_UNSCHEDULED = 0x01, 0x02
+local fd = {
+    magic = ProtoField.uint16("rdcc_data.magic", "Magic", base.HEX, nil, nil, '0x5244 ("RD")'),
+    version = ProtoField.uint8("rdcc_data.version", "Version", base.DEC),
+    flags = ProtoField.uint8("rdcc_data.flags", "Flags", base.HEX),
+    flags_last = ProtoField.bool("rdcc_data.flags.last", "LAST", 8, set_notset, DATA_FLAG_LAST,
+        "The payload ends the message"),
+    flags_unscheduled = ProtoField.bool("rdcc_data.flags.unscheduled", "UNSCHEDULED", 8,
+        set_notset, DATA_FLAG_UNSCHEDULED, "Sent in unscheduled mode (informative)"),
+    payload_length = ProtoField.uint32("rdcc_data.payload_length", "Payload Length", base.DEC),
+    message_identifier = ProtoField.uint64("rdcc_data.message_identifier",
+        "Message Identifier", base.HEX, nil, nil, "The CREDIT_REQUEST's Binding Value"),
+    offset = ProtoField.uint64("rdcc_data.offset", "Offset", base.DEC, nil, nil,
+        "Octet offset of the first payload octet within the message"),
+    payload = ProtoField.bytes("rdcc_data.payload", "Payload"),
+    trailing = ProtoField.bytes("rdcc_data.trailing", "Octets after the payload"),
+}
+rdcc_data.fields = { fd.magic, fd.version, fd.flags, fd.flags_last, fd.flags_unscheduled,
+    fd.payload_length, fd.message_identifier, fd.offset, fd.payload, fd.trailing }
+local eid = {
+    truncated = ProtoExpert.new("rdcc_data.expert.truncated", "Packet ends inside the header",
+        G.MALFORMED, S.ERROR),
+    bad_magic = ProtoExpert.new("rdcc_data.expert.bad_magic", "Magic is not 0x5244",
+        G.MALFORMED, S.ERROR),
+    bad_version = ProtoExpert.new("rdcc_data.expert.bad_version", "Version is not 1",
+        G.MALFORMED, S.ERROR),
+    payload_beyond_packet = ProtoExpert.new("rdcc_data.expert.payload_beyond_packet",
+        "Payload Length is beyond the packet", G.MALFORMED, S.ERROR),
+    offset_overflow = ProtoExpert.new("rdcc_data.expert.offset_overflow",
+        "Offset + Payload Length is above 2^64 - 1", G.MALFORMED, S.ERROR),
+    undefined_flags = ProtoExpert.new("rdcc_data.expert.undefined_flags",
+        "Undefined flags are set", G.PROTOCOL, S.NOTE),
+    trailing_octets = ProtoExpert.new("rdcc_data.expert.trailing_octets",
+        "Octets after the payload", G.PROTOCOL, S.NOTE),
+}
+rdcc_data.experts = { eid.truncated, eid.bad_magic, eid.bad_version, eid.payload_beyond_packet,
+    eid.offset_overflow, eid.undefined_flags, eid.trailing_octets }
+
+function rdcc_data.dissector(buf, pinfo, tree)
+    local packet = buf:reported_len()
+    pinfo.cols.protocol = "RDCC Data"
+    pinfo.cols.info:clear()
+    local root = tree:add(rdcc_data, buf())
+    -- The codec's first check of each field: the packet holds it.
+    local function holds(offset, size, name)
+        if packet >= offset + size then return true end
+        root:add_proto_expert_info(eid.truncated, string.format(
+            "Packet of %d octets ends before %s (offset %d)", packet, name, offset))
+        pinfo.cols.info = "Truncated"
+        return false
+    end
+    if not holds(0, 2, "Magic") then return buf:len() end
+    local magic = buf(0, 2):uint()
+    local item = root:add(fd.magic, buf(0, 2))
+    if magic ~= DATA_MAGIC then
+        item:add_proto_expert_info(eid.bad_magic, string.format(
+            "Magic 0x%04x is not 0x5244: not a packet of this transport", magic))
+        pinfo.cols.info = string.format("Bad magic 0x%04x", magic)
+        return buf:len()
+    end
+    if not holds(2, 1, "Version") then return buf:len() end
+    local version = buf(2, 1):uint()
+    item = root:add(fd.version, buf(2, 1))
+    if version ~= 1 then
+        item:add_proto_expert_info(eid.bad_version, string.format("Version %d is not 1", version))
+        pinfo.cols.info = string.format("Version %d", version)
+        return buf:len()
+    end
+    if not holds(3, 1, "Flags") then return buf:len() end
+    local flags = buf(3, 1):uint()
+    item = root:add(fd.flags, buf(3, 1))
+    item:add(fd.flags_last, buf(3, 1))
+    item:add(fd.flags_unscheduled, buf(3, 1))
+    local undefined = bit.band(flags, bit.bnot(bit.bor(DATA_FLAG_LAST, DATA_FLAG_UNSCHEDULED)), 0xFF)
+    if undefined ~= 0 then
+        item:add_proto_expert_info(eid.undefined_flags,
+            string.format("Undefined flags 0x%02x set (ignored on receipt)", undefined))
+    end
+    if not holds(4, 4, "Payload Length") or not holds(8, 8, "Message Identifier") or
+            not holds(16, 8, "Offset") then
+        return buf:len()
+    end
+    local payload_length = buf(4, 4):uint()
+    local length_item = root:add(fd.payload_length, buf(4, 4))
+    root:add(fd.message_identifier, buf(8, 8))
+    local offset = buf(16, 8):uint64()
+    local offset_item = root:add(fd.offset, buf(16, 8))
+    local id_hi, id_lo = buf(8, 4):uint(), buf(12, 4):uint()
+    local id = id_hi == 0 and string.format("%x", id_lo) or string.format("%x%08x", id_hi, id_lo)
+    pinfo.cols.info = string.format("DATA id=0x%s offset=%s len=%d%s%s", id, tostring(offset),
+        payload_length, bit.band(flags, DATA_FLAG_LAST) ~= 0 and " LAST" or "",
+        bit.band(flags, DATA_FLAG_UNSCHEDULED) ~= 0 and " UNSCHEDULED" or "")
+    if payload_length > packet - DATA_HEADER_SIZE then
+        length_item:add_proto_expert_info(eid.payload_beyond_packet, string.format(
+            "Payload Length %d is beyond the %d octets after the header", payload_length,
+            packet - DATA_HEADER_SIZE))
+        pinfo.cols.info:append(" [payload beyond packet]")
+        return buf:len()
+    end
+    if offset > UInt64.max() - payload_length then
+        offset_item:add_proto_expert_info(eid.offset_overflow,
+            "Offset + Payload Length is above 2^64 - 1")
+        pinfo.cols.info:append(" [offset overflow]")
+        return buf:len()
+    end
+    root:set_len(DATA_HEADER_SIZE + payload_length)
+    -- Captures are often cut to a snap length: the payload shows what the capture holds.
+    local captured = buf:len() - DATA_HEADER_SIZE
+    if payload_length > 0 and captured > 0 then
+        item = root:add(fd.payload, buf(DATA_HEADER_SIZE, math.min(payload_length, captured)))
+        if captured < payload_length then
+            item:append_text(string.format(" (%d of %d octets captured)", captured,
+                payload_length))
+        end
+    end
+    if packet > DATA_HEADER_SIZE + payload_length and captured > payload_length then
+        local after = packet - DATA_HEADER_SIZE - payload_length
+        item = root:add(fd.trailing, buf(DATA_HEADER_SIZE + payload_length,
+            math.min(after, captured - payload_length)))
+        item:add_proto_expert_info(eid.trailing_octets, string.format(
+            "%d octets after the payload are not part of the packet", after))
+    end
+    return buf:len()
+end
+
+rdcc_data.prefs["udp.port"] = Pref.range("UDP ports", "", "UDP ports of the opaque data transport",
+    65535)
+udp_port:add_for_decode_as(rdcc_data)
+local registered_data_ports = ""
+function rdcc_data.prefs_changed()
+    if registered_data_ports ~= "" then udp_port:remove(registered_data_ports, rdcc_data) end
+    registered_data_ports = rdcc_data.prefs["udp.port"]
+    if registered_data_ports ~= "" then udp_port:add(registered_data_ports, rdcc_data) end
 end

@@ -103,11 +103,12 @@ void run_encode(const EncodeOptions& opts) {
     datagrams.push_back(std::move(wire));
   }
   std::ofstream file;
-  if (!opts.output.empty()) {
+  const bool to_stdout = opts.output.empty() || opts.output == "-";
+  if (!to_stdout) {
     file.open(opts.output, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(opts.output + ": cannot open for writing");
   }
-  std::ostream& out = opts.output.empty() ? std::cout : file;
+  std::ostream& out = to_stdout ? std::cout : file;
   for (const auto& d : datagrams) {
     if (opts.binary) {
       out.write(reinterpret_cast<const char*>(d.data()),  // NOLINT: ostream takes char
@@ -130,7 +131,7 @@ void add_encode_command(CLI::App& app) {
       "`rdcc decode --json` prints them; keys left out take their defaults.");
   cmd->add_option("json", opts->json_text, "The message as a JSON object");
   cmd->add_option("-i,--input", opts->input, "Read JSON from FILE ('-' = standard input)");
-  cmd->add_option("-o,--output", opts->output, "Write to FILE instead of standard output");
+  cmd->add_option("-o,--output", opts->output, "Write to FILE instead of standard output ('-': standard output)");
   cmd->add_flag("--binary", opts->binary, "Write the raw datagram instead of hex");
   cmd->callback([opts] {
     try {

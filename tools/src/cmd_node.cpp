@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
@@ -296,7 +297,7 @@ void add_data_framing(CLI::App& sub, std::string& file) {
 ref::DataFraming data_framing(const std::string& file) {
   if (file.empty()) return {};
   try {
-    return ref::DataFraming::load(file);
+    return load_data_framing(file);
   } catch (const ref::FramingError& e) {
     invalid("--data-framing", e.what());
   }
@@ -784,11 +785,15 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
     }
   }
   if (file.empty()) return;
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file + ": cannot open the --config file");
+  std::string text;  // "-": standard input
+  try {
+    text = read_text(file);
+  } catch (const InputError&) {
+    throw std::invalid_argument(file + ": cannot open the --config file");
+  }
   Json j;
   try {
-    j = Json::parse(in);
+    j = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw std::invalid_argument(file + ": not JSON: " + e.what());
   }

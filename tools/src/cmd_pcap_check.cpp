@@ -14,6 +14,7 @@
 #include <array>
 #include <cassert>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -182,6 +183,9 @@ class Checker {
   }
 
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
+  // Called with each finding as it is found (the output streams: a live capture piped in is
+  // reported as its packets arrive).
+  void on_finding(std::function<void(const Finding&)> f) { on_finding_ = std::move(f); }
   [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
   [[nodiscard]] std::uint64_t pool_suppressed() const { return pool_suppressed_; }
@@ -216,6 +220,7 @@ class Checker {
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
     findings_.push_back({id, std::move(frames), t, std::move(detail)});
+    if (on_finding_) on_finding_(findings_.back());
   }
 
   // ---- data packets -----------------------------------------------------------------------
@@ -449,6 +454,7 @@ class Checker {
   MsgId last_msg_key_;
   std::uint32_t last_msg_ = kNone;
   std::vector<Finding> findings_;
+  std::function<void(const Finding&)> on_finding_;
   std::vector<std::string> notes_;
 };
 
@@ -461,6 +467,33 @@ std::string frames_text(const std::vector<std::uint64_t>& frames) {
   return s;
 }
 
+// One finding, as a line (and the spec's sentence) or a JSON object; flushed where standard
+// output is a pipe (line-buffered: main).
+void print_finding(const Finding& f, const conformance::Catalog& catalog, bool json) {
+  // Every rule's ID is in the catalog (rules_test; pcap_test for the two of this file).
+  const conformance::Requirement* r = catalog.find(f.rule);
+  if (json) {
+    nlohmann::ordered_json j{{"rule", f.rule},
+                             {"level", r ? to_string(r->level) : "?"},
+                             {"frames", f.frames},
+                             {"time", static_cast<double>(f.time_ns) / 1e9},
+                             {"detail", f.detail}};
+    if (r != nullptr) {
+      j["section"] = r->section;
+      if (!r->clause.empty()) j["clause"] = r->clause;
+      j["spec"] = r->text;
+    }
+    std::cout << j.dump() << '\n';
+  } else {
+    std::cout << f.rule << ' ' << frames_text(f.frames) << " (t=" << format_seconds(f.time_ns)
+              << "): " << f.detail << '\n';
+    if (r != nullptr) {
+      std::cout << "  spec (" << r->section << (r->clause.empty() ? "" : ", " + r->clause)
+                << "; " << to_string(r->level) << "): \"" << r->text << "\"\n";
+    }
+  }
+}
+
 int run_check(const CheckOptions& o) {
   const auto budget = parse_octets(o.budget);
   if (!budget) {
@@ -469,6 +502,8 @@ int run_check(const CheckOptions& o) {
                                                "4MiB, 256KiB)");
   }
   Checker checker(o, *budget);
+  const conformance::Catalog& catalog = conformance::Catalog::built_in();
+  checker.on_finding([&](const Finding& f) { print_finding(f, catalog, o.json); });
   ScanHandlers h;
   h.packet = [&](const RdccPacket& p) { checker.packet(p); };
   h.malformed = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.note(f, parsed); };
@@ -478,38 +513,17 @@ int run_check(const CheckOptions& o) {
   CaptureOptions capture = o.capture;
   capture.data_port = o.data_port;
   const ScanSummary summary = scan_capture(capture, h);
-  const conformance::Catalog& catalog = conformance::Catalog::built_in();
-  pcaps::FrameComments comments;
-  for (const Finding& f : checker.findings()) {
-    // Every rule's ID is in the catalog (rules_test; pcap_test for the two of this file).
-    const conformance::Requirement* r = catalog.find(f.rule);
-    if (o.json) {
-      nlohmann::ordered_json j{{"rule", f.rule},
-                               {"level", r ? to_string(r->level) : "?"},
-                               {"frames", f.frames},
-                               {"time", static_cast<double>(f.time_ns) / 1e9},
-                               {"detail", f.detail}};
-      if (r != nullptr) {
-        j["section"] = r->section;
-        if (!r->clause.empty()) j["clause"] = r->clause;
-        j["spec"] = r->text;
-      }
-      std::cout << j.dump() << '\n';
-    } else {
-      std::cout << f.rule << ' ' << frames_text(f.frames) << " (t=" << format_seconds(f.time_ns)
-                << "): " << f.detail << '\n';
-      if (r != nullptr) {
-        std::cout << "  spec (" << r->section << (r->clause.empty() ? "" : ", " + r->clause)
-                  << "; " << to_string(r->level) << "): \"" << r->text << "\"\n";
-      }
-    }
-    // The comment: the rule's ID, level and sentence, then what this frame showed.
-    std::string comment(f.rule);
-    if (r != nullptr) comment += " " + std::string(to_string(r->level)) + ": \"" + r->text + "\"";
-    comment += " (" + f.detail + ")";
-    for (const auto frame : f.frames) comments[frame].push_back(comment);
-  }
+  // The findings were printed as found; --annotate writes them into a copy of the capture.
   if (!o.annotate.empty()) {
+    pcaps::FrameComments comments;
+    for (const Finding& f : checker.findings()) {
+      // The comment: the rule's ID, level and sentence, then what this frame showed.
+      const conformance::Requirement* r = catalog.find(f.rule);
+      std::string comment(f.rule);
+      if (r != nullptr) comment += " " + std::string(to_string(r->level)) + ": \"" + r->text + "\"";
+      comment += " (" + f.detail + ")";
+      for (const auto frame : f.frames) comments[frame].push_back(comment);
+    }
     if (auto error = pcaps::annotate_capture(o.capture.file, o.annotate, comments)) {
       throw FileError("--annotate " + o.annotate + ": " + *error);
     }
@@ -532,7 +546,7 @@ int run_check(const CheckOptions& o) {
               << " control messages not newer than their originator's last (copies or reordered "
                  "on the path) discarded, as their receivers do (--network-effects)\n";
   }
-  std::cerr << "rdcc pcap check: " << o.capture.file << ": " << checker.findings().size()
+  std::cerr << "rdcc pcap check: " << capture_name(o.capture) << ": " << checker.findings().size()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "
             << checker.data_packets() << " data packets (" << checker.unattributed()
             << " not related to a request) of " << summary.frames << " frames ("
@@ -583,6 +597,10 @@ void add_pcap_check_command(CLI::App& pcap) {
                   "frame.comment; written by Wireshark's editcap)");
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap check");
+    if (!o->annotate.empty() && o->capture.file == "-") {
+      throw CLI::ValidationError("--annotate", "reads the capture a second time: give a file, "
+                                               "not standard input");
+    }
     run_pcap_command("check", [o] { return run_check(*o); });
   });
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "pcap_common.hpp"
 #include "pcap_commands.hpp"
 #include "rdcc/codec/format.hpp"
@@ -83,8 +84,11 @@ void run_dump(const DumpOptions& o) {
   const Filters filters = parse_filters(o);
   std::string out;
   out.reserve(1 << 20);
-  const auto flush = [&out](bool force) {
-    if (force || out.size() > (1U << 20) - 512U) {
+  // Into a pipe (a live capture read as it arrives), every line as it is complete; into a
+  // file, 1 MiB at a time.
+  const bool streamed = stdout_is_stream();
+  const auto flush = [&out, streamed](bool force) {
+    if (force || streamed || out.size() > (1U << 20) - 512U) {
       std::fwrite(out.data(), 1, out.size(), stdout);
       out.clear();
     }

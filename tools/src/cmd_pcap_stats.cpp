@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "data_packets.hpp"
 #include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "plot.hpp"
 #include "rdcc/codec/json.hpp"
 
 namespace rdcc::tools {
@@ -24,6 +24,8 @@ struct StatsOptions {
   CaptureOptions capture;
   bool json = false;
   std::string svg;
+  std::string html;
+  std::string budget;  // --budget G: drawn against the credit outstanding
   std::optional<std::uint16_t> data_port;
   std::string data_framing;  // --data-framing FILE; empty: the project's framing
   std::uint16_t rocev2_port = ref::kRocev2Port;  // 0: RoCEv2 not read
@@ -67,6 +69,7 @@ struct AssocStats {
   Counters c;
   std::uint64_t pool_limit = 0;
   std::map<std::uint64_t, MessageState> messages;
+  std::vector<plot::Point> delivered;  // (time, octets newly known to have arrived): goodput
 };
 
 struct ReceiverStats {
@@ -79,12 +82,14 @@ struct ReceiverStats {
   std::int64_t last_change_ns = 0;
   std::vector<Sample> series;
   std::map<std::tuple<AddrKey, std::uint32_t>, AssocStats> assocs;
+  std::uint16_t epoch = 0;  // of the receiver's latest message: a new one is a restart
 };
 
 struct Stats {
   std::map<AddrKey, ReceiverStats> receivers;
   std::uint64_t reports_to_senders = 0;
   ScanSummary summary;
+  std::vector<plot::Marker> markers;  // for the plot: restarts, CRN reports, ERRORs
 };
 
 void count(Counters& c, const Message& m) { ++c.packets[static_cast<std::size_t>(type_of(m))]; }
@@ -123,6 +128,7 @@ void receive(ReceiverStats& r, AssocStats& a, MessageState& msg, std::uint64_t t
     (data ? c->received_data : c->received_done) += more;
   }
   msg.received = to;
+  a.delivered.push_back({t, static_cast<double>(more)});
   move_outstanding(r, t, before, outstanding_of(msg));
   record(r, t);
 }
@@ -142,6 +148,7 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
   const std::int64_t t = p.frame.relative_ns;
   const auto sides = roles.sides(m, p.udp.source, p.udp.destination);
   if (!sides) {  // CONGESTION_REPORT
+    s.markers.push_back({t, plot::Marker::Kind::Tick, "CRN report", "#8c564b"});
     auto it = s.receivers.find(key_of(p.udp.destination));
     if (roles.is_receiver(p.udp.destination) && it != s.receivers.end()) {
       ++it->second.c.reports;
@@ -163,6 +170,14 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
   a.sender = sides->sender;
   a.association_id = h.association_id;
   if (h.epoch != 0) a.epoch = h.epoch;
+  if (sides->from_receiver && h.epoch != 0) {
+    if (r.epoch != 0 && h.epoch != r.epoch) {
+      s.markers.push_back({t, plot::Marker::Kind::Line,
+                           "epoch " + std::to_string(h.epoch) + " at " + r.address.to_string(),
+                           "#9467bd"});
+    }
+    r.epoch = h.epoch;
+  }
   count(r.c, m);
   count(a.c, m);
   const auto both = [&](auto&& f) {
@@ -213,6 +228,7 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
     }
   } else if (const auto* e = std::get_if<ErrorMessage>(&m)) {
     both([&](Counters& c) { ++c.errors[reason_name(e->reason)]; });
+    s.markers.push_back({t, plot::Marker::Kind::Tick, "ERROR", "#d62728"});
   }
 }
 
@@ -377,75 +393,91 @@ void print_table(const Stats& s, const std::string& file) {
   }
 }
 
-// One panel per receiver: cumulative octets granted and received over time.
-void write_svg(const Stats& s, const std::string& path) {
-  constexpr int kWidth = 900;
-  constexpr int kPanel = 300;
-  constexpr int kLeft = 90;
-  constexpr int kRight = 20;
-  constexpr int kTop = 40;
-  constexpr int kBottom = 50;
-  const std::int64_t span = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
-  const int panels = std::max<int>(1, static_cast<int>(s.receivers.size()));
-  std::ofstream out(path);
-  if (!out) throw FileError(path + ": cannot be written");
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
-      << panels * kPanel << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  int index = 0;
-  const double plot_w = kWidth - kLeft - kRight;
-  const double plot_h = kPanel - kTop - kBottom;
+// Per receiver a panel of the octets granted and received (cumulative) and one of the credit
+// outstanding; restarts (a new epoch), CRN reports and ERRORs marked across them (plot.hpp).
+plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::uint64_t> budget) {
+  plot::Figure f;
+  f.title = "rdcc pcap stats: " + file;
+  f.end_ns = std::max<std::int64_t>(1, s.summary.last_time_ns - s.summary.first_time_ns);
   for (const auto& entry : s.receivers) {
-    const auto& r = entry.second;  // a plain reference: clang 14 cannot capture a binding
-    const int y0 = index++ * kPanel;
-    std::uint64_t top = 1;
-    for (const Sample& x : r.series) top = std::max({top, x.granted, x.received});
-    const auto px = [&](std::int64_t t) {
-      return kLeft + plot_w * static_cast<double>(t) / static_cast<double>(span);
-    };
-    const auto py = [&](std::uint64_t v) {
-      return y0 + kTop + plot_h * (1.0 - static_cast<double>(v) / static_cast<double>(top));
-    };
-    out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">receiver "
-        << r.address.to_string() << ": credit granted and received (cumulative octets)</text>\n";
-    out << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << plot_w
-        << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#888\"/>\n";
-    for (int tick = 0; tick <= 4; ++tick) {
-      const double f = tick / 4.0;
-      const auto v = static_cast<std::uint64_t>(f * static_cast<double>(top));
-      const auto t = static_cast<std::int64_t>(f * static_cast<double>(span));
-      char label[48];
-      out << "<text x=\"" << kLeft - 6 << "\" y=\"" << py(v) + 4 << "\" text-anchor=\"end\">" << v
-          << "</text>\n";
-      std::snprintf(label, sizeof label, "%.3f ms", static_cast<double>(t) / 1e6);
-      out << "<text x=\"" << px(t) << "\" y=\"" << y0 + kTop + plot_h + 18
-          << "\" text-anchor=\"middle\">" << label << "</text>\n";
+    const ReceiverStats& r = entry.second;
+    plot::Series granted{"granted", "#1f77b4", {{0, 0}}, true};
+    plot::Series received{std::string("received (") +
+                              (r.c.received_data == 0   ? "MSG_DONE"
+                               : r.c.received_done == 0 ? "data packets"
+                                                        : "data packets and MSG_DONE") +
+                              ")",
+                          "#2ca02c", {{0, 0}}, true};
+    plot::Series outstanding{"credit outstanding", "#ff7f0e", {{0, 0}}, true};
+    for (const Sample& x : r.series) {
+      granted.points.push_back({x.t, static_cast<double>(x.granted)});
+      received.points.push_back({x.t, static_cast<double>(x.received)});
+      outstanding.points.push_back({x.t, static_cast<double>(x.outstanding)});
     }
-    const auto line = [&](const char* colour, auto value) {
-      out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\""
-          << px(0) << ',' << py(0);
-      std::uint64_t last = 0;
-      for (const Sample& x : thin(r.series, 4000)) {
-        out << ' ' << px(x.t) << ',' << py(last) << ' ' << px(x.t) << ',' << py(value(x));
-        last = value(x);
-      }
-      out << ' ' << px(span) << ',' << py(last) << "\"/>\n";
-    };
-    line("#1f77b4", [](const Sample& x) { return x.granted; });
-    line("#2ca02c", [](const Sample& x) { return x.received; });
-    out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
-        << "\" fill=\"#1f77b4\">granted</text>\n<text x=\"" << kLeft + 80 << "\" y=\""
-        << y0 + kTop + 16 << "\" fill=\"#2ca02c\">received ("
-        << (r.c.received_data == 0   ? "MSG_DONE"
-            : r.c.received_done == 0 ? "data packets"
-                                     : "data packets and MSG_DONE")
-        << ")</text>\n";
+    const std::string who = "receiver " + r.address.to_string();
+    f.panels.push_back({who + ": credit granted and received (cumulative)", plot::Unit::Octets,
+                        {granted, received}, {}});
+    std::vector<plot::Level> levels;
+    if (budget) levels.push_back({static_cast<double>(*budget), "G", "#d62728"});
+    f.panels.push_back({who + ": credit outstanding" + (budget ? " against G" : ""), plot::Unit::Octets,
+                        {outstanding}, levels});
   }
-  out << "</svg>\n";
-  if (!out) throw FileError(path + ": write failed");
+  // Goodput per sender: octets known to have arrived (data packets, else MSG_DONE), the ten
+  // senders that delivered most and the rest together.
+  std::map<std::string, std::vector<plot::Point>> by_sender;
+  for (const auto& entry : s.receivers) {
+    for (const auto& assoc : entry.second.assocs) {
+      auto& v = by_sender["sender " + assoc.second.sender.to_string()];
+      v.insert(v.end(), assoc.second.delivered.begin(), assoc.second.delivered.end());
+    }
+  }
+  plot::Panel goodput = plot::goodput_panel(
+      "goodput per sender (octets received: data packets, else MSG_DONE)", by_sender, f.end_ns, 50);
+  if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
+  f.markers = s.markers;
+  return f;
+}
+
+// rdcc pcap stats --html: the capture's and each receiver's figures in tables, and the plot.
+std::vector<plot::Table> tables(const Stats& s) {
+  const std::int64_t span = s.summary.last_time_ns - s.summary.first_time_ns;
+  std::vector<plot::Table> out;
+  out.push_back({"Capture",
+                 {"frames", "link type", "duration", "RDCC packets", "decode errors",
+                  "malformed frames", "reports to senders"},
+                 {{std::to_string(s.summary.frames), s.summary.link_type,
+                   plot::duration(static_cast<double>(span)), std::to_string(s.summary.rdcc_packets),
+                   std::to_string(s.summary.decode_errors), std::to_string(s.summary.malformed_frames),
+                   std::to_string(s.reports_to_senders)}}});
+  plot::Table rx{"Receivers",
+                 {"receiver", "associations", "messages", "requested", "granted", "received",
+                  "peak outstanding", "mean outstanding", "reports", "errors"},
+                 {}};
+  for (const auto& entry : s.receivers) {
+    const ReceiverStats& r = entry.second;
+    std::uint64_t errors = 0;
+    for (const auto& e : r.c.errors) errors += e.second;
+    rx.rows.push_back({r.address.to_string(), std::to_string(r.assocs.size()),
+                       std::to_string(r.c.messages), plot::octets(static_cast<double>(r.c.octets_requested)),
+                       plot::octets(static_cast<double>(r.c.octets_granted + r.c.pool_granted)),
+                       plot::octets(static_cast<double>(r.c.octets_received)),
+                       plot::octets(static_cast<double>(r.peak)), plot::octets(mean_outstanding(r, span)),
+                       std::to_string(r.c.reports), std::to_string(errors)});
+  }
+  out.push_back(rx);
+  return out;
 }
 
 int run_stats(const StatsOptions& o) {
+  std::optional<std::uint64_t> budget;
+  if (!o.budget.empty()) {
+    budget = parse_octets(o.budget);
+    if (!budget) {
+      throw CLI::ValidationError("--budget", "'" + o.budget +
+                                                 "' is not a number of octets (e.g. 4194304, "
+                                                 "4MiB, 256KiB)");
+    }
+  }
   Stats s;
   Roles roles(o.capture.port);
   DataPackets data(o.data_port, o.rocev2_port, std::nullopt);
@@ -467,9 +499,17 @@ int run_stats(const StatsOptions& o) {
   if (o.json) {
     print_json(s);
   } else {
-    print_table(s, o.capture.file);
+    print_table(s, capture_name(o.capture));
   }
-  if (!o.svg.empty()) write_svg(s, o.svg);
+  try {
+    if (!o.svg.empty()) plot::write_svg(figure(s, capture_name(o.capture), budget), o.svg);
+    if (!o.html.empty()) {
+      plot::write_html("rdcc pcap stats: " + capture_name(o.capture), tables(s),
+                       figure(s, capture_name(o.capture), budget), o.html);
+    }
+  } catch (const std::runtime_error& e) {
+    throw FileError(e.what());
+  }
   return 0;
 }
 
@@ -482,8 +522,14 @@ void add_pcap_stats_command(CLI::App& pcap) {
                "grant latency, credit outstanding, reports, errors");
   add_capture_options(*cmd, o->capture);
   cmd->add_flag("--json", o->json, "One JSON document instead of the table");
-  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit over "
-                                   "time per receiver to FILE");
+  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit, credit "
+                                   "outstanding per receiver and goodput per sender over time to "
+                                   "FILE");
+  cmd->add_option("--html", o->html, "Also write a self-contained page (nothing loaded from the "
+                                     "network) with the figures and the plot to FILE");
+  cmd->add_option("-G,--budget", o->budget, "The receivers' credit budget G (4194304, 4MiB, "
+                                            "256KiB): the plots draw it against the credit "
+                                            "outstanding");
   cmd->add_option("--data-port", o->data_port,
                   "The UDP port of the opaque data transport (docs/data-transport.md): received "
                   "octets are counted from its packets; no default")

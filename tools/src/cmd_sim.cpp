@@ -1,13 +1,14 @@
 // rdcc sim: runs the reference endpoints on the deterministic simulator from a JSON
 // description (docs/sim.md) and reports completion times against the ideal, the peak queue and
 // credit against G, the network's counters and every invariant violation; optionally the pcap
-// of every delivered packet, the endpoints' events as JSON lines and an SVG plot.
+// of every delivered packet, the endpoints' events as JSON lines, an SVG plot and a page.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,8 +18,11 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "plot.hpp"
+#include "rdcc/codec/constants.hpp"
 #include "rdcc/pcaps/capture.hpp"
 #include "rdcc/pcaps/framing.hpp"
+#include "rdcc/reference/bindings.hpp"
 #include "rdcc/sim/network.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "sim_config.hpp"
@@ -39,7 +43,9 @@ struct SimOptions {
   std::string pcap;
   std::string events;
   std::string svg;
+  std::string html;
   bool json = false;
+  [[nodiscard]] bool plots() const { return !svg.empty() || !html.empty(); }
 };
 
 struct Sample {
@@ -117,8 +123,9 @@ class Run {
   Run(const SimConfig& c, const SimOptions& o) : c_(c), o_(o) {
     sim::NetworkConfig nc = c.network;
     if (o.seed) nc.seed = *o.seed;
-    nc.record_packets = !o.pcap.empty();
-    nc.record_events = !o.events.empty();
+    // The plot marks CRN reports (events) and drops (packet records).
+    nc.record_packets = !o.pcap.empty() || o.plots();
+    nc.record_events = !o.events.empty() || o.plots();
     net_ = make_network(std::type_identity<Network>{}, c, nc, o);
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
@@ -168,9 +175,11 @@ class Run {
     }
   }
 
+  // True when the run finished, no invariant broke, and no message was ABORTED but by the
+  // description's own cancel actions.
   bool run() {
     const auto start = std::chrono::steady_clock::now();
-    if (!o_.svg.empty()) {
+    if (o_.plots()) {
       interval_ = c_.sample.ns > 0 ? c_.sample : ref::microseconds(1);
       sample(ref::Time{});
     }
@@ -178,7 +187,14 @@ class Run {
     // The last MSG_DONEs and reports, as a capture would show them.
     if (finished_) net_->run_until_idle(net_->now() + ref::milliseconds(1));
     wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return finished_ && net_->checker().ok();
+    bool unexpected_abort = false;
+    for (const auto& sub : submissions_) {
+      const auto st = net_->status(sub.id);
+      unexpected_abort = unexpected_abort ||
+                         (st && st->state == ref::MessageState::Aborted &&
+                          st->abort_reason != static_cast<std::uint16_t>(ReasonCode::ApplicationAbort));
+    }
+    return finished_ && net_->checker().ok() && !unexpected_abort;
   }
 
   void write_outputs() const {
@@ -199,7 +215,8 @@ class Run {
       for (const auto& e : net_->events().events()) out << e.to_json().dump() << '\n';
       if (!out) throw std::runtime_error(o_.events + ": write failed");
     }
-    if (!o_.svg.empty()) write_svg();
+    if (!o_.svg.empty()) plot::write_svg(figure(), o_.svg);
+    if (!o_.html.empty()) write_html();
   }
 
   [[nodiscard]] Json summary() const {
@@ -231,6 +248,7 @@ class Run {
         t.last = std::max(t.last, st->finished);
       }
     }
+    j["outcome"] = outcome();
     Json rs = Json::array();
     for (std::size_t i = 0; i < receivers_.size(); ++i) {
       const ReceiverRun& r = receivers_[i];
@@ -313,6 +331,64 @@ class Run {
   }
 
  private:
+  // How the messages ended: counts by state, and the ABORTED ones by reason and receiver with
+  // what caused it (the receiver's cap that refused them, or the description's cancel).
+  [[nodiscard]] Json outcome() const {
+    std::size_t done = 0;
+    std::size_t aborted = 0;
+    std::size_t unfinished = 0;
+    std::map<std::pair<std::uint16_t, std::size_t>, std::size_t> aborts;  // (reason, receiver)
+    for (const auto& sub : submissions_) {
+      const auto st = net_->status(sub.id);
+      if (st && st->state == ref::MessageState::Done) {
+        ++done;
+      } else if (st && st->state == ref::MessageState::Aborted) {
+        ++aborted;
+        ++aborts[{st->abort_reason, sub.receiver}];
+      } else {
+        ++unfinished;
+      }
+    }
+    Json reasons = Json::array();
+    for (const auto& [key, count] : aborts) {
+      const auto name = name_of(kReasonCodes, key.first);
+      reasons.push_back({{"reason", name.empty() ? std::to_string(key.first) : std::string(name)},
+                         {"receiver", receivers_[key.second].name},
+                         {"messages", count},
+                         {"cause", abort_cause(key.first, key.second)}});
+    }
+    return {{"messages", submissions_.size()},
+            {"done", done},
+            {"aborted", aborted},
+            {"unfinished", unfinished},
+            {"aborts", reasons}};
+  }
+
+  // What made the receiver's reason happen, in the description's words (its keys).
+  [[nodiscard]] std::string abort_cause(std::uint16_t reason, std::size_t receiver) const {
+    const ReceiverRun& r = receivers_[receiver];
+    const ref::ReceiverConfig& rc = c_.receivers[receiver].second;
+    const ref::Receiver* rx = net_->receiver(r.host);
+    const std::string who = "receiver " + r.name + " ";
+    switch (static_cast<ReasonCode>(reason)) {
+      case ReasonCode::AssocRefused:
+        return who + "refused " + std::to_string(rx ? rx->stats().associations_refused : 0) +
+               " associations at its cap max_associations = " + std::to_string(rc.max_associations);
+      case ReasonCode::MessageTooLarge:
+        return who + "takes messages up to max_message_length = " +
+               std::to_string(rc.max_message_length) + " octets";
+      case ReasonCode::BudgetExhausted:
+        return who + "holds at most max_pending_per_association = " +
+               std::to_string(rc.max_pending_per_association) + " pending messages per association";
+      case ReasonCode::UnsupportedBinding:
+        return who + "does not take the message's binding (rocev2_binding / opaque_binding)";
+      case ReasonCode::ApplicationAbort:
+        return "cancelled by the description's actions";
+      default:
+        return who + "ended them with this reason";
+    }
+  }
+
   // Reads the state every interval while anything is left to do; only reads, so the run is
   // the same with or without a plot.
   void sample(ref::Time t) {
@@ -328,63 +404,139 @@ class Run {
     });
   }
 
-  void write_svg() const {
-    constexpr int kWidth = 900;
-    constexpr int kPanel = 300;
-    constexpr int kLeft = 90;
-    constexpr int kTop = 40;
-    constexpr double kPlotW = kWidth - kLeft - 45;
-    constexpr double kPlotH = kPanel - kTop - 50;
-    std::ofstream out(o_.svg);
-    if (!out) throw std::runtime_error(o_.svg + ": cannot be written");
-    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
-        << kPanel * static_cast<int>(receivers_.size())
-        << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    for (std::size_t i = 0; i < receivers_.size(); ++i) {
-      const ReceiverRun& r = receivers_[i];
-      const int y0 = static_cast<int>(i) * kPanel;
-      const std::int64_t span = std::max<std::int64_t>(1, r.samples.empty() ? 1 : r.samples.back().t.ns);
-      std::uint64_t top = r.budget;
-      for (const Sample& s : r.samples) top = std::max({top, s.credit, s.queue});
-      const auto px = [&](std::int64_t t) { return kLeft + kPlotW * static_cast<double>(t) / static_cast<double>(span); };
-      const auto py = [&](std::uint64_t v) {
-        return y0 + kTop + kPlotH * (1.0 - static_cast<double>(v) / static_cast<double>(top));
-      };
-      out << "<text x=\"" << kLeft << "\" y=\"" << y0 + 20 << "\" font-size=\"14\">" << r.name
-          << " (" << net_->address(r.host).to_string()
-          << "): credit outstanding and the switch queue toward it (octets)</text>\n"
-          << "<rect x=\"" << kLeft << "\" y=\"" << y0 + kTop << "\" width=\"" << kPlotW
-          << "\" height=\"" << kPlotH << "\" fill=\"none\" stroke=\"#888\"/>\n";
-      for (int tick = 0; tick <= 4; ++tick) {
-        const double f = tick / 4.0;
-        char label[48];
-        std::snprintf(label, sizeof label, "%.1f us", f * static_cast<double>(span) / 1000.0);
-        out << "<text x=\"" << kLeft - 6 << "\" y=\""
-            << py(static_cast<std::uint64_t>(f * static_cast<double>(top))) + 4
-            << "\" text-anchor=\"end\">" << static_cast<std::uint64_t>(f * static_cast<double>(top))
-            << "</text>\n<text x=\"" << px(static_cast<std::int64_t>(f * static_cast<double>(span)))
-            << "\" y=\"" << y0 + kTop + kPlotH + 18 << "\" text-anchor=\"middle\">" << label
-            << "</text>\n";
-      }
-      out << "<line x1=\"" << px(0) << "\" x2=\"" << px(span) << "\" y1=\"" << py(r.budget)
-          << "\" y2=\"" << py(r.budget) << "\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>\n"
-          << "<text x=\"" << px(span) - 4 << "\" y=\"" << py(r.budget) - 4
-          << "\" text-anchor=\"end\" fill=\"#d62728\">G = " << r.budget << "</text>\n";
-      const auto line = [&](const char* colour, auto value) {
-        out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
-        for (const Sample& s : r.samples) out << px(s.t.ns) << ',' << py(value(s)) << ' ';
-        out << "\"/>\n";
-      };
-      line("#1f77b4", [](const Sample& s) { return s.credit; });
-      line("#ff7f0e", [](const Sample& s) { return s.queue; });
-      out << "<text x=\"" << kLeft + 10 << "\" y=\"" << y0 + kTop + 16
-          << "\" fill=\"#1f77b4\">credit outstanding</text>\n<text x=\"" << kLeft + 150
-          << "\" y=\"" << y0 + kTop + 16 << "\" fill=\"#ff7f0e\">switch queue</text>\n";
+  // Per receiver a panel of its outstanding credit against G and one of the switch queue
+  // toward it; restarts, CRN reports and drops marked across them (plot.hpp).
+  [[nodiscard]] plot::Figure figure() const {
+    plot::Figure f;
+    f.title = "rdcc sim: " + c_.file + ", seed " + std::to_string(net_->config().seed);
+    for (const ReceiverRun& r : receivers_) {
+      if (!r.samples.empty()) f.end_ns = std::max(f.end_ns, r.samples.back().t.ns);
     }
-    out << "</svg>\n";
-    if (!out) throw std::runtime_error(o_.svg + ": write failed");
+    for (const ReceiverRun& r : receivers_) {
+      const std::string who = r.name + " (" + net_->address(r.host).to_string() + ")";
+      plot::Series credit{"credit outstanding", "#1f77b4", {}, false};
+      plot::Series queue{"switch queue toward it", "#ff7f0e", {}, false};
+      for (const Sample& x : r.samples) {
+        credit.points.push_back({x.t.ns, static_cast<double>(x.credit)});
+        queue.points.push_back({x.t.ns, static_cast<double>(x.queue)});
+      }
+      f.panels.push_back({who + ": credit outstanding against G", plot::Unit::Octets, {credit},
+                          {{static_cast<double>(r.budget), "G", "#d62728"}}});
+      f.panels.push_back({who + ": switch queue", plot::Unit::Octets, {queue}, {}});
+    }
+    // Goodput per sender (the ten that delivered most, and the rest together).
+    plot::Panel goodput = plot::goodput_panel("goodput per sender (message data delivered)",
+                                              delivered_by_sender(), f.end_ns, 100);
+    if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
+    for (const auto& a : c_.actions) {
+      if (a.kind != SimAction::Kind::RestartReceiver) continue;
+      f.markers.push_back({a.at.ns, plot::Marker::Kind::Line,
+                           "restart " + receivers_[a.receiver].name + " (epoch " + std::to_string(a.epoch) + ")",
+                           "#9467bd"});
+    }
+    for (const auto& e : net_->events().events()) {
+      if (e.name == "report_sent") {
+        f.markers.push_back({e.time.ns, plot::Marker::Kind::Tick, "CRN report", "#8c564b"});
+      }
+    }
+    // The deterministic simulator keeps a record of every packet (ns-3 writes its capture as it
+    // runs, and keeps none): drops are marked from it.
+    if constexpr (std::is_same_v<Network, sim::Network>) {
+      for (const auto& p : net_->packets()) {
+        if (p.point == sim::PacketRecord::Point::Dropped) {
+          f.markers.push_back({p.time.ns, plot::Marker::Kind::Tick, "drop", "#d62728"});
+        }
+      }
+    }
+    return f;
   }
+
+  // The octets of message data each sender delivered, as (time, octets) per sender: from the
+  // delivered data packets (opaque: Payload Length; RoCEv2: the packet less its IPv4, UDP, BTH,
+  // RETH, pad and ICRC). None under ns-3, which keeps no packet record.
+  [[nodiscard]] std::map<std::string, std::vector<plot::Point>> delivered_by_sender() const {
+    std::map<std::string, std::vector<plot::Point>> out;
+    if constexpr (std::is_same_v<Network, sim::Network>) {
+      std::map<std::string, std::string> names;  // sender host (IP) -> name
+      const auto host = [](const ref::Address& a) {
+        const std::string s = a.to_string();
+        return s.substr(0, s.rfind(':'));
+      };
+      for (std::size_t i = 0; i < senders_.size(); ++i) {
+        names[host(net_->address(senders_[i]))] = c_.senders[i].first.name;
+      }
+      for (const auto& p : net_->packets()) {
+        if (p.point != sim::PacketRecord::Point::Delivered || p.control) continue;
+        const auto it = names.find(host(p.from));
+        if (it == names.end()) continue;
+        const auto octet = [&p](std::size_t i) {
+          return i < p.bytes.size() ? std::to_integer<std::uint32_t>(p.bytes[i]) : 0U;
+        };
+        const std::size_t ip = (octet(0) & 0x0FU) * 4;
+        const std::size_t udp = ip + 8;
+        std::uint64_t payload = 0;
+        if (p.to.port == ref::kRocev2Port) {
+          const std::uint32_t opcode = octet(udp);
+          const std::uint32_t pad = (octet(udp + 1) >> 4U) & 3U;
+          const std::uint64_t headers = udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
+          payload = p.orig_length > headers ? p.orig_length - headers : 0;
+        } else {
+          payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) | octet(udp + 7);
+        }
+        out[it->second].push_back({p.time.ns, static_cast<double>(payload)});
+      }
+    }
+    return out;
+  }
+
+  // rdcc sim --html: the summary's tables and the figure on one self-contained page.
+  void write_html() const {
+    const Json j = summary();
+    const Json& o = j["outcome"];
+    std::vector<plot::Table> tables;
+    plot::Table messages{"Messages", {"messages", "DONE", "ABORTED", "unfinished"}, {}};
+    messages.rows.push_back({std::to_string(o["messages"].get<std::size_t>()),
+                             std::to_string(o["done"].get<std::size_t>()),
+                             std::to_string(o["aborted"].get<std::size_t>()),
+                             std::to_string(o["unfinished"].get<std::size_t>())});
+    tables.push_back(messages);
+    if (!o["aborts"].empty()) {
+      plot::Table aborts{"ABORTED messages", {"reason", "receiver", "messages", "cause"}, {}};
+      for (const auto& a : o["aborts"]) {
+        aborts.rows.push_back({a["reason"].get<std::string>(), a["receiver"].get<std::string>(),
+                               std::to_string(a["messages"].get<std::size_t>()),
+                               a["cause"].get<std::string>()});
+      }
+      tables.push_back(aborts);
+    }
+    plot::Table rx{"Receivers",
+                   {"receiver", "address", "messages", "done", "last done", "ideal", "peak credit", "G",
+                    "peak queue"},
+                   {}};
+    for (const auto& r : j["receivers"]) {
+      rx.rows.push_back({r["name"].get<std::string>(), r["address"].get<std::string>(),
+                         std::to_string(r["messages"].get<std::size_t>()),
+                         std::to_string(r["done"].get<std::size_t>()),
+                         plot::duration(r["last_done_us"].get<double>() * 1000),
+                         plot::duration(r["ideal_us"].get<double>() * 1000),
+                         plot::octets(static_cast<double>(r["peak_credit"].get<std::uint64_t>())),
+                         plot::octets(static_cast<double>(r["budget"].get<std::uint64_t>())),
+                         plot::octets(static_cast<double>(r["peak_queue"].get<std::uint64_t>()))});
+    }
+    tables.push_back(rx);
+    plot::Table tx{"Senders: message data delivered (retransmissions included)", {"sender", "octets", "first", "last"}, {}};
+    for (const auto& [name, points] : delivered_by_sender()) {
+      double sum = 0;
+      for (const plot::Point& p : points) sum += p.value;
+      tx.rows.push_back({name, plot::octets(sum),
+                         plot::duration(static_cast<double>(points.front().t_ns)),
+                         plot::duration(static_cast<double>(points.back().t_ns))});
+    }
+    tables.push_back(tx);
+    plot::write_html("rdcc sim: " + c_.file + ", seed " + std::to_string(net_->config().seed),
+                     tables, figure(), o_.html);
+  }
+
 
   const SimConfig& c_;
   const SimOptions& o_;
@@ -398,11 +550,18 @@ class Run {
 };
 
 void print_table(const Json& j) {
-  std::printf("rdcc sim: %s, seed %llu: %s (the last at %.3f us of virtual time)\n",
+  const Json& o = j["outcome"];
+  const auto n = [&o](const char* key) { return static_cast<unsigned long long>(o[key].get<std::size_t>()); };
+  std::printf("rdcc sim: %s, seed %llu: %llu messages: %llu DONE, %llu ABORTED, %llu unfinished "
+              "(the last ended at %.3f us of virtual time)\n",
               j["config"].get<std::string>().c_str(),
-              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()),
-              j["finished"].get<bool>() ? "every message finished" : "NOT every message finished",
-              j["last_finished_us"].get<double>());
+              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()), n("messages"),
+              n("done"), n("aborted"), n("unfinished"), j["last_finished_us"].get<double>());
+  for (const auto& a : o["aborts"]) {
+    std::printf("  ABORTED %llu (%s): %s\n",
+                static_cast<unsigned long long>(a["messages"].get<std::size_t>()),
+                a["reason"].get<std::string>().c_str(), a["cause"].get<std::string>().c_str());
+  }
   std::printf("\n%-14s %-22s %5s %5s %12s %12s %12s %7s %10s %10s %10s\n", "receiver", "address",
               "msgs", "done", "octets", "last_us", "ideal_us", "ratio", "peak_cred", "G",
               "peak_queue");
@@ -513,8 +672,11 @@ void add_sim_command(CLI::App& app, int& status) {
   cmd->add_option("--seed", o->seed, "Override the description's seed");
   cmd->add_option("--pcap", o->pcap, "Write every delivered packet to FILE (pcap, Ethernet)");
   cmd->add_option("--events", o->events, "Write the endpoints' events to FILE as JSON lines");
-  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G "
-                                   "and of the switch queue toward it to FILE");
+  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G, "
+                                   "of the switch queue toward it and of each sender's goodput "
+                                   "to FILE");
+  cmd->add_option("--html", o->html, "Write a self-contained page (nothing loaded from the "
+                                     "network) with the summary's tables and the plot to FILE");
   cmd->add_flag("--json", o->json, "Print the summary as one JSON document");
   cmd->add_option("--engine", o->engine,
                   "sim: the deterministic simulator (default); ns3: the same endpoints as ns-3 "

@@ -1,6 +1,10 @@
 #include "input.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -30,6 +34,17 @@ std::string read_text(const std::string& path) {
   return s;
 }
 
+ref::DataFraming load_data_framing(const std::string& path) {
+  if (path != "-") return ref::DataFraming::load(path);
+  std::string text;
+  try {
+    text = read_text(path);
+  } catch (const InputError& e) {
+    throw ref::FramingError(std::string("standard input: ") + e.what());
+  }
+  return ref::DataFraming::parse(text, "standard input");
+}
+
 bool looks_like_text(const std::vector<std::byte>& content) {
   for (auto b : content) {
     const auto c = std::to_integer<unsigned char>(b);
@@ -53,6 +68,19 @@ std::vector<HexLine> hex_lines(const std::string& text) {
     start = end + 1;
   }
   return lines;
+}
+
+bool stdout_is_stream() {
+  static const bool stream = [] {
+    struct stat st {};
+    if (fstat(STDOUT_FILENO, &st) != 0) return false;
+    return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(STDOUT_FILENO) != 0;
+  }();
+  return stream;
+}
+
+void buffer_stdout_by_line_if_streamed() {
+  if (stdout_is_stream()) std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
 }
 
 }  // namespace rdcc::tools

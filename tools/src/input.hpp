@@ -1,10 +1,13 @@
-// Reading a command's input: arguments, a file, or standard input; errors name the source.
+// Reading a command's input: arguments, a file, or standard input; errors name the source. And
+// how standard output is buffered.
 #pragma once
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "rdcc/reference/framing.hpp"
 
 namespace rdcc::tools {
 
@@ -17,6 +20,10 @@ struct InputError : std::runtime_error {
 [[nodiscard]] std::vector<std::byte> read_all(const std::string& path);
 [[nodiscard]] std::string read_text(const std::string& path);
 
+// A --data-framing file (docs/data-transport.md), "-" for standard input. Throws
+// ref::FramingError naming the file (and the field).
+[[nodiscard]] ref::DataFraming load_data_framing(const std::string& path);
+
 // True if the content is text (so it holds hex or JSON, not a raw datagram).
 [[nodiscard]] bool looks_like_text(const std::vector<std::byte>& content);
 
@@ -26,5 +33,13 @@ struct HexLine {
   std::string text;
 };
 [[nodiscard]] std::vector<HexLine> hex_lines(const std::string& text);
+
+// True if a reader waits on standard output as it is written (a pipe, a socket, a terminal),
+// false for a file or a device such as /dev/null.
+[[nodiscard]] bool stdout_is_stream();
+// Makes standard output line-buffered where stdout_is_stream(), so that every line reaches
+// the reader when it is complete (`dumpcap -w - | rdcc pcap check -` reports as packets
+// arrive); a file keeps full buffering. Called once, before any output.
+void buffer_stdout_by_line_if_streamed();
 
 }  // namespace rdcc::tools

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "input.hpp"
 #include "rdcc/version.h"
 
 int main(int argc, char** argv) {
+  rdcc::tools::buffer_stdout_by_line_if_streamed();
   CLI::App app{"rdcc: RDCC (Receiver-Driven Credit Control) packet tooling", "rdcc"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rdcc " RDCC_VERSION);

@@ -4,10 +4,15 @@
 #include <charconv>
 #include <vector>
 
+#include "input.hpp"
+
 namespace rdcc::tools {
 
 void add_capture_options(CLI::App& cmd, CaptureOptions& opts) {
-  cmd.add_option("file", opts.file, "The capture (pcap or pcapng)")->required();
+  cmd.add_option("file", opts.file,
+                 "The capture (pcap or pcapng); '-' reads standard input as it arrives "
+                 "(dumpcap -w - | rdcc pcap check -)")
+      ->required();
   cmd.add_option("-p,--port", opts.port,
                  "The RDCC UDP port (required unless --heuristic: the spec forbids a default)")
       ->check(CLI::Range(1, 65535));
@@ -175,7 +180,7 @@ void add_data_framing_option(CLI::App& cmd, std::string& file) {
 ref::DataFraming data_framing_of(const std::string& file) {
   if (file.empty()) return {};
   try {
-    return ref::DataFraming::load(file);
+    return load_data_framing(file);
   } catch (const ref::FramingError& e) {
     throw CLI::ValidationError("--data-framing", e.what());
   }

@@ -29,6 +29,11 @@ struct CaptureOptions {
   std::optional<std::uint16_t> data_port;
 };
 
+// The capture's name for messages: its path, or "standard input" for "-".
+[[nodiscard]] inline std::string capture_name(const CaptureOptions& opts) {
+  return opts.file == "-" ? "standard input" : opts.file;
+}
+
 // Adds FILE, --port and --heuristic to a subcommand.
 void add_capture_options(CLI::App& cmd, CaptureOptions& opts);
 // --data-framing FILE of `rdcc pcap check` and `stats` (docs/data-transport.md, "A vendor's

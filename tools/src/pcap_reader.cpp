@@ -384,8 +384,11 @@ CaptureReader::~CaptureReader() = default;
 
 bool CaptureReader::open(const std::string& path, std::string& error) {
   char message[PCAP_ERRBUF_SIZE] = {};
-  path_ = path;
-  std::FILE* file = std::fopen(path.c_str(), "rb");
+  // "-": standard input, a pipe from a live capture; frames are read as they arrive (stdio's
+  // read returns what the pipe holds, it does not wait for the buffer to fill).
+  const bool standard_input = path == "-";
+  path_ = standard_input ? "standard input" : path;
+  std::FILE* file = standard_input ? stdin : std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     error = path + ": not a readable pcap or pcapng file: " + std::strerror(errno);
     return false;
@@ -396,13 +399,13 @@ bool CaptureReader::open(const std::string& path, std::string& error) {
                                                            message);
   if (handle_->pcap == nullptr) {
     std::fclose(file);
-    error = path + ": not a readable pcap or pcapng file: " + message;
+    error = path_ + ": not a readable pcap or pcapng file: " + message;
     return false;
   }
   link_type_ = pcap_datalink(handle_->pcap);
   handle_->try_direct(file);
   if (!link_type_supported(link_type_)) {
-    error = path + ": link type " + link_type_name(link_type_) + " (" +
+    error = path_ + ": link type " + link_type_name(link_type_) + " (" +
             std::to_string(link_type_) +
             ") is not handled (Ethernet, Linux cooked v1/v2, raw IP and loopback are)";
     return false;

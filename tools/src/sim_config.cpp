@@ -1,6 +1,7 @@
 #include "sim_config.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -555,9 +556,13 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
 }
 
 SimConfig load_sim_config(const std::string& path) {
+  std::stringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+    return parse_sim_config(ss.str(), "standard input");
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot be read");
-  std::stringstream ss;
   ss << in.rdbuf();
   return parse_sim_config(ss.str(), path);
 }

@@ -66,7 +66,7 @@ struct SimConfig {
   std::string workload;                    // the workload's kind when one generated the tables
 };
 
-// Throws std::invalid_argument with "FILE: PATH: what is wrong".
+// Throws std::invalid_argument with "FILE: PATH: what is wrong". "-" reads standard input.
 [[nodiscard]] SimConfig load_sim_config(const std::string& path);
 [[nodiscard]] SimConfig parse_sim_config(const std::string& text, const std::string& file);
 

@@ -42,7 +42,7 @@ check "another seed: another run" test "$(jq .trace_hash "$work/a.json")" != "$(
 check "events: JSON lines with time, endpoint, event" \
   jq -e -s 'length > 1000 and all(.[]; has("time_ns") and has("endpoint") and has("event"))' "$work/a.jsonl"  >/dev/null
 check "svg: well-formed XML" xmllint --noout "$work/a.svg"
-check "svg: a credit line, a queue line and G" grep -q 'G = 1048576' "$work/a.svg"
+check "svg: G in human units" grep -q '>G = 1 MiB</text>' "$work/a.svg"
 frames=$(jq '.network.control_delivered + .network.data_packets_delivered + .network.nacks_delivered' "$work/a.json")
 if command -v tshark >/dev/null; then
   tshark -r "$work/a.pcap" -T fields -e frame.number >"$work/frames" 2>"$work/err"
@@ -97,6 +97,15 @@ check "the later pool grants counted" contains "$work/err" "later pool grants on
 # A run with a restart, a CRN and a cancelled message: the cancelled one is ABORTED, the rest DONE.
 check "restart: exit 0" run 0 "$rdcc" sim "$ex/crn-restart.json" --json
 check "restart: 9 done, 1 aborted" json '([.messages[] | select(.state == "DONE")] | length) == 9 and .messages[9].state == "ABORTED"'
+check "restart: the abort counted and named" json '.outcome.done == 9 and .outcome.aborted == 1 and .outcome.aborts[0].reason == "APPLICATION_ABORT"'
+
+# More senders than the receiver's max_associations: the refused ones are ABORTED, and the
+# summary counts them and names the cap (it said "every message finished"). Exit 1.
+jq '.receivers[0].max_associations = 3' "$ex/incast-8.json" >"$work/caps.json"
+check "cap: exit 1" run 1 "$rdcc" sim "$work/caps.json"
+check "cap: DONE and ABORTED counted" contains "$work/out" "8 messages: 3 DONE, 5 ABORTED, 0 unfinished"
+check "cap: the reason and the cap named" contains "$work/out" \
+  "ABORTED 5 (ASSOC_REFUSED): receiver receiver refused 5 associations at its cap max_associations = 3"
 check "rocev2: exit 0, every message done" run 0 "$rdcc" sim "$ex/rocev2.json" --json
 check "rocev2: no violation" json '.violations == [] and ([.messages[] | select(.binding == "rocev2")] | length) == 4'
 
