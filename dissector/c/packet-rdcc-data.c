@@ -23,6 +23,10 @@
 #define RDCC_DATA_HEADER_SIZE  24
 #define RDCC_DATA_FLAG_LAST        0x01
 #define RDCC_DATA_FLAG_UNSCHEDULED 0x02
+#define RDCC_DATA_FLAG_RECOVERS    0x04
+#define RDCC_DATA_FLAG_NACK        0x08
+#define RDCC_DATA_FLAGS_DEFINED    (RDCC_DATA_FLAG_LAST | RDCC_DATA_FLAG_UNSCHEDULED | \
+                                    RDCC_DATA_FLAG_RECOVERS | RDCC_DATA_FLAG_NACK)
 
 void proto_register_rdcc_data(void);
 void proto_reg_handoff_rdcc_data(void);
@@ -34,6 +38,8 @@ static int hf_rdcc_data_version = -1;
 static int hf_rdcc_data_flags = -1;
 static int hf_rdcc_data_flags_last = -1;
 static int hf_rdcc_data_flags_unscheduled = -1;
+static int hf_rdcc_data_flags_recovers = -1;
+static int hf_rdcc_data_flags_nack = -1;
 static int hf_rdcc_data_payload_length = -1;
 static int hf_rdcc_data_message_identifier = -1;
 static int hf_rdcc_data_offset = -1;
@@ -56,6 +62,8 @@ static dissector_handle_t rdcc_data_handle;
 static int * const rdcc_data_flag_bits[] = {
     &hf_rdcc_data_flags_last,
     &hf_rdcc_data_flags_unscheduled,
+    &hf_rdcc_data_flags_recovers,
+    &hf_rdcc_data_flags_nack,
     NULL
 };
 
@@ -122,10 +130,10 @@ dissect_rdcc_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     item = proto_tree_add_bitmask_with_flags(data_tree, tvb, 3, hf_rdcc_data_flags,
                                              ett_rdcc_data_flags, rdcc_data_flag_bits, ENC_NA,
                                              BMT_NO_APPEND);
-    if ((flags & ~(guint32)(RDCC_DATA_FLAG_LAST | RDCC_DATA_FLAG_UNSCHEDULED)) != 0)
+    if ((flags & ~(guint32)RDCC_DATA_FLAGS_DEFINED) != 0)
         expert_add_info_format(pinfo, item, &ei_rdcc_data_undefined_flags,
                                "Undefined flags 0x%02x set (ignored on receipt)",
-                               flags & ~(guint32)(RDCC_DATA_FLAG_LAST | RDCC_DATA_FLAG_UNSCHEDULED));
+                               flags & ~(guint32)RDCC_DATA_FLAGS_DEFINED);
     if (!rdcc_data_holds(pinfo, root, packet, 4, 4, "Payload Length") ||
         !rdcc_data_holds(pinfo, root, packet, 8, 8, "Message Identifier") ||
         !rdcc_data_holds(pinfo, root, packet, 16, 8, "Offset"))
@@ -137,10 +145,12 @@ dissect_rdcc_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
                                    ENC_BIG_ENDIAN, &message_identifier);
     offset_item = proto_tree_add_item_ret_uint64(data_tree, hf_rdcc_data_offset, tvb, 16, 8,
                                                  ENC_BIG_ENDIAN, &offset);
-    col_add_fstr(pinfo->cinfo, COL_INFO, "DATA id=0x%" G_GINT64_MODIFIER "x offset=%"
-                 G_GINT64_MODIFIER "u len=%u%s%s", message_identifier, offset, payload_length,
-                 (flags & RDCC_DATA_FLAG_LAST) ? " LAST" : "",
-                 (flags & RDCC_DATA_FLAG_UNSCHEDULED) ? " UNSCHEDULED" : "");
+    col_add_fstr(pinfo->cinfo, COL_INFO, "%s id=0x%" G_GINT64_MODIFIER "x offset=%"
+                 G_GINT64_MODIFIER "u len=%u%s%s%s",
+                 (flags & RDCC_DATA_FLAG_NACK) ? "NACK" : "DATA", message_identifier, offset,
+                 payload_length, (flags & RDCC_DATA_FLAG_LAST) ? " LAST" : "",
+                 (flags & RDCC_DATA_FLAG_UNSCHEDULED) ? " UNSCHEDULED" : "",
+                 (flags & RDCC_DATA_FLAG_RECOVERS) ? " RECOVERS" : "");
     if (payload_length > packet - RDCC_DATA_HEADER_SIZE) {
         expert_add_info_format(pinfo, payload_length_item, &ei_rdcc_data_payload_beyond_packet,
                                "Payload Length %u is beyond the %u octets after the header",
@@ -194,6 +204,14 @@ proto_register_rdcc_data(void)
         { &hf_rdcc_data_flags_unscheduled,
           { "UNSCHEDULED", "rdcc_data.flags.unscheduled", FT_BOOLEAN, 8, TFS(&tfs_set_notset),
             RDCC_DATA_FLAG_UNSCHEDULED, "Sent in unscheduled mode (informative)", HFILL } },
+        { &hf_rdcc_data_flags_recovers,
+          { "RECOVERS", "rdcc_data.flags.recovers", FT_BOOLEAN, 8, TFS(&tfs_set_notset),
+            RDCC_DATA_FLAG_RECOVERS, "Its sender resends the octets a NACK names", HFILL } },
+        { &hf_rdcc_data_flags_nack,
+          { "NACK", "rdcc_data.flags.nack", FT_BOOLEAN, 8, TFS(&tfs_set_notset),
+            RDCC_DATA_FLAG_NACK,
+            "A NACK, receiver to sender: the payload is (start, end) ranges of missing octets",
+            HFILL } },
         { &hf_rdcc_data_payload_length,
           { "Payload Length", "rdcc_data.payload_length", FT_UINT32, BASE_DEC, NULL, 0x0, NULL,
             HFILL } },

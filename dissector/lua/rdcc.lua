@@ -863,6 +863,8 @@ local rdcc_data = Proto("RDCC_Data", "RDCC Opaque Data Transport")
 local DATA_HEADER_SIZE = 24
 local DATA_MAGIC = 0x5244
 local DATA_FLAG_LAST, DATA_FLAG_UNSCHEDULED = 0x01, 0x02
+local DATA_FLAG_RECOVERS, DATA_FLAG_NACK = 0x04, 0x08
+local DATA_FLAGS_DEFINED = 0x0F
 local fd = {
     magic = ProtoField.uint16("rdcc_data.magic", "Magic", base.HEX, nil, nil, '0x5244 ("RD")'),
     version = ProtoField.uint8("rdcc_data.version", "Version", base.DEC),
@@ -871,6 +873,10 @@ local fd = {
         "The payload ends the message"),
     flags_unscheduled = ProtoField.bool("rdcc_data.flags.unscheduled", "UNSCHEDULED", 8,
         set_notset, DATA_FLAG_UNSCHEDULED, "Sent in unscheduled mode (informative)"),
+    flags_recovers = ProtoField.bool("rdcc_data.flags.recovers", "RECOVERS", 8, set_notset,
+        DATA_FLAG_RECOVERS, "Its sender resends the octets a NACK names"),
+    flags_nack = ProtoField.bool("rdcc_data.flags.nack", "NACK", 8, set_notset, DATA_FLAG_NACK,
+        "A NACK, receiver to sender: the payload is (start, end) ranges of missing octets"),
     payload_length = ProtoField.uint32("rdcc_data.payload_length", "Payload Length", base.DEC),
     message_identifier = ProtoField.uint64("rdcc_data.message_identifier",
         "Message Identifier", base.HEX, nil, nil, "The CREDIT_REQUEST's Binding Value"),
@@ -880,6 +886,7 @@ local fd = {
     trailing = ProtoField.bytes("rdcc_data.trailing", "Octets after the payload"),
 }
 rdcc_data.fields = { fd.magic, fd.version, fd.flags, fd.flags_last, fd.flags_unscheduled,
+    fd.flags_recovers, fd.flags_nack,
     fd.payload_length, fd.message_identifier, fd.offset, fd.payload, fd.trailing }
 local eid = {
     truncated = ProtoExpert.new("rdcc_data.expert.truncated", "Packet ends inside the header",
@@ -935,7 +942,9 @@ function rdcc_data.dissector(buf, pinfo, tree)
     item = root:add(fd.flags, buf(3, 1))
     item:add(fd.flags_last, buf(3, 1))
     item:add(fd.flags_unscheduled, buf(3, 1))
-    local undefined = bit.band(flags, bit.bnot(bit.bor(DATA_FLAG_LAST, DATA_FLAG_UNSCHEDULED)), 0xFF)
+    item:add(fd.flags_recovers, buf(3, 1))
+    item:add(fd.flags_nack, buf(3, 1))
+    local undefined = bit.band(flags, bit.bnot(DATA_FLAGS_DEFINED), 0xFF)
     if undefined ~= 0 then
         item:add_proto_expert_info(eid.undefined_flags,
             string.format("Undefined flags 0x%02x set (ignored on receipt)", undefined))
@@ -951,9 +960,11 @@ function rdcc_data.dissector(buf, pinfo, tree)
     local offset_item = root:add(fd.offset, buf(16, 8))
     local id_hi, id_lo = buf(8, 4):uint(), buf(12, 4):uint()
     local id = id_hi == 0 and string.format("%x", id_lo) or string.format("%x%08x", id_hi, id_lo)
-    pinfo.cols.info = string.format("DATA id=0x%s offset=%s len=%d%s%s", id, tostring(offset),
+    pinfo.cols.info = string.format("%s id=0x%s offset=%s len=%d%s%s%s",
+        bit.band(flags, DATA_FLAG_NACK) ~= 0 and "NACK" or "DATA", id, tostring(offset),
         payload_length, bit.band(flags, DATA_FLAG_LAST) ~= 0 and " LAST" or "",
-        bit.band(flags, DATA_FLAG_UNSCHEDULED) ~= 0 and " UNSCHEDULED" or "")
+        bit.band(flags, DATA_FLAG_UNSCHEDULED) ~= 0 and " UNSCHEDULED" or "",
+        bit.band(flags, DATA_FLAG_RECOVERS) ~= 0 and " RECOVERS" or "")
     if payload_length > packet - DATA_HEADER_SIZE then
         length_item:add_proto_expert_info(eid.payload_beyond_packet, string.format(
             "Payload Length %d is beyond the %d octets after the header", payload_length,
