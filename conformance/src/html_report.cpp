@@ -212,7 +212,6 @@ std::vector<Row> elide(const std::vector<Row>& rows, std::size_t max_rows) {
   return out;
 }
 
-constexpr int kLeft = 150;      // frame number and time
 constexpr int kFirstCol = 260;  // the first lifeline's x
 constexpr int kColGap = 430;
 constexpr int kHeadH = 50;
