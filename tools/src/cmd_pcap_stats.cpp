@@ -275,16 +275,6 @@ nlohmann::ordered_json counters_json(const Counters& c) {
           {"packets", packets}};
 }
 
-// At most `limit` samples, evenly picked, always keeping the last.
-std::vector<Sample> thin(const std::vector<Sample>& s, std::size_t limit) {
-  if (s.size() <= limit) return s;
-  std::vector<Sample> out;
-  out.reserve(limit + 1);
-  for (std::size_t i = 0; i < limit; ++i) out.push_back(s[i * s.size() / limit]);
-  out.push_back(s.back());
-  return out;
-}
-
 double mean_outstanding(const ReceiverStats& r, std::int64_t end_ns) {
   const double area = r.outstanding_area +
                       static_cast<double>(r.outstanding) * static_cast<double>(end_ns - r.last_change_ns);
@@ -305,7 +295,7 @@ void print_json(const Stats& s) {
       assocs.push_back(j);
     }
     nlohmann::ordered_json series = nlohmann::ordered_json::array();
-    for (const Sample& x : thin(r.series, 10000)) {
+    for (const Sample& x : plot::thin_evenly(r.series, 10000)) {
       series.push_back({static_cast<double>(x.t) / 1e9, x.granted, x.received, x.outstanding});
     }
     nlohmann::ordered_json j{{"receiver", r.address.to_string()}};

@@ -92,15 +92,6 @@ double text_width(std::string_view text) {
   return static_cast<double>(chars) * kCharWidth;
 }
 
-std::vector<Point> thinned(const std::vector<Point>& p) {
-  if (p.size() <= kMaxPoints) return p;
-  std::vector<Point> out;
-  out.reserve(kMaxPoints + 1);
-  for (std::size_t i = 0; i < kMaxPoints; ++i) out.push_back(p[i * p.size() / kMaxPoints]);
-  out.push_back(p.back());
-  return out;
-}
-
 // The legend of a panel, broken into lines that fit the width: (text, colour, dashed).
 struct LegendItem {
   std::string text;
@@ -237,7 +228,7 @@ std::string svg(const Figure& f) {
       body += "<polyline fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"1.5\" points=\"";
       double last = 0;
       bool first = true;
-      for (const Point& pt : thinned(s.points)) {
+      for (const Point& pt : thin_evenly(s.points, kMaxPoints)) {
         if (s.steps && !first) body += coordinate(px(pt.t_ns)) + "," + coordinate(py(last)) + " ";
         body += coordinate(px(pt.t_ns)) + "," + coordinate(py(pt.value)) + " ";
         last = pt.value;

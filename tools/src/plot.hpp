@@ -6,6 +6,7 @@
 // as ticks, counted in the legend) drawn across every panel.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -15,6 +16,18 @@
 namespace rdcc::tools::plot {
 
 enum class Unit : std::uint8_t { Octets, OctetsPerSecond };
+
+// At most `limit` samples, evenly picked, always keeping the last: what a series is drawn (or
+// written) with when it holds more.
+template <class T>
+[[nodiscard]] std::vector<T> thin_evenly(const std::vector<T>& s, std::size_t limit) {
+  if (s.size() <= limit) return s;
+  std::vector<T> out;
+  out.reserve(limit + 1);
+  for (std::size_t i = 0; i < limit; ++i) out.push_back(s[i * s.size() / limit]);
+  out.push_back(s.back());
+  return out;
+}
 
 struct Point {
   std::int64_t t_ns = 0;
