@@ -549,7 +549,7 @@ int run_check(const CheckOptions& o) {
   std::cerr << "rdcc pcap check: " << capture_name(o.capture) << ": " << checker.findings().size()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "
             << checker.data_packets() << " data packets (" << checker.unattributed()
-            << " not related to a request) of " << summary.frames << " frames ("
+            << " not related to a request), " << summary.nacks << " NACKs, of " << summary.frames << " frames ("
             << summary.malformed_frames << " malformed frames)\n";
   return checker.findings().empty() ? 0 : 1;
 }

@@ -317,6 +317,7 @@ void print_json(const Stats& s) {
            {"rdcc_packets", s.summary.rdcc_packets},
            {"malformed_frames", s.summary.malformed_frames},
            {"decode_errors", s.summary.decode_errors},
+           {"nacks", s.summary.nacks},
            {"reports_to_senders", s.reports_to_senders}}},
          {"receivers", receivers}};
   std::cout << out.dump(2) << '\n';
@@ -365,7 +366,8 @@ void print_table(const Stats& s, const std::string& file) {
   std::cout << file << ": " << s.summary.frames << " frames (" << s.summary.link_type << "), "
             << format_seconds(span) << " s, " << s.summary.rdcc_packets << " RDCC packets, "
             << s.summary.decode_errors << " decode errors, " << s.summary.malformed_frames
-            << " malformed frames, " << s.reports_to_senders << " reports to senders\n";
+            << " malformed frames, " << s.summary.nacks << " data NACKs, " << s.reports_to_senders
+            << " reports to senders\n";
   for (const auto& [k, r] : s.receivers) {
     std::cout << "\nreceiver " << r.address.to_string() << '\n';
     print_counters(r.c, "  ");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "input.hpp"
+#include "rdcc/reference/bindings.hpp"
 
 namespace rdcc::tools {
 
@@ -49,9 +50,17 @@ bool looks_like_rdcc(std::span<const std::byte> payload) noexcept {
   return length == type->size;
 }
 
+bool is_data_nack(std::span<const std::byte> payload) noexcept {
+  const auto packet = ref::decode_opaque(payload);
+  return packet && (packet->header.flags & ref::opaque_flag::kNack) != 0;
+}
+
 namespace {
 
 bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
+  // A receiver's NACK goes to the sender's RDCC address (docs/data-transport.md, "The NACK
+  // packet"): data transport, not an RDCC message of Version 5.
+  if (is_data_nack(f.payload)) return false;
   if (opts.data_port && f.destination.port == *opts.data_port &&
       !(opts.port && *opts.port == *opts.data_port)) {
     return false;
@@ -64,14 +73,17 @@ bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
 // packets): read again filled up with zeros to its length on the wire, and handed to
 // other_udp if it is UDP but not RDCC. An RDCC datagram cut so stays a malformed frame.
 bool cut_data(const CapturedFrame& frame, int link_type, const CaptureOptions& opts,
-              const ScanHandlers& handlers) {
+              const ScanHandlers& handlers, ScanSummary& summary) {
   if (frame.original_length <= frame.data.size()) return false;
   std::vector<std::byte> whole(frame.data.begin(), frame.data.end());
   whole.resize(frame.original_length);
   ParsedFrame parsed = parse_frame(whole, link_type);
   if (parsed.kind != FrameKind::Udp || is_rdcc(opts, parsed)) return false;
+  const bool nack = is_data_nack(parsed.payload);
+  if (!handlers.other_udp && !nack) return false;
   parsed.zero_filled = true;
-  handlers.other_udp(frame, parsed);
+  if (nack) ++summary.nacks;
+  if (handlers.other_udp) handlers.other_udp(frame, parsed);
   return true;
 }
 
@@ -89,8 +101,8 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
     if (summary.frames == 1) summary.first_time_ns = frame.time_ns;
     summary.last_time_ns = frame.time_ns;
     const ParsedFrame parsed = parse_frame(frame.data, reader.link_type());
-    if (parsed.kind == FrameKind::Malformed && parsed.snap_cut && handlers.other_udp &&
-        cut_data(frame, reader.link_type(), opts, handlers)) {
+    if (parsed.kind == FrameKind::Malformed && parsed.snap_cut &&
+        cut_data(frame, reader.link_type(), opts, handlers, summary)) {
       continue;
     }
     if (parsed.kind == FrameKind::Malformed) {
@@ -100,6 +112,7 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
     }
     if (parsed.kind != FrameKind::Udp) continue;
     if (!is_rdcc(opts, parsed)) {
+      if (is_data_nack(parsed.payload)) ++summary.nacks;
       if (handlers.other_udp) handlers.other_udp(frame, parsed);
       continue;
     }

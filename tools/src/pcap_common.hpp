@@ -47,6 +47,10 @@ void require_port_or_heuristic(const CaptureOptions& opts, const std::string& co
 // The heuristic of --heuristic: version 1, a known type, Length equal to the UDP payload and
 // not below the type's size, and for CONGESTION_REPORT an AF of 4 or 6 matching Length.
 [[nodiscard]] bool looks_like_rdcc(std::span<const std::byte> payload) noexcept;
+// Whether a UDP payload is a NACK of the opaque data transport (docs/data-transport.md, "The
+// NACK packet"): a receiver sends it to the sender's RDCC address, and its first octets (the
+// Magic 0x52 0x44) tell it from every RDCC message (Version 1).
+[[nodiscard]] bool is_data_nack(std::span<const std::byte> payload) noexcept;
 
 // One RDCC datagram of the capture, decoded or not.
 struct RdccPacket {
@@ -69,6 +73,7 @@ struct ScanSummary {
   std::uint64_t rdcc_packets = 0;
   std::uint64_t malformed_frames = 0;
   std::uint64_t decode_errors = 0;
+  std::uint64_t nacks = 0;  // the opaque data transport's NACKs (on the RDCC port, not RDCC)
   std::int64_t first_time_ns = 0;
   std::int64_t last_time_ns = 0;
   std::string link_type;

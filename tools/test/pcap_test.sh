@@ -104,7 +104,7 @@ check "the plot: granted against received from the data" contains "$work/data.sv
 # ---- check ------------------------------------------------------------------------------
 check "clean exchange: no findings" run 0 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 1MiB
 check "clean: nothing printed" lines "$work/out" 0
-check "clean: the summary" contains "$work/err" "0 findings in 11 RDCC packets and 0 data packets (0 not related to a request) of 11 frames"
+check "clean: the summary" contains "$work/err" "0 findings in 11 RDCC packets and 0 data packets (0 not related to a request), 0 NACKs, of 11 frames"
 check "budget exceeded" run 1 "$rdcc" pcap check "$p/clean.pcap" --port 50000 --budget 512KiB
 check "RDCC-BUDGET-01 at frame 6" contains "$work/out" "RDCC-BUDGET-01 frames 3,6 (t=0.000050000): receiver outstanding credit 1048576 exceeds G = 524288 at 10.0.0.1:50000"
 check "budget: the catalog ID and the spec sentence" contains "$work/out" "spec (Receiver Credit Budget; MUST): \"$(catalog_text RDCC-BUDGET-01)\""
@@ -140,7 +140,7 @@ check "JSON finding" contains "$work/out" '{"rule":"RDCC-GRANT-12","level":"RULE
 # ---- check with the data packets (opaque on 50001, RoCEv2 on 4791) ------------------------
 d="--port 50000 --data-port 50001"
 check "data: clean exchange, no findings" run 0 "$rdcc" pcap check "$p/data_clean.pcap" $d --budget 1MiB
-check "data: every data packet related to its message" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "data: every data packet related to its message" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request), 0 NACKs, of 37 frames"
 check "data: octets counted from the data keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_clean.pcap" $d --budget 32KiB
 check "data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
 check "data: the budget finding says why" contains "$work/out" "RDCC-BUDGET-01 frames 7,17 (t=0.000363000): receiver outstanding credit 65536 exceeds G = 32768 at 10.0.0.1:50000 (octets of messages whose data is not in the capture"
@@ -179,13 +179,13 @@ check "RoCEv2 on another port is not read" run 0 "$rdcc" pcap check "$p/data_roc
 # it is related to its message once the request is in, judged at the request's time (a
 # scheduled message's data before its grant is beyond the credit), and counted as received.
 check "RoCEv2 before its request, on the path" run 1 "$rdcc" pcap check "$p/data_rocev2_early.pcap" $d --budget 1MiB --network-effects
-check "RoCEv2 early: every packet related to its message" contains "$work/err" "1 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "RoCEv2 early: every packet related to its message" contains "$work/err" "1 findings in 11 RDCC packets and 26 data packets (0 not related to a request), 0 NACKs, of 37 frames"
 check "RoCEv2 early: judged at the request, named by the data's frame" contains "$work/out" "RDCC-GRANT-03 frames 29,27 (t=0.000713000): octets 0..2048 of message 258 sent with no grant within its Lifetime"
 check "RoCEv2 early: its octets received (no RDCC-GRANT-13)" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "data --json" run 1 "$rdcc" pcap check "$p/data_beyond_grant.pcap" $d --budget 1MiB --json
 check "JSON data finding" contains "$work/out" '{"rule":"RDCC-GRANT-03","level":"MUST NOT","frames":[7,8,17],"time":0.000393,'
 check "data cut by the snap length: still read" run 0 "$rdcc" pcap check "$p/data_clean_snap.pcap" $d --budget 32KiB
-check "cut: every data packet read" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames (0 malformed frames)"
+check "cut: every data packet read" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request), 0 NACKs, of 37 frames (0 malformed frames)"
 check "cut RoCEv2 overrun: found without the ICRC" run 1 "$rdcc" pcap check "$p/data_rocev2_overrun_snap.pcap" $d --budget 1MiB
 check "cut: RDCC-GRANT-03 frames 27,28,33" contains "$work/out" "RDCC-GRANT-03 frames 27,28,33 (t=0.000783000): octets 8192..10240 of message 258"
 check "cut data frames are malformed to dump (not RDCC)" run 0 "$rdcc" pcap dump "$p/data_clean_snap.pcap" --port 50000
@@ -194,7 +194,7 @@ check "a bad --data-port is bad usage" run 2 "$rdcc" pcap check "$p/data_clean.p
 # The same exchanges over IPv6 (opaque in UDP/IPv6, RoCEv2 in UDP 4791 inside IPv6): the data
 # rules hold as over IPv4, at the same frames.
 check "IPv6 data: clean exchange, no findings" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 1MiB
-check "IPv6 data: every data packet read (18 opaque, 8 RoCEv2) and related" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request) of 37 frames"
+check "IPv6 data: every data packet read (18 opaque, 8 RoCEv2) and related" contains "$work/err" "0 findings in 11 RDCC packets and 26 data packets (0 not related to a request), 0 NACKs, of 37 frames"
 check "IPv6 data: octets counted from the data (RoCEv2 too) keep a 32 KiB budget" run 0 "$rdcc" pcap check "$p/data_v6_clean.pcap" $d --budget 32KiB
 check "IPv6 data: without the data, MSG_DONE alone exceeds it" run 1 "$rdcc" pcap check "$p/data_v6_clean.pcap" --port 50000 --budget 32KiB --rocev2-port 0
 check "IPv6 data beyond the grant" run 1 "$rdcc" pcap check "$p/data_v6_beyond_grant.pcap" $d --budget 1MiB
@@ -218,7 +218,7 @@ for golden in "$src"/pcaps/sim_*.pcap; do
   [ -f "$golden" ] || continue
   name=$(basename "$golden")
   check "golden $name: no findings with its data" run 0 "$rdcc" pcap check "$golden" --port 50000 --data-port 50001 --budget 512KiB --d-max 20
-  check "golden $name: every data packet related to a request" contains "$work/err" " not related to a request) of "
+  check "golden $name: every data packet related to a request" contains "$work/err" " not related to a request), 0 NACKs, of "
   check "golden $name: data read" lacks "$work/err" "and 0 data packets"
   check "golden $name: none unrelated" contains "$work/err" "(0 not related to a request)"
 done

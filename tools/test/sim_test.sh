@@ -58,6 +58,17 @@ counted="0 findings in $(jq .network.control_delivered "$work/out") RDCC packets
 run 0 "$rdcc" pcap check "$work/i.pcap" --port 50000 --data-port 50001 --budget 2097152
 check "pcap: every frame checked ($counted)" contains "$work/err" "$counted"
 
+# With data loss the receiver NACKs (docs/data-transport.md, "Loss recovery"), to the sender's
+# RDCC port: the capture tools count them as the data transport's, never as malformed RDCC.
+run 0 "$rdcc" sim "$ex/lossy-data.json" --json --pcap "$work/lossy.pcap"
+nacks=$(jq .network.nacks_delivered "$work/out")
+check "lossy data: the receiver NACKed ($nacks)" test "$nacks" -gt 0
+check "lossy data: pcap stats counts every NACK, nothing undecodable" run 0 "$rdcc" pcap stats "$work/lossy.pcap" --port 50000 --data-port 50001 --json
+check "lossy data: stats' capture figures" jq -e ".capture | .nacks == $nacks and .decode_errors == 0 and .malformed_frames == 0" "$work/out"
+check "lossy data: pcap check reads no NACK as RDCC" run 0 "$rdcc" pcap check "$work/lossy.pcap" --port 50000 --data-port 50001 --budget 2097152
+check "lossy data: pcap check counts the NACKs" contains "$work/err" ", $nacks NACKs, of "
+check "lossy data: no version note" lacks "$work/err" "version"
+
 # With loss, copies and reordering of control messages, the strict check blames the endpoints
 # for what the path did; --network-effects discards what the receivers discard.
 run 1 "$rdcc" pcap check "$work/a.pcap" --port 50000 --data-port 50001 --budget 1048576
