@@ -71,6 +71,15 @@ const std::map<Role, std::map<std::string, std::string>> kNodeOptions{
       {"unscheduled_dscp", "--unscheduled-dscp"}}},
 };
 
+// A key of a scenario's `config` line (docs/scenario-language.md, "config").
+bool is_config_key(const std::string& key) {
+  for (const Role role : {Role::Receiver, Role::Sender, Role::Crn}) {
+    const auto keys = config_keys(role);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
+  }
+  return false;
+}
+
 // "POOL,STATUS" for the bits; "," (no item) for none; nothing for bits `--capabilities` has
 // no name for (the caller says so, rather than start the node without them).
 std::optional<std::string> capability_list(std::uint64_t bits) {
@@ -175,9 +184,30 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
         spec.data_port = port;
       } else if (port != 0 && key == "rocev2") {
         spec.rocev2_port = port;
-      } else if (eq == std::string::npos || !declare(spec.declared, key, opt.substr(eq + 1))) {
-        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,budget=N][,unscheduled_budget=N]"
-               "[,d_max=US][,link=MBPS]: expected one of these after ',', not '" + opt + "'";
+      } else if (port != 0 && key == "tester_data") {
+        spec.tester_data_port = port;
+      } else if (key == "fresh" && eq == std::string::npos) {
+        spec.fresh = true;
+      } else if (key == "upper" && eq != std::string::npos) {
+        // upper=tcp:HOST:PORT (as `rdcc sender --upper-tester` takes it) or upper=HOST:PORT.
+        std::string where = opt.substr(eq + 1);
+        if (where.rfind("tcp:", 0) == 0) where = where.substr(4);
+        const auto port_colon = where.rfind(':');
+        if (port_colon == std::string::npos || port_colon == 0 || !port_of(where.substr(port_colon + 1))) {
+          return "--iut udp:...,upper=tcp:HOST:PORT: expected the upper tester's TCP address, not '" +
+                 opt.substr(eq + 1) + "'";
+        }
+        spec.upper = where;
+      } else if (eq != std::string::npos && declare(spec.declared, key, opt.substr(eq + 1))) {
+        // Declared parameters are the configuration keys they name too.
+        const std::uint64_t v = *number_of(opt.substr(eq + 1));
+        spec.configured[key == "d_max" ? "d_max_us" : key == "link" ? "link_capacity_mbps" : key] = v;
+      } else if (eq != std::string::npos && is_config_key(key) && number_of(opt.substr(eq + 1))) {
+        spec.configured[key] = *number_of(opt.substr(eq + 1));
+      } else {
+        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,upper=tcp:HOST:PORT][,tester_data=PORT][,fresh]"
+               "[,budget=N][,unscheduled_budget=N][,d_max=US][,link=MBPS][,KEY=N for a scenario "
+               "config key the IUT runs with]: expected one of these after ',', not '" + opt + "'";
       }
     }
     const auto last = addr.rfind(':');

@@ -62,7 +62,9 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
   KillMatrix m;
   m.reference = run_suite(scenarios, options);
   for (const auto& mutant : testing::all_mutants()) {
-    if (real_node && to_string(mutant.role) != to_string(options.adapter.role)) continue;
+    // A real node, or the reference of one role (reference:ROLE): that role's mutants only.
+    const bool one_role = real_node || !options.adapter.any_role;
+    if (one_role && to_string(mutant.role) != to_string(options.adapter.role)) continue;
     const MatrixIut iut = mutant_iut(mutant, options.adapter);
     std::vector<Scenario> own = scenarios_for(iut, scenarios);
     if (const auto first = order.try_first.find(std::string(mutant.name)); first != order.try_first.end()) {

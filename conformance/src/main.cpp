@@ -347,6 +347,18 @@ int main(int argc, char** argv) {
       std::cout << s.name << "  [" << to_string(s.role) << "]  checks " << join(s.checks);
       if (!s.tags.empty()) std::cout << "  tags " << join(s.tags);
       std::cout << "\n    " << s.description << "\n";
+      // The configuration the scenario needs, and how the reference node takes it: what a
+      // vendor sets on a udp: IUT before declaring it (udp:...,KEY=VALUE).
+      if (!s.config.empty()) {
+        std::cout << "    config " << config_keys_text(s.config);
+        const auto node_options = node_config_options(s.role, s.config);
+        if (const auto* o = std::get_if<std::vector<std::string>>(&node_options)) {
+          std::cout << "  (rdcc " << to_string(s.role) << " options:";
+          for (const auto& w : *o) std::cout << ' ' << w;
+          std::cout << ')';
+        }
+        std::cout << "\n";
+      }
     }
     std::cout << selected.size() << " scenarios\n";
     return 0;
@@ -481,10 +493,12 @@ int main(int argc, char** argv) {
     return m.ok() ? 0 : kExitFail;
   }
 
-  if (auto dead = probe_liveness(options.adapter)) {
+  std::string silent;
+  if (auto dead = probe_liveness(options.adapter, &silent)) {
     std::cerr << "rdcc-conform: " << *dead << "\n";
     return kExitUsage;
   }
+  if (!silent.empty()) std::cerr << "rdcc-conform: note: " << silent << "\n";
   std::cout << "rdcc-conform: " << selected.size() << " scenarios against " << iut << "\n";
   SuiteReport report;
   report.iut = iut;

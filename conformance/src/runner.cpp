@@ -1035,8 +1035,11 @@ class Run {
     QueueSample q;
     for (const auto& m : step.pattern.matchers) {
       if (m.field == "source" || m.field == "destination") {
+        // IP:PORT as written, or an address variable ($tester: the flow's side the tester
+        // plays, so that a real CRN's report to it reaches the tester).
         Address a;
-        if (m.value.kind != Value::Kind::Text || !Address::parse(m.value.text, a)) {
+        const auto text = resolve_text(m.value);
+        if (!text || !Address::parse(*text, a)) {
           return Stop{Verdict::Inconclusive, m.value.where.to_string() + ": '" +
                                                  m.value.to_string() + "' is not IP:PORT",
                       "", ""};

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -65,10 +66,11 @@ class Fd {
   int fd_ = -1;
 };
 
-// A UDP socket bound to `ip` with a port the system picks.
-std::optional<std::string> open_udp(const Address& ip, std::optional<udp::UdpSocket>& sock) {
+// A UDP socket bound to `ip` with `port` (0: one the system picks).
+std::optional<std::string> open_udp(const Address& ip, std::optional<udp::UdpSocket>& sock,
+                                    std::uint16_t port = 0) {
   Address any = ip;
-  any.port = 0;
+  any.port = port;
   try {
     sock.emplace(any);
   } catch (const std::system_error& e) {
@@ -102,20 +104,33 @@ class SocketAdapter final : public Adapter {
   std::optional<std::string> start(const Scenario& s) override {
     if (!s.config.empty()) {
       // exec: passes the configuration to the command it starts ({config}, {config_keys});
-      // udp: reaches an IUT that is already running.
+      // udp: reaches an IUT that is already running, which runs the scenario when it was
+      // declared to run with that configuration (udp:...,KEY=VALUE).
       const bool placeholder = spec_.command.find("{config}") != std::string::npos ||
                                spec_.command.find("{config_keys}") != std::string::npos;
-      if (spec_.kind == AdapterSpec::Kind::Udp || !placeholder) {
-        unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first + "=...): " +
-                       (spec_.kind == AdapterSpec::Kind::Udp
-                            ? "udp: reaches an IUT that is already running; use exec: with {config}"
-                            : "the exec: command has no {config} or {config_keys} to take it");
+      if (spec_.kind == AdapterSpec::Kind::Udp) {
+        for (const auto& [key, value] : s.config) {
+          const auto it = spec_.configured.find(key);
+          if (it != spec_.configured.end() && it->second == value) continue;
+          unsupported_ = "the scenario configures the IUT (config " + config_keys_text(s.config) +
+                         "): udp: reaches an IUT that is already running; start it so and declare " +
+                         key + "=" + std::to_string(value) + " in --iut udp:...,KEY=VALUE (" +
+                         (it == spec_.configured.end() ? "not declared"
+                                                       : "declared " + std::to_string(it->second)) +
+                         "), or use exec: with {config}";
+          return unsupported_;
+        }
+      } else if (!placeholder) {
+        unsupported_ = "the scenario configures the IUT (config " + s.config.begin()->first +
+                       "=...): the exec: command has no {config} or {config_keys} to take it";
         return unsupported_;
       }
     }
-    if (std::any_of(s.steps.begin(), s.steps.end(),
-                    [](const Step& st) { return st.kind == Step::Kind::Queue; })) {
-      unsupported_ = "queue observations need the in-process CRN (reference:crn)";
+    // Queue observations go through the IUT's upper tester (`queue`, docs/upper-tester.md):
+    // exec: only, whose command serves it on stdio.
+    if (has_queue(s) && spec_.kind != AdapterSpec::Kind::Exec) {
+      unsupported_ = "queue observations need the IUT's upper tester (op queue), which exec: "
+                     "serves on stdio, or the in-process CRN (reference:crn)";
       return unsupported_;
     }
     Address loopback;
@@ -135,7 +150,7 @@ class SocketAdapter final : public Adapter {
       loopback = Address::v4(127, 0, 0, 1, 0);
     }
     if (auto e = open_udp(loopback, control_)) return e;
-    if (auto e = open_udp(loopback, data_)) return e;
+    if (auto e = open_udp(loopback, data_, spec_.tester_data_port)) return e;
     // The checker judges the IUT's timing by when each packet reached the tester's kernel, not
     // by when this process got round to reading it.
     control_->timestamp_receipts();
@@ -150,6 +165,10 @@ class SocketAdapter final : public Adapter {
     }
     started_ = Clock::now();
     if (spec_.kind == AdapterSpec::Kind::Exec) return spawn(s, loopback);
+    if (!spec_.upper.empty()) {
+      if (auto e = connect_upper()) return e;
+      if (needs_upper(s)) return hello(s);
+    }
     return std::nullopt;
   }
 
@@ -193,11 +212,16 @@ class SocketAdapter final : public Adapter {
         return p;
       }
       const Time t = now();
-      const std::int64_t wait_ms = t >= deadline ? 0 : (deadline - t).ns / 1000000 + 1;
+      // To the nanosecond (ppoll): poll's whole milliseconds made every `wait 20us` and every
+      // short window of a scenario last a millisecond or more on a real IUT, long enough for a
+      // grant's Lifetime to pass or a rate to recover between two steps meant to be adjacent.
+      const std::int64_t wait_ns = t >= deadline ? 0 : (deadline - t).ns;
+      const timespec timeout{static_cast<time_t>(wait_ns / 1000000000),
+                             static_cast<long>(wait_ns % 1000000000)};
       std::array<pollfd, 3> fds{{{control_->fd(), POLLIN, 0},
                                  {data_->fd(), POLLIN, 0},
                                  {other_ ? other_->fd() : -1, POLLIN, 0}}};
-      const int n = ::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+      const int n = ::ppoll(fds.data(), fds.size(), &timeout, nullptr);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (now() >= deadline) return std::nullopt;
@@ -240,18 +264,56 @@ class SocketAdapter final : public Adapter {
   }
 
   UpperResponse upper(const nlohmann::json& request) override {
-    if (spec_.kind != AdapterSpec::Kind::Exec || child_ <= 0 || child_exited_) {
+    const bool exec = spec_.kind == AdapterSpec::Kind::Exec && child_ > 0 && !child_exited_;
+    const bool tcp = spec_.kind == AdapterSpec::Kind::Udp && from_child_.get() >= 0;
+    if (!exec && !tcp) {
       return json{{"ok", false}, {"error", "unsupported"},
-                  {"detail", "the udp: adapter has no upper tester; use exec:"}};
+                  {"detail", "this udp: IUT has no upper tester: give its TCP address "
+                             "(udp:HOST:PORT,upper=tcp:HOST:PORT), or use exec:"}};
     }
     auto r = exchange(request);
     if (!r) return json{{"ok", false}, {"error", "no_answer"}, {"detail", child_status()}};
+    // A running IUT outlives the scenario: what the scenario submitted is cancelled at its end.
+    if (tcp && request.value("op", std::string()) == "submit" && r->value("ok", false) &&
+        r->contains("handle")) {
+      submitted_.push_back((*r)["handle"]);
+    }
     return *r;
   }
 
-  std::optional<std::string> queue(const QueueSample&) override {
-    unsupported_ = "queue observations need the in-process CRN (reference:crn)";
-    return unsupported_;
+  std::optional<std::string> queue(const QueueSample& q) override {
+    // A real CRN sends its reports to the flow's addresses: never let it aim them off this host.
+    for (const Address* a : {&q.source, &q.destination}) {
+      const bool loopback = a->ipv6 ? a->to_string().rfind("[::1]:", 0) == 0 : a->ip[0] == 127;
+      if (!loopback) {
+        unsupported_ = "the queue observation names the flow address " + a->to_string() +
+                       ", off this host: a real CRN would send its report there (write the "
+                       "flow with loopback addresses or $tester for a real IUT)";
+        return unsupported_;
+      }
+    }
+    if (!hello_ || !offers(*hello_, "queue")) {
+      unsupported_ = "queue observations need the IUT's upper tester op queue";
+      return unsupported_;
+    }
+    const json request{{"op", "queue"},
+                       {"port", q.port},
+                       {"occupancy", q.occupancy},
+                       {"dscp", q.dscp},
+                       {"source", q.source.to_string()},
+                       {"destination", q.destination.to_string()},
+                       {"protocol", q.protocol},
+                       {"flows", q.flows}};
+    auto r = exchange(request);
+    if (!r) return "the IUT did not answer queue: " + child_status();
+    if (!r->value("ok", false)) {
+      if (r->value("error", std::string()) == "unsupported") {
+        unsupported_ = "the IUT said unsupported to queue: " + r->value("detail", std::string());
+        return unsupported_;
+      }
+      return "the IUT refused queue: " + r->dump();
+    }
+    return std::nullopt;
   }
   std::vector<ref::Event> take_events() override { return {}; }
   [[nodiscard]] std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
@@ -268,6 +330,7 @@ class SocketAdapter final : public Adapter {
     return std::make_pair(*g, d);
   }
   std::string finish() override {
+    close_upper();
     stop_child();
     // Every writer of the pipe is gone with the process group: the reader sees its end.
     if (log_reader_.joinable()) log_reader_.join();
@@ -369,9 +432,7 @@ class SocketAdapter final : public Adapter {
     to_child_ = Fd(in_pipe[1]);
     from_child_ = Fd(out_pipe[0]);
     // Ready: the upper tester answers hello (a scenario that uses it), or the RDCC port is bound.
-    const bool needs_upper = std::any_of(s.steps.begin(), s.steps.end(),
-                                         [](const Step& st) { return st.kind == Step::Kind::Upper; });
-    if (!needs_upper) {
+    if (!needs_upper(s)) {
       // Every IUT port the command was given is bound (a CRN may take only {data_port}).
       const bool data_given = spec_.command.find("{data_port}") != std::string::npos;
       const bool rdcc_given = spec_.command.find("{rdcc_port}") != std::string::npos;
@@ -383,6 +444,20 @@ class SocketAdapter final : public Adapter {
       }
       return data_given ? wait_bound(data) : std::nullopt;
     }
+    return hello(s);
+  }
+
+  static bool needs_upper(const Scenario& s) {
+    return has_queue(s) || std::any_of(s.steps.begin(), s.steps.end(),
+                                       [](const Step& st) { return st.kind == Step::Kind::Upper; });
+  }
+  static bool has_queue(const Scenario& s) {
+    return std::any_of(s.steps.begin(), s.steps.end(),
+                       [](const Step& st) { return st.kind == Step::Kind::Queue; });
+  }
+
+  // The upper tester's hello: what the IUT offers (docs/upper-tester.md).
+  std::optional<std::string> hello(const Scenario& s) {
     auto hello = exchange(json{{"op", "hello"}});
     if (!hello) return "the IUT did not answer hello: " + child_status();
     if (!hello->value("ok", false)) {
@@ -393,7 +468,17 @@ class SocketAdapter final : public Adapter {
       return "the IUT refused hello: " + hello->dump();
     }
     hello_ = nlohmann::json::parse(hello->dump());
+    if (has_queue(s) && !offers(*hello_, "queue")) {
+      unsupported_ = "queue observations need the IUT's upper tester op queue, which its hello does "
+                     "not list (rdcc crn serves it with --upper-tester stdio)";
+      return unsupported_;
+    }
     return std::nullopt;
+  }
+
+  static bool offers(const json& hello, const std::string& op) {
+    const auto ops = hello.find("ops");
+    return ops != hello.end() && ops->is_array() && std::find(ops->begin(), ops->end(), op) != ops->end();
   }
 
   // Ready when a UDP socket is bound to the IUT's RDCC port (/proc/net/udp, udp6), or an
@@ -451,6 +536,54 @@ class SocketAdapter final : public Adapter {
     }
   }
 
+  // udp: a TCP connection to the running IUT's upper tester, for this scenario; exchange()
+  // reads and writes it as it does an exec: IUT's standard output and input.
+  std::optional<std::string> connect_upper() {
+    Address at;
+    if (!Address::parse(spec_.upper, at)) {
+      return "upper=tcp:" + spec_.upper + ": not an IP address and port (a.b.c.d:PORT or [v6]:PORT)";
+    }
+    sockaddr_storage sa{};
+    socklen_t len = 0;
+    if (at.ipv6) {
+      sockaddr_in6 s6{};
+      s6.sin6_family = AF_INET6;
+      s6.sin6_port = htons(at.port);
+      std::memcpy(&s6.sin6_addr, at.ip.data(), 16);
+      std::memcpy(&sa, &s6, sizeof s6);
+      len = sizeof s6;
+    } else {
+      sockaddr_in s4{};
+      s4.sin_family = AF_INET;
+      s4.sin_port = htons(at.port);
+      std::memcpy(&s4.sin_addr, at.ip.data(), 4);
+      std::memcpy(&sa, &s4, sizeof s4);
+      len = sizeof s4;
+    }
+    Fd fd(::socket(at.ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) return std::string("cannot open a TCP socket: ") + std::strerror(errno);
+    if (::connect(fd.get(), static_cast<const sockaddr*>(static_cast<const void*>(&sa)), len) != 0) {
+      return "cannot connect to the upper tester at tcp:" + at.to_string() + ": " +
+             std::strerror(errno) + " (is the IUT running with --upper-tester tcp:...?)";
+    }
+    const int one = 1;
+    (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    to_child_ = Fd(::dup(fd.get()));
+    from_child_ = std::move(fd);
+    return std::nullopt;
+  }
+
+  // The end of a udp: scenario: its messages cancelled (an IUT that keeps running must not
+  // carry them into the next scenario), then the connection closed.
+  void close_upper() {
+    if (spec_.kind != AdapterSpec::Kind::Udp || from_child_.get() < 0) return;
+    for (const auto& handle : submitted_) (void)exchange(json{{"op", "cancel"}, {"handle", handle}});
+    submitted_.clear();
+    to_child_.reset();
+    from_child_.reset();
+    pending_.clear();
+  }
+
   // Collects the child's exit status if it has ended (waiting up to a second if `wait`).
   void reap(bool wait) {
     if (child_ <= 0 || child_exited_) return;
@@ -466,6 +599,10 @@ class SocketAdapter final : public Adapter {
   }
 
   std::string child_status() {
+    if (spec_.kind == AdapterSpec::Kind::Udp) {
+      return "the upper tester at tcp:" + spec_.upper + " did not answer within " +
+             std::to_string(kUpperTimeoutMs) + " ms, or closed the connection";
+    }
     reap(true);
     if (child_exited_) return "the IUT command exited with status " + std::to_string(exit_code_);
     return "the IUT command is running but did not answer within " +
@@ -502,6 +639,7 @@ class SocketAdapter final : public Adapter {
   std::string pending_;
   std::optional<std::string> unsupported_;
   std::optional<nlohmann::json> hello_;  // the upper tester's answer to hello
+  std::vector<json> submitted_;          // udp: the handles this scenario's submits returned
 };
 
 }  // namespace
@@ -529,7 +667,7 @@ std::optional<std::string> probe_command(const std::string& command) {
   return "the IUT's command '" + word + "' is not found (exec: " + command + ")";
 }
 
-std::optional<std::string> probe_liveness(const AdapterSpec& spec) {
+std::optional<std::string> probe_liveness(const AdapterSpec& spec, std::string* note) {
   if (spec.kind == AdapterSpec::Kind::Exec) return probe_command(spec.command);
   if (spec.kind != AdapterSpec::Kind::Udp) return std::nullopt;
   const std::string where = spec.host.find(':') != std::string::npos
@@ -583,11 +721,16 @@ std::optional<std::string> probe_liveness(const AdapterSpec& spec) {
              "and is this its RDCC port?";
     }
   }
-  // Silence proves nothing of a sender or a CRN; a receiver answers the probe.
-  if (spec.role != Role::Receiver) return std::nullopt;
-  return "the IUT at udp:" + where + " does not answer (no reply to a CREDIT_REQUEST for an "
-         "unknown association in " + std::to_string(kTries * kWaitMs) + " ms): is it running, and "
-         "is this its RDCC port?";
+  // Silence proves nothing of a sender or a CRN. A receiver answers the probe with ERROR
+  // (UNKNOWN_ASSOCIATION), but one that does not is a conformance finding
+  // (receiver-unknown-association-error judges it), not an absent IUT: a note, and the run goes on.
+  if (spec.role == Role::Receiver && note != nullptr) {
+    *note = "the IUT at udp:" + where + " did not answer a CREDIT_REQUEST for an unknown "
+            "association within " + std::to_string(kTries * kWaitMs) + " ms (no ICMP port "
+            "unreachable either): if it is not running, or this is not its RDCC port, the "
+            "scenarios will be inconclusive";
+  }
+  return std::nullopt;
 }
 
 std::unique_ptr<Adapter> make_socket_adapter(const AdapterSpec& spec) {

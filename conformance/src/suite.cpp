@@ -111,11 +111,12 @@ ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
                    "tagged " + std::string(kVirtualTimeTag) +
                        ": its time windows need the in-process reference in virtual time");
   }
-  if (spec.kind == AdapterSpec::Kind::Udp &&
+  if (spec.kind == AdapterSpec::Kind::Udp && !spec.fresh &&
       std::find(s.tags.begin(), s.tags.end(), kFreshIutTag) != s.tags.end()) {
     return not_run(s, Verdict::Unsupported,
                    "tagged " + std::string(kFreshIutTag) +
-                       ": needs an IUT that serves nothing else (exec: starts one per scenario)");
+                       ": needs an IUT that serves nothing else (exec: starts one per scenario; "
+                       "a udp: IUT started for this run alone is declared so: udp:...,fresh)");
   }
   auto adapter = make_adapter(spec);
   ScenarioResult r;

@@ -23,7 +23,8 @@ case "$role" in
     strict=--strict
     iut="exec:$rdcc crn --address 127.0.0.2 --rdcc-port {tester_port} --listen 127.0.0.1:{data_port} \
 --forward-to 127.0.0.1:{tester_data_port} --reporter-id 9 --service-rate 100 \
---queue-threshold 65536 --queue-capacity 1048576 --unscheduled-dscp 8 --events /dev/stderr" ;;
+--queue-threshold 65536 --queue-capacity 1048576 --unscheduled-dscp 8 --upper-tester stdio \
+--events /dev/stderr {config}" ;;
   *) echo "unknown role $role" >&2; exit 2 ;;
 esac
 

@@ -22,19 +22,8 @@ tolerance=(--tolerance-abs 20ms --tolerance-rel 10% --retries 2)
 # each of these still dies in process (the matrix's first line).
 declare -A may_survive
 case "$role" in
-  receiver)
-    may_survive[receiver-report-from-unconfigured-crn]="receiver-report-from-unconfigured-address \
-plays its data with 'transfer' steps since the variants rewrite (its window sizes are the \
-receiver's choice), and a transfer takes every grant as credit, so a grant at a lowered rate from \
-a real node's next rate update is consumed there instead of failing the scenario's expect. In \
-process (virtual time) the lowered grant still comes before the transfer, and the mutant dies. \
-Open: the scenario needs a check of the rates a transfer was granted (issue note)." ;;
+  receiver) ;;
   sender)
-    may_survive[sender-honours-lower-limit]="killed only when the node reads the second, lower \
-grant of sender-lower-grant-never-reduces before it has sent 8 KiB at 1 Gbit/s (65 us): on a \
-loaded host it loses that race in about one play in six, and --retries needs three fails in a \
-row. The scenario needs a slower first Pacing Rate. A capture cannot show the fault: the mutant \
-only stops short."
     may_survive[sender-report-from-unconfigured-crn]="killed only when the node reads the report \
 from an unconfigured address in sender-report-from-unconfigured-address before its random start \
 delay (uniform in [0, 1 ms]) ends: on a loaded host it may read it after the data has gone. A \
@@ -42,13 +31,7 @@ capture shows the fault only to a check that knows the domain's CRN addresses."
     may_survive[no-start-jitter]="sender-unscheduled-request-first checks the random start delay \
 with one sample, 'after 5us', which the real-time tolerance of a loaded host (20 ms) narrows to \
 nothing; and a delay of 0 is itself a legal draw from [0, J], so no one capture shows the fault." ;;
-  crn)
-    for m in crn-degree-formula crn-no-flow-limit crn-no-port-limit crn-below-threshold; do
-      may_survive[$m]="only scenarios with queue observations or virtual time (unsupported on \
-exec:) kill it: rdcc crn's queue is filled by the tester's data at 100 Mbit/s and dequeues a \
-packet every 640 us, so its reports never come closer than the per-flow (50 us) and per-port \
-(5 us) intervals, its occupancy never sits exactly at B_th, and Q_max is not on the wire."
-    done ;;
+  crn) ;;
 esac
 
 timeout 600 "$conform" --role "$role" --jobs 2 "${tolerance[@]}" --kill-matrix \

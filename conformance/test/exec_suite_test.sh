@@ -59,4 +59,22 @@ if [ "$role" = receiver ]; then
   kill "$node"
   wait "$node" 2>/dev/null
 fi
+if [ "$role" = sender ]; then
+  # udp: one sender node for the whole suite, driven through its upper tester over TCP
+  # (upper=), its receivers' data port fixed (--data-port) and bound by the tester (tester_data=).
+  . "$src/tools/test/nodes_lib.sh"
+  port=$(free_port)
+  data=$(free_port)
+  "$rdcc" sender --address 127.0.0.1 --rdcc-port "$port" --data-port "$data" --line-rate 100000 \
+    --crn 127.0.0.1 --unscheduled-dscp 8 --upper-tester tcp:127.0.0.1:0 2>"$work/node.err" &
+  node=$!
+  wait_for "$work/node.err" '"upper_tester"'
+  upper=$(grep -o '"upper_tester":"[^"]*"' "$work/node.err" | cut -d'"' -f4)
+  check "udp: the $role suite runs" run 0 "$conform" --role "$role" --jobs 1 $strict "${tolerance[@]}" \
+    --scenarios "$scenarios/$role" --catalog "$catalog" --iut "udp:127.0.0.1:$port,upper=tcp:$upper,tester_data=$data"
+  check "udp: no failure, at least $min_pass passed" summary_ok "$work/out" "$min_pass"
+  grep -E 'WARN|FAIL|INCONCLUSIVE' -A3 "$work/out" >&2
+  kill "$node"
+  wait "$node" 2>/dev/null
+fi
 finish "exec_suite_$role"

@@ -144,13 +144,20 @@ std::uint32_t parse_capabilities(const std::string& text) {
 // Events as JSON lines (Event::to_json), flushed per line so a tail -f sees them.
 class EventFile final : public ref::Observer {
  public:
-  explicit EventFile(const std::string& path) : out_(path) {
-    if (!out_) invalid("--events", "cannot open '" + path + "' for writing");
+  // /dev/stderr is written through the process's own standard error, as the ready and exit
+  // lines are: opened anew it would have a file offset of its own, and with `2>FILE` the two
+  // would write over each other's lines.
+  explicit EventFile(const std::string& path) {
+    if (path == "/dev/stderr") return;
+    file_.open(path);
+    if (!file_) invalid("--events", "cannot open '" + path + "' for writing");
   }
-  void on_event(const ref::Event& e) override { out_ << e.to_json().dump() << std::endl; }
+  void on_event(const ref::Event& e) override {
+    (file_.is_open() ? static_cast<std::ostream&>(file_) : std::cerr) << e.to_json().dump() << std::endl;
+  }
 
  private:
-  std::ofstream out_;
+  std::ofstream file_;
 };
 
 std::unique_ptr<EventFile> open_events(const Common& c) {
@@ -199,20 +206,31 @@ class Signals {
 
 // ---- rdcc receiver ------------------------------------------------------------------------
 
-// The receiver's upper tester on standard input and output (docs/upper-tester.md): `hello`,
-// `restart` (the receiver loses its state and comes back with another Epoch, "A receiver that
-// loses its state (for example, after a restart) MUST use a different Epoch") and `stats`;
-// the sender's operations answer "unsupported". The end of standard input ends the node.
-class ReceiverUpperTester {
+// An upper tester on standard input and output (docs/upper-tester.md): one JSON request a line,
+// one answer a line, in order; a role's operations in answer_op. The end of standard input ends
+// the node.
+class StdioUpperTester {
  public:
-  ReceiverUpperTester(udp::EventLoop& loop, udp::ReceiverNode& node, ref::SystemRandom& random)
-      : loop_(loop), node_(node), random_(random) {
-    loop_.add(0, [this] { on_readable(); });
-  }
-  ~ReceiverUpperTester() { loop_.remove(0); }
-  ReceiverUpperTester(const ReceiverUpperTester&) = delete;
-  ReceiverUpperTester& operator=(const ReceiverUpperTester&) = delete;
+  explicit StdioUpperTester(udp::EventLoop& loop) : loop_(loop) { loop_.add(0, [this] { on_readable(); }); }
+  virtual ~StdioUpperTester() { loop_.remove(0); }
+  StdioUpperTester(const StdioUpperTester&) = delete;
+  StdioUpperTester& operator=(const StdioUpperTester&) = delete;
   [[nodiscard]] bool ended() const { return ended_; }
+
+ protected:
+  static Json error(const char* kind, const std::string& detail) {
+    return {{"ok", false}, {"error", kind}, {"detail", detail}};
+  }
+  // An error naming the first key of `r` that `op` does not take, if any.
+  static std::optional<Json> unknown_key(const std::string& op, const Json& r,
+                                         std::initializer_list<std::string_view> keys) {
+    for (const auto& [key, value] : r.items()) {
+      if (key == "op" || key == "id" || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      return error("bad_request", "unknown key '" + key + "' for op " + op);
+    }
+    return std::nullopt;
+  }
+  virtual Json answer_op(const std::string& op, const Json& r) = 0;
 
  private:
   void on_readable() {
@@ -234,10 +252,6 @@ class ReceiverUpperTester {
     }
   }
 
-  static Json error(const char* kind, const std::string& detail) {
-    return {{"ok", false}, {"error", kind}, {"detail", detail}};
-  }
-
   Json answer(const std::string& line) {
     const Json r = Json::parse(line, nullptr, false);
     if (r.is_discarded() || !r.is_object()) return error("bad_request", "not a JSON object: " + line);
@@ -249,11 +263,29 @@ class ReceiverUpperTester {
     return out;
   }
 
-  Json answer_op(const std::string& op, const Json& r) {
-    for (const auto& [key, value] : r.items()) {
-      if (key != "op" && key != "id" && (op == "hello" || op == "restart" || op == "stats")) {
-        return error("bad_request", "unknown key '" + key + "' for op " + op);
-      }
+  udp::EventLoop& loop_;
+  std::string pending_;
+  bool ended_ = false;
+};
+
+// The sender's operations, which a receiver or a CRN answers "unsupported".
+bool is_sender_op(const std::string& op) {
+  return op == "submit" || op == "cancel" || op == "return_credit" || op == "link_pause" ||
+         op == "status" || op == "wait" || op == "association";
+}
+
+// The receiver's upper tester: `hello`, `restart` (the receiver loses its state and comes back
+// with another Epoch, "A receiver that loses its state (for example, after a restart) MUST use
+// a different Epoch") and `stats`.
+class ReceiverUpperTester final : public StdioUpperTester {
+ public:
+  ReceiverUpperTester(udp::EventLoop& loop, udp::ReceiverNode& node, ref::SystemRandom& random)
+      : StdioUpperTester(loop), node_(node), random_(random) {}
+
+ private:
+  Json answer_op(const std::string& op, const Json& r) override {
+    if (op == "hello" || op == "restart" || op == "stats") {
+      if (auto e = unknown_key(op, r, {})) return *e;
     }
     if (op == "hello") {
       return {{"ok", true},
@@ -272,18 +304,12 @@ class ReceiverUpperTester {
       return {{"ok", true}, {"epoch", epoch}};
     }
     if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
-    if (op == "submit" || op == "cancel" || op == "return_credit" || op == "link_pause" ||
-        op == "status" || op == "wait" || op == "association") {
-      return error("unsupported", "op " + op + " drives a sender; this is a receiver");
-    }
+    if (is_sender_op(op)) return error("unsupported", "op " + op + " drives a sender; this is a receiver");
     return error("bad_request", "'op' \"" + op + "\" is not one of hello, restart, stats");
   }
 
-  udp::EventLoop& loop_;
   udp::ReceiverNode& node_;
   ref::SystemRandom& random_;
-  std::string pending_;
-  bool ended_ = false;
 };
 
 // --data-framing FILE: the opaque transport's framing (docs/data-transport.md, "A vendor's
@@ -673,6 +699,94 @@ void add_sender(CLI::App& app, int& status) {
   sub->callback([o, &status] { status = run_sender(*o); });
 }
 
+// The CRN's upper tester: `hello`, `stats` and `queue`, a queue observation the tester makes up
+// (port, occupancy, DSCP and flow of a packet at dequeue): what a switch's own queue would
+// show, so that a suite can drive the report rules (RDCC-CRN-03) through a real node as it
+// does the in-process CRN (docs/upper-tester.md, "A CRN's upper tester").
+class CrnUpperTester final : public StdioUpperTester {
+ public:
+  CrnUpperTester(udp::EventLoop& loop, udp::CrnNode& node) : StdioUpperTester(loop), node_(node) {}
+
+ private:
+  static std::optional<std::uint64_t> number(const Json& r, const char* key, std::uint64_t max,
+                                             std::optional<std::uint64_t> fallback, Json& err) {
+    const auto it = r.find(key);
+    if (it == r.end()) {
+      if (!fallback) err = error("bad_request", std::string("missing key '") + key + "'");
+      return fallback;
+    }
+    if (!it->is_number_unsigned()) {
+      err = error("bad_request", std::string("'") + key + "' must be a non-negative integer, not " + it->dump());
+      return std::nullopt;
+    }
+    const auto v = it->get<std::uint64_t>();
+    if (v > max) {
+      err = error("bad_request", std::string("'") + key + "' is " + std::to_string(v) + ", above " +
+                                     std::to_string(max));
+      return std::nullopt;
+    }
+    return v;
+  }
+  static std::optional<ref::Address> address(const Json& r, const char* key, Json& err) {
+    const auto it = r.find(key);
+    ref::Address a;
+    if (it == r.end()) {
+      err = error("bad_request", std::string("missing key '") + key + "'");
+      return std::nullopt;
+    }
+    if (!it->is_string() || !ref::Address::parse(it->get<std::string>(), a)) {
+      err = error("bad_request", std::string("'") + key +
+                                     "' must be an address \"a.b.c.d:port\" or \"[v6]:port\", not " + it->dump());
+      return std::nullopt;
+    }
+    return a;
+  }
+
+  Json answer_op(const std::string& op, const Json& r) override {
+    if (op == "hello" || op == "stats") {
+      if (auto e = unknown_key(op, r, {})) return *e;
+    }
+    if (op == "hello") {
+      return {{"ok", true},
+              {"role", "crn"},
+              {"implementation", udp::kImplementation},
+              {"version", udp::kImplementationVersion},
+              {"ops", {"hello", "queue", "stats"}}};
+    }
+    if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
+    if (op == "queue") {
+      if (auto e = unknown_key(op, r, {"port", "occupancy", "dscp", "source", "destination", "protocol", "flows"})) {
+        return *e;
+      }
+      Json err;
+      ref::QueueObservation o;
+      const auto port = number(r, "port", 0xFFFF, std::nullopt, err);
+      const auto occupancy = port ? number(r, "occupancy", ~std::uint64_t{0}, std::nullopt, err) : std::nullopt;
+      const auto dscp = occupancy ? number(r, "dscp", 63, std::uint64_t{0}, err) : std::nullopt;
+      const auto protocol = dscp ? number(r, "protocol", 255, std::uint64_t{17}, err) : std::nullopt;
+      const auto flows = protocol ? number(r, "flows", 0xFFFFFFFF, std::uint64_t{1}, err) : std::nullopt;
+      const auto source = flows ? address(r, "source", err) : std::nullopt;
+      const auto destination = source ? address(r, "destination", err) : std::nullopt;
+      if (!destination) return err;
+      o.port = static_cast<std::uint16_t>(*port);
+      o.occupancy = *occupancy;
+      o.dscp = static_cast<std::uint8_t>(*dscp);
+      o.flow.source = *source;
+      o.flow.destination = *destination;
+      o.flow.protocol = static_cast<std::uint8_t>(*protocol);
+      o.flows_in_queue = static_cast<std::uint32_t>(*flows);
+      node_.observe(o);
+      return {{"ok", true}};
+    }
+    if (is_sender_op(op) || op == "restart") {
+      return error("unsupported", "op " + op + " is not a CRN's");
+    }
+    return error("bad_request", "'op' \"" + op + "\" is not one of hello, queue, stats");
+  }
+
+  udp::CrnNode& node_;
+};
+
 // ---- rdcc crn -----------------------------------------------------------------------------
 
 struct CrnOptions {
@@ -684,6 +798,7 @@ struct CrnOptions {
   std::vector<unsigned> unscheduled_dscp;
   bool no_suggest_rate = false;
   std::uint64_t ecn_threshold = 0;
+  std::string upper_tester;
 };
 
 void run_crn(const CrnOptions& o) {
@@ -718,9 +833,15 @@ void run_crn(const CrnOptions& o) {
   udp::EventLoop loop;
   udp::CrnNode node(loop, cfg, events.get());
   Signals signals(loop, [&] { return node.stats_json(); });
+  std::unique_ptr<CrnUpperTester> upper;
+  if (!o.upper_tester.empty()) {
+    if (o.upper_tester != "stdio") invalid("--upper-tester", "'" + o.upper_tester + "': a CRN serves stdio only");
+    upper = std::make_unique<CrnUpperTester>(loop, node);
+  }
   print_line({{"event", "ready"}, {"role", "crn"}, {"listen", node.listen_address().to_string()}});
   loop.run();
-  print_line({{"event", "exit"}, {"reason", signals.reason()}, {"stats", node.stats_json()}});
+  const std::string reason = upper && upper->ended() ? "end of input" : signals.reason();
+  print_line({{"event", "exit"}, {"reason", reason}, {"stats", node.stats_json()}});
 }
 
 void add_crn(CLI::App& app) {
@@ -749,6 +870,9 @@ void add_crn(CLI::App& app) {
   sub->add_flag("--no-suggest-rate", o->no_suggest_rate, "leave Suggested Rate zero");
   sub->add_option("--ecn-threshold", o->ecn_threshold, "mark ECT data CE above, octets (0: never)")
       ->default_val(0);
+  sub->add_option("--upper-tester", o->upper_tester,
+                  "serve the upper tester on stdio: queue observations made up by a tester "
+                  "(docs/upper-tester.md)");
   sub->callback([o] { run_crn(*o); });
 }
 

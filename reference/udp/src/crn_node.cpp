@@ -98,18 +98,26 @@ void CrnNode::dequeue_due() {
     queue_.pop_front();
   }
   for (const Queued& q : sent) egress_for(q.source).send(std::vector<OutPacket>{{q.destination, q.tos, q.bytes}});
-  std::vector<ref::Datagram> reports;
-  while (auto d = crn_->poll_transmit()) reports.push_back(*d);
-  if (!reports.empty()) {
-    std::vector<OutPacket> out;
-    for (const auto& d : reports) out.push_back({d.to, tos(d.dscp, 0), d.payload()});
-    reports_.send(out);
-  }
+  send_reports();
   if (queue_.empty()) {
     timer_.disarm();
   } else {
     timer_.arm(link_free_ + ref::transmission_time(queue_.front().size, cfg_.crn.service_rate_mbps));
   }
+}
+
+void CrnNode::send_reports() {
+  std::vector<ref::Datagram> reports;
+  while (auto d = crn_->poll_transmit()) reports.push_back(*d);
+  if (reports.empty()) return;
+  std::vector<OutPacket> out;
+  for (const auto& d : reports) out.push_back({d.to, tos(d.dscp, 0), d.payload()});
+  reports_.send(out);
+}
+
+void CrnNode::observe(const ref::QueueObservation& observation) {
+  crn_->on_dequeue(observation, monotonic_now());
+  send_reports();
 }
 
 nlohmann::ordered_json CrnNode::stats_json() const {

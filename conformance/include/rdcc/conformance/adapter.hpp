@@ -149,6 +149,19 @@ struct AdapterSpec {
   std::uint16_t port = 0;               // udp
   std::uint16_t data_port = 0;          // udp (0: none)
   std::uint16_t rocev2_port = 0;        // udp (0: none)
+  // udp: the running IUT's upper tester (docs/upper-tester.md, tcp mode), "HOST:PORT"; empty:
+  // none. A connection of its own per scenario.
+  std::string upper;
+  // udp: the port the tester's data socket binds (0: one the system picks), for a sender IUT
+  // configured with a fixed data port of its receivers (`rdcc sender --data-port N`).
+  std::uint16_t tester_data_port = 0;
+  // udp: the configuration the running IUT was started with, by the scenario language's `config`
+  // keys (udp:...,max_associations=2; budget=, unscheduled_budget=, d_max=, link= count too): a
+  // scenario whose every `config` key is declared with its value runs; any other is unsupported.
+  std::map<std::string, std::uint64_t> configured;
+  // udp: the IUT was started for this run and serves nothing else (udp:...,fresh): scenarios
+  // tagged fresh-iut run (one scenario per run, as a vendor who restarts the device does).
+  bool fresh = false;
   std::string command;                  // exec
   DeclaredParameters declared;          // udp: options; exec: the command's options
   std::vector<std::string> mutants;     // reference: --mutant
@@ -173,10 +186,11 @@ struct AdapterSpec {
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
 // Before a run against a udp: IUT: whether anything answers at its address, so that an IUT
 // that is not running, or a wrong port, is one error for the run and not a failure per
-// scenario. The error names the address; none when it answers (or, for a role whose silence
-// proves nothing, when it is merely silent). exec: whether the shell finds the command (a
+// scenario. The error names the address; none when it answers or is merely silent. exec: whether the shell finds the command (a
 // mistyped path is one error, not "unsupported" per scenario). Reference: none.
-[[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec);
+// A receiver that is merely silent (no ICMP error) is not an error: `note`, when given, says so.
+[[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec,
+                                                        std::string* note = nullptr);
 // The exec: command with a mutant of the reference node: `{mutant}` replaced by "--mutant NAME"
 // (by nothing for none), or " --mutant NAME" appended to a command without the placeholder.
 [[nodiscard]] std::string command_with_mutant(const std::string& command, const std::string& mutant);

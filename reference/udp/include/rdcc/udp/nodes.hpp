@@ -214,6 +214,9 @@ class CrnNode {
   [[nodiscard]] const ref::Crn& crn() const { return *crn_; }
   [[nodiscard]] std::uint64_t occupancy() const { return occupancy_; }
   [[nodiscard]] nlohmann::ordered_json stats_json() const;
+  // A queue observation from outside the node's own queue (the upper tester's `queue`,
+  // docs/upper-tester.md): the CRN judges it now, as at a dequeue, and its reports go out.
+  void observe(const ref::QueueObservation& observation);
 
  private:
   struct Queued {
@@ -225,6 +228,7 @@ class CrnNode {
   };
   void on_ingress();
   void dequeue_due();
+  void send_reports();
   UdpSocket& egress_for(const Address& source);
 
   EventLoop& loop_;
