@@ -878,9 +878,33 @@ TEST(Adapter, UdpSpec_TakesDataAndRocev2Ports) {
   EXPECT_EQ(spec.data_port, 5001);
   EXPECT_EQ(spec.rocev2_port, 4791);
   EXPECT_EQ(std::get<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,roce=4791")),
-            "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,budget=N][,unscheduled_budget=N]"
-            "[,d_max=US][,link=MBPS]: expected one of these after ',', not 'roce=4791'");
+            "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,upper=tcp:HOST:PORT][,tester_data=PORT]"
+            "[,fresh][,budget=N][,unscheduled_budget=N][,d_max=US][,link=MBPS][,KEY=N for a "
+            "scenario config key the IUT runs with]: expected one of these after ',', not "
+            "'roce=4791'");
   EXPECT_FALSE(spec.declared.budget);
+  EXPECT_TRUE(spec.upper.empty());
+  EXPECT_FALSE(spec.fresh);
+}
+
+TEST(Adapter, UdpSpec_TakesTheUpperTesterTheDataPortTheConfigurationAndFresh) {
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec(
+      "udp:127.0.0.1:5000,upper=tcp:127.0.0.1:7000,tester_data=5002,fresh,max_associations=2,"
+      "budget=262144,d_max=20"));
+  EXPECT_EQ(spec.upper, "127.0.0.1:7000");
+  EXPECT_EQ(spec.tester_data_port, 5002);
+  EXPECT_TRUE(spec.fresh);
+  // The declared parameters are the configuration keys they name too.
+  const std::map<std::string, std::uint64_t> configured{
+      {"budget", 262144}, {"d_max_us", 20}, {"max_associations", 2}};
+  EXPECT_EQ(spec.configured, configured);
+  EXPECT_EQ(spec.declared.budget, 262144U);
+  EXPECT_EQ(std::get<AdapterSpec>(parse_adapter_spec("udp:[::1]:5000,upper=[::1]:7000")).upper, "[::1]:7000");
+  EXPECT_EQ(std::get<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,upper=tcp:localhost")),
+            "--iut udp:...,upper=tcp:HOST:PORT: expected the upper tester's TCP address, not "
+            "'tcp:localhost'");
+  // Not a configuration key of any role: named.
+  EXPECT_TRUE(std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,max_assocs=2")));
 }
 
 TEST(Adapter, UdpSpec_TakesTheDeclaredParameters) {
