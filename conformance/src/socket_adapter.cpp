@@ -31,6 +31,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/adapter.hpp"
+#include "rdcc/udp/sockaddr.hpp"
 #include "rdcc/udp/socket.hpp"
 
 namespace rdcc::conformance {
@@ -543,26 +544,10 @@ class SocketAdapter final : public Adapter {
     if (!Address::parse(spec_.upper, at)) {
       return "upper=tcp:" + spec_.upper + ": not an IP address and port (a.b.c.d:PORT or [v6]:PORT)";
     }
-    sockaddr_storage sa{};
-    socklen_t len = 0;
-    if (at.ipv6) {
-      sockaddr_in6 s6{};
-      s6.sin6_family = AF_INET6;
-      s6.sin6_port = htons(at.port);
-      std::memcpy(&s6.sin6_addr, at.ip.data(), 16);
-      std::memcpy(&sa, &s6, sizeof s6);
-      len = sizeof s6;
-    } else {
-      sockaddr_in s4{};
-      s4.sin_family = AF_INET;
-      s4.sin_port = htons(at.port);
-      std::memcpy(&s4.sin_addr, at.ip.data(), 4);
-      std::memcpy(&sa, &s4, sizeof s4);
-      len = sizeof s4;
-    }
+    const udp::SockAddr sa = udp::to_sockaddr(at);
     Fd fd(::socket(at.ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (fd.get() < 0) return std::string("cannot open a TCP socket: ") + std::strerror(errno);
-    if (::connect(fd.get(), static_cast<const sockaddr*>(static_cast<const void*>(&sa)), len) != 0) {
+    if (::connect(fd.get(), sa.get(), sa.len) != 0) {
       return "cannot connect to the upper tester at tcp:" + at.to_string() + ": " +
              std::strerror(errno) + " (is the IUT running with --upper-tester tcp:...?)";
     }
@@ -676,26 +661,10 @@ std::optional<std::string> probe_liveness(const AdapterSpec& spec, std::string* 
   Address iut;
   if (!Address::parse(where, iut)) return "not an IP address: " + spec.host;
   // A connected socket, so that the kernel reports an ICMP port unreachable as ECONNREFUSED.
-  sockaddr_storage sa{};
-  socklen_t len = 0;
-  if (iut.ipv6) {
-    sockaddr_in6 s{};
-    s.sin6_family = AF_INET6;
-    s.sin6_port = htons(iut.port);
-    std::memcpy(&s.sin6_addr, iut.ip.data(), 16);
-    std::memcpy(&sa, &s, sizeof s);
-    len = sizeof s;
-  } else {
-    sockaddr_in s{};
-    s.sin_family = AF_INET;
-    s.sin_port = htons(iut.port);
-    std::memcpy(&s.sin_addr, iut.ip.data(), 4);
-    std::memcpy(&sa, &s, sizeof s);
-    len = sizeof s;
-  }
+  const udp::SockAddr sa = udp::to_sockaddr(iut);
   Fd fd(::socket(iut.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return std::string("cannot open a UDP socket: ") + std::strerror(errno);
-  if (::connect(fd.get(), static_cast<const sockaddr*>(static_cast<const void*>(&sa)), len) != 0) {
+  if (::connect(fd.get(), sa.get(), sa.len) != 0) {
     return "cannot reach " + where + ": " + std::strerror(errno);
   }
   // A CREDIT_REQUEST for an association no receiver has given out: it creates no state, and a

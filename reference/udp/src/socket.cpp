@@ -13,7 +13,7 @@
 #include <system_error>
 #include <utility>
 
-#include "sockaddr.hpp"
+#include "rdcc/udp/sockaddr.hpp"
 
 namespace rdcc::udp {
 

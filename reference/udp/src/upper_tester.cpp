@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "rdcc/codec/constants.hpp"
-#include "sockaddr.hpp"
+#include "rdcc/udp/sockaddr.hpp"
 
 namespace rdcc::udp {
 

@@ -1,4 +1,4 @@
-// Address <-> struct sockaddr, for the socket calls (private to the driver).
+// Address <-> struct sockaddr, for the socket calls (the driver's, and the conformance adapters').
 #pragma once
 
 #include <netinet/in.h>
