@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cassert>
+#include <deque>
+#include <unordered_map>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -151,8 +153,35 @@ struct Pacer {
 
 }  // namespace
 
+// The final status of retired messages, for status(): the `capacity` most recently finished
+// (SenderConfig::finished_status_capacity); the oldest is forgotten first.
+class FinishedStore {
+ public:
+  explicit FinishedStore(std::size_t capacity) : capacity_(capacity) {}
+  void add(const MessageStatus& st) {
+    if (capacity_ == 0) return;
+    if (order_.size() == capacity_) {
+      by_handle_.erase(order_.front());
+      order_.pop_front();
+    }
+    by_handle_.emplace(st.handle, st);
+    order_.push_back(st.handle);
+  }
+  [[nodiscard]] std::optional<MessageStatus> find(MessageHandle h) const {
+    auto it = by_handle_.find(h);
+    if (it == by_handle_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::size_t capacity_;
+  std::unordered_map<MessageHandle, MessageStatus> by_handle_;
+  std::deque<MessageHandle> order_;  // oldest finished first
+};
+
 struct Sender::Impl {
   enum class Phase : std::uint8_t { Idle, Connecting, Established, WithoutRdcc };
+  struct Msg;
 
   struct Assoc {
     Address receiver;
@@ -187,6 +216,8 @@ struct Sender::Impl {
     // update_backlog's sums (sum_backlog), while established.
     std::uint64_t unused = 0;
     std::uint64_t hint_weight = 0;
+    // The live messages by Message ID (find_msg).
+    std::multimap<std::uint64_t, Msg*> by_id;
   };
 
   struct Msg {
@@ -267,11 +298,13 @@ struct Sender::Impl {
   // The associations in the map's order, for the walks on every event (stepping through the
   // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
   std::vector<std::reference_wrapper<Assoc>> assoc_order;
-  // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
-  // reused and messages never erased). Each keeps its address, which Plan and the held
-  // pacers hold. Blocks of 16, 32, ... messages: one allocation for the first 16 (a deque
-  // made one per message), and a walk steps through them in place.
-  StableVector<Msg> msgs;
+  // The live messages (not yet DONE or ABORTED, or finished since the last sweep), in handle
+  // order, which every walk keeps: a message finished retires at the next event (sweep), so
+  // the walks on every event cost what is live, never what was ever submitted. Map nodes stay
+  // put: Plan and the held pacers hold their addresses.
+  std::map<MessageHandle, Msg> live;
+  std::vector<MessageHandle> retiring;  // finished since the last sweep
+  FinishedStore finished;               // the final status of retired messages, bounded
   MessageHandle next_handle = 1;
   bool episode = false;
   Time clock{};
@@ -292,7 +325,8 @@ struct Sender::Impl {
       : config(std::move(c)),
         random(r),
         policy(p ? std::move(p) : std::make_shared<const SenderPolicy>()),
-        events(config.name, o) {
+        events(config.name, o),
+        finished(config.finished_status_capacity) {
     out.reserve(8);
     held.reserve(8);
     was_held.reserve(8);
@@ -342,21 +376,72 @@ struct Sender::Impl {
           {{"receiver", a.receiver.to_string()}, {"sample_ns", r.ns}, {"srtt_ns", a.srtt->ns}});
   }
   Msg* msg_of(MessageHandle handle) {
-    if (handle == 0 || handle > msgs.size()) return nullptr;
-    return &msgs[handle - 1];
+    auto it = live.find(handle);
+    return it == live.end() ? nullptr : &it->second;
   }
+  const Msg* msg_of(MessageHandle handle) const {
+    auto it = live.find(handle);
+    return it == live.end() ? nullptr : &it->second;
+  }
+  // The live message of `a` with Message ID `id` (the one submitted first if a fault made two
+  // share it); retired messages are not found, as a finished one ignores what names it.
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
-    for (auto& m : msgs) {
-      if (m.id == id && m.assoc == &a) return &m;
+    Msg* found = nullptr;
+    for (auto [it, end] = a.by_id.equal_range(id); it != end; ++it) {
+      if (found == nullptr || it->second->handle < found->handle) found = it->second;
     }
-    return nullptr;
+    return found;
+  }
+  // Message IDs index the live messages of their association (find_msg).
+  void set_id(Msg& m, std::uint64_t id) {
+    unindex(m);
+    m.id = id;
+    if (id != 0) m.assoc->by_id.emplace(id, &m);
+  }
+  void unindex(Msg& m) {
+    if (m.id == 0) return;
+    for (auto [it, end] = m.assoc->by_id.equal_range(m.id); it != end; ++it) {
+      if (it->second == &m) {
+        m.assoc->by_id.erase(it);
+        return;
+      }
+    }
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& m : msgs) {
+    for (auto& [h, m] : live) {
       if (!m.terminal() && m.assoc == &a) f(m);
     }
+  }
+  // Finished messages leave the live set: their final status goes to the bounded store, and
+  // no pacer of theirs stays marked held. Called where nothing points into them (the start of
+  // every event).
+  void sweep() {
+    for (const MessageHandle h : retiring) {
+      auto it = live.find(h);
+      if (it == live.end()) continue;
+      Msg& m = it->second;
+      finished.add(status_of(m));
+      unindex(m);
+      std::erase(was_held, &m.pacer);
+      live.erase(it);
+    }
+    retiring.clear();
+  }
+  static MessageStatus status_of(const Msg& m) {
+    MessageStatus st;
+    st.handle = m.handle;
+    st.message_id = m.id;
+    st.state = m.state;
+    st.length = m.spec.length;
+    st.transmitted = m.transmitted;
+    st.grant_limit = m.limit;
+    st.without_rdcc = m.without_rdcc;
+    st.abort_reason = m.abort_reason;
+    st.submitted = m.submitted;
+    st.finished = m.finished;
+    return st;
   }
 
   void set_state(Msg& m, MessageState s, Time now) {
@@ -377,6 +462,7 @@ struct Sender::Impl {
       m.retx_at = Time::never();
       if (s == MessageState::Done) ++stats.messages_done;
       if (s == MessageState::Aborted) ++stats.messages_aborted;
+      retiring.push_back(m.handle);
     }
   }
 
@@ -616,7 +702,7 @@ struct Sender::Impl {
   // never counted for it), scheduled mode, a fresh CREDIT_REQUEST.
   void rerequest(Msg& m, Time now) {
     Assoc& a = assoc_of(m);
-    m.id = a.next_message_id++;
+    set_id(m, a.next_message_id++);
     m.rto = initial_rto(a);
     send_credit_request(m, false, now);
     refresh_state(m, now);
@@ -626,7 +712,7 @@ struct Sender::Impl {
 
   void select_mode(Msg& m, Time now) {
     Assoc& a = assoc_of(m);
-    m.id = mutant(Mutant::SenderReusesMessageId) ? a.next_message_id : a.next_message_id++;
+    set_id(m, mutant(Mutant::SenderReusesMessageId) ? a.next_message_id : a.next_message_id++);
     m.rto = initial_rto(a);
     const std::uint32_t u = a.params.unscheduled_limit;
     const bool unscheduled = config.allow_unscheduled && !m.spec.force_scheduled && u > 0 &&
@@ -669,7 +755,7 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
         r += m.pool_end - m.transmitted;
       }
@@ -869,6 +955,7 @@ struct Sender::Impl {
 
   void advance(Time now) {
     planned.reset();  // every event but poll_data starts here
+    sweep();
     clock = std::max(clock, now);
     for (Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
@@ -876,7 +963,7 @@ struct Sender::Impl {
         expire_pool(a, now);
       }
     }
-    for (auto& m : msgs) {
+    for (auto& [h, m] : live) {
       if (m.terminal() || m.without_rdcc) continue;
       const Assoc& a = assoc_of(m);
       if (a.phase != Phase::Established) continue;
@@ -1054,7 +1141,7 @@ struct Sender::Impl {
     held.clear();
     std::optional<Time> earliest;
     Plan& p = scratch;
-    for (Msg& m : msgs) {
+    for (auto& [h, m] : live) {
       if (plan_own(m, t, p) && ready_or_held(p, t, earliest)) return &p;
     }
     for (Assoc& a : assoc_order) {
@@ -1083,7 +1170,7 @@ struct Sender::Impl {
     const auto consider = [&](bool planned_one) {
       if (planned_one) earliest = earliest ? std::min(*earliest, p.ready) : p.ready;
     };
-    for (Msg& m : msgs) consider(plan_own(m, t, p));
+    for (auto& [h, m] : live) consider(plan_own(m, t, p));
     for (Assoc& a : assoc_order) consider(plan_pool(a, t, p));
     return earliest;
   }
@@ -1560,7 +1647,7 @@ struct Sender::Impl {
       a.unused = 0;
       a.hint_weight = 0;
     }
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.assoc->phase != Phase::Established) continue;
       if (own_valid(m, t) && own_limit(m) > m.transmitted) {
         m.assoc->unused = add_saturating(m.assoc->unused, own_limit(m) - m.transmitted);
@@ -1578,7 +1665,7 @@ struct Sender::Impl {
 
   std::uint8_t dominant_hint(const Assoc& a) const {
     std::array<std::uint64_t, 3> count{};
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.assoc != &a) continue;
       const auto i = static_cast<std::size_t>(m.spec.service_hint);
       if (i < count.size()) ++count[i];
@@ -1610,7 +1697,7 @@ struct Sender::Impl {
       // next evaluation; it is not a reason to wake up again now.
       if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
     }
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
       if (!m.expiry_handled) t = std::min(t, m.valid_until);
       t = std::min(t, m.retx_at);
@@ -1637,7 +1724,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl& s = *impl_;
   s.advance(now);
   const MessageHandle handle = s.next_handle++;
-  Impl::Msg& m = s.msgs.emplace_back();
+  Impl::Msg& m = s.live.try_emplace(s.live.end(), handle)->second;
   m.handle = handle;
   m.spec = spec;
   m.submitted = now;
@@ -1729,21 +1816,8 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
 }
 
 std::optional<MessageStatus> Sender::status(MessageHandle handle) const {
-  const Impl::Msg* found = impl_->msg_of(handle);
-  if (found == nullptr) return std::nullopt;
-  const Impl::Msg& m = *found;
-  MessageStatus st;
-  st.handle = m.handle;
-  st.message_id = m.id;
-  st.state = m.state;
-  st.length = m.spec.length;
-  st.transmitted = m.transmitted;
-  st.grant_limit = m.limit;
-  st.without_rdcc = m.without_rdcc;
-  st.abort_reason = m.abort_reason;
-  st.submitted = m.submitted;
-  st.finished = m.finished;
-  return st;
+  if (const Impl::Msg* m = impl_->msg_of(handle)) return Impl::status_of(*m);
+  return impl_->finished.find(handle);
 }
 
 std::optional<AssociationStatus> Sender::association(const Address& receiver) const {
@@ -1778,7 +1852,7 @@ void Sender::on_link_pause(Time now) {
   Impl& s = *impl_;
   s.advance(now);
   // "or a link-layer pause indication if the local interface supports PFC"
-  for (auto& m : s.msgs) {
+  for (auto& [h, m] : s.live) {
     if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
   }
   s.update_backlog(now);
@@ -1790,7 +1864,7 @@ void Sender::on_nack(const Address& from, std::uint64_t key, std::span<const Oct
   s.advance(now);
   ++s.stats.nacks_received;
   std::uint64_t named = 0;
-  for (auto& m : s.msgs) {
+  for (auto& [h, m] : s.live) {
     if (m.terminal() || m.without_rdcc || m.spec.binding != BindingKind::Opaque) continue;
     if (!m.spec.receiver.same_host(from) || s.binding_value(m) != key) continue;
     // Only octets the message has transmitted in this association are sent again (a
@@ -1819,6 +1893,7 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
   s.clock = std::max(s.clock, now);
   s.planned.reset();
+  s.sweep();
   Impl::Plan* p = s.ready_plan(now);
   if (p == nullptr) return std::nullopt;
   const DataSegment segment = s.emit(*p, now);

@@ -98,6 +98,9 @@ struct Submission {
   ref::MessageSpec spec;
   Time at;
   std::optional<ref::MessageHandle> handle;
+  // The final status, kept here once seen: the sender keeps only a bounded number of them
+  // (SenderConfig::finished_status_capacity), and the simulator answers for every message.
+  std::optional<ref::MessageStatus> final;
 };
 
 // Event kinds, ordered by (time, sequence): same instant, scheduling order.
@@ -141,6 +144,7 @@ struct Network::Impl {
   std::unique_ptr<ref::Crn> crn;
   Address crn_addr;
   std::vector<Submission> subs;
+  std::size_t first_open = 0;  // subs before it are all DONE or ABORTED (all_finished)
   std::vector<PacketRecord> records;
   NetworkStats stats;
   std::uint64_t hash = kFnvOffset;
@@ -835,9 +839,14 @@ void Network::return_credit(SubmitId id, std::uint64_t new_limit, Time at) {
                   }});
 }
 std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
-  const Submission& s = impl_->subs.at(id);
+  Submission& s = impl_->subs.at(id);
+  if (s.final) return s.final;
   if (!s.handle) return std::nullopt;
-  return impl_->hosts[s.host].sender->status(*s.handle);
+  auto st = impl_->hosts[s.host].sender->status(*s.handle);
+  if (st && (st->state == ref::MessageState::Done || st->state == ref::MessageState::Aborted)) {
+    s.final = st;
+  }
+  return st;
 }
 std::size_t Network::submitted() const { return impl_->subs.size(); }
 bool Network::all_done() const {
@@ -848,8 +857,10 @@ bool Network::all_done() const {
   return true;
 }
 bool Network::all_finished() const {
-  for (SubmitId i = 0; i < impl_->subs.size(); ++i) {
-    auto st = status(i);
+  // A finished message stays finished: the walk resumes where the last one stopped, so a
+  // long run's checks cost what is still open, not every message ever submitted.
+  for (; impl_->first_open < impl_->subs.size(); ++impl_->first_open) {
+    auto st = status(impl_->first_open);
     if (!st || (st->state != ref::MessageState::Done && st->state != ref::MessageState::Aborted)) {
       return false;
     }

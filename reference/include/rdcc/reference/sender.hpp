@@ -39,6 +39,10 @@ struct SenderConfig {
   // Segment size before an association has advertised its Credit Unit (without RDCC), and
   // when an ASSOC_ACCEPT advertises a Credit Unit of zero.
   std::uint32_t default_credit_unit = 4096;
+  // How many finished (DONE or ABORTED) messages keep their final status for status(): the
+  // most recently finished ones, the oldest forgotten first. A finished message leaves the
+  // sender's live state at once; only this status remains. 0: none kept.
+  std::size_t finished_status_capacity = 65536;
   testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
 
