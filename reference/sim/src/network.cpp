@@ -207,7 +207,7 @@ struct Network::Impl {
     checker.add_receiver(h.addr, h.receiver_config->budget, h.receiver_config->d_max);
   }
 
-  void attach_sender(HostId id, ref::SenderConfig sc) {
+  void attach_sender(HostId id, ref::SenderConfig sc, std::shared_ptr<const ref::SenderPolicy> policy) {
     Host& h = hosts.at(id);
     sc.local = h.addr;
     if (h.receiver) sc.local.port = dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
@@ -217,7 +217,7 @@ struct Network::Impl {
     }
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
     h.sender_random = std::make_unique<ref::SeededRandom>(sender_seed(cfg.seed, h.id));
-    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer());
+    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer(), std::move(policy));
   }
 
   Host* host_of(const Address& a) {
@@ -790,16 +790,18 @@ HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link) {
   impl_->attach_receiver(h, std::move(config));
   return h;
 }
-HostId Network::add_sender(ref::SenderConfig config, LinkConfig link) {
+HostId Network::add_sender(ref::SenderConfig config, LinkConfig link,
+                           std::shared_ptr<const ref::SenderPolicy> policy) {
   const HostId h = impl_->add_host(link);
-  impl_->attach_sender(h, std::move(config));
+  impl_->attach_sender(h, std::move(config), std::move(policy));
   return h;
 }
 void Network::attach_receiver(HostId host, ref::ReceiverConfig config) {
   impl_->attach_receiver(host, std::move(config));
 }
-void Network::attach_sender(HostId host, ref::SenderConfig config) {
-  impl_->attach_sender(host, std::move(config));
+void Network::attach_sender(HostId host, ref::SenderConfig config,
+                            std::shared_ptr<const ref::SenderPolicy> policy) {
+  impl_->attach_sender(host, std::move(config), std::move(policy));
 }
 Address Network::address(HostId host) const { return impl_->hosts.at(host).addr; }
 std::size_t Network::host_count() const { return impl_->hosts.size(); }
