@@ -28,6 +28,15 @@ MessageHandle unscheduled(Harness& h, std::uint64_t length = 8192) {
   return m;
 }
 
+// A scheduled message of 20000 octets granted whole and sent: DRAINED.
+MessageHandle drained(Harness& h) {
+  const MessageHandle m = waiting(h, 20000);
+  h.deliver(h.grant(h.id(m), 20000));
+  h.run_for(microseconds(50));
+  EXPECT_EQ(h.state(m), MessageState::Drained);
+  return m;
+}
+
 TEST(SenderTransitions, NewUnscheduled) {
   Harness h;
   const MessageHandle m = unscheduled(h);
@@ -111,18 +120,14 @@ TEST(SenderTransitions, ScheduledLifetimeElapsed) {
 
 TEST(SenderTransitions, ScheduledDrained) {
   Harness h;
-  const MessageHandle m = waiting(h, 20000);
-  h.deliver(h.grant(h.id(m), 20000));
-  h.run_for(milliseconds(1));
-  EXPECT_EQ(h.state(m), MessageState::Drained);
+  const MessageHandle m = drained(h);
+  EXPECT_EQ(h.transmitted(m), 20000U);
   EXPECT_EQ(taken(h, SenderTransition::ScheduledDrained), 1U);
 }
 
 TEST(SenderTransitions, DrainedDone) {
   Harness h;
-  const MessageHandle m = waiting(h, 20000);
-  h.deliver(h.grant(h.id(m), 20000));
-  h.run_for(microseconds(50));
+  const MessageHandle m = drained(h);
   h.deliver(h.done(h.id(m), 20000));
   EXPECT_EQ(h.state(m), MessageState::Done);
   EXPECT_EQ(taken(h, SenderTransition::DrainedDone), 1U);
@@ -130,10 +135,7 @@ TEST(SenderTransitions, DrainedDone) {
 
 TEST(SenderTransitions, DrainedRequestTimeout) {
   Harness h;
-  const MessageHandle m = waiting(h, 20000);
-  h.deliver(h.grant(h.id(m), 20000));
-  h.run_for(microseconds(50));
-  ASSERT_EQ(h.state(m), MessageState::Drained);
+  const MessageHandle m = drained(h);
   const std::size_t requests = h.count<CreditRequest>();
   h.run_for(milliseconds(1));
   EXPECT_EQ(h.state(m), MessageState::Drained);

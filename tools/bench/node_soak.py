@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -34,6 +35,16 @@ def ready_line(proc, what):
         sys.exit(f"node_soak: {what} did not start: {line.strip()!r}")
     if ev.get("event") != "ready":
         sys.exit(f"node_soak: {what} did not start: {line.strip()!r}")
+    # The node goes on writing diagnostics to standard error: keep reading them, or a full pipe
+    # would stop the node. The last few are kept for the report.
+    tail = []
+
+    def drain():
+        for l in proc.stderr:
+            tail.append(l.rstrip())
+            del tail[:-5]
+
+    threading.Thread(target=drain, daemon=True).start()
     return ev
 
 
@@ -94,14 +105,14 @@ def main():
                     sys.exit(f"node_soak: submit refused: {r}")
             sent += n
             if sent % a.sample == 0 or sent == a.messages:
-                done = call({"op": "stats"})["stats"].get("messages_done", 0)
+                done = call({"op": "stats"})["stats"]["sender"]["messages_done"]
                 s = (sent, done, rss_kb(sender.pid), rss_kb(receiver.pid), time.monotonic() - start)
                 samples.append(s)
                 print(f"{s[0]:>9} {s[1]:>9} {s[2]:>14} {s[3]:>16} {s[4]:>8.1f}", flush=True)
         deadline = time.monotonic() + 60
         done = 0
         while time.monotonic() < deadline:
-            done = call({"op": "stats"})["stats"].get("messages_done", 0)
+            done = call({"op": "stats"})["stats"]["sender"]["messages_done"]
             if done >= a.messages:
                 break
             time.sleep(0.2)
