@@ -13,6 +13,7 @@
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/sender_mutants.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -279,10 +280,10 @@ class ReferenceAdapter final : public Adapter {
     unscheduled_dscp_ = c.unscheduled_dscp;
     c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
-    c.mutants = mutants_;
     std::shared_ptr<const ref::SenderPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
-    sender_ = std::make_unique<ref::Sender>(c, random_, &events_, policy);
+    sender_ = std::make_unique<ref::Sender>(c, random_, &events_,
+                                            testing::sender_policy(mutants_, policy));
   }
 
   void start_crn(const Scenario& s) {
@@ -299,12 +300,11 @@ class ReferenceAdapter final : public Adapter {
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
     unscheduled_dscp_ = *c.unscheduled_dscps.begin();
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
-    c.mutants = mutants_;
     std::shared_ptr<const ref::CrnPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     crn_service_rate_ = c.service_rate_mbps;
     crn_capacity_ = c.queue_capacity;
-    crn_ = std::make_unique<ref::Crn>(c, &events_, policy);
+    crn_ = std::make_unique<ref::Crn>(c, &events_, testing::crn_policy(mutants_, policy));
   }
 
   UpperResponse submit(const nlohmann::json& r) {

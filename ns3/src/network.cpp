@@ -68,6 +68,7 @@ struct Network::Impl {
     LinkConfig link;
     std::optional<ref::ReceiverConfig> receiver_config;
     std::optional<ref::SenderConfig> sender_config;
+    std::shared_ptr<const ref::SenderPolicy> sender_policy;  // none: the reference's
     std::unique_ptr<ref::SeededRandom> sender_random;
     std::unique_ptr<ref::Sender> sender;
     Address sender_addr;  // the sender's RDCC address: addr, or another port beside a receiver
@@ -146,13 +147,14 @@ struct Network::Impl {
     checker.add_receiver(h.addr, rc.budget, rc.d_max);
   }
 
-  void attach_sender(HostId id, ref::SenderConfig sc) {
+  void attach_sender(HostId id, ref::SenderConfig sc, std::shared_ptr<const ref::SenderPolicy> policy) {
     Host& h = *hosts.at(id);
     sc.local = h.addr;
     if (h.receiver_config) sc.local.port = sim::dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
     h.sender_addr = sc.local;
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
     h.sender_config = sc;
+    h.sender_policy = std::move(policy);
   }
 
   std::vector<Address> crn_addresses() const {
@@ -182,7 +184,7 @@ struct Network::Impl {
       }
     }
     h.sender_random = std::make_unique<ref::SeededRandom>(sim::sender_seed(cfg.seed, h.id));
-    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer());
+    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer(), h.sender_policy);
   }
 
   // ---- the ns-3 fabric, built at the first run ------------------------------------------
@@ -471,7 +473,10 @@ Network::~Network() = default;
 
 HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
 void Network::attach_receiver(HostId host, ref::ReceiverConfig config) { impl_->attach_receiver(host, std::move(config)); }
-void Network::attach_sender(HostId host, ref::SenderConfig config) { impl_->attach_sender(host, std::move(config)); }
+void Network::attach_sender(HostId host, ref::SenderConfig config,
+                            std::shared_ptr<const ref::SenderPolicy> policy) {
+  impl_->attach_sender(host, std::move(config), std::move(policy));
+}
 Address Network::address(HostId host) const { return impl_->hosts.at(host)->addr; }
 std::size_t Network::host_count() const { return impl_->hosts.size(); }
 

@@ -13,8 +13,6 @@
 
 namespace rdcc::ref {
 
-using testing::Mutant;
-
 struct Crn::Impl {
   CrnConfig config;
   EventSink events;
@@ -30,11 +28,9 @@ struct Crn::Impl {
       : config(std::move(c)), events(config.name, o),
         policy(p != nullptr ? std::move(p) : std::make_shared<const CrnPolicy>()) {}
 
-  [[nodiscard]] bool mutant(Mutant m) const { return config.mutants.has(m); }
-
   void report(const QueueObservation& q, Time now) {
     const bool unscheduled = config.unscheduled_dscps.count(q.dscp) != 0;
-    const bool to_sender = unscheduled != mutant(Mutant::CrnWrongSide);
+    const bool to_sender = policy->report_to_sender(unscheduled);
     CongestionReport r;
     r.header.sequence_number = port_sequence[q.port]++;
     // "Reports are sent to the RDCC UDP port with the Association ID and Epoch fields set to
@@ -42,18 +38,11 @@ struct Crn::Impl {
     r.reporter_id = config.reporter_id;
     r.queue_depth = static_cast<std::uint32_t>(std::min<std::uint64_t>(q.occupancy, 0xFFFFFFFFU));
     r.queue_threshold = config.queue_threshold;
-    r.congestion_degree = congestion_degree(q.occupancy, config.queue_threshold, config.queue_capacity);
-    if (mutant(Mutant::CrnDegreeFormula) && q.occupancy > config.queue_threshold && config.queue_capacity != 0) {
-      r.congestion_degree = static_cast<std::uint8_t>(std::min<std::uint64_t>(
-          255U, 255U * (q.occupancy - config.queue_threshold) / config.queue_capacity));
-    }
-    if (mutant(Mutant::CrnNonZeroAssociation)) {
-      r.header.association_id = config.reporter_id;
-      r.header.epoch = 1;
-    }
-    r.direction = static_cast<std::uint8_t>(to_sender != mutant(Mutant::CrnDirectionSwapped)
-                                                ? ReportDirection::ToSender
-                                                : ReportDirection::ToReceiver);
+    r.congestion_degree = policy->congestion_degree(
+        congestion_degree(q.occupancy, config.queue_threshold, config.queue_capacity), q.occupancy,
+        config.queue_threshold, config.queue_capacity);
+    r.direction = static_cast<std::uint8_t>(to_sender ? ReportDirection::ToSender
+                                                      : ReportDirection::ToReceiver);
     r.address_family = static_cast<std::uint8_t>(q.flow.source.ipv6 ? AddressFamily::IPv6
                                                                      : AddressFamily::IPv4);
     r.protocol = q.flow.protocol;
@@ -68,8 +57,10 @@ struct Crn::Impl {
     r.destination_address = q.flow.destination.ip;
 
     Address to = to_sender ? q.flow.source : q.flow.destination;
-    if (!mutant(Mutant::CrnWrongPort)) to.port = config.rdcc_port;
-    out.push(to, config.control_dscp, Message{r});
+    to.port = policy->report_port(config.rdcc_port, to.port);
+    Message m{r};
+    policy->rewrite_outgoing(m);
+    out.push(to, config.control_dscp, m);
     ++stats.reports_sent;
     ++(to_sender ? stats.reports_to_sender : stats.reports_to_receiver);
     if (events.enabled()) {
@@ -101,21 +92,20 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
   ++s.stats.observations;
   // "While Q exceeds B_th, the CRN MAY generate CONGESTION_REPORT for packets dequeued"
   if (q.occupancy < s.config.queue_threshold ||
-      (q.occupancy == s.config.queue_threshold && !s.mutant(Mutant::CrnBelowThreshold))) {
+      (q.occupancy == s.config.queue_threshold && !s.policy->report_at_threshold())) {
     return;
   }
   const auto key = std::make_tuple(q.flow.source.ip, q.flow.destination.ip, q.flow.source.port,
                                    q.flow.destination.port, q.flow.protocol);
   if (auto it = s.last_flow_report.find(key);
       it != s.last_flow_report.end() &&
-      now - it->second < s.policy->report_interval(s.config.per_flow_interval) &&
-      !s.mutant(Mutant::CrnNoFlowLimit)) {
+      now - it->second < s.policy->report_interval(s.config.per_flow_interval)) {
     ++s.stats.suppressed_per_flow;
     return;
   }
   if (auto it = s.last_port_report.find(q.port);
-      it != s.last_port_report.end() && now - it->second < s.config.per_port_interval &&
-      !s.mutant(Mutant::CrnNoPortLimit)) {
+      it != s.last_port_report.end() &&
+      now - it->second < s.policy->port_report_interval(s.config.per_port_interval)) {
     ++s.stats.suppressed_per_port;
     return;
   }

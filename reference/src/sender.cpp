@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cassert>
+#include <deque>
+#include <unordered_map>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -38,10 +40,96 @@ const char* to_string(MessageState s) {
   return "?";
 }
 
+const char* to_string(SenderTransition t) {
+  switch (t) {
+    case SenderTransition::NewUnscheduled: return "new_unscheduled";
+    case SenderTransition::NewScheduled: return "new_scheduled";
+    case SenderTransition::UnschedDrained: return "unsched_drained";
+    case SenderTransition::UnschedStopped: return "unsched_stopped";
+    case SenderTransition::WaitingGranted: return "waiting_granted";
+    case SenderTransition::WaitingRequestTimeout: return "waiting_request_timeout";
+    case SenderTransition::ScheduledLimitReached: return "scheduled_limit_reached";
+    case SenderTransition::ScheduledLifetimeElapsed: return "scheduled_lifetime_elapsed";
+    case SenderTransition::ScheduledDrained: return "scheduled_drained";
+    case SenderTransition::DrainedDone: return "drained_done";
+    case SenderTransition::DrainedRequestTimeout: return "drained_request_timeout";
+    case SenderTransition::Aborted: return "aborted";
+    case SenderTransition::WaitingBudgetExhausted: return "waiting_budget_exhausted";
+    case SenderTransition::WithoutRdcc: return "without_rdcc";
+    case SenderTransition::WithoutRdccDone: return "without_rdcc_done";
+    case SenderTransition::CreditDropped: return "credit_dropped";
+    case SenderTransition::WaitingDrained: return "waiting_drained";
+  }
+  return "?";
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
-using testing::Mutant;
+
+// "Sender Message State Transitions", as data: each row's states of origin and next state.
+// The code takes a row by name (Sender::Impl::take); the actions of the row are what the
+// function that takes it does around it. Rows after WaitingBudgetExhausted are the
+// reference's own, for what the table leaves out (docs/spec-notes.md, "The sender's state
+// machine beyond the table").
+struct Row {
+  SenderTransition id;
+  std::uint8_t from;  // bit (1 << MessageState) per state the row leaves
+  MessageState to;
+};
+constexpr std::uint8_t bit(MessageState s) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(s)); }
+constexpr std::uint8_t kLive = bit(MessageState::New) | bit(MessageState::Unsched) |
+                               bit(MessageState::Waiting) | bit(MessageState::Scheduled) |
+                               bit(MessageState::Drained);
+using enum MessageState;
+constexpr std::array<Row, kSenderTransitionCount> kTransitions{{
+    // NEW | length <= U and no unscheduled message outstanding | start random delay; send
+    // CREDIT_REQUEST with Unscheduled Sent = length | UNSCHED
+    {SenderTransition::NewUnscheduled, bit(New), Unsched},
+    // NEW | otherwise | send CREDIT_REQUEST | WAITING
+    {SenderTransition::NewScheduled, bit(New), Waiting},
+    // UNSCHED | all octets transmitted | none | DRAINED
+    {SenderTransition::UnschedDrained, bit(Unsched), Drained},
+    // UNSCHED | CONGESTION_REPORT or link pause | stop; request credit for the remainder | WAITING
+    {SenderTransition::UnschedStopped, bit(Unsched), Waiting},
+    // WAITING | CREDIT_GRANT above transmitted offset | none | SCHEDULED
+    {SenderTransition::WaitingGranted, bit(Waiting), Scheduled},
+    // WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING
+    {SenderTransition::WaitingRequestTimeout, bit(Waiting), Waiting},
+    // SCHEDULED | Grant Limit reached before message end | none | WAITING
+    {SenderTransition::ScheduledLimitReached, bit(Scheduled), Waiting},
+    // SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING (the reference also asks
+    // again when unused credit of a WAITING message expires)
+    {SenderTransition::ScheduledLifetimeElapsed, bit(Scheduled) | bit(Waiting), Waiting},
+    // SCHEDULED | all octets transmitted | none | DRAINED
+    {SenderTransition::ScheduledDrained, bit(Scheduled), Drained},
+    // DRAINED | MSG_DONE | release state | DONE
+    {SenderTransition::DrainedDone, bit(Drained), Done},
+    // DRAINED | request timeout | retransmit CREDIT_REQUEST | DRAINED
+    {SenderTransition::DrainedRequestTimeout, bit(Drained), Drained},
+    // any but DONE or ABORTED | CANCEL for the message; ERROR (MESSAGE_TOO_LARGE,
+    // APPLICATION_ABORT, UNSUPPORTED_BINDING) for it; or ERROR (ASSOC_REFUSED) | release state | ABORTED
+    {SenderTransition::Aborted, kLive, Aborted},
+    // WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING
+    {SenderTransition::WaitingBudgetExhausted, bit(Waiting), Waiting},
+    // Beyond the table. NEW | no ASSOC_REQUEST answered: "sends without it" | SCHEDULED
+    {SenderTransition::WithoutRdcc, bit(New), Scheduled},
+    // SCHEDULED without RDCC | all octets transmitted (no MSG_DONE will come) | DONE
+    {SenderTransition::WithoutRdccDone, bit(Scheduled), Done},
+    // any live but NEW | ERROR (UNKNOWN_ASSOCIATION) or a new Epoch: "discard all credit ...,
+    // re-establish it, and request credit again" | WAITING
+    {SenderTransition::CreditDropped, kLive & static_cast<std::uint8_t>(~bit(New)), Waiting},
+    // WAITING | the last octets went under pool credit reserved before | none | DRAINED
+    {SenderTransition::WaitingDrained, bit(Waiting), Drained},
+}};
+
+constexpr bool table_in_order() {
+  for (std::size_t i = 0; i < kTransitions.size(); ++i) {
+    if (static_cast<std::size_t>(kTransitions[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_order(), "kTransitions lists every SenderTransition in order");
 
 // Sums of credit octets: a receiver may grant up to 2^64 - 1 (a pool grant of "everything"), and
 // a wrapped sum made the backlog smaller than its parts, so that sending data, which only uses
@@ -151,8 +239,35 @@ struct Pacer {
 
 }  // namespace
 
+// The final status of retired messages, for status(): the `capacity` most recently finished
+// (SenderConfig::finished_status_capacity); the oldest is forgotten first.
+class FinishedStore {
+ public:
+  explicit FinishedStore(std::size_t capacity) : capacity_(capacity) {}
+  void add(const MessageStatus& st) {
+    if (capacity_ == 0) return;
+    if (order_.size() == capacity_) {
+      by_handle_.erase(order_.front());
+      order_.pop_front();
+    }
+    by_handle_.emplace(st.handle, st);
+    order_.push_back(st.handle);
+  }
+  [[nodiscard]] std::optional<MessageStatus> find(MessageHandle h) const {
+    auto it = by_handle_.find(h);
+    if (it == by_handle_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::size_t capacity_;
+  std::unordered_map<MessageHandle, MessageStatus> by_handle_;
+  std::deque<MessageHandle> order_;  // oldest finished first
+};
+
 struct Sender::Impl {
   enum class Phase : std::uint8_t { Idle, Connecting, Established, WithoutRdcc };
+  struct Msg;
 
   struct Assoc {
     Address receiver;
@@ -187,6 +302,8 @@ struct Sender::Impl {
     // update_backlog's sums (sum_backlog), while established.
     std::uint64_t unused = 0;
     std::uint64_t hint_weight = 0;
+    // The live messages by Message ID (find_msg).
+    std::multimap<std::uint64_t, Msg*> by_id;
   };
 
   struct Msg {
@@ -207,7 +324,7 @@ struct Sender::Impl {
     bool granted = false;
     bool expiry_handled = true;
     std::optional<std::uint64_t> ceiling;  // CREDIT_RETURN: "beyond which the sender will not transmit"
-    bool request_deferred = false;         // mutant unscheduled-data-before-request
+    bool request_deferred = false;  // SenderPolicy::request_before_unscheduled_data false
     std::uint64_t pool_end = 0;            // octets below it are reserved from the pool
     std::uint64_t vtime = 0;
     Time request_sent{};
@@ -267,11 +384,13 @@ struct Sender::Impl {
   // The associations in the map's order, for the walks on every event (stepping through the
   // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
   std::vector<std::reference_wrapper<Assoc>> assoc_order;
-  // Every message submitted, in handle order: handle h is msgs[h - 1] (handles are never
-  // reused and messages never erased). Each keeps its address, which Plan and the held
-  // pacers hold. Blocks of 16, 32, ... messages: one allocation for the first 16 (a deque
-  // made one per message), and a walk steps through them in place.
-  StableVector<Msg> msgs;
+  // The live messages (not yet DONE or ABORTED, or finished since the last sweep), in handle
+  // order, which every walk keeps: a message finished retires at the next event (sweep), so
+  // the walks on every event cost what is live, never what was ever submitted. Map nodes stay
+  // put: Plan and the held pacers hold their addresses.
+  std::map<MessageHandle, Msg> live;
+  std::vector<MessageHandle> retiring;  // finished since the last sweep
+  FinishedStore finished;               // the final status of retired messages, bounded
   MessageHandle next_handle = 1;
   bool episode = false;
   Time clock{};
@@ -292,15 +411,14 @@ struct Sender::Impl {
       : config(std::move(c)),
         random(r),
         policy(p ? std::move(p) : std::make_shared<const SenderPolicy>()),
-        events(config.name, o) {
+        events(config.name, o),
+        finished(config.finished_status_capacity) {
     out.reserve(8);
     held.reserve(8);
     was_held.reserve(8);
   }
 
   // ---- helpers ------------------------------------------------------------------------------
-
-  [[nodiscard]] bool mutant(Mutant m) const { return config.mutants.has(m); }
 
   std::uint64_t available_rate() const {
     return config.available_rate_mbps != 0 ? config.available_rate_mbps : config.line_rate_mbps;
@@ -342,21 +460,72 @@ struct Sender::Impl {
           {{"receiver", a.receiver.to_string()}, {"sample_ns", r.ns}, {"srtt_ns", a.srtt->ns}});
   }
   Msg* msg_of(MessageHandle handle) {
-    if (handle == 0 || handle > msgs.size()) return nullptr;
-    return &msgs[handle - 1];
+    auto it = live.find(handle);
+    return it == live.end() ? nullptr : &it->second;
   }
+  const Msg* msg_of(MessageHandle handle) const {
+    auto it = live.find(handle);
+    return it == live.end() ? nullptr : &it->second;
+  }
+  // The live message of `a` with Message ID `id` (the one submitted first if a fault made two
+  // share it); retired messages are not found, as a finished one ignores what names it.
   Msg* find_msg(const Assoc& a, std::uint64_t id) {
     if (id == 0) return nullptr;
-    for (auto& m : msgs) {
-      if (m.id == id && m.assoc == &a) return &m;
+    Msg* found = nullptr;
+    for (auto [it, end] = a.by_id.equal_range(id); it != end; ++it) {
+      if (found == nullptr || it->second->handle < found->handle) found = it->second;
     }
-    return nullptr;
+    return found;
+  }
+  // Message IDs index the live messages of their association (find_msg).
+  void set_id(Msg& m, std::uint64_t id) {
+    unindex(m);
+    m.id = id;
+    if (id != 0) m.assoc->by_id.emplace(id, &m);
+  }
+  void unindex(Msg& m) {
+    if (m.id == 0) return;
+    for (auto [it, end] = m.assoc->by_id.equal_range(m.id); it != end; ++it) {
+      if (it->second == &m) {
+        m.assoc->by_id.erase(it);
+        return;
+      }
+    }
   }
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& m : msgs) {
+    for (auto& [h, m] : live) {
       if (!m.terminal() && m.assoc == &a) f(m);
     }
+  }
+  // Finished messages leave the live set: their final status goes to the bounded store, and
+  // no pacer of theirs stays marked held. Called where nothing points into them (the start of
+  // every event).
+  void sweep() {
+    for (const MessageHandle h : retiring) {
+      auto it = live.find(h);
+      if (it == live.end()) continue;
+      Msg& m = it->second;
+      finished.add(status_of(m));
+      unindex(m);
+      std::erase(was_held, &m.pacer);
+      live.erase(it);
+    }
+    retiring.clear();
+  }
+  static MessageStatus status_of(const Msg& m) {
+    MessageStatus st;
+    st.handle = m.handle;
+    st.message_id = m.id;
+    st.state = m.state;
+    st.length = m.spec.length;
+    st.transmitted = m.transmitted;
+    st.grant_limit = m.limit;
+    st.without_rdcc = m.without_rdcc;
+    st.abort_reason = m.abort_reason;
+    st.submitted = m.submitted;
+    st.finished = m.finished;
+    return st;
   }
 
   void set_state(Msg& m, MessageState s, Time now) {
@@ -377,7 +546,17 @@ struct Sender::Impl {
       m.retx_at = Time::never();
       if (s == MessageState::Done) ++stats.messages_done;
       if (s == MessageState::Aborted) ++stats.messages_aborted;
+      retiring.push_back(m.handle);
     }
+  }
+
+  // Takes row `t` of the state machine (kTransitions): m leaves a state the row names for the
+  // row's next state. Rows that keep the state (a retransmitted request) are counted too.
+  void take(Msg& m, SenderTransition t, Time now) {
+    const Row& row = kTransitions[static_cast<std::size_t>(t)];
+    assert((row.from & bit(m.state)) != 0);
+    ++stats.transitions[static_cast<std::size_t>(t)];
+    set_state(m, row.to, now);
   }
 
   // ---- sending control messages -------------------------------------------------------------
@@ -391,6 +570,7 @@ struct Sender::Impl {
     // "Incremented by one for each message the originator sends on the association ...,
     // including retransmissions." Never reset, so it never goes backwards for a receiver.
     h.sequence_number = a.next_seq++;
+    policy->rewrite_outgoing(m);
     out.push(a.receiver, config.control_dscp, m);
     if (events.enabled()) {
       json f = to_json(m);
@@ -508,8 +688,8 @@ struct Sender::Impl {
   void go_without_rdcc(Msg& m, Time now) {
     m.without_rdcc = true;
     m.retx_at = Time::never();
-    set_state(m, MessageState::Scheduled, now);
-    if (m.spec.length == 0) set_state(m, MessageState::Done, now);
+    take(m, SenderTransition::WithoutRdcc, now);
+    if (m.spec.length == 0) take(m, SenderTransition::WithoutRdccDone, now);
   }
 
   void apply_params(Assoc& a, const AssocAccept& acc) { a.params = acc; }
@@ -595,7 +775,7 @@ struct Sender::Impl {
       m.announced_unsched = 0;
       m.retx_at = Time::never();
       m.pacer = Pacer{};
-      set_state(m, MessageState::Waiting, now);
+      take(m, SenderTransition::CreditDropped, now);
     });
   }
 
@@ -616,7 +796,7 @@ struct Sender::Impl {
   // never counted for it), scheduled mode, a fresh CREDIT_REQUEST.
   void rerequest(Msg& m, Time now) {
     Assoc& a = assoc_of(m);
-    m.id = a.next_message_id++;
+    set_id(m, a.next_message_id++);
     m.rto = initial_rto(a);
     send_credit_request(m, false, now);
     refresh_state(m, now);
@@ -626,36 +806,37 @@ struct Sender::Impl {
 
   void select_mode(Msg& m, Time now) {
     Assoc& a = assoc_of(m);
-    m.id = mutant(Mutant::SenderReusesMessageId) ? a.next_message_id : a.next_message_id++;
+    set_id(m, a.next_message_id);
+    a.next_message_id += policy->message_id_step();
     m.rto = initial_rto(a);
     const std::uint32_t u = a.params.unscheduled_limit;
     const bool unscheduled = config.allow_unscheduled && !m.spec.force_scheduled && u > 0 &&
                              m.spec.length <= u &&
-                             (!a.unsched_outstanding || mutant(Mutant::MultipleUnscheduled)) &&
+                             (!a.unsched_outstanding || !policy->one_unscheduled_outstanding()) &&
                              now >= a.unsched_blocked_until &&
                              policy->use_unscheduled(m.spec.length);
     if (unscheduled) {
       // "Unscheduled Transmission", items 1-3.
       a.unsched_outstanding = m.handle;
       const std::uint64_t jitter_ns =
-          mutant(Mutant::NoStartJitter) ? 0 : random.uniform(std::uint64_t{a.params.start_jitter} * 1000U);
+          policy->start_delay_ns(std::uint64_t{a.params.start_jitter} * 1000U, random);
       m.start_at = now + nanoseconds(static_cast<std::int64_t>(jitter_ns));
-      m.announced_unsched = mutant(Mutant::UnscheduledSentNotLength) ? 0 : m.spec.length;
+      m.announced_unsched = m.spec.length;
       if (events.enabled())
         events.emit(now, "unscheduled_start",
                     {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
-      if (mutant(Mutant::UnscheduledDataBeforeRequest) && m.spec.length != 0) {
+      if (!policy->request_before_unscheduled_data() && m.spec.length != 0) {
         m.request_deferred = true;  // sent after the first data packet (emit)
       } else {
         send_credit_request(m, false, now);
       }
-      set_state(m, MessageState::Unsched, now);
+      take(m, SenderTransition::NewUnscheduled, now);
       if (m.spec.length == 0) drained(m, now);
       return;
     }
     m.announced_unsched = 0;
     send_credit_request(m, false, now);
-    set_state(m, MessageState::Waiting, now);
+    take(m, SenderTransition::NewScheduled, now);
     m.retx_at = now + m.rto;
     refresh_state(m, now);
   }
@@ -669,7 +850,7 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
         r += m.pool_end - m.transmitted;
       }
@@ -692,7 +873,11 @@ struct Sender::Impl {
     return m.pool_end > m.transmitted || pool_remaining(a) > 0;
   }
   void drained(Msg& m, Time now) {
-    set_state(m, MessageState::Drained, now);
+    take(m,
+         m.state == MessageState::Unsched     ? SenderTransition::UnschedDrained
+         : m.state == MessageState::Scheduled ? SenderTransition::ScheduledDrained
+                                              : SenderTransition::WaitingDrained,
+         now);
     // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
     m.rto = initial_rto(assoc_of(m));
     m.retx_at = now + m.rto;
@@ -707,12 +892,12 @@ struct Sender::Impl {
       return;
     }
     if (holds_credit(m, now)) {
-      set_state(m, MessageState::Scheduled, now);
+      if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingGranted, now);
       m.retx_at = Time::never();
       return;
     }
     const bool was_scheduled = m.state == MessageState::Scheduled;
-    set_state(m, MessageState::Waiting, now);
+    if (was_scheduled) take(m, SenderTransition::ScheduledLimitReached, now);
     if (m.transmitted >= m.end()) {
       // Everything up to the CREDIT_RETURN offset is sent: asking for more would only make
       // the receiver issue credit this message promised not to use.
@@ -731,7 +916,7 @@ struct Sender::Impl {
   }
 
   void on_grant(Assoc& a, const CreditGrant& g, Time now) {
-    if (!g.usable() && !mutant(Mutant::SenderUsesZeroRateGrant)) {
+    if (!policy->use_grant(g.pacing_rate)) {
       // "a sender that receives a grant with Pacing Rate zero MUST ignore it."
       ++stats.grants_ignored;
       if (events.enabled())
@@ -793,14 +978,14 @@ struct Sender::Impl {
       stats.credit_granted += std::min(g.grant_limit, m->spec.length) -
                               std::min(m->limit, m->spec.length);
       m->limit = g.grant_limit;
-    } else if (mutant(Mutant::SenderHonoursLowerLimit)) {
+    } else if (policy->lower_limit_lowers_credit()) {
       m->limit = g.grant_limit;
     } else {
       if (events.enabled())
         events.emit(now, "grant_refresh",
                     {{"message_id", m->id}, {"held", m->limit}, {"limit", g.grant_limit}});
     }
-    m->valid_until = mutant(Mutant::SenderIgnoresLifetime) ? Time::never() : now + lifetime;
+    m->valid_until = policy->grant_valid_until(now, lifetime);
     m->rate = g.usable() ? g.pacing_rate : config.line_rate_mbps;
     m->granted = true;
     m->expiry_handled = false;
@@ -834,7 +1019,7 @@ struct Sender::Impl {
     if (m.state != MessageState::Scheduled && m.state != MessageState::Waiting) return;
     if (holds_credit(m, now)) return;  // pool credit still covers it
     // "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
-    set_state(m, MessageState::Waiting, now);
+    take(m, SenderTransition::ScheduledLifetimeElapsed, now);
     m.rto = initial_rto(assoc_of(m));
     send_credit_request(m, false, now);
     m.retx_at = now + m.rto;
@@ -849,7 +1034,7 @@ struct Sender::Impl {
     for_each_msg(a, [&](Msg& m) {
       m.pool_end = std::min(m.pool_end, m.transmitted);
       if (m.state != MessageState::Scheduled || holds_credit(m, now)) return;
-      set_state(m, MessageState::Waiting, now);
+      take(m, SenderTransition::ScheduledLifetimeElapsed, now);
       m.rto = initial_rto(a);
       send_credit_request(m, false, now);
       m.retx_at = now + m.rto;
@@ -861,7 +1046,10 @@ struct Sender::Impl {
       m.retx_at = Time::never();
       return;
     }
-    // "doubling on each retransmission up to 100 ms"
+    // "WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING", and the same in
+    // DRAINED; "doubling on each retransmission up to 100 ms"
+    if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingRequestTimeout, now);
+    if (m.state == MessageState::Drained) take(m, SenderTransition::DrainedRequestTimeout, now);
     m.rto = std::min(m.rto * 2, config.max_request_timeout);
     send_credit_request(m, true, now);
     m.retx_at = now + m.rto;
@@ -869,6 +1057,7 @@ struct Sender::Impl {
 
   void advance(Time now) {
     planned.reset();  // every event but poll_data starts here
+    sweep();
     clock = std::max(clock, now);
     for (Assoc& a : assoc_order) {
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
@@ -876,7 +1065,7 @@ struct Sender::Impl {
         expire_pool(a, now);
       }
     }
-    for (auto& m : msgs) {
+    for (auto& [h, m] : live) {
       if (m.terminal() || m.without_rdcc) continue;
       const Assoc& a = assoc_of(m);
       if (a.phase != Phase::Established) continue;
@@ -931,18 +1120,16 @@ struct Sender::Impl {
           p.also_rate = m.rate;
         }
         p.len = segment_length(p.cu, sendable);
-      } else if (const std::uint64_t lim = mutant(Mutant::SenderExceedsGrant)
-                                               ? std::min(own_limit(m) + p.cu, m.end())
-                                               : own_limit(m);
+      } else if (const std::uint64_t lim = policy->transmit_limit(own_limit(m), p.cu, m.end());
                  own_valid(m, t) && lim > m.transmitted) {
         // RoCEv2: "posts each one only when it holds credit for all of its octets".
         if (m.spec.post_unit != 0 && m.transmitted == unit_start && unit_end > lim) {
           return false;
         }
         p.len = segment_length(p.cu, std::min(lim - m.transmitted, unit_end - m.transmitted));
-        p.rate = mutant(Mutant::SenderIgnoresPacing) ? config.line_rate_mbps : m.rate;
+        p.rate = policy->pacing_rate(m.rate, config.line_rate_mbps);
         p.pacer = &m.pacer;
-      } else if (mutant(Mutant::ScheduledWithoutCredit) && m.transmitted == 0 && !m.granted) {
+      } else if (policy->send_before_credit() && m.transmitted == 0 && !m.granted) {
         p.len = std::min<std::uint64_t>(p.cu, m.spec.length);
         p.rate = config.line_rate_mbps;
         p.pacer = &line_pacer;
@@ -1054,7 +1241,7 @@ struct Sender::Impl {
     held.clear();
     std::optional<Time> earliest;
     Plan& p = scratch;
-    for (Msg& m : msgs) {
+    for (auto& [h, m] : live) {
       if (plan_own(m, t, p) && ready_or_held(p, t, earliest)) return &p;
     }
     for (Assoc& a : assoc_order) {
@@ -1083,7 +1270,7 @@ struct Sender::Impl {
     const auto consider = [&](bool planned_one) {
       if (planned_one) earliest = earliest ? std::min(*earliest, p.ready) : p.ready;
     };
-    for (Msg& m : msgs) consider(plan_own(m, t, p));
+    for (auto& [h, m] : live) consider(plan_own(m, t, p));
     for (Assoc& a : assoc_order) consider(plan_pool(a, t, p));
     return earliest;
   }
@@ -1172,7 +1359,7 @@ struct Sender::Impl {
 
   void after_transmission(Msg& m, const Plan& p, Time now) {
     if (m.without_rdcc) {
-      if (m.transmitted >= m.spec.length) set_state(m, MessageState::Done, now);
+      if (m.transmitted >= m.spec.length) take(m, SenderTransition::WithoutRdccDone, now);
       return;
     }
     if (m.state == MessageState::Unsched) {
@@ -1216,7 +1403,7 @@ struct Sender::Impl {
     if (events.enabled())
       events.emit(now, "unscheduled_converted",
                   {{"message_id", m.id}, {"transmitted", m.transmitted}, {"reason", why}});
-    set_state(m, MessageState::Waiting, now);
+    take(m, SenderTransition::UnschedStopped, now);
     m.rto = initial_rto(assoc_of(m));
     send_credit_request(m, false, now);
     m.retx_at = now + m.rto;
@@ -1224,9 +1411,9 @@ struct Sender::Impl {
   }
 
   void on_report(const Address& from, const CongestionReport& r, Time now) {
-    const bool from_crn = mutant(Mutant::SenderReportFromUnconfiguredCrn) ||
-                          std::any_of(config.crn_addresses.begin(), config.crn_addresses.end(),
-                                      [&](const Address& c) { return c.same_host(from); });
+    const bool from_crn = policy->trust_report_source(
+        std::any_of(config.crn_addresses.begin(), config.crn_addresses.end(),
+                    [&](const Address& c) { return c.same_host(from); }));
     if (!from_crn) {
       // "An endpoint MUST ignore reports whose source address is not within the set of CRN
       // addresses configured for the domain."
@@ -1249,7 +1436,7 @@ struct Sender::Impl {
     }
     if (events.enabled())
       events.emit(now, "report", {{"reporter_id", r.reporter_id}, {"degree", r.congestion_degree}});
-    if (mutant(Mutant::SenderIgnoresReports)) return;
+    if (!policy->act_on_report()) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
     for (Assoc& a : assoc_order) {
@@ -1284,11 +1471,8 @@ struct Sender::Impl {
                      {"epoch", h.epoch}});
       return false;
     }
-    const bool newer = !a.newest_seq ||
-                       (mutant(Mutant::SenderSerialWithoutWraparound)
-                            ? h.sequence_number > *a.newest_seq
-                            : serial_newer(h.sequence_number, *a.newest_seq));
-    if (!newer && !mutant(Mutant::SenderStaleAccepted)) {
+    const bool newer = !a.newest_seq || policy->newer_sequence(h.sequence_number, *a.newest_seq);
+    if (!newer) {
       ++stats.stale_discarded;
       if (events.enabled())
         events.emit(now, "discarded",
@@ -1304,7 +1488,7 @@ struct Sender::Impl {
 
   void on_accept(Assoc& a, const AssocAccept& acc, Time now) {
     const bool nonce_live = a.phase == Phase::Connecting || a.phase == Phase::Established;
-    const bool nonce_ok = acc.sender_nonce == a.nonce || mutant(Mutant::SenderAcceptsWrongNonce);
+    const bool nonce_ok = policy->nonce_echoed(acc.sender_nonce, a.nonce);
     if (!nonce_live || !nonce_ok || acc.header.association_id == 0) {
       ++stats.nonce_mismatch;
       if (events.enabled())
@@ -1356,13 +1540,13 @@ struct Sender::Impl {
       a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
                                 microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
     }
-    set_state(m, MessageState::Aborted, now);
+    take(m, SenderTransition::Aborted, now);
   }
 
   void on_error(Assoc& a, const ErrorMessage& e, Time now) {
     ++stats.errors_received;
     const auto reason = static_cast<ReasonCode>(e.reason);
-    if (reason == ReasonCode::UnknownAssociation && !mutant(Mutant::SenderIgnoresUnknownAssociation)) {
+    if (reason == ReasonCode::UnknownAssociation && policy->honour_unknown_association()) {
       // Exempt from the sequence check. "carrying its Association ID"
       if (a.phase != Phase::Established || e.header.association_id != a.association_id) {
         if (events.enabled())
@@ -1402,19 +1586,22 @@ struct Sender::Impl {
       case ReasonCode::UnsupportedBinding:
         if (Msg* m = find_msg(a, e.message_id)) abort(*m, e.reason, now);
         break;
+      case ReasonCode::BudgetExhausted:
+        // "WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING": the
+        // retransmission timer keeps running.
+        if (Msg* m = find_msg(a, e.message_id); m != nullptr && m->state == MessageState::Waiting) {
+          take(*m, SenderTransition::WaitingBudgetExhausted, now);
+        }
+        break;
       default:
-        // BUDGET_EXHAUSTED: "senders keep their requests outstanding"; the retransmission
-        // timer keeps running. Other reasons change nothing at the sender.
+        // Other reasons change nothing at the sender.
         break;
     }
   }
 
   void on_control(const Address& from, std::span<const std::byte> bytes, Time now) {
     advance(now);
-    auto decoded = decode(bytes);
-    if (!decoded && mutant(Mutant::SenderVersionNotChecked)) {
-      decoded = testing::decode_leniently(bytes, true, false);
-    }
+    auto decoded = policy->decode_control(bytes);
     if (!decoded) {
       ++stats.malformed_discarded;
       if (events.enabled())
@@ -1434,7 +1621,7 @@ struct Sender::Impl {
       return;
     }
     auto it = assocs.find(from);
-    if (it == assocs.end() && mutant(Mutant::SenderGrantFromAnyAddress)) {
+    if (it == assocs.end() && policy->match_unknown_peer_by_association_id()) {
       it = std::find_if(assocs.begin(), assocs.end(), [&](const auto& entry) {
         return entry.second.association_id != 0 &&
                entry.second.association_id == header_of(msg).association_id;
@@ -1493,13 +1680,13 @@ struct Sender::Impl {
         events.emit(now, "msg_done_length_mismatch",
                     {{"message_id", m->id}, {"octets_received", d.octets_received}});
     }
-    set_state(*m, MessageState::Done, now);
+    take(*m, SenderTransition::DrainedDone, now);
   }
 
   // ---- SENDER_STATUS ------------------------------------------------------------------------
 
   void update_backlog(Time now) {
-    if (mutant(Mutant::SenderStatusMissing)) return;
+    if (!policy->send_sender_status()) return;
     // A sender that does not advertise STATUS ("SENDER_STATUS supported") sends none
     // (docs/spec-notes.md, "SENDER_STATUS").
     if ((config.capabilities & capability::kStatus) == 0) return;
@@ -1560,7 +1747,7 @@ struct Sender::Impl {
       a.unused = 0;
       a.hint_weight = 0;
     }
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.assoc->phase != Phase::Established) continue;
       if (own_valid(m, t) && own_limit(m) > m.transmitted) {
         m.assoc->unused = add_saturating(m.assoc->unused, own_limit(m) - m.transmitted);
@@ -1578,7 +1765,7 @@ struct Sender::Impl {
 
   std::uint8_t dominant_hint(const Assoc& a) const {
     std::array<std::uint64_t, 3> count{};
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.assoc != &a) continue;
       const auto i = static_cast<std::size_t>(m.spec.service_hint);
       if (i < count.size()) ++count[i];
@@ -1610,7 +1797,7 @@ struct Sender::Impl {
       // next evaluation; it is not a reason to wake up again now.
       if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
     }
-    for (const auto& m : msgs) {
+    for (const auto& [h, m] : live) {
       if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
       if (!m.expiry_handled) t = std::min(t, m.valid_until);
       t = std::min(t, m.retx_at);
@@ -1637,7 +1824,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl& s = *impl_;
   s.advance(now);
   const MessageHandle handle = s.next_handle++;
-  Impl::Msg& m = s.msgs.emplace_back();
+  Impl::Msg& m = s.live.try_emplace(s.live.end(), handle)->second;
   m.handle = handle;
   m.spec = spec;
   m.submitted = now;
@@ -1698,7 +1885,7 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
     new_limit = std::max(new_limit, m.unit().second);
   }
   const std::uint64_t held = s.own_limit(m);
-  if ((new_limit < m.transmitted && !s.mutant(Mutant::CreditReturnBelowTransmitted)) ||
+  if ((new_limit < m.transmitted && !s.policy->return_below_transmitted()) ||
       new_limit >= held) {
     if (s.events.enabled())
       s.events.emit(now, "credit_return_skipped",
@@ -1729,21 +1916,8 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
 }
 
 std::optional<MessageStatus> Sender::status(MessageHandle handle) const {
-  const Impl::Msg* found = impl_->msg_of(handle);
-  if (found == nullptr) return std::nullopt;
-  const Impl::Msg& m = *found;
-  MessageStatus st;
-  st.handle = m.handle;
-  st.message_id = m.id;
-  st.state = m.state;
-  st.length = m.spec.length;
-  st.transmitted = m.transmitted;
-  st.grant_limit = m.limit;
-  st.without_rdcc = m.without_rdcc;
-  st.abort_reason = m.abort_reason;
-  st.submitted = m.submitted;
-  st.finished = m.finished;
-  return st;
+  if (const Impl::Msg* m = impl_->msg_of(handle)) return Impl::status_of(*m);
+  return impl_->finished.find(handle);
 }
 
 std::optional<AssociationStatus> Sender::association(const Address& receiver) const {
@@ -1778,7 +1952,7 @@ void Sender::on_link_pause(Time now) {
   Impl& s = *impl_;
   s.advance(now);
   // "or a link-layer pause indication if the local interface supports PFC"
-  for (auto& m : s.msgs) {
+  for (auto& [h, m] : s.live) {
     if (m.state == MessageState::Unsched) s.convert(m, "link_pause", now);
   }
   s.update_backlog(now);
@@ -1790,7 +1964,7 @@ void Sender::on_nack(const Address& from, std::uint64_t key, std::span<const Oct
   s.advance(now);
   ++s.stats.nacks_received;
   std::uint64_t named = 0;
-  for (auto& m : s.msgs) {
+  for (auto& [h, m] : s.live) {
     if (m.terminal() || m.without_rdcc || m.spec.binding != BindingKind::Opaque) continue;
     if (!m.spec.receiver.same_host(from) || s.binding_value(m) != key) continue;
     // Only octets the message has transmitted in this association are sent again (a
@@ -1819,6 +1993,7 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
   s.clock = std::max(s.clock, now);
   s.planned.reset();
+  s.sweep();
   Impl::Plan* p = s.ready_plan(now);
   if (p == nullptr) return std::nullopt;
   const DataSegment segment = s.emit(*p, now);

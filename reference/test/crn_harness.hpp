@@ -10,11 +10,10 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/crn.hpp"
-#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
-inline CrnConfig crn_test_config(const rdcc::testing::MutantSet& mutants = {}) {
+inline CrnConfig crn_test_config() {
   CrnConfig c;
   c.local = Address::v4(192, 0, 2, 250, 50000);
   c.rdcc_port = 50000;
@@ -23,7 +22,6 @@ inline CrnConfig crn_test_config(const rdcc::testing::MutantSet& mutants = {}) {
   c.queue_capacity = 500000;
   c.service_rate_mbps = 100000;
   c.unscheduled_dscps = {10};
-  c.mutants = mutants;
   return c;
 }
 

@@ -2,6 +2,7 @@
 // drives the endpoint it breaks and says whether the fault shows on the wire. The probe must
 // see nothing wrong with the reference and must see the fault with the mutant switched on.
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/sender_mutants.hpp"
 
 #include <gtest/gtest.h>
 
@@ -362,11 +363,6 @@ std::map<Mutant, Probe> receiver_probes() {
 
 // ---- sender ------------------------------------------------------------------------------------
 
-SenderConfig sender_config(const MutantSet& mutants) {
-  SenderConfig c = default_config();
-  c.mutants = mutants;
-  return c;
-}
 
 // An established association and one scheduled message of `length`; returns its Message ID.
 std::uint64_t scheduled_message(Harness& h, std::uint64_t length, MessageHandle* handle = nullptr) {
@@ -385,7 +381,7 @@ std::uint64_t credit_requests_converted(const Harness& h) {
 std::map<Mutant, Probe> sender_probes() {
   std::map<Mutant, Probe> p;
   p[Mutant::SenderHonoursLowerLimit] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 32768, 1000));
     h.run_for(microseconds(10));
@@ -394,28 +390,28 @@ std::map<Mutant, Probe> sender_probes() {
     return h.data_octets(id) < 32768;
   };
   p[Mutant::SenderExceedsGrant] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 8192));
     h.run_for(microseconds(500));
     return h.data_octets(id) > 8192;
   };
   p[Mutant::SenderIgnoresPacing] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 1000));
     h.run_for(microseconds(100));  // 12,500 octets at 1 Gbit/s
     return h.data_octets(id) > 4 * kCu;
   };
   p[Mutant::SenderUsesZeroRateGrant] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 0));
     h.run_for(microseconds(500));
     return h.data_octets(id) != 0;
   };
   p[Mutant::SenderSerialWithoutWraparound] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const MessageHandle m = h.submit(65536, true);
     h.seq = 0xFFFFFFFFU;
     h.establish();                       // ASSOC_ACCEPT with Sequence Number 2^32 - 1
@@ -424,7 +420,7 @@ std::map<Mutant, Probe> sender_probes() {
     return h.data_octets(h.id(m)) == 0;
   };
   p[Mutant::SenderStaleAccepted] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 4096));
     auto stale = h.grant(id, 65536);
@@ -434,28 +430,28 @@ std::map<Mutant, Probe> sender_probes() {
     return h.data_octets(id) > 4096;
   };
   p[Mutant::SenderIgnoresLifetime] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 1000, 50));  // 50 us at 1 Gbit/s: two Credit Units
     h.run_for(milliseconds(1));
     return h.data_octets(id) > 3 * kCu;
   };
   p[Mutant::SenderIgnoresUnknownAssociation] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)scheduled_message(h, 65536);
     h.deliver(h.error(ReasonCode::UnknownAssociation));
     h.run_for(microseconds(10));
     return h.count<AssocRequest>() < 2;
   };
   p[Mutant::SenderReusesMessageId] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const MessageHandle m1 = h.submit(65536, true);
     h.establish();
     const MessageHandle m2 = h.submit(65536, true);
     return h.id(m2) <= h.id(m1);
   };
   p[Mutant::NoStartJitter] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(1000);
     h.establish();
     const Time requested = h.tx.back().first;
@@ -463,7 +459,7 @@ std::map<Mutant, Probe> sender_probes() {
     return h.data.empty() || h.data.front().first == requested;
   };
   p[Mutant::MultipleUnscheduled] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(1000);
     h.establish();
     (void)h.submit(1000);
@@ -472,7 +468,7 @@ std::map<Mutant, Probe> sender_probes() {
     return unscheduled > 1;
   };
   p[Mutant::UnscheduledDataBeforeRequest] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(1000);
     h.establish();
     h.run_for(microseconds(20));
@@ -483,7 +479,7 @@ std::map<Mutant, Probe> sender_probes() {
     return false;
   };
   p[Mutant::UnscheduledSentNotLength] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(1000);
     h.establish();
     h.run_for(microseconds(20));
@@ -491,20 +487,20 @@ std::map<Mutant, Probe> sender_probes() {
     return rs.empty() || rs.front().unscheduled_sent != 1000;
   };
   p[Mutant::ScheduledWithoutCredit] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.run_for(microseconds(100));
     return h.data_octets(id) != 0;
   };
   p[Mutant::SenderGrantFromAnyAddress] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 8192), kRecv2);
     h.run_for(microseconds(100));
     return h.data_octets(id) != 0;
   };
   p[Mutant::SenderReportFromUnconfiguredCrn] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(16000);
     h.establish();
     h.deliver(h.report(), Address::v4(10, 0, 9, 99, 50000));
@@ -512,7 +508,7 @@ std::map<Mutant, Probe> sender_probes() {
     return credit_requests_converted(h) != 0;
   };
   p[Mutant::SenderIgnoresReports] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(16000);
     h.establish();
     h.deliver(h.report(), kCrnAddr);
@@ -520,7 +516,7 @@ std::map<Mutant, Probe> sender_probes() {
     return credit_requests_converted(h) == 0;
   };
   p[Mutant::SenderAcceptsWrongNonce] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(65536, true);
     AssocAccept acc = h.accept();
     acc.sender_nonce ^= 1U;
@@ -528,7 +524,7 @@ std::map<Mutant, Probe> sender_probes() {
     return h.count<CreditRequest>() != 0;
   };
   p[Mutant::SenderVersionNotChecked] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     const auto id = scheduled_message(h, 65536);
     auto raw = encoded(h.grant(id, 8192));
     raw[0] = std::byte{0x20};
@@ -537,7 +533,7 @@ std::map<Mutant, Probe> sender_probes() {
     return h.data_octets(id) != 0;
   };
   p[Mutant::CreditReturnBelowTransmitted] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     MessageHandle m = 0;
     const auto id = scheduled_message(h, 65536, &m);
     h.deliver(h.grant(id, 32768, 1000));
@@ -550,7 +546,7 @@ std::map<Mutant, Probe> sender_probes() {
     return false;
   };
   p[Mutant::SenderStatusMissing] = [](const MutantSet& ms) {
-    Harness h(sender_config(ms));
+    Harness h(default_config(), 7, testing::sender_policy(ms));
     h.params.backlog_threshold = 4096;
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 1000));
@@ -564,7 +560,7 @@ std::map<Mutant, Probe> sender_probes() {
 
 // One report on scheduled traffic at Q = 300000 (B_th 100000, Q_max 500000).
 std::vector<std::pair<Address, CongestionReport>> one_report(const MutantSet& ms) {
-  Crn crn(crn_test_config(ms));
+  Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
   crn.on_dequeue(queue_observation(300000), Time{});
   return crn_reports(crn);
 }
@@ -580,12 +576,12 @@ std::map<Mutant, Probe> crn_probes() {
     return r.size() != 1 || !r[0].first.same_host(Address::v4(192, 0, 2, 100, 0));
   };
   p[Mutant::CrnNoFlowLimit] = [](const MutantSet& ms) {
-    Crn crn(crn_test_config(ms));
+    Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
     for (int i = 0; i < 4; ++i) crn.on_dequeue(queue_observation(300000), Time{microseconds(10 * i).ns});
     return crn_reports(crn).size() > 1;  // one per 50 us per flow
   };
   p[Mutant::CrnNoPortLimit] = [](const MutantSet& ms) {
-    Crn crn(crn_test_config(ms));
+    Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
     for (std::uint8_t i = 1; i <= 3; ++i) crn.on_dequeue(queue_observation(300000, 26, i), Time{microseconds(i).ns});
     return crn_reports(crn).size() > 1;  // one per 5 us per port
   };
@@ -594,7 +590,7 @@ std::map<Mutant, Probe> crn_probes() {
     return r.size() != 1 || r[0].second.header.association_id != 0 || r[0].second.header.epoch != 0;
   };
   p[Mutant::CrnBelowThreshold] = [](const MutantSet& ms) {
-    Crn crn(crn_test_config(ms));
+    Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
     crn.on_dequeue(queue_observation(100000), Time{});
     return !crn_reports(crn).empty();
   };

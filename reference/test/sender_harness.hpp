@@ -69,8 +69,10 @@ struct Harness {
   std::uint32_t seq = 1000;
   AssocAccept params = default_params();
 
-  explicit Harness(SenderConfig c = default_config(), std::uint64_t seed = 7)
-      : cfg(std::move(c)), rng(seed), s(std::make_unique<Sender>(cfg, rng, &events)) {}
+  // `policy`: the sender's (a variant's, or a mutant's: rdcc/testing/sender_mutants.hpp).
+  explicit Harness(SenderConfig c = default_config(), std::uint64_t seed = 7,
+                   std::shared_ptr<const SenderPolicy> policy = nullptr)
+      : cfg(std::move(c)), rng(seed), s(std::make_unique<Sender>(cfg, rng, &events, std::move(policy))) {}
 
   void record(const Datagram& d) {
     auto m = decode(d.payload());

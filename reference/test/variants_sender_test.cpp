@@ -11,6 +11,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/variants.hpp"
+#include "rdcc/testing/sender_mutants.hpp"
 #include "sender_harness.hpp"
 
 namespace rdcc::ref {
@@ -98,11 +99,12 @@ struct VariantRun {
 TEST(SenderVariants, TheCheckerCatchesASenderThatBreaksARule) {
   for (const testing::Mutant m : {testing::Mutant::SenderExceedsGrant, testing::Mutant::SenderIgnoresPacing}) {
     VariantRun r("pacing-bursts");
-    r.h.cfg.mutants = {m};
     std::shared_ptr<const SenderPolicy> policy;
     SenderConfig c = r.h.cfg;
     ASSERT_TRUE(apply_variant("pacing-bursts", c, policy));
-    r.h.s = std::make_unique<Sender>(r.h.cfg, r.h.rng, &r.h.events, policy);
+    // The mutant wraps the variant's policy: the variant's choices, the mutant's fault.
+    r.h.s = std::make_unique<Sender>(r.h.cfg, r.h.rng, &r.h.events,
+                                     testing::sender_policy({m}, policy));
     const MessageHandle h = r.submit(1 << 20, true);
     r.establish();
     r.deliver(r.h.grant(r.h.id(h), 65536, 1000, 100000));

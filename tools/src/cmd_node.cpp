@@ -19,6 +19,7 @@
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/sender_mutants.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
@@ -552,8 +553,8 @@ int run_sender(const SenderOptions& o) {
   e.local_backlog_threshold = o.backlog_threshold;
   e.available_rate_mbps = o.available_rate;
   e.allow_unscheduled = !o.scheduled_only;
-  e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Sender);
   apply_variant_option(o.c.variant, ref::VariantRole::Sender, e, cfg.policy);
+  cfg.policy = testing::sender_policy(parse_mutants(o.c.mutants, testing::MutantRole::Sender), cfg.policy);
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
   cfg.data_source_port = o.data_source_port;
@@ -823,8 +824,8 @@ void run_crn(const CrnOptions& o) {
   }
   cfg.crn.suggest_rate = !o.no_suggest_rate;
   cfg.crn.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
-  cfg.crn.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Crn);
   apply_variant_option(o.c.variant, ref::VariantRole::Crn, cfg.crn, cfg.policy);
+  cfg.policy = testing::crn_policy(parse_mutants(o.c.mutants, testing::MutantRole::Crn), cfg.policy);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
   cfg.ecn_threshold = o.ecn_threshold;

@@ -24,6 +24,7 @@
 #include "rdcc/pcaps/framing.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/sim/network.hpp"
+#include "rdcc/testing/sender_mutants.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "sim_config.hpp"
 #ifdef RDCC_HAVE_NS3
@@ -139,11 +140,12 @@ class Run {
     }
     for (const auto& [host, sc] : c.senders) {
       if (host.with_receiver) {
-        net_->attach_sender(receivers_[*host.with_receiver].host, sc);
+        net_->attach_sender(receivers_[*host.with_receiver].host, sc,
+                            testing::sender_policy(host.mutants));
         senders_.push_back(receivers_[*host.with_receiver].host);
       } else {
         senders_.push_back(net_->add_host(host.link));
-        net_->attach_sender(senders_.back(), sc);
+        net_->attach_sender(senders_.back(), sc, testing::sender_policy(host.mutants));
       }
     }
     for (const auto& m : c.messages) {

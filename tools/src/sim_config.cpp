@@ -205,14 +205,14 @@ ref::ReceiverConfig read_receiver(Obj& o) {
   return c;
 }
 
-ref::SenderConfig read_sender(Obj& o) {
+ref::SenderConfig read_sender(Obj& o, testing::MutantSet& mutants) {
   ref::SenderConfig c;
   o.uint("line_rate_mbps", c.line_rate_mbps, 1);
   o.boolean("allow_unscheduled", c.allow_unscheduled);
   o.uint("local_backlog_threshold", c.local_backlog_threshold);
   o.uint("default_credit_unit", c.default_credit_unit, 1);
   c.capabilities = read_capabilities(o, c.capabilities);
-  c.mutants = read_mutants(o, testing::MutantRole::Sender);
+  mutants = read_mutants(o, testing::MutantRole::Sender);
   return c;
 }
 
@@ -349,7 +349,8 @@ SimMessage workload_message(std::vector<std::size_t> senders, std::size_t to, st
 
 // A workload fills the receivers, senders and messages (docs/sim.md, "Workloads"); every
 // receiver takes the parameters of `receiver`, every sender those of `sender`.
-void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig& sc, SimConfig& c) {
+void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig& sc,
+                   const testing::MutantSet& sender_mutants, SimConfig& c) {
   w.string("kind", c.workload);
   if (w.get("length") == nullptr) w.fail(w.at("length"), "required (octets)");
   std::uint64_t length = 0;
@@ -359,12 +360,12 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig
   const auto receiver = [&](const std::string& name) {
     ref::ReceiverConfig r = rc;
     r.name = name;
-    c.receivers.emplace_back(SimHost{name, c.link, std::nullopt}, r);
+    c.receivers.emplace_back(SimHost{name, c.link, std::nullopt, {}}, r);
   };
   const auto sender = [&](const std::string& name, std::optional<std::size_t> on) {
     ref::SenderConfig s = sc;
     s.name = name;
-    c.senders.emplace_back(SimHost{name, c.link, on}, s);
+    c.senders.emplace_back(SimHost{name, c.link, on, sender_mutants}, s);
   };
   if (c.workload == "incast") {
     std::size_t n = 0;
@@ -457,7 +458,7 @@ void read_tables(Obj& top, SimConfig& c) {
     std::size_t count = 1;
     o.uint("count", count, 1, 1U << 16U);
     SimHost h = read_host(o, c.link, "sender");
-    ref::SenderConfig sc = read_sender(o);
+    ref::SenderConfig sc = read_sender(o, h.mutants);
     o.done();
     for (std::size_t k = 0; k < count; ++k) {
       SimHost each = h;
@@ -540,11 +541,12 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
       r->done();
     }
     ref::SenderConfig sc;
+    testing::MutantSet sender_mutants;
     if (auto s = top.object("sender")) {
-      sc = read_sender(*s);
+      sc = read_sender(*s, sender_mutants);
       s->done();
     }
-    read_workload(*w, rc, sc, c);
+    read_workload(*w, rc, sc, sender_mutants, c);
   } else {
     read_tables(top, c);
   }

@@ -13,6 +13,7 @@
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/sim/network.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::tools {
 
@@ -39,6 +40,7 @@ struct SimHost {
   // A sender on the host of this receiver (index into SimConfig::receivers), not on its own:
   // the workloads whose hosts both send and receive.
   std::optional<std::size_t> with_receiver;
+  testing::MutantSet mutants;  // the endpoint's deliberate faults ("mutants", docs/sim.md)
 };
 
 // The network's shape (docs/sim.md, "topology"). The deterministic simulator is a star; the

@@ -98,6 +98,9 @@ struct Submission {
   ref::MessageSpec spec;
   Time at;
   std::optional<ref::MessageHandle> handle;
+  // The final status, kept here once seen: the sender keeps only a bounded number of them
+  // (SenderConfig::finished_status_capacity), and the simulator answers for every message.
+  std::optional<ref::MessageStatus> final;
 };
 
 // Event kinds, ordered by (time, sequence): same instant, scheduling order.
@@ -141,6 +144,7 @@ struct Network::Impl {
   std::unique_ptr<ref::Crn> crn;
   Address crn_addr;
   std::vector<Submission> subs;
+  std::size_t first_open = 0;  // subs before it are all DONE or ABORTED (all_finished)
   std::vector<PacketRecord> records;
   NetworkStats stats;
   std::uint64_t hash = kFnvOffset;
@@ -203,7 +207,7 @@ struct Network::Impl {
     checker.add_receiver(h.addr, h.receiver_config->budget, h.receiver_config->d_max);
   }
 
-  void attach_sender(HostId id, ref::SenderConfig sc) {
+  void attach_sender(HostId id, ref::SenderConfig sc, std::shared_ptr<const ref::SenderPolicy> policy) {
     Host& h = hosts.at(id);
     sc.local = h.addr;
     if (h.receiver) sc.local.port = dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
@@ -213,7 +217,7 @@ struct Network::Impl {
     }
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
     h.sender_random = std::make_unique<ref::SeededRandom>(sender_seed(cfg.seed, h.id));
-    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer());
+    h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer(), std::move(policy));
   }
 
   Host* host_of(const Address& a) {
@@ -786,16 +790,18 @@ HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link) {
   impl_->attach_receiver(h, std::move(config));
   return h;
 }
-HostId Network::add_sender(ref::SenderConfig config, LinkConfig link) {
+HostId Network::add_sender(ref::SenderConfig config, LinkConfig link,
+                           std::shared_ptr<const ref::SenderPolicy> policy) {
   const HostId h = impl_->add_host(link);
-  impl_->attach_sender(h, std::move(config));
+  impl_->attach_sender(h, std::move(config), std::move(policy));
   return h;
 }
 void Network::attach_receiver(HostId host, ref::ReceiverConfig config) {
   impl_->attach_receiver(host, std::move(config));
 }
-void Network::attach_sender(HostId host, ref::SenderConfig config) {
-  impl_->attach_sender(host, std::move(config));
+void Network::attach_sender(HostId host, ref::SenderConfig config,
+                            std::shared_ptr<const ref::SenderPolicy> policy) {
+  impl_->attach_sender(host, std::move(config), std::move(policy));
 }
 Address Network::address(HostId host) const { return impl_->hosts.at(host).addr; }
 std::size_t Network::host_count() const { return impl_->hosts.size(); }
@@ -835,9 +841,14 @@ void Network::return_credit(SubmitId id, std::uint64_t new_limit, Time at) {
                   }});
 }
 std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
-  const Submission& s = impl_->subs.at(id);
+  Submission& s = impl_->subs.at(id);
+  if (s.final) return s.final;
   if (!s.handle) return std::nullopt;
-  return impl_->hosts[s.host].sender->status(*s.handle);
+  auto st = impl_->hosts[s.host].sender->status(*s.handle);
+  if (st && (st->state == ref::MessageState::Done || st->state == ref::MessageState::Aborted)) {
+    s.final = st;
+  }
+  return st;
 }
 std::size_t Network::submitted() const { return impl_->subs.size(); }
 bool Network::all_done() const {
@@ -848,8 +859,10 @@ bool Network::all_done() const {
   return true;
 }
 bool Network::all_finished() const {
-  for (SubmitId i = 0; i < impl_->subs.size(); ++i) {
-    auto st = status(i);
+  // A finished message stays finished: the walk resumes where the last one stopped, so a
+  // long run's checks cost what is still open, not every message ever submitted.
+  for (; impl_->first_open < impl_->subs.size(); ++impl_->first_open) {
+    auto st = status(impl_->first_open);
     if (!st || (st->state != ref::MessageState::Done && st->state != ref::MessageState::Aborted)) {
       return false;
     }

@@ -56,7 +56,8 @@ class Network {
   // dual_role_sender_port).
   HostId add_host(LinkConfig link = {});
   void attach_receiver(HostId host, ref::ReceiverConfig config);
-  void attach_sender(HostId host, ref::SenderConfig config);
+  void attach_sender(HostId host, ref::SenderConfig config,
+                     std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
   [[nodiscard]] Address address(HostId host) const;
   [[nodiscard]] std::size_t host_count() const;
 

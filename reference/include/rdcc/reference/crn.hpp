@@ -11,7 +11,6 @@
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
-#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -28,7 +27,6 @@ struct CrnConfig {
   std::set<std::uint8_t> unscheduled_dscps;        // DSCPs of unscheduled traffic: report to the sender
   bool suggest_rate = true;
   std::uint8_t control_dscp = 46;
-  testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
 
 // The flow of the data packet that was dequeued.

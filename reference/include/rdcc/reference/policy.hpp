@@ -14,6 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/serial.hpp"
+#include "rdcc/reference/random.hpp"
 #include "rdcc/reference/time.hpp"
 
 namespace rdcc::ref {
@@ -162,6 +165,81 @@ class SenderPolicy {
   // application says so (default), or keeps silent and simply never transmits beyond the
   // New Limit.
   [[nodiscard]] virtual bool send_credit_return() const { return true; }
+
+  // ---- the rules' own decisions ---------------------------------------------------------
+  // Each hook below answers what a MUST of the spec decides, and its default is the only
+  // conforming answer. They are seams, not choices: a conformance test injects a deliberate
+  // fault (a mutant, built by rdcc/testing) by overriding one at construction, so that no
+  // fault is a switch inside the rule code. A conforming policy leaves them alone.
+
+  // Decoding of a received datagram ("Common Header": version, lengths).
+  [[nodiscard]] virtual Result<Message, DecodeError> decode_control(
+      std::span<const std::byte> datagram) const {
+    return decode(datagram);
+  }
+  // Whether a Sequence Number is newer than the newest processed one (serial number
+  // arithmetic); what is not newer is discarded.
+  [[nodiscard]] virtual bool newer_sequence(std::uint32_t seq, std::uint32_t newest) const {
+    return serial_newer(seq, newest);
+  }
+  // Whether an ASSOC_ACCEPT echoes the current Sender Nonce.
+  [[nodiscard]] virtual bool nonce_echoed(std::uint64_t echoed, std::uint64_t current) const {
+    return echoed == current;
+  }
+  // Whether a control message from an address with no association is matched to an
+  // association by its Association ID (never: the receiver's address binds it).
+  [[nodiscard]] virtual bool match_unknown_peer_by_association_id() const { return false; }
+  // Whether ERROR (UNKNOWN_ASSOCIATION) carrying our Association ID discards our credit and
+  // re-establishes the association.
+  [[nodiscard]] virtual bool honour_unknown_association() const { return true; }
+  // Whether a CONGESTION_REPORT is taken from its source (`configured`: the source is a
+  // configured CRN address).
+  [[nodiscard]] virtual bool trust_report_source(bool configured) const { return configured; }
+  // Whether a report addressed to us stops unscheduled transmission.
+  [[nodiscard]] virtual bool act_on_report() const { return true; }
+  // Whether a grant with this Pacing Rate is used (zero: ignored).
+  [[nodiscard]] virtual bool use_grant(std::uint32_t pacing_rate) const {
+    return pacing_rate != 0;
+  }
+  // Whether a grant whose Grant Limit is not larger than the held one lowers it (rule 1:
+  // never; it only refreshes Lifetime and Pacing Rate).
+  [[nodiscard]] virtual bool lower_limit_lowers_credit() const { return false; }
+  // Until when a grant received at `now` with `lifetime` may be used.
+  [[nodiscard]] virtual Time grant_valid_until(Time now, Duration lifetime) const {
+    return now + lifetime;
+  }
+  // The offset scheduled octets of a message may reach under its own grant, given the Grant
+  // Limit held (within the message), the Credit Unit and the message's end.
+  [[nodiscard]] virtual std::uint64_t transmit_limit(std::uint64_t limit, std::uint64_t /*credit_unit*/,
+                                                     std::uint64_t /*end*/) const {
+    return limit;
+  }
+  // The rate scheduled octets are paced at, given the Pacing Rate granted and the line rate.
+  [[nodiscard]] virtual std::uint64_t pacing_rate(std::uint64_t granted,
+                                                  std::uint64_t /*line_rate*/) const {
+    return granted;
+  }
+  // Whether a scheduled message may send its first Credit Unit before any grant (never).
+  [[nodiscard]] virtual bool send_before_credit() const { return false; }
+  // How far the association's next Message ID moves on for each new message (Message IDs
+  // "MUST increase").
+  [[nodiscard]] virtual std::uint64_t message_id_step() const { return 1; }
+  // Whether at most one unscheduled message per association is outstanding.
+  [[nodiscard]] virtual bool one_unscheduled_outstanding() const { return true; }
+  // The random start delay of an unscheduled message, ns: uniform in [0, max_ns].
+  [[nodiscard]] virtual std::uint64_t start_delay_ns(std::uint64_t max_ns,
+                                                     RandomSource& random) const {
+    return random.uniform(max_ns);
+  }
+  // Whether an unscheduled message's CREDIT_REQUEST goes before its first data packet.
+  [[nodiscard]] virtual bool request_before_unscheduled_data() const { return true; }
+  // Whether the sender sends SENDER_STATUS during a backlog episode.
+  [[nodiscard]] virtual bool send_sender_status() const { return true; }
+  // Whether a CREDIT_RETURN may state a New Limit below the octets already transmitted.
+  [[nodiscard]] virtual bool return_below_transmitted() const { return false; }
+  // Every control message the sender sends, as it enters the transmit queue: the wire-only
+  // faults rewrite a field here. The reference sends what its rules built.
+  virtual void rewrite_outgoing(Message& /*m*/) const {}
 };
 
 // ---- CRN ------------------------------------------------------------------------------------
@@ -180,6 +258,30 @@ class CrnPolicy {
   // The per-flow report interval in force: "at most one report per flow per configured report
   // interval" is a bound, and the reference reports as often as it allows.
   [[nodiscard]] virtual Duration report_interval(Duration configured) const { return configured; }
+
+  // ---- the rules' own decisions (see SenderPolicy): defaults are the only conforming ones --
+
+  // Which side a report goes to: "to the sender for unscheduled traffic", else the receiver.
+  [[nodiscard]] virtual bool report_to_sender(bool unscheduled) const { return unscheduled; }
+  // The Congestion Degree of a report, given the one the spec's formula gives.
+  [[nodiscard]] virtual std::uint8_t congestion_degree(std::uint8_t formula, std::uint64_t /*q*/,
+                                                       std::uint64_t /*b_th*/,
+                                                       std::uint64_t /*q_max*/) const {
+    return formula;
+  }
+  // The UDP port a report goes to: the RDCC port (`flow_port`: the data packet's).
+  [[nodiscard]] virtual std::uint16_t report_port(std::uint16_t rdcc_port,
+                                                  std::uint16_t /*flow_port*/) const {
+    return rdcc_port;
+  }
+  // Whether a queue exactly at B_th is reported ("While Q exceeds B_th": never).
+  [[nodiscard]] virtual bool report_at_threshold() const { return false; }
+  // The per-port report interval in force.
+  [[nodiscard]] virtual Duration port_report_interval(Duration configured) const {
+    return configured;
+  }
+  // Every report, as it enters the transmit queue (see SenderPolicy::rewrite_outgoing).
+  virtual void rewrite_outgoing(Message& /*m*/) const {}
 };
 
 }  // namespace rdcc::ref

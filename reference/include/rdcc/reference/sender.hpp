@@ -16,7 +16,6 @@
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/random.hpp"
-#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -39,7 +38,10 @@ struct SenderConfig {
   // Segment size before an association has advertised its Credit Unit (without RDCC), and
   // when an ASSOC_ACCEPT advertises a Credit Unit of zero.
   std::uint32_t default_credit_unit = 4096;
-  testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
+  // How many finished (DONE or ABORTED) messages keep their final status for status(): the
+  // most recently finished ones, the oldest forgotten first. A finished message leaves the
+  // sender's live state at once; only this status remains. 0: none kept.
+  std::size_t finished_status_capacity = 65536;
 };
 
 // What the application hands to RDCC: one message toward one receiver.
@@ -61,6 +63,33 @@ struct MessageSpec {
 // "Sender Message State Machine".
 enum class MessageState : std::uint8_t { New, Unsched, Waiting, Scheduled, Drained, Done, Aborted };
 [[nodiscard]] const char* to_string(MessageState s);
+
+// The rows of "Sender Message State Transitions", in the table's order, then the reference's
+// own rows for what the table leaves out (docs/spec-notes.md, "The sender's state machine
+// beyond the table"). sender.cpp holds the table (each row's states and next state); every
+// change of a message's state takes one row by name, and SenderStats::transitions counts them.
+enum class SenderTransition : std::uint8_t {
+  NewUnscheduled,            // NEW -> UNSCHED: length <= U, no unscheduled message outstanding
+  NewScheduled,              // NEW -> WAITING: otherwise
+  UnschedDrained,            // UNSCHED -> DRAINED: all octets transmitted
+  UnschedStopped,            // UNSCHED -> WAITING: CONGESTION_REPORT or link pause
+  WaitingGranted,            // WAITING -> SCHEDULED: CREDIT_GRANT above transmitted offset
+  WaitingRequestTimeout,     // WAITING -> WAITING: request timeout, CREDIT_REQUEST again
+  ScheduledLimitReached,     // SCHEDULED -> WAITING: Grant Limit reached before message end
+  ScheduledLifetimeElapsed,  // SCHEDULED -> WAITING: Lifetime elapsed, CREDIT_REQUEST
+  ScheduledDrained,          // SCHEDULED -> DRAINED: all octets transmitted
+  DrainedDone,               // DRAINED -> DONE: MSG_DONE
+  DrainedRequestTimeout,     // DRAINED -> DRAINED: request timeout, CREDIT_REQUEST again
+  Aborted,                   // any but DONE or ABORTED -> ABORTED: CANCEL, ERROR
+  WaitingBudgetExhausted,    // WAITING -> WAITING: ERROR (BUDGET_EXHAUSTED)
+  // Beyond the table.
+  WithoutRdcc,               // NEW -> SCHEDULED: no ASSOC_REQUEST answered, sent without RDCC
+  WithoutRdccDone,           // SCHEDULED -> DONE: without RDCC, all octets transmitted
+  CreditDropped,             // live, not NEW -> WAITING: UNKNOWN_ASSOCIATION or a new Epoch
+  WaitingDrained,            // WAITING -> DRAINED: the last octets went under pool credit
+};
+inline constexpr std::size_t kSenderTransitionCount = 17;
+[[nodiscard]] const char* to_string(SenderTransition t);
 
 using MessageHandle = std::uint64_t;  // sender-local; never reused
 
@@ -113,6 +142,8 @@ struct SenderStats {
   // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").
   std::uint64_t nacks_received = 0;
   std::uint64_t resent_octets = 0;  // octets sent again because a NACK named them
+  // How often each row of the state machine was taken, by SenderTransition.
+  std::array<std::uint64_t, kSenderTransitionCount> transitions{};
 };
 
 // What tests and tools may read about one association.

@@ -135,11 +135,14 @@ class Network {
   // A new host with one endpoint. The simulator sets `local` (and adds the CRN address to
   // `crn_addresses` when a CRN is configured).
   HostId add_receiver(ref::ReceiverConfig config, LinkConfig link = {});
-  HostId add_sender(ref::SenderConfig config, LinkConfig link = {});
+  // `policy`: the sender's (SenderPolicy, policy.hpp); none: the reference's.
+  HostId add_sender(ref::SenderConfig config, LinkConfig link = {},
+                    std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
   // A host may carry both: attach the receiver first, the sender then takes
   // dual_role_sender_port.
   void attach_receiver(HostId host, ref::ReceiverConfig config);
-  void attach_sender(HostId host, ref::SenderConfig config);
+  void attach_sender(HostId host, ref::SenderConfig config,
+                     std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
 
   [[nodiscard]] Address address(HostId host) const;  // the host's RDCC address
   [[nodiscard]] std::size_t host_count() const;
