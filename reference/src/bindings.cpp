@@ -101,14 +101,7 @@ std::string_view to_string(BindingErrorCode code) noexcept {
 }
 
 std::string BindingError::describe() const {
-  std::string s{to_string(code)};
-  s += " (field ";
-  s += field;
-  s += ", offset " + std::to_string(offset);
-  s += ", value " + std::to_string(actual);
-  if (expected != 0) s += ", expected " + std::to_string(expected);
-  s += ")";
-  return s;
+  return wire::describe_field_error(to_string(code), field, offset, actual, expected);
 }
 
 // ---- IPv4 + UDP ---------------------------------------------------------------------------

@@ -36,8 +36,9 @@ std::string_view to_string(IpErrorCode code) noexcept {
   return "?";
 }
 
-std::string IpError::describe() const {
-  std::string s{to_string(code)};
+std::string describe_field_error(std::string_view what, std::string_view field, std::size_t offset,
+                                 std::uint64_t actual, std::uint64_t expected) {
+  std::string s{what};
   s += " (field ";
   s += field;
   s += ", offset " + std::to_string(offset);
@@ -45,6 +46,10 @@ std::string IpError::describe() const {
   if (expected != 0) s += ", expected " + std::to_string(expected);
   s += ")";
   return s;
+}
+
+std::string IpError::describe() const {
+  return describe_field_error(to_string(code), field, offset, actual, expected);
 }
 
 Result<std::size_t, IpError> encode_udp_headers(const UdpHeaders& h, std::size_t payload_size,

@@ -32,6 +32,12 @@ enum class IpErrorCode : std::uint8_t {
 };
 [[nodiscard]] std::string_view to_string(IpErrorCode code) noexcept;
 
+// "<what> (field F, offset N, value V[, expected E])": how the errors of a field at an offset
+// read, here and in the bindings (ref::BindingError).
+[[nodiscard]] std::string describe_field_error(std::string_view what, std::string_view field,
+                                               std::size_t offset, std::uint64_t actual,
+                                               std::uint64_t expected);
+
 struct IpError {
   IpErrorCode code;
   std::size_t offset = 0;      // octet offset of the field concerned, in the IP packet
