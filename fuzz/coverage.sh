@@ -61,9 +61,9 @@ done
 report=$profiles/report.txt
 "$llvm_cov" report "${objects[@]:1}" -instr-profile="$profiles/merged.profdata" \
   -show-branch-summary 2>/dev/null >"$report"
-declare -A components=([codec]="^codec/" [reference]="^reference/" [pcap_reader]="^tools/src/pcap_reader")
-sources=(codec/src codec/include reference/src reference/include tools/src/pcap_reader.cpp)
-for component in codec reference pcap_reader; do
+declare -A components=([codec]="^codec/" [wire]="^wire/" [reference]="^reference/")
+sources=(codec/src codec/include wire/src wire/include reference/src reference/include)
+for component in codec wire reference; do
   echo "coverage: $component"
   head -1 "$report" | awk '{ printf "  %-48s %8s %8s %8s %9s %9s %8s\n", $1, "Lines", "Missed", "Cover", "Branches", "Missed", "Cover" }'
   awk -v re="${components[$component]}" '

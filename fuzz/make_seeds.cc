@@ -9,7 +9,7 @@
 // registry names, flag lists, "0x" strings and RoCEv2 objects, and every JSON error; hex text
 // with each separator and every hex error; cursor programs for fuzz_bytes; the boundary numbers
 // of the JSON number writers for fuzz_json_number; the frames of the
-// golden captures (pcaps/*.pcap, read with the tools' reader) for fuzz_pcap, in each link
+// golden captures (pcaps/*.pcap, read with wire's reader) for fuzz_pcap, in each link
 // type, and their UDP payloads for fuzz_decode; and one step program per scenario the
 // reference tests exercise for fuzz_receiver and fuzz_sender (rdcc/testing/steps.hpp).
 #include <bit>
@@ -36,7 +36,7 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/testing/steps.hpp"
 #include "rdcc/testing/vectors.hpp"
-#include "pcap_reader.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace {
 
@@ -341,16 +341,16 @@ CaptureSeeds capture_seeds(const std::filesystem::path& pcaps,
   std::set<Octets> seen;
   for (const auto& [name, o] : datagrams) seen.insert(o);
   for (const char* file : {"appendix_exchange", "boundary", "malformed", "ordinary_udp"}) {
-    rdcc::tools::CaptureReader reader;
+    rdcc::wire::CaptureReader reader;
     std::string error;
     if (!reader.open((pcaps / (std::string(file) + ".pcap")).string(), error)) die(error);
-    rdcc::tools::CapturedFrame frame;
+    rdcc::wire::CapturedFrame frame;
     while (reader.next(frame, error) && frame.number <= 24) {
       const std::string name = std::string(file) + "_" + std::to_string(frame.number);
       const Octets bytes(frame.data.begin(), frame.data.end());
       out.frames["ethernet_" + name] = bytes;
-      const auto parsed = rdcc::tools::parse_frame(frame.data, reader.link_type());
-      if (parsed.kind == rdcc::tools::FrameKind::Udp &&
+      const auto parsed = rdcc::wire::parse_frame(frame.data, reader.link_type());
+      if (parsed.kind == rdcc::wire::FrameKind::Udp &&
           seen.insert(Octets(parsed.payload.begin(), parsed.payload.end())).second) {
         out.payloads["pcap_" + name] = Octets(parsed.payload.begin(), parsed.payload.end());
       }

@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include "rdcc/conformance/html_report.hpp"
-#include "rdcc/pcaps/annotate.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
 #include "rdcc/version.h"
+#include "rdcc/wire/annotate.hpp"
+#include "rdcc/wire/frame.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -35,14 +35,6 @@ std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6f", s);
   return buf;
-}
-
-pcaps::Endpoint endpoint_of(const Address& a) {
-  pcaps::Endpoint e;
-  e.ipv6 = a.ipv6;
-  e.address = a.ip;
-  e.port = a.port;
-  return e;
 }
 
 bool mandatory(const std::string& level) {
@@ -257,8 +249,8 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
 // The comments of a run's annotated capture: the frames its verdict cites (the verdict, then
 // each requirement it cites with its sentence), and each frame where the IUT broke an
 // invariant (the rule's ID, its sentence, what the checker saw).
-pcaps::FrameComments frame_comments(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
-  pcaps::FrameComments out;
+wire::FrameComments frame_comments(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
+  wire::FrameComments out;
   std::map<std::uint64_t, std::set<std::string>> broken;  // frame -> requirements its violations name
   for (std::size_t k = 0; k < r.violations.size() && k < r.violation_frames.size(); ++k) {
     const auto& v = r.violations[k];
@@ -404,11 +396,10 @@ std::string xml_escape(std::string_view s) {
 std::string pcap_in_report(const ScenarioResult& r) { return "scenarios/" + r.name + ".pcap"; }
 
 void write_pcap(const std::string& path, const ScenarioResult& r) {
-  pcaps::PcapWriter w(path);
+  wire::PcapWriter w(path);
   for (const auto& e : r.trace) {
-    const auto frame = pcaps::udp_frame(endpoint_of(e.packet.from), endpoint_of(e.packet.to),
-                                        e.packet.payload);
-    w.write(pcaps::kEpochMicros + e.packet.time.ns / 1000, frame);
+    const auto frame = wire::udp_frame(e.packet.from, e.packet.to, e.packet.payload);
+    w.write(wire::kEpochMicros + e.packet.time.ns / 1000, frame);
   }
 }
 
@@ -455,7 +446,7 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
     const auto comments = frame_comments(r, report.requirements);
     if (!comments.empty()) {
       // Without editcap the report has the plain pcap only; index.html says so.
-      (void)pcaps::annotate_capture((dir / pcap_in_report(r)).string(), annotated.string(), comments);
+      (void)wire::annotate_capture((dir / pcap_in_report(r)).string(), annotated.string(), comments);
     }
     const auto events_path = dir / "scenarios" / (r.name + ".events.jsonl");
     auto events = open_out(events_path);

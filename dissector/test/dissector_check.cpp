@@ -34,8 +34,8 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/codec/serial.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
+#include "rdcc/wire/frame.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace rdcc::dissector_check {
 namespace {
@@ -94,9 +94,17 @@ std::vector<std::optional<Items>> read_tshark(const std::string& path) {
 // The RDCC port the tests configure in tshark (tshark_test.sh): a frame to or from it is RDCC.
 constexpr std::uint16_t kRdccPort = 50000;
 
+// One UDP datagram of a capture, as far as the capture holds it.
+struct UdpDatagram {
+  wire::Address src;
+  wire::Address dst;
+  std::vector<std::byte> payload;  // the captured part of the UDP payload
+  bool truncated = false;          // the snap length cut the payload
+};
+
 struct Frame {
   std::int64_t time_us = 0;
-  pcaps::UdpDatagram datagram;
+  UdpDatagram datagram;
   std::optional<Message> message;  // nullopt: the codec rejects the datagram
   std::optional<DecodeError> error;
 
@@ -114,15 +122,28 @@ struct Frame {
 
 std::vector<Frame> read_frames(const std::string& path) {
   std::vector<Frame> frames;
-  for (const auto& packet : pcaps::read_pcap(path)) {
+  wire::CaptureReader reader;
+  std::string error;
+  if (!reader.open(path, error)) throw std::runtime_error(error);
+  wire::CapturedFrame captured;
+  std::vector<std::byte> filled;
+  while (reader.next(captured, error)) {
     Frame f;
-    f.time_us = packet.time_us;
-    std::string why;
-    auto d = pcaps::parse_udp_frame(packet.frame, why, packet.original_length);
-    if (!d) {
-      throw std::runtime_error(path + " frame " + std::to_string(frames.size() + 1) + ": " + why);
+    f.time_us = captured.time_ns / 1000;
+    const wire::ParsedFrame p = wire::parse_zero_filled(captured, reader.link_type(), filled);
+    if (p.kind != wire::FrameKind::Udp) {
+      throw std::runtime_error(path + " frame " + std::to_string(captured.number) + ": " +
+                               (p.kind == wire::FrameKind::Other ? "not UDP over IPv4 or IPv6"
+                                                                 : wire::describe_malformed(p)));
     }
-    f.datagram = std::move(*d);
+    f.datagram.src = p.source;
+    f.datagram.dst = p.destination;
+    // A frame read zero-filled: only the octets before the cut are the datagram's.
+    const std::size_t kept = p.zero_filled ? std::min(p.payload.size(), captured.data.size() -
+                                                      std::min(p.payload_offset, captured.data.size()))
+                                           : p.payload.size();
+    f.datagram.payload.assign(p.payload.begin(), p.payload.begin() + static_cast<std::ptrdiff_t>(kept));
+    f.datagram.truncated = kept < p.payload.size();
     auto decoded = decode(f.datagram.payload);
     if (decoded) {
       f.message = *decoded;
@@ -131,10 +152,11 @@ std::vector<Frame> read_frames(const std::string& path) {
     }
     frames.push_back(std::move(f));
   }
+  if (!error.empty()) throw std::runtime_error(error);
   return frames;
 }
 
-std::string endpoint_key(const pcaps::Endpoint& e) { return pcaps::to_string(e); }
+std::string endpoint_key(const wire::Address& e) { return e.to_string(); }
 
 std::optional<std::uint64_t> parse_number(const std::string& text) {
   try {

@@ -18,13 +18,19 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
+#include "rdcc/wire/frame.hpp"
+#include "rdcc/wire/pcap.hpp"
 #include "rdcc/testing/vectors.hpp"
 #include "sim_captures.hpp"
 
 namespace rdcc::pcaps {
 namespace {
+
+using wire::Address;
+using wire::ethernet_frame;
+using wire::kEpochMicros;
+using wire::PcapWriter;
+using wire::udp_frame;
 
 // splitmix64: a fixed, portable generator (std::uniform_*_distribution is not portable).
 class Random {
@@ -59,13 +65,13 @@ class Capture {
   Capture(const std::string& dir, std::string name, std::string summary)
       : name_(std::move(name)), summary_(std::move(summary)), writer_(dir + "/" + name_) {}
 
-  void add(std::int64_t time_us, const Endpoint& src, const Endpoint& dst,
+  void add(std::int64_t time_us, const Address& src, const Address& dst,
            std::span<const std::byte> payload, std::string what) {
     writer_.write(kEpochMicros + time_us, udp_frame(src, dst, payload));
-    lines_.push_back({std::to_string(writer_.count()) + " | " + to_string(src) + " → " +
-                      to_string(dst) + " | " + std::move(what)});
+    lines_.push_back({std::to_string(writer_.count()) + " | " + src.to_string() + " → " +
+                      dst.to_string() + " | " + std::move(what)});
   }
-  void add(std::int64_t time_us, const Endpoint& src, const Endpoint& dst, const Message& m,
+  void add(std::int64_t time_us, const Address& src, const Address& dst, const Message& m,
            std::string what) {
     add(time_us, src, dst, encoded(m), std::move(what));
   }
@@ -103,9 +109,9 @@ void write_boundary(const std::string& dir, std::ostream& index) {
     const auto& v = vectors[i];
     const auto sender_port = static_cast<std::uint16_t>(40000 + i + 1);
     const bool v6 = i % 2 == 1;
-    const Endpoint receiver = v6 ? ipv6_endpoint(1, kRdccPort) : ipv4_endpoint(10, 0, 0, 1, kRdccPort);
-    const Endpoint sender = v6 ? ipv6_endpoint(2, sender_port) : ipv4_endpoint(10, 0, 0, 2, sender_port);
-    const Endpoint crn = v6 ? ipv6_endpoint(254, kRdccPort) : ipv4_endpoint(10, 0, 0, 254, kRdccPort);
+    const Address receiver = v6 ? Address::documentation_v6(1, kRdccPort) : Address::v4(10, 0, 0, 1, kRdccPort);
+    const Address sender = v6 ? Address::documentation_v6(2, sender_port) : Address::v4(10, 0, 0, 2, sender_port);
+    const Address crn = v6 ? Address::documentation_v6(254, kRdccPort) : Address::v4(10, 0, 0, 254, kRdccPort);
     const auto type = type_of(v.message);
     const std::string what = "`" + v.name + "`: " + format_line(v.message);
     if (type == MessageType::CongestionReport) {
@@ -128,8 +134,8 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
             "granted in sixteen 256 KiB steps (the first grant is the appendix's encoding), "
             "FINAL, MSG_DONE. Shows request/grant/done linking and the request-to-grant "
             "time.");
-  const Endpoint receiver = ipv4_endpoint(10, 0, 0, 1, kRdccPort);
-  const Endpoint sender = ipv4_endpoint(10, 0, 0, 2, 40000);
+  const Address receiver = Address::v4(10, 0, 0, 1, kRdccPort);
+  const Address sender = Address::v4(10, 0, 0, 2, 40000);
   constexpr std::uint32_t kAssoc = 0x5A17C0DE;
   constexpr std::uint16_t kEpoch = 3;
   constexpr std::uint64_t kNonce = 0x8C3E5A1F00D2B7A9ULL;
@@ -207,12 +213,12 @@ void write_malformed(const std::string& dir, std::ostream& index) {
             "value the dissectors flag, and two short runs that the stateful checks need (a "
             "known request followed by bad grants; sequence numbers around the wrap and 2^31 "
             "apart). The expert info belongs exactly where the description names a finding.");
-  const Endpoint receiver = ipv4_endpoint(10, 0, 0, 1, kRdccPort);
-  const Endpoint crn = ipv4_endpoint(10, 0, 0, 254, kRdccPort);
+  const Address receiver = Address::v4(10, 0, 0, 1, kRdccPort);
+  const Address crn = Address::v4(10, 0, 0, 254, kRdccPort);
   std::uint16_t next_port = 41000;
-  auto sender = [&] { return ipv4_endpoint(10, 0, 0, 2, next_port++); };
+  auto sender = [&] { return Address::v4(10, 0, 0, 2, next_port++); };
   std::int64_t t = 0;
-  auto add = [&](const Endpoint& s, const Endpoint& d, std::vector<std::byte> bytes,
+  auto add = [&](const Address& s, const Address& d, std::vector<std::byte> bytes,
                  std::string what) {
     c.add(t, s, d, bytes, std::move(what));
     t += 1000;
@@ -287,7 +293,7 @@ void write_malformed(const std::string& dir, std::ostream& index) {
       "CANCEL with unregistered reason 0x0123");
 
   // One association whose request is known: FINAL below the length, beyond it, missing.
-  const Endpoint s = ipv4_endpoint(10, 0, 0, 3, 42000);
+  const Address s = Address::v4(10, 0, 0, 3, 42000);
   auto seq = [](Header hh, std::uint32_t n) {
     hh.sequence_number = n;
     return hh;
@@ -308,7 +314,7 @@ void write_malformed(const std::string& dir, std::ostream& index) {
   add(receiver, s, encoded(fg), "CREDIT_GRANT reaching the length 100000 without FINAL");
 
   // Sequence numbers of one originator on one association (serial arithmetic, RFC 1982).
-  const Endpoint s2 = ipv4_endpoint(10, 0, 0, 4, 43000);
+  const Address s2 = Address::v4(10, 0, 0, 4, 43000);
   CreditReturn ret{.header = seq(h, 0xFFFFFFFEU), .message_id = 3, .new_limit = 4096};
   add(s2, receiver, encoded(ret), "CREDIT_RETURN, sequence 0xFFFFFFFE");
   ret.header = seq(h, 0xFFFFFFFFU);
@@ -375,7 +381,7 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
   std::int64_t t = 0;
   for (int i = 0; i < 200; ++i) {
     const auto client_port = static_cast<std::uint16_t>(1024 + rng.below(64511));
-    const Endpoint client = ipv4_endpoint(192, 168, 1, static_cast<std::uint8_t>(2 + rng.below(200)), client_port);
+    const Address client = Address::v4(192, 168, 1, static_cast<std::uint8_t>(2 + rng.below(200)), client_port);
     std::vector<std::byte> payload;
     std::uint16_t server_port = 0;
     const std::uint32_t kind = rng.below(10);
@@ -395,7 +401,7 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
       }
       server_port = rng.below(2) == 0 ? 443 : static_cast<std::uint16_t>(1024 + rng.below(64511));
     }
-    const Endpoint server = ipv4_endpoint(203, 0, 113, static_cast<std::uint8_t>(1 + rng.below(250)), server_port);
+    const Address server = Address::v4(203, 0, 113, static_cast<std::uint8_t>(1 + rng.below(250)), server_port);
     c.add(t, client, server, payload, "");
     t += 1 + rng.below(5000);
   }
@@ -406,13 +412,13 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
 // tshark benchmark.
 void write_bench(std::size_t n, const std::string& path) {
   PcapWriter w(path);
-  const Endpoint receiver = ipv4_endpoint(10, 0, 0, 1, kRdccPort);
+  const Address receiver = Address::v4(10, 0, 0, 1, kRdccPort);
   constexpr std::uint32_t kFlows = 64;
   constexpr std::uint64_t kLength = 1U << 20U;
   for (std::size_t i = 0; i < n; ++i) {
     const auto flow = static_cast<std::uint32_t>(i % kFlows);
     const auto round = static_cast<std::uint32_t>(i / kFlows);
-    const Endpoint sender = ipv4_endpoint(10, 0, 1, static_cast<std::uint8_t>(flow), 40000);
+    const Address sender = Address::v4(10, 0, 1, static_cast<std::uint8_t>(flow), 40000);
     const Header h{.association_id = 0x100 + flow, .epoch = 1, .sequence_number = round};
     const std::uint64_t id = 1 + round / 4;
     const auto time = kEpochMicros + static_cast<std::int64_t>(i);

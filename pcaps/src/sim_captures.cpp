@@ -13,12 +13,18 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
+#include "rdcc/wire/frame.hpp"
+#include "rdcc/wire/pcap.hpp"
 #include "rdcc/sim/network.hpp"
 
 namespace rdcc::pcaps {
 namespace {
+
+using wire::Address;
+using wire::ethernet_frame;
+using wire::kEpochMicros;
+using wire::PcapWriter;
+using wire::udp_frame;
 
 using ref::microseconds;
 using ref::Time;

@@ -10,6 +10,9 @@
 
 #include "rdcc/codec/bytes.hpp"
 #include "rdcc/codec/rocev2.hpp"
+#include "rdcc/wire/checksum.hpp"
+#include "rdcc/wire/crc.hpp"
+#include "rdcc/wire/ip.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -19,41 +22,51 @@ Failure<BindingError> error(BindingErrorCode code, std::size_t offset, std::stri
   return fail(BindingError{code, offset, field, actual, expected});
 }
 
-// RFC 1071 ones' complement sum, continued from `sum`.
-std::uint32_t ones_sum(std::span<const std::byte> data, std::uint32_t sum) {
-  std::size_t i = 0;
-  for (; i + 1 < data.size(); i += 2) {
-    sum += static_cast<std::uint32_t>(std::to_integer<std::uint32_t>(data[i]) << 8U) |
-           std::to_integer<std::uint32_t>(data[i + 1]);
-    sum = (sum & 0xFFFFU) + (sum >> 16U);
+// The wire layer's error, as this binding reports it (the codes correspond one to one).
+BindingError binding_error(const wire::IpError& e) {
+  BindingErrorCode code = BindingErrorCode::Truncated;
+  switch (e.code) {
+    case wire::IpErrorCode::Truncated: code = BindingErrorCode::Truncated; break;
+    case wire::IpErrorCode::BadVersion: code = BindingErrorCode::BadVersion; break;
+    case wire::IpErrorCode::BadHeaderLength: code = BindingErrorCode::BadHeaderLength; break;
+    case wire::IpErrorCode::NotUdp: code = BindingErrorCode::NotUdp; break;
+    case wire::IpErrorCode::LengthBeyondPacket: code = BindingErrorCode::PayloadBeyondPacket; break;
+    case wire::IpErrorCode::BufferTooSmall: code = BindingErrorCode::BufferTooSmall; break;
+    case wire::IpErrorCode::FieldOutOfRange: code = BindingErrorCode::FieldOutOfRange; break;
   }
-  if (i < data.size()) {
-    sum += std::to_integer<std::uint32_t>(data[i]) << 8U;
-    sum = (sum & 0xFFFFU) + (sum >> 16U);
-  }
-  return sum;
-}
-std::uint16_t fold(std::uint32_t sum) {
-  while ((sum >> 16U) != 0) sum = (sum & 0xFFFFU) + (sum >> 16U);
-  return static_cast<std::uint16_t>(~sum & 0xFFFFU);
+  return BindingError{code, e.offset, e.field, e.actual, e.expected};
 }
 
-// CRC-32 (IEEE 802.3, reflected 0xEDB88320), raw: no initial or final inversion here.
-constexpr std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1U) != 0 ? 0xEDB88320U ^ (c >> 1U) : c >> 1U;
-    t[i] = c;
-  }
-  return t;
+wire::UdpHeaders udp_headers(const Ipv4Udp& h, bool ipv6) {
+  wire::UdpHeaders u;
+  u.source.ip = h.source;
+  u.source.ipv6 = ipv6;
+  u.source.port = h.source_port;
+  u.destination.ip = h.destination;
+  u.destination.ipv6 = ipv6;
+  u.destination.port = h.destination_port;
+  u.dscp = h.dscp;
+  u.ecn = h.ecn;
+  u.ttl = h.ttl;
+  u.identification = h.identification;
+  return u;
 }
-constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
-std::uint32_t crc32_raw(std::uint32_t crc, std::span<const std::byte> data) {
-  for (std::byte b : data) {
-    crc = kCrcTable[(crc ^ std::to_integer<std::uint32_t>(b)) & 0xFFU] ^ (crc >> 8U);
-  }
-  return crc;
+
+Ipv4UdpPacket from_wire(const wire::UdpPacket& w) {
+  Ipv4UdpPacket p;
+  p.header.source = w.headers.source.ip;
+  p.header.destination = w.headers.destination.ip;
+  p.header.source_port = w.headers.source.port;
+  p.header.destination_port = w.headers.destination.port;
+  p.header.dscp = w.headers.dscp;
+  p.header.ecn = w.headers.ecn;
+  p.header.ttl = w.headers.ttl;
+  p.header.identification = w.headers.identification;
+  p.header.total_length = w.total_length;
+  p.header.ip_checksum = w.ip_checksum;
+  p.header.udp_checksum = w.udp_checksum;
+  p.payload = w.payload;
+  return p;
 }
 
 // IP header size of a RoCEv2 packet by its version field (IPv6: no extension headers).
@@ -88,98 +101,22 @@ std::string_view to_string(BindingErrorCode code) noexcept {
 }
 
 std::string BindingError::describe() const {
-  std::string s{to_string(code)};
-  s += " (field ";
-  s += field;
-  s += ", offset " + std::to_string(offset);
-  s += ", value " + std::to_string(actual);
-  if (expected != 0) s += ", expected " + std::to_string(expected);
-  s += ")";
-  return s;
+  return wire::describe_field_error(to_string(code), field, offset, actual, expected);
 }
 
 // ---- IPv4 + UDP ---------------------------------------------------------------------------
 
 Result<std::size_t, BindingError> encode_ipv4_udp(Ipv4Udp h, std::span<const std::byte> payload,
                                                   std::span<std::byte> out) noexcept {
-  const std::size_t total = kIpv4HeaderSize + kUdpHeaderSize + payload.size();
-  if (total > 0xFFFFU) return error(BindingErrorCode::FieldOutOfRange, 2, "total_length", total, 0xFFFFU);
-  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
-  if (h.dscp > 63 || h.ecn > 3) return error(BindingErrorCode::FieldOutOfRange, 1, "tos", h.dscp);
-  ByteWriter w(out);
-  w.u8(0x45);
-  w.u8(static_cast<std::uint8_t>((h.dscp << 2U) | h.ecn));
-  w.u16(static_cast<std::uint16_t>(total));
-  w.u16(h.identification);
-  w.u16(0x4000);  // DF, fragment offset 0
-  w.u8(h.ttl);
-  w.u8(17);
-  w.u16(0);  // checksum, below
-  w.bytes(std::span<const std::uint8_t>(h.source.data(), 4));
-  w.bytes(std::span<const std::uint8_t>(h.destination.data(), 4));
-  const std::uint16_t ip_sum = fold(ones_sum(out.first(kIpv4HeaderSize), 0));
-  out[10] = static_cast<std::byte>(ip_sum >> 8U);
-  out[11] = static_cast<std::byte>(ip_sum & 0xFFU);
-  const auto udp_length = static_cast<std::uint16_t>(kUdpHeaderSize + payload.size());
-  w.u16(h.source_port);
-  w.u16(h.destination_port);
-  w.u16(udp_length);
-  w.u16(0);
-  if (!payload.empty()) std::memcpy(out.data() + w.position(), payload.data(), payload.size());
-  // UDP checksum over the pseudo-header ("Senders MUST set the UDP checksum").
-  std::uint32_t sum = ones_sum(out.subspan(12, 8), 0);
-  sum += 17U + udp_length;
-  sum = ones_sum(out.subspan(kIpv4HeaderSize, kUdpHeaderSize + payload.size()), sum);
-  std::uint16_t udp_sum = fold(sum);
-  if (udp_sum == 0) udp_sum = 0xFFFF;
-  out[26] = static_cast<std::byte>(udp_sum >> 8U);
-  out[27] = static_cast<std::byte>(udp_sum & 0xFFU);
-  assert(w.position() == kIpv4HeaderSize + kUdpHeaderSize);
-  return total;
+  auto n = wire::encode_udp(udp_headers(h, false), payload, out);
+  if (!n) return fail(binding_error(n.error()));
+  return *n;
 }
 
 Result<Ipv4UdpPacket, BindingError> decode_ipv4_udp(std::span<const std::byte> packet) noexcept {
-  ByteReader r(packet);
-  const std::uint8_t vihl = r.u8();
-  if (r.overflow()) return error(BindingErrorCode::Truncated, 0, "version", packet.size(), 1);
-  if ((vihl >> 4U) != 4) return error(BindingErrorCode::BadVersion, 0, "version", vihl >> 4U, 4);
-  if ((vihl & 0x0FU) != 5) return error(BindingErrorCode::BadHeaderLength, 0, "ihl", vihl & 0x0FU, 5);
-  if (packet.size() < kIpv4HeaderSize + kUdpHeaderSize) {
-    return error(BindingErrorCode::Truncated, packet.size() < kIpv4HeaderSize ? 1 : kIpv4HeaderSize,
-                 packet.size() < kIpv4HeaderSize ? "ipv4_header" : "udp_header", packet.size(),
-                 kIpv4HeaderSize + kUdpHeaderSize);
-  }
-  Ipv4UdpPacket p;
-  const std::uint8_t tos = r.u8();
-  p.header.dscp = static_cast<std::uint8_t>(tos >> 2U);
-  p.header.ecn = static_cast<std::uint8_t>(tos & 3U);
-  p.header.total_length = r.u16();
-  p.header.identification = r.u16();
-  r.skip(2);
-  p.header.ttl = r.u8();
-  const std::uint8_t protocol = r.u8();
-  p.header.ip_checksum = r.u16();
-  r.bytes(std::span<std::uint8_t>(p.header.source.data(), 4));
-  r.bytes(std::span<std::uint8_t>(p.header.destination.data(), 4));
-  if (protocol != 17) return error(BindingErrorCode::NotUdp, 9, "protocol", protocol, 17);
-  if (p.header.total_length > packet.size()) {
-    return error(BindingErrorCode::PayloadBeyondPacket, 2, "total_length", p.header.total_length,
-                 packet.size());
-  }
-  if (p.header.total_length < kIpv4HeaderSize + kUdpHeaderSize) {
-    return error(BindingErrorCode::Truncated, 2, "total_length", p.header.total_length,
-                 kIpv4HeaderSize + kUdpHeaderSize);
-  }
-  p.header.source_port = r.u16();
-  p.header.destination_port = r.u16();
-  const std::uint16_t udp_length = r.u16();
-  p.header.udp_checksum = r.u16();
-  if (udp_length < kUdpHeaderSize || udp_length > p.header.total_length - kIpv4HeaderSize) {
-    return error(BindingErrorCode::PayloadBeyondPacket, 24, "udp_length", udp_length,
-                 p.header.total_length - kIpv4HeaderSize);
-  }
-  p.payload = packet.subspan(kIpv4HeaderSize + kUdpHeaderSize, udp_length - kUdpHeaderSize);
-  return p;
+  auto p = wire::decode_ipv4_udp(packet);
+  if (!p) return fail(binding_error(p.error()));
+  return from_wire(*p);
 }
 
 // ---- opaque -------------------------------------------------------------------------------
@@ -319,81 +256,11 @@ std::string_view to_string(Rocev2Opcode op) noexcept {
   return "?";
 }
 
-std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept {
-  const std::size_t ip = rocev2_ip_header_size(ip_packet);
-  const std::size_t headers = ip + kUdpHeaderSize + kBthSize;
-  if (ip_packet.size() < headers + kIcrcSize) return 0;
-  std::array<std::byte, kIpv6HeaderSize + kUdpHeaderSize + kBthSize> masked{};
-  std::memcpy(masked.data(), ip_packet.data(), headers);
-  if (ip == kIpv4HeaderSize) {
-    masked[1] = std::byte{0xFF};   // TOS (DSCP, ECN): routers may change it
-    masked[8] = std::byte{0xFF};   // TTL
-    masked[10] = std::byte{0xFF};  // header checksum
-    masked[11] = std::byte{0xFF};
-  } else {
-    masked[0] |= std::byte{0x0F};  // Traffic Class (4 bits here, 4 in the next octet)
-    masked[1] = std::byte{0xFF};   // the rest of it and the Flow Label
-    masked[2] = std::byte{0xFF};
-    masked[3] = std::byte{0xFF};
-    masked[7] = std::byte{0xFF};   // Hop Limit
-  }
-  masked[ip + 6] = std::byte{0xFF};  // UDP checksum
-  masked[ip + 7] = std::byte{0xFF};
-  masked[ip + kUdpHeaderSize + 4] = std::byte{0xFF};  // BTH octet 4 (FECN/BECN, resv)
-  const std::array<std::byte, 8> lrh{std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
-                                     std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF},
-                                     std::byte{0xFF}, std::byte{0xFF}};
-  std::uint32_t crc = crc32_raw(0xFFFFFFFFU, lrh);
-  crc = crc32_raw(crc, std::span<const std::byte>(masked).first(headers));
-  crc = crc32_raw(crc, ip_packet.subspan(headers, ip_packet.size() - headers - kIcrcSize));
-  return ~crc;
-}
-
 std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size, bool ipv6) noexcept {
   const std::size_t padded = (payload_size + 3U) & ~std::size_t{3};
   return (ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize) + kUdpHeaderSize + kBthSize +
          (has_reth(op) ? kRethSize : 0) + padded + kIcrcSize;
 }
-
-namespace {
-
-// The IPv6 and UDP headers in front of a RoCEv2 body already in `out`, then the ICRC and the
-// UDP checksum (which covers the ICRC; the ICRC masks the checksum).
-Result<std::size_t, BindingError> encode_rocev2_ipv6_headers(const Rocev2Packet& p,
-                                                             std::span<std::byte> out) noexcept {
-  if (p.ip.dscp > 63 || p.ip.ecn > 3) {
-    return error(BindingErrorCode::FieldOutOfRange, 0, "traffic_class", p.ip.dscp);
-  }
-  const std::size_t total = out.size();
-  const auto udp_length = static_cast<std::uint16_t>(total - kIpv6HeaderSize);
-  const auto tc = static_cast<std::uint32_t>((p.ip.dscp << 2U) | p.ip.ecn);
-  ByteWriter w(out.first(kIpv6HeaderSize + kUdpHeaderSize));
-  w.u32((6U << 28U) | (tc << 20U));  // version, Traffic Class, Flow Label 0
-  w.u16(udp_length);                 // Payload Length: no extension headers
-  w.u8(17);
-  w.u8(p.ip.ttl);
-  w.bytes(std::span<const std::uint8_t>(p.ip.source.data(), 16));
-  w.bytes(std::span<const std::uint8_t>(p.ip.destination.data(), 16));
-  w.u16(p.ip.source_port);
-  w.u16(kRocev2Port);
-  w.u16(udp_length);
-  w.u16(0);
-  const std::uint32_t icrc = rocev2_icrc(out);
-  for (std::size_t i = 0; i < 4; ++i) {
-    out[total - 4 + i] = static_cast<std::byte>((icrc >> (8U * i)) & 0xFFU);
-  }
-  // UDP checksum over the IPv6 pseudo-header: addresses, UDP length, Next Header 17.
-  std::uint32_t sum = ones_sum(out.subspan(8, 32), 0);
-  sum += 17U + udp_length;
-  sum = ones_sum(out.subspan(kIpv6HeaderSize), sum);
-  std::uint16_t udp_sum = fold(sum);
-  if (udp_sum == 0) udp_sum = 0xFFFF;
-  out[kIpv6HeaderSize + 6] = static_cast<std::byte>(udp_sum >> 8U);
-  out[kIpv6HeaderSize + 7] = static_cast<std::byte>(udp_sum & 0xFFU);
-  return total;
-}
-
-}  // namespace
 
 Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
                                                 std::span<std::byte> out) noexcept {
@@ -430,30 +297,22 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
   }
   if (!p.payload.empty()) std::memcpy(body.data() + w.position(), p.payload.data(), p.payload.size());
   std::memset(body.data() + w.position() + p.payload.size(), 0, pad + kIcrcSize);
-  if (p.ipv6) return encode_rocev2_ipv6_headers(p, out.first(total));
   Ipv4Udp ip = p.ip;
   ip.destination_port = kRocev2Port;
-  std::array<std::byte, kIpv4HeaderSize + kUdpHeaderSize> scratch{};
-  // Headers with a correct IP checksum; the UDP checksum of RoCEv2 is zero.
-  auto hdr = encode_ipv4_udp(ip, {}, scratch);
-  if (!hdr) return fail(hdr.error());
-  std::memcpy(out.data(), scratch.data(), scratch.size());
-  const auto total16 = static_cast<std::uint16_t>(total);
-  const auto udp16 = static_cast<std::uint16_t>(udp_payload + kUdpHeaderSize);
-  out[2] = static_cast<std::byte>(total16 >> 8U);
-  out[3] = static_cast<std::byte>(total16 & 0xFFU);
-  out[10] = std::byte{0};
-  out[11] = std::byte{0};
-  const std::uint16_t ip_sum = fold(ones_sum(out.first(kIpv4HeaderSize), 0));
-  out[10] = static_cast<std::byte>(ip_sum >> 8U);
-  out[11] = static_cast<std::byte>(ip_sum & 0xFFU);
-  out[24] = static_cast<std::byte>(udp16 >> 8U);
-  out[25] = static_cast<std::byte>(udp16 & 0xFFU);
-  out[26] = std::byte{0};
-  out[27] = std::byte{0};
-  const std::uint32_t icrc = rocev2_icrc(out.first(total));
+  // The UDP checksum is zero over IPv4, as RoCEv2 permits (the ICRC protects the packet). IPv6
+  // requires one; it covers the ICRC, which masks it, so it is computed last.
+  const wire::UdpHeaders headers = udp_headers(ip, p.ipv6);
+  auto written = wire::encode_udp_headers(headers, udp_payload, out.first(total), false);
+  if (!written) return fail(binding_error(written.error()));
+  const std::uint32_t icrc = wire::rocev2_icrc(out.first(total));
   for (std::size_t i = 0; i < 4; ++i) {
     out[total - 4 + i] = static_cast<std::byte>((icrc >> (8U * i)) & 0xFFU);
+  }
+  if (p.ipv6) {
+    const std::uint16_t sum = wire::udp_checksum(headers.source, headers.destination,
+                                                 out.subspan(kIpv6HeaderSize, total - kIpv6HeaderSize));
+    out[kIpv6HeaderSize + 6] = static_cast<std::byte>(sum >> 8U);
+    out[kIpv6HeaderSize + 7] = static_cast<std::byte>(sum & 0xFFU);
   }
   return total;
 }
@@ -463,39 +322,9 @@ namespace {
 // An IPv6 packet's header and UDP header, as decode_ipv4_udp reads IPv4 (no extension headers:
 // RoCEv2 carries none).
 Result<Ipv4UdpPacket, BindingError> decode_ipv6_udp(std::span<const std::byte> packet) noexcept {
-  if (packet.size() < kIpv6HeaderSize + kUdpHeaderSize) {
-    return error(BindingErrorCode::Truncated, packet.size() < kIpv6HeaderSize ? 0 : kIpv6HeaderSize,
-                 packet.size() < kIpv6HeaderSize ? "ipv6_header" : "udp_header", packet.size(),
-                 kIpv6HeaderSize + kUdpHeaderSize);
-  }
-  ByteReader r(packet);
-  const std::uint32_t first = r.u32();
-  Ipv4UdpPacket p;
-  const auto tc = static_cast<std::uint8_t>((first >> 20U) & 0xFFU);
-  p.header.dscp = static_cast<std::uint8_t>(tc >> 2U);
-  p.header.ecn = static_cast<std::uint8_t>(tc & 3U);
-  const std::uint16_t payload_length = r.u16();
-  const std::uint8_t next = r.u8();
-  p.header.ttl = r.u8();
-  r.bytes(std::span<std::uint8_t>(p.header.source.data(), 16));
-  r.bytes(std::span<std::uint8_t>(p.header.destination.data(), 16));
-  if (next != 17) return error(BindingErrorCode::NotUdp, 6, "next_header", next, 17);
-  if (payload_length > packet.size() - kIpv6HeaderSize) {
-    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length", payload_length,
-                 packet.size() - kIpv6HeaderSize);
-  }
-  p.header.total_length = static_cast<std::uint16_t>(std::min<std::size_t>(
-      kIpv6HeaderSize + payload_length, 0xFFFFU));
-  p.header.source_port = r.u16();
-  p.header.destination_port = r.u16();
-  const std::uint16_t udp_length = r.u16();
-  p.header.udp_checksum = r.u16();
-  if (udp_length < kUdpHeaderSize || udp_length > payload_length) {
-    return error(BindingErrorCode::PayloadBeyondPacket, kIpv6HeaderSize + 4, "udp_length",
-                 udp_length, payload_length);
-  }
-  p.payload = packet.subspan(kIpv6HeaderSize + kUdpHeaderSize, udp_length - kUdpHeaderSize);
-  return p;
+  auto p = wire::decode_ipv6_udp(packet);
+  if (!p) return fail(binding_error(p.error()));
+  return from_wire(*p);
 }
 
 }  // namespace
@@ -556,7 +385,7 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
     p.icrc |= std::to_integer<std::uint32_t>(ip_packet[icrc_at + i]) << (8U * i);
   }
   if (check_icrc) {
-    const std::uint32_t want = rocev2_icrc(ip_packet.first(icrc_at + kIcrcSize));
+    const std::uint32_t want = wire::rocev2_icrc(ip_packet.first(icrc_at + kIcrcSize));
     if (want != p.icrc) return error(BindingErrorCode::BadIcrc, icrc_at, "icrc", p.icrc, want);
   }
   return p;

@@ -7,7 +7,6 @@
 //
 // Usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]
 //   --unscheduled K: every K-th message is a small unscheduled one (default 0: none).
-#include <pcap/pcap.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -16,73 +15,33 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
 #include "rdcc/codec/codec.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace {
 
 constexpr std::uint16_t kPort = 50000;
 
-void put16(std::uint8_t* p, std::uint32_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-
-std::uint16_t ip_checksum(const std::uint8_t* p) {
-  std::uint32_t s = 0;
-  for (int i = 0; i < 20; i += 2) s += static_cast<std::uint32_t>((p[i] << 8) | p[i + 1]);
-  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-  return static_cast<std::uint16_t>(~s);
-}
-
-// An Ethernet/IPv4/UDP frame around `msg`; the UDP checksum over the pseudo-header.
-std::vector<std::uint8_t> frame(std::uint8_t sender, bool to_receiver, const rdcc::Message& msg) {
+// An Ethernet/IPv4/UDP frame around `msg`, with both checksums (wire's frame builder).
+std::vector<std::byte> frame(std::uint8_t sender, bool to_receiver, const rdcc::Message& msg) {
   std::array<std::byte, 128> body{};
   const auto n = rdcc::encode(msg, body);
   if (!n) std::abort();
-  std::vector<std::uint8_t> f(14 + 20 + 8 + *n, 0);
-  f[12] = 0x08;
-  std::uint8_t* ip = f.data() + 14;
-  ip[0] = 0x45;
-  put16(ip + 2, static_cast<std::uint32_t>(20 + 8 + *n));
-  ip[8] = 64;
-  ip[9] = 17;
-  const std::uint8_t rx[4] = {10, 0, 0, 1};
-  const std::uint8_t tx[4] = {10, 0, 1, sender};
-  std::memcpy(ip + 12, to_receiver ? tx : rx, 4);
-  std::memcpy(ip + 16, to_receiver ? rx : tx, 4);
-  put16(ip + 10, ip_checksum(ip));
-  std::uint8_t* udp = ip + 20;
-  const std::uint16_t sport = static_cast<std::uint16_t>(40000 + sender);
-  put16(udp, to_receiver ? sport : kPort);
-  put16(udp + 2, to_receiver ? kPort : sport);
-  put16(udp + 4, static_cast<std::uint32_t>(8 + *n));
-  std::memcpy(udp + 8, body.data(), *n);
-  std::uint32_t s = 17 + 8 + static_cast<std::uint32_t>(*n);
-  for (int i = 12; i < 20; i += 2) s += static_cast<std::uint32_t>((ip[i] << 8) | ip[i + 1]);
-  for (std::size_t i = 0; i < 8 + *n; i += 2) {
-    s += static_cast<std::uint32_t>(udp[i] << 8) | (i + 1 < 8 + *n ? udp[i + 1] : 0U);
-  }
-  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
-  put16(udp + 6, static_cast<std::uint16_t>(~s) == 0 ? 0xFFFF : static_cast<std::uint16_t>(~s));
-  return f;
+  const auto rx = rdcc::wire::Address::v4(10, 0, 0, 1, kPort);
+  const auto tx = rdcc::wire::Address::v4(10, 0, 1, sender, static_cast<std::uint16_t>(40000 + sender));
+  return rdcc::wire::udp_frame(to_receiver ? tx : rx, to_receiver ? rx : tx, std::span(body).first(*n));
 }
 
 // Every `unscheduled`-th message of each association (0: none) is a 2 KiB one the sender sends
 // unscheduled: its CREDIT_REQUEST announces it whole (U = 16 KiB) and the receiver answers
 // MSG_DONE, as in the MoE dispatch traffic of many small messages.
 void generate(const std::string& path, std::uint64_t packets, std::uint64_t unscheduled) {
-  pcap_t* dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-  pcap_dumper_t* out = pcap_dump_open(dead, path.c_str());
-  if (out == nullptr) {
-    std::fprintf(stderr, "%s: %s\n", path.c_str(), pcap_geterr(dead));
-    std::exit(2);
-  }
+  rdcc::wire::PcapWriter out(path);  // throws naming the file
   constexpr std::uint32_t kAssociations = 64;
   std::vector<std::uint32_t> seq_rx(kAssociations, 1);
   std::vector<std::uint32_t> seq_tx(kAssociations, 1);
@@ -90,13 +49,8 @@ void generate(const std::string& path, std::uint64_t packets, std::uint64_t unsc
   std::int64_t ns = 0;
   const auto add = [&](std::uint8_t sender, bool to_receiver, const rdcc::Message& m) {
     if (written == packets) return;
-    const auto f = frame(sender, to_receiver, m);
-    pcap_pkthdr h{};
     ns += 1000;  // 1 microsecond apart
-    h.ts.tv_sec = 1735689600 + ns / 1000000000;
-    h.ts.tv_usec = static_cast<decltype(h.ts.tv_usec)>(ns % 1000000000);
-    h.caplen = h.len = static_cast<bpf_u_int32>(f.size());
-    pcap_dump(static_cast<u_char*>(static_cast<void*>(out)), &h, f.data());
+    out.write(rdcc::wire::kEpochMicros + ns / 1000, frame(sender, to_receiver, m));
     ++written;
   };
   for (std::uint32_t a = 0; a < kAssociations; ++a) {
@@ -152,8 +106,6 @@ void generate(const std::string& path, std::uint64_t packets, std::uint64_t unsc
     d.octets_received = req.message_length;
     add(s, false, d);
   }
-  pcap_dump_close(out);
-  pcap_close(dead);
 }
 
 // What a command took (stdout to /dev/null): wall-clock seconds, and the CPU seconds (user +

@@ -10,14 +10,18 @@
 #include "commands.hpp"
 #include "hexdump.hpp"
 #include "input.hpp"
-#include "pcap_reader.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/wire/frame.hpp"
 
 namespace rdcc::tools {
 namespace {
+
+using wire::FrameKind;
+using wire::ParsedFrame;
+using wire::parse_frame;
 
 struct DecodeOptions {
   std::vector<std::string> hex;

@@ -29,7 +29,7 @@
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/catalog.hpp"
-#include "rdcc/pcaps/annotate.hpp"
+#include "rdcc/wire/annotate.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/dense_index.hpp"
 #include "rdcc/reference/invariants.hpp"
@@ -515,7 +515,7 @@ int run_check(const CheckOptions& o) {
   const ScanSummary summary = scan_capture(capture, h);
   // The findings were printed as found; --annotate writes them into a copy of the capture.
   if (!o.annotate.empty()) {
-    pcaps::FrameComments comments;
+    wire::FrameComments comments;
     for (const Finding& f : checker.findings()) {
       // The comment: the rule's ID, level and sentence, then what this frame showed.
       const conformance::Requirement* r = catalog.find(f.rule);
@@ -524,7 +524,7 @@ int run_check(const CheckOptions& o) {
       comment += " (" + f.detail + ")";
       for (const auto frame : f.frames) comments[frame].push_back(comment);
     }
-    if (auto error = pcaps::annotate_capture(o.capture.file, o.annotate, comments)) {
+    if (auto error = wire::annotate_capture(o.capture.file, o.annotate, comments)) {
       throw FileError("--annotate " + o.annotate + ": " + *error);
     }
     std::cerr << "rdcc pcap check: " << o.annotate << ": " << comments.size()

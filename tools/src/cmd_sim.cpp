@@ -20,12 +20,11 @@
 #include "commands.hpp"
 #include "plot.hpp"
 #include "rdcc/codec/constants.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/sim/network.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
 #include "rdcc/udp/nodes.hpp"
+#include "rdcc/wire/pcap.hpp"
 #include "sim_config.hpp"
 #ifdef RDCC_HAVE_NS3
 #include "rdcc/ns3/network.hpp"
@@ -203,10 +202,10 @@ class Run {
     // ns-3 writes its capture as it runs.
     if constexpr (std::is_same_v<Network, sim::Network>) {
       if (!o_.pcap.empty()) {
-        pcaps::PcapWriter w(o_.pcap);
+        wire::PcapWriter w(o_.pcap);
         for (const auto& p : net_->packets()) {
           if (p.point != sim::PacketRecord::Point::Delivered) continue;
-          w.write(pcaps::kEpochMicros + p.time.ns / 1000, pcaps::ethernet_frame(p.bytes),
+          w.write(wire::kEpochMicros + p.time.ns / 1000, wire::ethernet_frame(p.bytes),
                   static_cast<std::uint32_t>(14 + p.orig_length));
         }
       }

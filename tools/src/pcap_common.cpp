@@ -74,14 +74,11 @@ bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
 // other_udp if it is UDP but not RDCC. An RDCC datagram cut so stays a malformed frame.
 bool cut_data(const CapturedFrame& frame, int link_type, const CaptureOptions& opts,
               const ScanHandlers& handlers, ScanSummary& summary) {
-  if (frame.original_length <= frame.data.size()) return false;
-  std::vector<std::byte> whole(frame.data.begin(), frame.data.end());
-  whole.resize(frame.original_length);
-  ParsedFrame parsed = parse_frame(whole, link_type);
-  if (parsed.kind != FrameKind::Udp || is_rdcc(opts, parsed)) return false;
+  std::vector<std::byte> whole;
+  const ParsedFrame parsed = wire::parse_zero_filled(frame, link_type, whole);
+  if (!parsed.zero_filled || is_rdcc(opts, parsed)) return false;
   const bool nack = is_data_nack(parsed.payload);
   if (!handlers.other_udp && !nack) return false;
-  parsed.zero_filled = true;
   if (nack) ++summary.nacks;
   if (handlers.other_udp) handlers.other_udp(frame, parsed);
   return true;

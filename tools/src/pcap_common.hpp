@@ -12,12 +12,19 @@
 #include <unordered_set>
 #include <utility>
 
-#include "pcap_reader.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/address.hpp"
 #include "rdcc/reference/framing.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace rdcc::tools {
+
+using wire::CapturedFrame;
+using wire::CaptureReader;
+using wire::link_type_name;
+using wire::FrameKind;
+using wire::ParsedFrame;
+using wire::parse_frame;
 
 struct CaptureOptions {
   std::string file;

@@ -1,5 +1,5 @@
 // Writes the small captures tools/test/pcap_test.sh checks `rdcc pcap` against: real
-// Ethernet / VLAN / IPv4 / IPv6 / UDP headers with valid checksums (rdcc_pcaps framing and
+// Ethernet / VLAN / IPv4 / IPv6 / UDP headers with valid checksums (rdcc_wire framing and
 // PcapWriter, through libpcap). One clean exchange, one capture per injected fault, malformed
 // frames, the other link types, and exchanges with their data packets (the opaque transport
 // and RoCEv2, encoded by the reference bindings) clean and with injected data faults. RDCC
@@ -16,21 +16,21 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/pcaps/capture.hpp"
-#include "rdcc/pcaps/framing.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/wire/frame.hpp"
+#include "rdcc/wire/pcap.hpp"
 
 namespace {
 
 using Bytes = std::vector<std::byte>;
-using rdcc::pcaps::Endpoint;
+using Endpoint = rdcc::wire::Address;
 constexpr std::uint16_t kPort = 50000;
 constexpr std::uint16_t kDataPort = 50001;
 
 Endpoint v4(std::uint8_t last, std::uint16_t port) {
-  return rdcc::pcaps::ipv4_endpoint(10, 0, 0, last, port);
+  return Endpoint::v4(10, 0, 0, last, port);
 }
-Endpoint v6(std::uint8_t last, std::uint16_t port) { return rdcc::pcaps::ipv6_endpoint(last, port); }
+Endpoint v6(std::uint8_t last, std::uint16_t port) { return Endpoint::documentation_v6(last, port); }
 
 Bytes octets(std::initializer_list<std::uint8_t> list) {
   Bytes b;
@@ -53,7 +53,7 @@ Bytes encode_message(const rdcc::Message& m) {
   return Bytes(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
 }
 
-// The frames are rdcc_pcaps's Ethernet / IPv4 or IPv6 / UDP frames (valid checksums); the
+// The frames are rdcc_wire's Ethernet / IPv4 or IPv6 / UDP frames (valid checksums); the
 // variations below change them after the fact.
 constexpr std::size_t kEthernetSize = 14;
 
@@ -72,7 +72,7 @@ Bytes with_vlan(Bytes f, const std::vector<std::uint16_t>& tpids) {
 
 Bytes udp_frame(const Endpoint& from, const Endpoint& to, const Bytes& payload,
                 const std::vector<std::uint16_t>& vlan = {}) {
-  return with_vlan(rdcc::pcaps::udp_frame(from, to, payload), vlan);
+  return with_vlan(rdcc::wire::udp_frame(from, to, payload), vlan);
 }
 Bytes frame(const Endpoint& from, const Endpoint& to, const rdcc::Message& m,
             const std::vector<std::uint16_t>& vlan = {}) {
@@ -80,7 +80,7 @@ Bytes frame(const Endpoint& from, const Endpoint& to, const rdcc::Message& m,
 }
 // The IP packet of a frame (for the link types without Ethernet).
 Bytes ip_packet(const Endpoint& from, const Endpoint& to, const Bytes& payload) {
-  const Bytes f = rdcc::pcaps::udp_frame(from, to, payload);
+  const Bytes f = rdcc::wire::udp_frame(from, to, payload);
   return Bytes(f.begin() + kEthernetSize, f.end());
 }
 
@@ -98,12 +98,12 @@ Bytes with_ipv6_extensions(Bytes f, std::uint8_t first_next, const Bytes& extens
 
 class Writer {
  public:
-  explicit Writer(const std::string& path, int link_type = rdcc::pcaps::kLinkTypeEthernet)
+  explicit Writer(const std::string& path, int link_type = rdcc::wire::kLinkTypeEthernet)
       : writer_(path, link_type) {}
   // Frames are 10 microseconds apart from 2025-01-01T00:00:00Z unless placed with at().
   void add(const Bytes& f, std::uint32_t captured = 0) {
     const Bytes cut = captured == 0 ? f : Bytes(f.begin(), f.begin() + captured);
-    writer_.write(rdcc::pcaps::kEpochMicros + now_us_, cut, static_cast<std::uint32_t>(f.size()));
+    writer_.write(rdcc::wire::kEpochMicros + now_us_, cut, static_cast<std::uint32_t>(f.size()));
     now_us_ += 10;
   }
   // The next frame goes `us` microseconds after the previous one.
@@ -113,7 +113,7 @@ class Writer {
   }
 
  private:
-  rdcc::pcaps::PcapWriter writer_;
+  rdcc::wire::PcapWriter writer_;
   std::int64_t now_us_ = 0;
 };
 
@@ -464,8 +464,8 @@ class DataExchange {
       for (const auto& h : qp.packetize(*plan, 16384, offset, 4096)) {
         rdcc::ref::Rocev2Packet p;
         p.ipv6 = ipv6_;
-        p.ip.source = host(2, 0).address;
-        p.ip.destination = host(1, 0).address;
+        p.ip.source = host(2, 0).ip;
+        p.ip.destination = host(1, 0).ip;
         p.ip.source_port = 49152;
         p.ip.destination_port = rdcc::ref::kRocev2Port;
         p.bth = h.bth;
@@ -475,7 +475,7 @@ class DataExchange {
         Bytes packet(rdcc::ref::rocev2_packet_size(h.bth.opcode, h.length, ipv6_));
         if (!rdcc::ref::encode_rocev2(p, packet)) std::exit(1);
         w_.after(20);
-        data(rdcc::pcaps::ethernet_frame(packet));
+        data(rdcc::wire::ethernet_frame(packet));
       }
     }
     control(done_for(0x102, 16384));

@@ -16,6 +16,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/sim/driver.hpp"
+#include "rdcc/wire/checksum.hpp"
 
 namespace rdcc::sim {
 namespace {
@@ -597,16 +598,11 @@ struct Network::Impl {
 
   static void mark_ce(Packet& p) {
     p.ecn = ref::kEcnCe;
-    // TOS octet and the IPv4 header checksum (RFC 1624 incremental update, recomputed here).
+    // TOS octet and the IPv4 header checksum (recomputed, not updated as RFC 1624 would).
     p.bytes[1] = static_cast<std::byte>((p.dscp << 2U) | ref::kEcnCe);
     p.bytes[10] = std::byte{0};
     p.bytes[11] = std::byte{0};
-    std::uint32_t sum = 0;
-    for (std::size_t i = 0; i < ref::kIpv4HeaderSize; i += 2) {
-      sum += (std::to_integer<std::uint32_t>(p.bytes[i]) << 8U) | std::to_integer<std::uint32_t>(p.bytes[i + 1]);
-    }
-    while ((sum >> 16U) != 0) sum = (sum & 0xFFFFU) + (sum >> 16U);
-    const auto c = static_cast<std::uint16_t>(~sum & 0xFFFFU);
+    const std::uint16_t c = wire::internet_checksum(std::span(p.bytes).first(ref::kIpv4HeaderSize));
     p.bytes[10] = static_cast<std::byte>(c >> 8U);
     p.bytes[11] = static_cast<std::byte>(c & 0xFFU);
   }

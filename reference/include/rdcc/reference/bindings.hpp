@@ -22,6 +22,8 @@
 
 #include "rdcc/codec/result.hpp"
 #include "rdcc/reference/io.hpp"
+#include "rdcc/wire/crc.hpp"
+#include "rdcc/wire/ip.hpp"
 
 namespace rdcc::ref {
 
@@ -55,8 +57,8 @@ struct BindingError {
 
 // ---- IPv4 + UDP ---------------------------------------------------------------------------
 
-inline constexpr std::size_t kIpv4HeaderSize = 20;
-inline constexpr std::size_t kUdpHeaderSize = 8;
+inline constexpr std::size_t kIpv4HeaderSize = wire::kIpv4HeaderSize;
+inline constexpr std::size_t kUdpHeaderSize = wire::kUdpHeaderSize;
 inline constexpr std::uint8_t kEcnNotEct = 0;
 inline constexpr std::uint8_t kEcnEct0 = 2;
 inline constexpr std::uint8_t kEcnCe = 3;
@@ -142,9 +144,9 @@ struct OpaquePacket {
 // ---- RoCEv2 (Binding Kind 1) --------------------------------------------------------------
 
 inline constexpr std::uint16_t kRocev2Port = 4791;
-inline constexpr std::size_t kBthSize = 12;
+inline constexpr std::size_t kBthSize = wire::kBthSize;
 inline constexpr std::size_t kRethSize = 16;
-inline constexpr std::size_t kIcrcSize = 4;
+inline constexpr std::size_t kIcrcSize = wire::kIcrcSize;
 
 // What a data packet carries on the wire besides its payload, over IPv4: the larger of the
 // opaque transport's (IPv4, UDP, opaque header: 52) and RoCEv2's (IPv4, UDP, BTH, RETH, ICRC:
@@ -192,7 +194,7 @@ struct Reth {
   friend bool operator==(const Reth&, const Reth&) = default;
 };
 
-inline constexpr std::size_t kIpv6HeaderSize = 40;
+inline constexpr std::size_t kIpv6HeaderSize = wire::kIpv6HeaderSize;
 
 struct Rocev2Packet {
   // Addresses, DSCP/ECN, ports (destination 4791). Over IPv6 (`ipv6`) the addresses take all
@@ -205,14 +207,6 @@ struct Rocev2Packet {
   std::uint32_t icrc = 0;  // as carried (decode) or computed (encode)
 };
 
-// The RoCEv2 ICRC: CRC-32 over 8 octets of 0xFF (the masked LRH), the IP header with the
-// fields routers change set to all ones (IPv4: TOS, TTL and checksum; IPv6: Traffic Class,
-// Flow Label and Hop Limit), the UDP header with its checksum set to all ones, the BTH with
-// its reserved octet 4 (FECN/BECN) set to all ones, and the rest of the packet up to the
-// ICRC; stored least significant octet first (as the Linux rxe driver and RNICs do).
-// `ip_packet` is the whole IPv4 or IPv6 packet (its version field says which; IPv6 without
-// extension headers) including the 4 ICRC octets at its end.
-[[nodiscard]] std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept;
 
 // Size of the IP packet encode_rocev2 writes for a payload of `payload_size` octets.
 [[nodiscard]] std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size,

@@ -1,4 +1,4 @@
-#include "rdcc/pcaps/annotate.hpp"
+#include "rdcc/wire/annotate.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace rdcc::pcaps {
+namespace rdcc::wire {
 namespace {
 
 struct Ran {
@@ -101,4 +101,4 @@ std::optional<std::string> annotate_capture(const std::string& in, const std::st
   return std::nullopt;
 }
 
-}  // namespace rdcc::pcaps
+}  // namespace rdcc::wire

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace rdcc::pcaps {
+namespace rdcc::wire {
 
 // Comments per frame (1-based, as Wireshark numbers them); several on one frame are joined, a
 // line each (editcap keeps one comment per frame).
@@ -26,4 +26,4 @@ using FrameComments = std::map<std::uint64_t, std::vector<std::string>>;
                                                           const std::string& out,
                                                           const FrameComments& comments);
 
-}  // namespace rdcc::pcaps
+}  // namespace rdcc::wire

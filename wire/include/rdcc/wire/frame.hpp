@@ -1,6 +1,8 @@
-// Reading captures: libpcap opens the file (pcap or pcapng), and parse_frame() takes one
-// frame's octets and its link type apart down to the UDP payload. parse_frame() is pure (no
-// I/O, no allocation, no exceptions), so that a libFuzzer harness can feed it bytes.
+// Frames, both ways. parse_frame() takes one captured frame's octets and its link type apart
+// down to the UDP payload: the one frame parser of the toolkit (rdcc pcap, the dissector tests,
+// the fuzz seeds). It is pure (no I/O, no allocation, no exceptions), so that a libFuzzer
+// harness can feed it bytes. udp_frame() and ethernet_frame() build the Ethernet frames the
+// capture writers (the golden pcaps, rdcc sim --pcap, the conformance report) write.
 //
 // Link types: Ethernet (with any number of 802.1Q / 802.1ad VLAN tags), Linux cooked
 // capture v1 (SLL) and v2 (SLL2), raw IP (DLT_RAW, DLT_IPV4, DLT_IPV6) and BSD loopback
@@ -11,14 +13,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "rdcc/reference/address.hpp"
+#include "rdcc/wire/address.hpp"
 
-namespace rdcc::tools {
+namespace rdcc::wire {
 
 enum class FrameKind : std::uint8_t {
   Udp,        // a whole UDP datagram
@@ -28,8 +30,8 @@ enum class FrameKind : std::uint8_t {
 
 struct ParsedFrame {
   FrameKind kind = FrameKind::Other;
-  ref::Address source;       // Udp: IP address and UDP port
-  ref::Address destination;
+  Address source;       // Udp: IP address and UDP port
+  Address destination;
   std::uint8_t dscp = 0;
   std::uint8_t ecn = 0;
   std::uint16_t udp_checksum = 0;
@@ -48,6 +50,8 @@ struct ParsedFrame {
   bool zero_filled = false;
 };
 
+inline constexpr int kLinkTypeEthernet = 1;  // DLT_EN10MB, what udp_frame() builds
+
 // Link-layer header types handled (pcap-linktype values as pcap_datalink() returns them).
 [[nodiscard]] bool link_type_supported(int link_type) noexcept;
 [[nodiscard]] std::string link_type_name(int link_type);
@@ -62,37 +66,16 @@ struct ParsedFrame {
 // malformed frame).
 void append_malformed(const ParsedFrame& f, std::string& out);
 
-// One frame as the capture holds it.
-struct CapturedFrame {
-  std::uint64_t number = 0;          // 1-based, as Wireshark counts
-  std::int64_t time_ns = 0;          // since the epoch
-  std::int64_t relative_ns = 0;      // since the first frame of the file
-  std::uint32_t original_length = 0;
-  std::span<const std::byte> data;   // valid until the next call to next()
-};
+// ---- building frames ----------------------------------------------------------------------
 
-// A capture file read frame by frame. open() and next() report failures as text that names
-// the file (and, for next(), the frame after which the file went wrong).
-class CaptureReader {
- public:
-  CaptureReader();
-  ~CaptureReader();
-  CaptureReader(const CaptureReader&) = delete;
-  CaptureReader& operator=(const CaptureReader&) = delete;
+// An Ethernet frame carrying `payload` in UDP from `src` to `dst` (both of the same family),
+// with a valid IPv4 header checksum and a valid UDP checksum (encode_udp, ip.hpp).
+[[nodiscard]] std::vector<std::byte> udp_frame(const Address& src, const Address& dst,
+                                               std::span<const std::byte> payload);
 
-  // False with `error` set if the file cannot be opened or its link type is not handled.
-  [[nodiscard]] bool open(const std::string& path, std::string& error);
-  [[nodiscard]] int link_type() const noexcept { return link_type_; }
-  // True with a frame; false at the end of the file, with `error` set if the file is damaged.
-  [[nodiscard]] bool next(CapturedFrame& frame, std::string& error);
+// An Ethernet frame around an IPv4 or IPv6 packet (the simulator's packets), with the MAC
+// addresses udp_frame uses. `ip_packet` may be cut to a snap length but must hold the IP
+// header's addresses; throws std::invalid_argument otherwise.
+[[nodiscard]] std::vector<std::byte> ethernet_frame(std::span<const std::byte> ip_packet);
 
- private:
-  struct Handle;
-  std::unique_ptr<Handle> handle_;
-  std::string path_;
-  int link_type_ = 0;
-  std::uint64_t count_ = 0;
-  std::int64_t first_ns_ = 0;
-};
-
-}  // namespace rdcc::tools
+}  // namespace rdcc::wire
