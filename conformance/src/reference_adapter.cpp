@@ -13,6 +13,7 @@
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/receiver_mutants.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -263,9 +264,9 @@ class ReferenceAdapter final : public Adapter {
     c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
     c.crn_addresses = {kTester};
-    c.mutants = mutants_;
     std::shared_ptr<const ref::ReceiverPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
+    policy = testing::receiver_policy(mutants_, c, std::move(policy));
     receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, policy);
   }
 

@@ -22,7 +22,6 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/range_set.hpp"
 
@@ -30,7 +29,6 @@ namespace rdcc::ref {
 namespace {
 
 using json = nlohmann::ordered_json;
-using testing::Mutant;
 
 constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
@@ -226,7 +224,6 @@ struct Receiver::Impl {
     timers.reserve(16);
   }
 
-  [[nodiscard]] bool mutant(Mutant m) const { return cfg.mutants.has(m); }
   [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
@@ -255,7 +252,7 @@ struct Receiver::Impl {
   // ---- sending ----------------------------------------------------------------------------
 
   void send_to(const Address& to, Message m, Time now) {
-    out.push(to, cfg.control_dscp, m);
+    out.push(to, cfg.control_dscp, m, *policy);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = to.to_string();
@@ -281,7 +278,7 @@ struct Receiver::Impl {
 
   AssocAccept accept_for(const Assoc& a) const {
     AssocAccept acc;
-    acc.sender_nonce = mutant(Mutant::NonceNotEchoed) ? a.nonce ^ 1U : a.nonce;
+    acc.sender_nonce = a.nonce;
     acc.capabilities = cfg.capabilities;
     acc.unscheduled_limit = a.u;
     acc.start_jitter = cfg.start_jitter_us;
@@ -305,9 +302,9 @@ struct Receiver::Impl {
   // given a new U already counts in u_sum (0 for a new one).
   std::uint32_t choose_u(std::uint32_t own = 0) const {
     if (breaker_tripped) return 0;
-    if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
+    const std::uint64_t g_u = policy->unscheduled_pool(cfg.unscheduled_budget);
     const std::uint64_t others = u_sum - own;
-    const std::uint64_t left = cfg.unscheduled_budget > others ? cfg.unscheduled_budget - others : 0;
+    const std::uint64_t left = g_u > others ? g_u - others : 0;
     UnscheduledContext c;
     c.configured = cfg.unscheduled_limit;
     c.left = left;
@@ -320,7 +317,7 @@ struct Receiver::Impl {
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
     const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
     if (auto it = by_nonce.find(key);
-        it != by_nonce.end() && !(mutant(Mutant::AssocIdNotIdempotent) && !req.update_acknowledgment())) {
+        it != by_nonce.end() && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
       Assoc& a = assocs.at(it->second);
       a.last_activity = now;
       if (req.update_acknowledgment()) {
@@ -337,7 +334,7 @@ struct Receiver::Impl {
       return;
     }
     if (req.update_acknowledgment()) return;  // acknowledges nothing we know
-    if (assocs.size() >= cfg.max_associations && !mutant(Mutant::AssociationCapIgnored)) {
+    if (assocs.size() >= policy->association_cap(cfg.max_associations)) {
       // "SHOULD refuse new associations rather than evicting active ones"
       ErrorMessage e;
       e.header.epoch = cfg.epoch;
@@ -550,7 +547,7 @@ struct Receiver::Impl {
       }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
-      if (mutant(Mutant::NoMsgDoneAgain)) return;
+      if (!policy->answer_done_again()) return;
       MsgDone d;
       d.message_id = r.message_id;
       d.octets_received = *done->second;
@@ -571,8 +568,7 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
       return;
     }
-    if (a.msgs.size() - a.msgs.count(0) >= cfg.max_pending_per_association &&
-        !mutant(Mutant::PendingCapIgnored)) {
+    if (a.msgs.size() - a.msgs.count(0) >= policy->pending_cap(cfg.max_pending_per_association)) {
       // "Receivers MUST bound the number of associations and of pending messages": the
       // sender keeps the request outstanding and retries.
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
@@ -640,7 +636,7 @@ struct Receiver::Impl {
     Msg& pool = a.msgs.at(0);
     pool.sched_received += above;
     if (pool.sched_received > pool.limit && pool.state != MsgState::Misbehaving &&
-        !mutant(Mutant::MisbehavingSenderGranted)) {
+        policy->stop_granting_misbehaving()) {
       // "Data received for a message beyond its Grant Limit ... indicates a misbehaving
       // sender": beyond the pool's, no further pool credit.
       stats.misbehaving_data_octets += std::min(above, pool.sched_received - pool.limit);
@@ -827,7 +823,7 @@ struct Receiver::Impl {
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
     double r = sender_rate(a, now);
-    if (!mutant(Mutant::RateSumExceedsLink)) {
+    if (policy->enforce_rate_sum()) {
       const double wanted = wanted_rate(a, now);
       const auto room = static_cast<double>(headroom(m));
       // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
@@ -861,7 +857,7 @@ struct Receiver::Impl {
       const std::uint64_t restated = h.limit > covered ? h.limit - covered : 0;
       const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
       const std::uint64_t room = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
-      if (taken_back > room && !mutant(Mutant::BudgetNotEnforced)) {
+      if (taken_back > room && policy->enforce_budget()) {
         ++it;
         continue;
       }
@@ -899,17 +895,16 @@ struct Receiver::Impl {
       // (docs/spec-notes.md, 91).
       const std::uint64_t moved = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
       const std::uint64_t taken = sched_sum + reserved;
-      const std::uint64_t bound =
-          mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
+      const std::uint64_t bound = policy->scheduled_pool(cfg.budget, scheduled_budget());
       std::uint64_t free = bound > taken ? bound - taken : 0;
       // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
       // no grant yet (a renewal with no new credit would still have moved them).
-      if (moved > free && !mutant(Mutant::BudgetNotEnforced)) {
+      if (moved > free && policy->enforce_budget()) {
         out_of_budget(a, m, now);
         break;
       }
       free -= std::min(free, moved);
-      if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
+      if (!policy->enforce_budget()) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;
         free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
@@ -977,7 +972,6 @@ struct Receiver::Impl {
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
     assert(limit >= std::max(m.limit, m.window));
     const std::uint64_t added = limit - std::max(m.limit, m.window);
-    const std::uint64_t previous = m.limit;
     m.limit = limit;
     m.received_at_grant = m.received();
     m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
@@ -1005,14 +999,7 @@ struct Receiver::Impl {
     g.lifetime = lifetime_field;
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
     if (m.id == 0) g.header.flags = flag::kPool;  // the pool: no message length to reach
-    if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
-    if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
-    if (mutant(Mutant::FinalSetEarly)) g.header.flags = flag::kFinal;
-    if (mutant(Mutant::GrantLimitReduced) && previous != 0) {
-      g.grant_limit = previous - std::min<std::uint64_t>(previous, cfg.credit_unit);
-    }
-    if (mutant(Mutant::ZeroPacingRate)) g.pacing_rate = 0;
-    if (mutant(Mutant::PoolGrantWithoutCapability) && (a.capabilities & capability::kPool) == 0) {
+    if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {
       CreditGrant pool = g;
       pool.message_id = 0;
       pool.header.flags = flag::kPool;
@@ -1048,7 +1035,7 @@ struct Receiver::Impl {
       return it == a.by_binding.end() ? nullptr : &a.msgs.at(it->second);
     }
     // RoCEv2: the queue pair's octets belong to its oldest message still counting octets.
-    if (mutant(Mutant::Rocev2AnyQueuePair)) {
+    if (!policy->match_queue_pair()) {
       Msg* oldest = nullptr;
       for (const auto& [qpn, ids] : a.by_qpn) {
         for (std::uint64_t id : ids) {
@@ -1122,7 +1109,7 @@ struct Receiver::Impl {
                                        ? d.offset + d.octets
                                        : m.window + m.sched_received + above;
     if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
-        !mutant(Mutant::MisbehavingSenderGranted)) {
+        policy->stop_granting_misbehaving()) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
         if (events.enabled()) events.emit(now, "misbehaving_sender",
@@ -1150,8 +1137,7 @@ struct Receiver::Impl {
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
-    if (m.received() >= m.length ||
-        (mutant(Mutant::MsgDoneEarly) && m.received() * 2 >= m.length)) {
+    if (m.received() >= std::min(m.length, policy->completion_octets(m.length))) {
       complete(a, m, now);
     } else {
       requeue(a, m);
@@ -1164,9 +1150,9 @@ struct Receiver::Impl {
   void on_report(const Address& from, const CongestionReport& r, Time now) {
     // "An endpoint MUST ignore reports whose source address is not within the set of CRN
     // addresses configured for the domain."
-    const bool known = mutant(Mutant::ReceiverReportFromUnconfiguredCrn) ||
-                       std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
-                                   [&](const Address& c) { return c.same_host(from); });
+    const bool known = policy->accept_report(
+        std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+                    [&](const Address& c) { return c.same_host(from); }));
     if (!known) {
       ++stats.reports_ignored;
       if (events.enabled()) events.emit(now, "report_ignored", {{"from", from.to_string()}});
@@ -1178,9 +1164,10 @@ struct Receiver::Impl {
     Address flow_source;
     flow_source.ip = r.source_address;
     flow_source.ipv6 = r.ipv6();
+    const ReportReaction reaction = policy->report_reaction();
     for (auto& [id, a] : assocs) {
-      if (!a.peer.same_host(flow_source) || mutant(Mutant::ReceiverIgnoresReports)) continue;
-      if (mutant(Mutant::ReportRaisesRate)) {
+      if (!a.peer.same_host(flow_source) || reaction == ReportReaction::Ignore) continue;
+      if (reaction == ReportReaction::ResetRate) {
         a.rate = cfg.link_capacity_mbps;
         a.suggested_rate = 0;
         continue;
@@ -1268,10 +1255,10 @@ struct Receiver::Impl {
 
   Assoc* association_of(const Address& from, const Header& h) {
     auto it = assocs.find(h.association_id);
-    if (it == assocs.end() || (h.epoch != cfg.epoch && !mutant(Mutant::GrantUnknownEpoch))) {
+    if (it == assocs.end() || !policy->recognizes_epoch(h.epoch, cfg.epoch)) {
       return nullptr;
     }
-    if (it->second.peer != from && mutant(Mutant::GrantToRequestSource)) it->second.peer = from;
+    if (it->second.peer != from && policy->follow_request_source()) it->second.peer = from;
     if (it->second.peer != from) {
       ++stats.requests_from_wrong_address;
       return nullptr;
@@ -1282,10 +1269,7 @@ struct Receiver::Impl {
   // "An endpoint MUST discard a message of an association whose Sequence Number is not
   // newer ... than the newest one it has already processed from the same originator"
   bool fresh(Assoc& a, const Header& h, Time now) {
-    const bool newer = mutant(Mutant::ReceiverSerialWithoutWraparound)
-                           ? h.sequence_number > a.newest_seq_in
-                           : serial_newer(h.sequence_number, a.newest_seq_in);
-    if (a.have_seq_in && !newer && !mutant(Mutant::ReceiverStaleAccepted)) {
+    if (a.have_seq_in && !policy->sequence_fresh(h.sequence_number, a.newest_seq_in)) {
       ++stats.stale_discarded;
       if (events.enabled()) events.emit(now, "stale_discarded",
                   {{"association_id", a.id}, {"sequence_number", h.sequence_number},
@@ -1299,11 +1283,7 @@ struct Receiver::Impl {
   }
 
   void on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
-    auto decoded = decode(datagram);
-    if (!decoded && (mutant(Mutant::ReceiverVersionNotChecked) || mutant(Mutant::ReceiverLengthNotChecked))) {
-      decoded = testing::decode_leniently(datagram, mutant(Mutant::ReceiverVersionNotChecked),
-                                          mutant(Mutant::ReceiverLengthNotChecked));
-    }
+    auto decoded = policy->decode_control(datagram);
     if (!decoded) {
       const DecodeError& e = decoded.error();
       if (e.code == DecodeErrorCode::UnknownType) {
@@ -1314,8 +1294,7 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
-          } else if (mutant(Mutant::UnsupportedTypeOutsideAssociation) ||
-                     (mutant(Mutant::UnsupportedTypeToSource) && assocs.count(e.header->association_id) != 0)) {
+          } else if (policy->answer_unsupported_type_unbound(assocs.count(e.header->association_id) != 0)) {
             ErrorMessage err;
             err.header.association_id = e.header->association_id;
             err.header.epoch = cfg.epoch;
@@ -1339,7 +1318,7 @@ struct Receiver::Impl {
       if (a == nullptr) {
         // "A receiver that receives a CREDIT_REQUEST for an unknown association replies
         // with ERROR (UNKNOWN_ASSOCIATION)"
-        if (mutant(Mutant::UnknownAssociationSilent)) return;
+        if (!policy->answer_unknown_association()) return;
         ErrorMessage e;
         e.header.association_id = cr->header.association_id;
         e.header.epoch = cfg.epoch;
@@ -1361,7 +1340,7 @@ struct Receiver::Impl {
   void dispatch_association_message(Assoc& a, const Message& m, Time now) {
     if (const auto* status = std::get_if<SenderStatus>(&m)) {
       ++stats.sender_status_received;
-      a.suggested_rate = mutant(Mutant::SuggestedRateIgnored) ? 0 : status->suggested_rate;
+      a.suggested_rate = policy->suggested_rate(status->suggested_rate);
       a.suggested_at = now;
       if (events.enabled()) events.emit(now, "sender_status",
                   {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},

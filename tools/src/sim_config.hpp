@@ -39,6 +39,8 @@ struct SimHost {
   // A sender on the host of this receiver (index into SimConfig::receivers), not on its own:
   // the workloads whose hosts both send and receive.
   std::optional<std::size_t> with_receiver;
+  // A receiver's policy: its mutants' (rdcc/testing/receiver_mutants.hpp); null: the reference.
+  std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;
 };
 
 // The network's shape (docs/sim.md, "topology"). The deterministic simulator is a star; the
