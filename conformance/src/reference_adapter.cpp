@@ -144,7 +144,7 @@ class ReferenceAdapter final : public Adapter {
       // The receiver loses its state and comes back with another Epoch.
       ref::ReceiverConfig c = receiver_->config();
       c.epoch = static_cast<std::uint16_t>(c.epoch % 65535U + 1U);
-      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, receiver_policy_);
       responder_ = ref::Rocev2Responder();
       return json{{"ok", true}, {"epoch", c.epoch}};
     }
@@ -266,8 +266,9 @@ class ReferenceAdapter final : public Adapter {
     c.crn_addresses = {kTester};
     std::shared_ptr<const ref::ReceiverPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
-    policy = testing::receiver_policy(mutants_, c, std::move(policy));
-    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, policy);
+    // Its variant and mutants, kept across an upper-tester restart.
+    receiver_policy_ = testing::receiver_policy(mutants_, c, std::move(policy));
+    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, receiver_policy_);
   }
 
   void start_sender(const Scenario& s) {
@@ -497,6 +498,7 @@ class ReferenceAdapter final : public Adapter {
 
   AdapterSpec spec_;
   testing::MutantSet mutants_;
+  std::shared_ptr<const ref::ReceiverPolicy> receiver_policy_;
   const ref::VariantInfo* variant_ = nullptr;  // --variant, when it is of this scenario's role
   ref::SeededRandom random_;
   Collector events_;

@@ -1,13 +1,13 @@
 // The reference receiver. Section names in comments are the spec's headings.
 //
-// Accounting, in the spec's words ("Receiver Credit Budget"): for each message, the scheduled
-// credit counted is (Grant Limit - unscheduled window - scheduled octets received) while its
-// latest grant is live, that is until Lifetime + 2 * D_max after that grant was sent; the
-// unscheduled credit counted is (window - unscheduled octets received) until the octets arrive
-// or J + Lifetime + 2 * D_max after the CREDIT_REQUEST. Scheduled credit never exceeds
+// Accounting ("Receiver Credit Budget") is the credit ledger's (credit_ledger.hpp): what is
+// counted per message, per association and over all. Scheduled credit never exceeds
 // G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never exceeds G_u.
+// The armed timers are a TimerList (timer_list.hpp).
 #include "rdcc/reference/receiver.hpp"
 
+#include "credit_ledger.hpp"
+#include "timer_list.hpp"
 #include "transmit_queue.hpp"
 
 #include <algorithm>
@@ -37,20 +37,12 @@ constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate 
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
-constexpr std::uint64_t kNoReturn = std::numeric_limits<std::uint64_t>::max();
-
-struct Msg {
+// A message: its offsets and credit counted (MessageCredit, "Receiver Credit Budget"), and
+// what the grant scheduler and the rate allocation know of it.
+struct Msg : MessageCredit {
   std::uint32_t association = 0;
   std::uint64_t id = 0;
-  std::uint64_t length = 0;
-  std::uint64_t window = 0;             // unscheduled window [0, window)
-  std::uint64_t unsched_received = 0;
-  std::uint64_t sched_received = 0;
-  std::uint64_t limit = 0;              // highest Grant Limit issued
   std::uint64_t received_at_grant = 0;  // received() when the latest grant was issued
-  std::uint64_t returned = kNoReturn;   // New Limit of a CREDIT_RETURN since the last grant
-  std::uint64_t accounted = 0;          // scheduled credit counted now
-  std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now
   std::uint32_t rate = 0;               // Pacing Rate of the live grant, counted in rate_sum
   std::uint64_t generation = 0;         // invalidates older timers
   std::uint8_t traffic_class = 0;
@@ -73,8 +65,6 @@ struct Msg {
   // octet must not be counted twice: "those octets remain within the existing Grant Limit,
   // because the receiver has not counted them as received").
   RangeSet ranges;
-
-  [[nodiscard]] std::uint64_t received() const { return unsched_received + sched_received; }
 };
 
 struct QueueKey {
@@ -87,7 +77,8 @@ struct QueueKey {
   friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
 };
 
-struct Assoc {
+// An association; its part of the credit totals is the ledger's (AssociationCredit).
+struct Assoc : AssociationCredit {
   std::uint32_t id = 0;
   Address peer;
   std::uint64_t nonce = 0;
@@ -95,7 +86,6 @@ struct Assoc {
   std::uint32_t line_rate = 0;
   bool pool_grants = false;        // its scheduled messages share one pool grant (Msg 0)
   std::uint32_t u = 0;             // U in force (advertised)
-  std::uint32_t u_accounted = 0;   // max(old, new) while a Parameter Update is unacknowledged
   bool update_pending = false;
   Duration update_backoff{};
   std::uint64_t update_generation = 0;
@@ -112,14 +102,12 @@ struct Assoc {
   std::vector<std::uint64_t> done_order;
   std::size_t done_oldest = 0;
   Time last_activity{};
-  std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
   // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
   // binding: an opaque identifier and a queue pair number of the same value are unrelated.
   std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
   std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
-  std::uint64_t unsched = 0;    // unscheduled credit counted for this association
   // Credit Allocation: AIMD state of this sender.
   double rate = 0;
   std::uint32_t granted_rate = 0;  // the Pacing Rate of its latest grant
@@ -144,27 +132,6 @@ struct Timer {
   std::uint64_t generation;
 };
 
-// The armed timers, the next one last: a vector kept in order (latest first), so that firing is
-// a pop_back and arming scans from the back over the few timers due sooner. Timers due at the
-// same time fire in the order they were armed (a std::priority_queue left that to the layout of
-// its heap, whose out-of-line sift loops were a fifth of the receiver fuzz harness's
-// instructions).
-class TimerList {
- public:
-  void reserve(std::size_t n) { timers_.reserve(n); }
-  void arm(const Timer& t) {
-    std::size_t i = timers_.size();
-    while (i > 0 && timers_[i - 1].at <= t.at) --i;
-    timers_.insert(timers_.begin() + static_cast<std::ptrdiff_t>(i), t);
-  }
-  [[nodiscard]] bool empty() const { return timers_.empty(); }
-  [[nodiscard]] const Timer& next() const { return timers_.back(); }
-  void pop() { timers_.pop_back(); }
-
- private:
-  std::vector<Timer> timers_;
-};
-
 }  // namespace
 
 std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
@@ -187,10 +154,8 @@ struct Receiver::Impl {
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
   std::set<QueueKey> queue;
-  TimerList timers;
-  std::uint64_t sched_sum = 0;     // scheduled credit counted, all associations
-  std::uint64_t unsched_sum = 0;   // unscheduled reservations counted
-  std::uint64_t u_sum = 0;         // sum of u_accounted over associations
+  TimerList<Timer> timers;
+  CreditLedger ledger;  // "Receiver Credit Budget"
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
   std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
   std::size_t queued_idle = 0;     // messages in the grant queue that hold no rate
@@ -299,12 +264,10 @@ struct Receiver::Impl {
 
   // "The receiver MUST choose U for each association so that the sum of U over all
   // associations with a non-zero U does not exceed G_u." `own`: what the association being
-  // given a new U already counts in u_sum (0 for a new one).
+  // given a new U already counts (0 for a new one).
   std::uint32_t choose_u(std::uint32_t own = 0) const {
     if (breaker_tripped) return 0;
-    const std::uint64_t g_u = policy->unscheduled_pool(cfg.unscheduled_budget);
-    const std::uint64_t others = u_sum - own;
-    const std::uint64_t left = g_u > others ? g_u - others : 0;
+    const std::uint64_t left = ledger.u_room(policy->unscheduled_pool(cfg.unscheduled_budget), own);
     UnscheduledContext c;
     c.configured = cfg.unscheduled_limit;
     c.left = left;
@@ -323,7 +286,7 @@ struct Receiver::Impl {
       if (req.update_acknowledgment()) {
         if (a.update_pending) {
           a.update_pending = false;
-          set_u_accounted(a, a.u);
+          ledger.set_u(a, a.u);
           if (events.enabled()) events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
         }
         return;
@@ -360,7 +323,8 @@ struct Receiver::Impl {
     stored.last_activity = now;
     stored.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
                                                          : cfg.link_capacity_mbps);
-    set_u_accounted(stored, stored.u);
+    ledger.open(stored);
+    ledger.set_u(stored, stored.u);
     by_nonce[key] = id;
     by_peer[from] = id;
     ++stats.associations_accepted;
@@ -373,16 +337,11 @@ struct Receiver::Impl {
     }
   }
 
-  void set_u_accounted(Assoc& a, std::uint32_t value) {
-    u_sum = u_sum - a.u_accounted + value;
-    a.u_accounted = value;
-  }
-
   void update_u(Assoc& a, std::uint32_t u, Time now) {
     if (a.u == u) return;
     // "Until then, the sender may still act on the old parameters, so the receiver accounts
     // for it with the larger of the old and new U."
-    set_u_accounted(a, std::max(a.u_accounted, u));
+    ledger.set_u(a, std::max(a.u_accounted, u));
     a.u = u;
     a.update_pending = true;
     a.update_backoff = milliseconds(1);
@@ -400,7 +359,7 @@ struct Receiver::Impl {
 
   void remove_association(Assoc& a, Time now, const char* why) {
     for (auto& [id, m] : a.msgs) release_message(a, m, now, false);
-    set_u_accounted(a, 0);
+    ledger.close(a);
     by_nonce.erase(std::make_pair(a.nonce, AddressHash{}(a.peer)));
     if (auto it = by_peer.find(a.peer); it != by_peer.end() && it->second == a.id) by_peer.erase(it);
     if (events.enabled()) events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
@@ -409,25 +368,8 @@ struct Receiver::Impl {
 
   // ---- messages ---------------------------------------------------------------------------
 
-  // The credit the sender still holds: up to the Grant Limit, or up to the New Limit of a
-  // CREDIT_RETURN after it ("the offset beyond which the sender will not transmit").
-  [[nodiscard]] std::uint64_t outstanding_sched(const Msg& m) const {
-    const std::uint64_t covered = m.window + m.sched_received;
-    const std::uint64_t held = std::min(m.limit, m.returned);
-    return held > covered ? held - covered : 0;
-  }
-
-  void set_accounted(Assoc& a, Msg& m, std::uint64_t value) {
-    sched_sum = sched_sum - m.accounted + value;
-    a.accounted = a.accounted - m.accounted + value;
-    m.accounted = value;
-  }
-
   void set_unsched(Msg& m, std::uint64_t value) {
-    unsched_sum = unsched_sum - m.unsched_accounted + value;
-    Assoc& a = assocs.at(m.association);
-    a.unsched = a.unsched - m.unsched_accounted + value;
-    m.unsched_accounted = value;
+    ledger.set_unscheduled(assocs.at(m.association), m, value);
   }
 
   void set_rate(Msg& m, std::uint32_t rate) {
@@ -457,10 +399,9 @@ struct Receiver::Impl {
   // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
     if (m.pooled) return;  // the pool (Msg 0) is queued for it
-    const std::uint64_t covered = m.window + m.sched_received;
     const bool more = m.limit < m.length &&
-                      (m.limit <= m.window || outstanding_sched(m) <= window_of(m) / 2);
-    const bool renew = m.accounted == 0 && m.limit > covered;
+                      (m.limit <= m.window || m.outstanding() <= window_of(m) / 2);
+    const bool renew = m.lapsed();
     const bool wants = m.state == MsgState::Active && (more || renew);
     if (wants == m.queued) return;
     if (wants) {
@@ -477,7 +418,7 @@ struct Receiver::Impl {
     dequeue(m);
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
-      set_accounted(a, m, 0);
+      ledger.set_scheduled(a, m, 0);
     }
     set_unsched(m, 0);
     set_rate(m, 0);
@@ -611,7 +552,7 @@ struct Receiver::Impl {
     if (a.pool_grants) {
       m.pooled = true;
       Msg& pool = pool_of(a);
-      pool.length += m.length - m.window - m.sched_received;
+      pool.length += m.length - m.covered();
       requeue(a, pool);
     }
     requeue(a, m);
@@ -646,7 +587,7 @@ struct Receiver::Impl {
       dequeue(pool);
       pool.state = MsgState::Misbehaving;
     }
-    if (pool.accounted != 0) set_accounted(a, pool, std::min(pool.accounted, outstanding_sched(pool)));
+    ledger.settle(a, pool);
     if (pool.accounted == 0 && pool.rate != 0) set_rate(pool, 0);
     requeue(a, pool);
   }
@@ -667,7 +608,7 @@ struct Receiver::Impl {
     const auto [below, above] = m.ranges.add(0, octets, m.window);
     m.unsched_received += below;
     m.sched_received += above;
-    set_unsched(m, m.window > m.unsched_received ? m.window - m.unsched_received : 0);
+    set_unsched(m, m.unsched_in_flight());
   }
 
   // Stride scheduling: a new message starts at the smallest pass of its class.
@@ -729,7 +670,7 @@ struct Receiver::Impl {
       m.state = MsgState::Active;
       if (events.enabled()) events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
     }
-    if (m.accounted == 0 && m.limit > m.window + m.sched_received) {
+    if (m.lapsed()) {
       // The grant expired at the sender too: it asks again; the credit is granted anew.
       m.state = MsgState::Active;
     }
@@ -853,10 +794,9 @@ struct Receiver::Impl {
       }
       // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 80): only
       // with room for it in G_s, or the holder keeps its rate (spec-notes 92).
-      const std::uint64_t covered = h.window + h.sched_received;
-      const std::uint64_t restated = h.limit > covered ? h.limit - covered : 0;
+      const std::uint64_t restated = h.restated();
       const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
-      const std::uint64_t room = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
+      const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
       if (taken_back > room && policy->enforce_budget()) {
         ++it;
         continue;
@@ -878,9 +818,9 @@ struct Receiver::Impl {
       Assoc& a = assocs.at(top.association);
       Msg& m = a.msgs.at(top.message);
       const std::uint64_t window = window_of(m);
-      const std::uint64_t covered = m.window + m.sched_received;
-      const std::uint64_t held = std::max(m.limit, m.window);
-      const bool renew = m.accounted == 0 && m.limit > covered;
+      const std::uint64_t covered = m.covered();
+      const std::uint64_t held = m.held();
+      const bool renew = m.lapsed();
       // Grant Limits only grow: a renewal restates at least the old limit.
       std::uint64_t limit = std::max(m.limit, std::min(m.length, covered + window));
       if (limit <= held && !renew) {
@@ -893,10 +833,9 @@ struct Receiver::Impl {
       // has lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the
       // grant's limit covers them again and "Granted(a)" counts them until they arrive
       // (docs/spec-notes.md, 91).
-      const std::uint64_t moved = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
-      const std::uint64_t taken = sched_sum + reserved;
-      const std::uint64_t bound = policy->scheduled_pool(cfg.budget, scheduled_budget());
-      std::uint64_t free = bound > taken ? bound - taken : 0;
+      const std::uint64_t moved = m.unsched_in_flight();
+      std::uint64_t free =
+          ledger.scheduled_room(policy->scheduled_pool(cfg.budget, scheduled_budget()), reserved);
       // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
       // no grant yet (a renewal with no new credit would still have moved them).
       if (moved > free && policy->enforce_budget()) {
@@ -933,12 +872,12 @@ struct Receiver::Impl {
       // holders' expense").
       const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
       if (static_cast<double>(rate) < wanted_rate(a, now) && !adds_nothing) {
-        const std::uint64_t before = sched_sum;
+        const std::uint64_t before = ledger.scheduled();
         lower_holders(a, m, now);
         // A holder that had returned credit and is re-granted counts its whole limit again
         // (the grant gives the sender back the right to use it): this message's share of the
         // budget is worked out anew (spec-notes 80).
-        if (sched_sum > before) continue;
+        if (ledger.scheduled() > before) continue;
         rate = rate_for(a, m, now);
       }
       if (rate == 0) {
@@ -970,8 +909,8 @@ struct Receiver::Impl {
                    Time now) {
     dequeue(m);
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
-    assert(limit >= std::max(m.limit, m.window));
-    const std::uint64_t added = limit - std::max(m.limit, m.window);
+    assert(limit >= m.held());
+    const std::uint64_t added = limit - m.held();
     m.limit = limit;
     m.received_at_grant = m.received();
     m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
@@ -980,7 +919,7 @@ struct Receiver::Impl {
       set_unsched(m, 0);
       m.window = m.unsched_received;  // octets still in flight are now scheduled credit
     }
-    set_accounted(a, m, outstanding_sched(m));
+    ledger.set_scheduled(a, m, m.outstanding());
     set_rate(m, rate);
     a.granted_rate = rate;
     ++m.generation;
@@ -1014,12 +953,12 @@ struct Receiver::Impl {
   void reclaim(Assoc& a, Msg& m, Time now) {
     // Every octet the grant allowed has arrived: nothing to reclaim and nothing hoarded, so
     // the message keeps its place in the grant queue (docs/spec-notes.md, 43).
-    if (m.accounted == 0 && m.limit <= m.window + m.sched_received) return;
+    if (m.accounted == 0 && m.limit <= m.covered()) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
       if (events.enabled()) events.emit(now, "credit_reclaimed",
                   {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
-      set_accounted(a, m, 0);
+      ledger.set_scheduled(a, m, 0);
     }
     set_rate(m, 0);
     dequeue(m);
@@ -1096,7 +1035,7 @@ struct Receiver::Impl {
       if (d.offset < hi) stats.duplicate_octets += hi - d.offset - below - above;
     } else {
       const std::uint64_t fresh = std::min<std::uint64_t>(d.octets, m.length - m.received());
-      const std::uint64_t room = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
+      const std::uint64_t room = m.unsched_in_flight();
       below = std::min(fresh, room);
       above = fresh - below;
     }
@@ -1104,10 +1043,10 @@ struct Receiver::Impl {
     // indicates a misbehaving sender." The opaque binding says where the octets are; RoCEv2
     // counters only say how many, which arrive in order on the queue pair.
     // A pooled message's scheduled octets are held by the pool grant (pool_data).
-    const std::uint64_t held = m.pooled ? m.length : std::max(m.limit, m.window);
+    const std::uint64_t held = m.pooled ? m.length : m.held();
     const std::uint64_t data_end = d.binding == BindingKind::Opaque
                                        ? d.offset + d.octets
-                                       : m.window + m.sched_received + above;
+                                       : m.covered() + above;
     if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
         policy->stop_granting_misbehaving()) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
@@ -1129,11 +1068,8 @@ struct Receiver::Impl {
     m.sched_received += above;
     stats.scheduled_octets += above;
     if (m.pooled && above != 0) pool_data(a, above, now);
-    set_unsched(m, m.window > m.unsched_received && m.unsched_accounted != 0
-                       ? m.window - m.unsched_received
-                       : 0);
-    // Arriving octets only ever lower the credit counted for the message.
-    if (m.accounted != 0) set_accounted(a, m, std::min(m.accounted, outstanding_sched(m)));
+    set_unsched(m, m.unsched_accounted != 0 ? m.unsched_in_flight() : 0);
+    ledger.settle(a, m);
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
@@ -1352,7 +1288,7 @@ struct Receiver::Impl {
       if (msg.pooled && msg.state != MsgState::Cancelled) {
         // Its octets still to come leave the pool's demand (never below what the pool granted).
         Msg& pool = a.msgs.at(0);
-        const std::uint64_t left = msg.length - std::min(msg.length, msg.window + msg.sched_received);
+        const std::uint64_t left = msg.length - std::min(msg.length, msg.covered());
         pool.length -= std::min(left, pool.length - std::max(pool.limit, pool.sched_received));
       }
       // A repeated CANCEL keeps the first one's reclamation time: re-arming it would let a
@@ -1375,10 +1311,10 @@ struct Receiver::Impl {
       if (it == a.msgs.end() || it->second.pooled) return;
       Msg& msg = it->second;
       msg.returned = std::min(msg.returned, ret->new_limit);
-      const std::uint64_t keep = outstanding_sched(msg);
+      const std::uint64_t keep = msg.outstanding();
       if (keep < msg.accounted) {
         stats.credit_returned += msg.accounted - keep;
-        set_accounted(a, msg, keep);
+        ledger.set_scheduled(a, msg, keep);
       }
       if (msg.state == MsgState::Active) msg.state = MsgState::Dormant;
       dequeue(msg);
@@ -1480,7 +1416,7 @@ std::optional<DataNack> Receiver::poll_nack() {
   impl_->nacks.erase(impl_->nacks.begin());
   return n;
 }
-std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }
+std::uint64_t Receiver::outstanding_credit() const { return impl_->ledger.outstanding(); }
 std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
 std::size_t Receiver::pending_messages() const { return impl_->pending; }
 const ReceiverStats& Receiver::stats() const { return impl_->stats; }
