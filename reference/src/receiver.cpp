@@ -1,12 +1,19 @@
 // The reference receiver. Section names in comments are the spec's headings.
 //
-// Accounting ("Receiver Credit Budget") is the credit ledger's (credit_ledger.hpp): what is
-// counted per message, per association and over all. Scheduled credit never exceeds
-// G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never exceeds G_u.
-// The armed timers are a TimerList (timer_list.hpp).
+// Its units, each with unit tests of its own (reference/test/):
+// - credit_ledger.hpp, "Receiver Credit Budget": what is counted per message, per association
+//   and over all. Scheduled credit never exceeds G_s = G - G_u, and unscheduled credit never
+//   exceeds the sum of U, which never exceeds G_u.
+// - grant_scheduler.hpp, "Credit Allocation": the order in which messages are served.
+// - rate_controller.hpp, "Credit Allocation" (AIMD) and "Congestion Control Considerations"
+//   (the circuit breaker).
+// - timer_list.hpp: the armed timers; transmit_queue.hpp: what poll_transmit hands out.
+// This file holds the rules that tie them to the messages received and sent.
 #include "rdcc/reference/receiver.hpp"
 
 #include "credit_ledger.hpp"
+#include "grant_scheduler.hpp"
+#include "rate_controller.hpp"
 #include "timer_list.hpp"
 #include "transmit_queue.hpp"
 
@@ -30,7 +37,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
 constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate at most
@@ -67,18 +73,9 @@ struct Msg : MessageCredit {
   RangeSet ranges;
 };
 
-struct QueueKey {
-  std::uint8_t traffic_class;
-  bool no_deadline;
-  std::int64_t deadline;
-  std::uint64_t pass;
-  std::uint32_t association;
-  std::uint64_t message;
-  friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
-};
-
-// An association; its part of the credit totals is the ledger's (AssociationCredit).
-struct Assoc : AssociationCredit {
+// An association; its part of the credit totals is the ledger's (AssociationCredit), its
+// sender's rate the rate controller's (SenderRate).
+struct Assoc : AssociationCredit, SenderRate {
   std::uint32_t id = 0;
   Address peer;
   std::uint64_t nonce = 0;
@@ -108,15 +105,6 @@ struct Assoc : AssociationCredit {
   std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
   std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
-  // Credit Allocation: AIMD state of this sender.
-  double rate = 0;
-  std::uint32_t granted_rate = 0;  // the Pacing Rate of its latest grant
-  std::uint32_t suggested_rate = 0;
-  Time suggested_at{};
-  std::uint64_t interval_octets = 0;
-  std::uint64_t interval_ce = 0;
-  double interval_degree = 0;
-  double interval_excess_delay = 0;
   // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
   // recovery"): only such a sender is sent NACKs.
   bool peer_recovers = false;
@@ -153,7 +141,7 @@ struct Receiver::Impl {
   std::unordered_map<std::uint32_t, Assoc> assocs;
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
-  std::set<QueueKey> queue;
+  GrantQueue queue;  // "Credit Allocation": who is served next
   TimerList<Timer> timers;
   CreditLedger ledger;  // "Receiver Credit Budget"
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
@@ -166,11 +154,8 @@ struct Receiver::Impl {
   std::size_t pending = 0;
   bool aimd_armed = false;
   bool idle_armed = false;
-  // Circuit breaker ("Congestion Control Considerations").
-  bool breaker_tripped = false;
+  CircuitBreaker breaker;  // "Congestion Control Considerations"
   bool breaker_armed = false;
-  std::uint64_t window_announced = 0;
-  std::uint64_t window_lost = 0;
 
   // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
   // access link", for the packets on the wire: Pacing Rates count message octets
@@ -266,7 +251,7 @@ struct Receiver::Impl {
   // associations with a non-zero U does not exceed G_u." `own`: what the association being
   // given a new U already counts (0 for a new one).
   std::uint32_t choose_u(std::uint32_t own = 0) const {
-    if (breaker_tripped) return 0;
+    if (breaker.tripped()) return 0;
     const std::uint64_t left = ledger.u_room(policy->unscheduled_pool(cfg.unscheduled_budget), own);
     UnscheduledContext c;
     c.configured = cfg.unscheduled_limit;
@@ -390,8 +375,8 @@ struct Receiver::Impl {
     if (m.rate == 0) --queued_idle;
   }
 
-  static QueueKey key_of(const Msg& m) {
-    return QueueKey{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
+  static GrantOrder key_of(const Msg& m) {
+    return GrantOrder{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
                     m.association, m.id};
   }
 
@@ -537,7 +522,7 @@ struct Receiver::Impl {
     } else {
       a.by_qpn[m.rocev2.destination_qpn].insert(m.id);
     }
-    m.pass = class_pass(m.traffic_class);
+    m.pass = queue.class_pass(m.traffic_class);
     if (a.active++ == 0) ++active_assocs;
     ++pending;
     accept_unscheduled(a, m, r.unscheduled_sent, now);
@@ -567,7 +552,7 @@ struct Receiver::Impl {
     Msg& pool = it->second;
     if (made) {
       pool.association = a.id;
-      pool.pass = class_pass(0);
+      pool.pass = queue.class_pass(0);
     }
     return pool;
   }
@@ -611,13 +596,6 @@ struct Receiver::Impl {
     set_unsched(m, m.unsched_in_flight());
   }
 
-  // Stride scheduling: a new message starts at the smallest pass of its class.
-  std::uint64_t class_pass(std::uint8_t cls) const {
-    auto it = queue.lower_bound(QueueKey{cls, false, std::numeric_limits<std::int64_t>::min(), 0, 0, 0});
-    if (it != queue.end() && it->traffic_class == cls) return it->pass;
-    return 0;
-  }
-
   void accept_unscheduled(Assoc& a, Msg& m, std::uint64_t announced, Time now) {
     if (announced == 0) return;
     const std::uint64_t others = a.unsched - m.unsched_accounted;
@@ -633,7 +611,7 @@ struct Receiver::Impl {
     m.window = announced;
     set_unsched(m, announced > m.unsched_received ? announced - m.unsched_received : 0);
     stats.unscheduled_octets += announced;
-    window_announced += announced;
+    breaker.announced(announced);
     // "or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
     // received the CREDIT_REQUEST"
     arm(now + microseconds(cfg.start_jitter_us) + lifetime() + cfg.d_max * 2,
@@ -738,8 +716,8 @@ struct Receiver::Impl {
     // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
     // the Pacing Rate granted to that sender MUST NOT exceed it." ... ignored when "received
     // more than four default Grant Lifetimes ago" ("Sender Backlog Indication").
-    if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
-      r = std::min(r, static_cast<double>(a.suggested_rate));
+    if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
+      r = std::min(r, static_cast<double>(suggested));
     }
     return r;
   }
@@ -814,7 +792,7 @@ struct Receiver::Impl {
     std::uint64_t reserved = 0;
     std::vector<std::pair<Assoc*, Msg*>> parked;
     while (!queue.empty()) {
-      const QueueKey top = *queue.begin();
+      const GrantOrder top = queue.top();
       Assoc& a = assocs.at(top.association);
       Msg& m = a.msgs.at(top.message);
       const std::uint64_t window = window_of(m);
@@ -930,7 +908,7 @@ struct Receiver::Impl {
     // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
     // sent the grant"
     arm(now + grant_lifetime + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
-    m.pass += added * kStride / m.weight;
+    m.pass = GrantQueue::advance(m.pass, added, m.weight);
     CreditGrant g;
     g.message_id = m.id;
     g.grant_limit = limit;
@@ -1011,13 +989,7 @@ struct Receiver::Impl {
     }
     Assoc& a = *ap;
     a.last_activity = now;
-    a.interval_octets += d.octets;
-    if (d.ce) a.interval_ce += d.octets;
-    if (d.rtt && cfg.rtt_target.ns > 0 && *d.rtt > cfg.rtt_target) {
-      const double excess = static_cast<double>((*d.rtt - cfg.rtt_target).ns) /
-                            static_cast<double>(cfg.rtt_target.ns);
-      a.interval_excess_delay = std::max(a.interval_excess_delay, std::min(1.0, excess));
-    }
+    a.observe_data(d.octets, d.ce, d.rtt, cfg.rtt_target);
     Msg* mp = find_message(a, d);
     if (mp == nullptr) {
       stats.unattributed_data_octets += d.octets;
@@ -1108,7 +1080,7 @@ struct Receiver::Impl {
         a.suggested_rate = 0;
         continue;
       }
-      a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
+      a.observe_report(r.congestion_degree);
     }
     if (events.enabled()) events.emit(now, "report_received",
                 {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
@@ -1127,31 +1099,11 @@ struct Receiver::Impl {
     const double r_min = min_rate();
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
-      const double ce = a.interval_octets == 0 ? 0.0
-                                               : static_cast<double>(a.interval_ce) /
-                                                     static_cast<double>(a.interval_octets);
-      const double s = std::max({ce, a.interval_degree, a.interval_excess_delay});
       double r_max = static_cast<double>(a.line_rate != 0 ? a.line_rate : cfg.link_capacity_mbps);
-      if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
-        r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
+      if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
+        r_max = std::min(r_max, static_cast<double>(suggested));
       }
-      RateUpdate u;
-      // r_i is the rate the sender is granted: the controller's value can sit above the link
-      // share the allocation gives, where decreases would never reach a grant
-      // (docs/spec-notes.md, 41).
-      u.rate = s > 0 && a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate)) : a.rate;
-      u.signal = s;
-      u.r_min = r_min;
-      u.r_max = r_max;
-      u.alpha = cfg.aimd_alpha_mbps;
-      u.beta = cfg.aimd_beta;
-      const double next = policy->next_rate(u);
-      // "MUST reduce the rate it grants to a sender when it observes congestion" (rule 2),
-      // whatever the controller: not above the rate in force then, nor below R_min; and never
-      // above R_max_i.
-      a.rate = s > 0 ? std::max(r_min, std::min(next, u.rate)) : std::min(next, r_max);
-      a.interval_octets = a.interval_ce = 0;
-      a.interval_degree = a.interval_excess_delay = 0;
+      a.update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
     }
     if (active_assocs != 0) ensure_aimd(now);
   }
@@ -1167,24 +1119,23 @@ struct Receiver::Impl {
   // the threshold."
   void breaker_tick(Time now) {
     breaker_armed = false;
-    const double loss = window_announced == 0 ? 0.0
-                                              : static_cast<double>(window_lost) /
-                                                    static_cast<double>(window_announced);
-    if (!breaker_tripped && loss > cfg.loss_threshold) {
-      breaker_tripped = true;
-      ++stats.circuit_breaker_trips;
-      if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
-      for (auto& [id, a] : assocs) update_u(a, 0, now);
-    } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
-      breaker_tripped = false;
-      if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
-      // An association whose sender has not acknowledged the update to U = 0 may still act
-      // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
-      // back comes out of what the others leave of G_u (docs/spec-notes.md, 73).
-      for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
+    const double loss = breaker.loss_rate();
+    switch (breaker.end_window(cfg.loss_threshold)) {
+      case CircuitBreaker::Change::Tripped:
+        ++stats.circuit_breaker_trips;
+        if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
+        for (auto& [id, a] : assocs) update_u(a, 0, now);
+        break;
+      case CircuitBreaker::Change::Cleared:
+        if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
+        // An association whose sender has not acknowledged the update to U = 0 may still act
+        // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
+        // back comes out of what the others leave of G_u (docs/spec-notes.md, 73).
+        for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
+        break;
+      case CircuitBreaker::Change::None: break;
     }
-    window_announced = window_lost = 0;
-    if (breaker_tripped || !assocs.empty()) ensure_breaker(now);
+    if (breaker.tripped() || !assocs.empty()) ensure_breaker(now);
   }
 
   // ---- control dispatch -------------------------------------------------------------------
@@ -1341,7 +1292,7 @@ struct Receiver::Impl {
         break;
       case TimerKind::UnschedRelease:
         if (Msg* m = timer_message(t); m != nullptr && m->unsched_accounted != 0) {
-          window_lost += m->unsched_accounted;
+          breaker.lost(m->unsched_accounted);
           set_unsched(*m, 0);
         }
         break;
