@@ -7,10 +7,13 @@
 // - grant_scheduler.hpp, "Credit Allocation": the order in which messages are served.
 // - rate_controller.hpp, "Credit Allocation" (AIMD) and "Congestion Control Considerations"
 //   (the circuit breaker).
+// - association_table.hpp, "Association Establishment": the associations by ID, by request
+//   and by address.
 // - timer_list.hpp: the armed timers; transmit_queue.hpp: what poll_transmit hands out.
 // This file holds the rules that tie them to the messages received and sent.
 #include "rdcc/reference/receiver.hpp"
 
+#include "association_table.hpp"
 #include "credit_ledger.hpp"
 #include "grant_scheduler.hpp"
 #include "rate_controller.hpp"
@@ -138,9 +141,7 @@ struct Receiver::Impl {
   RandomSource* random;
   TransmitQueue out;  // what poll_transmit() hands out
   std::vector<DataNack> nacks;  // what poll_nack() hands out, oldest first
-  std::unordered_map<std::uint32_t, Assoc> assocs;
-  std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
-  std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
+  AssociationTable<Assoc> assocs;  // "Association Establishment"
   GrantQueue queue;  // "Credit Allocation": who is served next
   TimerList<Timer> timers;
   CreditLedger ledger;  // "Receiver Credit Budget"
@@ -240,13 +241,6 @@ struct Receiver::Impl {
 
   // ---- associations -----------------------------------------------------------------------
 
-  std::uint32_t new_association_id() {
-    for (;;) {
-      const auto id = static_cast<std::uint32_t>(random->next_u64());
-      if (id != 0 && assocs.count(id) == 0) return id;
-    }
-  }
-
   // "The receiver MUST choose U for each association so that the sum of U over all
   // associations with a non-zero U does not exceed G_u." `own`: what the association being
   // given a new U already counts (0 for a new one).
@@ -263,10 +257,9 @@ struct Receiver::Impl {
   }
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
-    const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
-    if (auto it = by_nonce.find(key);
-        it != by_nonce.end() && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
-      Assoc& a = assocs.at(it->second);
+    if (Assoc* known = assocs.of_request(req.sender_nonce, from);
+        known != nullptr && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
+      Assoc& a = *known;
       a.last_activity = now;
       if (req.update_acknowledgment()) {
         if (a.update_pending) {
@@ -293,12 +286,9 @@ struct Receiver::Impl {
       if (events.enabled()) events.emit(now, "association_refused", {{"from", from.to_string()}});
       return;
     }
-    const std::uint32_t id = new_association_id();
-    // Built in place: moving an Assoc allocates its containers again.
-    Assoc& stored = assocs.try_emplace(id).first->second;
-    stored.id = id;
-    stored.peer = from;  // "to the address and port from which the accepted ASSOC_REQUEST came"
-    stored.nonce = req.sender_nonce;
+    const std::uint32_t id = assocs.new_id(*random);
+    // "to the address and port from which the accepted ASSOC_REQUEST came"
+    Assoc& stored = assocs.add(id, from, req.sender_nonce);
     stored.capabilities = req.capabilities;
     stored.line_rate = req.line_rate;
     stored.u = choose_u();
@@ -310,8 +300,6 @@ struct Receiver::Impl {
                                                          : cfg.link_capacity_mbps);
     ledger.open(stored);
     ledger.set_u(stored, stored.u);
-    by_nonce[key] = id;
-    by_peer[from] = id;
     ++stats.associations_accepted;
     if (events.enabled()) events.emit(now, "association_accepted",
                 {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
@@ -345,10 +333,8 @@ struct Receiver::Impl {
   void remove_association(Assoc& a, Time now, const char* why) {
     for (auto& [id, m] : a.msgs) release_message(a, m, now, false);
     ledger.close(a);
-    by_nonce.erase(std::make_pair(a.nonce, AddressHash{}(a.peer)));
-    if (auto it = by_peer.find(a.peer); it != by_peer.end() && it->second == a.id) by_peer.erase(it);
     if (events.enabled()) events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
-    assocs.erase(a.id);
+    assocs.remove(a);
   }
 
   // ---- messages ---------------------------------------------------------------------------
@@ -972,17 +958,7 @@ struct Receiver::Impl {
   }
 
   void on_data(const DataObservation& d, Time now) {
-    auto pit = by_peer.find(d.from);
-    Assoc* ap = nullptr;
-    if (pit != by_peer.end()) ap = &assocs.at(pit->second);
-    if (ap == nullptr) {
-      for (auto& [id, a] : assocs) {
-        if (a.peer.same_host(d.from)) {
-          ap = &a;
-          break;
-        }
-      }
-    }
+    Assoc* ap = assocs.of_peer(d.from);
     if (ap == nullptr) {
       stats.unattributed_data_octets += d.octets;
       return;
@@ -1141,16 +1117,16 @@ struct Receiver::Impl {
   // ---- control dispatch -------------------------------------------------------------------
 
   Assoc* association_of(const Address& from, const Header& h) {
-    auto it = assocs.find(h.association_id);
-    if (it == assocs.end() || !policy->recognizes_epoch(h.epoch, cfg.epoch)) {
+    Assoc* a = assocs.find(h.association_id);
+    if (a == nullptr || !policy->recognizes_epoch(h.epoch, cfg.epoch)) {
       return nullptr;
     }
-    if (it->second.peer != from && policy->follow_request_source()) it->second.peer = from;
-    if (it->second.peer != from) {
+    if (a->peer != from && policy->follow_request_source()) a->peer = from;
+    if (a->peer != from) {
       ++stats.requests_from_wrong_address;
       return nullptr;
     }
-    return &it->second;
+    return a;
   }
 
   // "An endpoint MUST discard a message of an association whose Sequence Number is not
@@ -1181,7 +1157,7 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
-          } else if (policy->answer_unsupported_type_unbound(assocs.count(e.header->association_id) != 0)) {
+          } else if (policy->answer_unsupported_type_unbound(assocs.contains(e.header->association_id))) {
             ErrorMessage err;
             err.header.association_id = e.header->association_id;
             err.header.epoch = cfg.epoch;
@@ -1278,10 +1254,10 @@ struct Receiver::Impl {
   // ---- timers -----------------------------------------------------------------------------
 
   Msg* timer_message(const Timer& t) {
-    auto a = assocs.find(t.association);
-    if (a == assocs.end()) return nullptr;
-    auto m = a->second.msgs.find(t.message);
-    if (m == a->second.msgs.end() || m->second.generation != t.generation) return nullptr;
+    Assoc* a = assocs.find(t.association);
+    if (a == nullptr) return nullptr;
+    auto m = a->msgs.find(t.message);
+    if (m == a->msgs.end() || m->second.generation != t.generation) return nullptr;
     return &m->second;
   }
 
@@ -1304,10 +1280,9 @@ struct Receiver::Impl {
         }
         break;
       case TimerKind::ParameterUpdate: {
-        auto a = assocs.find(t.association);
-        if (a != assocs.end() && a->second.update_pending &&
-            a->second.update_generation == t.generation) {
-          send_parameter_update(a->second, now);
+        Assoc* a = assocs.find(t.association);
+        if (a != nullptr && a->update_pending && a->update_generation == t.generation) {
+          send_parameter_update(*a, now);
         }
         break;
       }

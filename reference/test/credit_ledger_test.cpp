@@ -46,12 +46,20 @@ TEST(MessageCredit, Lapsed_WhenNothingIsCountedBelowTheGrantLimit) {
   EXPECT_FALSE(m.lapsed());
 }
 
-TEST(CreditLedger, SetScheduled_KeepsMessageAssociationAndTotalInStep) {
+// A ledger with two associations open.
+class CreditLedgerTest : public ::testing::Test {
+ protected:
+  CreditLedgerTest() {
+    ledger.open(a);
+    ledger.open(b);
+  }
   CreditLedger ledger;
   AssociationCredit a;
   AssociationCredit b;
-  ledger.open(a);
-  ledger.open(b);
+  MessageCredit m;
+};
+
+TEST_F(CreditLedgerTest, SetScheduled_KeepsMessageAssociationAndTotalInStep) {
   MessageCredit m1;
   MessageCredit m2;
   MessageCredit m3;
@@ -69,11 +77,7 @@ TEST(CreditLedger, SetScheduled_KeepsMessageAssociationAndTotalInStep) {
   EXPECT_TRUE(ledger.check());
 }
 
-TEST(CreditLedger, Outstanding_IsScheduledPlusUnscheduled) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  ledger.open(a);
-  MessageCredit m;
+TEST_F(CreditLedgerTest, Outstanding_IsScheduledPlusUnscheduled) {
   ledger.set_scheduled(a, m, 5000);
   ledger.set_unscheduled(a, m, 3000);
   EXPECT_EQ(ledger.unscheduled(), 3000U);
@@ -84,11 +88,7 @@ TEST(CreditLedger, Outstanding_IsScheduledPlusUnscheduled) {
   EXPECT_TRUE(ledger.check());
 }
 
-TEST(CreditLedger, Settle_OnlyEverLowersTheCreditCounted) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  ledger.open(a);
-  MessageCredit m;
+TEST_F(CreditLedgerTest, Settle_OnlyEverLowersTheCreditCounted) {
   m.length = 100000;
   m.limit = 40000;
   ledger.set_scheduled(a, m, m.outstanding());
@@ -104,12 +104,7 @@ TEST(CreditLedger, Settle_OnlyEverLowersTheCreditCounted) {
   EXPECT_TRUE(ledger.check());
 }
 
-TEST(CreditLedger, URoom_IsWhatTheOthersLeaveOfGu) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  AssociationCredit b;
-  ledger.open(a);
-  ledger.open(b);
+TEST_F(CreditLedgerTest, URoom_IsWhatTheOthersLeaveOfGu) {
   ledger.set_u(a, 16384);
   ledger.set_u(b, 32768);
   EXPECT_EQ(ledger.u_sum(), 49152U);
@@ -119,23 +114,14 @@ TEST(CreditLedger, URoom_IsWhatTheOthersLeaveOfGu) {
   EXPECT_TRUE(ledger.check());
 }
 
-TEST(CreditLedger, ScheduledRoom_CountsTheReserved) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  ledger.open(a);
-  MessageCredit m;
+TEST_F(CreditLedgerTest, ScheduledRoom_CountsTheReserved) {
   ledger.set_scheduled(a, m, 100);
   EXPECT_EQ(ledger.scheduled_room(1000), 900U);
   EXPECT_EQ(ledger.scheduled_room(1000, 400), 500U);
   EXPECT_EQ(ledger.scheduled_room(1000, 2000), 0U);
 }
 
-TEST(CreditLedger, Close_TakesTheAssociationsUOutOfTheTotals) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  AssociationCredit b;
-  ledger.open(a);
-  ledger.open(b);
+TEST_F(CreditLedgerTest, Close_TakesTheAssociationsUOutOfTheTotals) {
   ledger.set_u(a, 1000);
   ledger.set_u(b, 2000);
   ledger.close(a);
@@ -143,11 +129,7 @@ TEST(CreditLedger, Close_TakesTheAssociationsUOutOfTheTotals) {
   EXPECT_TRUE(ledger.check());
 }
 
-TEST(CreditLedger, Check_FindsATotalOutOfStep) {
-  CreditLedger ledger;
-  AssociationCredit a;
-  ledger.open(a);
-  MessageCredit m;
+TEST_F(CreditLedgerTest, Check_FindsATotalOutOfStep) {
   ledger.set_scheduled(a, m, 4096);
   EXPECT_TRUE(ledger.check());
   a.accounted = 0;  // changed behind the ledger's back
