@@ -13,6 +13,7 @@
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/receiver_mutants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
 
 namespace rdcc::conformance {
@@ -144,7 +145,7 @@ class ReferenceAdapter final : public Adapter {
       // The receiver loses its state and comes back with another Epoch.
       ref::ReceiverConfig c = receiver_->config();
       c.epoch = static_cast<std::uint16_t>(c.epoch % 65535U + 1U);
-      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_);
+      receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, receiver_policy_);
       responder_ = ref::Rocev2Responder();
       return json{{"ok", true}, {"epoch", c.epoch}};
     }
@@ -264,10 +265,11 @@ class ReferenceAdapter final : public Adapter {
     c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
     c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
     c.crn_addresses = {kTester};
-    c.mutants = mutants_;
     std::shared_ptr<const ref::ReceiverPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
-    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, policy);
+    // Its variant and mutants, kept across an upper-tester restart.
+    receiver_policy_ = testing::receiver_policy(mutants_, c, std::move(policy));
+    receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, receiver_policy_);
   }
 
   void start_sender(const Scenario& s) {
@@ -496,6 +498,7 @@ class ReferenceAdapter final : public Adapter {
 
   AdapterSpec spec_;
   testing::MutantSet mutants_;
+  std::shared_ptr<const ref::ReceiverPolicy> receiver_policy_;
   const ref::VariantInfo* variant_ = nullptr;  // --variant, when it is of this scenario's role
   ref::SeededRandom random_;
   Collector events_;

@@ -67,6 +67,7 @@ struct Network::Impl {
     Address addr;
     LinkConfig link;
     std::optional<ref::ReceiverConfig> receiver_config;
+    std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;
     std::optional<ref::SenderConfig> sender_config;
     std::shared_ptr<const ref::SenderPolicy> sender_policy;  // none: the reference's
     std::unique_ptr<ref::SeededRandom> sender_random;
@@ -140,10 +141,12 @@ struct Network::Impl {
     return hosts.back()->id;
   }
 
-  void attach_receiver(HostId id, ref::ReceiverConfig rc) {
+  void attach_receiver(HostId id, ref::ReceiverConfig rc,
+                       std::shared_ptr<const ref::ReceiverPolicy> policy) {
     Host& h = *hosts.at(id);
     rc.local = h.addr;
     h.receiver_config = rc;
+    h.receiver_policy = std::move(policy);
     checker.add_receiver(h.addr, rc.budget, rc.d_max);
   }
 
@@ -173,7 +176,7 @@ struct Network::Impl {
     }
     h.receiver_config = rc;
     h.receiver_random = std::make_unique<ref::SeededRandom>(sim::receiver_seed(cfg.seed, h.id, epoch));
-    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get());
+    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(), h.receiver_policy);
   }
 
   void make_sender(Host& h) {
@@ -472,7 +475,10 @@ Network::Network(sim::NetworkConfig config, Topology topology)
 Network::~Network() = default;
 
 HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
-void Network::attach_receiver(HostId host, ref::ReceiverConfig config) { impl_->attach_receiver(host, std::move(config)); }
+void Network::attach_receiver(HostId host, ref::ReceiverConfig config,
+                              std::shared_ptr<const ref::ReceiverPolicy> policy) {
+  impl_->attach_receiver(host, std::move(config), std::move(policy));
+}
 void Network::attach_sender(HostId host, ref::SenderConfig config,
                             std::shared_ptr<const ref::SenderPolicy> policy) {
   impl_->attach_sender(host, std::move(config), std::move(policy));

@@ -1,13 +1,23 @@
 // The reference receiver. Section names in comments are the spec's headings.
 //
-// Accounting, in the spec's words ("Receiver Credit Budget"): for each message, the scheduled
-// credit counted is (Grant Limit - unscheduled window - scheduled octets received) while its
-// latest grant is live, that is until Lifetime + 2 * D_max after that grant was sent; the
-// unscheduled credit counted is (window - unscheduled octets received) until the octets arrive
-// or J + Lifetime + 2 * D_max after the CREDIT_REQUEST. Scheduled credit never exceeds
-// G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never exceeds G_u.
+// Its units, each with unit tests of its own (reference/test/):
+// - credit_ledger.hpp, "Receiver Credit Budget": what is counted per message, per association
+//   and over all. Scheduled credit never exceeds G_s = G - G_u, and unscheduled credit never
+//   exceeds the sum of U, which never exceeds G_u.
+// - grant_scheduler.hpp, "Credit Allocation": the order in which messages are served.
+// - rate_controller.hpp, "Credit Allocation" (AIMD) and "Congestion Control Considerations"
+//   (the circuit breaker).
+// - association_table.hpp, "Association Establishment": the associations by ID, by request
+//   and by address.
+// - timer_list.hpp: the armed timers; transmit_queue.hpp: what poll_transmit hands out.
+// This file holds the rules that tie them to the messages received and sent.
 #include "rdcc/reference/receiver.hpp"
 
+#include "association_table.hpp"
+#include "credit_ledger.hpp"
+#include "grant_scheduler.hpp"
+#include "rate_controller.hpp"
+#include "timer_list.hpp"
 #include "transmit_queue.hpp"
 
 #include <algorithm>
@@ -22,7 +32,6 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/range_set.hpp"
 
@@ -30,29 +39,19 @@ namespace rdcc::ref {
 namespace {
 
 using json = nlohmann::ordered_json;
-using testing::Mutant;
 
-constexpr std::uint64_t kStride = 1ULL << 16U;      // weighted round robin pass unit
 constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
 constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate at most
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
-constexpr std::uint64_t kNoReturn = std::numeric_limits<std::uint64_t>::max();
-
-struct Msg {
+// A message: its offsets and credit counted (MessageCredit, "Receiver Credit Budget"), and
+// what the grant scheduler and the rate allocation know of it.
+struct Msg : MessageCredit {
   std::uint32_t association = 0;
   std::uint64_t id = 0;
-  std::uint64_t length = 0;
-  std::uint64_t window = 0;             // unscheduled window [0, window)
-  std::uint64_t unsched_received = 0;
-  std::uint64_t sched_received = 0;
-  std::uint64_t limit = 0;              // highest Grant Limit issued
   std::uint64_t received_at_grant = 0;  // received() when the latest grant was issued
-  std::uint64_t returned = kNoReturn;   // New Limit of a CREDIT_RETURN since the last grant
-  std::uint64_t accounted = 0;          // scheduled credit counted now
-  std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now
   std::uint32_t rate = 0;               // Pacing Rate of the live grant, counted in rate_sum
   std::uint64_t generation = 0;         // invalidates older timers
   std::uint8_t traffic_class = 0;
@@ -75,21 +74,11 @@ struct Msg {
   // octet must not be counted twice: "those octets remain within the existing Grant Limit,
   // because the receiver has not counted them as received").
   RangeSet ranges;
-
-  [[nodiscard]] std::uint64_t received() const { return unsched_received + sched_received; }
 };
 
-struct QueueKey {
-  std::uint8_t traffic_class;
-  bool no_deadline;
-  std::int64_t deadline;
-  std::uint64_t pass;
-  std::uint32_t association;
-  std::uint64_t message;
-  friend auto operator<=>(const QueueKey&, const QueueKey&) = default;
-};
-
-struct Assoc {
+// An association; its part of the credit totals is the ledger's (AssociationCredit), its
+// sender's rate the rate controller's (SenderRate).
+struct Assoc : AssociationCredit, SenderRate {
   std::uint32_t id = 0;
   Address peer;
   std::uint64_t nonce = 0;
@@ -97,7 +86,6 @@ struct Assoc {
   std::uint32_t line_rate = 0;
   bool pool_grants = false;        // its scheduled messages share one pool grant (Msg 0)
   std::uint32_t u = 0;             // U in force (advertised)
-  std::uint32_t u_accounted = 0;   // max(old, new) while a Parameter Update is unacknowledged
   bool update_pending = false;
   Duration update_backoff{};
   std::uint64_t update_generation = 0;
@@ -114,23 +102,12 @@ struct Assoc {
   std::vector<std::uint64_t> done_order;
   std::size_t done_oldest = 0;
   Time last_activity{};
-  std::uint64_t accounted = 0;  // scheduled credit counted for this association
   std::size_t active = 0;       // messages in Active or Dormant state
   // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
   // binding: an opaque identifier and a queue pair number of the same value are unrelated.
   std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
   std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
-  std::uint64_t unsched = 0;    // unscheduled credit counted for this association
-  // Credit Allocation: AIMD state of this sender.
-  double rate = 0;
-  std::uint32_t granted_rate = 0;  // the Pacing Rate of its latest grant
-  std::uint32_t suggested_rate = 0;
-  Time suggested_at{};
-  std::uint64_t interval_octets = 0;
-  std::uint64_t interval_ce = 0;
-  double interval_degree = 0;
-  double interval_excess_delay = 0;
   // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
   // recovery"): only such a sender is sent NACKs.
   bool peer_recovers = false;
@@ -144,27 +121,6 @@ struct Timer {
   std::uint32_t association;
   std::uint64_t message;
   std::uint64_t generation;
-};
-
-// The armed timers, the next one last: a vector kept in order (latest first), so that firing is
-// a pop_back and arming scans from the back over the few timers due sooner. Timers due at the
-// same time fire in the order they were armed (a std::priority_queue left that to the layout of
-// its heap, whose out-of-line sift loops were a fifth of the receiver fuzz harness's
-// instructions).
-class TimerList {
- public:
-  void reserve(std::size_t n) { timers_.reserve(n); }
-  void arm(const Timer& t) {
-    std::size_t i = timers_.size();
-    while (i > 0 && timers_[i - 1].at <= t.at) --i;
-    timers_.insert(timers_.begin() + static_cast<std::ptrdiff_t>(i), t);
-  }
-  [[nodiscard]] bool empty() const { return timers_.empty(); }
-  [[nodiscard]] const Timer& next() const { return timers_.back(); }
-  void pop() { timers_.pop_back(); }
-
- private:
-  std::vector<Timer> timers_;
 };
 
 }  // namespace
@@ -185,14 +141,10 @@ struct Receiver::Impl {
   RandomSource* random;
   TransmitQueue out;  // what poll_transmit() hands out
   std::vector<DataNack> nacks;  // what poll_nack() hands out, oldest first
-  std::unordered_map<std::uint32_t, Assoc> assocs;
-  std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce;  // (nonce, addr hash)
-  std::unordered_map<Address, std::uint32_t, AddressHash> by_peer;
-  std::set<QueueKey> queue;
-  TimerList timers;
-  std::uint64_t sched_sum = 0;     // scheduled credit counted, all associations
-  std::uint64_t unsched_sum = 0;   // unscheduled reservations counted
-  std::uint64_t u_sum = 0;         // sum of u_accounted over associations
+  AssociationTable<Assoc> assocs;  // "Association Establishment"
+  GrantQueue queue;  // "Credit Allocation": who is served next
+  TimerList<Timer> timers;
+  CreditLedger ledger;  // "Receiver Credit Budget"
   std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
   std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
   std::size_t queued_idle = 0;     // messages in the grant queue that hold no rate
@@ -203,11 +155,8 @@ struct Receiver::Impl {
   std::size_t pending = 0;
   bool aimd_armed = false;
   bool idle_armed = false;
-  // Circuit breaker ("Congestion Control Considerations").
-  bool breaker_tripped = false;
+  CircuitBreaker breaker;  // "Congestion Control Considerations"
   bool breaker_armed = false;
-  std::uint64_t window_announced = 0;
-  std::uint64_t window_lost = 0;
 
   // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
   // access link", for the packets on the wire: Pacing Rates count message octets
@@ -226,7 +175,6 @@ struct Receiver::Impl {
     timers.reserve(16);
   }
 
-  [[nodiscard]] bool mutant(Mutant m) const { return cfg.mutants.has(m); }
   [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
@@ -255,7 +203,7 @@ struct Receiver::Impl {
   // ---- sending ----------------------------------------------------------------------------
 
   void send_to(const Address& to, Message m, Time now) {
-    out.push(to, cfg.control_dscp, m);
+    out.push(to, cfg.control_dscp, m, *policy);
     if (events.enabled()) {
       json f = to_json(m);
       f["to"] = to.to_string();
@@ -281,7 +229,7 @@ struct Receiver::Impl {
 
   AssocAccept accept_for(const Assoc& a) const {
     AssocAccept acc;
-    acc.sender_nonce = mutant(Mutant::NonceNotEchoed) ? a.nonce ^ 1U : a.nonce;
+    acc.sender_nonce = a.nonce;
     acc.capabilities = cfg.capabilities;
     acc.unscheduled_limit = a.u;
     acc.start_jitter = cfg.start_jitter_us;
@@ -293,21 +241,12 @@ struct Receiver::Impl {
 
   // ---- associations -----------------------------------------------------------------------
 
-  std::uint32_t new_association_id() {
-    for (;;) {
-      const auto id = static_cast<std::uint32_t>(random->next_u64());
-      if (id != 0 && assocs.count(id) == 0) return id;
-    }
-  }
-
   // "The receiver MUST choose U for each association so that the sum of U over all
   // associations with a non-zero U does not exceed G_u." `own`: what the association being
-  // given a new U already counts in u_sum (0 for a new one).
+  // given a new U already counts (0 for a new one).
   std::uint32_t choose_u(std::uint32_t own = 0) const {
-    if (breaker_tripped) return 0;
-    if (mutant(Mutant::SumOfUExceedsGu)) return cfg.unscheduled_limit;
-    const std::uint64_t others = u_sum - own;
-    const std::uint64_t left = cfg.unscheduled_budget > others ? cfg.unscheduled_budget - others : 0;
+    if (breaker.tripped()) return 0;
+    const std::uint64_t left = ledger.u_room(policy->unscheduled_pool(cfg.unscheduled_budget), own);
     UnscheduledContext c;
     c.configured = cfg.unscheduled_limit;
     c.left = left;
@@ -318,15 +257,14 @@ struct Receiver::Impl {
   }
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
-    const auto key = std::make_pair(req.sender_nonce, AddressHash{}(from));
-    if (auto it = by_nonce.find(key);
-        it != by_nonce.end() && !(mutant(Mutant::AssocIdNotIdempotent) && !req.update_acknowledgment())) {
-      Assoc& a = assocs.at(it->second);
+    if (Assoc* known = assocs.of_request(req.sender_nonce, from);
+        known != nullptr && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
+      Assoc& a = *known;
       a.last_activity = now;
       if (req.update_acknowledgment()) {
         if (a.update_pending) {
           a.update_pending = false;
-          set_u_accounted(a, a.u);
+          ledger.set_u(a, a.u);
           if (events.enabled()) events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
         }
         return;
@@ -337,7 +275,7 @@ struct Receiver::Impl {
       return;
     }
     if (req.update_acknowledgment()) return;  // acknowledges nothing we know
-    if (assocs.size() >= cfg.max_associations && !mutant(Mutant::AssociationCapIgnored)) {
+    if (assocs.size() >= policy->association_cap(cfg.max_associations)) {
       // "SHOULD refuse new associations rather than evicting active ones"
       ErrorMessage e;
       e.header.epoch = cfg.epoch;
@@ -348,12 +286,9 @@ struct Receiver::Impl {
       if (events.enabled()) events.emit(now, "association_refused", {{"from", from.to_string()}});
       return;
     }
-    const std::uint32_t id = new_association_id();
-    // Built in place: moving an Assoc allocates its containers again.
-    Assoc& stored = assocs.try_emplace(id).first->second;
-    stored.id = id;
-    stored.peer = from;  // "to the address and port from which the accepted ASSOC_REQUEST came"
-    stored.nonce = req.sender_nonce;
+    const std::uint32_t id = assocs.new_id(*random);
+    // "to the address and port from which the accepted ASSOC_REQUEST came"
+    Assoc& stored = assocs.add(id, from, req.sender_nonce);
     stored.capabilities = req.capabilities;
     stored.line_rate = req.line_rate;
     stored.u = choose_u();
@@ -363,9 +298,8 @@ struct Receiver::Impl {
     stored.last_activity = now;
     stored.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
                                                          : cfg.link_capacity_mbps);
-    set_u_accounted(stored, stored.u);
-    by_nonce[key] = id;
-    by_peer[from] = id;
+    ledger.open(stored);
+    ledger.set_u(stored, stored.u);
     ++stats.associations_accepted;
     if (events.enabled()) events.emit(now, "association_accepted",
                 {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
@@ -376,16 +310,11 @@ struct Receiver::Impl {
     }
   }
 
-  void set_u_accounted(Assoc& a, std::uint32_t value) {
-    u_sum = u_sum - a.u_accounted + value;
-    a.u_accounted = value;
-  }
-
   void update_u(Assoc& a, std::uint32_t u, Time now) {
     if (a.u == u) return;
     // "Until then, the sender may still act on the old parameters, so the receiver accounts
     // for it with the larger of the old and new U."
-    set_u_accounted(a, std::max(a.u_accounted, u));
+    ledger.set_u(a, std::max(a.u_accounted, u));
     a.u = u;
     a.update_pending = true;
     a.update_backoff = milliseconds(1);
@@ -403,34 +332,15 @@ struct Receiver::Impl {
 
   void remove_association(Assoc& a, Time now, const char* why) {
     for (auto& [id, m] : a.msgs) release_message(a, m, now, false);
-    set_u_accounted(a, 0);
-    by_nonce.erase(std::make_pair(a.nonce, AddressHash{}(a.peer)));
-    if (auto it = by_peer.find(a.peer); it != by_peer.end() && it->second == a.id) by_peer.erase(it);
+    ledger.close(a);
     if (events.enabled()) events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
-    assocs.erase(a.id);
+    assocs.remove(a);
   }
 
   // ---- messages ---------------------------------------------------------------------------
 
-  // The credit the sender still holds: up to the Grant Limit, or up to the New Limit of a
-  // CREDIT_RETURN after it ("the offset beyond which the sender will not transmit").
-  [[nodiscard]] std::uint64_t outstanding_sched(const Msg& m) const {
-    const std::uint64_t covered = m.window + m.sched_received;
-    const std::uint64_t held = std::min(m.limit, m.returned);
-    return held > covered ? held - covered : 0;
-  }
-
-  void set_accounted(Assoc& a, Msg& m, std::uint64_t value) {
-    sched_sum = sched_sum - m.accounted + value;
-    a.accounted = a.accounted - m.accounted + value;
-    m.accounted = value;
-  }
-
   void set_unsched(Msg& m, std::uint64_t value) {
-    unsched_sum = unsched_sum - m.unsched_accounted + value;
-    Assoc& a = assocs.at(m.association);
-    a.unsched = a.unsched - m.unsched_accounted + value;
-    m.unsched_accounted = value;
+    ledger.set_unscheduled(assocs.at(m.association), m, value);
   }
 
   void set_rate(Msg& m, std::uint32_t rate) {
@@ -451,8 +361,8 @@ struct Receiver::Impl {
     if (m.rate == 0) --queued_idle;
   }
 
-  static QueueKey key_of(const Msg& m) {
-    return QueueKey{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
+  static GrantOrder key_of(const Msg& m) {
+    return GrantOrder{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
                     m.association, m.id};
   }
 
@@ -460,10 +370,9 @@ struct Receiver::Impl {
   // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
     if (m.pooled) return;  // the pool (Msg 0) is queued for it
-    const std::uint64_t covered = m.window + m.sched_received;
     const bool more = m.limit < m.length &&
-                      (m.limit <= m.window || outstanding_sched(m) <= window_of(m) / 2);
-    const bool renew = m.accounted == 0 && m.limit > covered;
+                      (m.limit <= m.window || m.outstanding() <= window_of(m) / 2);
+    const bool renew = m.lapsed();
     const bool wants = m.state == MsgState::Active && (more || renew);
     if (wants == m.queued) return;
     if (wants) {
@@ -480,7 +389,7 @@ struct Receiver::Impl {
     dequeue(m);
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
-      set_accounted(a, m, 0);
+      ledger.set_scheduled(a, m, 0);
     }
     set_unsched(m, 0);
     set_rate(m, 0);
@@ -550,7 +459,7 @@ struct Receiver::Impl {
       }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
       // MSG_DONE again"
-      if (mutant(Mutant::NoMsgDoneAgain)) return;
+      if (!policy->answer_done_again()) return;
       MsgDone d;
       d.message_id = r.message_id;
       d.octets_received = *done->second;
@@ -571,8 +480,7 @@ struct Receiver::Impl {
       send_error(a, ReasonCode::MessageTooLarge, r.message_id, now);
       return;
     }
-    if (a.msgs.size() - a.msgs.count(0) >= cfg.max_pending_per_association &&
-        !mutant(Mutant::PendingCapIgnored)) {
+    if (a.msgs.size() - a.msgs.count(0) >= policy->pending_cap(cfg.max_pending_per_association)) {
       // "Receivers MUST bound the number of associations and of pending messages": the
       // sender keeps the request outstanding and retries.
       send_error(a, ReasonCode::BudgetExhausted, r.message_id, now);
@@ -600,7 +508,7 @@ struct Receiver::Impl {
     } else {
       a.by_qpn[m.rocev2.destination_qpn].insert(m.id);
     }
-    m.pass = class_pass(m.traffic_class);
+    m.pass = queue.class_pass(m.traffic_class);
     if (a.active++ == 0) ++active_assocs;
     ++pending;
     accept_unscheduled(a, m, r.unscheduled_sent, now);
@@ -615,7 +523,7 @@ struct Receiver::Impl {
     if (a.pool_grants) {
       m.pooled = true;
       Msg& pool = pool_of(a);
-      pool.length += m.length - m.window - m.sched_received;
+      pool.length += m.length - m.covered();
       requeue(a, pool);
     }
     requeue(a, m);
@@ -630,7 +538,7 @@ struct Receiver::Impl {
     Msg& pool = it->second;
     if (made) {
       pool.association = a.id;
-      pool.pass = class_pass(0);
+      pool.pass = queue.class_pass(0);
     }
     return pool;
   }
@@ -640,7 +548,7 @@ struct Receiver::Impl {
     Msg& pool = a.msgs.at(0);
     pool.sched_received += above;
     if (pool.sched_received > pool.limit && pool.state != MsgState::Misbehaving &&
-        !mutant(Mutant::MisbehavingSenderGranted)) {
+        policy->stop_granting_misbehaving()) {
       // "Data received for a message beyond its Grant Limit ... indicates a misbehaving
       // sender": beyond the pool's, no further pool credit.
       stats.misbehaving_data_octets += std::min(above, pool.sched_received - pool.limit);
@@ -650,7 +558,7 @@ struct Receiver::Impl {
       dequeue(pool);
       pool.state = MsgState::Misbehaving;
     }
-    if (pool.accounted != 0) set_accounted(a, pool, std::min(pool.accounted, outstanding_sched(pool)));
+    ledger.settle(a, pool);
     if (pool.accounted == 0 && pool.rate != 0) set_rate(pool, 0);
     requeue(a, pool);
   }
@@ -671,14 +579,7 @@ struct Receiver::Impl {
     const auto [below, above] = m.ranges.add(0, octets, m.window);
     m.unsched_received += below;
     m.sched_received += above;
-    set_unsched(m, m.window > m.unsched_received ? m.window - m.unsched_received : 0);
-  }
-
-  // Stride scheduling: a new message starts at the smallest pass of its class.
-  std::uint64_t class_pass(std::uint8_t cls) const {
-    auto it = queue.lower_bound(QueueKey{cls, false, std::numeric_limits<std::int64_t>::min(), 0, 0, 0});
-    if (it != queue.end() && it->traffic_class == cls) return it->pass;
-    return 0;
+    set_unsched(m, m.unsched_in_flight());
   }
 
   void accept_unscheduled(Assoc& a, Msg& m, std::uint64_t announced, Time now) {
@@ -696,7 +597,7 @@ struct Receiver::Impl {
     m.window = announced;
     set_unsched(m, announced > m.unsched_received ? announced - m.unsched_received : 0);
     stats.unscheduled_octets += announced;
-    window_announced += announced;
+    breaker.announced(announced);
     // "or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
     // received the CREDIT_REQUEST"
     arm(now + microseconds(cfg.start_jitter_us) + lifetime() + cfg.d_max * 2,
@@ -733,7 +634,7 @@ struct Receiver::Impl {
       m.state = MsgState::Active;
       if (events.enabled()) events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
     }
-    if (m.accounted == 0 && m.limit > m.window + m.sched_received) {
+    if (m.lapsed()) {
       // The grant expired at the sender too: it asks again; the credit is granted anew.
       m.state = MsgState::Active;
     }
@@ -801,8 +702,8 @@ struct Receiver::Impl {
     // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
     // the Pacing Rate granted to that sender MUST NOT exceed it." ... ignored when "received
     // more than four default Grant Lifetimes ago" ("Sender Backlog Indication").
-    if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
-      r = std::min(r, static_cast<double>(a.suggested_rate));
+    if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
+      r = std::min(r, static_cast<double>(suggested));
     }
     return r;
   }
@@ -827,7 +728,7 @@ struct Receiver::Impl {
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
     double r = sender_rate(a, now);
-    if (!mutant(Mutant::RateSumExceedsLink)) {
+    if (policy->enforce_rate_sum()) {
       const double wanted = wanted_rate(a, now);
       const auto room = static_cast<double>(headroom(m));
       // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
@@ -857,11 +758,10 @@ struct Receiver::Impl {
       }
       // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 80): only
       // with room for it in G_s, or the holder keeps its rate (spec-notes 92).
-      const std::uint64_t covered = h.window + h.sched_received;
-      const std::uint64_t restated = h.limit > covered ? h.limit - covered : 0;
+      const std::uint64_t restated = h.restated();
       const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
-      const std::uint64_t room = scheduled_budget() > sched_sum ? scheduled_budget() - sched_sum : 0;
-      if (taken_back > room && !mutant(Mutant::BudgetNotEnforced)) {
+      const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
+      if (taken_back > room && policy->enforce_budget()) {
         ++it;
         continue;
       }
@@ -878,13 +778,13 @@ struct Receiver::Impl {
     std::uint64_t reserved = 0;
     std::vector<std::pair<Assoc*, Msg*>> parked;
     while (!queue.empty()) {
-      const QueueKey top = *queue.begin();
+      const GrantOrder top = queue.top();
       Assoc& a = assocs.at(top.association);
       Msg& m = a.msgs.at(top.message);
       const std::uint64_t window = window_of(m);
-      const std::uint64_t covered = m.window + m.sched_received;
-      const std::uint64_t held = std::max(m.limit, m.window);
-      const bool renew = m.accounted == 0 && m.limit > covered;
+      const std::uint64_t covered = m.covered();
+      const std::uint64_t held = m.held();
+      const bool renew = m.lapsed();
       // Grant Limits only grow: a renewal restates at least the old limit.
       std::uint64_t limit = std::max(m.limit, std::min(m.length, covered + window));
       if (limit <= held && !renew) {
@@ -897,19 +797,17 @@ struct Receiver::Impl {
       // has lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the
       // grant's limit covers them again and "Granted(a)" counts them until they arrive
       // (docs/spec-notes.md, 91).
-      const std::uint64_t moved = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
-      const std::uint64_t taken = sched_sum + reserved;
-      const std::uint64_t bound =
-          mutant(Mutant::BudgetExcludesUnscheduled) ? cfg.budget : scheduled_budget();
-      std::uint64_t free = bound > taken ? bound - taken : 0;
+      const std::uint64_t moved = m.unsched_in_flight();
+      std::uint64_t free =
+          ledger.scheduled_room(policy->scheduled_pool(cfg.budget, scheduled_budget()), reserved);
       // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
       // no grant yet (a renewal with no new credit would still have moved them).
-      if (moved > free && !mutant(Mutant::BudgetNotEnforced)) {
+      if (moved > free && policy->enforce_budget()) {
         out_of_budget(a, m, now);
         break;
       }
       free -= std::min(free, moved);
-      if (mutant(Mutant::BudgetNotEnforced)) free = std::numeric_limits<std::uint64_t>::max() / 2;
+      if (!policy->enforce_budget()) free = std::numeric_limits<std::uint64_t>::max() / 2;
       if (cfg.max_credit_per_association != 0) {
         const std::uint64_t cap = cfg.max_credit_per_association;
         free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
@@ -938,12 +836,12 @@ struct Receiver::Impl {
       // holders' expense").
       const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
       if (static_cast<double>(rate) < wanted_rate(a, now) && !adds_nothing) {
-        const std::uint64_t before = sched_sum;
+        const std::uint64_t before = ledger.scheduled();
         lower_holders(a, m, now);
         // A holder that had returned credit and is re-granted counts its whole limit again
         // (the grant gives the sender back the right to use it): this message's share of the
         // budget is worked out anew (spec-notes 80).
-        if (sched_sum > before) continue;
+        if (ledger.scheduled() > before) continue;
         rate = rate_for(a, m, now);
       }
       if (rate == 0) {
@@ -975,9 +873,8 @@ struct Receiver::Impl {
                    Time now) {
     dequeue(m);
     assert(limit <= m.length);  // "The receiver MUST NOT grant beyond the message length."
-    assert(limit >= std::max(m.limit, m.window));
-    const std::uint64_t added = limit - std::max(m.limit, m.window);
-    const std::uint64_t previous = m.limit;
+    assert(limit >= m.held());
+    const std::uint64_t added = limit - m.held();
     m.limit = limit;
     m.received_at_grant = m.received();
     m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
@@ -986,7 +883,7 @@ struct Receiver::Impl {
       set_unsched(m, 0);
       m.window = m.unsched_received;  // octets still in flight are now scheduled credit
     }
-    set_accounted(a, m, outstanding_sched(m));
+    ledger.set_scheduled(a, m, m.outstanding());
     set_rate(m, rate);
     a.granted_rate = rate;
     ++m.generation;
@@ -997,7 +894,7 @@ struct Receiver::Impl {
     // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
     // sent the grant"
     arm(now + grant_lifetime + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
-    m.pass += added * kStride / m.weight;
+    m.pass = GrantQueue::advance(m.pass, added, m.weight);
     CreditGrant g;
     g.message_id = m.id;
     g.grant_limit = limit;
@@ -1005,14 +902,7 @@ struct Receiver::Impl {
     g.lifetime = lifetime_field;
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
     if (m.id == 0) g.header.flags = flag::kPool;  // the pool: no message length to reach
-    if (mutant(Mutant::GrantBeyondLength) && limit == m.length) g.grant_limit += cfg.credit_unit;
-    if (mutant(Mutant::FinalNeverSet)) g.header.flags = 0;
-    if (mutant(Mutant::FinalSetEarly)) g.header.flags = flag::kFinal;
-    if (mutant(Mutant::GrantLimitReduced) && previous != 0) {
-      g.grant_limit = previous - std::min<std::uint64_t>(previous, cfg.credit_unit);
-    }
-    if (mutant(Mutant::ZeroPacingRate)) g.pacing_rate = 0;
-    if (mutant(Mutant::PoolGrantWithoutCapability) && (a.capabilities & capability::kPool) == 0) {
+    if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {
       CreditGrant pool = g;
       pool.message_id = 0;
       pool.header.flags = flag::kPool;
@@ -1027,12 +917,12 @@ struct Receiver::Impl {
   void reclaim(Assoc& a, Msg& m, Time now) {
     // Every octet the grant allowed has arrived: nothing to reclaim and nothing hoarded, so
     // the message keeps its place in the grant queue (docs/spec-notes.md, 43).
-    if (m.accounted == 0 && m.limit <= m.window + m.sched_received) return;
+    if (m.accounted == 0 && m.limit <= m.covered()) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
       if (events.enabled()) events.emit(now, "credit_reclaimed",
                   {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
-      set_accounted(a, m, 0);
+      ledger.set_scheduled(a, m, 0);
     }
     set_rate(m, 0);
     dequeue(m);
@@ -1048,7 +938,7 @@ struct Receiver::Impl {
       return it == a.by_binding.end() ? nullptr : &a.msgs.at(it->second);
     }
     // RoCEv2: the queue pair's octets belong to its oldest message still counting octets.
-    if (mutant(Mutant::Rocev2AnyQueuePair)) {
+    if (!policy->match_queue_pair()) {
       Msg* oldest = nullptr;
       for (const auto& [qpn, ids] : a.by_qpn) {
         for (std::uint64_t id : ids) {
@@ -1068,30 +958,14 @@ struct Receiver::Impl {
   }
 
   void on_data(const DataObservation& d, Time now) {
-    auto pit = by_peer.find(d.from);
-    Assoc* ap = nullptr;
-    if (pit != by_peer.end()) ap = &assocs.at(pit->second);
-    if (ap == nullptr) {
-      for (auto& [id, a] : assocs) {
-        if (a.peer.same_host(d.from)) {
-          ap = &a;
-          break;
-        }
-      }
-    }
+    Assoc* ap = assocs.of_peer(d.from);
     if (ap == nullptr) {
       stats.unattributed_data_octets += d.octets;
       return;
     }
     Assoc& a = *ap;
     a.last_activity = now;
-    a.interval_octets += d.octets;
-    if (d.ce) a.interval_ce += d.octets;
-    if (d.rtt && cfg.rtt_target.ns > 0 && *d.rtt > cfg.rtt_target) {
-      const double excess = static_cast<double>((*d.rtt - cfg.rtt_target).ns) /
-                            static_cast<double>(cfg.rtt_target.ns);
-      a.interval_excess_delay = std::max(a.interval_excess_delay, std::min(1.0, excess));
-    }
+    a.observe_data(d.octets, d.ce, d.rtt, cfg.rtt_target);
     Msg* mp = find_message(a, d);
     if (mp == nullptr) {
       stats.unattributed_data_octets += d.octets;
@@ -1109,7 +983,7 @@ struct Receiver::Impl {
       if (d.offset < hi) stats.duplicate_octets += hi - d.offset - below - above;
     } else {
       const std::uint64_t fresh = std::min<std::uint64_t>(d.octets, m.length - m.received());
-      const std::uint64_t room = m.window > m.unsched_received ? m.window - m.unsched_received : 0;
+      const std::uint64_t room = m.unsched_in_flight();
       below = std::min(fresh, room);
       above = fresh - below;
     }
@@ -1117,12 +991,12 @@ struct Receiver::Impl {
     // indicates a misbehaving sender." The opaque binding says where the octets are; RoCEv2
     // counters only say how many, which arrive in order on the queue pair.
     // A pooled message's scheduled octets are held by the pool grant (pool_data).
-    const std::uint64_t held = m.pooled ? m.length : std::max(m.limit, m.window);
+    const std::uint64_t held = m.pooled ? m.length : m.held();
     const std::uint64_t data_end = d.binding == BindingKind::Opaque
                                        ? d.offset + d.octets
-                                       : m.window + m.sched_received + above;
+                                       : m.covered() + above;
     if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
-        !mutant(Mutant::MisbehavingSenderGranted)) {
+        policy->stop_granting_misbehaving()) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
         if (events.enabled()) events.emit(now, "misbehaving_sender",
@@ -1142,16 +1016,12 @@ struct Receiver::Impl {
     m.sched_received += above;
     stats.scheduled_octets += above;
     if (m.pooled && above != 0) pool_data(a, above, now);
-    set_unsched(m, m.window > m.unsched_received && m.unsched_accounted != 0
-                       ? m.window - m.unsched_received
-                       : 0);
-    // Arriving octets only ever lower the credit counted for the message.
-    if (m.accounted != 0) set_accounted(a, m, std::min(m.accounted, outstanding_sched(m)));
+    set_unsched(m, m.unsched_accounted != 0 ? m.unsched_in_flight() : 0);
+    ledger.settle(a, m);
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
-    if (m.received() >= m.length ||
-        (mutant(Mutant::MsgDoneEarly) && m.received() * 2 >= m.length)) {
+    if (m.received() >= std::min(m.length, policy->completion_octets(m.length))) {
       complete(a, m, now);
     } else {
       requeue(a, m);
@@ -1164,9 +1034,9 @@ struct Receiver::Impl {
   void on_report(const Address& from, const CongestionReport& r, Time now) {
     // "An endpoint MUST ignore reports whose source address is not within the set of CRN
     // addresses configured for the domain."
-    const bool known = mutant(Mutant::ReceiverReportFromUnconfiguredCrn) ||
-                       std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
-                                   [&](const Address& c) { return c.same_host(from); });
+    const bool known = policy->accept_report(
+        std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+                    [&](const Address& c) { return c.same_host(from); }));
     if (!known) {
       ++stats.reports_ignored;
       if (events.enabled()) events.emit(now, "report_ignored", {{"from", from.to_string()}});
@@ -1178,14 +1048,15 @@ struct Receiver::Impl {
     Address flow_source;
     flow_source.ip = r.source_address;
     flow_source.ipv6 = r.ipv6();
+    const ReportReaction reaction = policy->report_reaction();
     for (auto& [id, a] : assocs) {
-      if (!a.peer.same_host(flow_source) || mutant(Mutant::ReceiverIgnoresReports)) continue;
-      if (mutant(Mutant::ReportRaisesRate)) {
+      if (!a.peer.same_host(flow_source) || reaction == ReportReaction::Ignore) continue;
+      if (reaction == ReportReaction::ResetRate) {
         a.rate = cfg.link_capacity_mbps;
         a.suggested_rate = 0;
         continue;
       }
-      a.interval_degree = std::max(a.interval_degree, r.congestion_degree / 255.0);
+      a.observe_report(r.congestion_degree);
     }
     if (events.enabled()) events.emit(now, "report_received",
                 {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
@@ -1204,31 +1075,11 @@ struct Receiver::Impl {
     const double r_min = min_rate();
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
-      const double ce = a.interval_octets == 0 ? 0.0
-                                               : static_cast<double>(a.interval_ce) /
-                                                     static_cast<double>(a.interval_octets);
-      const double s = std::max({ce, a.interval_degree, a.interval_excess_delay});
       double r_max = static_cast<double>(a.line_rate != 0 ? a.line_rate : cfg.link_capacity_mbps);
-      if (a.suggested_rate != 0 && now - a.suggested_at <= lifetime() * 4) {
-        r_max = std::min(r_max, static_cast<double>(a.suggested_rate));
+      if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
+        r_max = std::min(r_max, static_cast<double>(suggested));
       }
-      RateUpdate u;
-      // r_i is the rate the sender is granted: the controller's value can sit above the link
-      // share the allocation gives, where decreases would never reach a grant
-      // (docs/spec-notes.md, 41).
-      u.rate = s > 0 && a.granted_rate != 0 ? std::min(a.rate, static_cast<double>(a.granted_rate)) : a.rate;
-      u.signal = s;
-      u.r_min = r_min;
-      u.r_max = r_max;
-      u.alpha = cfg.aimd_alpha_mbps;
-      u.beta = cfg.aimd_beta;
-      const double next = policy->next_rate(u);
-      // "MUST reduce the rate it grants to a sender when it observes congestion" (rule 2),
-      // whatever the controller: not above the rate in force then, nor below R_min; and never
-      // above R_max_i.
-      a.rate = s > 0 ? std::max(r_min, std::min(next, u.rate)) : std::min(next, r_max);
-      a.interval_octets = a.interval_ce = 0;
-      a.interval_degree = a.interval_excess_delay = 0;
+      a.update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
     }
     if (active_assocs != 0) ensure_aimd(now);
   }
@@ -1244,48 +1095,44 @@ struct Receiver::Impl {
   // the threshold."
   void breaker_tick(Time now) {
     breaker_armed = false;
-    const double loss = window_announced == 0 ? 0.0
-                                              : static_cast<double>(window_lost) /
-                                                    static_cast<double>(window_announced);
-    if (!breaker_tripped && loss > cfg.loss_threshold) {
-      breaker_tripped = true;
-      ++stats.circuit_breaker_trips;
-      if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
-      for (auto& [id, a] : assocs) update_u(a, 0, now);
-    } else if (breaker_tripped && loss < cfg.loss_threshold / 10) {
-      breaker_tripped = false;
-      if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
-      // An association whose sender has not acknowledged the update to U = 0 may still act
-      // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
-      // back comes out of what the others leave of G_u (docs/spec-notes.md, 73).
-      for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
+    const double loss = breaker.loss_rate();
+    switch (breaker.end_window(cfg.loss_threshold)) {
+      case CircuitBreaker::Change::Tripped:
+        ++stats.circuit_breaker_trips;
+        if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});
+        for (auto& [id, a] : assocs) update_u(a, 0, now);
+        break;
+      case CircuitBreaker::Change::Cleared:
+        if (events.enabled()) events.emit(now, "circuit_breaker_cleared", {{"loss_rate", loss}});
+        // An association whose sender has not acknowledged the update to U = 0 may still act
+        // on its old U: it keeps counting it (update_u takes the larger), and the U it gets
+        // back comes out of what the others leave of G_u (docs/spec-notes.md, 73).
+        for (auto& [id, a] : assocs) update_u(a, choose_u(a.u_accounted), now);
+        break;
+      case CircuitBreaker::Change::None: break;
     }
-    window_announced = window_lost = 0;
-    if (breaker_tripped || !assocs.empty()) ensure_breaker(now);
+    if (breaker.tripped() || !assocs.empty()) ensure_breaker(now);
   }
 
   // ---- control dispatch -------------------------------------------------------------------
 
   Assoc* association_of(const Address& from, const Header& h) {
-    auto it = assocs.find(h.association_id);
-    if (it == assocs.end() || (h.epoch != cfg.epoch && !mutant(Mutant::GrantUnknownEpoch))) {
+    Assoc* a = assocs.find(h.association_id);
+    if (a == nullptr || !policy->recognizes_epoch(h.epoch, cfg.epoch)) {
       return nullptr;
     }
-    if (it->second.peer != from && mutant(Mutant::GrantToRequestSource)) it->second.peer = from;
-    if (it->second.peer != from) {
+    if (a->peer != from && policy->follow_request_source()) a->peer = from;
+    if (a->peer != from) {
       ++stats.requests_from_wrong_address;
       return nullptr;
     }
-    return &it->second;
+    return a;
   }
 
   // "An endpoint MUST discard a message of an association whose Sequence Number is not
   // newer ... than the newest one it has already processed from the same originator"
   bool fresh(Assoc& a, const Header& h, Time now) {
-    const bool newer = mutant(Mutant::ReceiverSerialWithoutWraparound)
-                           ? h.sequence_number > a.newest_seq_in
-                           : serial_newer(h.sequence_number, a.newest_seq_in);
-    if (a.have_seq_in && !newer && !mutant(Mutant::ReceiverStaleAccepted)) {
+    if (a.have_seq_in && !policy->sequence_fresh(h.sequence_number, a.newest_seq_in)) {
       ++stats.stale_discarded;
       if (events.enabled()) events.emit(now, "stale_discarded",
                   {{"association_id", a.id}, {"sequence_number", h.sequence_number},
@@ -1299,11 +1146,7 @@ struct Receiver::Impl {
   }
 
   void on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
-    auto decoded = decode(datagram);
-    if (!decoded && (mutant(Mutant::ReceiverVersionNotChecked) || mutant(Mutant::ReceiverLengthNotChecked))) {
-      decoded = testing::decode_leniently(datagram, mutant(Mutant::ReceiverVersionNotChecked),
-                                          mutant(Mutant::ReceiverLengthNotChecked));
-    }
+    auto decoded = policy->decode_control(datagram);
     if (!decoded) {
       const DecodeError& e = decoded.error();
       if (e.code == DecodeErrorCode::UnknownType) {
@@ -1314,8 +1157,7 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
-          } else if (mutant(Mutant::UnsupportedTypeOutsideAssociation) ||
-                     (mutant(Mutant::UnsupportedTypeToSource) && assocs.count(e.header->association_id) != 0)) {
+          } else if (policy->answer_unsupported_type_unbound(assocs.contains(e.header->association_id))) {
             ErrorMessage err;
             err.header.association_id = e.header->association_id;
             err.header.epoch = cfg.epoch;
@@ -1339,7 +1181,7 @@ struct Receiver::Impl {
       if (a == nullptr) {
         // "A receiver that receives a CREDIT_REQUEST for an unknown association replies
         // with ERROR (UNKNOWN_ASSOCIATION)"
-        if (mutant(Mutant::UnknownAssociationSilent)) return;
+        if (!policy->answer_unknown_association()) return;
         ErrorMessage e;
         e.header.association_id = cr->header.association_id;
         e.header.epoch = cfg.epoch;
@@ -1361,7 +1203,7 @@ struct Receiver::Impl {
   void dispatch_association_message(Assoc& a, const Message& m, Time now) {
     if (const auto* status = std::get_if<SenderStatus>(&m)) {
       ++stats.sender_status_received;
-      a.suggested_rate = mutant(Mutant::SuggestedRateIgnored) ? 0 : status->suggested_rate;
+      a.suggested_rate = policy->suggested_rate(status->suggested_rate);
       a.suggested_at = now;
       if (events.enabled()) events.emit(now, "sender_status",
                   {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},
@@ -1373,7 +1215,7 @@ struct Receiver::Impl {
       if (msg.pooled && msg.state != MsgState::Cancelled) {
         // Its octets still to come leave the pool's demand (never below what the pool granted).
         Msg& pool = a.msgs.at(0);
-        const std::uint64_t left = msg.length - std::min(msg.length, msg.window + msg.sched_received);
+        const std::uint64_t left = msg.length - std::min(msg.length, msg.covered());
         pool.length -= std::min(left, pool.length - std::max(pool.limit, pool.sched_received));
       }
       // A repeated CANCEL keeps the first one's reclamation time: re-arming it would let a
@@ -1396,10 +1238,10 @@ struct Receiver::Impl {
       if (it == a.msgs.end() || it->second.pooled) return;
       Msg& msg = it->second;
       msg.returned = std::min(msg.returned, ret->new_limit);
-      const std::uint64_t keep = outstanding_sched(msg);
+      const std::uint64_t keep = msg.outstanding();
       if (keep < msg.accounted) {
         stats.credit_returned += msg.accounted - keep;
-        set_accounted(a, msg, keep);
+        ledger.set_scheduled(a, msg, keep);
       }
       if (msg.state == MsgState::Active) msg.state = MsgState::Dormant;
       dequeue(msg);
@@ -1412,10 +1254,10 @@ struct Receiver::Impl {
   // ---- timers -----------------------------------------------------------------------------
 
   Msg* timer_message(const Timer& t) {
-    auto a = assocs.find(t.association);
-    if (a == assocs.end()) return nullptr;
-    auto m = a->second.msgs.find(t.message);
-    if (m == a->second.msgs.end() || m->second.generation != t.generation) return nullptr;
+    Assoc* a = assocs.find(t.association);
+    if (a == nullptr) return nullptr;
+    auto m = a->msgs.find(t.message);
+    if (m == a->msgs.end() || m->second.generation != t.generation) return nullptr;
     return &m->second;
   }
 
@@ -1426,7 +1268,7 @@ struct Receiver::Impl {
         break;
       case TimerKind::UnschedRelease:
         if (Msg* m = timer_message(t); m != nullptr && m->unsched_accounted != 0) {
-          window_lost += m->unsched_accounted;
+          breaker.lost(m->unsched_accounted);
           set_unsched(*m, 0);
         }
         break;
@@ -1438,10 +1280,9 @@ struct Receiver::Impl {
         }
         break;
       case TimerKind::ParameterUpdate: {
-        auto a = assocs.find(t.association);
-        if (a != assocs.end() && a->second.update_pending &&
-            a->second.update_generation == t.generation) {
-          send_parameter_update(a->second, now);
+        Assoc* a = assocs.find(t.association);
+        if (a != nullptr && a->update_pending && a->update_generation == t.generation) {
+          send_parameter_update(*a, now);
         }
         break;
       }
@@ -1501,7 +1342,7 @@ std::optional<DataNack> Receiver::poll_nack() {
   impl_->nacks.erase(impl_->nacks.begin());
   return n;
 }
-std::uint64_t Receiver::outstanding_credit() const { return impl_->sched_sum + impl_->unsched_sum; }
+std::uint64_t Receiver::outstanding_credit() const { return impl_->ledger.outstanding(); }
 std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
 std::size_t Receiver::pending_messages() const { return impl_->pending; }
 const ReceiverStats& Receiver::stats() const { return impl_->stats; }

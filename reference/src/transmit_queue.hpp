@@ -29,6 +29,14 @@ class TransmitQueue {
     assert(written.has_value());
     d.size = static_cast<std::uint16_t>(written.value());
   }
+  // m as the endpoint's policy rewrites it (policy.hpp, rewrite_outgoing: the deliberate
+  // faults that only change what goes on the wire), then queued. The endpoint reports what
+  // it sent from the rewritten `m`.
+  template <class Policy>
+  void push(const Address& to, std::uint8_t dscp, Message& m, const Policy& policy) {
+    policy.rewrite_outgoing(m);
+    push(to, dscp, m);
+  }
   [[nodiscard]] std::optional<Datagram> pop() {
     if (next_ == items_.size()) return std::nullopt;
     Datagram d = std::move(items_[next_++]);

@@ -29,11 +29,7 @@ using Probe = std::function<bool(const MutantSet& mutants)>;
 
 // ---- receiver ----------------------------------------------------------------------------------
 
-ReceiverConfig receiver_config(const MutantSet& mutants) {
-  ReceiverConfig c = ReceiverHarness::default_config();
-  c.mutants = mutants;
-  return c;
-}
+ReceiverConfig receiver_config() { return ReceiverHarness::default_config(); }
 
 const Address kS1 = ReceiverHarness::sender(1);
 const Address kS2 = ReceiverHarness::sender(2);
@@ -76,10 +72,10 @@ std::vector<Sent> request_and_send(ReceiverHarness& h, const AssocAccept& a, std
 // link fast enough that the rate never holds a grant back. True if the credit issued and the
 // unscheduled octets announced together exceed G.
 bool budget_exceeded(const MutantSet& ms) {
-  ReceiverConfig c = receiver_config(ms);
+  ReceiverConfig c = receiver_config();
   c.link_capacity_mbps = 1000000;
   c.grant_window = 64 * 1024;
-  ReceiverHarness h(c);
+  ReceiverHarness h(c, ms);
   const auto a = h.associate(kS1, 1);
   std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, 16 * 1024, 16 * 1024));
   for (std::uint64_t id = 2; id <= 7; ++id) append(all, h.deliver(kS1, h.request(a, id, 1 << 20)));
@@ -94,7 +90,7 @@ bool budget_exceeded(const MutantSet& ms) {
 // interval, then the granted octets. Returns the Pacing Rates of the first and last grant.
 std::pair<std::uint32_t, std::uint32_t> rate_around_report(const MutantSet& ms, const Address& reporter,
                                                            std::uint32_t suggested = 0) {
-  ReceiverHarness h(receiver_config(ms));
+  ReceiverHarness h(receiver_config(), ms);
   const auto a = h.associate(kS1, 1);
   if (suggested != 0) {
     SenderStatus st;
@@ -129,7 +125,7 @@ const Address kNotCrn = Address::v4(192, 0, 2, 77, 50000);
 std::map<Mutant, Probe> receiver_probes() {
   std::map<Mutant, Probe> p;
   p[Mutant::GrantBeyondLength] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     for (const auto& g : grants_of(h.deliver(kS1, h.request(a, 1, 8192)), 1)) {
       if (g.grant_limit > 8192) return true;
@@ -137,13 +133,13 @@ std::map<Mutant, Probe> receiver_probes() {
     return false;
   };
   p[Mutant::FinalNeverSet] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     const auto gs = grants_of(h.deliver(kS1, h.request(a, 1, 8192)), 1);
     return gs.empty() || !gs.back().final();
   };
   p[Mutant::FinalSetEarly] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     for (const auto& g : grants_of(h.deliver(kS1, h.request(a, 1, 1 << 20)), 1)) {
       if (g.final() && g.grant_limit != (1U << 20U)) return true;
@@ -151,7 +147,7 @@ std::map<Mutant, Probe> receiver_probes() {
     return false;
   };
   p[Mutant::GrantLimitReduced] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     const auto gs = grants_of(request_and_send(h, a, 1, 1 << 20), 1);
     for (std::size_t i = 1; i < gs.size(); ++i) {
@@ -160,13 +156,13 @@ std::map<Mutant, Probe> receiver_probes() {
     return gs.size() < 2;
   };
   p[Mutant::ZeroPacingRate] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     const auto gs = grants_of(h.deliver(kS1, h.request(a, 1, 8192)), 1);
     return gs.empty() || gs[0].pacing_rate == 0;
   };
   p[Mutant::ReceiverSerialWithoutWraparound] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto r1 = h.request(a, 1, 4096);
     r1.header.sequence_number = 0xFFFFFFFFU;
@@ -177,7 +173,7 @@ std::map<Mutant, Probe> receiver_probes() {
     return grants_of(h.deliver(kS1, r2), 2).empty();
   };
   p[Mutant::ReceiverStaleAccepted] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto r1 = h.request(a, 1, 4096);
     r1.header.sequence_number = 10;
@@ -188,15 +184,15 @@ std::map<Mutant, Probe> receiver_probes() {
     return !grants_of(h.deliver(kS1, r2), 2).empty();
   };
   p[Mutant::AssocIdNotIdempotent] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     return h.associate(kS1, 77).header.association_id != h.associate(kS1, 77).header.association_id;
   };
   p[Mutant::NonceNotEchoed] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     return h.associate(kS1, 0xABCDEF).sender_nonce != 0xABCDEFU;
   };
   p[Mutant::UnsupportedTypeOutsideAssociation] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     std::vector<std::byte> raw(16);
     raw[0] = std::byte{0x10};
     raw[1] = std::byte{0x0B};  // no such type
@@ -204,7 +200,7 @@ std::map<Mutant, Probe> receiver_probes() {
     return !h.deliver_raw(kS1, raw).empty();
   };
   p[Mutant::UnsupportedTypeToSource] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto raw = wire(Message{h.request(a, 1, 4096)});
     raw[1] = std::byte{0x0B};
@@ -216,7 +212,7 @@ std::map<Mutant, Probe> receiver_probes() {
   p[Mutant::BudgetExcludesUnscheduled] = budget_exceeded;
   p[Mutant::BudgetNotEnforced] = budget_exceeded;
   p[Mutant::PoolGrantWithoutCapability] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1, capability::kStatus);
     for (const auto& g : only<CreditGrant>(h.deliver(kS1, h.request(a, 1, 8192)))) {
       if (g.pool() || g.message_id == 0) return true;
@@ -224,14 +220,14 @@ std::map<Mutant, Probe> receiver_probes() {
     return false;
   };
   p[Mutant::GrantUnknownEpoch] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto r = h.request(a, 1, 8192);
     r.header.epoch = static_cast<std::uint16_t>(a.header.epoch + 1);
     return !only<CreditGrant>(h.deliver(kS1, r)).empty();
   };
   p[Mutant::MisbehavingSenderGranted] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     const auto first = grants_of(h.deliver(kS1, h.request(a, 1, 1 << 20)), 1);
     if (first.empty()) return true;
@@ -241,17 +237,17 @@ std::map<Mutant, Probe> receiver_probes() {
     return !grants_of(after, 1).empty();
   };
   p[Mutant::AssociationCapIgnored] = [](const MutantSet& ms) {
-    ReceiverConfig c = receiver_config(ms);
+    ReceiverConfig c = receiver_config();
     c.max_associations = 2;
-    ReceiverHarness h(c);
+    ReceiverHarness h(c, ms);
     (void)h.associate(ReceiverHarness::sender(1), 1);
     (void)h.associate(ReceiverHarness::sender(2), 2);
     return h.associate(ReceiverHarness::sender(3), 3).header.association_id != 0;
   };
   p[Mutant::PendingCapIgnored] = [](const MutantSet& ms) {
-    ReceiverConfig c = receiver_config(ms);
+    ReceiverConfig c = receiver_config();
     c.max_pending_per_association = 2;
-    ReceiverHarness h(c);
+    ReceiverHarness h(c, ms);
     const auto a = h.associate(kS1, 1);
     (void)h.deliver(kS1, h.request(a, 1, 1 << 20));
     (void)h.deliver(kS1, h.request(a, 2, 1 << 20));
@@ -261,41 +257,41 @@ std::map<Mutant, Probe> receiver_probes() {
     return true;
   };
   p[Mutant::ReceiverVersionNotChecked] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto raw = wire(Message{h.request(a, 1, 8192)});
     raw[0] = std::byte{0x20};  // Version 2
     return !only<CreditGrant>(h.deliver_raw(kS1, raw)).empty();
   };
   p[Mutant::ReceiverLengthNotChecked] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     auto raw = wire(Message{h.request(a, 1, 8192)});
     raw[3] = std::byte{48};  // Length 48 < 56, the size of CREDIT_REQUEST
     return !only<CreditGrant>(h.deliver_raw(kS1, raw)).empty();
   };
   p[Mutant::MsgDoneEarly] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     (void)h.deliver(kS1, h.request(a, 1, 8192));
     return !only<MsgDone>(h.data(kS1, 1, 0, 4096, 1)).empty();
   };
   p[Mutant::NoMsgDoneAgain] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     (void)h.deliver(kS1, h.request(a, 1, 4096));
     (void)h.data(kS1, 1, 0, 4096, 1);
     return only<MsgDone>(h.deliver(kS1, h.request(a, 1, 4096))).empty();
   };
   p[Mutant::UnknownAssociationSilent] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     AssocAccept unknown;
     unknown.header.association_id = 0x1234;
     unknown.header.epoch = h.cfg().epoch;
     return only<ErrorMessage>(h.deliver(kS1, h.request(unknown, 1, 4096))).empty();
   };
   p[Mutant::SumOfUExceedsGu] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     std::uint64_t sum = 0;
     for (std::uint8_t i = 1; i <= 8; ++i) sum += h.associate(ReceiverHarness::sender(i), i).unscheduled_limit;
     return sum > h.cfg().unscheduled_budget;
@@ -317,7 +313,7 @@ std::map<Mutant, Probe> receiver_probes() {
     return before > 10000;
   };
   p[Mutant::GrantToRequestSource] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     for (const auto& s : h.deliver(kS2, h.request(a, 1, 8192))) {
       if (s.to == kS2 && std::holds_alternative<CreditGrant>(s.message)) return true;
@@ -325,7 +321,7 @@ std::map<Mutant, Probe> receiver_probes() {
     return false;
   };
   p[Mutant::RateSumExceedsLink] = [](const MutantSet& ms) {
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, 1 << 20));
     append(all, h.deliver(kS1, h.request(a, 2, 1 << 20)));
@@ -338,7 +334,7 @@ std::map<Mutant, Probe> receiver_probes() {
   p[Mutant::Rocev2AnyQueuePair] = [](const MutantSet& ms) {
     // Two RoCEv2 messages of 4096 octets on queue pairs 1 and 2; the octets arrive on queue
     // pair 2 only. True if message 1 is reported done.
-    ReceiverHarness h(receiver_config(ms));
+    ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);
     for (const std::uint64_t id : {std::uint64_t{1}, std::uint64_t{2}}) {
       CreditRequest r = h.request(a, id, 4096);

@@ -13,6 +13,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/receiver.hpp"
+#include "rdcc/testing/receiver_mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -28,6 +29,11 @@ class ReceiverHarness {
                            std::shared_ptr<const ReceiverPolicy> policy = nullptr)
       : random_(7), receiver_(cfg, &events_, &random_, std::move(policy)) {
     checker_.add_receiver(cfg.local, cfg.budget, cfg.d_max);
+  }
+  // A receiver started with deliberate faults (rdcc/testing/receiver_mutants.hpp).
+  ReceiverHarness(const ReceiverConfig& cfg, const testing::MutantSet& mutants)
+      : ReceiverHarness(cfg, testing::receiver_policy(mutants, cfg)) {
+    mutated_ = !mutants.empty();
   }
 
   static ReceiverConfig default_config() {
@@ -150,7 +156,7 @@ class ReceiverHarness {
       checker_.on_control_sent(cfg().local, d->to, *m, now_);
       checker_.on_control_delivered(cfg().local, d->to, *m, now_);
       // The reference's own account of its budget; a mutant may break it on purpose.
-      if (cfg().mutants.empty()) {
+      if (!mutated_) {
         EXPECT_LE(receiver_.outstanding_credit(), cfg().budget);
       }
       out.push_back({d->to, *m});
@@ -171,6 +177,7 @@ class ReceiverHarness {
   InvariantChecker checker_;
   Time now_{};
   std::map<std::uint32_t, std::uint32_t> sequence_;
+  bool mutated_ = false;
 };
 
 template <class T>

@@ -19,6 +19,7 @@
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/receiver_mutants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/udp/loop.hpp"
@@ -397,8 +398,9 @@ void run_receiver(const ReceiverOptions& o) {
   e.opaque_binding = o.bindings.find("opaque") != std::string::npos;
   e.rocev2_binding = o.bindings.find("rocev2") != std::string::npos;
   e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
-  e.mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
+  const testing::MutantSet mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
   apply_variant_option(o.c.variant, ref::VariantRole::Receiver, e, cfg.policy);
+  cfg.policy = testing::receiver_policy(mutants, e, std::move(cfg.policy));
   cfg.data_port = o.data_port;
   cfg.data_framing = data_framing(o.data_framing);
   if (o.rocev2) cfg.rocev2_port = o.rocev2_port;

@@ -130,7 +130,7 @@ class Run {
     for (const auto& [host, rc] : c.receivers) {
       ReceiverRun r;
       r.host = net_->add_host(host.link);
-      net_->attach_receiver(r.host, rc);
+      net_->attach_receiver(r.host, rc, host.receiver_policy);
       r.name = host.name;
       r.budget = rc.budget;
       r.rate_mbps = host.link.rate_mbps;

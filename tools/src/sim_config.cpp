@@ -10,6 +10,7 @@
 
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/receiver_mutants.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -176,7 +177,8 @@ SimHost read_host(Obj& o, const sim::LinkConfig& dflt, const std::string& name) 
   return h;
 }
 
-ref::ReceiverConfig read_receiver(Obj& o) {
+// `policy`: its mutants' ("mutants"), or null.
+ref::ReceiverConfig read_receiver(Obj& o, std::shared_ptr<const ref::ReceiverPolicy>& policy) {
   ref::ReceiverConfig c;
   o.uint("epoch", c.epoch, 1);
   o.uint("budget", c.budget, 1);
@@ -196,12 +198,13 @@ ref::ReceiverConfig read_receiver(Obj& o) {
   o.uint("max_credit_per_association", c.max_credit_per_association);
   o.uint("max_message_length", c.max_message_length, 1);
   c.capabilities = read_capabilities(o, c.capabilities);
-  c.mutants = read_mutants(o, testing::MutantRole::Receiver);
+  const testing::MutantSet mutants = read_mutants(o, testing::MutantRole::Receiver);
   if (c.unscheduled_budget > c.budget) {
     o.fail(o.at("unscheduled_budget"), std::to_string(c.unscheduled_budget) +
                                            " is larger than budget " + std::to_string(c.budget) +
                                            " (G = G_s + G_u)");
   }
+  policy = testing::receiver_policy(mutants, c);
   return c;
 }
 
@@ -349,8 +352,10 @@ SimMessage workload_message(std::vector<std::size_t> senders, std::size_t to, st
 
 // A workload fills the receivers, senders and messages (docs/sim.md, "Workloads"); every
 // receiver takes the parameters of `receiver`, every sender those of `sender`.
-void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig& sc,
-                   const testing::MutantSet& sender_mutants, SimConfig& c) {
+void read_workload(Obj w, const ref::ReceiverConfig& rc,
+                   const std::shared_ptr<const ref::ReceiverPolicy>& receiver_policy,
+                   const ref::SenderConfig& sc, const testing::MutantSet& sender_mutants,
+                   SimConfig& c) {
   w.string("kind", c.workload);
   if (w.get("length") == nullptr) w.fail(w.at("length"), "required (octets)");
   std::uint64_t length = 0;
@@ -360,7 +365,7 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc, const ref::SenderConfig
   const auto receiver = [&](const std::string& name) {
     ref::ReceiverConfig r = rc;
     r.name = name;
-    c.receivers.emplace_back(SimHost{name, c.link, std::nullopt, {}}, r);
+    c.receivers.emplace_back(SimHost{name, c.link, std::nullopt, {}, receiver_policy}, r);
   };
   const auto sender = [&](const std::string& name, std::optional<std::size_t> on) {
     ref::SenderConfig s = sc;
@@ -447,7 +452,7 @@ void read_tables(Obj& top, SimConfig& c) {
   std::size_t index = 0;
   for (Obj& o : top.objects("receivers")) {
     SimHost h = read_host(o, c.link, "receiver-" + std::to_string(index++));
-    ref::ReceiverConfig rc = read_receiver(o);
+    ref::ReceiverConfig rc = read_receiver(o, h.receiver_policy);
     o.done();
     rc.name = h.name;
     c.receivers.emplace_back(std::move(h), std::move(rc));
@@ -536,8 +541,9 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
       if (top.get(key) != nullptr) top.fail(key, "a description with a workload has none (the workload makes them)");
     }
     ref::ReceiverConfig rc;
+    std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;
     if (auto r = top.object("receiver")) {
-      rc = read_receiver(*r);
+      rc = read_receiver(*r, receiver_policy);
       r->done();
     }
     ref::SenderConfig sc;
@@ -546,7 +552,7 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
       sc = read_sender(*s, sender_mutants);
       s->done();
     }
-    read_workload(*w, rc, sc, sender_mutants, c);
+    read_workload(*w, rc, receiver_policy, sc, sender_mutants, c);
   } else {
     read_tables(top, c);
   }

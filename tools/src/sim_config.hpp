@@ -41,6 +41,8 @@ struct SimHost {
   // the workloads whose hosts both send and receive.
   std::optional<std::size_t> with_receiver;
   testing::MutantSet mutants;  // the endpoint's deliberate faults ("mutants", docs/sim.md)
+  // A receiver's policy: its mutants' (rdcc/testing/receiver_mutants.hpp); null: the reference.
+  std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;
 };
 
 // The network's shape (docs/sim.md, "topology"). The deterministic simulator is a star; the

@@ -66,6 +66,7 @@ struct Host {
   std::unique_ptr<ref::SeededRandom> receiver_random;
   std::unique_ptr<ref::Receiver> receiver;
   std::optional<ref::ReceiverConfig> receiver_config;
+  std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;
   Timer sender_timer;
   Timer receiver_timer;
   // NIC: control datagrams first, then the packets of the current data segment.
@@ -199,11 +200,13 @@ struct Network::Impl {
     }
     h.receiver_config = rc;
     h.receiver_random = std::make_unique<ref::SeededRandom>(receiver_seed(cfg.seed, h.id, rc.epoch));
-    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get());
+    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(), h.receiver_policy);
   }
 
-  void attach_receiver(HostId id, ref::ReceiverConfig rc) {
+  void attach_receiver(HostId id, ref::ReceiverConfig rc,
+                       std::shared_ptr<const ref::ReceiverPolicy> policy) {
     Host& h = hosts.at(id);
+    h.receiver_policy = std::move(policy);
     h.receiver = make_receiver(h, std::move(rc));
     checker.add_receiver(h.addr, h.receiver_config->budget, h.receiver_config->d_max);
   }
@@ -781,9 +784,10 @@ Network::Network(NetworkConfig config) : impl_(std::make_unique<Impl>(*this, std
 Network::~Network() = default;
 
 HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
-HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link) {
+HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link,
+                             std::shared_ptr<const ref::ReceiverPolicy> policy) {
   const HostId h = impl_->add_host(link);
-  impl_->attach_receiver(h, std::move(config));
+  impl_->attach_receiver(h, std::move(config), std::move(policy));
   return h;
 }
 HostId Network::add_sender(ref::SenderConfig config, LinkConfig link,
@@ -792,8 +796,9 @@ HostId Network::add_sender(ref::SenderConfig config, LinkConfig link,
   impl_->attach_sender(h, std::move(config), std::move(policy));
   return h;
 }
-void Network::attach_receiver(HostId host, ref::ReceiverConfig config) {
-  impl_->attach_receiver(host, std::move(config));
+void Network::attach_receiver(HostId host, ref::ReceiverConfig config,
+                              std::shared_ptr<const ref::ReceiverPolicy> policy) {
+  impl_->attach_receiver(host, std::move(config), std::move(policy));
 }
 void Network::attach_sender(HostId host, ref::SenderConfig config,
                             std::shared_ptr<const ref::SenderPolicy> policy) {

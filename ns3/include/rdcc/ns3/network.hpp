@@ -55,7 +55,9 @@ class Network {
   // a receiver, a sender or both (the receiver first; the sender then takes
   // dual_role_sender_port).
   HostId add_host(LinkConfig link = {});
-  void attach_receiver(HostId host, ref::ReceiverConfig config);
+  // `policy`: the endpoint's (policy.hpp); null: the reference's. A restarted receiver keeps it.
+  void attach_receiver(HostId host, ref::ReceiverConfig config,
+                       std::shared_ptr<const ref::ReceiverPolicy> policy = nullptr);
   void attach_sender(HostId host, ref::SenderConfig config,
                      std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
   [[nodiscard]] Address address(HostId host) const;

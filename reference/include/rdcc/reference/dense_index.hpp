@@ -6,8 +6,6 @@
 // they can be held instead of pointers). Keys are never removed.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -37,20 +35,9 @@ struct OwnedMessageKeyHash {
 // Asks the kernel to back a large, not yet touched allocation with huge pages where it can
 // (Linux, transparent huge pages in "madvise" mode): a capture check's tables take tens of MiB
 // per million packets, and faulting them in 4 KiB at a time cost a third of its CPU time.
-// Allocations below 2 MiB are left alone.
-inline void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t misalignment = std::bit_cast<std::uintptr_t>(p) % kHuge;
-  const std::size_t skip = misalignment == 0 ? 0 : kHuge - misalignment;
-  if (bytes < skip + kHuge) return;
-  const std::size_t whole = (bytes - skip) / kHuge * kHuge;
-  madvise(static_cast<char*>(p) + skip, whole, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
+// Allocations below 2 MiB are left alone. A hint only: nothing changes where it is not
+// supported (reference/src/dense_index.cpp).
+void advise_huge_pages(void* p, std::size_t bytes);
 
 // The vector beside a DenseIndex when its elements are many: blocks of 16, 32, 64, ...
 // elements, each constructed when added, so that growing never copies (nor touches again)

@@ -4,15 +4,22 @@
 // a conforming variant (variants.hpp) is another policy that the spec equally permits.
 //
 // A policy decides; the endpoint's rule code still enforces every MUST around the decision
-// (the budget G, Grant Limits within the message length, the pacing bound, ...), so no policy
-// can make an endpoint break a rule. Policies are stateless: every hook is const and gets
-// what it decides from its arguments (a policy may hold parameters of its own, set when it is
-// made: a Lifetime, a divisor).
+// (the budget G, Grant Limits within the message length, the pacing bound, ...), so no
+// conforming policy can make an endpoint break a rule. Policies are stateless: every hook is
+// const and gets what it decides from its arguments (a policy may hold parameters of its own,
+// set when it is made: a Lifetime, a divisor).
+//
+// The rule hooks of each role are the other seam: how the endpoint reads its input and where
+// it applies a MUST. Their defaults are the spec; only the deliberate faults of the testing
+// code (rdcc/testing/receiver_mutants.hpp, rdcc/testing/sender_mutants.hpp) answer otherwise,
+// and rewrite_outgoing changes a message as it enters the transmit queue. The rule code itself
+// has no fault switch.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/serial.hpp"
@@ -55,6 +62,13 @@ enum class ReRequestAnswer : std::uint8_t {
   WhenCreditIsDue,  // the reference: a grant only when the message is due more credit
   Never,            // nothing until the grant's Lifetime has elapsed (docs/spec-notes.md, 52)
   Always,           // a grant restating the limit (a refreshed Lifetime and Pacing Rate)
+};
+
+// What the receiver does with a CONGESTION_REPORT naming a flow of an association's sender.
+enum class ReportReaction : std::uint8_t {
+  RaiseSignal,  // the reference: the sender's congestion signal s_i, never a rate increase
+  Ignore,
+  ResetRate,    // (a fault) the rate back to the link capacity, the Suggested Rate forgotten
 };
 
 // Hooks of the receiver. The base class is the reference's own choice of each.
@@ -112,6 +126,74 @@ class ReceiverPolicy {
     (void)least_recent_activity;
     return now + idle_timeout / 4;
   }
+
+  // ---- Rule hooks: the spec's answer by default (see the header comment) ----------------------
+
+  // Every control message as it enters the transmit queue.
+  virtual void rewrite_outgoing(Message& m) const { (void)m; }
+  // A received datagram: "Messages carrying an unknown Version MUST be discarded"; a Length
+  // smaller than the type's size or larger than the UDP payload "MUST be discarded".
+  [[nodiscard]] virtual Result<Message, DecodeError> decode_control(
+      std::span<const std::byte> datagram) const {
+    return decode(datagram);
+  }
+  // Whether Sequence Number `seq` is newer than `newest` ("Common Header": serial arithmetic).
+  [[nodiscard]] virtual bool sequence_fresh(std::uint32_t seq, std::uint32_t newest) const {
+    return serial_newer(seq, newest);
+  }
+  // "The receiver MUST NOT grant credit to an association whose Epoch ... it does not recognize."
+  [[nodiscard]] virtual bool recognizes_epoch(std::uint16_t epoch, std::uint16_t own) const {
+    return epoch == own;
+  }
+  // Whether a message of an association from another address rebinds it to that address
+  // ("receivers send all other messages only to the address bound when the association was
+  // accepted": no).
+  [[nodiscard]] virtual bool follow_request_source() const { return false; }
+  // "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as idempotent".
+  [[nodiscard]] virtual bool same_nonce_same_association() const { return true; }
+  // "Receivers MUST bound the number of associations and of pending messages": the bounds in
+  // force, given the configured ones.
+  [[nodiscard]] virtual std::size_t association_cap(std::size_t configured) const { return configured; }
+  [[nodiscard]] virtual std::size_t pending_cap(std::size_t configured) const { return configured; }
+  // The G_u the sum of U is kept within ("Unscheduled Transmission").
+  [[nodiscard]] virtual std::uint64_t unscheduled_pool(std::uint64_t g_u) const { return g_u; }
+  // The bound of scheduled credit: G_s = G - G_u ("Receiver Credit Budget").
+  [[nodiscard]] virtual std::uint64_t scheduled_pool(std::uint64_t g, std::uint64_t g_s) const {
+    (void)g;
+    return g_s;
+  }
+  // Whether a grant waits for room in G_s (the invariant of "Receiver Credit Budget").
+  [[nodiscard]] virtual bool enforce_budget() const { return true; }
+  // Whether the Pacing Rates issued are kept within the link ("Credit Allocation", rule 1).
+  [[nodiscard]] virtual bool enforce_rate_sum() const { return true; }
+  // Whether a sender that did not advertise POOL is also sent a pool grant with each grant
+  // ("MUST NOT use pool grants with a sender that did not advertise the POOL capability").
+  [[nodiscard]] virtual bool pool_grant_without_capability() const { return false; }
+  // "MUST NOT grant further credit to the association for that message" (data beyond the
+  // Grant Limit: "Error Handling and Recovery").
+  [[nodiscard]] virtual bool stop_granting_misbehaving() const { return true; }
+  // The octets received at which a message is complete and MSG_DONE is sent.
+  [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const { return length; }
+  // "a receiver that receives CREDIT_REQUEST for a completed message answers with MSG_DONE again"
+  [[nodiscard]] virtual bool answer_done_again() const { return true; }
+  // "replies with ERROR (UNKNOWN_ASSOCIATION)"
+  [[nodiscard]] virtual bool answer_unknown_association() const { return true; }
+  // An unknown Type outside an established association: "it MUST NOT reply otherwise".
+  // `association_exists`: the Association ID is one of ours (from another address or Epoch).
+  [[nodiscard]] virtual bool answer_unsupported_type_unbound(bool association_exists) const {
+    (void)association_exists;
+    return false;
+  }
+  // "An endpoint MUST ignore reports whose source address is not within the set of CRN
+  // addresses configured for the domain."
+  [[nodiscard]] virtual bool accept_report(bool from_configured_crn) const { return from_configured_crn; }
+  // "A CONGESTION_REPORT can only cause a receiver to reduce the rate it grants".
+  [[nodiscard]] virtual ReportReaction report_reaction() const { return ReportReaction::RaiseSignal; }
+  // The Suggested Rate a SENDER_STATUS states, as the receiver takes it (rule 3).
+  [[nodiscard]] virtual std::uint32_t suggested_rate(std::uint32_t stated) const { return stated; }
+  // RoCEv2: a queue pair's octets count for that queue pair's messages only ("Transport
+  // Bindings").
+  [[nodiscard]] virtual bool match_queue_pair() const { return true; }
 };
 
 // ---- sender ---------------------------------------------------------------------------------

@@ -14,7 +14,6 @@
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/random.hpp"
-#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::ref {
 
@@ -52,7 +51,6 @@ struct ReceiverConfig {
   double loss_threshold = 0.01;              // circuit breaker: RECOMMENDED 1% over 1 s
   Duration loss_window = seconds(1);
   std::uint8_t control_dscp = 46;
-  testing::MutantSet mutants;  // deliberate faults (rdcc/testing/mutants.hpp); empty: the reference
 };
 
 // The access link's capacity for message octets (Mbit/s): link_capacity_mbps less the share of

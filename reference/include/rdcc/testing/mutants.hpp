@@ -2,8 +2,9 @@
 // suite proves it can fail by catching each of them (ARCHITECTURE.md, "conformance").
 //
 // Each mutant breaks one rule of the spec at the one place in the reference that implements
-// it, and only when switched on at start (ReceiverConfig::mutants; a sender or CRN mutant is a
-// policy, sender_mutants.hpp; `rdcc-conform --mutant NAME`, `rdcc receiver|sender|crn --mutant NAME`). Every mutant is
+// it, and only when switched on at start (a policy injected at construction:
+// rdcc/testing/receiver_mutants.hpp, rdcc/testing/sender_mutants.hpp; `rdcc-conform --mutant
+// NAME`, `rdcc receiver|sender|crn --mutant NAME`). Every mutant is
 // observable on the wire: what the endpoint sends, or what it does with what it receives.
 // With an empty MutantSet the endpoints are the reference.
 #pragma once

@@ -134,13 +134,16 @@ class Network {
   HostId add_host(LinkConfig link = {});
   // A new host with one endpoint. The simulator sets `local` (and adds the CRN address to
   // `crn_addresses` when a CRN is configured).
-  HostId add_receiver(ref::ReceiverConfig config, LinkConfig link = {});
-  // `policy`: the sender's (SenderPolicy, policy.hpp); none: the reference's.
+  // `policy`: the endpoint's (policy.hpp: a conforming variant's, a mutant's); null: the
+  // reference's. A restarted receiver keeps it.
+  HostId add_receiver(ref::ReceiverConfig config, LinkConfig link = {},
+                      std::shared_ptr<const ref::ReceiverPolicy> policy = nullptr);
   HostId add_sender(ref::SenderConfig config, LinkConfig link = {},
                     std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
   // A host may carry both: attach the receiver first, the sender then takes
   // dual_role_sender_port.
-  void attach_receiver(HostId host, ref::ReceiverConfig config);
+  void attach_receiver(HostId host, ref::ReceiverConfig config,
+                       std::shared_ptr<const ref::ReceiverPolicy> policy = nullptr);
   void attach_sender(HostId host, ref::SenderConfig config,
                      std::shared_ptr<const ref::SenderPolicy> policy = nullptr);
 

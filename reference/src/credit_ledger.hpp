@@ -1,0 +1,140 @@
+// The receiver's credit ledger: "Receiver Credit Budget".
+//
+// "For each association a, let Granted(a) be the sum, over the scheduled messages of a, of
+// the Grant Limit issued minus the octets received, and let Unsched(a) be the unscheduled
+// octets announced but not yet received. A receiver MUST maintain: sum over a of
+// ( Granted(a) + Unsched(a) ) <= G". G = G_s + G_u.
+//
+// What is counted, per message (MessageCredit): the scheduled credit is (Grant Limit -
+// unscheduled window - scheduled octets received) while its latest grant is live, that is
+// until Lifetime + 2 * D_max after that grant was sent; the unscheduled credit is (window -
+// unscheduled octets received) until the octets arrive or J + Lifetime + 2 * D_max after the
+// CREDIT_REQUEST. The ledger keeps the running totals of both, per association
+// (AssociationCredit) and over all (CreditLedger), and the sum of the U in force, which
+// "MUST NOT exceed G_u" ("Unscheduled Transmission"); every change goes through one of its
+// operations, which keep the totals equal to the sums of their parts (check()). When credit
+// is counted or released is the receiver's rule code; the ledger is the arithmetic.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <limits>
+#include <unordered_set>
+
+namespace rdcc::ref {
+
+// No CREDIT_RETURN since the last grant.
+inline constexpr std::uint64_t kNoReturn = std::numeric_limits<std::uint64_t>::max();
+
+// One message's offsets and the credit counted for it.
+struct MessageCredit {
+  std::uint64_t length = 0;             // Message Length (the pool's: its messages' scheduled octets)
+  std::uint64_t window = 0;             // the unscheduled window [0, window)
+  std::uint64_t unsched_received = 0;   // octets received inside the window
+  std::uint64_t sched_received = 0;     // octets received above it
+  std::uint64_t limit = 0;              // highest Grant Limit issued
+  std::uint64_t returned = kNoReturn;   // New Limit of a CREDIT_RETURN since the last grant
+  std::uint64_t accounted = 0;          // scheduled credit counted now: its part of Granted(a)
+  std::uint64_t unsched_accounted = 0;  // unscheduled reservation counted now: of Unsched(a)
+
+  [[nodiscard]] std::uint64_t received() const { return unsched_received + sched_received; }
+  // The offset below which the sender owes nothing more: the unscheduled window and the
+  // scheduled octets received above it. A Grant Limit beyond it is credit outstanding.
+  [[nodiscard]] std::uint64_t covered() const { return window + sched_received; }
+  // The offset the sender may transmit up to: its Grant Limit, or its unscheduled window.
+  [[nodiscard]] std::uint64_t held() const { return std::max(limit, window); }
+  // The scheduled credit the sender still holds: up to the Grant Limit, or up to the New
+  // Limit of a CREDIT_RETURN after it ("the offset beyond which the sender will not transmit").
+  [[nodiscard]] std::uint64_t outstanding() const {
+    const std::uint64_t upto = std::min(limit, returned);
+    return upto > covered() ? upto - covered() : 0;
+  }
+  // The Grant Limit restated in full: the credit a grant at the same limit counts again.
+  [[nodiscard]] std::uint64_t restated() const { return limit > covered() ? limit - covered() : 0; }
+  // Unscheduled octets announced and not yet received.
+  [[nodiscard]] std::uint64_t unsched_in_flight() const {
+    return window > unsched_received ? window - unsched_received : 0;
+  }
+  // A grant lapsed (its credit reclaimed or returned) with octets below its limit not received.
+  [[nodiscard]] bool lapsed() const { return accounted == 0 && limit > covered(); }
+};
+
+// One association's part of the totals.
+struct AssociationCredit {
+  std::uint64_t accounted = 0;    // Granted(a): scheduled credit counted
+  std::uint64_t unsched = 0;      // Unsched(a): unscheduled credit counted
+  std::uint32_t u_accounted = 0;  // the U counted against G_u: max(old, new) while an update is unacknowledged
+};
+
+class CreditLedger {
+ public:
+  // An association's part joins the totals (empty), or leaves them (emptied first).
+  void open(AssociationCredit& a) { accounts_.insert(&a); }
+  void close(AssociationCredit& a) {
+    set_u(a, 0);
+    assert(a.accounted == 0 && a.unsched == 0);
+    accounts_.erase(&a);
+  }
+
+  // The scheduled credit counted for message `m` of association `a` becomes `value`.
+  void set_scheduled(AssociationCredit& a, MessageCredit& m, std::uint64_t value) {
+    sched_sum_ = sched_sum_ - m.accounted + value;
+    a.accounted = a.accounted - m.accounted + value;
+    m.accounted = value;
+  }
+  // The unscheduled reservation counted for message `m` of association `a` becomes `value`.
+  void set_unscheduled(AssociationCredit& a, MessageCredit& m, std::uint64_t value) {
+    unsched_sum_ = unsched_sum_ - m.unsched_accounted + value;
+    a.unsched = a.unsched - m.unsched_accounted + value;
+    m.unsched_accounted = value;
+  }
+  // The U counted for association `a` becomes `value`.
+  void set_u(AssociationCredit& a, std::uint32_t value) {
+    u_sum_ = u_sum_ - a.u_accounted + value;
+    a.u_accounted = value;
+  }
+
+  // Arriving octets only ever lower the credit counted for a message.
+  void settle(AssociationCredit& a, MessageCredit& m) {
+    if (m.accounted != 0) set_scheduled(a, m, std::min(m.accounted, m.outstanding()));
+  }
+
+  [[nodiscard]] std::uint64_t scheduled() const { return sched_sum_; }
+  [[nodiscard]] std::uint64_t unscheduled() const { return unsched_sum_; }
+  // sum over a of ( Granted(a) + Unsched(a) ): what the invariant bounds by G.
+  [[nodiscard]] std::uint64_t outstanding() const { return sched_sum_ + unsched_sum_; }
+  [[nodiscard]] std::uint64_t u_sum() const { return u_sum_; }
+  // What `bound` leaves once the scheduled credit counted and `reserved` are taken.
+  [[nodiscard]] std::uint64_t scheduled_room(std::uint64_t bound, std::uint64_t reserved = 0) const {
+    const std::uint64_t taken = sched_sum_ + reserved;
+    return bound > taken ? bound - taken : 0;
+  }
+  // The U left of `g_u` once the others' U are counted; `own`: what the association being
+  // given a new U counts now.
+  [[nodiscard]] std::uint64_t u_room(std::uint64_t g_u, std::uint64_t own) const {
+    const std::uint64_t others = u_sum_ - own;
+    return g_u > others ? g_u - others : 0;
+  }
+
+  // Each total equals the sum of the associations' parts.
+  [[nodiscard]] bool check() const {
+    std::uint64_t sched = 0;
+    std::uint64_t unsched = 0;
+    std::uint64_t u = 0;
+    for (const AssociationCredit* a : accounts_) {
+      sched += a->accounted;
+      unsched += a->unsched;
+      u += a->u_accounted;
+    }
+    return sched == sched_sum_ && unsched == unsched_sum_ && u == u_sum_;
+  }
+
+ private:
+  std::uint64_t sched_sum_ = 0;    // scheduled credit counted, all associations
+  std::uint64_t unsched_sum_ = 0;  // unscheduled reservations counted
+  std::uint64_t u_sum_ = 0;        // sum of u_accounted over associations
+  std::unordered_set<const AssociationCredit*> accounts_;
+};
+
+}  // namespace rdcc::ref

@@ -1,0 +1,77 @@
+// The association table (reference/src/association_table.hpp): "Association Establishment".
+#include "association_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rdcc/reference/random.hpp"
+
+namespace rdcc::ref {
+namespace {
+
+struct A {
+  std::uint32_t id = 0;
+  Address peer;
+  std::uint64_t nonce = 0;
+};
+
+const Address kS1 = Address::v4(192, 0, 2, 1, 40000);
+const Address kS2 = Address::v4(192, 0, 2, 2, 40000);
+
+TEST(AssociationTable, SameNonceFromSameAddress_FindsTheSameAssociation) {
+  AssociationTable<A> t;
+  A& a = t.add(7, kS1, 0xABCD);
+  EXPECT_EQ(t.of_request(0xABCD, kS1), &a);
+  EXPECT_EQ(t.of_request(0xABCD, kS2), nullptr);  // the nonce binds the request's address too
+  EXPECT_EQ(t.of_request(0xABCE, kS1), nullptr);
+  EXPECT_EQ(t.find(7), &a);
+  EXPECT_EQ(t.find(8), nullptr);
+  EXPECT_TRUE(t.contains(7));
+  EXPECT_EQ(t.size(), 1U);
+}
+
+TEST(AssociationTable, OfPeer_BoundAddressFirst_ThenAnotherPortOfItsHost) {
+  AssociationTable<A> t;
+  A& a = t.add(1, kS1, 1);
+  A& b = t.add(2, kS2, 2);
+  EXPECT_EQ(t.of_peer(kS1), &a);
+  EXPECT_EQ(t.of_peer(kS2), &b);
+  EXPECT_EQ(t.of_peer(Address::v4(192, 0, 2, 2, 4791)), &b);  // data from the transport's port
+  EXPECT_EQ(t.of_peer(Address::v4(192, 0, 2, 3, 40000)), nullptr);
+}
+
+TEST(AssociationTable, Remove_ForgetsEveryIndex) {
+  AssociationTable<A> t;
+  A& a = t.add(1, kS1, 1);
+  t.add(2, kS2, 2);
+  t.remove(a);
+  EXPECT_EQ(t.find(1), nullptr);
+  EXPECT_EQ(t.of_request(1, kS1), nullptr);
+  EXPECT_EQ(t.of_peer(kS1), nullptr);
+  EXPECT_EQ(t.size(), 1U);
+  std::size_t visited = 0;
+  for (auto& [id, assoc] : t) {
+    EXPECT_EQ(id, assoc.id);
+    ++visited;
+  }
+  EXPECT_EQ(visited, 1U);
+}
+
+// A source that repeats 0 and then an ID in use before a free one.
+class Scripted final : public RandomSource {
+ public:
+  std::uint64_t next_u64() override { return values_[i_++ % 3]; }
+
+ private:
+  std::uint64_t values_[3] = {0, 5, 9};
+  std::size_t i_ = 0;
+};
+
+TEST(AssociationTable, NewId_IsNonZeroAndUnused) {
+  AssociationTable<A> t;
+  t.add(5, kS1, 1);
+  Scripted random;
+  EXPECT_EQ(t.new_id(random), 9U);
+}
+
+}  // namespace
+}  // namespace rdcc::ref
