@@ -199,6 +199,7 @@ struct Network::Impl {
     s.hosts_per_leaf = topology.hosts_per_leaf;
     s.fabric_link = link(topology.fabric_link);
     s.ecmp = topology.ecmp;
+    s.stack_forwarding = topology.stack_forwarding;
     s.queue_capacity = cfg.queue.capacity;
     s.ecn_threshold = cfg.queue.ecn_threshold.value_or(0);
     s.control_port = cfg.rdcc_port;
