@@ -303,7 +303,14 @@ class SwitchForwarder {
       : ipv4_(node->GetObject<ns3::Ipv4>()),
         tc_(node->GetObject<ns3::TrafficControlLayer>()),
         routing_(std::move(routing)),
-        checksums_(checksums) {}
+        checksums_(checksums) {
+    // Every interface's device and broadcast address, once (a point-to-point device builds its
+    // broadcast address from a string at each call).
+    for (std::uint32_t i = 0; i < ipv4_->GetNInterfaces(); ++i) {
+      devices_.push_back(ipv4_->GetNetDevice(i));
+      broadcast_.push_back(devices_.back()->GetBroadcast());
+    }
+  }
 
   // Takes the device's received frames in place of the node (Node::NonPromiscReceiveFromDevice).
   void attach(const ns3::Ptr<ns3::NetDevice>& device) {
@@ -330,8 +337,8 @@ class SwitchForwarder {
     }
     if (h.GetPayloadSize() < packet->GetSize()) packet->RemoveAtEnd(packet->GetSize() - h.GetPayloadSize());
     const std::uint32_t interface = routing_->next_interface(packet, h);
-    if (interface == 0 || !ipv4_->IsUp(interface)) return false;
-    ns3::Ptr<ns3::NetDevice> out = ipv4_->GetNetDevice(interface);
+    if (interface == 0 || interface >= devices_.size() || !ipv4_->IsUp(interface)) return false;
+    const ns3::Ptr<ns3::NetDevice>& out = devices_[interface];
     if (packet->GetSize() + h.GetSerializedSize() > out->GetMtu()) return false;  // stock: fragments
     h.SetTtl(static_cast<std::uint8_t>(h.GetTtl() - 1));
     ns3::SocketPriorityTag priority;
@@ -340,7 +347,7 @@ class SwitchForwarder {
       priority.SetPriority(prio);
       packet->AddPacketTag(priority);
     }
-    tc_->Send(out, ns3::Create<ns3::Ipv4QueueDiscItem>(packet, out->GetBroadcast(), ns3::Ipv4L3Protocol::PROT_NUMBER, h));
+    tc_->Send(out, ns3::Create<ns3::Ipv4QueueDiscItem>(packet, broadcast_[interface], ns3::Ipv4L3Protocol::PROT_NUMBER, h));
     return true;
   }
 
@@ -348,6 +355,8 @@ class SwitchForwarder {
   ns3::Ptr<ns3::TrafficControlLayer> tc_;
   ns3::Ptr<FabricRouting> routing_;
   const bool* checksums_;
+  std::vector<ns3::Ptr<ns3::NetDevice>> devices_;  // by interface
+  std::vector<ns3::Address> broadcast_;            // by interface
 };
 
 // A switch port's queue discs: PrioQueueDisc (control band 0, data band 1).
