@@ -58,13 +58,17 @@ TEST(Ns3Network, TwoRunsInOneProcess_GiveTheSameTrace) {
   EXPECT_EQ(a.delivered, 6U * (256U << 10U));
 }
 
-TEST(Ns3Network, LeafSpineIncast_DeliversEveryOctetNearLineRate) {
+Topology leaf_spine(std::size_t leaves, std::size_t spines, std::size_t hosts_per_leaf) {
   Topology t;
   t.kind = Topology::Kind::LeafSpine;
-  t.leaves = 2;
-  t.spines = 2;
-  t.hosts_per_leaf = 4;
-  const Outcome o = incast(t, 7);
+  t.leaves = leaves;
+  t.spines = spines;
+  t.hosts_per_leaf = hosts_per_leaf;
+  return t;
+}
+
+TEST(Ns3Network, LeafSpineIncast_DeliversEveryOctetNearLineRate) {
+  const Outcome o = incast(leaf_spine(2, 2, 4), 7);
   ASSERT_TRUE(o.finished);
   EXPECT_EQ(o.delivered, 7U * (256U << 10U));
   // 7 x 256 KiB through the receiver's 100 Gbit/s link: 147 us at line rate; the grants'
@@ -81,11 +85,7 @@ std::string contents(const std::string& file) {
 // The switches' own forwarding plane (fabric.cpp) against ns-3's IPv4 forwarding: the same
 // packets at the same times, header octets (TTL, checksums, ECN marks) included.
 TEST(Ns3Network, SwitchForwarding_LeavesThePacketsAsNs3sStackDoes) {
-  Topology t;
-  t.kind = Topology::Kind::LeafSpine;
-  t.leaves = 3;
-  t.spines = 2;
-  t.hosts_per_leaf = 3;
+  Topology t = leaf_spine(3, 2, 3);
   const std::string dir = ::testing::TempDir();
   const Outcome fabric = incast(t, 8, dir + "ns3_forwarding_fabric.pcap");
   t.stack_forwarding = true;
