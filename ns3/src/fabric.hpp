@@ -34,6 +34,7 @@ struct FabricSpec {
   std::size_t hosts_per_leaf = 0;
   LinkSpec fabric_link;              // leaf <-> spine
   bool ecmp = true;                  // leaf-spine: spray over every equal-cost path
+  bool stack_forwarding = false;     // switches forward through Ipv4L3Protocol (fabric.cpp)
   std::uint64_t queue_capacity = 4U << 20U;  // octets, each queue of every port (tail drop)
   std::uint64_t ecn_threshold = 0;   // 0: FIFO data queues; else RED marks CE above it
   std::uint16_t control_port = 50000;  // RDCC datagrams (to or from it) take the control band

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -117,6 +121,13 @@ struct Network::Impl {
     if (any(cfg.control) || any(cfg.data)) {
       throw std::invalid_argument("impairments: not modelled by the ns-3 engine (use --engine sim)");
     }
+    if (const char* every = std::getenv("RDCC_NS3_PROGRESS")) {  // NOLINT(concurrency-mt-unsafe): read once, before any run
+      char* end = nullptr;
+      progress.every_s = std::strtod(every, &end);
+      if (end == every || *end != '\0' || !(progress.every_s > 0)) {
+        throw std::invalid_argument(std::string("RDCC_NS3_PROGRESS: '") + every + "' is not a number of seconds above 0");
+      }
+    }
   }
 
   ref::Observer* observer() { return cfg.record_events ? &log : nullptr; }
@@ -204,6 +215,7 @@ struct Network::Impl {
     s.hosts_per_leaf = topology.hosts_per_leaf;
     s.fabric_link = link(topology.fabric_link);
     s.ecmp = topology.ecmp;
+    s.stack_forwarding = topology.stack_forwarding;
     s.queue_capacity = cfg.queue.capacity;
     s.ecn_threshold = cfg.queue.ecn_threshold.value_or(0);
     s.control_port = cfg.rdcc_port;
@@ -463,6 +475,28 @@ struct Network::Impl {
     return st && (st->state == ref::MessageState::Done || st->state == ref::MessageState::Aborted);
   }
 
+  // RDCC_NS3_PROGRESS=SECONDS: a line on stderr every SECONDS of wall time while a run goes on
+  // (virtual time, ns-3 events, CPU and wall seconds, messages finished), for runs too long to
+  // wait for blind (docs/ns3.md, the 1,024-host all-to-all). Read once, at construction.
+  struct Progress {
+    double every_s = 0;  // 0: off
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point next = start;
+  } progress;
+
+  void report_progress() {
+    const auto now = std::chrono::steady_clock::now();
+    if (progress.every_s <= 0 || now < progress.next) return;
+    progress.next = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(progress.every_s));
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < subs.size(); ++i) done += finished(i) ? 1U : 0U;
+    std::fprintf(stderr, "ns-3 progress: virtual %.3f us, %llu events, %.1f s CPU, %.1f s wall, %zu of %zu messages finished\n",
+                 static_cast<double>(clock().ns) / 1000.0, static_cast<unsigned long long>(fabric->stats().events),
+                 static_cast<double>(std::clock()) / CLOCKS_PER_SEC,
+                 std::chrono::duration<double>(now - progress.start).count(), done, subs.size());
+  }
+
   // Finished messages stay finished: the scan resumes where it stopped.
   bool all_finished() {
     while (first_unfinished < subs.size() && finished(first_unfinished)) ++first_unfinished;
@@ -528,7 +562,10 @@ bool Network::run_until_done(Time limit) {
   impl_->build();
   // Asked every microsecond of virtual time: the message times come from the senders, so the
   // check only decides when the run stops.
-  impl_->fabric->run(limit.ns, 1000, [this] { return impl_->all_finished(); });
+  impl_->fabric->run(limit.ns, 1000, [this] {
+    impl_->report_progress();
+    return impl_->all_finished();
+  });
   return impl_->all_finished();
 }
 void Network::run_until_idle(Time limit) {

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 namespace rdcc::ns3sim {
 namespace {
@@ -17,7 +20,7 @@ struct Outcome {
   std::uint64_t delivered = 0;
 };
 
-Outcome incast(Topology topology, std::size_t senders) {
+Outcome incast(Topology topology, std::size_t senders, const std::string& pcap = {}) {
   sim::NetworkConfig config;
   config.seed = 7;
   config.queue.ecn_threshold = 32768;
@@ -36,6 +39,7 @@ Outcome incast(Topology topology, std::size_t senders) {
     spec.length = 256U << 10U;
     net.submit(s, spec, ref::Time{static_cast<std::int64_t>(i) * 1000});
   }
+  if (!pcap.empty()) net.write_pcap(pcap);
   Outcome o;
   o.finished = net.run_until_done(ref::Time{} + ref::milliseconds(100));
   EXPECT_TRUE(net.checker().ok());
@@ -54,19 +58,45 @@ TEST(Ns3Network, TwoRunsInOneProcess_GiveTheSameTrace) {
   EXPECT_EQ(a.delivered, 6U * (256U << 10U));
 }
 
-TEST(Ns3Network, LeafSpineIncast_DeliversEveryOctetNearLineRate) {
+Topology leaf_spine(std::size_t leaves, std::size_t spines, std::size_t hosts_per_leaf) {
   Topology t;
   t.kind = Topology::Kind::LeafSpine;
-  t.leaves = 2;
-  t.spines = 2;
-  t.hosts_per_leaf = 4;
-  const Outcome o = incast(t, 7);
+  t.leaves = leaves;
+  t.spines = spines;
+  t.hosts_per_leaf = hosts_per_leaf;
+  return t;
+}
+
+TEST(Ns3Network, LeafSpineIncast_DeliversEveryOctetNearLineRate) {
+  const Outcome o = incast(leaf_spine(2, 2, 4), 7);
   ASSERT_TRUE(o.finished);
   EXPECT_EQ(o.delivered, 7U * (256U << 10U));
   // 7 x 256 KiB through the receiver's 100 Gbit/s link: 147 us at line rate; the grants'
   // round trips over two more hops and 1 MiB of G keep it within a third of that.
   EXPECT_GT(o.last.ns, 146'800);
   EXPECT_LT(o.last.ns, 147'000 * 4 / 3);
+}
+
+std::string contents(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The switches' own forwarding plane (fabric.cpp) against ns-3's IPv4 forwarding: the same
+// packets at the same times, header octets (TTL, checksums, ECN marks) included.
+TEST(Ns3Network, SwitchForwarding_LeavesThePacketsAsNs3sStackDoes) {
+  Topology t = leaf_spine(3, 2, 3);
+  const std::string dir = ::testing::TempDir();
+  const Outcome fabric = incast(t, 5, dir + "ns3_forwarding_fabric.pcap");
+  t.stack_forwarding = true;
+  const Outcome stack = incast(t, 5, dir + "ns3_forwarding_stack.pcap");
+  ASSERT_TRUE(fabric.finished);
+  EXPECT_EQ(fabric.trace, stack.trace);
+  EXPECT_EQ(fabric.last, stack.last);
+  EXPECT_EQ(fabric.delivered, 5U * (256U << 10U));
+  const std::string a = contents(dir + "ns3_forwarding_fabric.pcap");
+  EXPECT_GT(a.size(), 5U * (256U << 10U));
+  EXPECT_TRUE(a == contents(dir + "ns3_forwarding_stack.pcap")) << "the two pcaps differ";
 }
 
 TEST(Ns3Network, Impairments_AreRefused) {

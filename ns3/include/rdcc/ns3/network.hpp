@@ -41,6 +41,9 @@ struct Topology {
   std::size_t hosts_per_leaf = 0;
   LinkConfig fabric_link;          // every leaf <-> spine link
   bool ecmp = true;                // spray packets over the equal-cost paths (ns-3 global routing)
+  // Switches forward through ns-3's IPv4 stack (Ipv4L3Protocol, whose traces then fire) rather
+  // than the fabric's own forwarding plane: the same packets, at a higher cost per hop.
+  bool stack_forwarding = false;
 };
 
 class Network {
