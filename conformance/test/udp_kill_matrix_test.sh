@@ -28,8 +28,12 @@ case "$role" in
   sender)
     may_survive[no-start-jitter]="as through exec: (exec_kill_matrix_test.sh): one sample of the \
 random start delay, which the real-time tolerance narrows to nothing, and a delay of 0 is a \
-legal draw" ;;
-  receiver) ;;
+legal draw"
+    may_survive[sender-report-from-unconfigured-crn]="as through exec: the report must be read \
+before the random start delay ends, which a loaded host may miss" ;;
+  receiver)
+    may_survive[receiver-report-from-unconfigured-crn]="as through exec: the lowered rate must \
+still be in force at the next grant, which a loaded host may miss" ;;
   *) echo "udp_kill_matrix_test.sh: ROLE is receiver or sender" >&2; exit 2 ;;
 esac
 
