@@ -107,8 +107,9 @@ Result<std::size_t, IpError> encode_udp_headers(const UdpHeaders& h, std::size_t
 Result<std::size_t, IpError> encode_udp(const UdpHeaders& h, std::span<const std::byte> payload,
                                         std::span<std::byte> out) noexcept {
   const std::size_t at = ip_header_size(h.source.ipv6) + kUdpHeaderSize;
+  // memmove: the payload may lie in `out` already (built in place, or a caller's one buffer).
   if (out.size() >= at + payload.size() && !payload.empty()) {
-    std::memcpy(out.data() + at, payload.data(), payload.size());
+    std::memmove(out.data() + at, payload.data(), payload.size());
   }
   return encode_udp_headers(h, payload.size(), out);
 }
