@@ -57,10 +57,11 @@ bool is_data_nack(std::span<const std::byte> payload) noexcept {
 
 namespace {
 
-bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f) {
-  // A receiver's NACK goes to the sender's RDCC address (docs/data-transport.md, "The NACK
-  // packet"): data transport, not an RDCC message of Version 5.
-  if (is_data_nack(f.payload)) return false;
+// `nack`: is_data_nack(f.payload), which the caller counts too. A receiver's NACK goes to the
+// sender's RDCC address (docs/data-transport.md, "The NACK packet"): data transport, not an
+// RDCC message of Version 5.
+bool is_rdcc(const CaptureOptions& opts, const ParsedFrame& f, bool nack) {
+  if (nack) return false;
   if (opts.data_port && f.destination.port == *opts.data_port &&
       !(opts.port && *opts.port == *opts.data_port)) {
     return false;
@@ -76,9 +77,9 @@ bool cut_data(const CapturedFrame& frame, int link_type, const CaptureOptions& o
               const ScanHandlers& handlers, ScanSummary& summary) {
   std::vector<std::byte> whole;
   const ParsedFrame parsed = wire::parse_zero_filled(frame, link_type, whole);
-  if (!parsed.zero_filled || is_rdcc(opts, parsed)) return false;
+  if (!parsed.zero_filled) return false;
   const bool nack = is_data_nack(parsed.payload);
-  if (!handlers.other_udp && !nack) return false;
+  if (is_rdcc(opts, parsed, nack) || (!handlers.other_udp && !nack)) return false;
   if (nack) ++summary.nacks;
   if (handlers.other_udp) handlers.other_udp(frame, parsed);
   return true;
@@ -108,8 +109,9 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
       continue;
     }
     if (parsed.kind != FrameKind::Udp) continue;
-    if (!is_rdcc(opts, parsed)) {
-      if (is_data_nack(parsed.payload)) ++summary.nacks;
+    const bool nack = is_data_nack(parsed.payload);
+    if (!is_rdcc(opts, parsed, nack)) {
+      if (nack) ++summary.nacks;
       if (handlers.other_udp) handlers.other_udp(frame, parsed);
       continue;
     }
