@@ -285,8 +285,7 @@ class SocketAdapter final : public Adapter {
   std::optional<std::string> queue(const QueueSample& q) override {
     // A real CRN sends its reports to the flow's addresses: never let it aim them off this host.
     for (const Address* a : {&q.source, &q.destination}) {
-      const bool loopback = a->ipv6 ? a->to_string().rfind("[::1]:", 0) == 0 : a->ip[0] == 127;
-      if (!loopback) {
+      if (!a->is_loopback()) {
         unsupported_ = "the queue observation names the flow address " + a->to_string() +
                        ", off this host: a real CRN would send its report there (write the "
                        "flow with loopback addresses or $tester for a real IUT)";

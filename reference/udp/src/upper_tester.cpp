@@ -419,9 +419,7 @@ UpperTesterServer::UpperTesterServer(EventLoop& loop, SenderNode& node, std::str
       throw std::invalid_argument("upper-tester: '" + std::string(where) +
                                   "' is not tcp:IP:PORT");
     }
-    const bool loopback = a.ipv6 ? (a.ip == IpAddress{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})
-                                 : a.ip[0] == 127;
-    if (!loopback) {
+    if (!a.is_loopback()) {
       throw std::invalid_argument("upper-tester: " + a.to_string() +
                                   " is not a loopback address (127.0.0.0/8 or ::1)");
     }

@@ -24,6 +24,10 @@ struct Address {
   friend bool operator==(const Address& a, const Address& b) noexcept;
   // Same host (address family and IP), any port.
   [[nodiscard]] bool same_host(const Address& o) const noexcept;
+  // 127.0.0.0/8 or ::1.
+  [[nodiscard]] bool is_loopback() const noexcept {
+    return ipv6 ? ip == IpAddress{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1} : ip[0] == 127;
+  }
   [[nodiscard]] std::string to_string() const;  // "192.0.2.1:50000", "[2001:db8::1]:50000"
   // The same text appended to `out` (IPv4 without any allocation: for dumping many packets).
   void append_to(std::string& out) const;
