@@ -189,7 +189,8 @@ class JsonSyntax {
 nlohmann::ordered_json parse_json(const std::uint8_t* data, std::size_t size) {
   static unsigned turned_away = 0;
   if (JsonSyntax(data, size).surely_invalid()) {
-    if (++turned_away % 64 != 0) return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+    if (++turned_away % 64 != 0)
+      return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
     auto j = nlohmann::ordered_json::parse(data, data + size, nullptr, false);
     RDCC_FUZZ_CHECK(j.is_discarded());  // else the syntax check is wrong, not the codec
     return j;

@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto input = rdcc::testing::input_octets(data, size);
   std::copy_n(input.begin(), std::min(input.size(), octets.size()), octets.begin());
   const auto v = std::bit_cast<double>(rdcc::testing::load_big_endian(std::span(octets).first(8)));
-  const auto ns = std::bit_cast<std::int64_t>(rdcc::testing::load_big_endian(std::span(octets).last(8)));
+  const auto ns =
+      std::bit_cast<std::int64_t>(rdcc::testing::load_big_endian(std::span(octets).last(8)));
 
   char text[rdcc::kMaxJsonNumber];
   const std::string_view d = written(text, rdcc::write_json_double(text, v));
@@ -53,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto e = d.find('e');
     const auto their_e = theirs.find('e');
     RDCC_FUZZ_CHECK((e == std::string_view::npos) == (their_e == std::string::npos));
-    RDCC_FUZZ_CHECK(e == std::string_view::npos || d.substr(e) == std::string_view(theirs).substr(their_e));
+    RDCC_FUZZ_CHECK(e == std::string_view::npos ||
+                    d.substr(e) == std::string_view(theirs).substr(their_e));
   }
   std::string appended = "x";
   rdcc::append_json_double(appended, v);

@@ -1,9 +1,10 @@
-// Any octets as one captured frame of each link type wire's frame parser reads (rdcc/wire/frame.hpp):
-// parse_frame() never reads outside the frame (ASan), always says Udp, Other or Malformed, a
-// Malformed frame names what and an offset inside the frame (its text ends with that offset),
-// and a Udp payload is a span of the frame itself that ends where the frame allows, its offset
-// consistent with the span. The strict decoder of rdcc/wire/ip.hpp agrees with it: a packet it
-// accepts (not a fragment), parse_frame reads as raw IP to the same addresses and payload.
+// Any octets as one captured frame of each link type wire's frame parser reads
+// (rdcc/wire/frame.hpp): parse_frame() never reads outside the frame (ASan), always says Udp, Other
+// or Malformed, a Malformed frame names what and an offset inside the frame (its text ends with
+// that offset), and a Udp payload is a span of the frame itself that ends where the frame allows,
+// its offset consistent with the span. The strict decoder of rdcc/wire/ip.hpp agrees with it: a
+// packet it accepts (not a fragment), parse_frame reads as raw IP to the same addresses and
+// payload.
 #include <array>
 #include <charconv>
 #include <string>
@@ -54,15 +55,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   const bool ipv6 = size > 0 && (data[0] >> 4U) == 6;
-  const auto strict = ipv6 ? rdcc::wire::decode_ipv6_udp(frame) : rdcc::wire::decode_ipv4_udp(frame);
+  const auto strict =
+      ipv6 ? rdcc::wire::decode_ipv6_udp(frame) : rdcc::wire::decode_ipv4_udp(frame);
   const bool fragment = !ipv6 && size > 7 && ((data[6] & 0x3FU) != 0 || data[7] != 0);
   if (strict && !fragment) {
     const auto f = rdcc::wire::parse_frame(frame, 101);
-    RDCC_FUZZ_CHECK(f.kind == rdcc::wire::FrameKind::Udp && f.source == strict->headers.source &&
-                    f.destination == strict->headers.destination &&
-                    f.udp_checksum == strict->udp_checksum &&
-                    f.payload.data() == strict->payload.data() &&
-                    f.payload.size() == strict->payload.size());
+    RDCC_FUZZ_CHECK(
+        f.kind == rdcc::wire::FrameKind::Udp && f.source == strict->headers.source &&
+        f.destination == strict->headers.destination && f.udp_checksum == strict->udp_checksum &&
+        f.payload.data() == strict->payload.data() && f.payload.size() == strict->payload.size());
   }
   return 0;
 }

@@ -68,7 +68,8 @@ void check_scenario(const Scenario& s, const std::vector<std::string_view>& line
   for (const auto& step : s.steps) {
     check_inside(step.where, lines);
     // "the step's line as written": a non-empty part of the line it was read from.
-    RDCC_FUZZ_CHECK(!step.text.empty() && static_cast<std::size_t>(step.where.line) <= lines.size() &&
+    RDCC_FUZZ_CHECK(!step.text.empty() &&
+                    static_cast<std::size_t>(step.where.line) <= lines.size() &&
                     lines[static_cast<std::size_t>(step.where.line) - 1].find(step.text) !=
                         std::string_view::npos);
     // What a send, defaults, upper or queue step sets is its pattern; an expect's patterns are

@@ -396,7 +396,7 @@ std::string program(const Steps& w) {
 
 // Receiver octet vocabulary: 0, 1, 1024, 2048, U=8192, 4096, 8192, 32768, G=65536, 1 MiB.
 constexpr std::uint8_t kRxLen4096 = 5, kRxLen32768 = 7;
-constexpr std::uint8_t kRxHeader = 0x2E;     // association, Epoch, next Sequence Number
+constexpr std::uint8_t kRxHeader = 0x2E;       // association, Epoch, next Sequence Number
 constexpr std::uint8_t kRxAssocHeader = 0x25;  // ASSOC_REQUEST: zeros, next Sequence Number
 
 Steps& rx_associate(Steps& w, std::uint8_t peer, std::uint8_t nonce) {
@@ -411,12 +411,14 @@ Steps& rx_request(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t len
 }
 // Opaque data of message `id`: offset and octets as big-endian 16-bit operands (offset / 64).
 Steps& rx_data(Steps& w, std::uint8_t peer, std::uint8_t id, unsigned offset, unsigned octets) {
-  return w.op(Rx::kData, {peer, id, static_cast<std::uint8_t>(offset / 64 >> 8U),
-                          static_cast<std::uint8_t>(offset / 64 & 0xFFU),
-                          static_cast<std::uint8_t>(octets >> 8U),
-                          static_cast<std::uint8_t>(octets & 0xFFU)});
+  return w.op(Rx::kData,
+              {peer, id, static_cast<std::uint8_t>(offset / 64 >> 8U),
+               static_cast<std::uint8_t>(offset / 64 & 0xFFU),
+               static_cast<std::uint8_t>(octets >> 8U), static_cast<std::uint8_t>(octets & 0xFFU)});
 }
-Steps& rx_time(Steps& w, std::uint8_t a, std::uint8_t shift) { return w.op(Rx::kTime, {a, shift}); }
+Steps& rx_time(Steps& w, std::uint8_t a, std::uint8_t shift) {
+  return w.op(Rx::kTime, {a, shift});
+}
 
 std::map<std::string, std::string> receiver_programs() {
   std::map<std::string, std::string> out;
@@ -456,7 +458,7 @@ std::map<std::string, std::string> receiver_programs() {
     rx_associate(w, 0, 0);
     rx_associate(w, 2, 1);
     w.op(Rx::kDatagram, {0, 2, 3, kRxLen32768, 0, 1, 1, 2, 1, 0, 0, kRxHeader, 5, 2});
-    w.op(Rx::kData, {0, 0x0B, 0x10, 0x00});  // RoCEv2, queue pair 3, 4096 octets
+    w.op(Rx::kData, {0, 0x0B, 0x10, 0x00});                   // RoCEv2, queue pair 3, 4096 octets
     w.op(Rx::kDatagram, {2, 4, 3, 200, 1, 0, 3, kRxHeader});  // SENDER_STATUS, 1000 Mbit/s
     rx_request(w, 2, 4, kRxLen32768, 0);
     w.op(Rx::kDatagram, {2, 8, 4, kRxLen4096, kRxHeader});  // CREDIT_RETURN
@@ -489,8 +491,8 @@ Steps& tx_accept(Steps& w, std::uint8_t peer, std::uint8_t nonce, std::uint8_t h
 }
 // CREDIT_GRANT: id, limit, 100000 Mbit/s, default Lifetime; FINAL when asked.
 Steps& tx_grant(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t limit, bool final_flag) {
-  return w.op(Tx::kDatagram,
-              {peer, 3, id, limit, 5, 0, static_cast<std::uint8_t>(kTxHeader | (final_flag ? 0x80U : 0U))});
+  return w.op(Tx::kDatagram, {peer, 3, id, limit, 5, 0,
+                              static_cast<std::uint8_t>(kTxHeader | (final_flag ? 0x80U : 0U))});
 }
 Steps& tx_done(Steps& w, std::uint8_t peer, std::uint8_t id, std::uint8_t octets) {
   return w.op(Tx::kDatagram, {peer, 6, id, octets, kTxHeader});
@@ -534,7 +536,7 @@ std::map<std::string, std::string> sender_programs() {
     tx_grant(w, 0, 1, 4, false);
     tx_timers(w, 1);
     w.op(Tx::kDatagram, {0, 9, 2, 0, 0, kTxHeader});  // ERROR UNKNOWN_ASSOCIATION
-    tx_accept(w, 0, 1, 0x27);  // echoes the new nonce, Epoch + 1
+    tx_accept(w, 0, 1, 0x27);                         // echoes the new nonce, Epoch + 1
     tx_grant(w, 0, 2, kTxLen65536, true);
     tx_timers(w, 5);
     tx_done(w, 0, 2, kTxLen65536);
@@ -590,9 +592,10 @@ std::map<std::string, Octets> json_numbers() {
   std::map<std::string, Octets> out;
   for (const auto& [name, value] : values) {
     Octets o;
-    for (const std::uint64_t bits : {std::bit_cast<std::uint64_t>(value.first),
-                                     std::bit_cast<std::uint64_t>(value.second)}) {
-      for (int shift = 56; shift >= 0; shift -= 8) o.push_back(static_cast<std::byte>(bits >> shift));
+    for (const std::uint64_t bits :
+         {std::bit_cast<std::uint64_t>(value.first), std::bit_cast<std::uint64_t>(value.second)}) {
+      for (int shift = 56; shift >= 0; shift -= 8)
+        o.push_back(static_cast<std::byte>(bits >> shift));
     }
     out[name] = o;
   }
@@ -605,7 +608,8 @@ Files generated(const std::filesystem::path& root) {
   for (const auto& [name, o] : wire) files["corpus/fuzz_decode/" + name] = as_text(o);
   for (const auto& [name, doc] : json_documents())
     files["corpus/fuzz_json/" + name + ".json"] = doc;
-  for (const auto& [name, o] : json_numbers()) files["corpus/fuzz_json_number/" + name] = as_text(o);
+  for (const auto& [name, o] : json_numbers())
+    files["corpus/fuzz_json_number/" + name] = as_text(o);
   for (const auto& [name, text] : hex_texts(wire))
     files["corpus/fuzz_text/" + name + ".hex"] = text;
   // fuzz_bytes reads its input as cursor operations: every operation once, and a message.

@@ -8,6 +8,9 @@ bash scripts/setup.sh
 source scripts/compiler-cache.sh
 jobs=$(nproc)
 
+# The tree follows .clang-format (scripts/format.sh fixes what this reports).
+bash scripts/format.sh --check
+
 cmake --preset default
 cmake --build --preset default -j "$jobs"
 ctest --preset default -j "$jobs"

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   ccache                                   # scripts/compiler-cache.sh: rebuilds reuse objects
   clang llvm libclang-rt-14-dev            # libFuzzer, ASan/UBSan, llvm-cov
+  clang-format clang-tidy                  # scripts/format.sh, scripts/tidy.sh: checked in CI
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   libpcap-dev                              # the capture reader (libtins is not used: docs/cli.md, rdcc pcap)

@@ -23,8 +23,12 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace rdcc {
 namespace {
@@ -35,7 +39,8 @@ Message representative(MessageType type) {
   for (const auto& v : vectors) {
     if (type_of(v.message) == type &&
         (v.name.find("typical") != std::string::npos || v.name.find("appendix") == 0 ||
-         v.name.find("_ipv4") != std::string::npos || v.name.find("application") != std::string::npos ||
+         v.name.find("_ipv4") != std::string::npos ||
+         v.name.find("application") != std::string::npos ||
          v.name.find("unknown_association") != std::string::npos)) {
       return v.message;
     }

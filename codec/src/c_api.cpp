@@ -262,6 +262,8 @@ const char* rdcc_type_name(int type) {
   return rdcc::kMessageTypes[static_cast<std::size_t>(type - 1)].name.data();
 }
 
-const char* rdcc_version(void) { return RDCC_VERSION; }
+const char* rdcc_version(void) {
+  return RDCC_VERSION;
+}
 
 }  // extern "C"

@@ -178,9 +178,8 @@ std::uint8_t octet(std::span<const std::byte> d, std::size_t i) noexcept {
 }
 
 [[gnu::cold]] DecodeError make_error(std::span<const std::byte> d, DecodeErrorCode code,
-                                    std::size_t offset,
-                       std::string_view field, std::uint32_t actual,
-                       std::uint32_t expected) noexcept {
+                                     std::size_t offset, std::string_view field,
+                                     std::uint32_t actual, std::uint32_t expected) noexcept {
   DecodeError e{code, offset, field, actual, expected};
   if (d.size() > kTypeOffset) e.raw_type = octet(d, kTypeOffset);
   e.header = peek_header(d);
@@ -377,7 +376,7 @@ std::size_t encoded_size(const Message& m) noexcept {
 
 // flatten: each type's field list is written inline, with no call per message type.
 [[gnu::flatten]] Result<std::size_t, EncodeError> encode(const Message& m,
-                                                       std::span<std::byte> out) noexcept {
+                                                         std::span<std::byte> out) noexcept {
   return std::visit([out](const auto& body) { return encode_as(body, out); }, m);
 }
 
@@ -427,8 +426,8 @@ std::string DecodeError::describe() const {
       return text + at();
     }
     case DecodeErrorCode::LengthBeyondDatagram:
-      std::snprintf(text, sizeof text, "length %u is larger than the datagram of %u octets",
-                    actual, expected);
+      std::snprintf(text, sizeof text, "length %u is larger than the datagram of %u octets", actual,
+                    expected);
       return text + at();
     case DecodeErrorCode::BadAddressFamily:
       std::snprintf(text, sizeof text, "address family %u is neither 4 (IPv4) nor 6 (IPv6)",

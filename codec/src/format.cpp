@@ -130,13 +130,10 @@ struct TypeFlags {
 // is built in one string, without a temporary per piece).
 void append_detail_value(std::string& out, const FieldSpec& f, std::uint64_t v) {
   switch (f.unit) {
-    case Unit::Id:
-      append_hex(out, v);
-      return;
+    case Unit::Id: append_hex(out, v); return;
     case Unit::Number:
     case Unit::Octets:
-    case Unit::Reserved:
-      break;
+    case Unit::Reserved: break;
     case Unit::Micros:
       append_decimal(out, v);
       out += " us";

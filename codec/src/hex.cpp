@@ -17,7 +17,8 @@ constexpr std::int8_t kSeparator = -2;
 consteval std::array<std::int8_t, 256> make_classes() {
   std::array<std::int8_t, 256> classes{};
   for (auto& c : classes) c = kNotHex;
-  for (int c = '0'; c <= '9'; ++c) classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+  for (int c = '0'; c <= '9'; ++c)
+    classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
   for (int c = 'a'; c <= 'f'; ++c) {
     classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
     classes[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<std::int8_t>(c - 'a' + 10);
@@ -29,7 +30,9 @@ consteval std::array<std::int8_t, 256> make_classes() {
 }
 constexpr auto kClasses = make_classes();
 
-bool separator(char c) noexcept { return kClasses[static_cast<unsigned char>(c)] == kSeparator; }
+bool separator(char c) noexcept {
+  return kClasses[static_cast<unsigned char>(c)] == kSeparator;
+}
 
 HexError lone_digit(std::size_t column) {
   return HexError{column, "lone hex digit: octets are written as two digits"};

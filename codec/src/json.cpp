@@ -90,8 +90,9 @@ Result<std::uint64_t, JsonError> read_value(std::string_view key, const json& v,
     value = *scalar;
   }
   if (value > max) {
-    return fail(JsonError{std::string(key), "value " + std::to_string(value) + " is larger than the field's " +
-                                   "maximum " + std::to_string(max)});
+    return fail(JsonError{std::string(key), "value " + std::to_string(value) +
+                                                " is larger than the field's " + "maximum " +
+                                                std::to_string(max)});
   }
   return value;
 }
@@ -187,8 +188,8 @@ struct BodyFromJson {
       read_rocev2(f.name, *it, value);
       return;
     }
-    auto v = read_value(f.name, *it, f.names, f.unit == Unit::Bitmask,
-                        std::numeric_limits<T>::max());
+    auto v =
+        read_value(f.name, *it, f.names, f.unit == Unit::Bitmask, std::numeric_limits<T>::max());
     if (!v) {
       error = v.error();
       return;
@@ -202,9 +203,9 @@ struct BodyFromJson {
     if (n == 0) {
       error = JsonError{std::string(f.name), "address_family must be 4 or 6 to carry addresses"};
     } else if (!it->is_string() || !address_from_string(it->get<std::string>(), n == 16, a)) {
-      error = JsonError{std::string(f.name),
-                        std::string("must be an ") + (n == 16 ? "IPv6" : "IPv4") +
-                            " address in text form, as address_family says"};
+      error =
+          JsonError{std::string(f.name), std::string("must be an ") + (n == 16 ? "IPv6" : "IPv4") +
+                                             " address in text form, as address_family says"};
     }
   }
 
@@ -291,7 +292,7 @@ Result<Message, JsonError> typed_from_json(const json& j) {
                                            {"epoch", 0xFFFF, {}, false},
                                            {"flags", 0xFFFF, flags, true},
                                            {"sequence_number", 0xFFFFFFFF, {}, false}}};
-    std::array<std::uint64_t, 7> values{h.version, h.rsv, h.length, h.association_id,
+  std::array<std::uint64_t, 7> values{h.version, h.rsv,   h.length,         h.association_id,
                                       h.epoch,   h.flags, h.sequence_number};
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const auto it = j.find(fields[i].key);
@@ -469,7 +470,8 @@ char* write_json_seconds(char* p, std::int64_t ns) {
   // Below 10^15 ns the digits of ns, without its trailing zeros, are at most 15 significant
   // ones: no other decimal as short reads back as the same double, so they are the shortest.
   constexpr std::int64_t kExact = 1'000'000'000'000'000;
-  if (ns == 0 || ns <= -kExact || ns >= kExact) return write_json_double(p, static_cast<double>(ns) / 1e9);
+  if (ns == 0 || ns <= -kExact || ns >= kExact)
+    return write_json_double(p, static_cast<double>(ns) / 1e9);
   if (ns < 0) *p++ = '-';
   char digits[24];
   const char* end = std::to_chars(digits, digits + sizeof digits, ns < 0 ? -ns : ns).ptr;
@@ -486,7 +488,8 @@ void append_json_seconds(std::string& out, std::int64_t ns) {
 
 Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object()) {
-    return fail(JsonError{"", std::string("a message must be a JSON object, not ") + j.type_name()});
+    return fail(
+        JsonError{"", std::string("a message must be a JSON object, not ") + j.type_name()});
   }
   const auto it = j.find("type");
   if (it == j.end()) return fail(JsonError{"type", "is missing"});
@@ -494,8 +497,10 @@ Result<Message, JsonError> message_from_json(const nlohmann::ordered_json& j) {
   auto type = read_value("type", *it, names, false, 0xFF);
   if (!type) return fail(type.error());
   if (*type == 0 || *type > kMessageTypes.size()) {
-    return fail(JsonError{"type", std::to_string(*type) + " is not an RDCC message type "
-                                  "(known: " + known_names(names) + ")"});
+    return fail(JsonError{"type", std::to_string(*type) +
+                                      " is not an RDCC message type "
+                                      "(known: " +
+                                      known_names(names) + ")"});
   }
   return kFromJson[*type - 1U](j);
 }

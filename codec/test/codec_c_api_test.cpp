@@ -25,7 +25,8 @@ TEST(CApi, EveryVector_DecodesAndEncodesBackOctetForOctet) {
     const auto wire = encode_to_vector(v.message);
     rdcc_message m;
     rdcc_error e;
-    ASSERT_EQ(rdcc_decode(octets(wire), wire.size(), &m, &e), RDCC_OK) << v.name << ": " << e.message;
+    ASSERT_EQ(rdcc_decode(octets(wire), wire.size(), &m, &e), RDCC_OK)
+        << v.name << ": " << e.message;
     EXPECT_EQ(m.type, static_cast<std::uint8_t>(type_of(v.message))) << v.name;
     std::vector<std::uint8_t> back(wire.size());
     std::size_t written = 0;

@@ -128,8 +128,7 @@ TEST(Decode, VersionOtherThanOne_IsBadVersion) {
 }
 
 TEST(Decode, BadVersion_IsReportedBeforeAnUnknownTypeOrABadLength) {
-  const std::array<std::byte, 4> wire{std::byte{0x20}, std::byte{0xEE}, std::byte{0},
-                                      std::byte{1}};
+  const std::array<std::byte, 4> wire{std::byte{0x20}, std::byte{0xEE}, std::byte{0}, std::byte{1}};
   auto r = decode(wire);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, DecodeErrorCode::BadVersion);

@@ -70,10 +70,33 @@ TEST(Json, AppendJsonMembers_IsToJsonDump_OnAGeneratedSet) {
 // so the text reads back the same double and is never longer, and equal where nlohmann's is
 // the shortest.
 TEST(Json, AppendJsonDouble_ReadsBackTheSameDouble_InNlohmannsLayout) {
-  std::vector<double> values{0.0,   -0.0,  1.0,    -1.0,  0.5,   1e-05, 3e-05, 0.0001, 0.000393,
-                             1e-4,  1e-5,  123.45, 1e15,  1e16,  1e14,  1.5e15, 123456789012345.0,
-                             1e-300, 1e300, 2.5e-7, 0.1,  0.2,   0.3,   1.0 / 3, 9.999999999e-5,
-                             std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
+  std::vector<double> values{0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             0.5,
+                             1e-05,
+                             3e-05,
+                             0.0001,
+                             0.000393,
+                             1e-4,
+                             1e-5,
+                             123.45,
+                             1e15,
+                             1e16,
+                             1e14,
+                             1.5e15,
+                             123456789012345.0,
+                             1e-300,
+                             1e300,
+                             2.5e-7,
+                             0.1,
+                             0.2,
+                             0.3,
+                             1.0 / 3,
+                             9.999999999e-5,
+                             std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::min(),
                              std::numeric_limits<double>::denorm_min(),
                              std::numeric_limits<double>::infinity(),
                              std::numeric_limits<double>::quiet_NaN()};
@@ -109,10 +132,22 @@ TEST(Json, AppendJsonDouble_ReadsBackTheSameDouble_InNlohmannsLayout) {
 }
 
 TEST(Json, AppendJsonSeconds_WritesWhatAppendJsonDoubleWritesForNsOverABillion) {
-  std::vector<std::int64_t> values{0, 1, -1, 10, 30000, 393000, 999999999, 1000000000,
-                                   1000000001, 123456789012345, 999999999999999,
-                                   -999999999999999, 1000000000000000, 1000000000000001,
-                                   -1000000000000001, 1735689600000030000,
+  std::vector<std::int64_t> values{0,
+                                   1,
+                                   -1,
+                                   10,
+                                   30000,
+                                   393000,
+                                   999999999,
+                                   1000000000,
+                                   1000000001,
+                                   123456789012345,
+                                   999999999999999,
+                                   -999999999999999,
+                                   1000000000000000,
+                                   1000000000000001,
+                                   -1000000000000001,
+                                   1735689600000030000,
                                    std::numeric_limits<std::int64_t>::max(),
                                    std::numeric_limits<std::int64_t>::min()};
   for (std::int64_t p = 1; p <= 100'000'000'000'000'000; p *= 10) {
@@ -177,7 +212,8 @@ TEST(Json, FromJson_ErrorsNameTheKey) {
       {R"({"type": "GRANT"})", "type", "unknown name 'GRANT'"},
       {R"({"type": 11})", "type", "11 is not an RDCC message type"},
       {R"({"type": "MSG_DONE", "grant_limit": 1})", "grant_limit", "is not a field of MSG_DONE"},
-      {R"({"type": "CREDIT_REQUEST", "weight": 256})", "weight", "larger than the field's maximum 255"},
+      {R"({"type": "CREDIT_REQUEST", "weight": 256})", "weight",
+       "larger than the field's maximum 255"},
       {R"({"type": "CREDIT_REQUEST", "weight": -1})", "weight", "must not be negative"},
       {R"({"type": "CREDIT_REQUEST", "weight": 1.5})", "weight", "must be a whole number"},
       {R"({"type": "CREDIT_REQUEST", "weight": true})", "weight", "must be a number, not boolean"},
@@ -197,8 +233,7 @@ TEST(Json, FromJson_ErrorsNameTheKey) {
     auto r = message_from_json(json::parse(c.text));
     ASSERT_FALSE(r) << c.text;
     EXPECT_EQ(r.error().key, c.key) << c.text;
-    EXPECT_NE(r.error().what.find(c.what), std::string::npos)
-        << c.text << " -> " << r.error().what;
+    EXPECT_NE(r.error().what.find(c.what), std::string::npos) << c.text << " -> " << r.error().what;
   }
 }
 

@@ -44,8 +44,8 @@ TEST(Rocev2Binding, PacksBitsAsTheSpecLaysThemOut) {
 }
 
 TEST(Rocev2Binding, UnpackInvertsPack) {
-  for (std::uint64_t v : {0ULL, 0xFFFFFFFFFFFFFFFFULL, 0x0001230000050010ULL,
-                          0x123456789ABCDEF0ULL}) {
+  for (std::uint64_t v :
+       {0ULL, 0xFFFFFFFFFFFFFFFFULL, 0x0001230000050010ULL, 0x123456789ABCDEF0ULL}) {
     EXPECT_EQ(*pack_rocev2(unpack_rocev2(v)), v);
   }
 }

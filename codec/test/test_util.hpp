@@ -57,7 +57,8 @@ std::vector<Message> random_messages(Rng& rng, std::size_t per_type) {
         Message x;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           ((t == I ? (x = std::variant_alternative_t<I, Message>{}, 0) : 0), ...);
-        }(std::make_index_sequence<std::variant_size_v<Message>>{});
+        }
+        (std::make_index_sequence<std::variant_size_v<Message>>{});
         return x;
       }();
       std::visit(

@@ -173,8 +173,8 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
     // Options after the address: data=PORT (the opaque data port), rocev2=PORT (RoCEv2).
     for (auto comma = rest.find(','); comma != std::string::npos;) {
       const auto next = rest.find(',', comma + 1);
-      const std::string opt = rest.substr(comma + 1, next == std::string::npos ? std::string::npos
-                                                                                : next - comma - 1);
+      const std::string opt =
+          rest.substr(comma + 1, next == std::string::npos ? std::string::npos : next - comma - 1);
       comma = next;
       const auto eq = opt.find('=');
       const std::uint16_t port =
@@ -193,26 +193,34 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
         std::string where = opt.substr(eq + 1);
         if (where.rfind("tcp:", 0) == 0) where = where.substr(4);
         const auto port_colon = where.rfind(':');
-        if (port_colon == std::string::npos || port_colon == 0 || !port_of(where.substr(port_colon + 1))) {
-          return "--iut udp:...,upper=tcp:HOST:PORT: expected the upper tester's TCP address, not '" +
+        if (port_colon == std::string::npos || port_colon == 0 ||
+            !port_of(where.substr(port_colon + 1))) {
+          return "--iut udp:...,upper=tcp:HOST:PORT: expected the upper tester's TCP address, not "
+                 "'" +
                  opt.substr(eq + 1) + "'";
         }
         spec.upper = where;
       } else if (eq != std::string::npos && declare(spec.declared, key, opt.substr(eq + 1))) {
         // Declared parameters are the configuration keys they name too.
         const std::uint64_t v = *number_of(opt.substr(eq + 1));
-        spec.configured[key == "d_max" ? "d_max_us" : key == "link" ? "link_capacity_mbps" : key] = v;
+        spec.configured[key == "d_max"  ? "d_max_us"
+                        : key == "link" ? "link_capacity_mbps"
+                                        : key] = v;
       } else if (eq != std::string::npos && is_config_key(key) && number_of(opt.substr(eq + 1))) {
         spec.configured[key] = *number_of(opt.substr(eq + 1));
       } else {
-        return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT][,upper=tcp:HOST:PORT][,tester_data=PORT][,fresh]"
+        return "--iut "
+               "udp:HOST:PORT[,data=PORT][,rocev2=PORT][,upper=tcp:HOST:PORT][,tester_data=PORT][,"
+               "fresh]"
                "[,budget=N][,unscheduled_budget=N][,d_max=US][,link=MBPS][,KEY=N for a scenario "
-               "config key the IUT runs with]: expected one of these after ',', not '" + opt + "'";
+               "config key the IUT runs with]: expected one of these after ',', not '" +
+               opt + "'";
       }
     }
     const auto last = addr.rfind(':');
     if (last == std::string::npos || last == 0 || !port_of(addr.substr(last + 1))) {
-      return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected HOST:PORT, not '" + addr + "'";
+      return "--iut udp:HOST:PORT[,data=PORT][,rocev2=PORT]: expected HOST:PORT, not '" + addr +
+             "'";
     }
     spec.host = addr.substr(0, last);
     if (spec.host.size() > 2 && spec.host.front() == '[' && spec.host.back() == ']') {
@@ -229,7 +237,8 @@ std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& tex
     return spec;
   }
   return "--iut must be reference:receiver|sender|crn, udp:HOST:PORT[,data=PORT] or "
-         "exec:COMMAND, not '" + text + "'";
+         "exec:COMMAND, not '" +
+         text + "'";
 }
 
 DeclaredParameters declared_from_command(const std::string& command) {
@@ -239,7 +248,8 @@ DeclaredParameters declared_from_command(const std::string& command) {
     const auto start = command.find_first_not_of(" \t", at);
     if (start == std::string::npos) break;
     const auto end = command.find_first_of(" \t", start);
-    words.push_back(command.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    words.push_back(
+        command.substr(start, end == std::string::npos ? std::string::npos : end - start));
     at = end == std::string::npos ? command.size() : end;
   }
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -260,7 +270,8 @@ std::string command_with_mutant(const std::string& command, const std::string& m
   const std::string placeholder = "{mutant}";
   std::string out = command;
   if (out.find(placeholder) == std::string::npos) return option.empty() ? out : out + " " + option;
-  for (auto at = out.find(placeholder); at != std::string::npos; at = out.find(placeholder, at + option.size())) {
+  for (auto at = out.find(placeholder); at != std::string::npos;
+       at = out.find(placeholder, at + option.size())) {
     out.replace(at, placeholder.size(), option);
   }
   return out;
@@ -268,11 +279,9 @@ std::string command_with_mutant(const std::string& command, const std::string& m
 
 std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec) {
   switch (spec.kind) {
-    case AdapterSpec::Kind::Reference:
-      return make_reference_adapter(spec);
+    case AdapterSpec::Kind::Reference: return make_reference_adapter(spec);
     case AdapterSpec::Kind::Udp:
-    case AdapterSpec::Kind::Exec:
-      return make_socket_adapter(spec);
+    case AdapterSpec::Kind::Exec: return make_socket_adapter(spec);
   }
   return make_reference_adapter(spec);
 }

@@ -183,7 +183,9 @@ Severity severity_of(Level level) {
   }
 }
 
-bool is_optional(Level level) { return level == Level::May || level == Level::Optional; }
+bool is_optional(Level level) {
+  return level == Level::May || level == Level::Optional;
+}
 
 std::string_view to_string(Role role) {
   switch (role) {
@@ -233,7 +235,9 @@ std::string_view Requirement::area() const {
   return rest.substr(0, rest.find('-'));
 }
 
-Catalog Catalog::load(const std::filesystem::path& path) { return parse(read_file(path), path); }
+Catalog Catalog::load(const std::filesystem::path& path) {
+  return parse(read_file(path), path);
+}
 
 Catalog Catalog::parse(std::string_view text, const std::filesystem::path& name) {
   nlohmann::json document;

@@ -238,8 +238,8 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
   const std::vector<Frame> frames = frames_of(r);
   const std::set<std::size_t> cited(r.frames.begin(), r.frames.end());
   std::vector<Row> rows = rows_of(frames, cited);
-  const bool failing =
-      r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Inconclusive;
+  const bool failing = r.verdict == Verdict::Fail || r.verdict == Verdict::Warn ||
+                       r.verdict == Verdict::Inconclusive;
   // The expected message, right after the actual one (or at the end when nothing came).
   if (failing && !r.expected.empty()) {
     Row expected;
@@ -306,7 +306,8 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
         o << arrow(x1, x2, mid, "arrow", false);
         const int lx = x1 == x2 ? x1 + 48 : (x1 + x2) / 2;
         o << "<text class=\"label\" x=\"" << lx << "\" y=\"" << mid - 6 << "\" text-anchor=\""
-          << (x1 == x2 ? "start" : "middle") << "\">" << (row.cited ? (r.actual == "nothing" ? "unanswered: " : "actual: ") : "")
+          << (x1 == x2 ? "start" : "middle") << "\">"
+          << (row.cited ? (r.actual == "nothing" ? "unanswered: " : "actual: ") : "")
           << esc(shorten(f.label, 84)) << "</text></g>";
         break;
       }
@@ -672,7 +673,8 @@ void write_matrix_html(const std::filesystem::path& file, const std::vector<Matr
     std::map<std::string, const ScenarioResult*> by_name;
     for (const auto& r : row.results) by_name[r.name] = &r;
     o << "<tr class=\"iut\" data-iut=\"" << esc(row.iut) << "\"><th><a href=\"" << esc(row.report)
-      << "/index.html\" title=\"" << esc(row.iut) << "\">" << esc(shorten(row.iut, 60)) << "</a></th><td>" << esc(row.kind) << "</td><td><small>"
+      << "/index.html\" title=\"" << esc(row.iut) << "\">" << esc(shorten(row.iut, 60))
+      << "</a></th><td>" << esc(row.kind) << "</td><td><small>"
       << esc(row.note.empty() ? short_counts(count(row.results)) : "not run: " + row.note)
       << "</small></td>";
     for (const auto& s : scenarios) {

@@ -114,9 +114,10 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
           } else {
             for (const auto& m : testing::all_mutants()) names.emplace_back(m.name);
           }
-        } else if (variant ? ref::find_variant(value) == nullptr : testing::find_mutant(value) == nullptr) {
-          throw std::runtime_error(where + "unknown " + key + " '" + value + "' (rdcc-conform --list-" + key +
-                                   "s)");
+        } else if (variant ? ref::find_variant(value) == nullptr
+                           : testing::find_mutant(value) == nullptr) {
+          throw std::runtime_error(where + "unknown " + key + " '" + value +
+                                   "' (rdcc-conform --list-" + key + "s)");
         } else {
           names.push_back(value);
         }

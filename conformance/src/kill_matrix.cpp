@@ -67,7 +67,8 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
     if (one_role && to_string(mutant.role) != to_string(options.adapter.role)) continue;
     const MatrixIut iut = mutant_iut(mutant, options.adapter);
     std::vector<Scenario> own = scenarios_for(iut, scenarios);
-    if (const auto first = order.try_first.find(std::string(mutant.name)); first != order.try_first.end()) {
+    if (const auto first = order.try_first.find(std::string(mutant.name));
+        first != order.try_first.end()) {
       const auto rank = [&](const Scenario& s) {
         const auto at = std::find(first->second.begin(), first->second.end(), s.name);
         return static_cast<std::size_t>(at - first->second.begin());
@@ -80,8 +81,9 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
     row.scenarios_of_role = own.size();
     const std::size_t step = order.first_kill ? std::max<std::size_t>(1, options.jobs) : own.size();
     for (std::size_t at = 0; at < own.size() && !(order.first_kill && row.killed()); at += step) {
-      const std::vector<Scenario> some(own.begin() + static_cast<std::ptrdiff_t>(at),
-                                       own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
+      const std::vector<Scenario> some(
+          own.begin() + static_cast<std::ptrdiff_t>(at),
+          own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
       row.scenarios_run += some.size();
       for (const auto& r : run_against(iut, some, options)) {
         if (r.verdict == Verdict::Fail) {
@@ -155,25 +157,25 @@ void write_kill_matrix(const std::string& dir_text, const KillMatrix& m) {
   for (const auto& row : m.rows) {
     md << "| `" << row.mutant->name << "` | " << to_string(row.mutant->role) << " | "
        << row.mutant->requirement << " | "
-       << (!row.killed() ? std::string("**survived**")
-                         : join(row.killed_by) +
-                               (row.silent_in.empty()
-                                    ? std::string()
-                                    : (row.killed_by.empty() ? "" : "; ") +
-                                          std::string("silent past the patience in ") +
-                                          join(row.silent_in)))
+       << (!row.killed()
+               ? std::string("**survived**")
+               : join(row.killed_by) +
+                     (row.silent_in.empty()
+                          ? std::string()
+                          : (row.killed_by.empty() ? "" : "; ") +
+                                std::string("silent past the patience in ") + join(row.silent_in)))
        << " |\n";
   }
-  md << "\n" << m.rows.size() - m.survivors().size() << " of " << m.rows.size()
-     << " mutants killed.\n";
+  md << "\n"
+     << m.rows.size() - m.survivors().size() << " of " << m.rows.size() << " mutants killed.\n";
   write_file(dir / "kill-matrix.md", md.str());
 
   nlohmann::ordered_json j;
   j["reference"] = {{"passed", count(m.reference).passed},
                     {"not_passed", nlohmann::ordered_json::array()}};
   for (const auto* r : m.reference_not_passed()) {
-    j["reference"]["not_passed"].push_back({{"scenario", r->name}, {"verdict", to_string(r->verdict)},
-                                            {"reason", r->reason}});
+    j["reference"]["not_passed"].push_back(
+        {{"scenario", r->name}, {"verdict", to_string(r->verdict)}, {"reason", r->reason}});
   }
   auto rows = nlohmann::ordered_json::array();
   for (const auto& row : m.rows) {

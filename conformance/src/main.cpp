@@ -59,8 +59,9 @@ std::vector<RequirementRow> catalog_rows(const std::optional<Catalog>& catalog) 
   std::vector<RequirementRow> rows;
   if (!catalog) return rows;
   for (const auto& r : catalog->all()) {
-    rows.push_back({r.id, r.section, std::string(to_string(r.level)), std::string(to_string(r.role)),
-                    std::string(to_string(r.testing)), r.text, r.clause});
+    rows.push_back({r.id, r.section, std::string(to_string(r.level)),
+                    std::string(to_string(r.role)), std::string(to_string(r.testing)), r.text,
+                    r.clause});
   }
   return rows;
 }
@@ -239,8 +240,8 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     if (!options.adapter.any_role && to_string(m->role) != to_string(options.adapter.role)) {
-      std::cerr << "rdcc-conform: mutant '" << name << "' is a fault of the "
-                << to_string(m->role) << ", not of the " << to_string(options.adapter.role) << "\n";
+      std::cerr << "rdcc-conform: mutant '" << name << "' is a fault of the " << to_string(m->role)
+                << ", not of the " << to_string(options.adapter.role) << "\n";
       return kExitUsage;
     }
   }
@@ -249,9 +250,10 @@ int main(int argc, char** argv) {
     const auto* v = rdcc::ref::find_variant(variant);
     if (v == nullptr) {
       std::string known;
-      for (const auto& k : rdcc::ref::variants()) known += (known.empty() ? "" : ", ") + std::string(k.name);
-      std::cerr << "rdcc-conform: unknown variant '" << variant << "'; these are: "
-                << (known.empty() ? "(none)" : known) << "\n";
+      for (const auto& k : rdcc::ref::variants())
+        known += (known.empty() ? "" : ", ") + std::string(k.name);
+      std::cerr << "rdcc-conform: unknown variant '" << variant
+                << "'; these are: " << (known.empty() ? "(none)" : known) << "\n";
       return kExitUsage;
     }
     if (!options.adapter.any_role && to_string(v->role) != to_string(options.adapter.role)) {
@@ -336,10 +338,10 @@ int main(int argc, char** argv) {
   for (auto& s : loaded.scenarios) {
     // --iut reference --variant NAME: the scenarios of the variant's role.
     const auto* v = variant.empty() ? nullptr : rdcc::ref::find_variant(variant);
-    const bool role_ok = iut.empty() ||
-                         (options.adapter.any_role
-                              ? v == nullptr || to_string(s.role) == rdcc::ref::to_string(v->role)
-                              : s.role == options.adapter.role);
+    const bool role_ok =
+        iut.empty() || (options.adapter.any_role
+                            ? v == nullptr || to_string(s.role) == rdcc::ref::to_string(v->role)
+                            : s.role == options.adapter.role);
     if (role_ok && matches_filters(s, filters)) selected.push_back(std::move(s));
   }
   if (list) {
@@ -384,16 +386,16 @@ int main(int argc, char** argv) {
     }
     SuiteReport report;
     report.requirements = catalog_rows(catalog);
-    std::cout << "rdcc-conform: interop matrix of " << iuts.size() << " IUTs and " << selected.size()
-              << " scenarios\n";
+    std::cout << "rdcc-conform: interop matrix of " << iuts.size() << " IUTs and "
+              << selected.size() << " scenarios\n";
     try {
-      const auto rows = run_interop_matrix(iuts, selected, options, report_dir, report,
-                                           [](const MatrixRunRow& row) {
-                                             std::cout << row.iut << ": "
-                                                       << (row.note.empty() ? summary_line(count(row.results))
-                                                                            : "not run: " + row.note)
-                                                       << "  (" << row.report << "/index.html)" << std::endl;
-                                           });
+      const auto rows = run_interop_matrix(
+          iuts, selected, options, report_dir, report, [](const MatrixRunRow& row) {
+            std::cout << row.iut << ": "
+                      << (row.note.empty() ? summary_line(count(row.results))
+                                           : "not run: " + row.note)
+                      << "  (" << row.report << "/index.html)" << std::endl;
+          });
       std::cout << "report: " << report_dir << "/matrix.html (and matrix.json; a report per IUT)\n";
       // The matrix shows verdicts; a mutant's failures are what it is for. Exit 1 only when an
       // IUT could not be run at all.
@@ -408,8 +410,8 @@ int main(int argc, char** argv) {
   }
 
   if (kill_matrix) {
-    if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty() ||
-        !variant.empty() || variant_matrix) {
+    if (options.adapter.kind == AdapterSpec::Kind::Udp || !mutants.empty() || !variant.empty() ||
+        variant_matrix) {
       std::cerr << "rdcc-conform: --kill-matrix runs the reference IUT (--iut reference, or "
                    "--iut exec: starting the reference node), without --mutant, --variant or "
                    "--variant-matrix\n";
@@ -418,8 +420,7 @@ int main(int argc, char** argv) {
     const auto show = [](const MutantRow& row) {
       std::cout << (row.killed() ? "killed   " : "SURVIVED ") << row.mutant->name << "  ("
                 << row.killed_by.size() + row.silent_in.size() << " of " << row.scenarios_run
-                << " scenarios)"
-                << std::endl;
+                << " scenarios)" << std::endl;
     };
     KillOrder order;
     if (options.adapter.kind == AdapterSpec::Kind::Exec) {
@@ -439,15 +440,16 @@ int main(int argc, char** argv) {
       }
       std::size_t killed = 0;
       for (const auto& row : ref_matrix.rows) {
-        if (to_string(row.mutant->role) == to_string(options.adapter.role) && row.killed()) ++killed;
+        if (to_string(row.mutant->role) == to_string(options.adapter.role) && row.killed())
+          ++killed;
       }
       std::cout << "rdcc-conform: in process (reference:" << to_string(options.adapter.role)
                 << "): " << killed << " of " << of_role << " " << to_string(options.adapter.role)
                 << " mutants killed\n";
       order.first_kill = true;
       order.try_first = killers_of(ref_matrix);
-      std::cout << "rdcc-conform: kill matrix through real nodes (" << iut << "): "
-                << selected.size() << " scenarios\n";
+      std::cout << "rdcc-conform: kill matrix through real nodes (" << iut
+                << "): " << selected.size() << " scenarios\n";
     } else {
       std::cout << "rdcc-conform: kill matrix of " << selected.size() << " scenarios and "
                 << rdcc::testing::kMutantCount << " mutants\n";
@@ -457,7 +459,8 @@ int main(int argc, char** argv) {
     if (!report_dir.empty()) {
       try {
         write_kill_matrix(report_dir, m);
-        std::cout << "report: " << report_dir << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
+        std::cout << "report: " << report_dir
+                  << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
       } catch (const std::exception& e) {
         std::cerr << "rdcc-conform: " << e.what() << "\n";
         return kExitUsage;

@@ -76,13 +76,13 @@ std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
   return c.fields;
 }
 
-const std::vector<std::string> kDataFields{"message", "offset", "length", "last", "unscheduled",
-                                           "ce", "dscp", "end"};
+const std::vector<std::string> kDataFields{"message",     "offset", "length", "last",
+                                           "unscheduled", "ce",     "dscp",   "end"};
 // Data fields that are derived from others (end = offset + length): matched, never sent.
 constexpr std::string_view kDataEndField = "end";
 
-const std::vector<std::string> kRocev2Fields{"qp",  "psn",  "length",     "dma_length",
-                                             "opcode", "ce", "dscp", "unscheduled"};
+const std::vector<std::string> kRocev2Fields{"qp",     "psn", "length", "dma_length",
+                                             "opcode", "ce",  "dscp",   "unscheduled"};
 constexpr std::array<std::pair<std::string_view, std::uint8_t>, 4> kRocev2Opcodes{
     {{"RDMA_WRITE_FIRST", 0x06},
      {"RDMA_WRITE_MIDDLE", 0x07},
@@ -109,8 +109,7 @@ const std::map<Role, std::vector<std::string>> kConfigKeys{
      {"seed", "epoch", "budget", "unscheduled_budget", "link_capacity_mbps", "unscheduled_limit",
       "start_jitter_us", "backlog_threshold", "grant_lifetime_us", "credit_unit", "d_max_us",
       "max_associations", "max_pending_per_association", "max_credit_per_association",
-      "max_message_length", "capabilities", "rocev2_binding", "opaque_binding",
-      "idle_timeout_ms"}},
+      "max_message_length", "capabilities", "rocev2_binding", "opaque_binding", "idle_timeout_ms"}},
     {Role::Sender,
      {"seed", "line_rate_mbps", "capabilities", "allow_unscheduled", "unscheduled_dscp",
       "default_credit_unit"}},
@@ -154,8 +153,8 @@ class LineParser {
                text_[i] != '\r') {
           ++i;
         }
-        tokens_.push_back({std::string(text_.substr(start, i - start)),
-                           static_cast<int>(start) + 1, false});
+        tokens_.push_back(
+            {std::string(text_.substr(start, i - start)), static_cast<int>(start) + 1, false});
       }
     }
     return std::nullopt;
@@ -241,7 +240,8 @@ std::variant<Value, std::string> parse_value(std::string_view s, bool quoted) {
   if (s[0] == '$') {
     v.kind = Value::Kind::Variable;
     std::size_t end = 1;
-    while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) {
+    while (end < s.size() &&
+           (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) {
       ++end;
     }
     v.text = std::string(s.substr(1, end - 1));
@@ -307,13 +307,13 @@ std::variant<Assignment, ParseError> parse_assignment(const LineParser& lp, std:
   while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) != 0 || s[i] == '_')) ++i;
   if (i == 0 || t.quoted) return lp.error_at(index, "expected a field name, found '" + s + "'");
   static constexpr std::array<std::pair<std::string_view, Op>, 8> kOps{{{"!&", Op::NoBits},
-                                                                         {"<=", Op::Le},
-                                                                         {">=", Op::Ge},
-                                                                         {"!=", Op::Ne},
-                                                                         {"&", Op::AllBits},
-                                                                         {"<", Op::Lt},
-                                                                         {">", Op::Gt},
-                                                                         {"=", Op::Eq}}};
+                                                                        {"<=", Op::Le},
+                                                                        {">=", Op::Ge},
+                                                                        {"!=", Op::Ne},
+                                                                        {"&", Op::AllBits},
+                                                                        {"<", Op::Lt},
+                                                                        {">", Op::Gt},
+                                                                        {"=", Op::Eq}}};
   Assignment a;
   a.field = s.substr(0, i);
   a.column = t.column;
@@ -329,7 +329,8 @@ std::variant<Assignment, ParseError> parse_assignment(const LineParser& lp, std:
   if (op_len == 0) {
     return ParseError{lp.at(op_column), ops_allowed
                                             ? "expected an operator (=, !=, <, <=, >, >=, &, !&) "
-                                              "after '" + a.field + "'"
+                                              "after '" +
+                                                  a.field + "'"
                                             : "expected '=' after '" + a.field + "'"};
   }
   if (!ops_allowed && a.op != Op::Eq) {
@@ -397,8 +398,10 @@ class ScenarioParser {
     if (kw == "description") return header_description(lp);
     if (kw == "config") return header_config(lp);
     if (scenario_.name.empty() || !have_role_) {
-      return lp.error_at(0, "expected 'scenario NAME' and 'role ...' before the first step, "
-                            "found '" + kw + "'");
+      return lp.error_at(0,
+                         "expected 'scenario NAME' and 'role ...' before the first step, "
+                         "found '" +
+                             kw + "'");
     }
     Step step;
     step.where = lp.at_token(0);
@@ -432,9 +435,12 @@ class ScenarioParser {
     } else if (kw == "queue") {
       e = step_queue(lp, step);
     } else {
-      return lp.error_at(0, "expected a step (send, expect, silence, ignore, defaults, upper, "
-                            "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
-                            "description, config), found '" + kw + "'");
+      return lp.error_at(
+          0,
+          "expected a step (send, expect, silence, ignore, defaults, upper, "
+          "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
+          "description, config), found '" +
+              kw + "'");
     }
     if (e) return e;
     scenario_.steps.push_back(std::move(step));
@@ -454,8 +460,10 @@ class ScenarioParser {
     if (at == t.size()) return std::nullopt;
     const std::string& kw = t[0].text;
     if (kw != "expect" && kw != "silence" && kw != "watch") {
-      return lp.error_at(at, "a 'checks' annotation belongs on a step that can fail (expect, "
-                             "silence, watch), not on '" + kw + "'");
+      return lp.error_at(at,
+                         "a 'checks' annotation belongs on a step that can fail (expect, "
+                         "silence, watch), not on '" +
+                             kw + "'");
     }
     step.checks_where = lp.at_token(at);
     const auto ids = lp.split_off(at);
@@ -472,8 +480,8 @@ class ScenarioParser {
 
   std::optional<ParseError> known_requirement(const std::string& id, const Location& where) const {
     if (!is_well_formed_id(id)) {
-      return ParseError{where, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" +
-                                   id + "'"};
+      return ParseError{
+          where, "expected a requirement ID of the form RDCC-<AREA>-<NN>, found '" + id + "'"};
     }
     if (known_ && !known_(id)) {
       return ParseError{where, "unknown requirement ID '" + id + "' (not in the catalog)"};
@@ -488,8 +496,10 @@ class ScenarioParser {
       for (const auto& id : step.checks) {
         if (std::find(scenario_.checks.begin(), scenario_.checks.end(), id) ==
             scenario_.checks.end()) {
-          return ParseError{step.checks_where, "'" + id + "' is not on the scenario's 'checks' "
-                                               "line (" + join(scenario_.checks, " ") + ")"};
+          return ParseError{step.checks_where, "'" + id +
+                                                   "' is not on the scenario's 'checks' "
+                                                   "line (" +
+                                                   join(scenario_.checks, " ") + ")"};
         }
       }
     }
@@ -501,8 +511,10 @@ class ScenarioParser {
     if (hash != std::string_view::npos && s.find('"') == std::string_view::npos) {
       s = s.substr(0, hash);
     }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0)
+      s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0)
+      s.remove_suffix(1);
     return std::string(s);
   }
 
@@ -524,7 +536,8 @@ class ScenarioParser {
 
   std::optional<ParseError> header_role(const LineParser& lp) {
     const auto& t = lp.tokens();
-    if (t.size() != 2) return lp.error_at(t.size() < 2 ? 1 : 2, "expected one role (receiver, sender, crn)");
+    if (t.size() != 2)
+      return lp.error_at(t.size() < 2 ? 1 : 2, "expected one role (receiver, sender, crn)");
     if (t[1].text == "receiver") {
       scenario_.role = Role::Receiver;
     } else if (t[1].text == "sender") {
@@ -578,8 +591,8 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
         return ParseError{lp.at(as.column), "unknown config key '" + as.field + "' for role " +
-                                                std::string(to_string(scenario_.role)) + " (known: " +
-                                                join(keys) + ")"};
+                                                std::string(to_string(scenario_.role)) +
+                                                " (known: " + join(keys) + ")"};
       }
       std::uint64_t value = as.value.number;
       if (as.value.kind == Value::Kind::Names && as.field == "capabilities") {
@@ -587,8 +600,9 @@ class ScenarioParser {
         for (const auto& n : as.value.names) {
           auto bit = value_of(kCapabilities, n);
           if (!bit) {
-            return ParseError{as.value.where, "unknown capability '" + n + "' (known: POOL, "
-                                              "STATUS, CRN)"};
+            return ParseError{as.value.where, "unknown capability '" + n +
+                                                  "' (known: POOL, "
+                                                  "STATUS, CRN)"};
           }
           value |= *bit;
         }
@@ -608,7 +622,9 @@ class ScenarioParser {
       return lp.error_at(t.size() < 2 ? 1 : 2, "expected one duration (e.g. 2ms, 500us)");
     }
     auto d = parse_duration(t[1].text);
-    if (!d) return lp.error_at(1, "expected a duration such as 2ms, 500us, 1s or 100ns, found '" + t[1].text + "'");
+    if (!d)
+      return lp.error_at(
+          1, "expected a duration such as 2ms, 500us, 1s or 100ns, found '" + t[1].text + "'");
     out = *d;
     return std::nullopt;
   }
@@ -618,7 +634,8 @@ class ScenarioParser {
     if (i >= t.size()) return lp.error_at(i, "expected a message type (" + type_list() + ")");
     auto type = message_type_from_name(t[i].text);
     if (!type) {
-      return lp.error_at(i, "expected a message type (" + type_list() + "), found '" + t[i].text + "'");
+      return lp.error_at(
+          i, "expected a message type (" + type_list() + "), found '" + t[i].text + "'");
     }
     out = *type;
     return std::nullopt;
@@ -673,14 +690,17 @@ class ScenarioParser {
       if (b != nullptr && b->kind == BuiltinVariable::Kind::Address && as.value.offset == 0) {
         return std::nullopt;
       }
-      return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT or an address variable "
+      return ParseError{as.value.where, "'" + as.field +
+                                            "' takes IP:PORT or an address variable "
                                             "($tester, $iut, $other, ...), not '" +
                                             as.value.to_string() + "'"};
     }
     ref::Address a;
     if (as.value.kind != Value::Kind::Text || !ref::Address::parse(as.value.text, a)) {
-      return ParseError{as.value.where, "'" + as.field + "' takes IP:PORT (10.0.0.3:50000, "
-                                            "[2001:db8::3]:50000), not '" + as.value.to_string() + "'"};
+      return ParseError{as.value.where, "'" + as.field +
+                                            "' takes IP:PORT (10.0.0.3:50000, "
+                                            "[2001:db8::3]:50000), not '" +
+                                            as.value.to_string() + "'"};
     }
     return std::nullopt;
   }
@@ -710,10 +730,11 @@ class ScenarioParser {
         continue;
       }
       const auto colon = t[i].text.rfind(':');
-      const auto width = colon == std::string::npos ? std::nullopt
-                                                    : parse_number(t[i].text.substr(colon + 1));
+      const auto width =
+          colon == std::string::npos ? std::nullopt : parse_number(t[i].text.substr(colon + 1));
       if (!width || *width < 1 || *width > 8) {
-        return lp.error_at(i, "expected $name:N with N octets from 1 to 8, found '" + t[i].text + "'");
+        return lp.error_at(i,
+                           "expected $name:N with N octets from 1 to 8, found '" + t[i].text + "'");
       }
       auto v = parse_value(std::string_view(t[i].text).substr(0, colon), false);
       if (auto* e = std::get_if<std::string>(&v)) return lp.error_at(i, "expected " + *e);
@@ -751,8 +772,8 @@ class ScenarioParser {
         auto info = message_field(type, as.field);
         if (!info) {
           return ParseError{lp.at(as.column), "unknown field '" + as.field + "' of " +
-                                                  std::string(info_name(type)) + " (known: " +
-                                                  join(fields) + ")"};
+                                                  std::string(info_name(type)) +
+                                                  " (known: " + join(fields) + ")"};
         }
         if (auto e = check_value(as, *info)) return e;
       }
@@ -769,21 +790,23 @@ class ScenarioParser {
         if (!value_of(info.names, n)) {
           std::vector<std::string> known;
           for (const auto& nv : info.names) known.emplace_back(nv.name);
-          return ParseError{as.value.where,
-                            "unknown name '" + n + "' for field '" + as.field + "'" +
-                                (known.empty() ? std::string(" (it takes numbers)")
-                                               : " (known: " + join(known) + ")")};
+          return ParseError{as.value.where, "unknown name '" + n + "' for field '" + as.field +
+                                                "'" +
+                                                (known.empty() ? std::string(" (it takes numbers)")
+                                                               : " (known: " + join(known) + ")")};
         }
       }
       if (as.value.names.size() > 1 && !info.bitset) {
-        return ParseError{as.value.where, "field '" + as.field + "' takes one name, not a '|' list"};
+        return ParseError{as.value.where,
+                          "field '" + as.field + "' takes one name, not a '|' list"};
       }
     }
     if (as.value.kind == Value::Kind::Variable) {
       const auto* b = find_builtin(as.value.text);
       const bool ip = b != nullptr && b->kind == BuiltinVariable::Kind::Ip;
       if (b != nullptr && b->kind != BuiltinVariable::Kind::Number && (!info.address || !ip)) {
-        return ParseError{as.value.where, "field '" + as.field + "' cannot take $" + std::string(b->name) +
+        return ParseError{as.value.where, "field '" + as.field + "' cannot take $" +
+                                              std::string(b->name) +
                                               (info.address ? " (an address field takes an IP "
                                                               "variable such as $tester_ip)"
                                                             : " (not a number)")};
@@ -820,8 +843,9 @@ class ScenarioParser {
                           "unknown field '" + field + "' to capture (known: " + join(fields) + ")"};
       }
       if (find_builtin(s.substr(0, eq)) != nullptr) {
-        return lp.error_at(i, "$" + s.substr(0, eq) + " is a built-in variable; capture into "
-                              "another name");
+        return lp.error_at(i, "$" + s.substr(0, eq) +
+                                  " is a built-in variable; capture into "
+                                  "another name");
       }
       p.captures.push_back({s.substr(0, eq), field});
     }
@@ -845,15 +869,17 @@ class ScenarioParser {
         continue;
       }
       if (std::find(kDataFields.begin(), kDataFields.end(), as.field) == kDataFields.end()) {
-        return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
-                                                join(kDataFields) + ")"};
+        return ParseError{lp.at(as.column), "unknown data field '" + as.field +
+                                                "' (known: " + join(kDataFields) + ")"};
       }
       if (!matchers && as.field == kDataEndField) {
-        return ParseError{lp.at(as.column), "data field 'end' is offset + length: an expect or "
-                                            "ignore matches it, send data gives offset and length"};
+        return ParseError{lp.at(as.column),
+                          "data field 'end' is offset + length: an expect or "
+                          "ignore matches it, send data gives offset and length"};
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
-        return ParseError{as.value.where, "data field '" + as.field + "' takes a number or $variable"};
+        return ParseError{as.value.where,
+                          "data field '" + as.field + "' takes a number or $variable"};
       }
       p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
@@ -861,7 +887,8 @@ class ScenarioParser {
       for (const auto* required : {"message", "length"}) {
         const bool has = std::any_of(p.matchers.begin(), p.matchers.end(),
                                      [&](const Matcher& m) { return m.field == required; });
-        if (!has) return lp.error_at(t.size(), std::string("expected ") + required + "=... in send data");
+        if (!has)
+          return lp.error_at(t.size(), std::string("expected ") + required + "=... in send data");
       }
     }
     return std::nullopt;
@@ -876,22 +903,24 @@ class ScenarioParser {
       return lp.error_at(1, "send rocev2 needs a receiver IUT (role receiver)");
     }
     for (std::size_t i = 2; i < t.size(); ++i) {
-      if (t[i].text == "->") return lp.error_at(i, "captures ('->') belong to expect and upper steps");
+      if (t[i].text == "->")
+        return lp.error_at(i, "captures ('->') belong to expect and upper steps");
       auto a = parse_assignment(lp, i, false);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
       if (std::find(kRocev2Fields.begin(), kRocev2Fields.end(), as.field) == kRocev2Fields.end()) {
-        return ParseError{lp.at(as.column), "unknown rocev2 field '" + as.field + "' (known: " +
-                                                join(kRocev2Fields) + ")"};
+        return ParseError{lp.at(as.column), "unknown rocev2 field '" + as.field +
+                                                "' (known: " + join(kRocev2Fields) + ")"};
       }
       if (as.value.kind == Value::Kind::Names && as.field == "opcode") {
         if (as.value.names.size() != 1 || !rocev2_opcode(as.value.names[0])) {
           return ParseError{as.value.where, "unknown opcode '" + as.value.to_string() +
-                                              "' (known: RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, "
-                                              "RDMA_WRITE_LAST, RDMA_WRITE_ONLY, or a number)"};
+                                                "' (known: RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, "
+                                                "RDMA_WRITE_LAST, RDMA_WRITE_ONLY, or a number)"};
         }
       } else if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
-        return ParseError{as.value.where, "rocev2 field '" + as.field + "' takes a number or $variable"};
+        return ParseError{as.value.where,
+                          "rocev2 field '" + as.field + "' takes a number or $variable"};
       }
       if (as.value.kind == Value::Kind::Variable) {
         const auto* b = find_builtin(as.value.text);
@@ -918,12 +947,16 @@ class ScenarioParser {
     const std::string name = named ? opcode->value.names.front() : "RDMA_WRITE_ONLY";
     const auto dma = find("dma_length");
     if (named && name == "RDMA_WRITE_FIRST" && dma == p.matchers.end()) {
-      return lp.error_at(t.size(), "expected dma_length=... (the length of the whole RDMA WRITE, "
-                                   "for its RETH) in send rocev2 opcode=RDMA_WRITE_FIRST");
+      return lp.error_at(t.size(),
+                         "expected dma_length=... (the length of the whole RDMA WRITE, "
+                         "for its RETH) in send rocev2 opcode=RDMA_WRITE_FIRST");
     }
-    if (named && (name == "RDMA_WRITE_MIDDLE" || name == "RDMA_WRITE_LAST") && dma != p.matchers.end()) {
-      return ParseError{dma->where, "dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY "
-                                    "(their RETH); " + name + " has none"};
+    if (named && (name == "RDMA_WRITE_MIDDLE" || name == "RDMA_WRITE_LAST") &&
+        dma != p.matchers.end()) {
+      return ParseError{dma->where,
+                        "dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY "
+                        "(their RETH); " +
+                            name + " has none"};
     }
     return std::nullopt;
   }
@@ -939,7 +972,8 @@ class ScenarioParser {
     if (one_of) {
       i = 3;
     } else {
-      if (t.size() < 2) return lp.error_at(1, "expected a message type, 'data' or 'one of' after 'expect'");
+      if (t.size() < 2)
+        return lp.error_at(1, "expected a message type, 'data' or 'one of' after 'expect'");
       pattern_at = 1;
       i = 2;
     }
@@ -969,8 +1003,9 @@ class ScenarioParser {
     }
     if (one_of) {
       if (i < t.size()) {
-        return lp.error_at(i, "expected the end of the line after 'expect one of' (alternatives "
-                              "follow on lines starting with '|')");
+        return lp.error_at(i,
+                           "expected the end of the line after 'expect one of' (alternatives "
+                           "follow on lines starting with '|')");
       }
       return std::nullopt;  // alternatives follow
     }
@@ -1004,7 +1039,8 @@ class ScenarioParser {
       if (t.size() < 3) return lp.error_at(2, "expected the pattern the IUT declines with");
       p.declines = true;
       if (auto e = pattern(lp, 2, 3, p)) return e;
-      if (!p.captures.empty()) return lp.error_at(2, "an 'unsupported' alternative captures nothing");
+      if (!p.captures.empty())
+        return lp.error_at(2, "an 'unsupported' alternative captures nothing");
     } else if (auto e = pattern(lp, 1, 2, p)) {
       return e;
     }
@@ -1017,8 +1053,9 @@ class ScenarioParser {
     open_alternatives_ = false;
     const Step& step = scenario_.steps.back();
     if (step.alternatives.size() < 2) {
-      return ParseError{step.where, "expected two or more '| ...' alternatives on the lines "
-                                    "after 'expect one of'"};
+      return ParseError{step.where,
+                        "expected two or more '| ...' alternatives on the lines "
+                        "after 'expect one of'"};
     }
     return std::nullopt;
   }
@@ -1041,8 +1078,8 @@ class ScenarioParser {
           if (auto e = address_field(lp, as, true)) return e;
         } else if (p.data) {
           if (std::find(kDataFields.begin(), kDataFields.end(), as.field) == kDataFields.end()) {
-            return ParseError{lp.at(as.column), "unknown data field '" + as.field + "' (known: " +
-                                                    join(kDataFields) + ")"};
+            return ParseError{lp.at(as.column), "unknown data field '" + as.field +
+                                                    "' (known: " + join(kDataFields) + ")"};
           }
         } else {
           auto info = message_field(p.type, as.field);
@@ -1058,8 +1095,10 @@ class ScenarioParser {
       }
       const auto type = message_type_from_name(name);
       if (name != "data" && !type) {
-        return lp.error_at(i, "expected a message type (" + type_list() + "), 'data', 'none' or "
-                              "a field matcher after a type, found '" + name + "'");
+        return lp.error_at(i, "expected a message type (" + type_list() +
+                                  "), 'data', 'none' or "
+                                  "a field matcher after a type, found '" +
+                                  name + "'");
       }
       step.ignore.push_back(name);
       Pattern p;
@@ -1079,8 +1118,9 @@ class ScenarioParser {
     step.pattern.where = lp.at_token(0);
     const auto& t = lp.tokens();
     if (t.size() < 3 || !t.back().quoted) {
-      return lp.error_at(t.size() - 1, "expected require VAR OP VALUE ... \"reason\" (the reason "
-                                       "quoted, last)");
+      return lp.error_at(t.size() - 1,
+                         "expected require VAR OP VALUE ... \"reason\" (the reason "
+                         "quoted, last)");
     }
     for (std::size_t i = 1; i + 1 < t.size(); ++i) {
       auto a = parse_assignment(lp, i, true);
@@ -1089,8 +1129,10 @@ class ScenarioParser {
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
         return ParseError{as.value.where, "require compares with a number or $variable"};
       }
-      if (find_builtin(as.field) != nullptr && find_builtin(as.field)->kind != BuiltinVariable::Kind::Number) {
-        return ParseError{lp.at(as.column), "require compares numbers; $" + as.field + " is an address"};
+      if (find_builtin(as.field) != nullptr &&
+          find_builtin(as.field)->kind != BuiltinVariable::Kind::Number) {
+        return ParseError{lp.at(as.column),
+                          "require compares numbers; $" + as.field + " is an address"};
       }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
@@ -1122,8 +1164,10 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (as.field != "message_id" && as.field != "message" && as.field != "length" &&
           as.field != "offset" && as.field != "segment" && as.field != "ce") {
-        return lp.error_at(i, "transfer takes message_id=, message=, length=, offset=, segment= "
-                              "and ce=, not '" + as.field + "'");
+        return lp.error_at(i,
+                           "transfer takes message_id=, message=, length=, offset=, segment= "
+                           "and ce=, not '" +
+                               as.field + "'");
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
         return lp.error_at(i, "'" + as.field + "' takes a number or a $variable");
@@ -1143,16 +1187,20 @@ class ScenarioParser {
     step.kind = Step::Kind::Watch;
     const auto& t = lp.tokens();
     if (t.size() != 2) {
-      return lp.error_at(1, "expected one watch: pacing_sum<=N (Mbit/s) or unscheduled_sum<=N (octets)");
+      return lp.error_at(
+          1, "expected one watch: pacing_sum<=N (Mbit/s) or unscheduled_sum<=N (octets)");
     }
     auto a = parse_assignment(lp, 1, true);
     if (auto* e = std::get_if<ParseError>(&a)) return *e;
     auto& as = std::get<Assignment>(a);
-    if ((as.field != kPacingSum && as.field != kUnscheduledSum) || (as.op != Op::Le && as.op != Op::Lt) ||
-        as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
-      return lp.error_at(1, "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s), or "
-                            "unscheduled_sum<=N or unscheduled_sum<N (N in octets); N a number or "
-                            "$variable; found '" + t[1].text + "'");
+    if ((as.field != kPacingSum && as.field != kUnscheduledSum) ||
+        (as.op != Op::Le && as.op != Op::Lt) || as.value.kind == Value::Kind::Names ||
+        as.value.kind == Value::Kind::Text) {
+      return lp.error_at(1,
+                         "expected pacing_sum<=N or pacing_sum<N (N in Mbit/s), or "
+                         "unscheduled_sum<=N or unscheduled_sum<N (N in octets); N a number or "
+                         "$variable; found '" +
+                             t[1].text + "'");
     }
     step.pattern.where = lp.at_token(1);  // located like every other step's pattern
     step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
@@ -1162,7 +1210,8 @@ class ScenarioParser {
   std::optional<ParseError> check_defaults(const LineParser& lp, const Pattern& p) {
     for (const auto& m : p.matchers) {
       if (m.field != "association_id" && m.field != "epoch") {
-        return ParseError{m.where, "defaults sets association_id and epoch only, not '" + m.field + "'"};
+        return ParseError{m.where,
+                          "defaults sets association_id and epoch only, not '" + m.field + "'"};
       }
     }
     if (p.matchers.empty()) return lp.error_at(1, "expected association_id=... and/or epoch=...");
@@ -1174,11 +1223,12 @@ class ScenarioParser {
     const auto& t = lp.tokens();
     std::vector<std::string> ops;
     for (const auto& [op, keys] : kUpperKeys) ops.push_back(op);
-    if (t.size() < 2) return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + ")");
+    if (t.size() < 2)
+      return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + ")");
     const auto it = kUpperKeys.find(t[1].text);
     if (it == kUpperKeys.end()) {
-      return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + "), found '" +
-                                t[1].text + "'");
+      return lp.error_at(
+          1, "expected an upper-tester operation (" + join(ops) + "), found '" + t[1].text + "'");
     }
     if (it->first == "restart" && scenario_.role != Role::Receiver) {
       return lp.error_at(1, "upper restart needs a receiver IUT (role receiver)");
@@ -1189,8 +1239,8 @@ class ScenarioParser {
     }
     step.upper_op = it->first;
     step.pattern.where = lp.at_token(1);
-    std::vector<std::string> results{"handle", "state", "message_id", "length", "transmitted",
-                                     "grant_limit", "epoch"};
+    std::vector<std::string> results{"handle",      "state",       "message_id", "length",
+                                     "transmitted", "grant_limit", "epoch"};
     for (std::size_t i = 2; i < t.size(); ++i) {
       if (t[i].text == "->") return captures(lp, i + 1, step.pattern, results);
       auto a = parse_assignment(lp, i, false);
@@ -1198,11 +1248,13 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       const auto& keys = it->second;
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
-        return ParseError{lp.at(as.column), "unknown key '" + as.field + "' for upper " + it->first +
-                                                " (known: " + (keys.empty() ? "none" : join(keys)) + ")"};
+        return ParseError{lp.at(as.column),
+                          "unknown key '" + as.field + "' for upper " + it->first +
+                              " (known: " + (keys.empty() ? "none" : join(keys)) + ")"};
       }
-      if (as.field == "mode" && (as.value.kind != Value::Kind::Names || as.value.names.size() != 1 ||
-                                 (as.value.names[0] != "scheduled" && as.value.names[0] != "unscheduled"))) {
+      if (as.field == "mode" &&
+          (as.value.kind != Value::Kind::Names || as.value.names.size() != 1 ||
+           (as.value.names[0] != "scheduled" && as.value.names[0] != "unscheduled"))) {
         return ParseError{as.value.where, "expected mode=scheduled or mode=unscheduled"};
       }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
@@ -1242,8 +1294,8 @@ class ScenarioParser {
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
       if (std::find(kQueueKeys.begin(), kQueueKeys.end(), as.field) == kQueueKeys.end()) {
-        return ParseError{lp.at(as.column), "unknown queue key '" + as.field + "' (known: " +
-                                                join(kQueueKeys) + ")"};
+        return ParseError{lp.at(as.column),
+                          "unknown queue key '" + as.field + "' (known: " + join(kQueueKeys) + ")"};
       }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
@@ -1268,16 +1320,15 @@ std::string Location::to_string() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-std::string ParseError::describe() const { return where.to_string() + ": " + what; }
+std::string ParseError::describe() const {
+  return where.to_string() + ": " + what;
+}
 
 std::string Value::to_string() const {
   switch (kind) {
-    case Kind::Number:
-      return std::to_string(number);
-    case Kind::Names:
-      return join(names, "|");
-    case Kind::Text:
-      return text;
+    case Kind::Number: return std::to_string(number);
+    case Kind::Names: return join(names, "|");
+    case Kind::Text: return text;
     case Kind::Variable: {
       std::string s = "$" + text;
       if (offset > 0) s += "+" + std::to_string(offset);
@@ -1305,7 +1356,8 @@ const char* to_string(Op op) {
 std::string Pattern::to_string() const {
   if (silence) return "silence";
   std::string s = data ? "data" : std::string(info(type).name);
-  for (const auto& m : matchers) s += " " + m.field + conformance::to_string(m.op) + m.value.to_string();
+  for (const auto& m : matchers)
+    s += " " + m.field + conformance::to_string(m.op) + m.value.to_string();
   return s;
 }
 
@@ -1322,9 +1374,13 @@ std::optional<FieldInfo> message_field(MessageType type, std::string_view name) 
   return std::nullopt;
 }
 
-const std::vector<std::string>& data_fields() { return kDataFields; }
+const std::vector<std::string>& data_fields() {
+  return kDataFields;
+}
 
-const std::vector<std::string>& rocev2_fields() { return kRocev2Fields; }
+const std::vector<std::string>& rocev2_fields() {
+  return kRocev2Fields;
+}
 
 std::optional<std::uint8_t> rocev2_opcode(std::string_view name) {
   for (const auto& [n, code] : kRocev2Opcodes) {
@@ -1364,7 +1420,9 @@ const BuiltinVariable* find_builtin(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> config_keys(Role role) { return kConfigKeys.at(role); }
+std::vector<std::string> config_keys(Role role) {
+  return kConfigKeys.at(role);
+}
 
 std::variant<Scenario, ParseError> parse_scenario(const std::string& text, const std::string& file,
                                                   const KnownId& known_id) {

@@ -2,8 +2,8 @@
 // driven as io.hpp documents (drain poll_transmit and poll_data after every on_* call; time
 // advances only to the endpoint's next_timeout or the runner's deadline).
 #include <deque>
-#include <map>
 #include <limits>
+#include <map>
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/adapter.hpp"
@@ -69,7 +69,8 @@ class ReferenceAdapter final : public Adapter {
     variant_ = nullptr;
     if (!spec_.variant.empty()) {
       const auto* v = ref::find_variant(spec_.variant);
-      if (v == nullptr) return "unknown variant '" + spec_.variant + "' (rdcc-conform --list-variants)";
+      if (v == nullptr)
+        return "unknown variant '" + spec_.variant + "' (rdcc-conform --list-variants)";
       if (to_string(v->role) == to_string(spec_.role)) variant_ = v;
     }
     switch (spec_.role) {
@@ -83,11 +84,11 @@ class ReferenceAdapter final : public Adapter {
            std::string(to_string(spec_.role));
   }
 
-  [[nodiscard]] Address iut_control() const override { return spec_.role == Role::Crn ? crn_addr_ : kIut; }
-  [[nodiscard]] Address iut_data() const override { return kIutData; }
-  [[nodiscard]] Address iut_rocev2() const override {
-    return receiver_ ? kIutRocev2 : Address{};
+  [[nodiscard]] Address iut_control() const override {
+    return spec_.role == Role::Crn ? crn_addr_ : kIut;
   }
+  [[nodiscard]] Address iut_data() const override { return kIutData; }
+  [[nodiscard]] Address iut_rocev2() const override { return receiver_ ? kIutRocev2 : Address{}; }
   [[nodiscard]] Address tester_control() const override { return kTester; }
   [[nodiscard]] Address tester_data() const override { return kTesterData; }
   [[nodiscard]] Address other_control() const override { return kOther; }
@@ -150,8 +151,10 @@ class ReferenceAdapter final : public Adapter {
       return json{{"ok", true}, {"epoch", c.epoch}};
     }
     if (!sender_) {
-      return json{{"ok", false}, {"error", "unsupported"},
-                  {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};
+      return json{
+          {"ok", false},
+          {"error", "unsupported"},
+          {"detail", op + " needs a sender; this IUT is a " + std::string(to_string(spec_.role))}};
     }
     if (op == "submit") return submit(request);
     if (op == "link_pause") {
@@ -173,17 +176,21 @@ class ReferenceAdapter final : public Adapter {
     if (op == "status") {
       auto st = sender_->status(handle);
       if (!st) return json{{"ok", false}, {"error", "bad_request"}, {"detail", "no such handle"}};
-      return json{{"ok", true},         {"state", ref::to_string(st->state)},
-                  {"message_id", st->message_id}, {"length", st->length},
-                  {"transmitted", st->transmitted}, {"grant_limit", st->grant_limit}};
+      return json{{"ok", true},
+                  {"state", ref::to_string(st->state)},
+                  {"message_id", st->message_id},
+                  {"length", st->length},
+                  {"transmitted", st->transmitted},
+                  {"grant_limit", st->grant_limit}};
     }
     if (op == "stats") {
       const auto& s = sender_->stats();
       return json{{"ok", true},
-                  {"stats", {{"credit_requests_sent", s.credit_requests_sent},
-                             {"grants_received", s.grants_received},
-                             {"messages_done", s.messages_done},
-                             {"messages_aborted", s.messages_aborted}}}};
+                  {"stats",
+                   {{"credit_requests_sent", s.credit_requests_sent},
+                    {"grants_received", s.grants_received},
+                    {"messages_done", s.messages_done},
+                    {"messages_aborted", s.messages_aborted}}}};
     }
     return json{{"ok", false}, {"error", "bad_request"}, {"detail", "unknown op '" + op + "'"}};
   }
@@ -218,7 +225,9 @@ class ReferenceAdapter final : public Adapter {
 
   // What this IUT offers, as a real node's upper tester says it (docs/upper-tester.md).
   [[nodiscard]] std::optional<nlohmann::json> hello() const override {
-    json j{{"ok", true}, {"role", to_string(spec_.role)}, {"implementation", "rdcc-reference"},
+    json j{{"ok", true},
+           {"role", to_string(spec_.role)},
+           {"implementation", "rdcc-reference"},
            {"version", "0.1.0"}};
     if (sender_) {
       j["ops"] = json::array(
@@ -258,7 +267,8 @@ class ReferenceAdapter final : public Adapter {
     c.max_associations = cfg(s, "max_associations", c.max_associations);
     c.max_pending_per_association =
         cfg(s, "max_pending_per_association", c.max_pending_per_association);
-    c.max_credit_per_association = cfg(s, "max_credit_per_association", c.max_credit_per_association);
+    c.max_credit_per_association =
+        cfg(s, "max_credit_per_association", c.max_credit_per_association);
     c.max_message_length = cfg(s, "max_message_length", c.max_message_length);
     c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
     c.rocev2_binding = cfg(s, "rocev2_binding", c.rocev2_binding ? 1 : 0) != 0;
@@ -280,7 +290,8 @@ class ReferenceAdapter final : public Adapter {
     c.allow_unscheduled = cfg(s, "allow_unscheduled", 1) != 0;
     c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
     unscheduled_dscp_ = c.unscheduled_dscp;
-    c.default_credit_unit = narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
+    c.default_credit_unit =
+        narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
     c.crn_addresses = {kTester};
     std::shared_ptr<const ref::SenderPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
@@ -297,8 +308,10 @@ class ReferenceAdapter final : public Adapter {
     c.queue_threshold = narrow_cfg<std::uint32_t>(s, "queue_threshold", 65536);
     c.queue_capacity = narrow_cfg<std::uint32_t>(s, "queue_capacity", 1U << 20U);
     c.service_rate_mbps = narrow_cfg<std::uint32_t>(s, "service_rate_mbps", 100000);
-    c.per_flow_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_flow_interval_us", 50)));
-    c.per_port_interval = ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
+    c.per_flow_interval =
+        ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_flow_interval_us", 50)));
+    c.per_port_interval =
+        ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
     c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
     unscheduled_dscp_ = *c.unscheduled_dscps.begin();
     c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
@@ -327,7 +340,8 @@ class ReferenceAdapter final : public Adapter {
     const std::string mode = r.value("mode", std::string());
     if (mode == "scheduled") m.force_scheduled = true;
     if (mode == "unscheduled" && !sender_->config().allow_unscheduled) {
-      return json{{"ok", false}, {"error", "unsupported"},
+      return json{{"ok", false},
+                  {"error", "unsupported"},
                   {"detail", "this sender uses scheduled mode for every message"}};
     }
     if (r.contains("service_hint")) {
@@ -343,7 +357,8 @@ class ReferenceAdapter final : public Adapter {
                              : std::optional<std::uint32_t>(v.get<std::uint32_t>());
       if (!n) return json{{"ok", false}, {"error", "bad_request"}, {"detail", "binding"}};
       if (*n != static_cast<std::uint32_t>(BindingKind::Opaque)) {
-        return json{{"ok", false}, {"error", "unsupported"},
+        return json{{"ok", false},
+                    {"error", "unsupported"},
                     {"detail", "the reference adapter carries the opaque binding only"}};
       }
     }

@@ -38,8 +38,8 @@ std::string seconds_text(double s) {
 }
 
 bool mandatory(const std::string& level) {
-  static const std::set<std::string> kMust{"MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT",
-                                           "RULE"};
+  static const std::set<std::string> kMust{"MUST",  "MUST NOT",  "REQUIRED",
+                                           "SHALL", "SHALL NOT", "RULE"};
   return kMust.count(level) != 0;
 }
 
@@ -78,8 +78,11 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   json cited = json::array();
   for (const auto& id : r.checks) {
     if (const auto* row = find_row(id, catalog)) {
-      cited.push_back({{"id", row->id}, {"level", row->level}, {"section", row->section},
-                       {"clause", row->clause}, {"text", row->text}});
+      cited.push_back({{"id", row->id},
+                       {"level", row->level},
+                       {"section", row->section},
+                       {"clause", row->clause},
+                       {"text", row->text}});
     }
   }
   j["requirements"] = cited;
@@ -102,7 +105,8 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   for (std::size_t i = 0; i < r.violations.size(); ++i) {
     const auto& x = r.violations[i];
     json one{{"time", ref::format_time(x.time)}, {"rule", x.rule}, {"detail", x.detail}};
-    if (i < r.violation_frames.size() && r.violation_frames[i] != 0) one["frame"] = r.violation_frames[i];
+    if (i < r.violation_frames.size() && r.violation_frames[i] != 0)
+      one["frame"] = r.violation_frames[i];
     v.push_back(std::move(one));
   }
   j["violations"] = v;
@@ -156,11 +160,10 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
     body += "pcap: " + pcap_in_report(r) + "\n";
     if (!r.frames.empty()) body += "frames: " + frames_text(r.frames) + "\n";
     switch (r.verdict) {
-      case Verdict::Pass:
-        break;
+      case Verdict::Pass: break;
       case Verdict::Warn:  // a passing testcase that carries the warning
-        out << "      <system-out>" << xml_escape("WARN (" + r.level + "): " + r.reason + "\n" + body)
-            << "</system-out>\n";
+        out << "      <system-out>"
+            << xml_escape("WARN (" + r.level + "): " + r.reason + "\n" + body) << "</system-out>\n";
         break;
       case Verdict::Fail:
         out << "      <failure type=\"fail\" message=\"" << xml_escape(r.reason) << "\">"
@@ -213,18 +216,22 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
       scen.push_back({{"name", r->name}, {"verdict", v}});
       cell += (cell.empty() ? "" : ", ") + r->name + " (" + v + ")";
     }
-    reqs.push_back({{"id", row.id}, {"section", row.section}, {"level", row.level},
-                    {"role", row.role}, {"testing", row.testing}, {"status", status},
+    reqs.push_back({{"id", row.id},
+                    {"section", row.section},
+                    {"level", row.level},
+                    {"role", row.role},
+                    {"testing", row.testing},
+                    {"status", status},
                     {"scenarios", scen}});
-    md << "| " << row.id << " | " << row.level << " | " << row.role << " | " << row.testing
-       << " | " << status << " | " << cell << " |\n";
+    md << "| " << row.id << " | " << row.level << " | " << row.role << " | " << row.testing << " | "
+       << status << " | " << cell << " |\n";
     // Role `any` binds the endpoints (docs/spec-notes.md 36): a run of CRN scenarios alone
     // does not leave them uncovered.
     const bool endpoints_run = roles.count("receiver") != 0 || roles.count("sender") != 0;
     const bool role_run = roles.count(row.role) != 0 || (row.role == "any" && endpoints_run);
     if (rs.empty() && mandatory(row.level) && row.testing == "wire" && role_run) {
-      uncovered.push_back({{"id", row.id}, {"section", row.section}, {"role", row.role},
-                           {"text", row.text}});
+      uncovered.push_back(
+          {{"id", row.id}, {"section", row.section}, {"role", row.role}, {"text", row.text}});
     }
   }
   j["requirements"] = reqs;
@@ -249,9 +256,11 @@ void write_coverage(const std::filesystem::path& dir, const SuiteReport& report)
 // The comments of a run's annotated capture: the frames its verdict cites (the verdict, then
 // each requirement it cites with its sentence), and each frame where the IUT broke an
 // invariant (the rule's ID, its sentence, what the checker saw).
-wire::FrameComments frame_comments(const ScenarioResult& r, const std::vector<RequirementRow>& catalog) {
+wire::FrameComments frame_comments(const ScenarioResult& r,
+                                   const std::vector<RequirementRow>& catalog) {
   wire::FrameComments out;
-  std::map<std::uint64_t, std::set<std::string>> broken;  // frame -> requirements its violations name
+  std::map<std::uint64_t, std::set<std::string>>
+      broken;  // frame -> requirements its violations name
   for (std::size_t k = 0; k < r.violations.size() && k < r.violation_frames.size(); ++k) {
     const auto& v = r.violations[k];
     const std::size_t frame = r.violation_frames[k];
@@ -319,9 +328,9 @@ Counts count(const std::vector<ScenarioResult>& results) {
 
 std::string summary_line(const Counts& c) {
   return std::to_string(c.passed) + " passed, " + std::to_string(c.warned) + " warned, " +
-         std::to_string(c.failed) + " failed, " +
-         std::to_string(c.inconclusive) + " inconclusive, " + std::to_string(c.unsupported) +
-         " unsupported, " + std::to_string(c.skipped) + " skipped";
+         std::to_string(c.failed) + " failed, " + std::to_string(c.inconclusive) +
+         " inconclusive, " + std::to_string(c.unsupported) + " unsupported, " +
+         std::to_string(c.skipped) + " skipped";
 }
 
 std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog) {
@@ -349,7 +358,8 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
   if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
     if (!r.level.empty()) line += " [" + r.level + "]";
   }
-  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Inconclusive) {
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn ||
+      r.verdict == Verdict::Inconclusive) {
     if (r.where.line != 0) line += "\n      at " + r.where.to_string() + ": " + r.step;
     if (!r.expected.empty()) line += "\n      expected: " + r.expected;
     if (!r.actual.empty()) line += "\n      actual:   " + r.actual;
@@ -362,7 +372,8 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
 
 std::string display_filter(const std::vector<std::size_t>& frames) {
   std::string out = "frame.number in {";
-  for (std::size_t i = 0; i < frames.size(); ++i) out += (i == 0 ? "" : " ") + std::to_string(frames[i]);
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    out += (i == 0 ? "" : " ") + std::to_string(frames[i]);
   return out + "}";
 }
 
@@ -393,7 +404,9 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
-std::string pcap_in_report(const ScenarioResult& r) { return "scenarios/" + r.name + ".pcap"; }
+std::string pcap_in_report(const ScenarioResult& r) {
+  return "scenarios/" + r.name + ".pcap";
+}
 
 void write_pcap(const std::string& path, const ScenarioResult& r) {
   wire::PcapWriter w(path);
@@ -407,7 +420,8 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   const std::filesystem::path dir(dir_text);
   std::error_code ec;
   std::filesystem::create_directories(dir / "scenarios", ec);
-  if (ec) throw std::runtime_error("cannot create " + (dir / "scenarios").string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create " + (dir / "scenarios").string() + ": " + ec.message());
   const Counts c = count(report.results);
 
   auto summary = open_out(dir / "summary.txt");
@@ -426,9 +440,8 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   j["iut"] = report.iut;
   j["strict"] = report.strict;
   j["summary"] = {{"passed", c.passed},           {"warned", c.warned},
-                  {"failed", c.failed},
-                  {"inconclusive", c.inconclusive}, {"unsupported", c.unsupported},
-                  {"skipped", c.skipped}};
+                  {"failed", c.failed},           {"inconclusive", c.inconclusive},
+                  {"unsupported", c.unsupported}, {"skipped", c.skipped}};
   json list = json::array();
   for (const auto& r : report.results) list.push_back(result_json(r, report.requirements));
   j["scenarios"] = list;
@@ -446,7 +459,8 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
     const auto comments = frame_comments(r, report.requirements);
     if (!comments.empty()) {
       // Without editcap the report has the plain pcap only; index.html says so.
-      (void)wire::annotate_capture((dir / pcap_in_report(r)).string(), annotated.string(), comments);
+      (void)wire::annotate_capture((dir / pcap_in_report(r)).string(), annotated.string(),
+                                   comments);
     }
     const auto events_path = dir / "scenarios" / (r.name + ".events.jsonl");
     auto events = open_out(events_path);

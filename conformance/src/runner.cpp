@@ -36,7 +36,8 @@ bool pattern_uses(const Pattern& p, std::string_view name) {
 bool uses_variable(const Scenario& s, std::string_view name) {
   return std::any_of(s.steps.begin(), s.steps.end(), [&](const Step& st) {
     const auto in = [&](const std::vector<Pattern>& ps) {
-      return std::any_of(ps.begin(), ps.end(), [&](const Pattern& p) { return pattern_uses(p, name); });
+      return std::any_of(ps.begin(), ps.end(),
+                         [&](const Pattern& p) { return pattern_uses(p, name); });
     };
     return pattern_uses(st.pattern, name) || in(st.alternatives) || in(st.ignore_patterns) ||
            std::any_of(st.raw_fields.begin(), st.raw_fields.end(),
@@ -134,7 +135,7 @@ class Run {
       if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
       if (stop) {
         if (stop->verdict == Verdict::Fail) {
-          r.cited = !stop->checks.empty() ? stop->checks
+          r.cited = !stop->checks.empty()  ? stop->checks
                     : !step.checks.empty() ? step.checks
                                            : s_.checks;
           stop->verdict = verdict_of_failure(r.cited, o_.level_of, o_.strict, r.level);
@@ -190,8 +191,9 @@ class Run {
     };
     if (a_.iut_rocev2().port == 0) {
       if (const Step* st = first([](const Step& x) { return x.kind == Step::Kind::SendRocev2; })) {
-        return std::pair{st, a_.describe() + " has no RoCEv2 port for the IUT (exec: put "
-                             "{rocev2_port} in the command; udp: add ,rocev2=PORT)"};
+        return std::pair{st, a_.describe() +
+                                 " has no RoCEv2 port for the IUT (exec: put "
+                                 "{rocev2_port} in the command; udp: add ,rocev2=PORT)"};
       }
     }
     if (!a_.unscheduled_dscp() && uses_variable(s_, "unscheduled_dscp")) {
@@ -210,8 +212,10 @@ class Run {
     if (const auto ops = names_in(*hello, "ops")) {
       for (const auto& st : s_.steps) {
         if (st.kind == Step::Kind::Upper && ops->count(st.upper_op) == 0) {
-          return std::pair{&st, "needs upper " + st.upper_op + ", which the IUT's upper tester "
-                                "does not offer (its hello lists " + joined(*ops) + ")"};
+          return std::pair{&st, "needs upper " + st.upper_op +
+                                    ", which the IUT's upper tester "
+                                    "does not offer (its hello lists " +
+                                    joined(*ops) + ")"};
         }
       }
     }
@@ -220,9 +224,10 @@ class Run {
         for (const auto& m : st.pattern.matchers) {
           if (st.kind != Step::Kind::Upper || m.field != "mode" || m.value.names.empty()) continue;
           if (modes->count(m.value.names.front()) == 0) {
-            return std::pair{&st, "needs a message sent in " + m.value.names.front() +
-                                  " mode, which the IUT does not offer (its hello lists modes " +
-                                  joined(*modes) + ")"};
+            return std::pair{&st,
+                             "needs a message sent in " + m.value.names.front() +
+                                 " mode, which the IUT does not offer (its hello lists modes " +
+                                 joined(*modes) + ")"};
           }
         }
       }
@@ -232,21 +237,13 @@ class Run {
 
   std::optional<Stop> play(const Step& step) {
     switch (step.kind) {
-      case Step::Kind::Send:
-        return send_message(step);
-      case Step::Kind::SendRaw:
-        return send_raw(step);
-      case Step::Kind::SendData:
-        return send_data(step);
-      case Step::Kind::SendRocev2:
-        return send_rocev2(step);
-      case Step::Kind::Expect:
-        return expect(step);
-      case Step::Kind::Silence:
-        return silence(step);
-      case Step::Kind::Ignore:
-        ignored_ = step.ignore_patterns;
-        return std::nullopt;
+      case Step::Kind::Send: return send_message(step);
+      case Step::Kind::SendRaw: return send_raw(step);
+      case Step::Kind::SendData: return send_data(step);
+      case Step::Kind::SendRocev2: return send_rocev2(step);
+      case Step::Kind::Expect: return expect(step);
+      case Step::Kind::Silence: return silence(step);
+      case Step::Kind::Ignore: ignored_ = step.ignore_patterns; return std::nullopt;
       case Step::Kind::Set:
         for (const auto& m : step.pattern.matchers) {
           auto v = resolve(m.value);
@@ -261,14 +258,10 @@ class Run {
           defaults_[m.field] = *v;
         }
         return std::nullopt;
-      case Step::Kind::Upper:
-        return upper(step);
-      case Step::Kind::Queue:
-        return queue(step);
-      case Step::Kind::Wait:
-        return wait(step.within);
-      case Step::Kind::Transfer:
-        return transfer(step);
+      case Step::Kind::Upper: return upper(step);
+      case Step::Kind::Queue: return queue(step);
+      case Step::Kind::Wait: return wait(step.within);
+      case Step::Kind::Transfer: return transfer(step);
       case Step::Kind::Watch: {
         auto v = resolve(step.pattern.matchers.front().value);
         if (!v) return unresolved(step.pattern.matchers.front().value);
@@ -277,8 +270,7 @@ class Run {
                                 step.checks.empty() ? s_.checks : step.checks};
         return field == kPacingSum ? check_watch(a_.now()) : check_unscheduled_watch();
       }
-      case Step::Kind::Require:
-        return require(step);
+      case Step::Kind::Require: return require(step);
     }
     return std::nullopt;
   }
@@ -291,8 +283,9 @@ class Run {
       const auto it = vars_.find(m.field);
       if (it == vars_.end()) {
         return Stop{Verdict::Inconclusive,
-                    m.where.to_string() + ": '" + m.field + "' has no value here (variable not "
-                                                            "captured, or not a number)",
+                    m.where.to_string() + ": '" + m.field +
+                        "' has no value here (variable not "
+                        "captured, or not a number)",
                     "", ""};
       }
       auto want = resolve(m.value);
@@ -357,21 +350,20 @@ class Run {
 
   Stop unresolved(const Value& v) const {
     return {Verdict::Inconclusive,
-            v.where.to_string() + ": '" + v.to_string() + "' has no value here (variable not "
-                                                          "captured, or not a number)",
+            v.where.to_string() + ": '" + v.to_string() +
+                "' has no value here (variable not "
+                "captured, or not a number)",
             "", ""};
   }
 
   // A value as the codec's JSON mapping takes it.
   std::optional<json> to_json_value(const Value& v) const {
     switch (v.kind) {
-      case Value::Kind::Number:
-        return json(v.number);
+      case Value::Kind::Number: return json(v.number);
       case Value::Kind::Names:
         if (v.names.size() == 1) return json(v.names[0]);
         return json(v.names);
-      case Value::Kind::Text:
-        return json(v.text);
+      case Value::Kind::Text: return json(v.text);
       case Value::Kind::Variable:
         if (auto t = resolve_text(v)) return json(*t);
         if (auto n = resolve(v)) return json(*n);
@@ -381,7 +373,8 @@ class Run {
   }
 
   // The expected value of a matcher on a message field, with registry names resolved.
-  std::optional<std::uint64_t> expected_number(const Matcher& m, const std::optional<FieldInfo>& f) const {
+  std::optional<std::uint64_t> expected_number(const Matcher& m,
+                                               const std::optional<FieldInfo>& f) const {
     if (m.value.kind == Value::Kind::Names && f) {
       std::uint64_t bits = 0;
       for (const auto& n : m.value.names) {
@@ -415,16 +408,16 @@ class Run {
     if (auto stop = no_source(step)) return stop;
     auto msg = message_from_json(j);
     if (!msg) {
-      return Stop{Verdict::Inconclusive, step.where.to_string() + ": cannot build the message: " +
-                                             msg.error().describe(),
+      return Stop{Verdict::Inconclusive,
+                  step.where.to_string() + ": cannot build the message: " + msg.error().describe(),
                   "", ""};
     }
     next_sequence_ = header_of(*msg).sequence_number + 1U;
     std::array<std::byte, 256> buf{};
     auto n = encode(*msg, buf);
     if (!n) {
-      return Stop{Verdict::Inconclusive, step.where.to_string() + ": cannot encode the message: " +
-                                             n.error().describe(),
+      return Stop{Verdict::Inconclusive,
+                  step.where.to_string() + ": cannot encode the message: " + n.error().describe(),
                   "", ""};
     }
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
@@ -432,9 +425,8 @@ class Run {
       message_of_binding_[cr->binding_value] = cr->message_id;
       if (cr->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
         auto& q = rocev2_messages_[unpack_rocev2(cr->binding_value).destination_qpn];
-        const bool known = std::any_of(q.begin(), q.end(), [&](const Rocev2Message& m) {
-          return m.id == cr->message_id;
-        });
+        const bool known = std::any_of(
+            q.begin(), q.end(), [&](const Rocev2Message& m) { return m.id == cr->message_id; });
         if (!known) q.push_back({cr->message_id, cr->message_length, 0});
       }
     }
@@ -470,9 +462,9 @@ class Run {
       auto v = resolve(f.value);
       if (!v) return unresolved(f.value);
       if (f.width < 8 && *v >> (8 * f.width) != 0) {
-        return Stop{Verdict::Inconclusive, f.value.where.to_string() + ": " + f.value.to_string() +
-                                               " = " + std::to_string(*v) + " does not fit " +
-                                               std::to_string(f.width) + " octets",
+        return Stop{Verdict::Inconclusive,
+                    f.value.where.to_string() + ": " + f.value.to_string() + " = " +
+                        std::to_string(*v) + " does not fit " + std::to_string(f.width) + " octets",
                     "", ""};
       }
       for (std::size_t i = 0; i < f.width; ++i) {
@@ -505,7 +497,7 @@ class Run {
   std::optional<Stop> send_data(const Step& step) {
     DataView dv;
     std::map<std::string, std::uint64_t*> slots{
-        {"message", &dv.message}, {"offset", &dv.offset}, {"length", &dv.length},
+        {"message", &dv.message}, {"offset", &dv.offset},           {"length", &dv.length},
         {"last", &dv.last},       {"unscheduled", &dv.unscheduled}, {"ce", &dv.ce},
         {"dscp", &dv.dscp}};
     for (const auto& m : step.pattern.matchers) {
@@ -514,8 +506,9 @@ class Run {
       *slots.at(m.field) = *v;
     }
     if (dv.length > 65000) {
-      return Stop{Verdict::Inconclusive, step.where.to_string() + ": data length " +
-                                             std::to_string(dv.length) + " does not fit a datagram",
+      return Stop{Verdict::Inconclusive,
+                  step.where.to_string() + ": data length " + std::to_string(dv.length) +
+                      " does not fit a datagram",
                   "", ""};
     }
     return send_opaque(step, dv);
@@ -534,7 +527,8 @@ class Run {
     std::vector<std::byte> out(a_.data_framing().header_length() + dv.length);
     auto n = a_.data_framing().encode(h, zeros, out);
     if (!n) {
-      return Stop{Verdict::Inconclusive, step.where.to_string() + ": " + n.error().describe(), "", ""};
+      return Stop{Verdict::Inconclusive, step.where.to_string() + ": " + n.error().describe(), "",
+                  ""};
     }
     out.resize(*n);
     return send_bytes(out, true, dv);
@@ -562,9 +556,10 @@ class Run {
       if (m.field == "offset") offset = *v;
     }
     if (segment == 0 || segment > 65000) {
-      return Stop{Verdict::Inconclusive, step.where.to_string() + ": segment " +
-                                             std::to_string(segment) + " is not 1..65000",
-                  "", ""};
+      return Stop{
+          Verdict::Inconclusive,
+          step.where.to_string() + ": segment " + std::to_string(segment) + " is not 1..65000", "",
+          ""};
     }
     const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
     // No deadline binds the receiver's grants: the wait for credit is the tester's patience.
@@ -610,11 +605,14 @@ class Run {
       if (!p) {
         keep();
         return Stop{Verdict::Inconclusive,
-                    "message " + std::to_string(mid) + " had credit up to offset " + std::to_string(at) +
-                        " of its " + std::to_string(length) +
+                    "message " + std::to_string(mid) + " had credit up to offset " +
+                        std::to_string(at) + " of its " + std::to_string(length) +
                         " octets, and no more credit came within the tester's patience of " +
                         describe_duration(window) + " (the spec sets no deadline)",
-                    step.text, "nothing", {}, true};
+                    step.text,
+                    "nothing",
+                    {},
+                    true};
       }
       kept.push_back(std::move(*p));
     }
@@ -630,7 +628,9 @@ class Run {
     r.header.sequence_number = next_sequence_++;
     std::array<std::byte, 256> buf{};
     auto n = encode(Message{r}, buf);
-    if (!n) return Stop{Verdict::Inconclusive, "cannot encode a CREDIT_REQUEST: " + n.error().describe(), "", ""};
+    if (!n)
+      return Stop{Verdict::Inconclusive, "cannot encode a CREDIT_REQUEST: " + n.error().describe(),
+                  "", ""};
     return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
   }
 
@@ -667,13 +667,16 @@ class Run {
     };
     const auto op = static_cast<ref::Rocev2Opcode>(opcode);
     if (opcode != 0x06 && opcode != 0x07 && opcode != 0x08 && opcode != 0x0A) {
-      return inconclusive("opcode " + std::to_string(opcode) + " is not an RC RDMA WRITE (0x06, "
+      return inconclusive("opcode " + std::to_string(opcode) +
+                          " is not an RC RDMA WRITE (0x06, "
                           "0x07, 0x08, 0x0A)");
     }
-    if (length > 65000) return inconclusive("length " + std::to_string(length) + " does not fit a datagram");
+    if (length > 65000)
+      return inconclusive("length " + std::to_string(length) + " does not fit a datagram");
     if (qp > kMax24) return inconclusive("qp " + std::to_string(qp) + " does not fit 24 bits");
     const std::uint64_t the_psn = psn.value_or(next_psn_[static_cast<std::uint32_t>(qp)]);
-    if (the_psn > kMax24) return inconclusive("psn " + std::to_string(the_psn) + " does not fit 24 bits");
+    if (the_psn > kMax24)
+      return inconclusive("psn " + std::to_string(the_psn) + " does not fit 24 bits");
     next_psn_[static_cast<std::uint32_t>(qp)] = static_cast<std::uint32_t>((the_psn + 1) & kMax24);
 
     const Address from = a_.tester_control();
@@ -693,13 +696,16 @@ class Run {
     // packet's dma_length (InfiniBand's DMA Length).
     if (ref::has_reth(op)) {
       if (op == ref::Rocev2Opcode::WriteFirst && !dma_length) {
-        return inconclusive("RDMA_WRITE_FIRST needs dma_length= (the length of the whole RDMA WRITE)");
+        return inconclusive(
+            "RDMA_WRITE_FIRST needs dma_length= (the length of the whole RDMA WRITE)");
       }
       const std::uint64_t dma = dma_length.value_or(length);
-      if (dma > 0xFFFFFFFFULL) return inconclusive("dma_length " + std::to_string(dma) + " does not fit 32 bits");
+      if (dma > 0xFFFFFFFFULL)
+        return inconclusive("dma_length " + std::to_string(dma) + " does not fit 32 bits");
       rp.reth = ref::Reth{0, 0, static_cast<std::uint32_t>(dma)};
     } else if (dma_length) {
-      return inconclusive("dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY (their RETH)");
+      return inconclusive(
+          "dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY (their RETH)");
     }
     const std::vector<std::byte> zeros(length);
     rp.payload = zeros;
@@ -772,8 +778,9 @@ class Run {
   }
   Duration narrow(Duration d) const {
     if (a_.virtual_time() || d.ns == 0) return d;
-    const Duration n = d - o_.tolerance_abs -
-                       Duration{static_cast<std::int64_t>(static_cast<double>(d.ns) * o_.tolerance_rel)};
+    const Duration n =
+        d - o_.tolerance_abs -
+        Duration{static_cast<std::int64_t>(static_cast<double>(d.ns) * o_.tolerance_rel)};
     return n.ns < 0 ? Duration{} : n;
   }
 
@@ -875,7 +882,8 @@ class Run {
         const bool eq = text && a == *text;
         if ((mt.op == Op::Eq && !eq) || (mt.op == Op::Ne && eq) ||
             (mt.op != Op::Eq && mt.op != Op::Ne)) {
-          return mt.field + " was " + a + ", wanted " + to_string(mt.op) + " " + mt.value.to_string();
+          return mt.field + " was " + a + ", wanted " + to_string(mt.op) + " " +
+                 mt.value.to_string();
         }
         continue;
       }
@@ -920,15 +928,18 @@ class Run {
       if (!p) {
         if (silence_ok) return std::nullopt;
         if (step.bound) {
-          return Stop{Verdict::Fail,
-                      "nothing arrived by " + describe_duration(step.within) +
-                          ", a time the spec states",
-                      expected, "nothing"};
+          return Stop{
+              Verdict::Fail,
+              "nothing arrived by " + describe_duration(step.within) + ", a time the spec states",
+              expected, "nothing"};
         }
         return Stop{Verdict::Inconclusive,
                     "no " + types + " within the tester's patience of " +
                         describe_duration(window) + " (the spec sets no deadline)",
-                    expected, "nothing", {}, true};
+                    expected,
+                    "nothing",
+                    {},
+                    true};
       }
       if (is_ignored(*p)) continue;
       std::vector<std::string> why;
@@ -949,9 +960,15 @@ class Run {
         }
         if (narrow(step.after).ns != 0 && p->time < earliest) {
           return Stop{Verdict::Fail,
-                      "arrived " + describe_duration(p->time - t0) + " after the step began, "
-                      "earlier than " + describe_duration(step.after),
-                      expected, describe(*p), {}, false, frame_of(*p)};
+                      "arrived " + describe_duration(p->time - t0) +
+                          " after the step began, "
+                          "earlier than " +
+                          describe_duration(step.after),
+                      expected,
+                      describe(*p),
+                      {},
+                      false,
+                      frame_of(*p)};
         }
         for (const auto& c : alt.captures) {
           const json& v = fields[c.field];
@@ -975,8 +992,13 @@ class Run {
       auto p = next(deadline);
       if (!p) return std::nullopt;
       if (is_ignored(*p)) continue;
-      return Stop{Verdict::Fail, "expected silence for " + describe_duration(step.within),
-                  "silence for " + describe_duration(step.within), describe(*p), {}, false, frame_of(*p)};
+      return Stop{Verdict::Fail,
+                  "expected silence for " + describe_duration(step.within),
+                  "silence for " + describe_duration(step.within),
+                  describe(*p),
+                  {},
+                  false,
+                  frame_of(*p)};
     }
   }
 
@@ -1012,19 +1034,22 @@ class Run {
       const std::string error = resp.is_object() ? resp.value("error", std::string("?")) : "?";
       const std::string detail = resp.is_object() ? resp.value("detail", std::string()) : "";
       if (error == "unsupported") {
-        return Stop{Verdict::Unsupported, "the IUT does not support upper " + step.upper_op +
-                                              (detail.empty() ? "" : ": " + detail),
+        return Stop{Verdict::Unsupported,
+                    "the IUT does not support upper " + step.upper_op +
+                        (detail.empty() ? "" : ": " + detail),
                     "", ""};
       }
-      return Stop{Verdict::Inconclusive, "the upper tester refused " + step.upper_op + ": " +
-                                             error + (detail.empty() ? "" : " (" + detail + ")"),
+      return Stop{Verdict::Inconclusive,
+                  "the upper tester refused " + step.upper_op + ": " + error +
+                      (detail.empty() ? "" : " (" + detail + ")"),
                   req.dump(), resp.dump()};
     }
     for (const auto& c : step.pattern.captures) {
       const auto it = resp.find(c.field);
       if (it == resp.end() || !it->is_number_unsigned()) {
-        return Stop{Verdict::Inconclusive, "the upper tester's answer has no number '" + c.field + "'",
-                    req.dump(), resp.dump()};
+        return Stop{Verdict::Inconclusive,
+                    "the upper tester's answer has no number '" + c.field + "'", req.dump(),
+                    resp.dump()};
       }
       vars_[c.variable] = it->get<std::uint64_t>();
     }
@@ -1040,8 +1065,8 @@ class Run {
         Address a;
         const auto text = resolve_text(m.value);
         if (!text || !Address::parse(*text, a)) {
-          return Stop{Verdict::Inconclusive, m.value.where.to_string() + ": '" +
-                                                 m.value.to_string() + "' is not IP:PORT",
+          return Stop{Verdict::Inconclusive,
+                      m.value.where.to_string() + ": '" + m.value.to_string() + "' is not IP:PORT",
                       "", ""};
         }
         (m.field == "source" ? q.source : q.destination) = a;
@@ -1081,7 +1106,8 @@ class Run {
     log_tester(p.time, from_tester ? "sent" : "received", std::move(f));
     feed_checker(p, from_tester);
     // What the checker found on seeing this packet is about this frame.
-    while (violation_frames_.size() < checker_.violations().size()) violation_frames_.push_back(trace_.size());
+    while (violation_frames_.size() < checker_.violations().size())
+      violation_frames_.push_back(trace_.size());
     if (!from_tester && !p.data) track_rates(p);
   }
 
@@ -1161,8 +1187,9 @@ class Run {
                std::to_string(k.second) + ")";
     }
     if (compare(sum, watch.op, watch.limit)) return std::nullopt;
-    return Stop{Verdict::Fail, "the Pacing Rates in force sum to " + std::to_string(sum) +
-                                   " Mbit/s at " + ref::format_time(now),
+    return Stop{Verdict::Fail,
+                "the Pacing Rates in force sum to " + std::to_string(sum) + " Mbit/s at " +
+                    ref::format_time(now),
                 watch.text, parts, watch.checks};
   }
 
@@ -1268,8 +1295,8 @@ class Run {
       }
       s.offset = op->header.offset;
       s.length = op->header.payload_length;
-      s.unscheduled = (op->header.flags & ref::opaque_flag::kUnscheduled) != 0 ||
-                      iut_unscheduled_dscp(p);
+      s.unscheduled =
+          (op->header.flags & ref::opaque_flag::kUnscheduled) != 0 || iut_unscheduled_dscp(p);
     } else if (auto rp = rocev2_from(p)) {
       const auto counted = iut_responder_.count(*rp, a_.iut_control(), iut_unscheduled_dscp(p));
       const auto it = iut_rocev2_.find(counted.message_id);
@@ -1322,9 +1349,13 @@ class Run {
       const auto& x = v[violations_seen_];
       if (!rule_binds(x, s_.role)) continue;
       const std::string id = requirement_of_rule(x.rule);
-      return Stop{Verdict::Fail, "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
-                  "the invariant '" + x.rule + "' holds", x.detail,
-                  {id.empty() ? x.rule : id}, false, frame_of_violation(violations_seen_)};
+      return Stop{Verdict::Fail,
+                  "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
+                  "the invariant '" + x.rule + "' holds",
+                  x.detail,
+                  {id.empty() ? x.rule : id},
+                  false,
+                  frame_of_violation(violations_seen_)};
     }
     return std::nullopt;
   }
@@ -1397,11 +1428,12 @@ class Run {
   std::vector<Pattern> ignored_;
   std::map<std::string, std::string> text_vars_;
   std::map<std::string, Watch, std::less<>> watches_;  // by field: pacing_sum, unscheduled_sum
-  std::map<std::uint32_t, std::uint32_t> u_in_force_;    // association -> its latest U
+  std::map<std::uint32_t, std::uint32_t> u_in_force_;  // association -> its latest U
   // (association, message) -> the highest Grant Limit the IUT granted (transfer).
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> granted_;
   std::map<std::uint64_t, std::uint64_t> sent_;  // opaque message -> end of the data sent
-  std::map<std::uint64_t, std::uint64_t> pool_used_;  // association -> octets sent under pool grants
+  std::map<std::uint64_t, std::uint64_t>
+      pool_used_;  // association -> octets sent under pool grants
   // (association, message) -> its latest CREDIT_REQUEST, which transfer repeats.
   std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
   std::optional<Stop> watch_failure_;

@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <algorithm>
 #include <deque>
+#include <fstream>
 #include <system_error>
 #include <thread>
 
@@ -113,12 +113,13 @@ class SocketAdapter final : public Adapter {
         for (const auto& [key, value] : s.config) {
           const auto it = spec_.configured.find(key);
           if (it != spec_.configured.end() && it->second == value) continue;
-          unsupported_ = "the scenario configures the IUT (config " + config_keys_text(s.config) +
-                         "): udp: reaches an IUT that is already running; start it so and declare " +
-                         key + "=" + std::to_string(value) + " in --iut udp:...,KEY=VALUE (" +
-                         (it == spec_.configured.end() ? "not declared"
-                                                       : "declared " + std::to_string(it->second)) +
-                         "), or use exec: with {config}";
+          unsupported_ =
+              "the scenario configures the IUT (config " + config_keys_text(s.config) +
+              "): udp: reaches an IUT that is already running; start it so and declare " + key +
+              "=" + std::to_string(value) + " in --iut udp:...,KEY=VALUE (" +
+              (it == spec_.configured.end() ? "not declared"
+                                            : "declared " + std::to_string(it->second)) +
+              "), or use exec: with {config}";
           return unsupported_;
         }
       } else if (!placeholder) {
@@ -130,8 +131,9 @@ class SocketAdapter final : public Adapter {
     // Queue observations go through the IUT's upper tester (`queue`, docs/upper-tester.md):
     // exec: only, whose command serves it on stdio.
     if (has_queue(s) && spec_.kind != AdapterSpec::Kind::Exec) {
-      unsupported_ = "queue observations need the IUT's upper tester (op queue), which exec: "
-                     "serves on stdio, or the in-process CRN (reference:crn)";
+      unsupported_ =
+          "queue observations need the IUT's upper tester (op queue), which exec: "
+          "serves on stdio, or the in-process CRN (reference:crn)";
       return unsupported_;
     }
     Address loopback;
@@ -161,7 +163,8 @@ class SocketAdapter final : public Adapter {
     tester_data_ = data_->local();
     // Another host on the loopback network, for from=$other (an off-path host, an unconfigured
     // CRN): any 127.0.0.0/8 address is local on Linux.
-    if (!loopback.ipv6 && loopback.ip[0] == 127 && !open_udp(Address::v4(127, 0, 0, 3, 0), other_)) {
+    if (!loopback.ipv6 && loopback.ip[0] == 127 &&
+        !open_udp(Address::v4(127, 0, 0, 3, 0), other_)) {
       other_addr_ = other_->local();
     }
     started_ = Clock::now();
@@ -181,10 +184,12 @@ class SocketAdapter final : public Adapter {
   [[nodiscard]] Address other_control() const override { return other_addr_; }
   [[nodiscard]] bool virtual_time() const override { return false; }
   [[nodiscard]] std::string describe() const override {
-    return spec_.kind == AdapterSpec::Kind::Udp ? "udp:" + iut_.to_string() : "exec:" + spec_.command;
+    return spec_.kind == AdapterSpec::Kind::Udp ? "udp:" + iut_.to_string()
+                                                : "exec:" + spec_.command;
   }
   [[nodiscard]] Time now() override {
-    return Time{std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started_).count()};
+    return Time{
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started_).count()};
   }
 
   void send(const Packet& p) override {
@@ -268,9 +273,11 @@ class SocketAdapter final : public Adapter {
     const bool exec = spec_.kind == AdapterSpec::Kind::Exec && child_ > 0 && !child_exited_;
     const bool tcp = spec_.kind == AdapterSpec::Kind::Udp && from_child_.get() >= 0;
     if (!exec && !tcp) {
-      return json{{"ok", false}, {"error", "unsupported"},
-                  {"detail", "this udp: IUT has no upper tester: give its TCP address "
-                             "(udp:HOST:PORT,upper=tcp:HOST:PORT), or use exec:"}};
+      return json{{"ok", false},
+                  {"error", "unsupported"},
+                  {"detail",
+                   "this udp: IUT has no upper tester: give its TCP address "
+                   "(udp:HOST:PORT,upper=tcp:HOST:PORT), or use exec:"}};
     }
     auto r = exchange(request);
     if (!r) return json{{"ok", false}, {"error", "no_answer"}, {"detail", child_status()}};
@@ -469,8 +476,9 @@ class SocketAdapter final : public Adapter {
     }
     hello_ = nlohmann::json::parse(hello->dump());
     if (has_queue(s) && !offers(*hello_, "queue")) {
-      unsupported_ = "queue observations need the IUT's upper tester op queue, which its hello does "
-                     "not list (rdcc crn serves it with --upper-tester stdio)";
+      unsupported_ =
+          "queue observations need the IUT's upper tester op queue, which its hello does "
+          "not list (rdcc crn serves it with --upper-tester stdio)";
       return unsupported_;
     }
     return std::nullopt;
@@ -478,7 +486,8 @@ class SocketAdapter final : public Adapter {
 
   static bool offers(const json& hello, const std::string& op) {
     const auto ops = hello.find("ops");
-    return ops != hello.end() && ops->is_array() && std::find(ops->begin(), ops->end(), op) != ops->end();
+    return ops != hello.end() && ops->is_array() &&
+           std::find(ops->begin(), ops->end(), op) != ops->end();
   }
 
   // Ready when a UDP socket is bound to the IUT's RDCC port (/proc/net/udp, udp6), or an
@@ -519,7 +528,8 @@ class SocketAdapter final : public Adapter {
         const std::string answer = pending_.substr(0, nl);
         pending_.erase(0, nl + 1);
         auto j = json::parse(answer, nullptr, false);
-        if (j.is_discarded()) return json{{"ok", false}, {"error", "bad_answer"}, {"detail", answer}};
+        if (j.is_discarded())
+          return json{{"ok", false}, {"error", "bad_answer"}, {"detail", answer}};
         return j;
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
@@ -541,7 +551,8 @@ class SocketAdapter final : public Adapter {
   std::optional<std::string> connect_upper() {
     Address at;
     if (!Address::parse(spec_.upper, at)) {
-      return "upper=tcp:" + spec_.upper + ": not an IP address and port (a.b.c.d:PORT or [v6]:PORT)";
+      return "upper=tcp:" + spec_.upper +
+             ": not an IP address and port (a.b.c.d:PORT or [v6]:PORT)";
     }
     const udp::SockAddr sa = udp::to_sockaddr(at);
     Fd fd(::socket(at.ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -561,7 +572,8 @@ class SocketAdapter final : public Adapter {
   // carry them into the next scenario), then the connection closed.
   void close_upper() {
     if (spec_.kind != AdapterSpec::Kind::Udp || from_child_.get() < 0) return;
-    for (const auto& handle : submitted_) (void)exchange(json{{"op", "cancel"}, {"handle", handle}});
+    for (const auto& handle : submitted_)
+      (void)exchange(json{{"op", "cancel"}, {"handle", handle}});
     submitted_.clear();
     to_child_.reset();
     from_child_.reset();
@@ -668,10 +680,14 @@ std::optional<std::string> probe_liveness(const AdapterSpec& spec, std::string* 
   }
   // A CREDIT_REQUEST for an association no receiver has given out: it creates no state, and a
   // receiver answers it with ERROR (UNKNOWN_ASSOCIATION) (Error Handling and Recovery).
-  auto probe = message_from_json(nlohmann::ordered_json{
-      {"type", "CREDIT_REQUEST"}, {"association_id", 0xFFFFFFFFU}, {"epoch", 0xFFFFU},
-      {"sequence_number", 1U}, {"message_id", 1U}, {"message_length", 1U},
-      {"binding_kind", "OPAQUE"}, {"binding_value", 1U}});
+  auto probe = message_from_json(nlohmann::ordered_json{{"type", "CREDIT_REQUEST"},
+                                                        {"association_id", 0xFFFFFFFFU},
+                                                        {"epoch", 0xFFFFU},
+                                                        {"sequence_number", 1U},
+                                                        {"message_id", 1U},
+                                                        {"message_length", 1U},
+                                                        {"binding_kind", "OPAQUE"},
+                                                        {"binding_value", 1U}});
   if (!probe) return "cannot build the probe: " + probe.error().describe();
   std::array<std::byte, 128> buf{};
   const auto n = encode(*probe, buf);
@@ -685,7 +701,8 @@ std::optional<std::string> probe_liveness(const AdapterSpec& spec, std::string* 
     std::array<std::byte, 2048> in{};
     if (::recv(fd.get(), in.data(), in.size(), 0) >= 0) return std::nullopt;  // it answers
     if (errno == ECONNREFUSED) {
-      return "nothing listens at udp:" + where + " (ICMP port unreachable): is the IUT running, "
+      return "nothing listens at udp:" + where +
+             " (ICMP port unreachable): is the IUT running, "
              "and is this its RDCC port?";
     }
   }
@@ -693,8 +710,11 @@ std::optional<std::string> probe_liveness(const AdapterSpec& spec, std::string* 
   // (UNKNOWN_ASSOCIATION), but one that does not is a conformance finding
   // (receiver-unknown-association-error judges it), not an absent IUT: a note, and the run goes on.
   if (spec.role == Role::Receiver && note != nullptr) {
-    *note = "the IUT at udp:" + where + " did not answer a CREDIT_REQUEST for an unknown "
-            "association within " + std::to_string(kTries * kWaitMs) + " ms (no ICMP port "
+    *note = "the IUT at udp:" + where +
+            " did not answer a CREDIT_REQUEST for an unknown "
+            "association within " +
+            std::to_string(kTries * kWaitMs) +
+            " ms (no ICMP port "
             "unreachable either): if it is not running, or this is not its RDCC port, the "
             "scenarios will be inconclusive";
   }

@@ -16,7 +16,8 @@ std::vector<std::string> find_scenario_files(const std::string& dir) {
   std::error_code ec;
   for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".scn") files.push_back(it->path().string());
+    if (it->is_regular_file() && it->path().extension() == ".scn")
+      files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -156,8 +157,9 @@ std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
       results[i] = std::move(r);
     }
   };
-  const unsigned jobs = std::max(1U, std::min<unsigned>(options.jobs, static_cast<unsigned>(
-                                                                          std::max<std::size_t>(1, scenarios.size()))));
+  const unsigned jobs = std::max(
+      1U, std::min<unsigned>(options.jobs,
+                             static_cast<unsigned>(std::max<std::size_t>(1, scenarios.size()))));
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();

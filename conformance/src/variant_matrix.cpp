@@ -22,7 +22,8 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-std::vector<const ScenarioResult*> with_verdict(const std::vector<ScenarioResult>& results, Verdict v) {
+std::vector<const ScenarioResult*> with_verdict(const std::vector<ScenarioResult>& results,
+                                                Verdict v) {
   std::vector<const ScenarioResult*> out;
   for (const auto& r : results) {
     if (r.verdict == v) out.push_back(&r);
@@ -44,20 +45,17 @@ std::string not_passed(const std::vector<ScenarioResult>& results) {
 nlohmann::ordered_json verdicts_json(const std::vector<ScenarioResult>& results) {
   auto j = nlohmann::ordered_json::object();
   for (const auto& r : results) {
-    j[r.name] = r.reason.empty()
-                    ? nlohmann::ordered_json(to_string(r.verdict))
-                    : nlohmann::ordered_json{{"verdict", to_string(r.verdict)}, {"reason", r.reason}};
+    j[r.name] = r.reason.empty() ? nlohmann::ordered_json(to_string(r.verdict))
+                                 : nlohmann::ordered_json{{"verdict", to_string(r.verdict)},
+                                                          {"reason", r.reason}};
   }
   return j;
 }
 
 nlohmann::ordered_json counts_json(const Counts& c) {
-  return {{"passed", c.passed},
-          {"warned", c.warned},
-          {"failed", c.failed},
-          {"inconclusive", c.inconclusive},
-          {"unsupported", c.unsupported},
-          {"skipped", c.skipped}};
+  return {{"passed", c.passed},           {"warned", c.warned},
+          {"failed", c.failed},           {"inconclusive", c.inconclusive},
+          {"unsupported", c.unsupported}, {"skipped", c.skipped}};
 }
 
 std::string md_cell(std::string text) {
@@ -70,7 +68,9 @@ std::string md_cell(std::string text) {
 
 }  // namespace
 
-std::vector<const ScenarioResult*> VariantRow::with(Verdict v) const { return with_verdict(results, v); }
+std::vector<const ScenarioResult*> VariantRow::with(Verdict v) const {
+  return with_verdict(results, v);
+}
 std::vector<const ScenarioResult*> VariantRow::strict_with(Verdict v) const {
   return with_verdict(strict_results, v);
 }
@@ -166,19 +166,20 @@ void write_variant_matrix(const std::string& dir_text, const VariantMatrix& m) {
     for (const auto* results : {&row.results, &row.strict_results}) {
       for (const auto& r : *results) {
         if (r.verdict == Verdict::Pass || r.verdict == Verdict::Skipped) continue;
-        notes += (notes.empty() ? "" : "; ") + std::string(results == &row.strict_results ? "strict " : "") +
+        notes += (notes.empty() ? "" : "; ") +
+                 std::string(results == &row.strict_results ? "strict " : "") +
                  to_string(r.verdict) + " " + r.name;
       }
     }
     md << "| `" << row.variant->name << "` | " << ref::to_string(row.variant->role) << " | \""
        << md_cell(permits_text(*row.variant)) << "\" (" << row.variant->section
        << (row.variant->requirement.empty() ? "" : ", " + std::string(row.variant->requirement))
-       << ") | "
-       << summary_line(count(row.results)) << " | " << summary_line(count(row.strict_results))
-       << " | " << (notes.empty() ? "" : md_cell(notes)) << " |\n";
+       << ") | " << summary_line(count(row.results)) << " | "
+       << summary_line(count(row.strict_results)) << " | " << (notes.empty() ? "" : md_cell(notes))
+       << " |\n";
   }
-  md << "\n" << m.rows.size() - m.failed().size() << " of " << m.rows.size()
-     << " variants passed.\n";
+  md << "\n"
+     << m.rows.size() - m.failed().size() << " of " << m.rows.size() << " variants passed.\n";
   write_file(dir / "variant-matrix.md", md.str());
 
   nlohmann::ordered_json j;

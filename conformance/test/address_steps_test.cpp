@@ -33,14 +33,16 @@ ScenarioResult run(const std::string& steps) {
 // The reference answers a CREDIT_REQUEST for the association from another address with ERROR
 // (UNKNOWN_ASSOCIATION) to that address (docs/spec-notes.md, 15).
 TEST(AddressSteps, SendFromAnotherAddress_ReachesTheIutFromThere) {
-  const auto pass = run("send CREDIT_REQUEST from=10.0.0.3:50000 message_id=1 message_length=4096 "
-                        "binding_kind=OPAQUE binding_value=1\n"
-                        "expect ERROR within 1ms reason=UNKNOWN_ASSOCIATION to=10.0.0.3:50000 "
-                        "from=10.0.0.1:50000\n");
+  const auto pass =
+      run("send CREDIT_REQUEST from=10.0.0.3:50000 message_id=1 message_length=4096 "
+          "binding_kind=OPAQUE binding_value=1\n"
+          "expect ERROR within 1ms reason=UNKNOWN_ASSOCIATION to=10.0.0.3:50000 "
+          "from=10.0.0.1:50000\n");
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
-  const auto fail = run("send CREDIT_REQUEST from=10.0.0.3:50000 message_id=1 message_length=4096 "
-                        "binding_kind=OPAQUE binding_value=1\n"
-                        "expect ERROR within 1ms to!=10.0.0.3:50000\n");
+  const auto fail =
+      run("send CREDIT_REQUEST from=10.0.0.3:50000 message_id=1 message_length=4096 "
+          "binding_kind=OPAQUE binding_value=1\n"
+          "expect ERROR within 1ms to!=10.0.0.3:50000\n");
   EXPECT_EQ(fail.verdict, Verdict::Fail);
   EXPECT_NE(fail.reason.find("to was 10.0.0.3:50000, wanted != 10.0.0.3:50000"), std::string::npos)
       << fail.reason;
@@ -48,8 +50,9 @@ TEST(AddressSteps, SendFromAnotherAddress_ReachesTheIutFromThere) {
 
 TEST(AddressSteps, RawVariables_AreWrittenBigEndianInTheirWidth) {
   // An unknown Type naming the association: the reference answers UNSUPPORTED_TYPE.
-  const auto pass = run("send raw 10 0b 00 10 $assoc:4 $epoch:2 0000 00000009\n"
-                        "expect ERROR within 1ms reason=UNSUPPORTED_TYPE association_id=$assoc\n");
+  const auto pass =
+      run("send raw 10 0b 00 10 $assoc:4 $epoch:2 0000 00000009\n"
+          "expect ERROR within 1ms reason=UNSUPPORTED_TYPE association_id=$assoc\n");
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
   // The same with a wrong Association ID: no association, no reply.
   const auto silent = run("send raw 10 0b 00 10 $assoc+1:4 $epoch:2 0000 00000009\nsilence 1ms\n");

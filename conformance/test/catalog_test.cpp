@@ -222,8 +222,8 @@ TEST_F(CatalogAgainstSpec, Spec_IsReadAndSplitIntoSentences) {
     return r == nullptr ? std::string() : r->text;
   };
   EXPECT_TRUE(has(text("RDCC-FMT-01")));
-  EXPECT_TRUE(has(text("RDCC-UNSCHED-03")));     // a numbered rule
-  EXPECT_TRUE(has(text("RDCC-ERR-02")));         // a bullet
+  EXPECT_TRUE(has(text("RDCC-UNSCHED-03")));                                // a numbered rule
+  EXPECT_TRUE(has(text("RDCC-ERR-02")));                                    // a bullet
   EXPECT_TRUE(has("On-Path Congestion Reporting " + text("RDCC-CRN-01")));  // after its heading
   EXPECT_TRUE(has(text("RDCC-SCOPE-01")));
 }

@@ -45,11 +45,12 @@ TEST(KillMatrix, OneScenario_KillsWhatItChecksAndNamesTheSurvivors) {
   ASSERT_EQ(m.rows.size(), testing::kMutantCount);
 
   // It checks the destination, its port, Direction and Association ID / Epoch ...
-  for (const char* killed : {"crn-wrong-side", "crn-wrong-port", "crn-direction-swapped",
-                             "crn-nonzero-association"}) {
+  for (const char* killed :
+       {"crn-wrong-side", "crn-wrong-port", "crn-direction-swapped", "crn-nonzero-association"}) {
     const auto& row = row_of(m, killed);
     EXPECT_EQ(row.scenarios_run, 1U) << killed;
-    EXPECT_EQ(row.killed_by, std::vector<std::string>{"crn-report-to-sender-unscheduled"}) << killed;
+    EXPECT_EQ(row.killed_by, std::vector<std::string>{"crn-report-to-sender-unscheduled"})
+        << killed;
   }
   // ... not the Congestion Degree nor the rate limits; and nothing of the other roles runs.
   for (const char* survived : {"crn-degree-formula", "crn-no-flow-limit", "crn-no-port-limit"}) {
@@ -65,7 +66,8 @@ TEST(KillMatrix, OneScenario_KillsWhatItChecksAndNamesTheSurvivors) {
   EXPECT_NE(text.find("crn-wrong-port  [crn]  killed by 1 of 1: crn-report-to-sender-unscheduled"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("crn-degree-formula  [crn]  SURVIVED 1 scenarios"), std::string::npos) << text;
+  EXPECT_NE(text.find("crn-degree-formula  [crn]  SURVIVED 1 scenarios"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("60 mutants: 4 killed, 56 survived"), std::string::npos) << text;
 }
 
@@ -93,8 +95,9 @@ TEST(KillMatrix, SilencePastThePatience_WhereTheReferenceAnswers_IsAKill_NamedAs
 TEST(KillMatrix, WritesTextMarkdownAndJson) {
   const auto scenarios = load("crn/at-threshold-silent.scn");
   const KillMatrix m = run_kill_matrix(scenarios, reference_options());
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rdcc-kill-matrix-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("rdcc-kill-matrix-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::remove_all(dir);
   write_kill_matrix(dir.string(), m);
 

@@ -72,32 +72,33 @@ TEST(Parser, StepAnnotation_UnknownId_IsAnErrorAtItsColumn) {
                      "silence 1ms checks RDCC-SEC-03 RDCC-SEC-09\n",
                      known),
             "t.scn:4:32: unknown requirement ID 'RDCC-SEC-09' (not in the catalog)");
-  EXPECT_EQ(error_of("scenario s1\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-09\nsilence 1ms\n",
-                     known),
-            "t.scn:3:20: unknown requirement ID 'RDCC-SEC-09' (not in the catalog)");
+  EXPECT_EQ(
+      error_of("scenario s1\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-09\nsilence 1ms\n", known),
+      "t.scn:3:20: unknown requirement ID 'RDCC-SEC-09' (not in the catalog)");
 }
 
 TEST(Parser, FullScenario_AllStepKinds) {
-  const auto s = parse_ok(kHead +
-                          "tags assoc grant\n"
-                          "description \"a # not a comment\"\n"
-                          "config budget=65536 capabilities=POOL|STATUS\n"
-                          "# a comment\n"
-                          "\n"
-                          "send ASSOC_REQUEST sender_nonce=0x11 capabilities=POOL|STATUS\n"
-                          "expect ASSOC_ACCEPT after 1us within 5ms association_id!=0 -> a=association_id e=epoch\n"
-                          "defaults association_id=$a epoch=$e\n"
-                          "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE\n"
-                          "expect one of within 2ms\n"
-                          "  | CREDIT_GRANT grant_limit<=$a+4096 flags&FINAL\n"
-                          "  | ERROR reason=BUDGET_EXHAUSTED\n"
-                          "  | silence\n"
-                          "send raw 10 0b 00 10  # trailing comment\n"
-                          "send data message=1 offset=0 length=4096 last=1\n"
-                          "expect data within 1ms message=1 offset<8192\n"
-                          "ignore SENDER_STATUS data\n"
-                          "silence 2ms\n"
-                          "wait 100us\n");
+  const auto s = parse_ok(
+      kHead +
+      "tags assoc grant\n"
+      "description \"a # not a comment\"\n"
+      "config budget=65536 capabilities=POOL|STATUS\n"
+      "# a comment\n"
+      "\n"
+      "send ASSOC_REQUEST sender_nonce=0x11 capabilities=POOL|STATUS\n"
+      "expect ASSOC_ACCEPT after 1us within 5ms association_id!=0 -> a=association_id e=epoch\n"
+      "defaults association_id=$a epoch=$e\n"
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE\n"
+      "expect one of within 2ms\n"
+      "  | CREDIT_GRANT grant_limit<=$a+4096 flags&FINAL\n"
+      "  | ERROR reason=BUDGET_EXHAUSTED\n"
+      "  | silence\n"
+      "send raw 10 0b 00 10  # trailing comment\n"
+      "send data message=1 offset=0 length=4096 last=1\n"
+      "expect data within 1ms message=1 offset<8192\n"
+      "ignore SENDER_STATUS data\n"
+      "silence 2ms\n"
+      "wait 100us\n");
   EXPECT_EQ(s.name, "s1");
   EXPECT_EQ(s.role, Role::Receiver);
   ASSERT_EQ(s.tags.size(), 2U);
@@ -134,20 +135,23 @@ TEST(Parser, ExpectWithoutWithin_HasTheDefaultWindow) {
 }
 
 TEST(Parser, UpperAndQueue_ForTheirRoles) {
-  const auto s = parse_ok("scenario s\nrole sender\nchecks RDCC-MODE-02\n"
-                          "upper submit length=4096 class=2 service_hint=LATENCY_SENSITIVE -> h=handle\n"
-                          "upper cancel handle=$h\n");
+  const auto s = parse_ok(
+      "scenario s\nrole sender\nchecks RDCC-MODE-02\n"
+      "upper submit length=4096 class=2 service_hint=LATENCY_SENSITIVE -> h=handle\n"
+      "upper cancel handle=$h\n");
   EXPECT_EQ(s.steps[0].upper_op, "submit");
   EXPECT_EQ(s.steps[0].pattern.captures[0].field, "handle");
-  const auto c = parse_ok("scenario c\nrole crn\nchecks RDCC-CRN-03\n"
-                          "queue port=1 occupancy=100000 source=10.0.0.5:40000 destination=10.0.0.9:4791\n");
+  const auto c = parse_ok(
+      "scenario c\nrole crn\nchecks RDCC-CRN-03\n"
+      "queue port=1 occupancy=100000 source=10.0.0.5:40000 destination=10.0.0.9:4791\n");
   EXPECT_EQ(c.steps[0].kind, Step::Kind::Queue);
 }
 
 TEST(Parser, SendRocev2_TakesQueuePairPsnLengthAndOpcode) {
-  const auto s = parse_ok(kHead +
-                          "send rocev2 qp=0x123 psn=100 opcode=RDMA_WRITE_FIRST length=2048 dma_length=4096\n"
-                          "send rocev2 qp=$qp length=4096 opcode=10 ce=1 dscp=26\n");
+  const auto s =
+      parse_ok(kHead +
+               "send rocev2 qp=0x123 psn=100 opcode=RDMA_WRITE_FIRST length=2048 dma_length=4096\n"
+               "send rocev2 qp=$qp length=4096 opcode=10 ce=1 dscp=26\n");
   ASSERT_EQ(s.steps.size(), 2U);
   EXPECT_EQ(s.steps[0].kind, Step::Kind::SendRocev2);
   ASSERT_EQ(s.steps[0].pattern.matchers.size(), 5U);
@@ -174,10 +178,11 @@ TEST_P(ParserErrors, NameFileLineColumnAndWhatWasExpected) {
 INSTANTIATE_TEST_SUITE_P(
     All, ParserErrors,
     ::testing::Values(
-        ErrorCase{"UnknownKeyword", kHead + "sned ERROR\n",
-                  "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
-                  "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
-                  "description, config), found 'sned'"},
+        ErrorCase{
+            "UnknownKeyword", kHead + "sned ERROR\n",
+            "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
+            "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
+            "description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
                   "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
                   "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
@@ -243,10 +248,13 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"UnknownRocev2Field", kHead + "send rocev2 qp=1 length=4 opcod=6\n",
                   "t.scn:4:27: unknown rocev2 field 'opcod' (known: qp, psn, length, dma_length, "
                   "opcode, ce, dscp, unscheduled)"},
-        ErrorCase{"Rocev2FirstWithoutDmaLength", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_FIRST\n",
-                  "t.scn:4:50: expected dma_length=... (the length of the whole RDMA WRITE, for its "
-                  "RETH) in send rocev2 opcode=RDMA_WRITE_FIRST"},
-        ErrorCase{"Rocev2LastWithDmaLength", kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_LAST dma_length=8\n",
+        ErrorCase{
+            "Rocev2FirstWithoutDmaLength",
+            kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_FIRST\n",
+            "t.scn:4:50: expected dma_length=... (the length of the whole RDMA WRITE, for its "
+            "RETH) in send rocev2 opcode=RDMA_WRITE_FIRST"},
+        ErrorCase{"Rocev2LastWithDmaLength",
+                  kHead + "send rocev2 qp=1 length=4 opcode=RDMA_WRITE_LAST dma_length=8\n",
                   "t.scn:4:50: dma_length belongs to RDMA_WRITE_FIRST and RDMA_WRITE_ONLY (their "
                   "RETH); RDMA_WRITE_LAST has none"},
         ErrorCase{"Rocev2WithoutLength", kHead + "send rocev2 qp=1\n",
@@ -286,11 +294,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "idle_timeout_ms)"},
         ErrorCase{"UpperOnReceiver", kHead + "upper submit length=1\n",
                   "t.scn:4:7: upper submit needs a sender IUT (role sender)"},
-        ErrorCase{"UnknownUpperKey", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit lenght=1\n",
-                  "t.scn:4:14: unknown key 'lenght' for upper submit (known: length, class, "
-                  "weight, service_hint, deadline_us, binding, binding_value, force_scheduled, mode)"},
-        ErrorCase{"BadSubmitMode", "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit length=1 mode=eager\n",
-                  "t.scn:4:28: expected mode=scheduled or mode=unscheduled"},
+        ErrorCase{
+            "UnknownUpperKey",
+            "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit lenght=1\n",
+            "t.scn:4:14: unknown key 'lenght' for upper submit (known: length, class, "
+            "weight, service_hint, deadline_us, binding, binding_value, force_scheduled, mode)"},
+        ErrorCase{
+            "BadSubmitMode",
+            "scenario s\nrole sender\nchecks RDCC-MODE-02\nupper submit length=1 mode=eager\n",
+            "t.scn:4:28: expected mode=scheduled or mode=unscheduled"},
         ErrorCase{"SetBuiltin", kHead + "set tester_port=1\n",
                   "t.scn:4:5: $tester_port is a built-in variable; set another name"},
         ErrorCase{"SetName", kHead + "set a=POOL\n",
@@ -326,13 +338,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
                   "CANCEL, CREDIT_RETURN, ERROR), 'data', 'none' or a field matcher after a "
                   "type, found 'message_id=1'"},
-        ErrorCase{"AddressVariableInNumberField", kHead + "send CREDIT_REQUEST message_id=$tester\n",
+        ErrorCase{"AddressVariableInNumberField",
+                  kHead + "send CREDIT_REQUEST message_id=$tester\n",
                   "t.scn:4:32: field 'message_id' cannot take $tester (not a number)"},
         ErrorCase{"PortVariableAsAddress", kHead + "expect ERROR to=$tester_port\n",
                   "t.scn:4:17: 'to' takes IP:PORT or an address variable ($tester, $iut, "
                   "$other, ...), not '$tester_port'"},
-        ErrorCase{"AddressVariableInIpField", kHead +
-                  "send CONGESTION_REPORT source_address=$tester\n",
+        ErrorCase{"AddressVariableInIpField",
+                  kHead + "send CONGESTION_REPORT source_address=$tester\n",
                   "t.scn:4:39: field 'source_address' cannot take $tester (an address field "
                   "takes an IP variable such as $tester_ip)"},
         ErrorCase{"CaptureIntoBuiltin", kHead + "expect ERROR -> tester=reason\n",
@@ -343,19 +356,21 @@ INSTANTIATE_TEST_SUITE_P(
                   "found 'pacing_rate<=5'"},
         ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
                   "t.scn:4:1: transfer needs length="},
-        ErrorCase{"TransferUnknownField", kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
+        ErrorCase{"TransferUnknownField",
+                  kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
                   "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment= "
                   "and ce=, not 'flags'"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
-  auto r = parse_scenario(kHead +
-                              "ignore ASSOC_ACCEPT flags&PARAMETER_UPDATE CREDIT_GRANT message_id=1 "
-                              "grant_limit<=$limit data offset<4096\n"
-                              "send raw from=$other 10 0b 00 10\n"
-                              "expect ERROR to=$tester\n"
-                              "watch pacing_sum<=100000\n",
-                          "t.scn", {});
+  auto r =
+      parse_scenario(kHead +
+                         "ignore ASSOC_ACCEPT flags&PARAMETER_UPDATE CREDIT_GRANT message_id=1 "
+                         "grant_limit<=$limit data offset<4096\n"
+                         "send raw from=$other 10 0b 00 10\n"
+                         "expect ERROR to=$tester\n"
+                         "watch pacing_sum<=100000\n",
+                     "t.scn", {});
   ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
   const auto& st = std::get<Scenario>(r).steps;
   ASSERT_EQ(st[0].ignore_patterns.size(), 3U);
@@ -372,8 +387,9 @@ TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
 // require VAR OP VALUE ... "reason": conditions on captured variables, and why the scenario
 // cannot test an IUT for which one does not hold.
 TEST(Parser, Require_TakesConditionsOnVariablesAndAQuotedReason) {
-  auto r = parse_scenario(kHead + "require us=4096 caps&2 n<=$limit+1 \"scheduled mode\"\n"
-                                  "expect data end<=$limit -> e=end\n",
+  auto r = parse_scenario(kHead +
+                              "require us=4096 caps&2 n<=$limit+1 \"scheduled mode\"\n"
+                              "expect data end<=$limit -> e=end\n",
                           "t.scn", {});
   ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
   const auto& st = std::get<Scenario>(r).steps;
@@ -389,8 +405,9 @@ TEST(Parser, Require_TakesConditionsOnVariablesAndAQuotedReason) {
 
 TEST(Parser, UnknownRequirementId_NamesTheId) {
   const KnownId known = [](std::string_view id) { return id == "RDCC-ASSOC-01"; };
-  EXPECT_EQ(error_of("scenario s\nrole receiver\nchecks RDCC-ASSOC-01 RDCC-ASSOC-99\nwait 1ms\n", known),
-            "t.scn:3:22: unknown requirement ID 'RDCC-ASSOC-99' (not in the catalog)");
+  EXPECT_EQ(
+      error_of("scenario s\nrole receiver\nchecks RDCC-ASSOC-01 RDCC-ASSOC-99\nwait 1ms\n", known),
+      "t.scn:3:22: unknown requirement ID 'RDCC-ASSOC-99' (not in the catalog)");
   EXPECT_EQ(error_of("scenario s\nrole receiver\nchecks RDCC-ASSOC-01\nwait 1ms\n", known), "");
 }
 

@@ -13,8 +13,8 @@
 
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/variant_matrix.hpp"
-#include "rdcc/reference/variants.hpp"
 #include "rdcc/reference/rules.hpp"
+#include "rdcc/reference/variants.hpp"
 
 namespace rdcc::conformance {
 namespace {

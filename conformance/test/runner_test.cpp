@@ -153,8 +153,9 @@ TEST(Runner, NothingArrivesWithinThePatience_IsInconclusive) {
   o.patience = ref::milliseconds(5);
   const auto longer = run_text(receiver("expect one of within 20ms\n  | ERROR\n  | MSG_DONE\n"), o);
   EXPECT_EQ(longer.verdict, Verdict::Inconclusive);
-  EXPECT_EQ(longer.reason,
-            "no ERROR or MSG_DONE within the tester's patience of 20ms (the spec sets no deadline)");
+  EXPECT_EQ(
+      longer.reason,
+      "no ERROR or MSG_DONE within the tester's patience of 20ms (the spec sets no deadline)");
   EXPECT_EQ(longer.elapsed, ref::milliseconds(20));
 }
 
@@ -213,7 +214,8 @@ TEST(Runner, Captures_CarryValuesWithArithmetic) {
       "expect CREDIT_GRANT within 1ms -> limit=grant_limit\n"
       "send data message=1 offset=0 length=$limit last=1\n"
       "expect MSG_DONE within 1ms message_id=1 octets_received=$limit\n"
-      "send CREDIT_REQUEST message_id=2 message_length=$limit+4096 binding_kind=OPAQUE binding_value=2\n"
+      "send CREDIT_REQUEST message_id=2 message_length=$limit+4096 binding_kind=OPAQUE "
+      "binding_value=2\n"
       "expect CREDIT_GRANT within 1ms message_id=2 grant_limit=$limit+4096\n"));
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason << pass.actual;
   const auto fail = run_text(receiver(
@@ -238,21 +240,24 @@ TEST(Runner, AfterBound_AnEarlyMessageFails) {
 TEST(Runner, UnknownVariable_IsInconclusive) {
   const auto r = run_text(receiver("send CREDIT_REQUEST message_id=$nope message_length=1\n"));
   EXPECT_EQ(r.verdict, Verdict::Inconclusive);
-  EXPECT_EQ(r.reason, "t.scn:7:32: '$nope' has no value here (variable not captured, or not a number)");
+  EXPECT_EQ(r.reason,
+            "t.scn:7:32: '$nope' has no value here (variable not captured, or not a number)");
 }
 
 TEST(Runner, ValueTooLargeForItsField_IsInconclusive) {
   const auto r = run_text(receiver("send CREDIT_REQUEST traffic_class=300\n"));
   EXPECT_EQ(r.verdict, Verdict::Inconclusive);
-  EXPECT_NE(r.reason.find("field 'traffic_class': value 300 is larger than the field's maximum 255"),
-            std::string::npos)
+  EXPECT_NE(
+      r.reason.find("field 'traffic_class': value 300 is larger than the field's maximum 255"),
+      std::string::npos)
       << r.reason;
 }
 
 TEST(Runner, UpperOnAReceiver_IsUnsupported_BeforeTheFirstStep) {
-  const auto r = run_text(receiver("send CREDIT_REQUEST message_id=1 message_length=8192 "
-                                   "binding_kind=OPAQUE binding_value=1\n"
-                                   "expect CREDIT_GRANT within 1ms grant_limit=1\nupper stats\n"));
+  const auto r =
+      run_text(receiver("send CREDIT_REQUEST message_id=1 message_length=8192 "
+                        "binding_kind=OPAQUE binding_value=1\n"
+                        "expect CREDIT_GRANT within 1ms grant_limit=1\nupper stats\n"));
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
   EXPECT_EQ(r.reason,
             "needs upper stats, which the IUT's upper tester does not offer (its hello lists "
@@ -324,9 +329,10 @@ TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
   Declaring none(Role::Sender, std::nullopt, std::nullopt);
   const auto r = run_on(none, kUnscheduledSender);
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
-  EXPECT_EQ(r.reason,
-            "needs the DSCP the domain configures for unscheduled data ($unscheduled_dscp), and "
-            "the IUT has none configured (its hello's \"unscheduled_dscp\", or --unscheduled-dscp)");
+  EXPECT_EQ(
+      r.reason,
+      "needs the DSCP the domain configures for unscheduled data ($unscheduled_dscp), and "
+      "the IUT has none configured (its hello's \"unscheduled_dscp\", or --unscheduled-dscp)");
   EXPECT_EQ(r.where.line, 9);
   EXPECT_TRUE(r.trace.empty());
   // With one configured, the same scenario passes, and the data is checked against it.
@@ -337,29 +343,31 @@ TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
 }
 
 TEST(Needs, UnscheduledModeTheIutDoesNotOffer_IsUnsupported) {
-  Declaring scheduled_only(Role::Sender,
-                           nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}},
-                                          {"modes", {"scheduled"}}},
-                           8);
+  Declaring scheduled_only(
+      Role::Sender,
+      nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}}, {"modes", {"scheduled"}}}, 8);
   const auto r = run_on(scheduled_only, kUnscheduledSender);
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
-  EXPECT_EQ(r.reason, "needs a message sent in unscheduled mode, which the IUT does not offer "
-                      "(its hello lists modes scheduled)");
+  EXPECT_EQ(r.reason,
+            "needs a message sent in unscheduled mode, which the IUT does not offer "
+            "(its hello lists modes scheduled)");
   // An IUT that does not list its modes is asked at the step; the reference sender configured
   // for scheduled mode only answers "unsupported" there.
   AdapterSpec spec;
   spec.role = Role::Sender;
   auto reference = make_reference_adapter(spec);
-  const auto r2 = run_on(*reference, "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
-                                      "config allow_unscheduled=0\n" +
-                                          kUnscheduledSender.substr(kUnscheduledSender.find("upper")));
+  const auto r2 = run_on(*reference,
+                         "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
+                         "config allow_unscheduled=0\n" +
+                             kUnscheduledSender.substr(kUnscheduledSender.find("upper")));
   EXPECT_EQ(r2.verdict, Verdict::Unsupported);
   EXPECT_NE(r2.reason.find("scheduled mode"), std::string::npos) << r2.reason;
 }
 
 TEST(Needs, ReceiverWithoutTheRocev2Binding_IsUnsupported_NotAFail) {
   // It answers ERROR (UNSUPPORTED_BINDING), as Transport Bindings prescribes.
-  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/rocev2-queue-pair-count.scn", {});
+  auto parsed =
+      load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/rocev2-queue-pair-count.scn", {});
   auto s = std::get<Scenario>(parsed);
   s.config["rocev2_binding"] = 0;
   AdapterSpec spec;
@@ -368,19 +376,22 @@ TEST(Needs, ReceiverWithoutTheRocev2Binding_IsUnsupported_NotAFail) {
   ASSERT_FALSE(adapter->start(s));
   const auto r = run_scenario(s, *adapter, RunOptions{});
   EXPECT_EQ(r.verdict, Verdict::Unsupported) << r.reason;
-  EXPECT_EQ(r.reason.rfind("the IUT declined: ERROR reason=UNSUPPORTED_BINDING message_id=1 (", 0), 0U)
+  EXPECT_EQ(r.reason.rfind("the IUT declined: ERROR reason=UNSUPPORTED_BINDING message_id=1 (", 0),
+            0U)
       << r.reason;
 }
 
 TEST(Needs, UpperOpTheIutDoesNotList_IsUnsupported) {
   Declaring no_cancel(Role::Sender, nlohmann::json{{"ok", true}, {"ops", {"hello", "submit"}}}, 8);
-  const auto r = run_on(no_cancel, "scenario t\nrole sender\nchecks RDCC-GRANT-09\n"
-                                   "upper submit length=4096 -> h=handle\n"
-                                   "expect ASSOC_REQUEST within 1ms\n"
-                                   "upper cancel handle=$h\n");
+  const auto r = run_on(no_cancel,
+                        "scenario t\nrole sender\nchecks RDCC-GRANT-09\n"
+                        "upper submit length=4096 -> h=handle\n"
+                        "expect ASSOC_REQUEST within 1ms\n"
+                        "upper cancel handle=$h\n");
   EXPECT_EQ(r.verdict, Verdict::Unsupported);
-  EXPECT_EQ(r.reason, "needs upper cancel, which the IUT's upper tester does not offer (its hello "
-                      "lists hello, submit)");
+  EXPECT_EQ(r.reason,
+            "needs upper cancel, which the IUT's upper tester does not offer (its hello "
+            "lists hello, submit)");
 }
 
 TEST(Runner, SenderIut_DataOnlyAfterCredit) {
@@ -417,7 +428,8 @@ TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhe
       "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=1 unscheduled_limit=0 "
       "grant_lifetime=1000 credit_unit=1024\n"
       "defaults association_id=7 epoch=1\n"
-      "expect CREDIT_REQUEST within 1ms message_length=16384 -> mid=message_id us=unscheduled_sent\n"
+      "expect CREDIT_REQUEST within 1ms message_length=16384 -> mid=message_id "
+      "us=unscheduled_sent\n"
       "REQUIRE\n"
       "send CREDIT_GRANT message_id=$mid grant_limit=8192 pacing_rate=100000 lifetime=1000\n"
       "ignore CREDIT_REQUEST SENDER_STATUS data message=$mid end<8192\n"
@@ -431,7 +443,9 @@ TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhe
     return run_text(t);
   };
   const auto pass = with("require us=0 caps&1 \"the IUT chose unscheduled mode\"");
-  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason << "\n" << pass.expected << "\n" << pass.actual;
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason << "\n"
+                                         << pass.expected << "\n"
+                                         << pass.actual;
   const auto unsupported = with("require us=0 caps&8 \"the IUT does not advertise bit 8\"");
   EXPECT_EQ(unsupported.verdict, Verdict::Unsupported);
   EXPECT_EQ(unsupported.reason,
@@ -500,12 +514,13 @@ TEST(Runner, IgnoreWithMatchers_SkipsOnlyWhatMatches) {
 // transfer sends every granted octet, whatever the windows, and keeps what arrives for the
 // next steps; it fails when the credit stops coming.
 TEST(Runner, Transfer_SendsTheGrantedOctetsUntilTheLength_AndKeepsThePackets) {
-  const auto r = run_text(receiver(
-      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
-      "expect CREDIT_GRANT within 1ms message_id=1 grant_limit<1048576\n"
-      "transfer message_id=1 message=1 length=1048576 segment=16384\n"
-      "ignore CREDIT_GRANT message_id=1\n"
-      "expect MSG_DONE within 1ms message_id=1 octets_received=1048576\n"));
+  const auto r =
+      run_text(receiver("send CREDIT_REQUEST message_id=1 message_length=1048576 "
+                        "binding_kind=OPAQUE binding_value=1\n"
+                        "expect CREDIT_GRANT within 1ms message_id=1 grant_limit<1048576\n"
+                        "transfer message_id=1 message=1 length=1048576 segment=16384\n"
+                        "ignore CREDIT_GRANT message_id=1\n"
+                        "expect MSG_DONE within 1ms message_id=1 octets_received=1048576\n"));
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
   // The data of a budget-bound receiver (G_s 3 MiB): one transfer, several grants.
   std::size_t grants = 0;
@@ -514,7 +529,8 @@ TEST(Runner, Transfer_SendsTheGrantedOctetsUntilTheLength_AndKeepsThePackets) {
   }
   EXPECT_GT(grants, 3U);
   const auto stuck = run_text(receiver(
-      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE "
+      "binding_value=1\n"
       "expect CREDIT_GRANT within 1ms message_id=1 -> limit=grant_limit\n"
       "send data message=1 offset=$limit length=4096\n"  // beyond the limit: no more credit
       "transfer within 3ms message_id=1 message=1 offset=0 length=1048576\n"));
@@ -545,7 +561,8 @@ TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
   // The reference grants one message the payload capacity of its 100 Gbit/s link: 98556
   // Mbit/s once the data packets' headers are left room for (spec-notes 72).
   const std::string steps =
-      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE binding_value=1\n"
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE "
+      "binding_value=1\n"
       "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=98556\n";
   const auto pass = run_text(receiver("watch pacing_sum<=98556\n" + steps + "silence 1ms\n"));
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
@@ -600,8 +617,8 @@ class EvictingReceiver : public Adapter {
   // The first association was evicted: a CREDIT_REQUEST of it gets what an unknown
   // association's does ("replies with ERROR (UNKNOWN_ASSOCIATION)", Error Handling and Recovery).
   void send(const Packet& p) override {
-    if (auto m = decode(p.payload); m && accepted_ >= 3 && first_ &&
-                                    header_of(*m).association_id == *first_) {
+    if (auto m = decode(p.payload);
+        m && accepted_ >= 3 && first_ && header_of(*m).association_id == *first_) {
       if (const auto* request = std::get_if<CreditRequest>(&*m)) {
         ErrorMessage e;
         e.header.association_id = *first_;
@@ -640,7 +657,9 @@ class EvictingReceiver : public Adapter {
     return inner_->receiver_budget();
   }
   std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
-  std::optional<std::uint8_t> unscheduled_dscp() const override { return inner_->unscheduled_dscp(); }
+  std::optional<std::uint8_t> unscheduled_dscp() const override {
+    return inner_->unscheduled_dscp();
+  }
 
  private:
   std::unique_ptr<Adapter> inner_;
@@ -664,8 +683,8 @@ struct CatalogLevels {
 };
 
 ScenarioResult run_association_cap(Adapter& adapter, const CatalogLevels& c, bool strict) {
-  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/association-cap.scn",
-                              c.known());
+  auto parsed =
+      load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/association-cap.scn", c.known());
   const auto& s = std::get<Scenario>(parsed);
   if (auto e = adapter.start(s)) ADD_FAILURE() << *e;
   RunOptions o;
@@ -755,7 +774,8 @@ TEST(Verdicts, FailedCheck_TakesTheLevelOfItsRequirements) {
   EXPECT_EQ(level, "SHOULD");
   EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04"}, levels, true, level), Verdict::Fail);
   EXPECT_EQ(level, "SHOULD");
-  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-SEC-03"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-SEC-03"}, levels, false, level),
+            Verdict::Fail);
   EXPECT_EQ(level, "MUST");
   EXPECT_EQ(verdict_of_failure({"RDCC-GRANT-12"}, levels, false, level), Verdict::Fail);
   EXPECT_EQ(level, "RULE");
@@ -763,7 +783,8 @@ TEST(Verdicts, FailedCheck_TakesTheLevelOfItsRequirements) {
   EXPECT_EQ(verdict_of_failure({"RDCC-ASSOC-05"}, levels, false, level), Verdict::Fail);
   EXPECT_EQ(level, "MAY");
   // A requirement the catalog lacks, or no catalog: nothing softens the failure.
-  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-XYZ-01"}, levels, false, level), Verdict::Fail);
+  EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04", "RDCC-XYZ-01"}, levels, false, level),
+            Verdict::Fail);
   EXPECT_EQ(verdict_of_failure({"RDCC-SEC-04"}, {}, false, level), Verdict::Fail);
 }
 
@@ -778,8 +799,8 @@ TEST(Verdicts, InvariantRules_AreTheirCatalogRequirement) {
 // A receiver bounded to one association that evicts nothing and refuses the second: the
 // scenario's SHOULD step and MUST step, each failing in turn against a wrong expectation.
 std::string two_levels(const std::string& should_step, const std::string& must_step) {
-  return "scenario t\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-04\n" + kAssociate +
-         should_step + must_step;
+  return "scenario t\nrole receiver\nchecks RDCC-SEC-03 RDCC-SEC-04\n" + kAssociate + should_step +
+         must_step;
 }
 
 ScenarioResult run_with_levels(const std::string& text, bool strict) {
@@ -838,23 +859,27 @@ TEST(Verdicts, Silence_AndWatch_CarryTheirAnnotation) {
 }
 
 TEST(Adapter, ConfigOptions_AreTheNodeOptionsOfEachKey) {
-  const std::map<std::string, std::uint64_t> config{
-      {"budget", 262144}, {"capabilities", 2}, {"idle_timeout_ms", 10000},
-      {"max_pending_per_association", 2}, {"rocev2_binding", 0}};
+  const std::map<std::string, std::uint64_t> config{{"budget", 262144},
+                                                    {"capabilities", 2},
+                                                    {"idle_timeout_ms", 10000},
+                                                    {"max_pending_per_association", 2},
+                                                    {"rocev2_binding", 0}};
   const auto o = node_config_options(Role::Receiver, config);
   ASSERT_TRUE(std::holds_alternative<std::vector<std::string>>(o));
-  EXPECT_EQ(std::get<std::vector<std::string>>(o),
-            (std::vector<std::string>{"--budget", "262144", "--capabilities", "STATUS",
-                                      "--idle-timeout", "10000", "--max-pending", "2",
-                                      "--bindings", "opaque"}));
+  EXPECT_EQ(
+      std::get<std::vector<std::string>>(o),
+      (std::vector<std::string>{"--budget", "262144", "--capabilities", "STATUS", "--idle-timeout",
+                                "10000", "--max-pending", "2", "--bindings", "opaque"}));
   EXPECT_EQ(config_keys_text(config),
             "budget=262144 capabilities=2 idle_timeout_ms=10000 max_pending_per_association=2 "
             "rocev2_binding=0");
   // No capability at all is an empty list the node parses to 0, not an option without a value.
-  EXPECT_EQ(std::get<std::vector<std::string>>(node_config_options(Role::Receiver, {{"capabilities", 0}})),
+  EXPECT_EQ(std::get<std::vector<std::string>>(
+                node_config_options(Role::Receiver, {{"capabilities", 0}})),
             (std::vector<std::string>{"--capabilities", ","}));
-  EXPECT_EQ(std::get<std::vector<std::string>>(node_config_options(Role::Crn, {{"suggest_rate", 0}})),
-            (std::vector<std::string>{"--no-suggest-rate"}));
+  EXPECT_EQ(
+      std::get<std::vector<std::string>>(node_config_options(Role::Crn, {{"suggest_rate", 0}})),
+      (std::vector<std::string>{"--no-suggest-rate"}));
 }
 
 TEST(Adapter, ConfigKeyWithoutANodeOption_IsNamed) {
@@ -873,7 +898,8 @@ TEST(Adapter, ConfigCapabilityBitsWithoutAName_AreNamed_NotDropped) {
 }
 
 TEST(Adapter, UdpSpec_TakesDataAndRocev2Ports) {
-  const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:5000,rocev2=4791,data=5001"));
+  const auto spec =
+      std::get<AdapterSpec>(parse_adapter_spec("udp:127.0.0.1:5000,rocev2=4791,data=5001"));
   EXPECT_EQ(spec.port, 5000);
   EXPECT_EQ(spec.data_port, 5001);
   EXPECT_EQ(spec.rocev2_port, 4791);
@@ -899,12 +925,14 @@ TEST(Adapter, UdpSpec_TakesTheUpperTesterTheDataPortTheConfigurationAndFresh) {
       {"budget", 262144}, {"d_max_us", 20}, {"max_associations", 2}};
   EXPECT_EQ(spec.configured, configured);
   EXPECT_EQ(spec.declared.budget, 262144U);
-  EXPECT_EQ(std::get<AdapterSpec>(parse_adapter_spec("udp:[::1]:5000,upper=[::1]:7000")).upper, "[::1]:7000");
+  EXPECT_EQ(std::get<AdapterSpec>(parse_adapter_spec("udp:[::1]:5000,upper=[::1]:7000")).upper,
+            "[::1]:7000");
   EXPECT_EQ(std::get<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,upper=tcp:localhost")),
             "--iut udp:...,upper=tcp:HOST:PORT: expected the upper tester's TCP address, not "
             "'tcp:localhost'");
   // Not a configuration key of any role: named.
-  EXPECT_TRUE(std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,max_assocs=2")));
+  EXPECT_TRUE(
+      std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,max_assocs=2")));
 }
 
 TEST(Adapter, UdpSpec_TakesTheDeclaredParameters) {
@@ -914,7 +942,8 @@ TEST(Adapter, UdpSpec_TakesTheDeclaredParameters) {
   EXPECT_EQ(spec.declared.unscheduled_budget, 1048576U);
   EXPECT_EQ(spec.declared.d_max, ref::microseconds(20));
   EXPECT_EQ(spec.declared.link_capacity_mbps, 100000U);
-  EXPECT_TRUE(std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,budget=x")));
+  EXPECT_TRUE(
+      std::holds_alternative<std::string>(parse_adapter_spec("udp:127.0.0.1:5000,budget=x")));
 }
 
 TEST(Adapter, ExecSpec_DeclaresWhatTheNodesOptionsSay) {
@@ -941,11 +970,12 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
       "binding_value=0x0000070000000001\n"  // QP 7, first MSN 0, one RDMA message
       "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\n"
       "ignore CREDIT_GRANT\n";
-  auto r = run_text(receiver(request + "send rocev2 qp=8 length=4096\nsilence 1ms\n"
-                                       "send rocev2 qp=7 psn=9 opcode=RDMA_WRITE_FIRST length=2048 "
-                                       "dma_length=4096\n"
-                                       "send rocev2 qp=7 opcode=RDMA_WRITE_LAST length=2048\n"
-                                       "expect MSG_DONE within 1ms message_id=1 octets_received=4096\n"));
+  auto r = run_text(receiver(request +
+                             "send rocev2 qp=8 length=4096\nsilence 1ms\n"
+                             "send rocev2 qp=7 psn=9 opcode=RDMA_WRITE_FIRST length=2048 "
+                             "dma_length=4096\n"
+                             "send rocev2 qp=7 opcode=RDMA_WRITE_LAST length=2048\n"
+                             "expect MSG_DONE within 1ms message_id=1 octets_received=4096\n"));
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << " " << r.actual;
   // The second packet on QP 7 continued its PSN.
   ASSERT_FALSE(r.trace.empty());
@@ -959,7 +989,8 @@ TEST(Runner, SendRocev2_IsCountedOnItsQueuePairOnly) {
   ASSERT_GE(first.payload.size(), 12U + 16U);
   EXPECT_EQ(std::to_integer<int>(first.payload[0]), 6);
   std::uint32_t dma = 0;
-  for (std::size_t i = 24; i < 28; ++i) dma = (dma << 8U) | std::to_integer<std::uint32_t>(first.payload[i]);
+  for (std::size_t i = 24; i < 28; ++i)
+    dma = (dma << 8U) | std::to_integer<std::uint32_t>(first.payload[i]);
   EXPECT_EQ(dma, 4096U);
 }
 
@@ -1017,19 +1048,21 @@ TEST(Report, SummaryAndConsoleLines) {
             "                RDCC-NOT-IN-CATALOG\n"
             "      pcap:     r/scenarios/receiver-x.pcap");
   // The clause says which part of the sentence, or which rule.
-  EXPECT_EQ(citation("RDCC-ERR-08", {{"RDCC-ERR-08", "Error Handling and Recovery", "MUST NOT", "receiver",
-                                      "wire", "Messages with an unknown Type MUST be discarded; ... "
-                                      "and it MUST NOT reply otherwise.",
-                                      "it MUST NOT reply otherwise"}}),
-            "RDCC-ERR-08 MUST NOT, Error Handling and Recovery: \"Messages with an unknown Type MUST "
-            "be discarded; ... and it MUST NOT reply otherwise.\" (the part \"it MUST NOT reply "
-            "otherwise\")");
-  EXPECT_EQ(citation("RDCC-GRANT-07", {{"RDCC-GRANT-07", "Credit Requests and Grants", "MUST NOT",
-                                        "receiver", "wire",
-                                        "The receiver MUST NOT grant past the length (test text).",
-                                        "rule 5"}}),
-            "RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: \"The receiver MUST NOT "
-            "grant past the length (test text).\"");
+  EXPECT_EQ(
+      citation("RDCC-ERR-08",
+               {{"RDCC-ERR-08", "Error Handling and Recovery", "MUST NOT", "receiver", "wire",
+                 "Messages with an unknown Type MUST be discarded; ... "
+                 "and it MUST NOT reply otherwise.",
+                 "it MUST NOT reply otherwise"}}),
+      "RDCC-ERR-08 MUST NOT, Error Handling and Recovery: \"Messages with an unknown Type MUST "
+      "be discarded; ... and it MUST NOT reply otherwise.\" (the part \"it MUST NOT reply "
+      "otherwise\")");
+  EXPECT_EQ(
+      citation("RDCC-GRANT-07",
+               {{"RDCC-GRANT-07", "Credit Requests and Grants", "MUST NOT", "receiver", "wire",
+                 "The receiver MUST NOT grant past the length (test text).", "rule 5"}}),
+      "RDCC-GRANT-07 MUST NOT, Credit Requests and Grants, rule 5: \"The receiver MUST NOT "
+      "grant past the length (test text).\"");
   // A warn names its level and cites the requirement of the step that warned, not all the
   // scenario checks.
   rs[5].name = "receiver-cap";
@@ -1044,7 +1077,8 @@ TEST(Report, SummaryAndConsoleLines) {
             "      at c.scn:9:1: expect CREDIT_GRANT checks RDCC-SEC-04\n"
             "      checks:   RDCC-SEC-04");
   // A passing verdict stays one line.
-  EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'), std::string::npos);
+  EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'),
+            std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");
 }
 

@@ -7,8 +7,8 @@
  */
 
 #define WS_BUILD_DLL
-#include <wireshark.h>
 #include <epan/proto.h>
+#include <wireshark.h>
 
 #ifndef RDCC_PLUGIN_VERSION
 #error "RDCC_PLUGIN_VERSION must be defined by the build"
@@ -25,16 +25,14 @@ void proto_reg_handoff_rdcc(void);
 void proto_register_rdcc_data(void);
 void proto_reg_handoff_rdcc_data(void);
 
-void
-plugin_register(void)
-{
-    static proto_plugin plug_rdcc;
-    static proto_plugin plug_rdcc_data;
+void plugin_register(void) {
+  static proto_plugin plug_rdcc;
+  static proto_plugin plug_rdcc_data;
 
-    plug_rdcc.register_protoinfo = proto_register_rdcc;
-    plug_rdcc.register_handoff = proto_reg_handoff_rdcc;
-    proto_register_plugin(&plug_rdcc);
-    plug_rdcc_data.register_protoinfo = proto_register_rdcc_data;
-    plug_rdcc_data.register_handoff = proto_reg_handoff_rdcc_data;
-    proto_register_plugin(&plug_rdcc_data);
+  plug_rdcc.register_protoinfo = proto_register_rdcc;
+  plug_rdcc.register_handoff = proto_reg_handoff_rdcc;
+  proto_register_plugin(&plug_rdcc);
+  plug_rdcc_data.register_protoinfo = proto_register_rdcc_data;
+  plug_rdcc_data.register_handoff = proto_reg_handoff_rdcc_data;
+  proto_register_plugin(&plug_rdcc_data);
 }

@@ -139,10 +139,13 @@ std::vector<Frame> read_frames(const std::string& path) {
     f.datagram.src = p.source;
     f.datagram.dst = p.destination;
     // A frame read zero-filled: only the octets before the cut are the datagram's.
-    const std::size_t kept = p.zero_filled ? std::min(p.payload.size(), captured.data.size() -
-                                                      std::min(p.payload_offset, captured.data.size()))
-                                           : p.payload.size();
-    f.datagram.payload.assign(p.payload.begin(), p.payload.begin() + static_cast<std::ptrdiff_t>(kept));
+    const std::size_t kept =
+        p.zero_filled
+            ? std::min(p.payload.size(),
+                       captured.data.size() - std::min(p.payload_offset, captured.data.size()))
+            : p.payload.size();
+    f.datagram.payload.assign(p.payload.begin(),
+                              p.payload.begin() + static_cast<std::ptrdiff_t>(kept));
     f.datagram.truncated = kept < p.payload.size();
     auto decoded = decode(f.datagram.payload);
     if (decoded) {
@@ -156,7 +159,9 @@ std::vector<Frame> read_frames(const std::string& path) {
   return frames;
 }
 
-std::string endpoint_key(const wire::Address& e) { return e.to_string(); }
+std::string endpoint_key(const wire::Address& e) {
+  return e.to_string();
+}
 
 std::optional<std::uint64_t> parse_number(const std::string& text) {
   try {
@@ -191,7 +196,9 @@ struct Expectation {
 };
 
 // The expert info named after a decode error is the codec's own name for it.
-std::string expert_for(DecodeErrorCode code) { return std::string(to_string(code)); }
+std::string expert_for(DecodeErrorCode code) {
+  return std::string(to_string(code));
+}
 
 // Stateless findings: reserved bits, suspicious values, unregistered registry values, octets
 // beyond the body or after Length.
@@ -200,7 +207,8 @@ struct ValueFindings {
   template <class T>
   void operator()(const FieldSpec& f, const T& v) {
     if (f.unit == Unit::Reserved && v != 0) out.insert("reserved_nonzero");
-    if (f.unit == Unit::Enum && name_of(f.names, static_cast<std::uint32_t>(v)).empty()) out.insert("unregistered_value");
+    if (f.unit == Unit::Enum && name_of(f.names, static_cast<std::uint32_t>(v)).empty())
+      out.insert("unregistered_value");
   }
   void address(const FieldSpec&, const IpAddress&, std::size_t) {}
 };
@@ -447,7 +455,8 @@ void compare_fields(Report& report, std::size_t number, const Message& m, const 
       continue;
     }
     bool codec_field = false;
-    for (const auto& c : codec.items()) codec_field = codec_field || dissector_key(m, c.key()) == key;
+    for (const auto& c : codec.items())
+      codec_field = codec_field || dissector_key(m, c.key()) == key;
     if (!codec_field && kGenerated.count(name) == 0 && kNotCodecFields.count(name) == 0) {
       report.diff(number, "unexpected field " + name + " = '" + values.front() + "'");
     }
@@ -524,8 +533,8 @@ int agree(const std::string& a_path, const std::string& b_path) {
   std::size_t items = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].has_value() != b[i].has_value()) {
-      report.diff(i + 1, a[i] ? "only the first has an RDCC layer"
-                              : "only the second has an RDCC layer");
+      report.diff(i + 1,
+                  a[i] ? "only the first has an RDCC layer" : "only the second has an RDCC layer");
       continue;
     }
     if (!a[i]) continue;
@@ -536,8 +545,8 @@ int agree(const std::string& a_path, const std::string& b_path) {
         auto show = [](const Items& it, std::size_t n) {
           return n < it.size() ? it[n].first + " = '" + it[n].second + "'" : "(end)";
         };
-        report.diff(i + 1, "item " + std::to_string(k + 1) + ": " + show(x, k) + " against " +
-                               show(y, k));
+        report.diff(i + 1,
+                    "item " + std::to_string(k + 1) + ": " + show(x, k) + " against " + show(y, k));
         break;
       }
     }

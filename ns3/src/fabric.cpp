@@ -13,9 +13,9 @@
 #include "ns3/application.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
-#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/ppp-header.h"
@@ -53,7 +53,9 @@ class ControlFilter : public ns3::PacketFilter {
     if (ip->GetHeader().GetProtocol() != ns3::UdpL4Protocol::PROT_NUMBER) return 1;
     ns3::UdpHeader udp;
     if (item->GetPacket()->PeekHeader(udp) == 0) return 1;
-    const auto rdcc = [this](std::uint16_t p) { return p == port_ || (sender_port_ != 0 && p == sender_port_); };
+    const auto rdcc = [this](std::uint16_t p) {
+      return p == port_ || (sender_port_ != 0 && p == sender_port_);
+    };
     return rdcc(udp.GetSourcePort()) || rdcc(udp.GetDestinationPort()) ? 0 : 1;
   }
   std::uint16_t port_ = 0;
@@ -115,7 +117,8 @@ class RdccApplication : public ns3::Application {
 
  private:
   ns3::Ptr<ns3::Socket> open(ns3::Ipv4Address ip, std::uint16_t port) {
-    ns3::Ptr<ns3::Socket> s = ns3::Socket::CreateSocket(GetNode(), ns3::UdpSocketFactory::GetTypeId());
+    ns3::Ptr<ns3::Socket> s =
+        ns3::Socket::CreateSocket(GetNode(), ns3::UdpSocketFactory::GetTypeId());
     if (s->Bind(ns3::InetSocketAddress(ip, port)) != 0) {
       throw std::runtime_error("ns-3: cannot bind UDP port " + std::to_string(port));
     }
@@ -164,8 +167,8 @@ class RdccApplication : public ns3::Application {
 
   Endpoint* endpoint_ = nullptr;
   std::array<ns3::Ptr<ns3::Socket>, 3> sockets_;  // by Fabric::Socket
-  std::array<std::uint16_t, 3> ports_{};         // their ports
-  std::uint32_t local_ip_ = 0;                   // the node's address (its first interface)
+  std::array<std::uint16_t, 3> ports_{};          // their ports
+  std::uint32_t local_ip_ = 0;                    // the node's address (its first interface)
   std::array<Timer, 2> timers_;
   std::uint64_t unsent_ = 0;
   std::vector<std::uint8_t> buffer_;
@@ -179,8 +182,9 @@ class RdccApplication : public ns3::Application {
 class FabricRouting : public ns3::Ipv4RoutingProtocol {
  public:
   static ns3::TypeId GetTypeId() {
-    static ns3::TypeId tid =
-        ns3::TypeId("rdcc::FabricRouting").SetParent<ns3::Ipv4RoutingProtocol>().SetGroupName("Internet");
+    static ns3::TypeId tid = ns3::TypeId("rdcc::FabricRouting")
+                                 .SetParent<ns3::Ipv4RoutingProtocol>()
+                                 .SetGroupName("Internet");
     return tid;
   }
 
@@ -194,7 +198,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
   void route_up(std::uint32_t interface) { up_.push_back(interface); }
 
   ns3::Ptr<ns3::Ipv4Route> RouteOutput(ns3::Ptr<ns3::Packet> p, const ns3::Ipv4Header& header,
-                                       ns3::Ptr<ns3::NetDevice> /*oif*/, ns3::Socket::SocketErrno& err) override {
+                                       ns3::Ptr<ns3::NetDevice> /*oif*/,
+                                       ns3::Socket::SocketErrno& err) override {
     ns3::Ptr<ns3::Ipv4Route> r = route(p, header);
     err = r != nullptr ? ns3::Socket::ERROR_NOTERROR : ns3::Socket::ERROR_NOROUTETOHOST;
     return r;
@@ -202,7 +207,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
 
   bool RouteInput(ns3::Ptr<const ns3::Packet> p, const ns3::Ipv4Header& header,
                   ns3::Ptr<const ns3::NetDevice> idev, UnicastForwardCallback ucb,
-                  MulticastForwardCallback /*mcb*/, LocalDeliverCallback lcb, ErrorCallback ecb) override {
+                  MulticastForwardCallback /*mcb*/, LocalDeliverCallback lcb,
+                  ErrorCallback ecb) override {
     const std::uint32_t dst = header.GetDestination().Get();
     if (local(dst)) {
       lcb(p, header, static_cast<std::uint32_t>(ipv4_->GetInterfaceForDevice(idev)));
@@ -218,25 +224,34 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
   }
 
   // The interface a packet (its IPv4 header removed) to `header`'s destination leaves by; 0: none.
-  [[nodiscard]] std::uint32_t next_interface(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header) const {
+  [[nodiscard]] std::uint32_t next_interface(const ns3::Ptr<const ns3::Packet>& p,
+                                             const ns3::Ipv4Header& header) const {
     const std::uint32_t dst = header.GetDestination().Get();
     const std::uint32_t offset = dst - kFirstHost;
     const std::size_t host = offset / 4U;
-    if (dst >= kFirstHost && offset % 4U == 0 && host < down_.size() && down_[host] != 0) return down_[host];
+    if (dst >= kFirstHost && offset % 4U == 0 && host < down_.size() && down_[host] != 0)
+      return down_[host];
     if (!up_.empty()) return up_[pick(p, header, host) % up_.size()];
     return 0;
   }
-  [[nodiscard]] bool local(std::uint32_t ip) const { return std::find(local_.begin(), local_.end(), ip) != local_.end(); }
+  [[nodiscard]] bool local(std::uint32_t ip) const {
+    return std::find(local_.begin(), local_.end(), ip) != local_.end();
+  }
 
   void NotifyInterfaceUp(std::uint32_t /*interface*/) override { refresh(); }
   void NotifyInterfaceDown(std::uint32_t /*interface*/) override { refresh(); }
-  void NotifyAddAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override { refresh(); }
-  void NotifyRemoveAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override { refresh(); }
+  void NotifyAddAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override {
+    refresh();
+  }
+  void NotifyRemoveAddress(std::uint32_t /*interface*/, ns3::Ipv4InterfaceAddress /*a*/) override {
+    refresh();
+  }
   void SetIpv4(ns3::Ptr<ns3::Ipv4> ipv4) override {
     ipv4_ = ipv4;
     refresh();
   }
-  void PrintRoutingTable(ns3::Ptr<ns3::OutputStreamWrapper> stream, ns3::Time::Unit /*unit*/) const override {
+  void PrintRoutingTable(ns3::Ptr<ns3::OutputStreamWrapper> stream,
+                         ns3::Time::Unit /*unit*/) const override {
     *stream->GetStream() << "rdcc fabric routing: " << up_.size() << " uplinks, hosts below:";
     for (std::size_t h = 0; h < down_.size(); ++h) {
       if (down_[h] != 0) *stream->GetStream() << ' ' << h << "->" << down_[h];
@@ -249,11 +264,13 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
     local_.clear();
     if (ipv4_ == nullptr) return;
     for (std::uint32_t i = 0; i < ipv4_->GetNInterfaces(); ++i) {
-      for (std::uint32_t a = 0; a < ipv4_->GetNAddresses(i); ++a) local_.push_back(ipv4_->GetAddress(i, a).GetLocal().Get());
+      for (std::uint32_t a = 0; a < ipv4_->GetNAddresses(i); ++a)
+        local_.push_back(ipv4_->GetAddress(i, a).GetLocal().Get());
     }
   }
 
-  ns3::Ptr<ns3::Ipv4Route> route(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header) const {
+  ns3::Ptr<ns3::Ipv4Route> route(const ns3::Ptr<const ns3::Packet>& p,
+                                 const ns3::Ipv4Header& header) const {
     const std::uint32_t interface = next_interface(p, header);
     if (interface == 0) return nullptr;
     ns3::Ptr<ns3::Ipv4Route> r = ns3::Create<ns3::Ipv4Route>();
@@ -264,7 +281,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
     return r;
   }
 
-  std::size_t pick(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header, std::size_t host) const {
+  std::size_t pick(const ns3::Ptr<const ns3::Packet>& p, const ns3::Ipv4Header& header,
+                   std::size_t host) const {
     if (!ecmp_) return host / hosts_per_leaf_;  // the destination's leaf picks the spine
     std::uint64_t h = salt_;
     const auto mix = [&h](std::uint64_t v) {
@@ -273,7 +291,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
     mix(header.GetSource().Get());
     mix(header.GetDestination().Get());
     ns3::UdpHeader udp;
-    if (header.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER && p != nullptr && p->PeekHeader(udp) != 0) {
+    if (header.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER && p != nullptr &&
+        p->PeekHeader(udp) != 0) {
       mix((std::uint64_t{udp.GetSourcePort()} << 16U) | udp.GetDestinationPort());
     }
     return static_cast<std::size_t>(h ^ (h >> 29U));
@@ -299,7 +318,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
 // about to expire, a packet above the outgoing MTU, a bad checksum, a frame that is not IPv4.
 class SwitchForwarder {
  public:
-  SwitchForwarder(const ns3::Ptr<ns3::Node>& node, ns3::Ptr<FabricRouting> routing, const bool* checksums)
+  SwitchForwarder(const ns3::Ptr<ns3::Node>& node, ns3::Ptr<FabricRouting> routing,
+                  const bool* checksums)
       : ipv4_(node->GetObject<ns3::Ipv4>()),
         tc_(node->GetObject<ns3::TrafficControlLayer>()),
         routing_(std::move(routing)),
@@ -318,8 +338,8 @@ class SwitchForwarder {
   }
 
  private:
-  bool receive(ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> p, std::uint16_t protocol,
-               const ns3::Address& from) {
+  bool receive(ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> p,
+               std::uint16_t protocol, const ns3::Address& from) {
     if (protocol != ns3::Ipv4L3Protocol::PROT_NUMBER || !forward(p)) {
       // What the node does with it: to the traffic-control layer, which hands it to IPv4.
       tc_->Receive(device, p, protocol, from, device->GetAddress(), ns3::NetDevice::PACKET_HOST);
@@ -332,14 +352,17 @@ class SwitchForwarder {
     if (*checksums_) h.EnableChecksum();
     ns3::Ptr<ns3::Packet> packet = p->Copy();
     if (packet->RemoveHeader(h) == 0 || !h.IsChecksumOk() || h.GetTtl() <= 1) return false;
-    if (h.GetDestination().IsBroadcast() || h.GetDestination().IsMulticast() || routing_->local(h.GetDestination().Get())) {
+    if (h.GetDestination().IsBroadcast() || h.GetDestination().IsMulticast() ||
+        routing_->local(h.GetDestination().Get())) {
       return false;
     }
-    if (h.GetPayloadSize() < packet->GetSize()) packet->RemoveAtEnd(packet->GetSize() - h.GetPayloadSize());
+    if (h.GetPayloadSize() < packet->GetSize())
+      packet->RemoveAtEnd(packet->GetSize() - h.GetPayloadSize());
     const std::uint32_t interface = routing_->next_interface(packet, h);
     if (interface == 0 || interface >= devices_.size() || !ipv4_->IsUp(interface)) return false;
     const ns3::Ptr<ns3::NetDevice>& out = devices_[interface];
-    if (packet->GetSize() + h.GetSerializedSize() > out->GetMtu()) return false;  // stock: fragments
+    if (packet->GetSize() + h.GetSerializedSize() > out->GetMtu())
+      return false;  // stock: fragments
     h.SetTtl(static_cast<std::uint8_t>(h.GetTtl() - 1));
     ns3::SocketPriorityTag priority;
     packet->RemovePacketTag(priority);
@@ -347,7 +370,8 @@ class SwitchForwarder {
       priority.SetPriority(prio);
       packet->AddPacketTag(priority);
     }
-    tc_->Send(out, ns3::Create<ns3::Ipv4QueueDiscItem>(packet, broadcast_[interface], ns3::Ipv4L3Protocol::PROT_NUMBER, h));
+    tc_->Send(out, ns3::Create<ns3::Ipv4QueueDiscItem>(packet, broadcast_[interface],
+                                                       ns3::Ipv4L3Protocol::PROT_NUMBER, h));
     return true;
   }
 
@@ -367,7 +391,8 @@ struct Port {
   ns3::Ptr<ns3::QueueDisc> root;
   ns3::Ptr<ns3::QueueDisc> data;
   std::uint64_t peak = 0;
-  std::map<std::tuple<std::uint32_t, std::uint16_t, std::uint32_t, std::uint16_t>, std::uint32_t> flows;
+  std::map<std::tuple<std::uint32_t, std::uint16_t, std::uint32_t, std::uint16_t>, std::uint32_t>
+      flows;
 };
 
 using FlowKey = std::tuple<std::uint32_t, std::uint16_t, std::uint32_t, std::uint16_t>;
@@ -379,7 +404,8 @@ bool flow_of(const ns3::Ptr<const ns3::QueueDiscItem>& item, FlowKey& key, std::
   ns3::UdpHeader udp;
   std::uint16_t sport = 0;
   std::uint16_t dport = 0;
-  if (h.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER && item->GetPacket()->PeekHeader(udp) != 0) {
+  if (h.GetProtocol() == ns3::UdpL4Protocol::PROT_NUMBER &&
+      item->GetPacket()->PeekHeader(udp) != 0) {
     sport = udp.GetSourcePort();
     dport = udp.GetDestinationPort();
   }
@@ -423,28 +449,33 @@ struct Fabric::Impl {
     p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(spec.mtu));
     p2p.SetChannelAttribute("Delay", ns3::TimeValue(ns3::Time(l.delay_ns)));
     // One packet in the device: the queue disc above it is the queue that builds.
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns3::QueueSizeValue(ns3::QueueSize("1p")));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+                 ns3::QueueSizeValue(ns3::QueueSize("1p")));
     return p2p;
   }
 
   ns3::TrafficControlHelper queue_discs(bool switch_port) const {
     ns3::TrafficControlHelper tch;
-    const ns3::QueueSize cap(ns3::QueueSizeUnit::BYTES, static_cast<std::uint32_t>(spec.queue_capacity));
+    const ns3::QueueSize cap(ns3::QueueSizeUnit::BYTES,
+                             static_cast<std::uint32_t>(spec.queue_capacity));
     const std::uint16_t root = tch.SetRootQueueDisc("ns3::PrioQueueDisc");
     tch.AddPacketFilter(root, "rdcc::ControlFilter", "Port", ns3::UintegerValue(spec.control_port),
                         "SenderPort", ns3::UintegerValue(spec.sender_port));
     const auto classes = tch.AddQueueDiscClasses(root, 2, "ns3::QueueDiscClass");
-    tch.AddChildQueueDisc(root, classes[0], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(cap));
+    tch.AddChildQueueDisc(root, classes[0], "ns3::FifoQueueDisc", "MaxSize",
+                          ns3::QueueSizeValue(cap));
     if (switch_port && spec.ecn_threshold > 0) {
       // Step marking: the instantaneous queue (QW 1) above the threshold marks every ECT packet
       // (MinTh = MaxTh, not gentle), as reference/sim's ecn_threshold does.
       const double th = static_cast<double>(spec.ecn_threshold) + 1.0;
-      tch.AddChildQueueDisc(root, classes[1], "ns3::RedQueueDisc", "MaxSize", ns3::QueueSizeValue(cap),
-                            "MinTh", ns3::DoubleValue(th), "MaxTh", ns3::DoubleValue(th), "QW",
-                            ns3::DoubleValue(1.0), "Gentle", ns3::BooleanValue(false), "UseEcn",
-                            ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false));
+      tch.AddChildQueueDisc(root, classes[1], "ns3::RedQueueDisc", "MaxSize",
+                            ns3::QueueSizeValue(cap), "MinTh", ns3::DoubleValue(th), "MaxTh",
+                            ns3::DoubleValue(th), "QW", ns3::DoubleValue(1.0), "Gentle",
+                            ns3::BooleanValue(false), "UseEcn", ns3::BooleanValue(true),
+                            "UseHardDrop", ns3::BooleanValue(false));
     } else {
-      tch.AddChildQueueDisc(root, classes[1], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(cap));
+      tch.AddChildQueueDisc(root, classes[1], "ns3::FifoQueueDisc", "MaxSize",
+                            ns3::QueueSizeValue(cap));
     }
     return tch;
   }
@@ -470,11 +501,15 @@ struct Fabric::Impl {
       if (switches.Get(static_cast<std::uint32_t>(i)) == sw) p->switch_index = i;
     }
     p->number = static_cast<std::uint16_t>(
-        std::count_if(ports.begin(), ports.end(), [&](const auto& q) { return q->switch_index == p->switch_index; }) + 1);
+        std::count_if(ports.begin(), ports.end(),
+                      [&](const auto& q) { return q->switch_index == p->switch_index; }) +
+        1);
     p->root = root;
     p->data = root->GetQueueDiscClass(1)->GetQueueDisc();
-    p->data->TraceConnectWithoutContext("Enqueue", ns3::MakeBoundCallback(&Impl::enqueued, p.get()));
-    p->data->TraceConnectWithoutContext("Dequeue", ns3::MakeBoundCallback(&Impl::dequeued, p.get()));
+    p->data->TraceConnectWithoutContext("Enqueue",
+                                        ns3::MakeBoundCallback(&Impl::enqueued, p.get()));
+    p->data->TraceConnectWithoutContext("Dequeue",
+                                        ns3::MakeBoundCallback(&Impl::dequeued, p.get()));
     ports.push_back(std::move(p));
   }
 
@@ -502,16 +537,20 @@ struct Fabric::Impl {
       node->GetObject<ns3::Ipv4>()->SetRoutingProtocol(r);
       return r;
     };
-    for (std::uint32_t i = 0; i < hosts.GetN(); ++i) host_routing.push_back(install(hosts.Get(i), i));
-    for (std::uint32_t i = 0; i < switches.GetN(); ++i) switch_routing.push_back(install(switches.Get(i), 0x5a17U * (i + 1)));
+    for (std::uint32_t i = 0; i < hosts.GetN(); ++i)
+      host_routing.push_back(install(hosts.Get(i), i));
+    for (std::uint32_t i = 0; i < switches.GetN(); ++i)
+      switch_routing.push_back(install(switches.Get(i), 0x5a17U * (i + 1)));
     const auto interface = [](const ns3::Ptr<ns3::NetDevice>& d) {
-      return static_cast<std::uint32_t>(d->GetNode()->GetObject<ns3::Ipv4>()->GetInterfaceForDevice(d));
+      return static_cast<std::uint32_t>(
+          d->GetNode()->GetObject<ns3::Ipv4>()->GetInterfaceForDevice(d));
     };
     ns3::Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
     for (std::size_t h = 0; h < n; ++h) {
       const std::size_t leaf = h / per_leaf;
-      ns3::NetDeviceContainer d = connect(hosts.Get(static_cast<std::uint32_t>(h)), false,
-                                          switches.Get(static_cast<std::uint32_t>(leaf)), spec.host_links[h], addresses);
+      ns3::NetDeviceContainer d =
+          connect(hosts.Get(static_cast<std::uint32_t>(h)), false,
+                  switches.Get(static_cast<std::uint32_t>(leaf)), spec.host_links[h], addresses);
       host_devices.push_back(d.Get(0));
       host_ports.push_back(ports.back().get());
       host_routing[h]->route_up(interface(d.Get(0)));
@@ -520,7 +559,8 @@ struct Fabric::Impl {
     for (std::size_t l = 0; l < leaves && spines > 0; ++l) {
       for (std::size_t s = 0; s < spines; ++s) {
         ns3::NetDeviceContainer d = connect(switches.Get(static_cast<std::uint32_t>(l)), true,
-                                            switches.Get(static_cast<std::uint32_t>(leaves + s)), spec.fabric_link, addresses);
+                                            switches.Get(static_cast<std::uint32_t>(leaves + s)),
+                                            spec.fabric_link, addresses);
         switch_routing[l]->route_up(interface(d.Get(0)));
         for (std::size_t h = l * per_leaf; h < std::min(n, (l + 1) * per_leaf); ++h) {
           switch_routing[leaves + s]->route_down(h, interface(d.Get(1)));
@@ -531,7 +571,8 @@ struct Fabric::Impl {
       const ns3::Ptr<ns3::Node> sw = switches.Get(i);
       forwarders.push_back(std::make_unique<SwitchForwarder>(sw, switch_routing[i], &checksums));
       for (std::uint32_t d = 0; d < sw->GetNDevices(); ++d) {
-        if (ns3::DynamicCast<ns3::PointToPointNetDevice>(sw->GetDevice(d)) != nullptr) forwarders.back()->attach(sw->GetDevice(d));
+        if (ns3::DynamicCast<ns3::PointToPointNetDevice>(sw->GetDevice(d)) != nullptr)
+          forwarders.back()->attach(sw->GetDevice(d));
       }
     }
   }
@@ -573,7 +614,8 @@ struct Fabric::Impl {
     app->setup(e, bind, app_ports);
     app->SetStartTime(ns3::Seconds(0));
     if (nic != nullptr) {
-      nic->TraceConnectWithoutContext("PhyTxEnd", ns3::MakeCallback(&RdccApplication::transmitted, app));
+      nic->TraceConnectWithoutContext("PhyTxEnd",
+                                      ns3::MakeCallback(&RdccApplication::transmitted, app));
     }
     apps.push_back(app);
     return apps.size() - 1;
@@ -599,8 +641,12 @@ struct Fabric::Impl {
 Fabric::Fabric(const FabricSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
 Fabric::~Fabric() = default;
 
-std::size_t Fabric::hosts() const { return impl_->hosts.GetN(); }
-std::size_t Fabric::switches() const { return impl_->switches.GetN(); }
+std::size_t Fabric::hosts() const {
+  return impl_->hosts.GetN();
+}
+std::size_t Fabric::switches() const {
+  return impl_->switches.GetN();
+}
 std::uint32_t Fabric::host_ip(std::size_t host) const {
   return Impl::ip_of(impl_->hosts.Get(static_cast<std::uint32_t>(host)));
 }
@@ -608,26 +654,41 @@ std::uint32_t Fabric::switch_ip(std::size_t sw) const {
   return Impl::ip_of(impl_->switches.Get(static_cast<std::uint32_t>(sw)));
 }
 
-AppId Fabric::attach_host(std::size_t host, Endpoint* e, const std::array<std::uint16_t, 3>& ports) {
-  return impl_->attach(impl_->hosts.Get(static_cast<std::uint32_t>(host)), e, ns3::Ipv4Address::GetAny(), ports,
-                       impl_->host_devices.at(host));
+AppId Fabric::attach_host(std::size_t host, Endpoint* e,
+                          const std::array<std::uint16_t, 3>& ports) {
+  return impl_->attach(impl_->hosts.Get(static_cast<std::uint32_t>(host)), e,
+                       ns3::Ipv4Address::GetAny(), ports, impl_->host_devices.at(host));
 }
 AppId Fabric::attach_switch(std::size_t sw, Endpoint* e, std::uint16_t control_port) {
   // Bound to the switch's address, so that every report carries it whatever port it leaves by.
-  return impl_->attach(impl_->switches.Get(static_cast<std::uint32_t>(sw)), e, ns3::Ipv4Address(switch_ip(sw)),
-                       {control_port, 0, 0}, nullptr);
+  return impl_->attach(impl_->switches.Get(static_cast<std::uint32_t>(sw)), e,
+                       ns3::Ipv4Address(switch_ip(sw)), {control_port, 0, 0}, nullptr);
 }
-void Fabric::send(AppId app, Socket from, std::uint32_t to_ip, std::uint16_t to_port, std::uint8_t tos,
-                  const std::uint8_t* head, std::size_t head_size, std::size_t zero_fill) {
-  impl_->apps.at(app)->send(from, ns3::Ipv4Address(to_ip), to_port, tos, head, head_size, zero_fill);
+void Fabric::send(AppId app, Socket from, std::uint32_t to_ip, std::uint16_t to_port,
+                  std::uint8_t tos, const std::uint8_t* head, std::size_t head_size,
+                  std::size_t zero_fill) {
+  impl_->apps.at(app)->send(from, ns3::Ipv4Address(to_ip), to_port, tos, head, head_size,
+                            zero_fill);
 }
-void Fabric::arm_timer(AppId app, int slot, std::int64_t at_ns) { impl_->apps.at(app)->arm(slot, at_ns); }
-void Fabric::cancel_timer(AppId app, int slot) { impl_->apps.at(app)->disarm(slot); }
-bool Fabric::nic_idle(AppId app) const { return impl_->apps.at(app)->nic_idle(); }
+void Fabric::arm_timer(AppId app, int slot, std::int64_t at_ns) {
+  impl_->apps.at(app)->arm(slot, at_ns);
+}
+void Fabric::cancel_timer(AppId app, int slot) {
+  impl_->apps.at(app)->disarm(slot);
+}
+bool Fabric::nic_idle(AppId app) const {
+  return impl_->apps.at(app)->nic_idle();
+}
 
-void Fabric::on_data_dequeue(std::function<void(const DequeueSample&)> fn) { impl_->dequeue = std::move(fn); }
-std::uint64_t Fabric::queue_octets(std::size_t host) const { return impl_->host_ports.at(host)->data->GetNBytes(); }
-std::uint64_t Fabric::peak_queue(std::size_t host) const { return impl_->host_ports.at(host)->peak; }
+void Fabric::on_data_dequeue(std::function<void(const DequeueSample&)> fn) {
+  impl_->dequeue = std::move(fn);
+}
+std::uint64_t Fabric::queue_octets(std::size_t host) const {
+  return impl_->host_ports.at(host)->data->GetNBytes();
+}
+std::uint64_t Fabric::peak_queue(std::size_t host) const {
+  return impl_->host_ports.at(host)->peak;
+}
 
 void Fabric::enable_pcap(const std::string& file) {
   // "Senders MUST set the UDP checksum": ns-3 leaves IPv4 and UDP checksums zero unless told.
@@ -642,9 +703,12 @@ void Fabric::enable_pcap(const std::string& file) {
 
 void Fabric::schedule(std::int64_t at_ns, std::function<void()> fn) {
   const std::int64_t now = now_ns();
-  ns3::Simulator::Schedule(ns3::Time(std::max<std::int64_t>(0, at_ns - now)), [fn = std::move(fn)] { fn(); });
+  ns3::Simulator::Schedule(ns3::Time(std::max<std::int64_t>(0, at_ns - now)),
+                           [fn = std::move(fn)] { fn(); });
 }
-std::int64_t Fabric::now_ns() const { return ns3::Simulator::Now().GetNanoSeconds(); }
+std::int64_t Fabric::now_ns() const {
+  return ns3::Simulator::Now().GetNanoSeconds();
+}
 
 void Fabric::run(std::int64_t limit_ns, std::int64_t check_ns, const std::function<bool()>& done) {
   impl_->done = done;

@@ -32,15 +32,15 @@ struct FabricSpec {
   std::size_t leaves = 0;            // leaf-spine only
   std::size_t spines = 0;
   std::size_t hosts_per_leaf = 0;
-  LinkSpec fabric_link;              // leaf <-> spine
-  bool ecmp = true;                  // leaf-spine: spray over every equal-cost path
-  bool stack_forwarding = false;     // switches forward through Ipv4L3Protocol (fabric.cpp)
+  LinkSpec fabric_link;                      // leaf <-> spine
+  bool ecmp = true;                          // leaf-spine: spray over every equal-cost path
+  bool stack_forwarding = false;             // switches forward through Ipv4L3Protocol (fabric.cpp)
   std::uint64_t queue_capacity = 4U << 20U;  // octets, each queue of every port (tail drop)
-  std::uint64_t ecn_threshold = 0;   // 0: FIFO data queues; else RED marks CE above it
-  std::uint16_t control_port = 50000;  // RDCC datagrams (to or from it) take the control band
-  std::uint16_t sender_port = 0;       // a second RDCC port (a sender beside a receiver), or 0
+  std::uint64_t ecn_threshold = 0;           // 0: FIFO data queues; else RED marks CE above it
+  std::uint16_t control_port = 50000;        // RDCC datagrams (to or from it) take the control band
+  std::uint16_t sender_port = 0;  // a second RDCC port (a sender beside a receiver), or 0
   std::uint32_t mtu = 9000;
-  std::uint64_t run = 1;             // ns-3's run number (the description's seed)
+  std::uint64_t run = 1;  // ns-3's run number (the description's seed)
 };
 
 // IPv4 addresses are host-order integers (10.0.0.1 is 0x0a000001).
@@ -60,15 +60,15 @@ class Endpoint {
   virtual ~Endpoint() = default;
   virtual void on_datagram(const Datagram& d) = 0;
   virtual void on_timer(int slot) = 0;  // a timer armed with arm_timer(app, slot, ...)
-  virtual void on_nic_idle() = 0;  // every packet this node sent has left its NIC
+  virtual void on_nic_idle() = 0;       // every packet this node sent has left its NIC
 };
 
 // One data packet leaving a switch's data queue (what a CRN observes).
 struct DequeueSample {
   std::size_t switch_index = 0;
-  std::uint16_t port = 0;        // 1-based, per switch
-  std::uint64_t occupancy = 0;   // octets queued, this packet included
-  std::uint32_t flows = 0;       // distinct flows queued, this packet's included
+  std::uint16_t port = 0;       // 1-based, per switch
+  std::uint64_t occupancy = 0;  // octets queued, this packet included
+  std::uint32_t flows = 0;      // distinct flows queued, this packet's included
   std::uint8_t dscp = 0;
   std::uint32_t src_ip = 0;
   std::uint16_t src_port = 0;

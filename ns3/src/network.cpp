@@ -28,7 +28,6 @@ namespace fab = ns3fabric;
 using sim::fnv;
 using sim::kFnvOffset;
 
-
 constexpr int kSenderSlot = 0;
 constexpr int kReceiverSlot = 1;
 constexpr std::uint32_t kTenSlashEight = 0x0a000000U;
@@ -39,7 +38,8 @@ Address address_of(std::uint32_t ip, std::uint16_t port) {
                      static_cast<std::uint8_t>(ip >> 8U), static_cast<std::uint8_t>(ip), port);
 }
 std::uint32_t ip_of(const Address& a) {
-  return (std::uint32_t{a.ip[0]} << 24U) | (std::uint32_t{a.ip[1]} << 16U) | (std::uint32_t{a.ip[2]} << 8U) | a.ip[3];
+  return (std::uint32_t{a.ip[0]} << 24U) | (std::uint32_t{a.ip[1]} << 16U) |
+         (std::uint32_t{a.ip[2]} << 8U) | a.ip[3];
 }
 std::span<const std::byte> bytes_of(const fab::Datagram& d) {
   return {reinterpret_cast<const std::byte*>(d.bytes), d.size};  // NOLINT: the octets as std::byte
@@ -84,7 +84,9 @@ struct Network::Impl {
     fab::AppId app = 0;
 
     void on_datagram(const fab::Datagram& d) override { net->deliver(*this, d); }
-    void on_timer(int slot) override { net->fire(*this, slot == kSenderSlot ? Role::Sender : Role::Receiver); }
+    void on_timer(int slot) override {
+      net->fire(*this, slot == kSenderSlot ? Role::Sender : Role::Receiver);
+    }
     void on_nic_idle() override { net->nic_idle(*this); }
   };
 
@@ -119,13 +121,16 @@ struct Network::Impl {
       return m.loss > 0 || m.duplicate > 0 || m.reorder > 0 || m.delay > 0;
     };
     if (any(cfg.control) || any(cfg.data)) {
-      throw std::invalid_argument("impairments: not modelled by the ns-3 engine (use --engine sim)");
+      throw std::invalid_argument(
+          "impairments: not modelled by the ns-3 engine (use --engine sim)");
     }
-    if (const char* every = std::getenv("RDCC_NS3_PROGRESS")) {  // NOLINT(concurrency-mt-unsafe): read once, before any run
+    if (const char* every = std::getenv(
+            "RDCC_NS3_PROGRESS")) {  // NOLINT(concurrency-mt-unsafe): read once, before any run
       char* end = nullptr;
       progress.every_s = std::strtod(every, &end);
       if (end == every || *end != '\0' || !(progress.every_s > 0)) {
-        throw std::invalid_argument(std::string("RDCC_NS3_PROGRESS: '") + every + "' is not a number of seconds above 0");
+        throw std::invalid_argument(std::string("RDCC_NS3_PROGRESS: '") + every +
+                                    "' is not a number of seconds above 0");
       }
     }
   }
@@ -161,10 +166,12 @@ struct Network::Impl {
     checker.add_receiver(h.addr, rc.budget, rc.d_max);
   }
 
-  void attach_sender(HostId id, ref::SenderConfig sc, std::shared_ptr<const ref::SenderPolicy> policy) {
+  void attach_sender(HostId id, ref::SenderConfig sc,
+                     std::shared_ptr<const ref::SenderPolicy> policy) {
     Host& h = *hosts.at(id);
     sc.local = h.addr;
-    if (h.receiver_config) sc.local.port = sim::dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
+    if (h.receiver_config)
+      sc.local.port = sim::dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
     h.sender_addr = sc.local;
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
     h.sender_config = sc;
@@ -181,19 +188,23 @@ struct Network::Impl {
     ref::ReceiverConfig rc = *h.receiver_config;
     rc.epoch = epoch;
     for (const Address& a : crn_addresses()) {
-      if (std::find(rc.crn_addresses.begin(), rc.crn_addresses.end(), a) == rc.crn_addresses.end()) {
+      if (std::find(rc.crn_addresses.begin(), rc.crn_addresses.end(), a) ==
+          rc.crn_addresses.end()) {
         rc.crn_addresses.push_back(a);
       }
     }
     h.receiver_config = rc;
-    h.receiver_random = std::make_unique<ref::SeededRandom>(sim::receiver_seed(cfg.seed, h.id, epoch));
-    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(), h.receiver_policy);
+    h.receiver_random =
+        std::make_unique<ref::SeededRandom>(sim::receiver_seed(cfg.seed, h.id, epoch));
+    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(),
+                                           h.receiver_policy);
   }
 
   void make_sender(Host& h) {
     ref::SenderConfig sc = *h.sender_config;
     for (const Address& a : crn_addresses()) {
-      if (std::find(sc.crn_addresses.begin(), sc.crn_addresses.end(), a) == sc.crn_addresses.end()) {
+      if (std::find(sc.crn_addresses.begin(), sc.crn_addresses.end(), a) ==
+          sc.crn_addresses.end()) {
         sc.crn_addresses.push_back(a);
       }
     }
@@ -208,7 +219,8 @@ struct Network::Impl {
       return fab::LinkSpec{std::uint64_t{l.rate_mbps} * 1'000'000U, l.delay.ns};
     };
     fab::FabricSpec s;
-    s.kind = topology.kind == Topology::Kind::Star ? fab::FabricSpec::Kind::Star : fab::FabricSpec::Kind::LeafSpine;
+    s.kind = topology.kind == Topology::Kind::Star ? fab::FabricSpec::Kind::Star
+                                                   : fab::FabricSpec::Kind::LeafSpine;
     for (const auto& h : hosts) s.host_links.push_back(link(h->link));
     s.leaves = topology.leaves;
     s.spines = topology.spines;
@@ -220,17 +232,23 @@ struct Network::Impl {
     s.ecn_threshold = cfg.queue.ecn_threshold.value_or(0);
     s.control_port = cfg.rdcc_port;
     for (const auto& h : hosts) {
-      if (h->sender_config && h->sender_addr.port != cfg.rdcc_port) s.sender_port = h->sender_addr.port;
+      if (h->sender_config && h->sender_addr.port != cfg.rdcc_port)
+        s.sender_port = h->sender_addr.port;
     }
     s.run = cfg.seed;
     // Room for the largest Credit Unit in one datagram: data is never fragmented.
     std::uint64_t largest = 0;
     for (const auto& h : hosts) {
-      if (h->receiver_config) largest = std::max<std::uint64_t>(largest, h->receiver_config->credit_unit);
-      if (h->sender_config) largest = std::max<std::uint64_t>(largest, h->sender_config->default_credit_unit);
+      if (h->receiver_config)
+        largest = std::max<std::uint64_t>(largest, h->receiver_config->credit_unit);
+      if (h->sender_config)
+        largest = std::max<std::uint64_t>(largest, h->sender_config->default_credit_unit);
     }
-    const std::uint64_t mtu = std::max<std::uint64_t>(9000, largest + ref::kOpaqueHeaderSize + kIpUdpOverhead);
-    if (mtu > 65535) throw std::invalid_argument("ns-3 engine: a Credit Unit above 65,479 octets does not fit a datagram");
+    const std::uint64_t mtu =
+        std::max<std::uint64_t>(9000, largest + ref::kOpaqueHeaderSize + kIpUdpOverhead);
+    if (mtu > 65535)
+      throw std::invalid_argument(
+          "ns-3 engine: a Credit Unit above 65,479 octets does not fit a datagram");
     s.mtu = static_cast<std::uint32_t>(mtu);
     return s;
   }
@@ -240,7 +258,8 @@ struct Network::Impl {
     fabric = std::make_unique<fab::Fabric>(fabric_spec());
     for (const auto& h : hosts) {
       if (fabric->host_ip(h->id) != ip_of(h->addr)) {
-        throw std::logic_error("ns-3 engine: host " + std::to_string(h->id) + " got an unexpected address");
+        throw std::logic_error("ns-3 engine: host " + std::to_string(h->id) +
+                               " got an unexpected address");
       }
     }
     if (cfg.crn) {
@@ -250,9 +269,12 @@ struct Network::Impl {
         ref::CrnConfig cc = *cfg.crn;
         cc.local = sw->addr;
         if (cc.rdcc_port == 0) cc.rdcc_port = cfg.rdcc_port;
-        if (cc.queue_capacity == 0) cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
-        if (cc.queue_threshold == 0) cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
-        if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty()) cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
+        if (cc.queue_capacity == 0)
+          cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
+        if (cc.queue_threshold == 0)
+          cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
+        if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty())
+          cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
         sw->crn = std::make_unique<ref::Crn>(cc, observer());
         sw->app = fabric->attach_switch(i, sw.get(), cfg.rdcc_port);
         switches.push_back(std::move(sw));
@@ -262,7 +284,8 @@ struct Network::Impl {
     for (auto& h : hosts) {
       if (h->receiver_config) h->receiver = make_receiver(*h, h->receiver_config->epoch);
       if (h->sender_config) make_sender(*h);
-      const std::uint16_t second = h->sender && h->sender_addr.port != cfg.rdcc_port ? h->sender_addr.port : 0;
+      const std::uint16_t second =
+          h->sender && h->sender_addr.port != cfg.rdcc_port ? h->sender_addr.port : 0;
       h->app = fabric->attach_host(h->id, h.get(), {cfg.rdcc_port, second, cfg.data_port});
     }
     if (!pcap_file.empty()) fabric->enable_pcap(pcap_file);
@@ -280,12 +303,13 @@ struct Network::Impl {
 
   // ---- the sans-IO loop (io.hpp) --------------------------------------------------------
 
-  void send_control(fab::AppId app, fab::Fabric::Socket socket, const Address& from, const ref::Datagram& d) {
+  void send_control(fab::AppId app, fab::Fabric::Socket socket, const Address& from,
+                    const ref::Datagram& d) {
     if (auto m = decode(d.payload())) checker.on_control_sent(from, d.to, *m, clock());
     ++stats.control_sent;
     const auto payload = d.payload();
-    fabric->send(app, socket, ip_of(d.to), d.to.port, static_cast<std::uint8_t>(d.dscp << 2U), octets(payload),
-                 payload.size(), 0);
+    fabric->send(app, socket, ip_of(d.to), d.to.port, static_cast<std::uint8_t>(d.dscp << 2U),
+                 octets(payload), payload.size(), 0);
   }
 
   void send_segment(Host& h, const ref::DataSegment& s) {
@@ -298,23 +322,27 @@ struct Network::Impl {
     (void)n;
     const std::uint8_t ecn = cfg.ecn_capable ? ref::kEcnEct0 : ref::kEcnNotEct;
     ++stats.data_packets_sent;
-    fabric->send(h.app, fab::Fabric::kData, ip_of(s.receiver), cfg.data_port, static_cast<std::uint8_t>((s.dscp << 2U) | ecn),
-                 octets(scratch), ref::kOpaqueHeaderSize, s.length);
+    fabric->send(h.app, fab::Fabric::kData, ip_of(s.receiver), cfg.data_port,
+                 static_cast<std::uint8_t>((s.dscp << 2U) | ecn), octets(scratch),
+                 ref::kOpaqueHeaderSize, s.length);
   }
 
   void drain_transmit(Host& h, Role role) {
     if (role == Role::Sender) {
-      const auto socket = h.sender_addr.port == cfg.rdcc_port ? fab::Fabric::kControl : fab::Fabric::kSender;
+      const auto socket =
+          h.sender_addr.port == cfg.rdcc_port ? fab::Fabric::kControl : fab::Fabric::kSender;
       while (auto d = h.sender->poll_transmit()) send_control(h.app, socket, h.sender_addr, *d);
     } else {
-      while (auto d = h.receiver->poll_transmit()) send_control(h.app, fab::Fabric::kControl, h.addr, *d);
+      while (auto d = h.receiver->poll_transmit())
+        send_control(h.app, fab::Fabric::kControl, h.addr, *d);
     }
   }
 
   void rearm(Host& h, Role role) {
     const int slot = role == Role::Sender ? kSenderSlot : kReceiverSlot;
     Timer& tm = h.timers[static_cast<std::size_t>(slot)];
-    const std::optional<Time> nt = role == Role::Sender ? h.sender->next_timeout() : h.receiver->next_timeout();
+    const std::optional<Time> nt =
+        role == Role::Sender ? h.sender->next_timeout() : h.receiver->next_timeout();
     if (!nt) {
       fabric->cancel_timer(h.app, slot);
       return;
@@ -391,7 +419,8 @@ struct Network::Impl {
     ++stats.control_delivered;
     auto m = decode(dgram);
     if (m) checker.on_control_delivered(from, address_of(d.to_ip, d.to_port), *m, clock());
-    const sim::Recipients to = sim::recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
+    const sim::Recipients to =
+        sim::recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
     if (to.receiver && m) {
       // The receiver's binding learns the transport identity of each message from its request.
       if (const auto* r = std::get_if<CreditRequest>(&*m)) {
@@ -415,13 +444,15 @@ struct Network::Impl {
       ++stats.decode_failures;
       return;
     }
-    // The data comes from the sender's data port; the receiver knows the sender by its RDCC address.
+    // The data comes from the sender's data port; the receiver knows the sender by its RDCC
+    // address.
     const Address from = sender_of(d.from_ip);
     const bool ce = (d.tos & 3U) == ref::kEcnCe;
     const bool unsched = cfg.unscheduled_dscp && (d.tos >> 2U) == *cfg.unscheduled_dscp;
     const ref::DataObservation obs = ref::observe_opaque(op->header, from, ce, unsched);
     auto it = h.opaque_ids.find({from.ip, from.port, op->header.message_identifier});
-    const std::uint64_t message_id = it != h.opaque_ids.end() ? it->second : op->header.message_identifier;
+    const std::uint64_t message_id =
+        it != h.opaque_ids.end() ? it->second : op->header.message_identifier;
     ++stats.data_packets_delivered;
     stats.data_octets_delivered += obs.octets;
     checker.on_data_delivered(h.addr, from, message_id, obs.octets, clock());
@@ -446,7 +477,8 @@ struct Network::Impl {
     q.flow = ref::FlowId{address_of(s.src_ip, s.src_port), address_of(s.dst_ip, s.dst_port), 17};
     q.flows_in_queue = s.flows;
     sw.crn->on_dequeue(q, clock());
-    while (auto d = sw.crn->poll_transmit()) send_control(sw.app, fab::Fabric::kControl, sw.addr, *d);
+    while (auto d = sw.crn->poll_transmit())
+      send_control(sw.app, fab::Fabric::kControl, sw.addr, *d);
   }
 
   // ---- actions --------------------------------------------------------------------------
@@ -460,7 +492,8 @@ struct Network::Impl {
 
   void restart(HostId id, std::uint16_t epoch) {
     Host& h = *hosts.at(id);
-    log.on_event(ref::Event{clock(), "sim", "receiver_restart", {{"host", h.addr.to_string()}, {"epoch", epoch}}});
+    log.on_event(ref::Event{
+        clock(), "sim", "receiver_restart", {{"host", h.addr.to_string()}, {"epoch", epoch}}});
     h.receiver = make_receiver(h, epoch);
     h.opaque_ids.clear();
     h.timers[kReceiverSlot] = Timer{};
@@ -491,8 +524,11 @@ struct Network::Impl {
                               std::chrono::duration<double>(progress.every_s));
     std::size_t done = 0;
     for (std::size_t i = 0; i < subs.size(); ++i) done += finished(i) ? 1U : 0U;
-    std::fprintf(stderr, "ns-3 progress: virtual %.3f us, %llu events, %.1f s CPU, %.1f s wall, %zu of %zu messages finished\n",
-                 static_cast<double>(clock().ns) / 1000.0, static_cast<unsigned long long>(fabric->stats().events),
+    std::fprintf(stderr,
+                 "ns-3 progress: virtual %.3f us, %llu events, %.1f s CPU, %.1f s wall, %zu of %zu "
+                 "messages finished\n",
+                 static_cast<double>(clock().ns) / 1000.0,
+                 static_cast<unsigned long long>(fabric->stats().events),
                  static_cast<double>(std::clock()) / CLOCKS_PER_SEC,
                  std::chrono::duration<double>(now - progress.start).count(), done, subs.size());
   }
@@ -508,7 +544,9 @@ Network::Network(sim::NetworkConfig config, Topology topology)
     : impl_(std::make_unique<Impl>(*this, std::move(config), topology)) {}
 Network::~Network() = default;
 
-HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
+HostId Network::add_host(LinkConfig link) {
+  return impl_->add_host(link);
+}
 void Network::attach_receiver(HostId host, ref::ReceiverConfig config,
                               std::shared_ptr<const ref::ReceiverPolicy> policy) {
   impl_->attach_receiver(host, std::move(config), std::move(policy));
@@ -517,14 +555,20 @@ void Network::attach_sender(HostId host, ref::SenderConfig config,
                             std::shared_ptr<const ref::SenderPolicy> policy) {
   impl_->attach_sender(host, std::move(config), std::move(policy));
 }
-Address Network::address(HostId host) const { return impl_->hosts.at(host)->addr; }
-std::size_t Network::host_count() const { return impl_->hosts.size(); }
+Address Network::address(HostId host) const {
+  return impl_->hosts.at(host)->addr;
+}
+std::size_t Network::host_count() const {
+  return impl_->hosts.size();
+}
 
 SubmitId Network::submit(HostId sender, ref::MessageSpec spec, Time at) {
   if (spec.binding != BindingKind::Opaque) {
-    throw std::invalid_argument("binding rocev2: not modelled by the ns-3 engine (use --engine sim)");
+    throw std::invalid_argument(
+        "binding rocev2: not modelled by the ns-3 engine (use --engine sim)");
   }
-  if (!impl_->hosts.at(sender)->sender_config) throw std::invalid_argument("submit: the host has no sender");
+  if (!impl_->hosts.at(sender)->sender_config)
+    throw std::invalid_argument("submit: the host has no sender");
   const SubmitId id = impl_->subs.size();
   impl_->subs.push_back(Submission{sender, std::move(spec), std::nullopt});
   impl_->schedule(std::max(at, now()), [this, id] { impl_->do_submit(id); });
@@ -545,8 +589,12 @@ std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
   if (!s.handle) return std::nullopt;
   return impl_->hosts[s.host]->sender->status(*s.handle);
 }
-std::size_t Network::submitted() const { return impl_->subs.size(); }
-bool Network::all_finished() const { return impl_->all_finished(); }
+std::size_t Network::submitted() const {
+  return impl_->subs.size();
+}
+bool Network::all_finished() const {
+  return impl_->all_finished();
+}
 void Network::restart_receiver(HostId host, std::uint16_t epoch, Time at) {
   impl_->schedule(at, [this, host, epoch] { impl_->restart(host, epoch); });
 }
@@ -572,10 +620,16 @@ void Network::run_until_idle(Time limit) {
   impl_->build();
   impl_->fabric->run(limit.ns, 0, nullptr);
 }
-Time Network::now() const { return impl_->clock(); }
+Time Network::now() const {
+  return impl_->clock();
+}
 
-ref::InvariantChecker& Network::checker() { return impl_->checker; }
-const ref::EventLog& Network::events() const { return impl_->log; }
+ref::InvariantChecker& Network::checker() {
+  return impl_->checker;
+}
+const ref::EventLog& Network::events() const {
+  return impl_->log;
+}
 const sim::NetworkStats& Network::stats() const {
   sim::NetworkStats& s = impl_->stats;
   if (impl_->fabric) {
@@ -586,9 +640,15 @@ const sim::NetworkStats& Network::stats() const {
   }
   return s;
 }
-sim::NetworkConfig& Network::config() { return impl_->cfg; }
-std::uint64_t Network::trace_hash() const { return sim::trace_hash(impl_->hash, impl_->log); }
-ref::Receiver* Network::receiver(HostId host) { return impl_->hosts.at(host)->receiver.get(); }
+sim::NetworkConfig& Network::config() {
+  return impl_->cfg;
+}
+std::uint64_t Network::trace_hash() const {
+  return sim::trace_hash(impl_->hash, impl_->log);
+}
+ref::Receiver* Network::receiver(HostId host) {
+  return impl_->hosts.at(host)->receiver.get();
+}
 std::uint64_t Network::peak_queue(HostId host) const {
   return impl_->fabric ? impl_->fabric->peak_queue(host) : 0;
 }

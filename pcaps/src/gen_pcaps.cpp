@@ -18,9 +18,9 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
+#include "rdcc/testing/vectors.hpp"
 #include "rdcc/wire/frame.hpp"
 #include "rdcc/wire/pcap.hpp"
-#include "rdcc/testing/vectors.hpp"
 #include "sim_captures.hpp"
 
 namespace rdcc::pcaps {
@@ -109,9 +109,12 @@ void write_boundary(const std::string& dir, std::ostream& index) {
     const auto& v = vectors[i];
     const auto sender_port = static_cast<std::uint16_t>(40000 + i + 1);
     const bool v6 = i % 2 == 1;
-    const Address receiver = v6 ? Address::documentation_v6(1, kRdccPort) : Address::v4(10, 0, 0, 1, kRdccPort);
-    const Address sender = v6 ? Address::documentation_v6(2, sender_port) : Address::v4(10, 0, 0, 2, sender_port);
-    const Address crn = v6 ? Address::documentation_v6(254, kRdccPort) : Address::v4(10, 0, 0, 254, kRdccPort);
+    const Address receiver =
+        v6 ? Address::documentation_v6(1, kRdccPort) : Address::v4(10, 0, 0, 1, kRdccPort);
+    const Address sender =
+        v6 ? Address::documentation_v6(2, sender_port) : Address::v4(10, 0, 0, 2, sender_port);
+    const Address crn =
+        v6 ? Address::documentation_v6(254, kRdccPort) : Address::v4(10, 0, 0, 254, kRdccPort);
     const auto type = type_of(v.message);
     const std::string what = "`" + v.name + "`: " + format_line(v.message);
     if (type == MessageType::CongestionReport) {
@@ -144,7 +147,8 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
 
   std::int64_t t = 0;
   c.add(t, sender, receiver,
-        AssocRequest{.header = {.sequence_number = 5}, .sender_nonce = kNonce,
+        AssocRequest{.header = {.sequence_number = 5},
+                     .sender_nonce = kNonce,
                      .capabilities = capability::kPool | capability::kStatus,
                      .line_rate = 400000},
         "ASSOC_REQUEST with a random nonce, POOL and STATUS, 400 Gbit/s line rate");
@@ -153,14 +157,20 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
         AssocAccept{.header = {.association_id = kAssoc, .epoch = kEpoch, .sequence_number = 40},
                     .sender_nonce = kNonce,
                     .capabilities = capability::kPool | capability::kStatus,
-                    .unscheduled_limit = 16384, .start_jitter = 8, .backlog_threshold = 1 << 20,
-                    .grant_lifetime = 2000, .credit_unit = 4096},
+                    .unscheduled_limit = 16384,
+                    .start_jitter = 8,
+                    .backlog_threshold = 1 << 20,
+                    .grant_lifetime = 2000,
+                    .credit_unit = 4096},
         "ASSOC_ACCEPT echoing the nonce: U = 16 KiB, J = 8 µs, N_cu = 1 MiB, lifetime 2 ms");
   t += 3;  // the random start delay in [0, J]
   c.add(t, sender, receiver,
         CreditRequest{.header = {.association_id = kAssoc, .epoch = kEpoch, .sequence_number = 6},
-                      .message_id = 0x100, .message_length = 2048, .unscheduled_sent = 2048,
-                      .weight = 1, .binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque),
+                      .message_id = 0x100,
+                      .message_length = 2048,
+                      .unscheduled_sent = 2048,
+                      .weight = 1,
+                      .binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque),
                       .binding_value = 0x100},
         "CREDIT_REQUEST for the unscheduled 2 KiB message 0x100 (Unscheduled Sent = length)");
   t += 1;
@@ -171,7 +181,8 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
   std::uint32_t seq = 41;
   c.add(t, receiver, sender,
         MsgDone{.header = {.association_id = kAssoc, .epoch = kEpoch, .sequence_number = seq++},
-                .message_id = 0x100, .octets_received = 2048},
+                .message_id = 0x100,
+                .octets_received = 2048},
         "MSG_DONE for 0x100");
   t += 1;
   auto grant = testing::appendix_credit_grant();
@@ -183,10 +194,13 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
     const bool last = limit == kBig;
     const std::uint32_t rate = limit == 2 * kStep ? 60000 : 80000;
     c.add(t, receiver, sender,
-          CreditGrant{.header = {.association_id = kAssoc, .epoch = kEpoch,
+          CreditGrant{.header = {.association_id = kAssoc,
+                                 .epoch = kEpoch,
                                  .flags = last ? flag::kFinal : std::uint16_t{0},
                                  .sequence_number = seq++},
-                      .message_id = 0x101, .grant_limit = limit, .pacing_rate = rate,
+                      .message_id = 0x101,
+                      .grant_limit = limit,
+                      .pacing_rate = rate,
                       .lifetime = 2000},
           "CREDIT_GRANT for 0x101 to " + std::to_string(limit >> 10) + " KiB" +
               (last ? ", FINAL" : ""));
@@ -194,7 +208,8 @@ void write_appendix_exchange(const std::string& dir, std::ostream& index) {
   t += 26;
   c.add(t, receiver, sender,
         MsgDone{.header = {.association_id = kAssoc, .epoch = kEpoch, .sequence_number = seq++},
-                .message_id = 0x101, .octets_received = kBig},
+                .message_id = 0x101,
+                .octets_received = kBig},
         "MSG_DONE for 0x101, 4 MiB received");
   c.index(index, true);
 }
@@ -224,10 +239,13 @@ void write_malformed(const std::string& dir, std::ostream& index) {
     t += 1000;
   };
   const Header h{.association_id = 0x00C0FFEE, .epoch = 1, .sequence_number = 1};
-  const CreditGrant grant{.header = h, .message_id = 9, .grant_limit = 65536,
-                          .pacing_rate = 25000, .lifetime = 1000};
-  const CreditRequest request{.header = h, .message_id = 9, .message_length = 65536,
-                              .traffic_class = 1, .weight = 1,
+  const CreditGrant grant{
+      .header = h, .message_id = 9, .grant_limit = 65536, .pacing_rate = 25000, .lifetime = 1000};
+  const CreditRequest request{.header = h,
+                              .message_id = 9,
+                              .message_length = 65536,
+                              .traffic_class = 1,
+                              .weight = 1,
                               .binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque),
                               .binding_value = 9};
   const MsgDone done{.header = h, .message_id = 9, .octets_received = 65536};
@@ -241,11 +259,18 @@ void write_malformed(const std::string& dir, std::ostream& index) {
   auto r = encoded(request);
   add(sender(), receiver, with_octet(r, 3, 20), "Length 20, smaller than 56 (CREDIT_REQUEST)");
   add(receiver, sender(), with_octet(g, 3, 48), "Length 48, beyond the 40-octet datagram");
-  CongestionReport report{.header = {.sequence_number = 1}, .reporter_id = 7,
-                          .queue_depth = 200000, .queue_threshold = 100000,
-                          .congestion_degree = 64, .direction = 1, .address_family = 4,
-                          .protocol = 17, .source_port = 50001, .destination_port = 4791,
-                          .source_address = {10, 0, 0, 2}, .destination_address = {10, 0, 0, 1}};
+  CongestionReport report{.header = {.sequence_number = 1},
+                          .reporter_id = 7,
+                          .queue_depth = 200000,
+                          .queue_threshold = 100000,
+                          .congestion_degree = 64,
+                          .direction = 1,
+                          .address_family = 4,
+                          .protocol = 17,
+                          .source_port = 50001,
+                          .destination_port = 4791,
+                          .source_address = {10, 0, 0, 2},
+                          .destination_address = {10, 0, 0, 1}};
   add(crn, receiver, with_octet(encoded(report), 30, 5), "CONGESTION_REPORT with AF 5");
   auto report6 = report;
   report6.address_family = 6;
@@ -259,12 +284,18 @@ void write_malformed(const std::string& dir, std::ostream& index) {
   m.header.rsv = 0x0A;
   add(receiver, sender(), encoded(m), "MSG_DONE with Rsv 0xA (non-zero reserved bits)");
   add(sender(), receiver,
-      encoded(SenderStatus{.header = h, .unused_credit = 1 << 20, .congestion_level = 10,
-                           .service_hint = 2, .reserved = 0x0100, .suggested_rate = 10000}),
+      encoded(SenderStatus{.header = h,
+                           .unused_credit = 1 << 20,
+                           .congestion_level = 10,
+                           .service_hint = 2,
+                           .reserved = 0x0100,
+                           .suggested_rate = 10000}),
       "SENDER_STATUS with a non-zero reserved field");
   add(sender(), receiver,
-      encoded(AssocRequest{.header = {}, .sender_nonce = 0x1122334455667788ULL,
-                           .line_rate = 100000, .reserved = {0, 0, 1, 0}}),
+      encoded(AssocRequest{.header = {},
+                           .sender_nonce = 0x1122334455667788ULL,
+                           .line_rate = 100000,
+                           .reserved = {0, 0, 1, 0}}),
       "ASSOC_REQUEST with the third reserved word non-zero");
   auto q = request;
   q.traffic_class = 9;
@@ -282,14 +313,14 @@ void write_malformed(const std::string& dir, std::ostream& index) {
   p.header.flags = 0x0010;
   add(receiver, sender(), encoded(p), "CREDIT_GRANT with undefined flag 0x0010");
   auto trailing = encoded(done);
-  for (const std::uint8_t b : std::array<std::uint8_t, 5>{0xDE, 0xAD, 0xBE, 0xEF, 0x00}) trailing.push_back(std::byte{b});
+  for (const std::uint8_t b : std::array<std::uint8_t, 5>{0xDE, 0xAD, 0xBE, 0xEF, 0x00})
+    trailing.push_back(std::byte{b});
   add(receiver, sender(), trailing, "MSG_DONE followed by 5 octets after Length");
   auto extended = done;
   extended.header.length = 36;
   add(receiver, sender(), encoded(extended),
       "MSG_DONE with Length 36: 4 octets beyond the defined body");
-  add(sender(), receiver,
-      encoded(Cancel{.header = h, .message_id = 9, .reason = 0x0123}),
+  add(sender(), receiver, encoded(Cancel{.header = h, .message_id = 9, .reason = 0x0123}),
       "CANCEL with unregistered reason 0x0123");
 
   // One association whose request is known: FINAL below the length, beyond it, missing.
@@ -302,8 +333,11 @@ void write_malformed(const std::string& dir, std::ostream& index) {
   known.message_id = 0x200;
   known.message_length = 100000;
   add(s, receiver, encoded(known), "CREDIT_REQUEST for 0x200, 100000 octets");
-  CreditGrant fg{.header = seq(h, 1), .message_id = 0x200, .grant_limit = 50000,
-                 .pacing_rate = 25000, .lifetime = 1000};
+  CreditGrant fg{.header = seq(h, 1),
+                 .message_id = 0x200,
+                 .grant_limit = 50000,
+                 .pacing_rate = 25000,
+                 .lifetime = 1000};
   fg.header.flags = flag::kFinal;
   add(receiver, s, encoded(fg), "CREDIT_GRANT FINAL at 50000, below the requested 100000");
   fg.header = seq(h, 2);
@@ -381,7 +415,8 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
   std::int64_t t = 0;
   for (int i = 0; i < 200; ++i) {
     const auto client_port = static_cast<std::uint16_t>(1024 + rng.below(64511));
-    const Address client = Address::v4(192, 168, 1, static_cast<std::uint8_t>(2 + rng.below(200)), client_port);
+    const Address client =
+        Address::v4(192, 168, 1, static_cast<std::uint8_t>(2 + rng.below(200)), client_port);
     std::vector<std::byte> payload;
     std::uint16_t server_port = 0;
     const std::uint32_t kind = rng.below(10);
@@ -390,8 +425,10 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
       server_port = 53;
     } else {
       const std::uint32_t size = kind == 8 ? 1200 : 20 + rng.below(kind < 5 ? 60 : 120);
-      for (std::uint32_t k = 0; k < size; ++k) payload.push_back(std::byte{static_cast<std::uint8_t>(rng.below(256))});
-      payload[0] = std::byte{static_cast<std::uint8_t>(kind % 2 == 0 ? 0xC0 | (rng.below(64)) : 0x40 | rng.below(64))};
+      for (std::uint32_t k = 0; k < size; ++k)
+        payload.push_back(std::byte{static_cast<std::uint8_t>(rng.below(256))});
+      payload[0] = std::byte{
+          static_cast<std::uint8_t>(kind % 2 == 0 ? 0xC0 | (rng.below(64)) : 0x40 | rng.below(64))};
       if (kind == 9) {
         // A near miss: version 1, a registered type, a Length that is not the datagram's.
         payload[0] = std::byte{0x10};
@@ -401,7 +438,8 @@ void write_ordinary(const std::string& dir, std::ostream& index) {
       }
       server_port = rng.below(2) == 0 ? 443 : static_cast<std::uint16_t>(1024 + rng.below(64511));
     }
-    const Address server = Address::v4(203, 0, 113, static_cast<std::uint8_t>(1 + rng.below(250)), server_port);
+    const Address server =
+        Address::v4(203, 0, 113, static_cast<std::uint8_t>(1 + rng.below(250)), server_port);
     c.add(t, client, server, payload, "");
     t += 1 + rng.below(5000);
   }
@@ -424,28 +462,34 @@ void write_bench(std::size_t n, const std::string& path) {
     const auto time = kEpochMicros + static_cast<std::int64_t>(i);
     switch (round % 4) {
       case 0:
-        w.write(time, udp_frame(sender, receiver,
-                                encoded(CreditRequest{.header = h, .message_id = id,
-                                                      .message_length = kLength,
-                                                      .traffic_class = 2, .weight = 4,
-                                                      .service_hint = 1, .binding_kind = 1,
-                                                      .binding_value =
-                                                          *pack_rocev2({0x123, 5, 16})})));
+        w.write(time,
+                udp_frame(sender, receiver,
+                          encoded(CreditRequest{.header = h,
+                                                .message_id = id,
+                                                .message_length = kLength,
+                                                .traffic_class = 2,
+                                                .weight = 4,
+                                                .service_hint = 1,
+                                                .binding_kind = 1,
+                                                .binding_value = *pack_rocev2({0x123, 5, 16})})));
         break;
       case 1:
       case 2: {
         Header gh = h;
         if (round % 4 == 2) gh.flags = flag::kFinal;
         w.write(time, udp_frame(receiver, sender,
-                                encoded(CreditGrant{.header = gh, .message_id = id,
+                                encoded(CreditGrant{.header = gh,
+                                                    .message_id = id,
                                                     .grant_limit = (round % 4) * kLength / 2,
-                                                    .pacing_rate = 100000, .lifetime = 2000})));
+                                                    .pacing_rate = 100000,
+                                                    .lifetime = 2000})));
         break;
       }
       default:
-        w.write(time, udp_frame(receiver, sender,
-                                encoded(MsgDone{.header = h, .message_id = id,
-                                                .octets_received = kLength})));
+        w.write(
+            time,
+            udp_frame(receiver, sender,
+                      encoded(MsgDone{.header = h, .message_id = id, .octets_received = kLength})));
         break;
     }
   }

@@ -13,9 +13,9 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
+#include "rdcc/sim/network.hpp"
 #include "rdcc/wire/frame.hpp"
 #include "rdcc/wire/pcap.hpp"
-#include "rdcc/sim/network.hpp"
 
 namespace rdcc::pcaps {
 namespace {
@@ -160,7 +160,8 @@ class SimCapture {
   void index(std::ostream& out) const {
     out << "## " << name_ << "\n\n" << summary_ << " " << frames_.size() << " frames.\n\n";
     out << "| frames | what they show |\n| --- | --- |\n";
-    for (const auto& [what, numbers] : notes_) out << "| " << ranges(numbers) << " | " << what << " |\n";
+    for (const auto& [what, numbers] : notes_)
+      out << "| " << ranges(numbers) << " | " << what << " |\n";
     std::map<std::string, std::vector<std::size_t>> by_kind;
     for (const auto& f : frames_) by_kind[f.kind].push_back(f.number);
     out << "\n| kind | count | frames |\n| --- | --- | --- |\n";
@@ -228,19 +229,23 @@ void all_types(const std::string& dir, std::ostream& index) {
   cap.note_type<AssocRequest>("ASSOC_REQUEST of each sender", [](const auto&) { return true; });
   cap.note_type<AssocAccept>("ASSOC_ACCEPT: U = 64 KiB, J = 10 µs, N_cu = 16 KiB, lifetime 200 µs",
                              [](const auto&) { return true; });
-  cap.note_type<CreditRequest>("CREDIT_REQUEST of an unscheduled message (Unscheduled Sent = length)",
-                               [](const auto& m) { return m.unscheduled_sent == m.message_length; });
-  cap.note("unscheduled data (DSCP 8)", [](const Frame& f) {
-    return !f.message && f.dscp == kUnscheduledDscp;
-  });
-  cap.note_type<CongestionReport>("CONGESTION_REPORT to a sender (Direction 2): its unscheduled flow crossed B_th",
-                                  [](const auto& m) { return m.direction == 2; });
+  cap.note_type<CreditRequest>(
+      "CREDIT_REQUEST of an unscheduled message (Unscheduled Sent = length)",
+      [](const auto& m) { return m.unscheduled_sent == m.message_length; });
+  cap.note("unscheduled data (DSCP 8)",
+           [](const Frame& f) { return !f.message && f.dscp == kUnscheduledDscp; });
+  cap.note_type<CongestionReport>(
+      "CONGESTION_REPORT to a sender (Direction 2): its unscheduled flow crossed B_th",
+      [](const auto& m) { return m.direction == 2; });
   cap.note_type<CreditRequest>(
       "CREDIT_REQUEST of a converted message: Unscheduled Sent states the octets sent",
-      [](const auto& m) { return m.unscheduled_sent != 0 && m.unscheduled_sent < m.message_length; });
+      [](const auto& m) {
+        return m.unscheduled_sent != 0 && m.unscheduled_sent < m.message_length;
+      });
   cap.note("ERROR MESSAGE_TOO_LARGE for sender b's 1 MiB message",
            [](const Frame& f) { return is_error(f, ReasonCode::MessageTooLarge); });
-  cap.note_type<SenderStatus>("SENDER_STATUS: unused credit above N_cu", [](const auto&) { return true; });
+  cap.note_type<SenderStatus>("SENDER_STATUS: unused credit above N_cu",
+                              [](const auto&) { return true; });
   cap.note_type<Cancel>("CANCEL (APPLICATION_ABORT): sender b's 256 KiB message, then sender c's",
                         [](const auto&) { return true; });
   cap.note_type<CreditReturn>("CREDIT_RETURN: sender c gives back credit beyond 64 KiB",
@@ -268,7 +273,8 @@ void incast(const std::string& dir, std::ostream& index) {
   Network net(cfg);
   const HostId r = net.add_receiver(receiver_config());
   std::vector<HostId> senders;
-  for (int i = 0; i < 8; ++i) senders.push_back(net.add_sender(sender_config("sender-" + std::to_string(i))));
+  for (int i = 0; i < 8; ++i)
+    senders.push_back(net.add_sender(sender_config("sender-" + std::to_string(i))));
   for (HostId s : senders) net.submit(s, r, 96 * kKiB, Time{0});
   SimCapture cap("sim_incast_crn.pcap",
                  "An 8-to-1 incast in the simulator (seed 8): eight senders each send a 96 KiB "
@@ -278,15 +284,18 @@ void incast(const std::string& dir, std::ostream& index) {
                  "CRN's reports (Direction 1, to the receiver) name each flow whose packets "
                  "leave the queue above B_th.");
   cap.run(net, Time{ref::seconds(1).ns});
-  cap.note_type<AssocRequest>("ASSOC_REQUEST of the eight senders", [](const auto&) { return true; });
-  cap.note_type<CreditRequest>("CREDIT_REQUEST of the eight 96 KiB messages", [](const auto&) { return true; });
-  cap.note_type<CreditGrant>("each message's first CREDIT_GRANT: a window, at a share of the link",
-                             [seen = std::set<std::pair<std::uint32_t, std::uint64_t>>()](
-                                 const auto& g) mutable {
-                               return seen.emplace(g.header.association_id, g.message_id).second;
-                             });
-  cap.note_type<CongestionReport>("CONGESTION_REPORT to the receiver (Direction 1), one per flow per 50 µs",
-                                  [](const auto& m) { return m.direction == 1; });
+  cap.note_type<AssocRequest>("ASSOC_REQUEST of the eight senders",
+                              [](const auto&) { return true; });
+  cap.note_type<CreditRequest>("CREDIT_REQUEST of the eight 96 KiB messages",
+                               [](const auto&) { return true; });
+  cap.note_type<CreditGrant>(
+      "each message's first CREDIT_GRANT: a window, at a share of the link",
+      [seen = std::set<std::pair<std::uint32_t, std::uint64_t>>()](const auto& g) mutable {
+        return seen.emplace(g.header.association_id, g.message_id).second;
+      });
+  cap.note_type<CongestionReport>(
+      "CONGESTION_REPORT to the receiver (Direction 1), one per flow per 50 µs",
+      [](const auto& m) { return m.direction == 1; });
   cap.note_type<CreditGrant>("CREDIT_GRANT with FINAL", [](const auto& g) { return g.final(); });
   cap.note_type<MsgDone>("MSG_DONE of each message", [](const auto&) { return true; });
   cap.write(dir);
@@ -316,12 +325,15 @@ void rocev2(const std::string& dir, std::ostream& index) {
                  "message per window. The data packets are cut at 128 octets of IP (BTH and "
                  "RETH kept); RDCC's heuristic must not claim them.");
   cap.run(net, Time{ref::seconds(1).ns});
-  cap.note_type<CreditRequest>("CREDIT_REQUEST with the RoCEv2 binding (QPN, first MSN, 4 RDMA messages)",
-                               [](const auto& m) { return m.binding_kind == 1; });
-  cap.note_type<CreditGrant>("CREDIT_GRANTs, one 64 KiB RDMA message each", [](const auto&) { return true; });
+  cap.note_type<CreditRequest>(
+      "CREDIT_REQUEST with the RoCEv2 binding (QPN, first MSN, 4 RDMA messages)",
+      [](const auto& m) { return m.binding_kind == 1; });
+  cap.note_type<CreditGrant>("CREDIT_GRANTs, one 64 KiB RDMA message each",
+                             [](const auto&) { return true; });
   cap.note("RDMA WRITE packets (BTH, RETH on First) to UDP 4791",
            [](const Frame& f) { return f.kind == "data (RoCEv2)"; });
-  cap.note_type<MsgDone>("MSG_DONE: 262144 octets counted on the queue pair", [](const auto&) { return true; });
+  cap.note_type<MsgDone>("MSG_DONE: 262144 octets counted on the queue pair",
+                         [](const auto&) { return true; });
   cap.write(dir);
   cap.index(index);
 }
@@ -343,15 +355,18 @@ void restart(const std::string& dir, std::ostream& index) {
                  "they drop their credit, re-establish (a new nonce and Association ID, Epoch "
                  "2) and request credit again for the remainder.");
   cap.run(net, Time{ref::seconds(1).ns});
-  cap.note_type<AssocAccept>("ASSOC_ACCEPT, Epoch 1", [](const auto& m) { return m.header.epoch == 1; });
+  cap.note_type<AssocAccept>("ASSOC_ACCEPT, Epoch 1",
+                             [](const auto& m) { return m.header.epoch == 1; });
   cap.note("frames after the restart at 20 µs", [&](const Frame& f) { return f.time.ns >= at.ns; });
   cap.note("ERROR UNKNOWN_ASSOCIATION from the restarted receiver",
            [](const Frame& f) { return is_error(f, ReasonCode::UnknownAssociation); });
   cap.note("ASSOC_REQUEST re-establishing (after the restart)", [&](const Frame& f) {
     return f.time.ns >= at.ns && f.message && std::holds_alternative<AssocRequest>(*f.message);
   });
-  cap.note_type<AssocAccept>("ASSOC_ACCEPT, Epoch 2", [](const auto& m) { return m.header.epoch == 2; });
-  cap.note_type<MsgDone>("MSG_DONE under Epoch 2", [](const auto& m) { return m.header.epoch == 2; });
+  cap.note_type<AssocAccept>("ASSOC_ACCEPT, Epoch 2",
+                             [](const auto& m) { return m.header.epoch == 2; });
+  cap.note_type<MsgDone>("MSG_DONE under Epoch 2",
+                         [](const auto& m) { return m.header.epoch == 2; });
   cap.write(dir);
   cap.index(index);
 }

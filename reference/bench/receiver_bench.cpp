@@ -27,7 +27,8 @@ std::vector<std::byte> wire(const Message& m) {
 std::uint64_t granted_message(const Datagram& d) {
   if (d.size != 40 || d.bytes[1] != std::byte{0x04}) return 0;
   std::uint64_t id = 0;
-  for (std::size_t i = 16; i < 24; ++i) id = (id << 8U) | std::to_integer<std::uint64_t>(d.bytes[i]);
+  for (std::size_t i = 16; i < 24; ++i)
+    id = (id << 8U) | std::to_integer<std::uint64_t>(d.bytes[i]);
   return id;
 }
 
@@ -84,7 +85,9 @@ void BM_GrantDecision(benchmark::State& state) {
   }
   for (std::size_t i = 1; i <= pending; ++i) {
     CreditRequest q;
-    q.header = {.association_id = assoc, .epoch = c.epoch, .sequence_number = static_cast<std::uint32_t>(i)};
+    q.header = {.association_id = assoc,
+                .epoch = c.epoch,
+                .sequence_number = static_cast<std::uint32_t>(i)};
     q.message_id = i;
     q.message_length = 1ULL << 40U;
     q.weight = static_cast<std::uint8_t>(1 + i % 4);
@@ -96,8 +99,13 @@ void BM_GrantDecision(benchmark::State& state) {
       if (auto id = granted_message(*d)) current = id;
     }
   }
-  Steady s{sender, transmission_time(c.credit_unit, c.link_capacity_mbps), c.credit_unit, now,
-           current, std::vector<std::uint64_t>(pending + 1, 0), 0};
+  Steady s{sender,
+           transmission_time(c.credit_unit, c.link_capacity_mbps),
+           c.credit_unit,
+           now,
+           current,
+           std::vector<std::uint64_t>(pending + 1, 0),
+           0};
   for (auto _ : state) arrive_one_credit_unit(r, s);
   state.counters["grants_per_arrival"] =
       benchmark::Counter(static_cast<double>(s.decisions), benchmark::Counter::kAvgIterations);

@@ -72,7 +72,8 @@ class AssociationTable {
   }
   void remove(A& a) {
     by_nonce_.erase(nonce_key(a.nonce, a.peer));
-    if (auto it = by_peer_.find(a.peer); it != by_peer_.end() && it->second == a.id) by_peer_.erase(it);
+    if (auto it = by_peer_.find(a.peer); it != by_peer_.end() && it->second == a.id)
+      by_peer_.erase(it);
     by_id_.erase(a.id);
   }
 
@@ -82,7 +83,8 @@ class AssociationTable {
   }
 
   std::unordered_map<std::uint32_t, A> by_id_;
-  std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t> by_nonce_;  // (nonce, address hash)
+  std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t>
+      by_nonce_;  // (nonce, address hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer_;
 };
 

@@ -140,7 +140,8 @@ Result<std::size_t, BindingError> encode_opaque(const OpaqueHeader& h,
                  payload.size());
   }
   const std::size_t total = kOpaqueHeaderSize + payload.size();
-  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
+  if (out.size() < total)
+    return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
   ByteWriter w(out);
   w.u16(h.magic);
   w.u8(h.version);
@@ -169,7 +170,8 @@ Result<OpaquePacket, BindingError> decode_opaque(std::span<const std::byte> udp_
   p.header.flags = r.u8();
   if (r.overflow()) return error(BindingErrorCode::Truncated, 3, "flags", udp_payload.size(), 4);
   p.header.payload_length = r.u32();
-  if (r.overflow()) return error(BindingErrorCode::Truncated, 4, "payload_length", udp_payload.size(), 8);
+  if (r.overflow())
+    return error(BindingErrorCode::Truncated, 4, "payload_length", udp_payload.size(), 8);
   p.header.message_identifier = r.u64();
   if (r.overflow()) {
     return error(BindingErrorCode::Truncated, 8, "message_identifier", udp_payload.size(), 16);
@@ -225,8 +227,8 @@ std::vector<std::byte> encode_opaque_nack(const DataNack& nack) {
 Result<std::vector<OctetRange>, BindingError> decode_opaque_nack(const OpaquePacket& packet) {
   const std::size_t n = packet.payload.size() / 16;
   if (packet.payload.size() % 16 != 0) {
-    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length",
-                 packet.payload.size(), (n + 1) * 16);
+    return error(BindingErrorCode::PayloadBeyondPacket, 4, "payload_length", packet.payload.size(),
+                 (n + 1) * 16);
   }
   if (n > kMaxNackRanges) {
     return error(BindingErrorCode::FieldOutOfRange, 4, "payload_length", n, kMaxNackRanges);
@@ -265,16 +267,19 @@ std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size, bool i
 Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
                                                 std::span<std::byte> out) noexcept {
   if (p.bth.destination_qp > kMax24) {
-    return error(BindingErrorCode::FieldOutOfRange, 33, "destination_qp", p.bth.destination_qp, kMax24);
+    return error(BindingErrorCode::FieldOutOfRange, 33, "destination_qp", p.bth.destination_qp,
+                 kMax24);
   }
-  if (p.bth.psn > kMax24) return error(BindingErrorCode::FieldOutOfRange, 37, "psn", p.bth.psn, kMax24);
+  if (p.bth.psn > kMax24)
+    return error(BindingErrorCode::FieldOutOfRange, 37, "psn", p.bth.psn, kMax24);
   if (p.bth.tver > 15) return error(BindingErrorCode::FieldOutOfRange, 29, "tver", p.bth.tver, 15);
   if (has_reth(p.bth.opcode) != p.reth.has_value()) {
     return error(BindingErrorCode::FieldOutOfRange, 40, "reth", p.reth.has_value() ? 1 : 0,
                  has_reth(p.bth.opcode) ? 1 : 0);
   }
   const std::size_t total = rocev2_packet_size(p.bth.opcode, p.payload.size(), p.ipv6);
-  if (out.size() < total) return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
+  if (out.size() < total)
+    return error(BindingErrorCode::BufferTooSmall, 0, "packet", out.size(), total);
   const std::size_t ip_header = p.ipv6 ? kIpv6HeaderSize : kIpv4HeaderSize;
   const std::size_t udp_payload = total - ip_header - kUdpHeaderSize;
   if (p.ipv6 && udp_payload + kUdpHeaderSize > 0xFFFFU) {
@@ -295,7 +300,8 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
     w.u32(p.reth->r_key);
     w.u32(p.reth->dma_length);
   }
-  if (!p.payload.empty()) std::memcpy(body.data() + w.position(), p.payload.data(), p.payload.size());
+  if (!p.payload.empty())
+    std::memcpy(body.data() + w.position(), p.payload.data(), p.payload.size());
   std::memset(body.data() + w.position() + p.payload.size(), 0, pad + kIcrcSize);
   Ipv4Udp ip = p.ip;
   ip.destination_port = kRocev2Port;
@@ -309,8 +315,8 @@ Result<std::size_t, BindingError> encode_rocev2(const Rocev2Packet& p,
     out[total - 4 + i] = static_cast<std::byte>((icrc >> (8U * i)) & 0xFFU);
   }
   if (p.ipv6) {
-    const std::uint16_t sum = wire::udp_checksum(headers.source, headers.destination,
-                                                 out.subspan(kIpv6HeaderSize, total - kIpv6HeaderSize));
+    const std::uint16_t sum = wire::udp_checksum(
+        headers.source, headers.destination, out.subspan(kIpv6HeaderSize, total - kIpv6HeaderSize));
     out[kIpv6HeaderSize + 6] = static_cast<std::byte>(sum >> 8U);
     out[kIpv6HeaderSize + 7] = static_cast<std::byte>(sum & 0xFFU);
   }
@@ -352,7 +358,8 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
   p.bth.mig_req = (b1 & 0x40U) != 0;
   p.bth.pad_count = static_cast<std::uint8_t>((b1 >> 4U) & 3U);
   p.bth.tver = static_cast<std::uint8_t>(b1 & 0x0FU);
-  if (p.bth.tver != 0) return error(BindingErrorCode::BadTransportVersion, base + 1, "tver", p.bth.tver);
+  if (p.bth.tver != 0)
+    return error(BindingErrorCode::BadTransportVersion, base + 1, "tver", p.bth.tver);
   p.bth.p_key = r.u16();
   const std::uint32_t w2 = r.u32();
   p.bth.fecn = (w2 & 0x80000000U) != 0;
@@ -372,7 +379,8 @@ Result<Rocev2Packet, BindingError> decode_rocev2(std::span<const std::byte> ip_p
     p.reth = reth;
   }
   if (r.remaining() < kIcrcSize) {
-    return error(BindingErrorCode::Truncated, base + r.position(), "icrc", r.remaining(), kIcrcSize);
+    return error(BindingErrorCode::Truncated, base + r.position(), "icrc", r.remaining(),
+                 kIcrcSize);
   }
   const std::size_t padded = r.remaining() - kIcrcSize;
   if (p.bth.pad_count > padded) {
@@ -397,7 +405,8 @@ Result<Rocev2Plan, BindingError> plan_rocev2(std::uint64_t length, std::uint64_t
   if (destination_qpn > kMax24) {
     return error(BindingErrorCode::FieldOutOfRange, 0, "destination_qpn", destination_qpn, kMax24);
   }
-  if (first_msn > kMax24) return error(BindingErrorCode::FieldOutOfRange, 0, "first_msn", first_msn, kMax24);
+  if (first_msn > kMax24)
+    return error(BindingErrorCode::FieldOutOfRange, 0, "first_msn", first_msn, kMax24);
   Rocev2Plan plan;
   plan.first_msn = first_msn;
   if (length == 0) {
@@ -418,7 +427,8 @@ Result<Rocev2Plan, BindingError> plan_rocev2(std::uint64_t length, std::uint64_t
 std::vector<std::uint64_t> rdma_message_sizes(std::uint64_t length, std::uint64_t post_unit) {
   if (length == 0 || post_unit == 0) return {length};
   std::vector<std::uint64_t> sizes;
-  for (std::uint64_t o = 0; o < length; o += post_unit) sizes.push_back(std::min(post_unit, length - o));
+  for (std::uint64_t o = 0; o < length; o += post_unit)
+    sizes.push_back(std::min(post_unit, length - o));
   return sizes;
 }
 
@@ -441,7 +451,8 @@ std::vector<Rocev2Requester::PacketHeaders> Rocev2Requester::packetize(
     const Rocev2Plan& plan, std::uint64_t length, std::uint64_t offset,
     std::uint32_t segment_length) {
   std::vector<PacketHeaders> out;
-  const std::uint64_t unit = plan.post_unit == 0 ? std::max<std::uint64_t>(length, 1) : plan.post_unit;
+  const std::uint64_t unit =
+      plan.post_unit == 0 ? std::max<std::uint64_t>(length, 1) : plan.post_unit;
   std::uint64_t at = offset;
   const std::uint64_t end = offset + segment_length;
   do {
@@ -462,7 +473,8 @@ std::vector<Rocev2Requester::PacketHeaders> Rocev2Requester::packetize(
     h.bth.ack_request = last;
     next_psn_ = (next_psn_ + 1) & kMax24;
     if (has_reth(h.bth.opcode)) {
-      h.reth = Reth{base_va_ + unit_start, r_key_, static_cast<std::uint32_t>(unit_end - unit_start)};
+      h.reth =
+          Reth{base_va_ + unit_start, r_key_, static_cast<std::uint32_t>(unit_end - unit_start)};
     }
     out.push_back(h);
     at = piece_end;

@@ -29,8 +29,8 @@ inline constexpr std::uint64_t kNoReturn = std::numeric_limits<std::uint64_t>::m
 
 // One message's offsets and the credit counted for it.
 struct MessageCredit {
-  std::uint64_t length = 0;             // Message Length (the pool's: its messages' scheduled octets)
-  std::uint64_t window = 0;             // the unscheduled window [0, window)
+  std::uint64_t length = 0;  // Message Length (the pool's: its messages' scheduled octets)
+  std::uint64_t window = 0;  // the unscheduled window [0, window)
   std::uint64_t unsched_received = 0;   // octets received inside the window
   std::uint64_t sched_received = 0;     // octets received above it
   std::uint64_t limit = 0;              // highest Grant Limit issued
@@ -62,9 +62,10 @@ struct MessageCredit {
 
 // One association's part of the totals.
 struct AssociationCredit {
-  std::uint64_t accounted = 0;    // Granted(a): scheduled credit counted
-  std::uint64_t unsched = 0;      // Unsched(a): unscheduled credit counted
-  std::uint32_t u_accounted = 0;  // the U counted against G_u: max(old, new) while an update is unacknowledged
+  std::uint64_t accounted = 0;  // Granted(a): scheduled credit counted
+  std::uint64_t unsched = 0;    // Unsched(a): unscheduled credit counted
+  std::uint32_t u_accounted =
+      0;  // the U counted against G_u: max(old, new) while an update is unacknowledged
 };
 
 class CreditLedger {
@@ -106,7 +107,8 @@ class CreditLedger {
   [[nodiscard]] std::uint64_t outstanding() const { return sched_sum_ + unsched_sum_; }
   [[nodiscard]] std::uint64_t u_sum() const { return u_sum_; }
   // What `bound` leaves once the scheduled credit counted and `reserved` are taken.
-  [[nodiscard]] std::uint64_t scheduled_room(std::uint64_t bound, std::uint64_t reserved = 0) const {
+  [[nodiscard]] std::uint64_t scheduled_room(std::uint64_t bound,
+                                             std::uint64_t reserved = 0) const {
     const std::uint64_t taken = sched_sum_ + reserved;
     return bound > taken ? bound - taken : 0;
   }

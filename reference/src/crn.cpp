@@ -25,7 +25,8 @@ struct Crn::Impl {
   std::map<std::uint16_t, std::uint32_t> port_sequence;  // "for a CRN, per reporting port"
 
   Impl(CrnConfig c, Observer* o, std::shared_ptr<const CrnPolicy> p)
-      : config(std::move(c)), events(config.name, o),
+      : config(std::move(c)),
+        events(config.name, o),
         policy(p != nullptr ? std::move(p) : std::make_shared<const CrnPolicy>()) {}
 
   void report(const QueueObservation& q, Time now) {
@@ -43,8 +44,8 @@ struct Crn::Impl {
         config.queue_threshold, config.queue_capacity);
     r.direction = static_cast<std::uint8_t>(to_sender ? ReportDirection::ToSender
                                                       : ReportDirection::ToReceiver);
-    r.address_family = static_cast<std::uint8_t>(q.flow.source.ipv6 ? AddressFamily::IPv6
-                                                                     : AddressFamily::IPv4);
+    r.address_family =
+        static_cast<std::uint8_t>(q.flow.source.ipv6 ? AddressFamily::IPv6 : AddressFamily::IPv4);
     r.protocol = q.flow.protocol;
     r.source_port = q.flow.source.port;
     r.destination_port = q.flow.destination.port;
@@ -114,8 +115,12 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
   s.report(q, now);
 }
 
-std::optional<Datagram> Crn::poll_transmit() { return impl_->out.pop(); }
+std::optional<Datagram> Crn::poll_transmit() {
+  return impl_->out.pop();
+}
 
-const CrnStats& Crn::stats() const { return impl_->stats; }
+const CrnStats& Crn::stats() const {
+  return impl_->stats;
+}
 
 }  // namespace rdcc::ref

@@ -52,8 +52,8 @@ struct AddrKeyHash {
 };
 
 struct MsgModel {
-  std::uint32_t assoc = 0;           // its association's number
-  std::uint32_t rate = 0;            // its Pacing Rate (sender side)
+  std::uint32_t assoc = 0;  // its association's number
+  std::uint32_t rate = 0;   // its Pacing Rate (sender side)
   // Its segments within the pacing window: a number in Impl::pacing_windows once it has any
   // (a capture check keeps a model for each of millions of messages, most never paced).
   std::uint32_t paced = kNone;
@@ -64,7 +64,7 @@ struct MsgModel {
   // cannot see reception (set_grant_reception_unseen): a number in Impl::pending_grants.
   std::uint32_t pending = kNone;
   bool length_known = false;
-  bool windowed = false;             // listed in its association's `windowed`
+  bool windowed = false;  // listed in its association's `windowed`
   bool cancelled = false;
   bool unsched_ended = false;  // MSG_DONE, a CREDIT_GRANT, CANCEL or ERROR reached the sender
   // The sender has shown it holds the message: it sent a CREDIT_REQUEST, data or a CANCEL for
@@ -79,12 +79,12 @@ struct MsgModel {
   // asks for them").
   std::uint64_t pool_sent_end = 0;
   // Receiver side.
-  std::uint64_t limit_sent = 0;      // highest Grant Limit the receiver sent
-  Time grant_live_until{};           // Lifetime + 2 * D_max after the latest grant was sent
-  std::uint64_t window = 0;          // unscheduled octets announced (as delivered)
-  Time window_live_until{};          // J + Lifetime + 2 * D_max after the request arrived
-  std::uint64_t received = 0;        // octets delivered to the receiver
-  std::uint64_t exposure = 0;        // counted in the receiver's budget now
+  std::uint64_t limit_sent = 0;  // highest Grant Limit the receiver sent
+  Time grant_live_until{};       // Lifetime + 2 * D_max after the latest grant was sent
+  std::uint64_t window = 0;      // unscheduled octets announced (as delivered)
+  Time window_live_until{};      // J + Lifetime + 2 * D_max after the request arrived
+  std::uint64_t received = 0;    // octets delivered to the receiver
+  std::uint64_t exposure = 0;    // counted in the receiver's budget now
   // The lowest New Limit of the CREDIT_RETURNs the receiver processed since its latest grant:
   // "the offset beyond which the sender will not transmit" (docs/spec-notes.md, 65).
   std::uint64_t returned_limit = ~std::uint64_t{0};
@@ -92,18 +92,18 @@ struct MsgModel {
   // grant): from then on it may reclaim all of its credit ("Receiver Credit Budget").
   Time cancel_reclaim_from{};
   // Sender side.
-  std::uint64_t held_limit = 0;      // highest usable Grant Limit delivered to the sender
-  Time held_valid_until{};           // reception + Lifetime of the latest such grant
+  std::uint64_t held_limit = 0;         // highest usable Grant Limit delivered to the sender
+  Time held_valid_until{};              // reception + Lifetime of the latest such grant
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
 };
 
 struct AssocModel {
-  std::uint32_t peer = 0;            // its pair's number
-  std::uint32_t u = 0;               // the largest U advertised (what a sender may have used)
+  std::uint32_t peer = 0;  // its pair's number
+  std::uint32_t u = 0;     // the largest U advertised (what a sender may have used)
   // Receiver side: what the receiver processes from this sender ("Common Header": Sequence
   // Number; "Credit Allocation" rule 4), and the U it must account ("Association
   // Establishment": the larger of the old and new U until the update is acknowledged).
-  bool accepted = false;             // the receiver sent ASSOC_ACCEPT for it to this sender
+  bool accepted = false;  // the receiver sent ASSOC_ACCEPT for it to this sender
   std::uint16_t epoch = 0;
   std::uint64_t nonce = 0;
   std::uint32_t u_current = 0;
@@ -191,7 +191,8 @@ struct ReceiverModel {
 // "12.5 us", for the details of violations.
 std::string format_duration(Duration d) {
   const std::int64_t tenths = d.ns / 100;
-  return std::to_string(tenths / 10) + "." + std::to_string(tenths < 0 ? -(tenths % 10) : tenths % 10) + " us";
+  return std::to_string(tenths / 10) + "." +
+         std::to_string(tenths < 0 ? -(tenths % 10) : tenths % 10) + " us";
 }
 
 // Octets a link of `mbps` Mbit/s carries in `d`.
@@ -291,14 +292,14 @@ struct InvariantChecker::Impl {
     Time from{};
   };
   std::vector<PendingGrant> pending_grants;
-  bool reception_unseen = false;  // set_grant_reception_unseen
+  bool reception_unseen = false;   // set_grant_reception_unseen
   Duration send_time_tolerance{};  // set_send_time_tolerance
-  MessageIndex peer_msg_index;  // (pair, Message ID)
+  MessageIndex peer_msg_index;     // (pair, Message ID)
   std::vector<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
-  Duration tolerance{};  // set_timing_tolerance
+  Duration tolerance{};        // set_timing_tolerance
   bool discard_stale = false;  // set_discard_stale
   std::uint64_t stale = 0;
   std::uint64_t tag = 0;  // of the message being observed (on_control_observed)
@@ -389,7 +390,8 @@ struct InvariantChecker::Impl {
   }
 
   // The association's number, or kNone.
-  [[nodiscard]] std::uint32_t find_assoc(std::uint32_t peer_number, std::uint32_t association) const {
+  [[nodiscard]] std::uint32_t find_assoc(std::uint32_t peer_number,
+                                         std::uint32_t association) const {
     const AssocKey k{peer_number, association};
     if (last_assoc != kNone && last_assoc_key == k) return last_assoc;
     return assoc_index.find(k);
@@ -482,8 +484,8 @@ struct InvariantChecker::Impl {
   // ERROR (UNKNOWN_ASSOCIATION) are exempt, and a new Epoch in ASSOC_ACCEPT restarts the
   // numbers; CONGESTION_REPORT is numbered per reporting port, not per association. False for
   // a message not newer that the observer discards (set_discard_stale).
-  bool sequenced(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
-                 const Message& m, Time t) {
+  bool sequenced(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver, const Message& m,
+                 Time t) {
     if (std::holds_alternative<CongestionReport>(m) || std::holds_alternative<AssocRequest>(m)) {
       return true;
     }
@@ -502,8 +504,8 @@ struct InvariantChecker::Impl {
       from_rx = info(type_of(m)).originator == Originator::Receiver ||
                 std::holds_alternative<AssocAccept>(m);
     }
-    const std::uint32_t ai = from_rx ? assoc(peer(f, d), h.association_id)
-                                     : assoc(peer(d, f), h.association_id);
+    const std::uint32_t ai =
+        from_rx ? assoc(peer(f, d), h.association_id) : assoc(peer(d, f), h.association_id);
     AssocModel& a = assocs[ai];
     if (std::holds_alternative<AssocAccept>(m)) {
       if (a.numbered_epoch_known && a.numbered_epoch != h.epoch) {
@@ -546,7 +548,8 @@ struct InvariantChecker::Impl {
   }
 
   // The receiver (number `r`) sent a control message.
-  void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
+  void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m,
+                     Time t) {
     const Header& h = header_of(m);
     const std::uint32_t p = peer(rx, tx);
     const std::uint32_t ai = assoc(p, h.association_id);
@@ -556,11 +559,12 @@ struct InvariantChecker::Impl {
       if (!a.accepted) {
         // Once: an association the receiver forgot (spec-notes 93) may be accepted again.
         std::vector<std::uint32_t>& accepted = peers[p].accepted;
-        if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end()) accepted.push_back(ai);
+        if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end())
+          accepted.push_back(ai);
       }
       if (!a.accepted || acc->parameter_update()) {
-        a.u_accounted = a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit)
-                                   : acc->unscheduled_limit;
+        a.u_accounted =
+            a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit) : acc->unscheduled_limit;
       }
       a.accepted = true;
       a.established = true;
@@ -639,16 +643,17 @@ struct InvariantChecker::Impl {
   void pool_rules(const AssocModel& a, const CreditGrant& g, Time t) {
     if (g.pool() != (g.message_id == 0)) {
       if (keeping()) {
-        violate(t, rule::kPoolGrantId,
-                std::string(g.pool() ? "the POOL flag with Message ID " + std::to_string(g.message_id)
-                                     : "Message ID zero without the POOL flag") +
-                    ": the sender ignores the grant: " + format_line(g));
+        violate(
+            t, rule::kPoolGrantId,
+            std::string(g.pool() ? "the POOL flag with Message ID " + std::to_string(g.message_id)
+                                 : "Message ID zero without the POOL flag") +
+                ": the sender ignores the grant: " + format_line(g));
       }
     } else if (g.pool() && a.capabilities_known && !a.pool_advertised && keeping()) {
-      violate(t, rule::kPoolUnadvertised,
-              "pool grant to a sender whose ASSOC_REQUEST did not advertise POOL: " +
-                  format_line(g),
-              a.offer_tag);
+      violate(
+          t, rule::kPoolUnadvertised,
+          "pool grant to a sender whose ASSOC_REQUEST did not advertise POOL: " + format_line(g),
+          a.offer_tag);
     }
   }
 
@@ -690,10 +695,11 @@ struct InvariantChecker::Impl {
   }
 
   // The receiver answered ERROR (UNKNOWN_ASSOCIATION) to a request of an association it had
-  // accepted, naming its Epoch: it has removed it ("A receiver MAY remove an association that has carried no traffic for a
-  // locally configured idle time ...; it reclaims all credit of that association when doing
-  // so"), which the checker cannot see happen. What the association's messages held is
-  // released, and what its sender sends later is not the receiver's (spec-notes 93).
+  // accepted, naming its Epoch: it has removed it ("A receiver MAY remove an association that has
+  // carried no traffic for a locally configured idle time ...; it reclaims all credit of that
+  // association when doing so"), which the checker cannot see happen. What the association's
+  // messages held is released, and what its sender sends later is not the receiver's (spec-notes
+  // 93).
   void forget_association(std::uint32_t ai, std::uint16_t epoch, Time t) {
     AssocModel& a = assocs[ai];
     if (!a.accepted || a.epoch != epoch || !a.request_in_incarnation) return;
@@ -745,7 +751,8 @@ struct InvariantChecker::Impl {
   // must process: messages of an association it accepted for that address, with its Epoch and
   // a Sequence Number newer than the newest processed ("Common Header"). Anything else the
   // receiver discards, or answers with ERROR (UNKNOWN_ASSOCIATION), and holds no credit for.
-  void receiver_got(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m, Time t) {
+  void receiver_got(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m,
+                    Time t) {
     const Header& h = header_of(m);
     const std::uint32_t p = peer(rx, tx);
     if (const auto* q = std::get_if<AssocRequest>(&m)) {
@@ -814,8 +821,8 @@ struct InvariantChecker::Impl {
       const std::uint64_t others = live_windows(a, mi, t);
       const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
       msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
-      msg.window_live_until = t + microseconds(a.j) + microseconds(a.lifetime_us) +
-                              receivers[r].d_max * 2;
+      msg.window_live_until =
+          t + microseconds(a.j) + microseconds(a.lifetime_us) + receivers[r].d_max * 2;
       schedule(mi, msg.window_live_until);
       if (!msg.windowed) {
         msg.windowed = true;
@@ -1007,7 +1014,8 @@ struct InvariantChecker::Impl {
   }
 
   void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t) {
-    if (const auto* q = std::get_if<AssocRequest>(&m); q != nullptr && !q->update_acknowledgment()) {
+    if (const auto* q = std::get_if<AssocRequest>(&m);
+        q != nullptr && !q->update_acknowledgment()) {
       PeerModel& pm = peers[peer(rx, tx)];
       pm.has_sender_nonce = true;
       pm.sender_nonce = q->sender_nonce;
@@ -1054,7 +1062,8 @@ struct InvariantChecker::Impl {
     std::uint64_t id = 0;
     if (const auto* d = std::get_if<MsgDone>(&m)) {
       id = d->message_id;
-    } else if (const auto* g = std::get_if<CreditGrant>(&m); g != nullptr && g->usable() && !g->pool()) {
+    } else if (const auto* g = std::get_if<CreditGrant>(&m);
+               g != nullptr && g->usable() && !g->pool()) {
       id = g->message_id;
     } else if (const auto* c = std::get_if<Cancel>(&m)) {
       id = c->message_id;
@@ -1133,7 +1142,7 @@ struct InvariantChecker::Impl {
                                                   "authorized")
                                     : std::string()) +
                   (tolerance.ns != 0 ? " (tolerance " + format_duration(tolerance) + ")"
-                                          : std::string()));
+                                     : std::string()));
       return;
     }
     violate(t, rule::kSenderCredit,
@@ -1171,16 +1180,14 @@ struct InvariantChecker::Impl {
       pacing_windows.emplace_back();
     }
     auto& recent = pacing_windows[msg.paced];
-    recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(), [&](const auto& e) {
-                   return t - e.first < window;
-                 }));
+    recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(),
+                                              [&](const auto& e) { return t - e.first < window; }));
     recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
     for (const auto& [when, n] : recent) octets += n;
     // An observer away from the sender may see packets closer together than they were sent
     // (set_timing_tolerance): the rate's worth of the tolerance more.
-    const std::uint64_t allowance =
-        11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
+    const std::uint64_t allowance = 11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
     if (octets > allowance && keeping()) {
       violate(t, rule::kPacing,
               std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
@@ -1224,8 +1231,8 @@ void InvariantChecker::on_control_delivered(const Address& from, const Address& 
   impl_->control_delivered(f, d, impl_->receiver_of(f), impl_->receiver_of(d), m, t);
 }
 
-bool InvariantChecker::on_control_observed(const Address& from, const Address& to,
-                                           const Message& m, Time t, std::uint64_t tag) {
+bool InvariantChecker::on_control_observed(const Address& from, const Address& to, const Message& m,
+                                           Time t, std::uint64_t tag) {
   impl_->expire_until(t);
   const AddrKey f = key_of(from);
   const AddrKey d = key_of(to);
@@ -1280,16 +1287,28 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
   c.peer_msg(p, message_id).early += octets;
 }
 
-void InvariantChecker::set_timing_tolerance(Duration tolerance) { impl_->tolerance = tolerance; }
-void InvariantChecker::set_grant_reception_unseen(bool unseen) { impl_->reception_unseen = unseen; }
+void InvariantChecker::set_timing_tolerance(Duration tolerance) {
+  impl_->tolerance = tolerance;
+}
+void InvariantChecker::set_grant_reception_unseen(bool unseen) {
+  impl_->reception_unseen = unseen;
+}
 void InvariantChecker::set_send_time_tolerance(Duration tolerance) {
   impl_->send_time_tolerance = tolerance;
 }
-void InvariantChecker::set_discard_stale(bool discard) { impl_->discard_stale = discard; }
-std::uint64_t InvariantChecker::stale_count() const { return impl_->stale; }
+void InvariantChecker::set_discard_stale(bool discard) {
+  impl_->discard_stale = discard;
+}
+std::uint64_t InvariantChecker::stale_count() const {
+  return impl_->stale;
+}
 
-const std::vector<Violation>& InvariantChecker::violations() const { return impl_->violations; }
-std::uint64_t InvariantChecker::violation_count() const { return impl_->violation_count; }
+const std::vector<Violation>& InvariantChecker::violations() const {
+  return impl_->violations;
+}
+std::uint64_t InvariantChecker::violation_count() const {
+  return impl_->violation_count;
+}
 std::vector<Violation> InvariantChecker::take_violations() {
   std::vector<Violation> out;
   out.swap(impl_->violations);

@@ -17,7 +17,8 @@ Result<Message, DecodeError> decode_leniently(std::span<const std::byte> datagra
                                               bool ignore_version, bool ignore_length) {
   std::vector<std::byte> copy(datagram.begin(), datagram.end());
   if (ignore_version && !copy.empty()) {
-    copy[0] = static_cast<std::byte>((std::to_integer<unsigned>(copy[0]) & 0x0FU) | (kVersion << 4U));
+    copy[0] =
+        static_cast<std::byte>((std::to_integer<unsigned>(copy[0]) & 0x0FU) | (kVersion << 4U));
   }
   if (ignore_length && copy.size() >= 4) {
     const std::size_t length =

@@ -18,7 +18,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
       : mutants_(mutants), credit_unit_(credit_unit), base_(std::move(base)) {}
 
   // ---- the conforming choices: the base policy's ----
-  std::uint64_t grant_window(const ref::WindowContext& c) const override { return base_->grant_window(c); }
+  std::uint64_t grant_window(const ref::WindowContext& c) const override {
+    return base_->grant_window(c);
+  }
   std::uint32_t rate_share(std::uint32_t capacity, std::size_t sharing) const override {
     return base_->rate_share(capacity, sharing);
   }
@@ -106,7 +108,8 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
            base_->answer_unsupported_type_unbound(association_exists);
   }
   bool accept_report(bool from_configured_crn) const override {
-    return on(Mutant::ReceiverReportFromUnconfiguredCrn) || base_->accept_report(from_configured_crn);
+    return on(Mutant::ReceiverReportFromUnconfiguredCrn) ||
+           base_->accept_report(from_configured_crn);
   }
   ref::ReportReaction report_reaction() const override {
     if (on(Mutant::ReceiverIgnoresReports)) return ref::ReportReaction::Ignore;

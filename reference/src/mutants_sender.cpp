@@ -23,11 +23,13 @@ class SenderFaults final : public ref::SenderPolicy {
   [[nodiscard]] bool use_unscheduled(std::uint64_t length) const override {
     return base_->use_unscheduled(length);
   }
-  [[nodiscard]] std::uint64_t segment_length(std::uint64_t cu, std::uint64_t sendable) const override {
+  [[nodiscard]] std::uint64_t segment_length(std::uint64_t cu,
+                                             std::uint64_t sendable) const override {
     return base_->segment_length(cu, sendable);
   }
   [[nodiscard]] bool space_segments() const override { return base_->space_segments(); }
-  [[nodiscard]] std::uint64_t first_message_id_on_reestablishment(std::uint64_t next) const override {
+  [[nodiscard]] std::uint64_t first_message_id_on_reestablishment(
+      std::uint64_t next) const override {
     return base_->first_message_id_on_reestablishment(next);
   }
   [[nodiscard]] bool fresh_nonce_on_reestablishment() const override {
@@ -80,7 +82,8 @@ class SenderFaults final : public ref::SenderPolicy {
     if (has(Mutant::SenderExceedsGrant)) return std::min(limit + cu, end);
     return base_->transmit_limit(limit, cu, end);
   }
-  [[nodiscard]] std::uint64_t pacing_rate(std::uint64_t granted, std::uint64_t line_rate) const override {
+  [[nodiscard]] std::uint64_t pacing_rate(std::uint64_t granted,
+                                          std::uint64_t line_rate) const override {
     if (has(Mutant::SenderIgnoresPacing)) return line_rate;
     return base_->pacing_rate(granted, line_rate);
   }
@@ -144,13 +147,15 @@ class CrnFaults final : public ref::CrnPolicy {
     return base_->report_to_sender(unscheduled) != has(Mutant::CrnWrongSide);
   }
   [[nodiscard]] std::uint8_t congestion_degree(std::uint8_t formula, std::uint64_t q,
-                                               std::uint64_t b_th, std::uint64_t q_max) const override {
+                                               std::uint64_t b_th,
+                                               std::uint64_t q_max) const override {
     if (has(Mutant::CrnDegreeFormula) && q > b_th && q_max != 0) {
       return static_cast<std::uint8_t>(std::min<std::uint64_t>(255U, 255U * (q - b_th) / q_max));
     }
     return base_->congestion_degree(formula, q, b_th, q_max);
   }
-  [[nodiscard]] std::uint16_t report_port(std::uint16_t rdcc_port, std::uint16_t flow_port) const override {
+  [[nodiscard]] std::uint16_t report_port(std::uint16_t rdcc_port,
+                                          std::uint16_t flow_port) const override {
     return has(Mutant::CrnWrongPort) ? flow_port : base_->report_port(rdcc_port, flow_port);
   }
   [[nodiscard]] bool report_at_threshold() const override {
@@ -169,8 +174,9 @@ class CrnFaults final : public ref::CrnPolicy {
     }
     if (has(Mutant::CrnDirectionSwapped)) {  // Direction 2 toward the receiver, 1 toward the sender
       r->direction = static_cast<std::uint8_t>(
-          r->direction == static_cast<std::uint8_t>(ReportDirection::ToSender) ? ReportDirection::ToReceiver
-                                                                               : ReportDirection::ToSender);
+          r->direction == static_cast<std::uint8_t>(ReportDirection::ToSender)
+              ? ReportDirection::ToReceiver
+              : ReportDirection::ToSender);
     }
   }
 
@@ -182,8 +188,8 @@ class CrnFaults final : public ref::CrnPolicy {
 
 }  // namespace
 
-std::shared_ptr<const ref::SenderPolicy> sender_policy(const MutantSet& mutants,
-                                                       std::shared_ptr<const ref::SenderPolicy> base) {
+std::shared_ptr<const ref::SenderPolicy> sender_policy(
+    const MutantSet& mutants, std::shared_ptr<const ref::SenderPolicy> base) {
   if (!base) base = std::make_shared<const ref::SenderPolicy>();
   if (!has_role(mutants, MutantRole::Sender)) return base;
   return std::make_shared<const SenderFaults>(mutants, std::move(base));

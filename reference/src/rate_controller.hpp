@@ -31,7 +31,8 @@ struct SenderRate {
 
   // Data from the sender: its CE marks, and its round-trip time against the configured target
   // ("a round-trip time above the configured target").
-  void observe_data(std::uint64_t octets, bool ce, std::optional<Duration> rtt, Duration rtt_target) {
+  void observe_data(std::uint64_t octets, bool ce, std::optional<Duration> rtt,
+                    Duration rtt_target) {
     interval_octets += octets;
     if (ce) interval_ce += octets;
     if (rtt && rtt_target.ns > 0 && *rtt > rtt_target) {
@@ -52,9 +53,9 @@ struct SenderRate {
   // "s_i in [0, 1] is the largest of the CE fraction, the normalized Congestion Degree, and
   // the normalized excess delay".
   [[nodiscard]] double signal() const {
-    const double ce = interval_octets == 0 ? 0.0
-                                           : static_cast<double>(interval_ce) /
-                                                 static_cast<double>(interval_octets);
+    const double ce = interval_octets == 0
+                          ? 0.0
+                          : static_cast<double>(interval_ce) / static_cast<double>(interval_octets);
     return std::max({ce, interval_degree, interval_excess_delay});
   }
 

@@ -40,9 +40,10 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr std::size_t kDoneMemory = 4096;           // completed messages remembered per association
-constexpr std::uint64_t kEarlyDataLimit = 1U << 20U;  // octets kept for data that precedes its request
-constexpr std::size_t kOvercommit = 16;  // messages that share the link's rate at most
+constexpr std::size_t kDoneMemory = 4096;  // completed messages remembered per association
+constexpr std::uint64_t kEarlyDataLimit = 1U
+                                          << 20U;  // octets kept for data that precedes its request
+constexpr std::size_t kOvercommit = 16;            // messages that share the link's rate at most
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
@@ -84,8 +85,8 @@ struct Assoc : AssociationCredit, SenderRate {
   std::uint64_t nonce = 0;
   std::uint32_t capabilities = 0;
   std::uint32_t line_rate = 0;
-  bool pool_grants = false;        // its scheduled messages share one pool grant (Msg 0)
-  std::uint32_t u = 0;             // U in force (advertised)
+  bool pool_grants = false;  // its scheduled messages share one pool grant (Msg 0)
+  std::uint32_t u = 0;       // U in force (advertised)
   bool update_pending = false;
   Duration update_backoff{};
   std::uint64_t update_generation = 0;
@@ -102,18 +103,26 @@ struct Assoc : AssociationCredit, SenderRate {
   std::vector<std::uint64_t> done_order;
   std::size_t done_oldest = 0;
   Time last_activity{};
-  std::size_t active = 0;       // messages in Active or Dormant state
+  std::size_t active = 0;  // messages in Active or Dormant state
   // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
   // binding: an opaque identifier and a queue pair number of the same value are unrelated.
   std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
   std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
-  std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;       // RoCEv2 QPN -> messages, oldest first
+  std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;  // RoCEv2 QPN -> messages, oldest first
   // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
   // recovery"): only such a sender is sent NACKs.
   bool peer_recovers = false;
 };
 
-enum class TimerKind : std::uint8_t { Reclaim, UnschedRelease, CancelReclaim, ParameterUpdate, Aimd, Idle, Breaker };
+enum class TimerKind : std::uint8_t {
+  Reclaim,
+  UnschedRelease,
+  CancelReclaim,
+  ParameterUpdate,
+  Aimd,
+  Idle,
+  Breaker
+};
 
 struct Timer {
   Time at;
@@ -128,8 +137,8 @@ struct Timer {
 std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
   if (config.credit_unit == 0) return config.link_capacity_mbps;
   const std::uint64_t packet = std::uint64_t{config.credit_unit} + config.data_packet_overhead;
-  return static_cast<std::uint32_t>(
-      std::max<std::uint64_t>(1, std::uint64_t{config.link_capacity_mbps} * config.credit_unit / packet));
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+      1, std::uint64_t{config.link_capacity_mbps} * config.credit_unit / packet));
 }
 
 struct Receiver::Impl {
@@ -139,16 +148,16 @@ struct Receiver::Impl {
   ReceiverStats stats;
   SeededRandom own_random;
   RandomSource* random;
-  TransmitQueue out;  // what poll_transmit() hands out
-  std::vector<DataNack> nacks;  // what poll_nack() hands out, oldest first
+  TransmitQueue out;               // what poll_transmit() hands out
+  std::vector<DataNack> nacks;     // what poll_nack() hands out, oldest first
   AssociationTable<Assoc> assocs;  // "Association Establishment"
-  GrantQueue queue;  // "Credit Allocation": who is served next
+  GrantQueue queue;                // "Credit Allocation": who is served next
   TimerList<Timer> timers;
-  CreditLedger ledger;  // "Receiver Credit Budget"
-  std::uint64_t rate_sum = 0;      // sum of Pacing Rates of live grants
-  std::size_t live_rates = 0;      // grants whose rate is counted in rate_sum
-  std::size_t queued_idle = 0;     // messages in the grant queue that hold no rate
-  std::size_t parked_idle = 0;     // taken out of the queue by this grant pass: no rate to be had
+  CreditLedger ledger;          // "Receiver Credit Budget"
+  std::uint64_t rate_sum = 0;   // sum of Pacing Rates of live grants
+  std::size_t live_rates = 0;   // grants whose rate is counted in rate_sum
+  std::size_t queued_idle = 0;  // messages in the grant queue that hold no rate
+  std::size_t parked_idle = 0;  // taken out of the queue by this grant pass: no rate to be had
   // Messages holding a rate, highest first: the ones lowered when a message gets none.
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::greater<>> holders;
   std::size_t active_assocs = 0;
@@ -166,16 +175,20 @@ struct Receiver::Impl {
   Impl(ReceiverConfig c, Observer* o, RandomSource* r, std::shared_ptr<const ReceiverPolicy> p)
       : cfg(std::move(c)),
         policy(p != nullptr ? std::move(p) : std::make_shared<const ReceiverPolicy>()),
-        events(cfg.name, o), own_random(0x5244434300000000ULL ^ cfg.epoch),
+        events(cfg.name, o),
+        own_random(0x5244434300000000ULL ^ cfg.epoch),
         random(r != nullptr ? r : &own_random) {
-    if (cfg.aimd_alpha_mbps == 0) cfg.aimd_alpha_mbps = std::max<std::uint32_t>(1, cfg.link_capacity_mbps / 100);
+    if (cfg.aimd_alpha_mbps == 0)
+      cfg.aimd_alpha_mbps = std::max<std::uint32_t>(1, cfg.link_capacity_mbps / 100);
     if (cfg.unscheduled_budget > cfg.budget) cfg.unscheduled_budget = cfg.budget;
     // Room for the usual few datagrams and timers up front, not grown one by one.
     out.reserve(4);
     timers.reserve(16);
   }
 
-  [[nodiscard]] std::uint64_t scheduled_budget() const { return cfg.budget - cfg.unscheduled_budget; }
+  [[nodiscard]] std::uint64_t scheduled_budget() const {
+    return cfg.budget - cfg.unscheduled_budget;
+  }
   [[nodiscard]] Duration lifetime() const { return microseconds(cfg.grant_lifetime_us); }
   // A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
   // credit for all of its octets"): its window holds at least one of them.
@@ -258,14 +271,17 @@ struct Receiver::Impl {
 
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now) {
     if (Assoc* known = assocs.of_request(req.sender_nonce, from);
-        known != nullptr && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
+        known != nullptr &&
+        (policy->same_nonce_same_association() || req.update_acknowledgment())) {
       Assoc& a = *known;
       a.last_activity = now;
       if (req.update_acknowledgment()) {
         if (a.update_pending) {
           a.update_pending = false;
           ledger.set_u(a, a.u);
-          if (events.enabled()) events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
+          if (events.enabled())
+            events.emit(now, "parameter_update_acknowledged",
+                        {{"association_id", a.id}, {"u", a.u}});
         }
         return;
       }
@@ -296,13 +312,15 @@ struct Receiver::Impl {
     // capability."
     stored.pool_grants = (req.capabilities & capability::kPool) != 0 && policy->pool_grants();
     stored.last_activity = now;
-    stored.rate = static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
-                                                         : cfg.link_capacity_mbps);
+    stored.rate =
+        static_cast<double>(req.line_rate != 0 ? std::min(req.line_rate, cfg.link_capacity_mbps)
+                                               : cfg.link_capacity_mbps);
     ledger.open(stored);
     ledger.set_u(stored, stored.u);
     ++stats.associations_accepted;
-    if (events.enabled()) events.emit(now, "association_accepted",
-                {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
+    if (events.enabled())
+      events.emit(now, "association_accepted",
+                  {{"association_id", id}, {"peer", from.to_string()}, {"u", stored.u}});
     send(stored, accept_for(stored), now);
     if (!idle_armed) {
       idle_armed = true;
@@ -333,7 +351,8 @@ struct Receiver::Impl {
   void remove_association(Assoc& a, Time now, const char* why) {
     for (auto& [id, m] : a.msgs) release_message(a, m, now, false);
     ledger.close(a);
-    if (events.enabled()) events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
+    if (events.enabled())
+      events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
     assocs.remove(a);
   }
 
@@ -362,16 +381,16 @@ struct Receiver::Impl {
   }
 
   static GrantOrder key_of(const Msg& m) {
-    return GrantOrder{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0, m.pass,
-                    m.association, m.id};
+    return GrantOrder{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0,
+                      m.pass,          m.association,   m.id};
   }
 
   // In the grant queue exactly while the message can take more credit, or holds an expired
   // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
     if (m.pooled) return;  // the pool (Msg 0) is queued for it
-    const bool more = m.limit < m.length &&
-                      (m.limit <= m.window || m.outstanding() <= window_of(m) / 2);
+    const bool more =
+        m.limit < m.length && (m.limit <= m.window || m.outstanding() <= window_of(m) / 2);
     const bool renew = m.lapsed();
     const bool wants = m.state == MsgState::Active && (more || renew);
     if (wants == m.queued) return;
@@ -402,7 +421,8 @@ struct Receiver::Impl {
     (void)now;
     if (forget) {
       if (m.binding == BindingKind::Opaque) {
-        if (auto it = a.by_binding.find(m.binding_value); it != a.by_binding.end() && it->second == m.id) {
+        if (auto it = a.by_binding.find(m.binding_value);
+            it != a.by_binding.end() && it->second == m.id) {
           a.by_binding.erase(it);
         }
       } else if (auto q = a.by_qpn.find(m.rocev2.destination_qpn); q != a.by_qpn.end()) {
@@ -434,7 +454,9 @@ struct Receiver::Impl {
     done.octets_received = octets;
     send(a, done, now);
     ++stats.msg_done_sent;
-    if (events.enabled()) events.emit(now, "message_complete", {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});
+    if (events.enabled())
+      events.emit(now, "message_complete",
+                  {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});
   }
 
   bool binding_supported(std::uint8_t kind) const {
@@ -454,7 +476,9 @@ struct Receiver::Impl {
       // cancelled message never completed; a request for it (a duplicate the network delayed
       // past the CANCEL) is discarded.
       if (!done->second) {
-        if (events.enabled()) events.emit(now, "request_for_cancelled_message", {{"association_id", a.id}, {"message_id", r.message_id}});
+        if (events.enabled())
+          events.emit(now, "request_for_cancelled_message",
+                      {{"association_id", a.id}, {"message_id", r.message_id}});
         return;
       }
       // "a receiver that receives CREDIT_REQUEST for a completed message answers with
@@ -512,9 +536,13 @@ struct Receiver::Impl {
     if (a.active++ == 0) ++active_assocs;
     ++pending;
     accept_unscheduled(a, m, r.unscheduled_sent, now);
-    if (events.enabled()) events.emit(now, "message_announced",
-                {{"association_id", a.id}, {"message_id", m.id}, {"length", m.length},
-                 {"unscheduled", m.window}, {"traffic_class", m.traffic_class}});
+    if (events.enabled())
+      events.emit(now, "message_announced",
+                  {{"association_id", a.id},
+                   {"message_id", m.id},
+                   {"length", m.length},
+                   {"unscheduled", m.window},
+                   {"traffic_class", m.traffic_class}});
     count_early_data(a, m);
     if (m.length == 0 || m.received() >= m.length) {
       complete(a, m, now);
@@ -552,9 +580,12 @@ struct Receiver::Impl {
       // "Data received for a message beyond its Grant Limit ... indicates a misbehaving
       // sender": beyond the pool's, no further pool credit.
       stats.misbehaving_data_octets += std::min(above, pool.sched_received - pool.limit);
-      if (events.enabled()) events.emit(now, "misbehaving_sender",
-                  {{"association_id", a.id}, {"message_id", 0}, {"limit", pool.limit},
-                   {"data_end", pool.sched_received}});
+      if (events.enabled())
+        events.emit(now, "misbehaving_sender",
+                    {{"association_id", a.id},
+                     {"message_id", 0},
+                     {"limit", pool.limit},
+                     {"data_end", pool.sched_received}});
       dequeue(pool);
       pool.state = MsgState::Misbehaving;
     }
@@ -570,9 +601,8 @@ struct Receiver::Impl {
   // transfer still in flight when the receiver restarted (spec-notes 69). The opaque
   // binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
-    auto early = a.early.find({m.binding, m.binding == BindingKind::Opaque
-                                              ? m.binding_value
-                                              : m.rocev2.destination_qpn});
+    auto early = a.early.find(
+        {m.binding, m.binding == BindingKind::Opaque ? m.binding_value : m.rocev2.destination_qpn});
     if (early == a.early.end()) return;
     const std::uint64_t octets = std::min({early->second, m.length, m.window});
     a.early.erase(early);
@@ -589,9 +619,12 @@ struct Receiver::Impl {
     if (announced > allowed || announced > m.length) {
       // Beyond U, or a second unscheduled message outstanding: only `allowed` octets count as
       // unscheduled; the rest is data beyond the credit ("Error Handling and Recovery").
-      if (events.enabled()) events.emit(now, "unscheduled_beyond_limit",
-                  {{"association_id", a.id}, {"message_id", m.id}, {"announced", announced},
-                   {"allowed", allowed}});
+      if (events.enabled())
+        events.emit(now, "unscheduled_beyond_limit",
+                    {{"association_id", a.id},
+                     {"message_id", m.id},
+                     {"announced", announced},
+                     {"allowed", allowed}});
       announced = std::min(allowed, m.length);
     }
     m.window = announced;
@@ -632,7 +665,8 @@ struct Receiver::Impl {
     if (answer == ReRequestAnswer::Never) return;
     if (m.state == MsgState::Dormant) {
       m.state = MsgState::Active;
-      if (events.enabled()) events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
+      if (events.enabled())
+        events.emit(now, "message_woken", {{"association_id", a.id}, {"message_id", m.id}});
     }
     if (m.lapsed()) {
       // The grant expired at the sender too: it asks again; the credit is granted anew.
@@ -658,16 +692,21 @@ struct Receiver::Impl {
     if (!a.peer_recovers || m.binding != BindingKind::Opaque) return;
     if (m.state != MsgState::Active && m.state != MsgState::Dormant) return;
     const std::uint64_t granted = m.pooled ? m.length : m.limit;
-    const std::uint64_t upto = !m.pooled && m.accounted == 0 ? granted : std::min(granted, m.ranges.end());
+    const std::uint64_t upto =
+        !m.pooled && m.accounted == 0 ? granted : std::min(granted, m.ranges.end());
     std::vector<OctetRange> gaps = m.ranges.gaps(0, upto, kMaxNackRanges);
     if (gaps.empty()) return;
     std::uint64_t octets = 0;
     for (const OctetRange& g : gaps) octets += g.hi - g.lo;
     ++stats.nacks_sent;
     stats.nacked_octets += octets;
-    if (events.enabled()) events.emit(now, "nack_sent",
-                {{"association_id", a.id}, {"message_id", m.id}, {"ranges", gaps.size()},
-                 {"octets", octets}, {"first", gaps.front().lo}});
+    if (events.enabled())
+      events.emit(now, "nack_sent",
+                  {{"association_id", a.id},
+                   {"message_id", m.id},
+                   {"ranges", gaps.size()},
+                   {"octets", octets},
+                   {"first", gaps.front().lo}});
     nacks.push_back(DataNack{a.peer, m.binding_value, std::move(gaps)});
   }
 
@@ -692,7 +731,8 @@ struct Receiver::Impl {
   [[nodiscard]] double fair_share() const {
     const std::size_t sharing =
         std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(std::min(payload_capacity, policy->rate_share(payload_capacity, sharing)));
+    return static_cast<double>(
+        std::min(payload_capacity, policy->rate_share(payload_capacity, sharing)));
   }
 
   // The rate the sender may be granted, before the link is shared.
@@ -830,10 +870,10 @@ struct Receiver::Impl {
       }
       std::uint32_t rate = rate_for(a, m, now);
       // A renewal that adds no credit, of a grant under which nothing at all arrived (the
-      // sender asked again; a dead data path) takes only the rate that is free: lowering the holders would
-      // re-grant each of them, so that every request on a dead data path drew a grant per
-      // holder (docs/spec-notes.md, "A re-request is answered once, and never at the
-      // holders' expense").
+      // sender asked again; a dead data path) takes only the rate that is free: lowering the
+      // holders would re-grant each of them, so that every request on a dead data path drew a grant
+      // per holder (docs/spec-notes.md, "A re-request is answered once, and never at the holders'
+      // expense").
       const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
       if (static_cast<double>(rate) < wanted_rate(a, now) && !adds_nothing) {
         const std::uint64_t before = ledger.scheduled();
@@ -901,7 +941,7 @@ struct Receiver::Impl {
     g.pacing_rate = rate;
     g.lifetime = lifetime_field;
     if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
-    if (m.id == 0) g.header.flags = flag::kPool;  // the pool: no message length to reach
+    if (m.id == 0) g.header.flags = flag::kPool;           // the pool: no message length to reach
     if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {
       CreditGrant pool = g;
       pool.message_id = 0;
@@ -920,8 +960,9 @@ struct Receiver::Impl {
     if (m.accounted == 0 && m.limit <= m.covered()) return;
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
-      if (events.enabled()) events.emit(now, "credit_reclaimed",
-                  {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
+      if (events.enabled())
+        events.emit(now, "credit_reclaimed",
+                    {{"association_id", a.id}, {"message_id", m.id}, {"octets", m.accounted}});
       ledger.set_scheduled(a, m, 0);
     }
     set_rate(m, 0);
@@ -992,16 +1033,18 @@ struct Receiver::Impl {
     // counters only say how many, which arrive in order on the queue pair.
     // A pooled message's scheduled octets are held by the pool grant (pool_data).
     const std::uint64_t held = m.pooled ? m.length : m.held();
-    const std::uint64_t data_end = d.binding == BindingKind::Opaque
-                                       ? d.offset + d.octets
-                                       : m.covered() + above;
+    const std::uint64_t data_end =
+        d.binding == BindingKind::Opaque ? d.offset + d.octets : m.covered() + above;
     if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
         policy->stop_granting_misbehaving()) {
       stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
       if (m.state != MsgState::Misbehaving) {
-        if (events.enabled()) events.emit(now, "misbehaving_sender",
-                    {{"association_id", a.id}, {"message_id", m.id}, {"limit", m.limit},
-                     {"data_end", data_end}});
+        if (events.enabled())
+          events.emit(now, "misbehaving_sender",
+                      {{"association_id", a.id},
+                       {"message_id", m.id},
+                       {"limit", m.limit},
+                       {"data_end", data_end}});
         // "MUST NOT grant further credit to the association for that message"
         dequeue(m);
         if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
@@ -1034,9 +1077,9 @@ struct Receiver::Impl {
   void on_report(const Address& from, const CongestionReport& r, Time now) {
     // "An endpoint MUST ignore reports whose source address is not within the set of CRN
     // addresses configured for the domain."
-    const bool known = policy->accept_report(
-        std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
-                    [&](const Address& c) { return c.same_host(from); }));
+    const bool known =
+        policy->accept_report(std::any_of(cfg.crn_addresses.begin(), cfg.crn_addresses.end(),
+                                          [&](const Address& c) { return c.same_host(from); }));
     if (!known) {
       ++stats.reports_ignored;
       if (events.enabled()) events.emit(now, "report_ignored", {{"from", from.to_string()}});
@@ -1058,8 +1101,9 @@ struct Receiver::Impl {
       }
       a.observe_report(r.congestion_degree);
     }
-    if (events.enabled()) events.emit(now, "report_received",
-                {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
+    if (events.enabled())
+      events.emit(now, "report_received",
+                  {{"from", from.to_string()}, {"congestion_degree", r.congestion_degree}});
   }
 
   void ensure_aimd(Time now) {
@@ -1134,9 +1178,11 @@ struct Receiver::Impl {
   bool fresh(Assoc& a, const Header& h, Time now) {
     if (a.have_seq_in && !policy->sequence_fresh(h.sequence_number, a.newest_seq_in)) {
       ++stats.stale_discarded;
-      if (events.enabled()) events.emit(now, "stale_discarded",
-                  {{"association_id", a.id}, {"sequence_number", h.sequence_number},
-                   {"newest", a.newest_seq_in}});
+      if (events.enabled())
+        events.emit(now, "stale_discarded",
+                    {{"association_id", a.id},
+                     {"sequence_number", h.sequence_number},
+                     {"newest", a.newest_seq_in}});
       return false;
     }
     a.have_seq_in = true;
@@ -1157,7 +1203,8 @@ struct Receiver::Impl {
         if (e.header) {
           if (Assoc* a = association_of(from, *e.header)) {
             send_error(*a, ReasonCode::UnsupportedType, 0, now);
-          } else if (policy->answer_unsupported_type_unbound(assocs.contains(e.header->association_id))) {
+          } else if (policy->answer_unsupported_type_unbound(
+                         assocs.contains(e.header->association_id))) {
             ErrorMessage err;
             err.header.association_id = e.header->association_id;
             err.header.epoch = cfg.epoch;
@@ -1168,7 +1215,8 @@ struct Receiver::Impl {
       } else {
         ++stats.malformed_discarded;
       }
-      if (events.enabled()) events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", e.describe()}});
+      if (events.enabled())
+        events.emit(now, "discarded", {{"from", from.to_string()}, {"reason", e.describe()}});
       return;
     }
     const Message& m = *decoded;
@@ -1205,9 +1253,11 @@ struct Receiver::Impl {
       ++stats.sender_status_received;
       a.suggested_rate = policy->suggested_rate(status->suggested_rate);
       a.suggested_at = now;
-      if (events.enabled()) events.emit(now, "sender_status",
-                  {{"association_id", a.id}, {"suggested_rate", status->suggested_rate},
-                   {"congestion_level", status->congestion_level}});
+      if (events.enabled())
+        events.emit(now, "sender_status",
+                    {{"association_id", a.id},
+                     {"suggested_rate", status->suggested_rate},
+                     {"congestion_level", status->congestion_level}});
     } else if (const auto* cancel = std::get_if<Cancel>(&m)) {
       auto it = a.msgs.find(cancel->message_id);
       if (it == a.msgs.end() || cancel->message_id == 0) return;
@@ -1232,7 +1282,8 @@ struct Receiver::Impl {
       msg.state = MsgState::Cancelled;
       ++msg.generation;
       arm(now + cfg.d_max * 2, TimerKind::CancelReclaim, a.id, msg.id, msg.generation);
-      if (events.enabled()) events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
+      if (events.enabled())
+        events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
     } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
       auto it = a.msgs.find(ret->message_id);
       if (it == a.msgs.end() || it->second.pooled) return;
@@ -1247,7 +1298,8 @@ struct Receiver::Impl {
       dequeue(msg);
     } else {
       // ASSOC_ACCEPT, CREDIT_GRANT, MSG_DONE, ERROR: not for a receiver.
-      if (events.enabled()) events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});
+      if (events.enabled())
+        events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});
     }
   }
 
@@ -1329,23 +1381,39 @@ Receiver::~Receiver() = default;
 void Receiver::on_control(const Address& from, std::span<const std::byte> datagram, Time now) {
   impl_->on_control(from, datagram, now);
 }
-void Receiver::on_data(const DataObservation& data, Time now) { impl_->on_data(data, now); }
-void Receiver::on_timeout(Time now) { impl_->on_timeout(now); }
+void Receiver::on_data(const DataObservation& data, Time now) {
+  impl_->on_data(data, now);
+}
+void Receiver::on_timeout(Time now) {
+  impl_->on_timeout(now);
+}
 std::optional<Time> Receiver::next_timeout() const {
   if (impl_->timers.empty()) return std::nullopt;
   return impl_->timers.next().at;
 }
-std::optional<Datagram> Receiver::poll_transmit() { return impl_->out.pop(); }
+std::optional<Datagram> Receiver::poll_transmit() {
+  return impl_->out.pop();
+}
 std::optional<DataNack> Receiver::poll_nack() {
   if (impl_->nacks.empty()) return std::nullopt;
   DataNack n = std::move(impl_->nacks.front());
   impl_->nacks.erase(impl_->nacks.begin());
   return n;
 }
-std::uint64_t Receiver::outstanding_credit() const { return impl_->ledger.outstanding(); }
-std::size_t Receiver::association_count() const { return impl_->assocs.size(); }
-std::size_t Receiver::pending_messages() const { return impl_->pending; }
-const ReceiverStats& Receiver::stats() const { return impl_->stats; }
-const ReceiverConfig& Receiver::config() const { return impl_->cfg; }
+std::uint64_t Receiver::outstanding_credit() const {
+  return impl_->ledger.outstanding();
+}
+std::size_t Receiver::association_count() const {
+  return impl_->assocs.size();
+}
+std::size_t Receiver::pending_messages() const {
+  return impl_->pending;
+}
+const ReceiverStats& Receiver::stats() const {
+  return impl_->stats;
+}
+const ReceiverConfig& Receiver::config() const {
+  return impl_->cfg;
+}
 
 }  // namespace rdcc::ref

@@ -8,13 +8,13 @@
 #include "transmit_queue.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cassert>
+#include <cmath>
 #include <deque>
-#include <unordered_map>
 #include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -77,7 +77,9 @@ struct Row {
   std::uint8_t from;  // bit (1 << MessageState) per state the row leaves
   MessageState to;
 };
-constexpr std::uint8_t bit(MessageState s) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(s)); }
+constexpr std::uint8_t bit(MessageState s) {
+  return static_cast<std::uint8_t>(1U << static_cast<unsigned>(s));
+}
 constexpr std::uint8_t kLive = bit(MessageState::New) | bit(MessageState::Unsched) |
                                bit(MessageState::Waiting) | bit(MessageState::Scheduled) |
                                bit(MessageState::Drained);
@@ -108,7 +110,8 @@ constexpr std::array<Row, kSenderTransitionCount> kTransitions{{
     // DRAINED | request timeout | retransmit CREDIT_REQUEST | DRAINED
     {SenderTransition::DrainedRequestTimeout, bit(Drained), Drained},
     // any but DONE or ABORTED | CANCEL for the message; ERROR (MESSAGE_TOO_LARGE,
-    // APPLICATION_ABORT, UNSUPPORTED_BINDING) for it; or ERROR (ASSOC_REFUSED) | release state | ABORTED
+    // APPLICATION_ABORT, UNSUPPORTED_BINDING) for it; or ERROR (ASSOC_REFUSED) | release state |
+    // ABORTED
     {SenderTransition::Aborted, kLive, Aborted},
     // WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING
     {SenderTransition::WaitingBudgetExhausted, bit(Waiting), Waiting},
@@ -118,7 +121,7 @@ constexpr std::array<Row, kSenderTransitionCount> kTransitions{{
     {SenderTransition::WithoutRdccDone, bit(Scheduled), Done},
     // any live but NEW | ERROR (UNKNOWN_ASSOCIATION) or a new Epoch: "discard all credit ...,
     // re-establish it, and request credit again" | WAITING
-    {SenderTransition::CreditDropped, kLive & static_cast<std::uint8_t>(~bit(New)), Waiting},
+    {SenderTransition::CreditDropped, kLive& static_cast<std::uint8_t>(~bit(New)), Waiting},
     // WAITING | the last octets went under pool credit reserved before | none | DRAINED
     {SenderTransition::WaitingDrained, bit(Waiting), Drained},
 }};
@@ -144,8 +147,8 @@ std::uint8_t congestion_level(std::uint64_t excess, std::uint64_t total) {
   const std::uint64_t level =
       excess <= ~std::uint64_t{0} / 255
           ? (255 * excess + total - 1) / total
-          : static_cast<std::uint64_t>(std::ceil(255.0 * static_cast<double>(excess) /
-                                                 static_cast<double>(total)));
+          : static_cast<std::uint64_t>(
+                std::ceil(255.0 * static_cast<double>(excess) / static_cast<double>(total)));
   return static_cast<std::uint8_t>(std::clamp<std::uint64_t>(level, 1, 255));
 }
 
@@ -159,7 +162,9 @@ struct AddressLess {
 // Scale of the weighted round-robin virtual clock: octets * kWrrScale / weight.
 constexpr std::uint64_t kWrrScale = 1U << 16U;
 
-Duration clamp_duration(Duration d, Duration lo, Duration hi) { return std::min(std::max(d, lo), hi); }
+Duration clamp_duration(Duration d, Duration lo, Duration hi) {
+  return std::min(std::max(d, lo), hi);
+}
 
 // The largest data segment: an opaque data packet must fit one UDP datagram (65507 octets of
 // payload over IPv4) with its header.
@@ -183,7 +188,9 @@ constexpr std::uint64_t kMaxSegmentOctets = 65507 - kOpaqueHeaderSize;
 // Credit Unit beyond a datagram (the "path MTU payload size" it should be) would let a late
 // wake-up release ten of them, thousands of datagrams, at one instant; a shorter window is
 // stricter than rule 4, never looser.
-constexpr std::uint64_t pacing_unit(std::uint64_t cu) { return std::min(cu, kMaxSegmentOctets); }
+constexpr std::uint64_t pacing_unit(std::uint64_t cu) {
+  return std::min(cu, kMaxSegmentOctets);
+}
 
 struct Pacer {
   std::optional<Time> last_due;  // when the previous segment was due on the virtual clock
@@ -323,9 +330,10 @@ struct Sender::Impl {
     std::uint32_t rate = 0;
     bool granted = false;
     bool expiry_handled = true;
-    std::optional<std::uint64_t> ceiling;  // CREDIT_RETURN: "beyond which the sender will not transmit"
+    std::optional<std::uint64_t>
+        ceiling;                    // CREDIT_RETURN: "beyond which the sender will not transmit"
     bool request_deferred = false;  // SenderPolicy::request_before_unscheduled_data false
-    std::uint64_t pool_end = 0;            // octets below it are reserved from the pool
+    std::uint64_t pool_end = 0;     // octets below it are reserved from the pool
     std::uint64_t vtime = 0;
     Time request_sent{};
     bool rtt_sample_pending = false;
@@ -339,8 +347,12 @@ struct Sender::Impl {
     // "Loss recovery"): all below `transmitted`.
     RangeSet resend;
 
-    [[nodiscard]] std::uint8_t cls() const { return std::min(spec.traffic_class, kMaxTrafficClass); }
-    [[nodiscard]] std::uint8_t weight() const { return spec.weight == 0 ? std::uint8_t{1} : spec.weight; }
+    [[nodiscard]] std::uint8_t cls() const {
+      return std::min(spec.traffic_class, kMaxTrafficClass);
+    }
+    [[nodiscard]] std::uint8_t weight() const {
+      return spec.weight == 0 ? std::uint8_t{1} : spec.weight;
+    }
     [[nodiscard]] std::uint64_t end() const {  // octets it may ever transmit
       return ceiling ? std::min(*ceiling, spec.length) : spec.length;
     }
@@ -532,13 +544,14 @@ struct Sender::Impl {
     if (m.state == s) return;
     // The frequent events are built only for an observer (fuzz harnesses run without one).
     if (events.enabled()) {
-      events.emit(now, "message_state", {{"handle", m.handle},
-                                         {"message_id", m.id},
-                                         {"receiver", m.spec.receiver.to_string()},
-                                         {"from", to_string(m.state)},
-                                         {"to", to_string(s)},
-                                         {"transmitted", m.transmitted},
-                                         {"grant_limit", m.limit}});
+      events.emit(now, "message_state",
+                  {{"handle", m.handle},
+                   {"message_id", m.id},
+                   {"receiver", m.spec.receiver.to_string()},
+                   {"from", to_string(m.state)},
+                   {"to", to_string(s)},
+                   {"transmitted", m.transmitted},
+                   {"grant_limit", m.limit}});
     }
     m.state = s;
     if (s == MessageState::Done || s == MessageState::Aborted) {
@@ -634,8 +647,8 @@ struct Sender::Impl {
     if (a.was_established) {
       // "Message IDs MUST increase with each new message of an association and MUST NOT be
       // reused within it": the new association may start anywhere above zero.
-      a.next_message_id =
-          std::max<std::uint64_t>(1, policy->first_message_id_on_reestablishment(a.next_message_id));
+      a.next_message_id = std::max<std::uint64_t>(
+          1, policy->first_message_id_on_reestablishment(a.next_message_id));
     }
     a.attempts = 0;
     a.association_id = 0;
@@ -650,9 +663,9 @@ struct Sender::Impl {
     ++a.attempts;
     a.last_attempt = now;
     if (events.enabled()) {
-      events.emit(now, "assoc_attempt", {{"receiver", a.receiver.to_string()},
-                                         {"attempt", a.attempts},
-                                         {"nonce", a.nonce}});
+      events.emit(
+          now, "assoc_attempt",
+          {{"receiver", a.receiver.to_string()}, {"attempt", a.attempts}, {"nonce", a.nonce}});
     }
     send_assoc_request(a, false, now);
     a.retx_at = now + a.retx_timeout;
@@ -810,11 +823,10 @@ struct Sender::Impl {
     a.next_message_id += policy->message_id_step();
     m.rto = initial_rto(a);
     const std::uint32_t u = a.params.unscheduled_limit;
-    const bool unscheduled = config.allow_unscheduled && !m.spec.force_scheduled && u > 0 &&
-                             m.spec.length <= u &&
-                             (!a.unsched_outstanding || !policy->one_unscheduled_outstanding()) &&
-                             now >= a.unsched_blocked_until &&
-                             policy->use_unscheduled(m.spec.length);
+    const bool unscheduled =
+        config.allow_unscheduled && !m.spec.force_scheduled && u > 0 && m.spec.length <= u &&
+        (!a.unsched_outstanding || !policy->one_unscheduled_outstanding()) &&
+        now >= a.unsched_blocked_until && policy->use_unscheduled(m.spec.length);
     if (unscheduled) {
       // "Unscheduled Transmission", items 1-3.
       a.unsched_outstanding = m.handle;
@@ -863,7 +875,8 @@ struct Sender::Impl {
   }
   // Scheduled messages share a pool grant; an unscheduled one is not covered by it.
   static bool pool_member(const Msg& m) {
-    return !m.without_rdcc && (m.state == MessageState::Waiting || m.state == MessageState::Scheduled);
+    return !m.without_rdcc &&
+           (m.state == MessageState::Waiting || m.state == MessageState::Scheduled);
   }
   bool holds_credit(const Msg& m, Time t) const {
     if (m.transmitted >= m.end()) return false;
@@ -924,8 +937,8 @@ struct Sender::Impl {
                     {{"message_id", g.message_id}, {"reason", "zero_pacing_rate"}});
       return;
     }
-    const Duration lifetime =
-        microseconds(g.effective_lifetime(a.params.grant_lifetime));  // "measured from its reception"
+    const Duration lifetime = microseconds(
+        g.effective_lifetime(a.params.grant_lifetime));  // "measured from its reception"
     if (g.pool() || g.message_id == 0) {
       if (!(g.pool() && g.message_id == 0 && (config.capabilities & capability::kPool) != 0)) {
         ++stats.grants_ignored;
@@ -970,13 +983,13 @@ struct Sender::Impl {
     // is lost) leaves it doubling ("doubling on each retransmission up to 100 ms"), so a dead
     // data path never turns into a storm of requests (docs/spec-notes.md, "A grant that adds
     // no credit does not restart the request timeout").
-    const bool adds_credit =
-        std::min(g.grant_limit, m->end()) > std::max(m->transmitted, own_valid(*m, now) ? own_limit(*m) : 0);
+    const bool adds_credit = std::min(g.grant_limit, m->end()) >
+                             std::max(m->transmitted, own_valid(*m, now) ? own_limit(*m) : 0);
     // Rule 1: cumulative; a grant not larger than the held limit only refreshes Lifetime and
     // Pacing Rate and never reduces credit.
     if (g.grant_limit > m->limit) {
-      stats.credit_granted += std::min(g.grant_limit, m->spec.length) -
-                              std::min(m->limit, m->spec.length);
+      stats.credit_granted +=
+          std::min(g.grant_limit, m->spec.length) - std::min(m->limit, m->spec.length);
       m->limit = g.grant_limit;
     } else if (policy->lower_limit_lowers_credit()) {
       m->limit = g.grant_limit;
@@ -1296,9 +1309,14 @@ struct Sender::Impl {
     p.pacer->record(now, p.ready, p.len, p.rate, p.cu);
     stats.resent_octets += p.len;
     if (events.enabled()) {
-      events.emit(now, "data", {{"message_id", m.id}, {"offset", s.offset}, {"length", s.length},
-                                {"unscheduled", false}, {"pool", p.pacer != &m.pacer},
-                                {"rate", p.rate}, {"resend", true}});
+      events.emit(now, "data",
+                  {{"message_id", m.id},
+                   {"offset", s.offset},
+                   {"length", s.length},
+                   {"unscheduled", false},
+                   {"pool", p.pacer != &m.pacer},
+                   {"rate", p.rate},
+                   {"resend", true}});
     }
     return s;
   }
@@ -1345,9 +1363,13 @@ struct Sender::Impl {
       stats.scheduled_octets += p.len;
     }
     if (events.enabled()) {
-      events.emit(now, "data", {{"message_id", m.id}, {"offset", s.offset}, {"length", s.length},
-                                {"unscheduled", s.unscheduled}, {"pool", p.from_pool},
-                                {"rate", p.rate}});
+      events.emit(now, "data",
+                  {{"message_id", m.id},
+                   {"offset", s.offset},
+                   {"length", s.length},
+                   {"unscheduled", s.unscheduled},
+                   {"pool", p.from_pool},
+                   {"rate", p.rate}});
     }
     if (m.request_deferred) {
       m.request_deferred = false;
@@ -1775,7 +1797,8 @@ struct Sender::Impl {
     return 0;
   }
 
-  void send_status(Assoc& a, std::uint64_t unused, std::uint8_t level, std::uint64_t rate, Time now) {
+  void send_status(Assoc& a, std::uint64_t unused, std::uint8_t level, std::uint64_t rate,
+                   Time now) {
     SenderStatus s;
     s.unused_credit = unused;
     s.congestion_level = level;
@@ -1829,11 +1852,12 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   m.spec = spec;
   m.submitted = now;
   if (s.events.enabled()) {
-    s.events.emit(now, "message_submitted", {{"handle", handle},
-                                             {"receiver", spec.receiver.to_string()},
-                                             {"length", spec.length},
-                                             {"traffic_class", spec.traffic_class},
-                                             {"weight", spec.weight}});
+    s.events.emit(now, "message_submitted",
+                  {{"handle", handle},
+                   {"receiver", spec.receiver.to_string()},
+                   {"length", spec.length},
+                   {"traffic_class", spec.traffic_class},
+                   {"weight", spec.weight}});
   }
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
@@ -1885,8 +1909,7 @@ void Sender::return_credit(MessageHandle handle, std::uint64_t new_limit, Time n
     new_limit = std::max(new_limit, m.unit().second);
   }
   const std::uint64_t held = s.own_limit(m);
-  if ((new_limit < m.transmitted && !s.policy->return_below_transmitted()) ||
-      new_limit >= held) {
+  if ((new_limit < m.transmitted && !s.policy->return_below_transmitted()) || new_limit >= held) {
     if (s.events.enabled())
       s.events.emit(now, "credit_return_skipped",
                     {{"message_id", m.id},
@@ -1976,18 +1999,23 @@ void Sender::on_nack(const Address& from, std::uint64_t key, std::span<const Oct
       named += hi - r.lo;
     }
     if (s.events.enabled())
-      s.events.emit(now, "nack", {{"message_id", m.id}, {"ranges", ranges.size()}, {"octets", named}});
+      s.events.emit(now, "nack",
+                    {{"message_id", m.id}, {"ranges", ranges.size()}, {"octets", named}});
   }
 }
 
-void Sender::on_timeout(Time now) { impl_->advance(now); }
+void Sender::on_timeout(Time now) {
+  impl_->advance(now);
+}
 
 std::optional<Time> Sender::next_timeout() const {
   // earliest_plan takes non-const pointers into the state; it does not change it.
   return const_cast<Impl&>(*impl_).next_timeout();  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
-std::optional<Datagram> Sender::poll_transmit() { return impl_->out.pop(); }
+std::optional<Datagram> Sender::poll_transmit() {
+  return impl_->out.pop();
+}
 
 std::optional<DataSegment> Sender::poll_data(Time now) {
   Impl& s = *impl_;
@@ -2004,7 +2032,11 @@ std::optional<DataSegment> Sender::poll_data(Time now) {
   return segment;
 }
 
-const SenderStats& Sender::stats() const { return impl_->stats; }
-const SenderConfig& Sender::config() const { return impl_->config; }
+const SenderStats& Sender::stats() const {
+  return impl_->stats;
+}
+const SenderConfig& Sender::config() const {
+  return impl_->config;
+}
 
 }  // namespace rdcc::ref

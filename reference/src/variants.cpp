@@ -55,7 +55,8 @@ bool apply_variant(std::string_view name, SenderConfig& config,
   return apply_from(detail::sender_variants(), name, config, policy);
 }
 
-bool apply_variant(std::string_view name, CrnConfig& config, std::shared_ptr<const CrnPolicy>& policy) {
+bool apply_variant(std::string_view name, CrnConfig& config,
+                   std::shared_ptr<const CrnPolicy>& policy) {
   return apply_from(detail::crn_variants(), name, config, policy);
 }
 

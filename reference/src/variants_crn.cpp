@@ -10,7 +10,9 @@ namespace {
 // Reports without the optional Suggested Rate (0: "no suggestion").
 class NoSuggestedRate final : public CrnPolicy {
  public:
-  [[nodiscard]] std::uint32_t suggested_rate(std::uint32_t, std::uint32_t) const override { return 0; }
+  [[nodiscard]] std::uint32_t suggested_rate(std::uint32_t, std::uint32_t) const override {
+    return 0;
+  }
 };
 
 // At most one report per flow per `floor_`, or per the configured interval if that is longer.
@@ -33,8 +35,7 @@ void long_interval(CrnConfig&, std::shared_ptr<const CrnPolicy>& policy) {
 }
 
 const CrnVariant kCrnVariants[] = {
-    {{"crn-no-suggested-rate", VariantRole::Crn,
-      "reports carry Suggested Rate 0 (none)",
+    {{"crn-no-suggested-rate", VariantRole::Crn, "reports carry Suggested Rate 0 (none)",
       "optionally, a Suggested Rate equal to the queue's service rate divided by the number of "
       "flows the CRN observes in the queue.",
       kOnPath},
@@ -42,16 +43,19 @@ const CrnVariant kCrnVariants[] = {
        policy = std::make_shared<const NoSuggestedRate>();
      }},
     {{"crn-report-interval-100us", VariantRole::Crn,
-      "at most one report per flow per 100 us, twice the recommended interval", "", kOnPath, "RDCC-CRN-03"},
+      "at most one report per flow per 100 us, twice the recommended interval", "", kOnPath,
+      "RDCC-CRN-03"},
      long_interval<100>},
     {{"crn-report-interval-1ms", VariantRole::Crn,
-      "at most one report per flow per millisecond, twenty times the recommended interval",
-      "", kOnPath, "RDCC-CRN-03"},
+      "at most one report per flow per millisecond, twenty times the recommended interval", "",
+      kOnPath, "RDCC-CRN-03"},
      long_interval<1000>},
 };
 
 }  // namespace
 
-std::span<const CrnVariant> crn_variants() { return kCrnVariants; }
+std::span<const CrnVariant> crn_variants() {
+  return kCrnVariants;
+}
 
 }  // namespace rdcc::ref::detail

@@ -11,7 +11,9 @@ namespace {
 // first grant is the whole message, with FINAL.
 class WholeMessage final : public ReceiverPolicy {
  public:
-  [[nodiscard]] std::uint64_t grant_window(const WindowContext& c) const override { return c.length; }
+  [[nodiscard]] std::uint64_t grant_window(const WindowContext& c) const override {
+    return c.length;
+  }
 };
 
 // The first scheduled grant of a message is one Credit Unit; the window opens to the default
@@ -27,7 +29,8 @@ class FirstWindowOneCreditUnit final : public ReceiverPolicy {
 class LinkOverK final : public ReceiverPolicy {
  public:
   explicit LinkOverK(std::uint32_t k) : k_(k) {}
-  [[nodiscard]] std::uint32_t rate_share(std::uint32_t capacity, std::size_t sharing) const override {
+  [[nodiscard]] std::uint32_t rate_share(std::uint32_t capacity,
+                                         std::size_t sharing) const override {
     return std::min(capacity / k_, ReceiverPolicy::rate_share(capacity, sharing));
   }
 
@@ -39,7 +42,8 @@ class LinkOverK final : public ReceiverPolicy {
 class ExplicitLifetime final : public ReceiverPolicy {
  public:
   explicit ExplicitLifetime(std::uint32_t us) : us_(us) {}
-  [[nodiscard]] std::uint32_t grant_lifetime_us(std::uint32_t association_default_us) const override {
+  [[nodiscard]] std::uint32_t grant_lifetime_us(
+      std::uint32_t association_default_us) const override {
     return us_ != 0 ? us_ : association_default_us;
   }
 
@@ -113,32 +117,27 @@ constexpr std::string_view kLifetime =
 
 const ReceiverVariant kReceiverVariants[] = {
     {{"grant-whole-message", VariantRole::Receiver,
-      "grants the whole message at once (FINAL) when the budget has room for it", kLocal, kAllocation},
+      "grants the whole message at once (FINAL) when the budget has room for it", kLocal,
+      kAllocation},
      use<WholeMessage>},
     {{"first-window-one-credit-unit", VariantRole::Receiver,
       "the first scheduled grant of a message is one Credit Unit; more once its octets arrive",
       kLocal, kAllocation},
      use<FirstWindowOneCreditUnit>},
     {{"pacing-link-over-2", VariantRole::Receiver,
-      "Pacing Rates of at most half the access link, however few messages share it",
-      "",
+      "Pacing Rates of at most half the access link, however few messages share it", "",
       kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 2U>},
     {{"pacing-link-over-4", VariantRole::Receiver,
-      "Pacing Rates of at most a quarter of the access link",
-      "",
-      kAllocation, "RDCC-ALLOC-01"},
+      "Pacing Rates of at most a quarter of the access link", "", kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 4U>},
     {{"pacing-link-over-8", VariantRole::Receiver,
-      "Pacing Rates of at most an eighth of the access link",
-      "",
-      kAllocation, "RDCC-ALLOC-01"},
+      "Pacing Rates of at most an eighth of the access link", "", kAllocation, "RDCC-ALLOC-01"},
      use<LinkOverK, 8U>},
     {{"rate-fixed-fair-share", VariantRole::Receiver,
       "no AIMD: each sender is granted a fixed fair share of the link; congestion cuts it "
       "multiplicatively and it grows back by a quarter per update interval",
-      "",
-      kAllocation, "RDCC-ALLOC-05"},
+      "", kAllocation, "RDCC-ALLOC-05"},
      use<FixedFairShare>},
     {{"lifetime-explicit-default", VariantRole::Receiver,
       "grants state the association's default Grant Lifetime instead of Lifetime 0",
@@ -164,8 +163,7 @@ const ReceiverVariant kReceiverVariants[] = {
     {{"rerequest-always-answered", VariantRole::Receiver,
       "a CREDIT_REQUEST for a message whose grant is live is answered with a grant restating "
       "the limit",
-      "",
-      kGrants, "RDCC-GRANT-11"},
+      "", kGrants, "RDCC-GRANT-11"},
      use<ReRequests, ReRequestAnswer::Always>},
     {{"pool-grants", VariantRole::Receiver,
       "the scheduled messages of a sender that advertised POOL share pool grants (Message ID 0, "
@@ -183,19 +181,19 @@ const ReceiverVariant kReceiverVariants[] = {
     {{"budget-exhausted-error", VariantRole::Receiver,
       "a message the budget cannot serve is told so with ERROR (BUDGET_EXHAUSTED) and keeps "
       "waiting",
-      "",
-      "Error Handling and Recovery", "RDCC-ERR-04"},
+      "", "Error Handling and Recovery", "RDCC-ERR-04"},
      use<TellsBudgetExhausted>},
     {{"idle-removal-on-time", VariantRole::Receiver,
       "an association idle for the idle time (10 s by default) is removed at that instant, not "
       "at the next quarter-period sweep",
-      "",
-      "Association Establishment", "RDCC-ASSOC-05"},
+      "", "Association Establishment", "RDCC-ASSOC-05"},
      use<IdleRemovalOnTime>},
 };
 
 }  // namespace
 
-std::span<const ReceiverVariant> receiver_variants() { return kReceiverVariants; }
+std::span<const ReceiverVariant> receiver_variants() {
+  return kReceiverVariants;
+}
 
 }  // namespace rdcc::ref::detail

@@ -92,7 +92,8 @@ void advertise_neither_pool_nor_status(SenderConfig& config,
 
 // "or a smaller locally configured value": 4 KiB, far below the N_cu receivers advertise, so
 // that the sender reports its own backlog (SENDER_STATUS) as soon as it holds more unused credit.
-void local_backlog_threshold(SenderConfig& config, std::shared_ptr<const SenderPolicy>& /*policy*/) {
+void local_backlog_threshold(SenderConfig& config,
+                             std::shared_ptr<const SenderPolicy>& /*policy*/) {
   config.local_backlog_threshold = 4096;
 }
 
@@ -100,14 +101,13 @@ constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 
 const std::array<SenderVariant, 12> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
-      "uses scheduled mode for every message, also those no larger than U",
-      "", "Transmission Mode Selection", "RDCC-MODE-04"},
+      "uses scheduled mode for every message, also those no larger than U", "",
+      "Transmission Mode Selection", "RDCC-MODE-04"},
      &use<ScheduledOnly>},
     {{"pacing-bursts", VariantRole::Sender,
       "sends granted data in bursts of up to ten Credit Units, then waits, instead of spacing "
       "each segment by its transmission time",
-      "",
-      kCreditRequests, "RDCC-GRANT-05"},
+      "", kCreditRequests, "RDCC-GRANT-05"},
      &use<PacingBursts>},
     {{"segments-1k", VariantRole::Sender,
       "sends data segments of 1 KiB (1024 octets) whatever the Credit Unit",
@@ -130,19 +130,16 @@ const std::array<SenderVariant, 12> kSenderVariants{{
       "Transport Bindings"},
      &use<WholeGrantPosts>},
     {{"reuse-message-id-1", VariantRole::Sender,
-      "starts the Message IDs of a re-established association at 1 again",
-      "",
-      kCreditRequests, "RDCC-GRANT-01"},
+      "starts the Message IDs of a re-established association at 1 again", "", kCreditRequests,
+      "RDCC-GRANT-01"},
      &use<ReuseMessageIdOne>},
     {{"reestablish-fresh-nonce", VariantRole::Sender,
       "re-establishes an association with a new Sender Nonce (the reference's own choice, as an "
       "explicit policy)",
-      "",
-      "Association Establishment", "RDCC-ASSOC-04"},
+      "", "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, true>},
     {{"reestablish-same-nonce", VariantRole::Sender,
-      "re-establishes an association with the Sender Nonce of the one it lost",
-      "",
+      "re-establishes an association with the Sender Nonce of the one it lost", "",
       "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, false>},
     {{"no-pool-no-status", VariantRole::Sender,
@@ -155,8 +152,7 @@ const std::array<SenderVariant, 12> kSenderVariants{{
     {{"no-credit-return", VariantRole::Sender,
       "never sends CREDIT_RETURN: credit it will not use is simply left unused (a SHOULD-level "
       "alternative)",
-      "",
-      kCreditRequests, "RDCC-GRANT-10"},
+      "", kCreditRequests, "RDCC-GRANT-10"},
      &use<NoCreditReturn>},
     {{"no-suggested-rate", VariantRole::Sender,
       "makes no suggestion in SENDER_STATUS (Suggested Rate zero; a SHOULD-level alternative)",
@@ -173,6 +169,8 @@ const std::array<SenderVariant, 12> kSenderVariants{{
 
 }  // namespace
 
-std::span<const SenderVariant> sender_variants() { return kSenderVariants; }
+std::span<const SenderVariant> sender_variants() {
+  return kSenderVariants;
+}
 
 }  // namespace rdcc::ref::detail

@@ -10,7 +10,9 @@
 namespace rdcc::ref {
 namespace {
 
-std::vector<std::byte> hex(const char* text) { return parse_hex(text).value(); }
+std::vector<std::byte> hex(const char* text) {
+  return parse_hex(text).value();
+}
 
 TEST(Opaque, FixedVector_EncodesFieldByField) {
   OpaqueHeader h;
@@ -21,8 +23,9 @@ TEST(Opaque, FixedVector_EncodesFieldByField) {
   const std::vector<std::byte> payload = hex("de ad be ef");
   std::vector<std::byte> out(28);
   ASSERT_EQ(*encode_opaque(h, payload, out), 28U);
-  EXPECT_EQ(to_hex(out), "52 44 01 01 00 00 00 04 00 00 00 00 00 00 01 01 "
-                         "00 00 00 00 00 04 00 00 de ad be ef");
+  EXPECT_EQ(to_hex(out),
+            "52 44 01 01 00 00 00 04 00 00 00 00 00 00 01 01 "
+            "00 00 00 00 00 04 00 00 de ad be ef");
   auto d = decode_opaque(out);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->header, h);
@@ -36,10 +39,11 @@ TEST(Opaque, FixedVector_EncodesFieldByField) {
 TEST(Opaque, NackFixedVector_RoundTrips) {
   const DataNack n{Address{}, 0x101, {{0x1000, 0x2000}, {0x40000, 0x40010}}};
   const std::vector<std::byte> out = encode_opaque_nack(n);
-  EXPECT_EQ(to_hex(out), "52 44 01 08 00 00 00 20 00 00 00 00 00 00 01 01 "
-                         "00 00 00 00 00 00 00 00 "
-                         "00 00 00 00 00 00 10 00 00 00 00 00 00 00 20 00 "
-                         "00 00 00 00 00 04 00 00 00 00 00 00 00 04 00 10");
+  EXPECT_EQ(to_hex(out),
+            "52 44 01 08 00 00 00 20 00 00 00 00 00 00 01 01 "
+            "00 00 00 00 00 00 00 00 "
+            "00 00 00 00 00 00 10 00 00 00 00 00 00 00 20 00 "
+            "00 00 00 00 00 04 00 00 00 00 00 00 00 04 00 10");
   auto d = decode_opaque(out);
   ASSERT_TRUE(d);
   auto ranges = decode_opaque_nack(*d);
@@ -83,9 +87,17 @@ TEST(Opaque, EveryPrefix_IsTruncatedAtTheRightFieldOrPayloadBeyondPacket) {
   for (std::size_t n = 0; n < out.size(); ++n) {
     auto d = decode_opaque(std::span(out).first(n));
     ASSERT_FALSE(d) << n;
-    const std::size_t want = n < 2 ? 0 : n < 3 ? 2 : n < 4 ? 3 : n < 8 ? 4 : n < 16 ? 8 : n < 24 ? 16 : 4;
+    const std::size_t want = n < 2    ? 0
+                             : n < 3  ? 2
+                             : n < 4  ? 3
+                             : n < 8  ? 4
+                             : n < 16 ? 8
+                             : n < 24 ? 16
+                                      : 4;
     EXPECT_EQ(d.error().offset, want) << n;
-    EXPECT_EQ(d.error().code, n < 24 ? BindingErrorCode::Truncated : BindingErrorCode::PayloadBeyondPacket) << n;
+    EXPECT_EQ(d.error().code,
+              n < 24 ? BindingErrorCode::Truncated : BindingErrorCode::PayloadBeyondPacket)
+        << n;
   }
 }
 
@@ -227,7 +239,8 @@ TEST(Rocev2, EveryPrefix_FailsAndErrorsNameTheirField) {
   const Rocev2Packet p = sample_packet(Rocev2Opcode::WriteOnly, payload);
   std::vector<std::byte> out(rocev2_packet_size(p.bth.opcode, payload.size()));
   ASSERT_TRUE(encode_rocev2(p, out));
-  for (std::size_t n = 0; n < out.size(); ++n) EXPECT_FALSE(decode_rocev2(std::span(out).first(n))) << n;
+  for (std::size_t n = 0; n < out.size(); ++n)
+    EXPECT_FALSE(decode_rocev2(std::span(out).first(n))) << n;
   auto op = out;
   op[28] = std::byte{0x04};  // SEND Only: not an RDMA WRITE
   EXPECT_EQ(decode_rocev2(op, false).error().code, BindingErrorCode::UnsupportedOpcode);

@@ -30,7 +30,7 @@ TEST(MessageCredit, Outstanding_StopsAtTheNewLimitOfACreditReturn) {
   m.returned = 32768;
   EXPECT_EQ(m.outstanding(), 32768U - 16384U);
   EXPECT_EQ(m.restated(), 65536U - 16384U);  // a grant at the same limit gives it back
-  m.returned = 8192;                          // below what arrived: nothing held
+  m.returned = 8192;                         // below what arrived: nothing held
   EXPECT_EQ(m.outstanding(), 0U);
 }
 

@@ -1,9 +1,9 @@
 // The reference CRN ("On-Path Congestion Reporting"), rule by rule.
 #include <gtest/gtest.h>
 
+#include "crn_harness.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/crn.hpp"
-#include "crn_harness.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -32,7 +32,8 @@ TEST(Crn, BelowOrAtTheThreshold_NoReport) {
 TEST(Crn, ReportsGoToTheReceiverForScheduledAndToTheSenderForUnscheduledTraffic) {
   Crn crn(crn_test_config());
   crn.on_dequeue(queue_observation(300000, 26, 1), Time{});
-  crn.on_dequeue(queue_observation(300000, 10, 2), Time{microseconds(5).ns});  // past the port limit
+  crn.on_dequeue(queue_observation(300000, 10, 2),
+                 Time{microseconds(5).ns});  // past the port limit
   const auto out = crn_reports(crn);
   ASSERT_EQ(out.size(), 2U);
   EXPECT_EQ(out[0].first, Address::v4(192, 0, 2, 100, 50000));

@@ -41,7 +41,7 @@ TEST(MessageIndex, IncreasingIdsPerOwner_AreNumberedInOrderOfFirstAppearance) {
   for (std::uint64_t id = 1; id <= 2000; ++id) {
     const auto owner = static_cast<std::uint32_t>(id % 7);
     keys.push_back({owner, id});
-    keys.push_back({owner, id});         // its grants and MSG_DONE
+    keys.push_back({owner, id});                  // its grants and MSG_DONE
     if (id > 3) keys.push_back({owner, id - 3});  // a late packet of an older message
   }
   same_as_a_map(keys);
@@ -57,8 +57,10 @@ TEST(MessageIndex, AnyOrder_GivesTheSameNumbersAsAMap) {
   same_as_a_map(keys);
   // IDs that only decrease: everything goes past the runs.
   keys.clear();
-  for (std::uint64_t id = 5000; id > 0; --id) keys.push_back({static_cast<std::uint32_t>(id % 3), id});
-  for (std::uint64_t id = 5000; id > 7; id -= 7) keys.push_back({static_cast<std::uint32_t>(id % 3), id});
+  for (std::uint64_t id = 5000; id > 0; --id)
+    keys.push_back({static_cast<std::uint32_t>(id % 3), id});
+  for (std::uint64_t id = 5000; id > 7; id -= 7)
+    keys.push_back({static_cast<std::uint32_t>(id % 3), id});
   same_as_a_map(keys);
 }
 

@@ -58,8 +58,8 @@ class CheckerTest : public ::testing::Test {
                               std::uint32_t sequence, std::uint64_t id, std::uint64_t limit,
                               std::uint32_t rate) {
     CreditGrant g;
-    g.header = {.association_id = association, .epoch = epoch, .flags = flags,
-                .sequence_number = sequence};
+    g.header = {
+        .association_id = association, .epoch = epoch, .flags = flags, .sequence_number = sequence};
     g.message_id = id;
     g.grant_limit = limit;
     g.pacing_rate = rate;
@@ -82,8 +82,8 @@ class CheckerTest : public ::testing::Test {
   }
   void grant(std::uint64_t id, std::uint64_t limit, bool final_flag, std::uint32_t rate = 1000) {
     both_ways(kReceiver, kSender,
-              grant_of(kAssoc, 1, final_flag ? flag::kFinal : std::uint16_t{0}, ++rx_seq, id,
-                       limit, rate));
+              grant_of(kAssoc, 1, final_flag ? flag::kFinal : std::uint16_t{0}, ++rx_seq, id, limit,
+                       rate));
   }
   void segment(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched = false) {
     checker.on_segment_sent(kSender, segment_of(kAssoc, id, offset, length, unsched), now);
@@ -99,9 +99,8 @@ class CheckerTest : public ::testing::Test {
   }
   void grant_reaches_sender(std::uint32_t association, std::uint16_t epoch, std::uint32_t sequence,
                             std::uint64_t id, std::uint64_t limit, std::uint16_t flags = 0) {
-    checker.on_control_delivered(kReceiver, kSender,
-                                 grant_of(association, epoch, flags, sequence, id, limit, 100000),
-                                 now);
+    checker.on_control_delivered(
+        kReceiver, kSender, grant_of(association, epoch, flags, sequence, id, limit, 100000), now);
   }
   void segment_sent(std::uint32_t association, std::uint64_t id, std::uint64_t offset,
                     std::uint32_t length, bool unsched = false) {
@@ -400,7 +399,7 @@ TEST_F(CheckerTest, Cancel_ReleasesTheCredit2DmaxAfterTheFirstOne) {
   now += microseconds(10);
   c.header.sequence_number = ++tx_seq;
   both_ways(kSender, kReceiver, c);  // a second CANCEL does not restart the delay
-  now += microseconds(10);  // 2 * D_max after the first: grant 1 no longer counts
+  now += microseconds(10);           // 2 * D_max after the first: grant 1 no longer counts
   grant(2, 60000, false);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
@@ -577,8 +576,8 @@ TEST_F(CheckerTest, ResentOctets_UnderTheLiveGrant_Pass_BeyondItOrAfterItsLifeti
 // Under a pool grant a resent octet counts in the pool's limit once: the pool stays within it.
 TEST_F(CheckerTest, ResentOctets_UnderThePool_AreCountedOnce_NewOctetsBeyondThePool_AreCaught) {
   request_sent(1, ++tx_seq, 2, 131072);
-  checker.on_control_delivered(
-      kReceiver, kSender, grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 0, 16384, 100000), now);
+  checker.on_control_delivered(kReceiver, kSender,
+                               grant_of(kAssoc, 1, flag::kPool, ++rx_seq, 0, 16384, 100000), now);
   for (std::uint64_t o = 0; o < 16384; o += 4096) segment_sent(kAssoc, 2, o, 4096);
   now += microseconds(20);
   segment_sent(kAssoc, 2, 0, 4096);
@@ -833,7 +832,8 @@ TEST_F(CheckerTest, PoolFlagWithAMessageId_IsNeitherAPoolGrantNorAMessageGrant) 
   request(1, 65536);
   request(2, 65536);
   CreditGrant pool;
-  pool.header = {.association_id = kAssoc, .epoch = 1, .flags = flag::kPool, .sequence_number = ++rx_seq};
+  pool.header = {
+      .association_id = kAssoc, .epoch = 1, .flags = flag::kPool, .sequence_number = ++rx_seq};
   pool.grant_limit = 16384;
   pool.pacing_rate = 100000;
   both_ways(kReceiver, kSender, pool);  // the default Lifetime, 100 us
@@ -872,7 +872,8 @@ TEST_F(CheckerTest, NewIncarnation_TheAcceptsSequenceNumberIsTheNewestProcessed)
   accept_reaches_sender(0x77, 2);
   request(1, 65536);
   CreditGrant pool;
-  pool.header = {.association_id = kAssoc, .epoch = 2, .flags = flag::kPool, .sequence_number = 2885832522U};
+  pool.header = {
+      .association_id = kAssoc, .epoch = 2, .flags = flag::kPool, .sequence_number = 2885832522U};
   pool.grant_limit = 8192;
   pool.pacing_rate = 100000;
   checker.on_control_delivered(kReceiver, kSender, pool, now);
@@ -903,7 +904,7 @@ TEST_F(CheckerTest, ExpiriesOfOneMoment_AreTakenInTheOrderScheduled) {
   grant(2, 95000, false);  // 110000 > G = 100000
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
   now += microseconds(100 + 20 - 1);  // grants 1 and 3: Lifetime + 2 * D_max
-  grant(2, 95000, false);  // the checker sees the moment
+  grant(2, 95000, false);             // the checker sees the moment
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
   EXPECT_EQ(checker.violation_count(), 1U);
 }

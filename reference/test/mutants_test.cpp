@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
+#include "crn_harness.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/crn.hpp"
-#include "crn_harness.hpp"
 #include "receiver_harness.hpp"
 #include "sender_harness.hpp"
 
@@ -29,7 +29,9 @@ using Probe = std::function<bool(const MutantSet& mutants)>;
 
 // ---- receiver ----------------------------------------------------------------------------------
 
-ReceiverConfig receiver_config() { return ReceiverHarness::default_config(); }
+ReceiverConfig receiver_config() {
+  return ReceiverHarness::default_config();
+}
 
 const Address kS1 = ReceiverHarness::sender(1);
 const Address kS2 = ReceiverHarness::sender(2);
@@ -80,7 +82,8 @@ bool budget_exceeded(const MutantSet& ms) {
   std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, 16 * 1024, 16 * 1024));
   for (std::uint64_t id = 2; id <= 7; ++id) append(all, h.deliver(kS1, h.request(a, id, 1 << 20)));
   std::map<std::uint64_t, std::uint64_t> limits;
-  for (const auto& g : only<CreditGrant>(all)) limits[g.message_id] = std::max(limits[g.message_id], g.grant_limit);
+  for (const auto& g : only<CreditGrant>(all))
+    limits[g.message_id] = std::max(limits[g.message_id], g.grant_limit);
   std::uint64_t sum = 16 * 1024;  // the unscheduled message's octets, announced, not received
   for (const auto& [id, l] : limits) sum += id == 1 ? l - std::min<std::uint64_t>(l, 16 * 1024) : l;
   return sum > c.budget;
@@ -88,7 +91,8 @@ bool budget_exceeded(const MutantSet& ms) {
 
 // Rate probe: two messages; a report naming the sender's flow (from `reporter`), an update
 // interval, then the granted octets. Returns the Pacing Rates of the first and last grant.
-std::pair<std::uint32_t, std::uint32_t> rate_around_report(const MutantSet& ms, const Address& reporter,
+std::pair<std::uint32_t, std::uint32_t> rate_around_report(const MutantSet& ms,
+                                                           const Address& reporter,
                                                            std::uint32_t suggested = 0) {
   ReceiverHarness h(receiver_config(), ms);
   const auto a = h.associate(kS1, 1);
@@ -293,7 +297,8 @@ std::map<Mutant, Probe> receiver_probes() {
   p[Mutant::SumOfUExceedsGu] = [](const MutantSet& ms) {
     ReceiverHarness h(receiver_config(), ms);
     std::uint64_t sum = 0;
-    for (std::uint8_t i = 1; i <= 8; ++i) sum += h.associate(ReceiverHarness::sender(i), i).unscheduled_limit;
+    for (std::uint8_t i = 1; i <= 8; ++i)
+      sum += h.associate(ReceiverHarness::sender(i), i).unscheduled_limit;
     return sum > h.cfg().unscheduled_budget;
   };
   p[Mutant::ReceiverReportFromUnconfiguredCrn] = [](const MutantSet& ms) {
@@ -359,7 +364,6 @@ std::map<Mutant, Probe> receiver_probes() {
 
 // ---- sender ------------------------------------------------------------------------------------
 
-
 // An established association and one scheduled message of `length`; returns its Message ID.
 std::uint64_t scheduled_message(Harness& h, std::uint64_t length, MessageHandle* handle = nullptr) {
   const MessageHandle m = h.submit(length, true);
@@ -370,7 +374,8 @@ std::uint64_t scheduled_message(Harness& h, std::uint64_t length, MessageHandle*
 
 std::uint64_t credit_requests_converted(const Harness& h) {
   std::uint64_t n = 0;
-  for (const auto& r : h.sent<CreditRequest>()) n += r.unscheduled_sent < r.message_length ? 1U : 0U;
+  for (const auto& r : h.sent<CreditRequest>())
+    n += r.unscheduled_sent < r.message_length ? 1U : 0U;
   return n;
 }
 
@@ -410,7 +415,7 @@ std::map<Mutant, Probe> sender_probes() {
     Harness h(default_config(), 7, testing::sender_policy(ms));
     const MessageHandle m = h.submit(65536, true);
     h.seq = 0xFFFFFFFFU;
-    h.establish();                       // ASSOC_ACCEPT with Sequence Number 2^32 - 1
+    h.establish();                      // ASSOC_ACCEPT with Sequence Number 2^32 - 1
     h.deliver(h.grant(h.id(m), 8192));  // Sequence Number 0: newer
     h.run_for(microseconds(100));
     return h.data_octets(h.id(m)) == 0;
@@ -573,12 +578,14 @@ std::map<Mutant, Probe> crn_probes() {
   };
   p[Mutant::CrnNoFlowLimit] = [](const MutantSet& ms) {
     Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
-    for (int i = 0; i < 4; ++i) crn.on_dequeue(queue_observation(300000), Time{microseconds(10 * i).ns});
+    for (int i = 0; i < 4; ++i)
+      crn.on_dequeue(queue_observation(300000), Time{microseconds(10 * i).ns});
     return crn_reports(crn).size() > 1;  // one per 50 us per flow
   };
   p[Mutant::CrnNoPortLimit] = [](const MutantSet& ms) {
     Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
-    for (std::uint8_t i = 1; i <= 3; ++i) crn.on_dequeue(queue_observation(300000, 26, i), Time{microseconds(i).ns});
+    for (std::uint8_t i = 1; i <= 3; ++i)
+      crn.on_dequeue(queue_observation(300000, 26, i), Time{microseconds(i).ns});
     return crn_reports(crn).size() > 1;  // one per 5 us per port
   };
   p[Mutant::CrnNonZeroAssociation] = [](const MutantSet& ms) {
@@ -619,7 +626,8 @@ TEST(Mutants, Table_IsInEnumOrderWithUniqueNamesAndEveryRoleHasSome) {
     EXPECT_TRUE(names.insert(m.name).second) << "duplicate name " << m.name;
     EXPECT_FALSE(m.description.empty()) << m.name;
     EXPECT_FALSE(m.requirement.empty()) << m.name;
-    EXPECT_EQ(m.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"), std::string_view::npos)
+    EXPECT_EQ(m.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"),
+              std::string_view::npos)
         << m.name;
     ++per_role[m.role];
   }
@@ -638,7 +646,8 @@ TEST(Mutants, FindByName_FindsEveryMutantAndNothingElse) {
   EXPECT_EQ(testing::find_mutant("no-such-mutant"), nullptr);
   EXPECT_EQ(testing::find_mutant(""), nullptr);
   std::size_t listed = 0;
-  for (auto role : {testing::MutantRole::Receiver, testing::MutantRole::Sender, testing::MutantRole::Crn}) {
+  for (auto role :
+       {testing::MutantRole::Receiver, testing::MutantRole::Sender, testing::MutantRole::Crn}) {
     for (const auto* m : testing::mutants_of(role)) {
       EXPECT_EQ(m->role, role);
       ++listed;

@@ -140,7 +140,8 @@ class ReceiverHarness {
                                  std::uint64_t limit) {
     std::vector<Sent> all;
     for (std::uint64_t o = from_offset; o < limit; o += cfg().credit_unit) {
-      const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg().credit_unit, limit - o));
+      const auto n =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg().credit_unit, limit - o));
       auto out = data(from, id, o, n, id);
       all.insert(all.end(), out.begin(), out.end());
     }

@@ -105,7 +105,8 @@ TEST(ReceiverCaps, Receiver_AssociationCap_RefusesRatherThanEvicts) {
   EXPECT_EQ(out[0].to, ReceiverHarness::sender(3));
   EXPECT_EQ(h.receiver().association_count(), 2U);
   // The existing association still works.
-  EXPECT_EQ(only<CreditGrant>(h.deliver(ReceiverHarness::sender(1), h.request(a1, 1, 4096))).size(), 1U);
+  EXPECT_EQ(only<CreditGrant>(h.deliver(ReceiverHarness::sender(1), h.request(a1, 1, 4096))).size(),
+            1U);
 }
 
 // "The receiver MUST choose U for each association so that the sum of U over all
@@ -163,12 +164,14 @@ TEST_F(ReceiverTest, Receiver_LargeMessage_IsGrantedInWindowsUpToTheLengthWithFi
 // "sum over a of ( Granted(a) + Unsched(a) ) <= G" with many messages competing.
 TEST_F(ReceiverTest, Receiver_ManyMessages_OutstandingCreditNeverExceedsTheBudget) {
   std::vector<AssocAccept> accepts;
-  for (std::uint8_t i = 1; i <= 8; ++i) accepts.push_back(h.associate(ReceiverHarness::sender(i), i));
+  for (std::uint8_t i = 1; i <= 8; ++i)
+    accepts.push_back(h.associate(ReceiverHarness::sender(i), i));
   // A later grant restates its message's limit (one that lowers the rate only refreshes it).
   std::map<std::uint32_t, std::uint64_t> limit;
   for (std::uint8_t i = 0; i < 8; ++i) {
-    for (auto& g : only<CreditGrant>(h.deliver(ReceiverHarness::sender(static_cast<std::uint8_t>(i + 1)),
-                                               h.request(accepts[i], 1, 1U << 20U)))) {
+    for (auto& g :
+         only<CreditGrant>(h.deliver(ReceiverHarness::sender(static_cast<std::uint8_t>(i + 1)),
+                                     h.request(accepts[i], 1, 1U << 20U)))) {
       limit[g.header.association_id] = std::max(limit[g.header.association_id], g.grant_limit);
     }
     EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
@@ -478,7 +481,8 @@ TEST_F(ReceiverTest, Receiver_RateHolder_IsLoweredForANewMessageButNeverOnceCanc
   EXPECT_EQ(first[0].pacing_rate, payload_capacity_mbps(h.cfg()));
   const auto out = only<CreditGrant>(h.deliver(s2, h.request(a2, 1, 65536)));
   ASSERT_EQ(out.size(), 2U);
-  EXPECT_EQ(out[0].header.association_id, a1.header.association_id);  // the same limit, half the rate
+  EXPECT_EQ(out[0].header.association_id,
+            a1.header.association_id);  // the same limit, half the rate
   EXPECT_EQ(out[0].grant_limit, first[0].grant_limit);
   EXPECT_EQ(out[0].pacing_rate, payload_capacity_mbps(h.cfg()) / 2);
   EXPECT_EQ(out[1].header.association_id, a2.header.association_id);
@@ -649,7 +653,8 @@ TEST(ReceiverReports, Receiver_ReportSuggestedRate_ChangesNothingTheDegreeDoesNo
     const auto a = h.associate(s, 1);
     std::vector<std::pair<std::uint64_t, std::uint32_t>> grants;
     const auto take = [&](const std::vector<Sent>& out) {
-      for (const auto& g : only<CreditGrant>(out)) grants.emplace_back(g.grant_limit, g.pacing_rate);
+      for (const auto& g : only<CreditGrant>(out))
+        grants.emplace_back(g.grant_limit, g.pacing_rate);
     };
     take(h.deliver(s, h.request(a, 1, 1U << 20U)));
     CongestionReport r;
@@ -688,7 +693,8 @@ TEST_F(ReceiverTest, Receiver_RequestForAnUnknownAssociationOrEpoch_GetsUnknownA
     const auto e = only<ErrorMessage>(out);
     ASSERT_EQ(e.size(), 1U);
     EXPECT_EQ(e[0].reason, static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
-    EXPECT_EQ(e[0].header.association_id, r.header.association_id);  // "carrying its Association ID"
+    EXPECT_EQ(e[0].header.association_id,
+              r.header.association_id);  // "carrying its Association ID"
   }
   EXPECT_EQ(h.receiver().stats().grants_sent, 0U);
 }
@@ -1129,12 +1135,12 @@ TEST_F(ReceiverTest, Receiver_EarlyDataWithinTheUnscheduledWindow_IsCredited) {
   EXPECT_EQ(done[0].octets_received, 8192U);
 }
 
-
 // Spec-notes 80: a rate holder that returned its credit and is re-granted at a lower rate
 // (so that a new message gets its share of the link) is given its whole limit back, which the
 // budget counts again. The new message's share of the budget must be worked out after that,
 // or the two grants together exceed G (CI smoke finding, fuzz_receiver seed 1).
-TEST(ReceiverBudget, Receiver_HolderRegrantedAtALowerRateAfterCreditReturn_LeavesTheNewMessageOnlyWhatIsFree) {
+TEST(ReceiverBudget,
+     Receiver_HolderRegrantedAtALowerRateAfterCreditReturn_LeavesTheNewMessageOnlyWhatIsFree) {
   ReceiverConfig cfg = ReceiverHarness::default_config();
   cfg.budget = 96 * 1024;
   cfg.unscheduled_budget = 0;

@@ -50,7 +50,9 @@ inline std::vector<std::byte> encoded(const Message& m) {
   return b;
 }
 
-inline std::string ms(Time t) { return format_time(t); }
+inline std::string ms(Time t) {
+  return format_time(t);
+}
 
 // A fake receiver and the sans-IO loop of io.hpp around one Sender.
 struct Harness {
@@ -72,7 +74,9 @@ struct Harness {
   // `policy`: the sender's (a variant's, or a mutant's: rdcc/testing/sender_mutants.hpp).
   explicit Harness(SenderConfig c = default_config(), std::uint64_t seed = 7,
                    std::shared_ptr<const SenderPolicy> policy = nullptr)
-      : cfg(std::move(c)), rng(seed), s(std::make_unique<Sender>(cfg, rng, &events, std::move(policy))) {}
+      : cfg(std::move(c)),
+        rng(seed),
+        s(std::make_unique<Sender>(cfg, rng, &events, std::move(policy))) {}
 
   void record(const Datagram& d) {
     auto m = decode(d.payload());
@@ -105,8 +109,8 @@ struct Harness {
       while (auto seg = s->poll_data(now)) {
         data.emplace_back(now, *seg);
         log.push_back(ms(now) + " data msg=" + std::to_string(seg->message_id) +
-                      " off=" + std::to_string(seg->offset) + " len=" + std::to_string(seg->length) +
-                      (seg->unscheduled ? " unsched" : ""));
+                      " off=" + std::to_string(seg->offset) +
+                      " len=" + std::to_string(seg->length) + (seg->unscheduled ? " unsched" : ""));
         any = true;
       }
     }

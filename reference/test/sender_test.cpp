@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -313,7 +313,8 @@ std::uint64_t max_in_window(const std::vector<std::pair<Time, DataSegment>>& d, 
   std::uint64_t best = 0;
   for (std::size_t i = 0; i < d.size(); ++i) {
     std::uint64_t sum = 0;
-    for (std::size_t j = i; j < d.size() && d[j].first < d[i].first + w; ++j) sum += d[j].second.length;
+    for (std::size_t j = i; j < d.size() && d[j].first < d[i].first + w; ++j)
+      sum += d[j].second.length;
     best = std::max(best, sum);
   }
   return best;
@@ -380,8 +381,8 @@ TEST(Sender, CreditRequestRetransmission_StartsAtTwoSrttAndDoublesUpTo100ms) {
   for (std::size_t i = 1; i < at.size(); ++i) gaps.push_back((at[i] - at[i - 1]).micros());
   ASSERT_GE(gaps.size(), 13U);
   EXPECT_EQ(std::vector<std::int64_t>(gaps.begin(), gaps.begin() + 13),
-            (std::vector<std::int64_t>{160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960,
-                                       81920, 100000, 100000, 100000}));
+            (std::vector<std::int64_t>{160, 320, 640, 1280, 2560, 5120, 10240, 20480, 40960, 81920,
+                                       100000, 100000, 100000}));
   EXPECT_GE(h.s->stats().credit_request_retransmissions, 13U);
 }
 
@@ -411,7 +412,8 @@ TEST(Sender, CreditRequestRetransmission_GrantWithoutNewCreditDoesNotRestartTheT
   const auto at = requests_at();
   ASSERT_GE(at.size(), 7U);
   std::vector<std::int64_t> gaps;
-  for (std::size_t i = at.size() - 6; i < at.size(); ++i) gaps.push_back((at[i] - at[i - 1]).micros() / 10 * 10);
+  for (std::size_t i = at.size() - 6; i < at.size(); ++i)
+    gaps.push_back((at[i] - at[i - 1]).micros() / 10 * 10);
   // 160, 320, 640, ... as if no grant had come (within the 10 us steps of the loop).
   for (std::size_t i = 1; i < gaps.size(); ++i) EXPECT_GE(gaps[i], gaps[i - 1] * 2 - 10) << i;
   // More credit restarts it: the next request comes 160 us after the limit is reached again.
@@ -603,10 +605,10 @@ TEST(Sender, CongestionReport_NotFromACrnOrNotAddressedToUs_IsIgnored) {
   Harness h;
   const MessageHandle m = h.submit(16384);
   h.deliver(h.accept());
-  h.deliver(h.report(), Address::v4(10, 0, 9, 2, 50000));  // not a CRN
-  h.deliver(h.report(), kRecv);                            // the receiver is not a CRN
+  h.deliver(h.report(), Address::v4(10, 0, 9, 2, 50000));             // not a CRN
+  h.deliver(h.report(), kRecv);                                       // the receiver is not a CRN
   h.deliver(h.report(Address::v4(10, 0, 0, 7, 1), kRecv), kCrnAddr);  // another sender's flow
-  h.deliver(h.report(kLocal, kRecv, 1), kCrnAddr);                     // Direction 1
+  h.deliver(h.report(kLocal, kRecv, 1), kCrnAddr);                    // Direction 1
   EXPECT_EQ(h.state(m), MessageState::Unsched);
   EXPECT_EQ(h.s->stats().reports_ignored, 2U);
   h.run_for(microseconds(30));
@@ -1037,7 +1039,7 @@ TEST(Sender, SenderStatus_StartsAboveTheThreshold_RepeatsOncePerSrtt_EndsWithLev
   h.params.backlog_threshold = 32768;
   const MessageHandle m = h.submit(1 << 20);
   h.establish(microseconds(50));  // SRTT 50 us
-  h.run_for(microseconds(50));     // and the request -> grant sample is 50 us too
+  h.run_for(microseconds(50));    // and the request -> grant sample is 50 us too
   h.log.clear();
   h.deliver(h.grant(h.id(m), 65536, 1000, 200));  // 64 KiB at 1 Gbit/s, 200 us
   h.run_for(microseconds(300));
@@ -1084,7 +1086,8 @@ TEST(Sender, SenderStatus_UnusedCreditSaturates_WithAPoolGrantOfEverything) {
   h.run_for(microseconds(100));
   const auto status = h.log_lines("SENDER_STATUS");
   ASSERT_FALSE(status.empty());
-  EXPECT_EQ(status[0], "t=0.000ms tx SENDER_STATUS unused=18446744073709551615 level=255 rate=100000");
+  EXPECT_EQ(status[0],
+            "t=0.000ms tx SENDER_STATUS unused=18446744073709551615 level=255 rate=100000");
   for (const auto& line : status) EXPECT_NE(line.find("level=255"), std::string::npos) << line;
   EXPECT_EQ(h.transmitted(m), 8192U);
 }
@@ -1111,10 +1114,11 @@ TEST(Sender, SenderStatus_UsesTheLocalThresholdAndGoesAlsoToReceiversWithoutStat
   k.deliver(k.accept());
   k.deliver(k.grant(k.id(km), 2000, 1000, 200));  // 2000 > 1000, far below N_cu
   // Its 2000 octets go out at once, and the episode ends with them.
-  EXPECT_EQ(k.log_lines("SENDER_STATUS"), (std::vector<std::string>{
-                                               "t=0.000ms tx SENDER_STATUS unused=2000 level=128 rate=100000",
-                                               "t=0.000ms tx SENDER_STATUS unused=0 level=0 rate=0",
-                                           }));
+  EXPECT_EQ(k.log_lines("SENDER_STATUS"),
+            (std::vector<std::string>{
+                "t=0.000ms tx SENDER_STATUS unused=2000 level=128 rate=100000",
+                "t=0.000ms tx SENDER_STATUS unused=0 level=0 rate=0",
+            }));
 }
 
 // "The sender SHOULD compute the Suggested Rate for receiver j as its own available
@@ -1176,4 +1180,3 @@ TEST(Sender, Dscp_ControlUsesTheControlDscpAndDataItsClassDscp) {
 
 }  // namespace
 }  // namespace rdcc::ref
-

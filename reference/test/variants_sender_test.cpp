@@ -57,7 +57,8 @@ struct VariantRun {
       }
       checker.on_control_observed(kLocal, kRecv, m, t);
     }
-    for (; d < h.data.size(); ++d) checker.on_segment_observed(kLocal, h.data[d].second, h.data[d].first);
+    for (; d < h.data.size(); ++d)
+      checker.on_segment_observed(kLocal, h.data[d].second, h.data[d].first);
     data_seen = d;
   }
   void deliver(const Message& m) {
@@ -97,7 +98,8 @@ struct VariantRun {
 // The checker these tests consult is live: a sender that breaks a rule (the mutants of
 // rdcc/testing/mutants.hpp) is caught in the same run.
 TEST(SenderVariants, TheCheckerCatchesASenderThatBreaksARule) {
-  for (const testing::Mutant m : {testing::Mutant::SenderExceedsGrant, testing::Mutant::SenderIgnoresPacing}) {
+  for (const testing::Mutant m :
+       {testing::Mutant::SenderExceedsGrant, testing::Mutant::SenderIgnoresPacing}) {
     VariantRun r("pacing-bursts");
     std::shared_ptr<const SenderPolicy> policy;
     SenderConfig c = r.h.cfg;

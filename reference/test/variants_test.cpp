@@ -6,9 +6,9 @@
 #include <set>
 
 #include "crn_harness.hpp"
-#include "receiver_harness.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/spec_file.hpp"
+#include "receiver_harness.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -94,7 +94,8 @@ TEST(ReceiverVariants, FirstWindowOneCreditUnit_GrantsOneUnitThenMoreOnceItArriv
   EXPECT_GT(first_grant(d.h).grant_limit, d.h.cfg().credit_unit);
   const auto g = first_grant(v.h);
   EXPECT_EQ(g.grant_limit, v.h.cfg().credit_unit);
-  const auto next = only<CreditGrant>(v.h.send_granted(ReceiverHarness::sender(1), 1, 0, g.grant_limit));
+  const auto next =
+      only<CreditGrant>(v.h.send_granted(ReceiverHarness::sender(1), 1, 0, g.grant_limit));
   ASSERT_FALSE(next.empty());
   EXPECT_GT(next.back().grant_limit, 2ULL * v.h.cfg().credit_unit);
 }
@@ -104,8 +105,9 @@ TEST(ReceiverVariants, PacingLinkOverK_OneMessageGetsLinkOverK) {
   const auto full = first_grant(d.h).pacing_rate;
   const std::uint32_t capacity = payload_capacity_mbps(d.h.cfg());
   EXPECT_EQ(full, capacity);
-  for (const auto& [name, k] : {std::pair{"pacing-link-over-2", 2U}, std::pair{"pacing-link-over-4", 4U},
-                                std::pair{"pacing-link-over-8", 8U}}) {
+  for (const auto& [name, k] :
+       {std::pair{"pacing-link-over-2", 2U}, std::pair{"pacing-link-over-4", 4U},
+        std::pair{"pacing-link-over-8", 8U}}) {
     Variant v(name);
     EXPECT_EQ(first_grant(v.h).pacing_rate, capacity / k) << name;
   }
@@ -132,8 +134,9 @@ TEST(ReceiverVariants, PacingLinkOverK_RatesStillSumWithinTheLink) {
 TEST(ReceiverVariants, Lifetimes_AreStatedInTheGrantAndReclaimedAfterThem) {
   Variant d("");
   EXPECT_EQ(first_grant(d.h).lifetime, 0U);
-  for (const auto& [name, us] : {std::pair{"lifetime-explicit-default", 100U},  // the harness's default
-                                 std::pair{"lifetime-100us", 100U}, std::pair{"lifetime-2000us", 2000U}}) {
+  for (const auto& [name, us] :
+       {std::pair{"lifetime-explicit-default", 100U},  // the harness's default
+        std::pair{"lifetime-100us", 100U}, std::pair{"lifetime-2000us", 2000U}}) {
     ReceiverConfig c = ReceiverHarness::default_config();
     c.grant_lifetime_us = name == std::string_view("lifetime-100us") ? 1000 : 100;
     Variant v(name, c);
@@ -314,7 +317,7 @@ TEST(ReceiverVariants, IdleRemovalOnTime_RemovesAtTheIdleTimeExactly) {
 TEST(ReceiverVariants, RateFixedFairShare_CutsOnCongestionAndGrowsBackMultiplicatively) {
   std::map<std::string, std::uint32_t> after;
   ReceiverConfig c = ReceiverHarness::default_config();
-  c.budget = 64U << 20U;        // no wait for budget: every grant is paced by the rate alone
+  c.budget = 64U << 20U;         // no wait for budget: every grant is paced by the rate alone
   c.grant_lifetime_us = 100000;  // nor a lapsed grant during the intervals
   for (const char* name : {"", "rate-fixed-fair-share"}) {
     Variant v(name, c);
@@ -339,7 +342,8 @@ TEST(ReceiverVariants, RateFixedFairShare_CutsOnCongestionAndGrowsBackMultiplica
       (void)rate_of_next_grant(sent, 4096, false);
       v.h.advance(v.h.cfg().base_rtt);
     }
-    for (int i = 0; i < 4 && after[name] == 0; ++i) after[name] = rate_of_next_grant(sent, 32768, false);
+    for (int i = 0; i < 4 && after[name] == 0; ++i)
+      after[name] = rate_of_next_grant(sent, 32768, false);
   }
   EXPECT_EQ(after["rate-fixed-fair-share"], payload_capacity_mbps(c));
   EXPECT_LT(after[""], after["rate-fixed-fair-share"]) << "AIMD climbs back by alpha per interval";
@@ -363,7 +367,8 @@ TEST(CrnVariants, NoSuggestedRate_ReportsCarryNone) {
 
 TEST(CrnVariants, LongReportInterval_ReportsAFlowLessOften) {
   for (const auto& [name, interval_us] :
-       {std::pair{"", 50}, std::pair{"crn-report-interval-100us", 100}, std::pair{"crn-report-interval-1ms", 1000}}) {
+       {std::pair{"", 50}, std::pair{"crn-report-interval-100us", 100},
+        std::pair{"crn-report-interval-1ms", 1000}}) {
     CrnConfig c = crn_test_config();
     std::shared_ptr<const CrnPolicy> policy;
     if (name[0] != '\0') {

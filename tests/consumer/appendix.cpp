@@ -1,10 +1,10 @@
 // The appendix's CREDIT_GRANT with the installed codec's C++ API: decode, the text line, the
 // JSON mapping, encode back. Exit 0 only if all agree with the appendix.
+#include <rdcc/version.h>
 #include <rdcc/codec/codec.hpp>
 #include <rdcc/codec/format.hpp>
 #include <rdcc/codec/hex.hpp>
 #include <rdcc/codec/json.hpp>
-#include <rdcc/version.h>
 
 #include <iostream>
 #include <vector>

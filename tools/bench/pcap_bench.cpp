@@ -3,13 +3,15 @@
 // CREDIT_REQUEST, four CREDIT_GRANTs and a MSG_DONE), and of tshark with the RDCC dissectors
 // (the C plugin, where it is built, and the Lua one) on the same file: its summary lines
 // against `dump` and `check`, and its JSON lines of the RDCC layer (-T ek -J rdcc, the C plugin)
-// against `dump --json`. Prints the figures; not in ctest. The Lua dissector takes many minutes on 1M packets: `--tshark c` skips it.
+// against `dump --json`. Prints the figures; not in ctest. The Lua dissector takes many minutes on
+// 1M packets: `--tshark c` skips it.
 //
 // Usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]
 //   --unscheduled K: every K-th message is a small unscheduled one (default 0: none).
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -17,7 +19,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "rdcc/codec/codec.hpp"
@@ -33,8 +34,10 @@ std::vector<std::byte> frame(std::uint8_t sender, bool to_receiver, const rdcc::
   const auto n = rdcc::encode(msg, body);
   if (!n) std::abort();
   const auto rx = rdcc::wire::Address::v4(10, 0, 0, 1, kPort);
-  const auto tx = rdcc::wire::Address::v4(10, 0, 1, sender, static_cast<std::uint16_t>(40000 + sender));
-  return rdcc::wire::udp_frame(to_receiver ? tx : rx, to_receiver ? rx : tx, std::span(body).first(*n));
+  const auto tx =
+      rdcc::wire::Address::v4(10, 0, 1, sender, static_cast<std::uint16_t>(40000 + sender));
+  return rdcc::wire::udp_frame(to_receiver ? tx : rx, to_receiver ? rx : tx,
+                               std::span(body).first(*n));
 }
 
 // Every `unscheduled`-th message of each association (0: none) is a 2 KiB one the sender sends
@@ -152,7 +155,8 @@ std::string c_plugin_prefix(const std::string& home) {
   for (const auto& release : fs::directory_iterator(RDCC_PLUGIN_DIR, ec)) {
     const fs::path so = release.path() / "epan" / "rdcc.so";
     if (!fs::exists(so)) continue;
-    const fs::path to = fs::path(home) / ".local/lib/wireshark/plugins" / release.path().filename() / "epan";
+    const fs::path to =
+        fs::path(home) / ".local/lib/wireshark/plugins" / release.path().filename() / "epan";
     fs::create_directories(to);
     fs::create_directories(fs::path(home) / ".config/wireshark");
     fs::copy_file(so, to / "rdcc.so", fs::copy_options::overwrite_existing);
@@ -160,7 +164,8 @@ std::string c_plugin_prefix(const std::string& home) {
     for (const auto& e : fs::recursive_directory_iterator(home)) {
       fs::permissions(e.path(), fs::perms::all, fs::perm_options::add);
     }
-    const std::string as_user = getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+    const std::string as_user =
+        getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
     return as_user + "env HOME=" + home + " ";
   }
   return "";
@@ -185,13 +190,17 @@ int main(int argc, char** argv) {
     } else if (a == "--tshark" && i + 1 < argc) {
       tshark = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]\n");
+      std::fprintf(stderr,
+                   "usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark "
+                   "c|lua|both|none]\n");
       return 2;
     }
   }
-  const std::string path = keep.empty() ? "/tmp/rdcc_pcap_bench_" + std::to_string(getpid()) + ".pcap" : keep;
+  const std::string path =
+      keep.empty() ? "/tmp/rdcc_pcap_bench_" + std::to_string(getpid()) + ".pcap" : keep;
   generate(path, packets, unscheduled);
-  std::printf("capture: %s, %llu RDCC packets\n", path.c_str(), static_cast<unsigned long long>(packets));
+  std::printf("capture: %s, %llu RDCC packets\n", path.c_str(),
+              static_cast<unsigned long long>(packets));
   const std::string rdcc = RDCC_BINARY;
   const Timing dump = timed(rdcc + " pcap dump " + path + " --port 50000 2>/dev/null");
   const Timing json = timed(rdcc + " pcap dump " + path + " --port 50000 --json 2>/dev/null");
@@ -202,7 +211,8 @@ int main(int argc, char** argv) {
   report("rdcc pcap check", packets, check);
   const bool have_tshark = std::system("command -v tshark >/dev/null 2>&1") == 0;
   if (!have_tshark || tshark == "none") {
-    std::printf("tshark comparison skipped: %s\n", have_tshark ? "--tshark none" : "tshark not found");
+    std::printf("tshark comparison skipped: %s\n",
+                have_tshark ? "--tshark none" : "tshark not found");
   }
   // One summary line per packet, as `dump` prints: the fairest comparison.
   // The ratio is the figure (target: at least 20), by wall clock and by CPU time.

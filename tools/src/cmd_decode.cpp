@@ -20,8 +20,8 @@ namespace rdcc::tools {
 namespace {
 
 using wire::FrameKind;
-using wire::ParsedFrame;
 using wire::parse_frame;
+using wire::ParsedFrame;
 
 struct DecodeOptions {
   std::vector<std::string> hex;
@@ -70,8 +70,9 @@ class Decoder {
     const auto payload = [&](int link_type) -> std::optional<Datagram> {
       const ParsedFrame f = parse_frame(d.bytes, link_type);
       if (f.kind != FrameKind::Udp) return std::nullopt;
-      Datagram u{d.source + " (UDP payload of " + (link_type == DLT_EN10MB ? "an Ethernet frame" : "an IP packet") +
-                     ", " + f.source.to_string() + " \u2192 " + f.destination.to_string() +
+      Datagram u{d.source + " (UDP payload of " +
+                     (link_type == DLT_EN10MB ? "an Ethernet frame" : "an IP packet") + ", " +
+                     f.source.to_string() + " \u2192 " + f.destination.to_string() +
                      ", frame offset " + std::to_string(f.payload_offset) + ")",
                  std::vector<std::byte>(f.payload.begin(), f.payload.end())};
       return u;
@@ -120,9 +121,9 @@ class Decoder {
     failed_ = true;
     std::cerr << "rdcc decode: " << d.source << ": " << e.describe() << '\n';
     if (opts_.json) {
-      nlohmann::ordered_json j{{"source", d.source},       {"error", to_string(e.code)},
-                               {"field", e.field},         {"offset", e.offset},
-                               {"actual", e.actual},       {"message", e.describe()}};
+      nlohmann::ordered_json j{{"source", d.source}, {"error", to_string(e.code)},
+                               {"field", e.field},   {"offset", e.offset},
+                               {"actual", e.actual}, {"message", e.describe()}};
       std::cout << j.dump() << '\n';
     }
   }
@@ -175,8 +176,9 @@ void add_decode_command(CLI::App& app) {
       "with offsets and an ASCII column (Wireshark 'Copy as Hex Dump', tshark -x, xxd, "
       "hexdump -C; one datagram per dump from offset 0), or one raw binary datagram. A whole "
       "Ethernet or IP frame is taken apart and its UDP payload decoded.");
-  cmd->add_option("hex", opts->hex, "The datagram in hex (octets may be separated by spaces, "
-                                    "':' or '-'); '-' alone: read standard input");
+  cmd->add_option("hex", opts->hex,
+                  "The datagram in hex (octets may be separated by spaces, "
+                  "':' or '-'); '-' alone: read standard input");
   cmd->add_option("-i,--input", opts->input, "Read from FILE ('-' = standard input)");
   cmd->add_flag("--binary", opts->binary, "The input is one raw binary datagram");
   auto* json = cmd->add_flag("--json", opts->json, "One JSON object per datagram (JSON lines)");

@@ -131,7 +131,8 @@ void add_encode_command(CLI::App& app) {
       "`rdcc decode --json` prints them; keys left out take their defaults.");
   cmd->add_option("json", opts->json_text, "The message as a JSON object");
   cmd->add_option("-i,--input", opts->input, "Read JSON from FILE ('-' = standard input)");
-  cmd->add_option("-o,--output", opts->output, "Write to FILE instead of standard output ('-': standard output)");
+  cmd->add_option("-o,--output", opts->output,
+                  "Write to FILE instead of standard output ('-': standard output)");
   cmd->add_flag("--binary", opts->binary, "Write the raw datagram instead of hex");
   cmd->callback([opts] {
     try {

@@ -18,10 +18,10 @@
 #include "input.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
+#include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
 #include "rdcc/testing/receiver_mutants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
-#include "rdcc/reference/variants.hpp"
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "rdcc/udp/upper_tester.hpp"
@@ -66,9 +66,10 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
   sub.add_option("--control-dscp", c.control_dscp, "DSCP of RDCC control messages")
       ->default_val(46)
       ->check(CLI::Range(0, 63));
-  sub.add_option("--mutant", c.mutants,
-                 std::string("start with this deliberate fault (repeat; rdcc/testing/mutants.hpp, ") +
-                     "rdcc-conform --list-mutants)")
+  sub.add_option(
+         "--mutant", c.mutants,
+         std::string("start with this deliberate fault (repeat; rdcc/testing/mutants.hpp, ") +
+             "rdcc-conform --list-mutants)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_option("--variant", c.variant,
                  "start with this conforming variant: a behaviour the spec permits that the "
@@ -118,9 +119,9 @@ Address parse_address(const std::string& option, const std::string& text) {
 
 Address parse_ip(const std::string& option, const std::string& text, std::uint16_t port) {
   Address a;
-  const std::string with_port =
-      text.find(':') != std::string::npos ? "[" + text + "]:" + std::to_string(port)
-                                          : text + ":" + std::to_string(port);
+  const std::string with_port = text.find(':') != std::string::npos
+                                    ? "[" + text + "]:" + std::to_string(port)
+                                    : text + ":" + std::to_string(port);
   if (!Address::parse(with_port, a)) invalid(option, "'" + text + "' is not an IP address");
   return a;
 }
@@ -155,7 +156,8 @@ class EventFile final : public ref::Observer {
     if (!file_) invalid("--events", "cannot open '" + path + "' for writing");
   }
   void on_event(const ref::Event& e) override {
-    (file_.is_open() ? static_cast<std::ostream&>(file_) : std::cerr) << e.to_json().dump() << std::endl;
+    (file_.is_open() ? static_cast<std::ostream&>(file_) : std::cerr)
+        << e.to_json().dump() << std::endl;
   }
 
  private:
@@ -166,12 +168,15 @@ std::unique_ptr<EventFile> open_events(const Common& c) {
   return c.events.empty() ? nullptr : std::make_unique<EventFile>(c.events);
 }
 
-void print_line(const Json& j) { std::cerr << j.dump() << std::endl; }
+void print_line(const Json& j) {
+  std::cerr << j.dump() << std::endl;
+}
 
 // SIGUSR1 prints the counters; SIGINT and SIGTERM end the loop (the caller prints them).
 class Signals {
  public:
-  Signals(udp::EventLoop& loop, std::function<Json()> stats) : loop_(loop), stats_(std::move(stats)) {
+  Signals(udp::EventLoop& loop, std::function<Json()> stats)
+      : loop_(loop), stats_(std::move(stats)) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -213,7 +218,9 @@ class Signals {
 // the node.
 class StdioUpperTester {
  public:
-  explicit StdioUpperTester(udp::EventLoop& loop) : loop_(loop) { loop_.add(0, [this] { on_readable(); }); }
+  explicit StdioUpperTester(udp::EventLoop& loop) : loop_(loop) {
+    loop_.add(0, [this] { on_readable(); });
+  }
   virtual ~StdioUpperTester() { loop_.remove(0); }
   StdioUpperTester(const StdioUpperTester&) = delete;
   StdioUpperTester& operator=(const StdioUpperTester&) = delete;
@@ -227,7 +234,8 @@ class StdioUpperTester {
   static std::optional<Json> unknown_key(const std::string& op, const Json& r,
                                          std::initializer_list<std::string_view> keys) {
     for (const auto& [key, value] : r.items()) {
-      if (key == "op" || key == "id" || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      if (key == "op" || key == "id" || std::find(keys.begin(), keys.end(), key) != keys.end())
+        continue;
       return error("bad_request", "unknown key '" + key + "' for op " + op);
     }
     return std::nullopt;
@@ -256,7 +264,8 @@ class StdioUpperTester {
 
   Json answer(const std::string& line) {
     const Json r = Json::parse(line, nullptr, false);
-    if (r.is_discarded() || !r.is_object()) return error("bad_request", "not a JSON object: " + line);
+    if (r.is_discarded() || !r.is_object())
+      return error("bad_request", "not a JSON object: " + line);
     const auto op_it = r.find("op");
     if (op_it == r.end() || !op_it->is_string()) return error("bad_request", "missing key 'op'");
     const std::string op = op_it->get<std::string>();
@@ -306,7 +315,8 @@ class ReceiverUpperTester final : public StdioUpperTester {
       return {{"ok", true}, {"epoch", epoch}};
     }
     if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
-    if (is_sender_op(op)) return error("unsupported", "op " + op + " drives a sender; this is a receiver");
+    if (is_sender_op(op))
+      return error("unsupported", "op " + op + " drives a sender; this is a receiver");
     return error("bad_request", "'op' \"" + op + "\" is not one of hello, restart, stats");
   }
 
@@ -556,7 +566,8 @@ int run_sender(const SenderOptions& o) {
   e.available_rate_mbps = o.available_rate;
   e.allow_unscheduled = !o.scheduled_only;
   apply_variant_option(o.c.variant, ref::VariantRole::Sender, e, cfg.policy);
-  cfg.policy = testing::sender_policy(parse_mutants(o.c.mutants, testing::MutantRole::Sender), cfg.policy);
+  cfg.policy =
+      testing::sender_policy(parse_mutants(o.c.mutants, testing::MutantRole::Sender), cfg.policy);
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
   cfg.data_source_port = o.data_source_port;
@@ -634,9 +645,9 @@ int run_sender(const SenderOptions& o) {
     all_ok = all_ok && s->state == ref::MessageState::Done;
   }
   const std::string reason = !signals.reason().empty() ? signals.reason()
-                             : input_ended            ? "end of input"
-                             : done                   ? "done"
-                                                      : "timeout";
+                             : input_ended             ? "end of input"
+                             : done                    ? "done"
+                                                       : "timeout";
   print_line({{"event", "exit"},
               {"reason", reason},
               {"stats", node.stats_json()},
@@ -719,7 +730,8 @@ class CrnUpperTester final : public StdioUpperTester {
       return fallback;
     }
     if (!it->is_number_unsigned()) {
-      err = error("bad_request", std::string("'") + key + "' must be a non-negative integer, not " + it->dump());
+      err = error("bad_request",
+                  std::string("'") + key + "' must be a non-negative integer, not " + it->dump());
       return std::nullopt;
     }
     const auto v = it->get<std::uint64_t>();
@@ -738,8 +750,9 @@ class CrnUpperTester final : public StdioUpperTester {
       return std::nullopt;
     }
     if (!it->is_string() || !ref::Address::parse(it->get<std::string>(), a)) {
-      err = error("bad_request", std::string("'") + key +
-                                     "' must be an address \"a.b.c.d:port\" or \"[v6]:port\", not " + it->dump());
+      err = error("bad_request",
+                  std::string("'") + key +
+                      "' must be an address \"a.b.c.d:port\" or \"[v6]:port\", not " + it->dump());
       return std::nullopt;
     }
     return a;
@@ -758,16 +771,20 @@ class CrnUpperTester final : public StdioUpperTester {
     }
     if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
     if (op == "queue") {
-      if (auto e = unknown_key(op, r, {"port", "occupancy", "dscp", "source", "destination", "protocol", "flows"})) {
+      if (auto e = unknown_key(
+              op, r, {"port", "occupancy", "dscp", "source", "destination", "protocol", "flows"})) {
         return *e;
       }
       Json err;
       ref::QueueObservation o;
       const auto port = number(r, "port", 0xFFFF, std::nullopt, err);
-      const auto occupancy = port ? number(r, "occupancy", ~std::uint64_t{0}, std::nullopt, err) : std::nullopt;
+      const auto occupancy =
+          port ? number(r, "occupancy", ~std::uint64_t{0}, std::nullopt, err) : std::nullopt;
       const auto dscp = occupancy ? number(r, "dscp", 63, std::uint64_t{0}, err) : std::nullopt;
-      const auto protocol = dscp ? number(r, "protocol", 255, std::uint64_t{17}, err) : std::nullopt;
-      const auto flows = protocol ? number(r, "flows", 0xFFFFFFFF, std::uint64_t{1}, err) : std::nullopt;
+      const auto protocol =
+          dscp ? number(r, "protocol", 255, std::uint64_t{17}, err) : std::nullopt;
+      const auto flows =
+          protocol ? number(r, "flows", 0xFFFFFFFF, std::uint64_t{1}, err) : std::nullopt;
       const auto source = flows ? address(r, "source", err) : std::nullopt;
       const auto destination = source ? address(r, "destination", err) : std::nullopt;
       if (!destination) return err;
@@ -827,7 +844,8 @@ void run_crn(const CrnOptions& o) {
   cfg.crn.suggest_rate = !o.no_suggest_rate;
   cfg.crn.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
   apply_variant_option(o.c.variant, ref::VariantRole::Crn, cfg.crn, cfg.policy);
-  cfg.policy = testing::crn_policy(parse_mutants(o.c.mutants, testing::MutantRole::Crn), cfg.policy);
+  cfg.policy =
+      testing::crn_policy(parse_mutants(o.c.mutants, testing::MutantRole::Crn), cfg.policy);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
   cfg.ecn_threshold = o.ecn_threshold;
@@ -838,7 +856,8 @@ void run_crn(const CrnOptions& o) {
   Signals signals(loop, [&] { return node.stats_json(); });
   std::unique_ptr<CrnUpperTester> upper;
   if (!o.upper_tester.empty()) {
-    if (o.upper_tester != "stdio") invalid("--upper-tester", "'" + o.upper_tester + "': a CRN serves stdio only");
+    if (o.upper_tester != "stdio")
+      invalid("--upper-tester", "'" + o.upper_tester + "': a CRN serves stdio only");
     upper = std::make_unique<CrnUpperTester>(loop, node);
   }
   print_line({{"event", "ready"}, {"role", "crn"}, {"listen", node.listen_address().to_string()}});
@@ -924,15 +943,16 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   } catch (const Json::parse_error& e) {
     throw std::invalid_argument(file + ": not JSON: " + e.what());
   }
-  if (!j.is_object()) throw std::invalid_argument(file + ": the --config file must hold a JSON object");
+  if (!j.is_object())
+    throw std::invalid_argument(file + ": the --config file must hold a JSON object");
   std::vector<std::string> extra;
   for (const auto& item : j.items()) {
     const std::string key = item.key();  // not a structured binding: the lambda below uses it
     const Json& value = item.value();
     const CLI::Option* opt = key == "config" ? nullptr : sub->get_option_no_throw("--" + key);
     if (opt == nullptr) {
-      throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " +
-                                  args[0] + " (keys are long option names without dashes)");
+      throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " + args[0] +
+                                  " (keys are long option names without dashes)");
     }
     const bool flag = opt->get_expected_min() == 0;
     const auto add = [&](const Json& v) {

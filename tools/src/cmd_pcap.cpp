@@ -5,8 +5,8 @@
 #include <string>
 
 #include "commands.hpp"
-#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "pcap_common.hpp"
 
 namespace rdcc::tools {
 

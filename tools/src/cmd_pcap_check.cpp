@@ -24,15 +24,15 @@
 #include <vector>
 
 #include "data_packets.hpp"
-#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "pcap_common.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/catalog.hpp"
-#include "rdcc/wire/annotate.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/dense_index.hpp"
 #include "rdcc/reference/invariants.hpp"
+#include "rdcc/wire/annotate.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -72,12 +72,12 @@ struct Finding {
 
 // What a capture shows per message, to name the frames a finding concerns.
 struct MessageFrames {
-  std::uint64_t request = 0;       // first CREDIT_REQUEST
-  std::uint64_t grant = 0;         // grant with the highest Grant Limit
-  std::uint64_t latest_grant = 0;  // the latest grant (it sets the Lifetime)
-  std::uint64_t delivered = 0;     // octets that MSG_DONE said arrived, fed to the checker
-  std::uint64_t data_end = 0;      // highest octet offset (exclusive) of data seen
-  std::uint64_t highest_grant = 0; // the Grant Limit of `grant`
+  std::uint64_t request = 0;        // first CREDIT_REQUEST
+  std::uint64_t grant = 0;          // grant with the highest Grant Limit
+  std::uint64_t latest_grant = 0;   // the latest grant (it sets the Lifetime)
+  std::uint64_t delivered = 0;      // octets that MSG_DONE said arrived, fed to the checker
+  std::uint64_t data_end = 0;       // highest octet offset (exclusive) of data seen
+  std::uint64_t highest_grant = 0;  // the Grant Limit of `grant`
 };
 
 std::string hex(std::uint64_t v) {
@@ -132,14 +132,9 @@ class Checker {
     if (!data_.reads(u)) return;
     DataPackets::Read r = data_.read(f, u);
     switch (r.kind) {
-      case DataPackets::Read::Kind::Undecodable:
-        notes_.push_back(std::move(r.text));
-        return;
-      case DataPackets::Read::Kind::Retransmission:
-        return;
-      case DataPackets::Read::Kind::Unrequested:
-        unrequested(f, u, r.text);
-        return;
+      case DataPackets::Read::Kind::Undecodable: notes_.push_back(std::move(r.text)); return;
+      case DataPackets::Read::Kind::Retransmission: return;
+      case DataPackets::Read::Kind::Unrequested: unrequested(f, u, r.text); return;
       case DataPackets::Read::Kind::Message:
         segment(f, r.message, r.offset, r.length, r.marked_unscheduled);
         return;
@@ -178,8 +173,8 @@ class Checker {
   }
 
   void note(const CapturedFrame& f, const ParsedFrame& parsed) {
-    notes_.push_back("frame " + std::to_string(f.number) + ": malformed frame: " +
-                     describe_malformed(parsed));
+    notes_.push_back("frame " + std::to_string(f.number) +
+                     ": malformed frame: " + describe_malformed(parsed));
   }
 
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
@@ -277,8 +272,7 @@ class Checker {
   // The checker's violations are taken after each packet (every call into it is followed by a
   // take), so every one is seen however many a capture holds (it keeps at most 1,000 between
   // takes).
-  void report_violations(const CapturedFrame& f, const MessageRef& r,
-                         const MessageFrames* m) {
+  void report_violations(const CapturedFrame& f, const MessageRef& r, const MessageFrames* m) {
     const auto v = invariants_.take_violations();
     for (std::size_t i = 0; i < v.size(); ++i) {
       const std::string_view id = rule_id(v[i]);
@@ -297,17 +291,18 @@ class Checker {
       }
       frames.push_back(f.number);
       std::string detail = v[i].detail;
-      detail += id == ref::rule::kBudget ? " at " + r.receiver.to_string()
-                                   : " (" + r.sender.to_string() + " \u2192 " +
-                                         r.receiver.to_string() + ", association " +
-                                         hex(r.association_id) + ")";
+      detail += id == ref::rule::kBudget
+                    ? " at " + r.receiver.to_string()
+                    : " (" + r.sender.to_string() + " \u2192 " + r.receiver.to_string() +
+                          ", association " + hex(r.association_id) + ")";
       add(id, std::move(frames), f.relative_ns, std::move(detail));
     }
   }
 
   void malformed_message(const RdccPacket& p) {
     const DecodeError& e = p.decoded.error();
-    const std::string where = " [frame offset " + std::to_string(p.udp.payload_offset + e.offset) + "]";
+    const std::string where =
+        " [frame offset " + std::to_string(p.udp.payload_offset + e.offset) + "]";
     if (e.code == DecodeErrorCode::UnknownType || e.code == DecodeErrorCode::BadVersion) {
       // Discarded by receivers, but not a fault: a later version or a Private Use type.
       notes_.push_back("frame " + std::to_string(p.frame.number) + ": " + e.describe() + where);
@@ -366,7 +361,8 @@ class Checker {
       add(id, frames_of_violation(v[i], id, p, m, assoc), p.frame.relative_ns,
           detail_of(v[i], id, p, s));
     }
-    if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && req->unscheduled_sent != 0) {
+    if (const auto* req = std::get_if<CreditRequest>(&m);
+        req != nullptr && req->unscheduled_sent != 0) {
       AssociationState& a = assocs_[assoc];
       a.unsched_requested = true;
       if (std::find(seen.begin(), seen.end(), ref::rule::kUnscheduledOutstanding) == seen.end()) {
@@ -391,7 +387,8 @@ class Checker {
     std::vector<std::uint64_t> frames;
     if (id == ref::rule::kSequence || id == ref::rule::kPoolUnadvertised) {
       if (v.related != 0) frames.push_back(v.related);
-    } else if (id == ref::rule::kUnscheduledOutstanding && std::holds_alternative<CreditRequest>(m)) {
+    } else if (id == ref::rule::kUnscheduledOutstanding &&
+               std::holds_alternative<CreditRequest>(m)) {
       if (assocs_[assoc].unsched_requested) frames.push_back(assocs_[assoc].unsched_request);
     } else if (id != ref::rule::kPoolGrantId && id != ref::rule::kUnsupportedTypeReply &&
                id != ref::rule::kUnknownAssociationReply) {
@@ -410,8 +407,9 @@ class Checker {
     if (id == ref::rule::kBudget) {
       detail += " at " + s.receiver.to_string();
       if (!data_port_ || data_.packets() == 0) {
-        detail += " (octets of messages whose data is not in the capture count as received "
-                  "when MSG_DONE states them)";
+        detail +=
+            " (octets of messages whose data is not in the capture count as received "
+            "when MSG_DONE states them)";
       }
     } else if (id == ref::rule::kSequence || id == ref::rule::kPoolUnadvertised ||
                id == ref::rule::kPoolGrantId || id == ref::rule::kUnsupportedTypeReply ||
@@ -440,7 +438,7 @@ class Checker {
   std::uint64_t unattributed_ = 0;
   std::uint64_t suppressed_ = 0;
   std::uint64_t pool_suppressed_ = 0;  // later pool grants of an association already reported
-  Set<AddrKey> known_;  // receivers added to invariants_
+  Set<AddrKey> known_;                 // receivers added to invariants_
   bool have_last_known_ = false;
   AddrKey last_known_;
   // Associations and messages, numbered (DenseIndex): each RDCC packet looks its own up once.
@@ -488,8 +486,8 @@ void print_finding(const Finding& f, const conformance::Catalog& catalog, bool j
     std::cout << f.rule << ' ' << frames_text(f.frames) << " (t=" << format_seconds(f.time_ns)
               << "): " << f.detail << '\n';
     if (r != nullptr) {
-      std::cout << "  spec (" << r->section << (r->clause.empty() ? "" : ", " + r->clause)
-                << "; " << to_string(r->level) << "): \"" << r->text << "\"\n";
+      std::cout << "  spec (" << r->section << (r->clause.empty() ? "" : ", " + r->clause) << "; "
+                << to_string(r->level) << "): \"" << r->text << "\"\n";
     }
   }
 }
@@ -508,7 +506,9 @@ int run_check(const CheckOptions& o) {
   h.packet = [&](const RdccPacket& p) { checker.packet(p); };
   h.malformed = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.note(f, parsed); };
   if (o.data_port || o.rocev2_port != 0) {
-    h.other_udp = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.data(f, parsed); };
+    h.other_udp = [&](const CapturedFrame& f, const ParsedFrame& parsed) {
+      checker.data(f, parsed);
+    };
   }
   CaptureOptions capture = o.capture;
   capture.data_port = o.data_port;
@@ -537,7 +537,8 @@ int run_check(const CheckOptions& o) {
   }
   if (checker.pool_suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.pool_suppressed()
-              << " later pool grants on associations already reported (" << ref::rule::kPoolUnadvertised
+              << " later pool grants on associations already reported ("
+              << ref::rule::kPoolUnadvertised
               << ") "
                  "not shown\n";
   }
@@ -549,8 +550,8 @@ int run_check(const CheckOptions& o) {
   std::cerr << "rdcc pcap check: " << capture_name(o.capture) << ": " << checker.findings().size()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "
             << checker.data_packets() << " data packets (" << checker.unattributed()
-            << " not related to a request), " << summary.nacks << " NACKs, of " << summary.frames << " frames ("
-            << summary.malformed_frames << " malformed frames)\n";
+            << " not related to a request), " << summary.nacks << " NACKs, of " << summary.frames
+            << " frames (" << summary.malformed_frames << " malformed frames)\n";
   return checker.findings().empty() ? 0 : 1;
 }
 
@@ -559,14 +560,17 @@ int run_check(const CheckOptions& o) {
 void add_pcap_check_command(CLI::App& pcap) {
   auto o = std::make_shared<CheckOptions>();
   auto* cmd = pcap.add_subcommand(
-      "check", "Check a capture against the spec's invariants; exit 0 if nothing is found, 1 "
-               "with findings, 2 for bad usage or an unreadable file");
+      "check",
+      "Check a capture against the spec's invariants; exit 0 if nothing is found, 1 "
+      "with findings, 2 for bad usage or an unreadable file");
   add_capture_options(*cmd, o->capture);
-  cmd->add_option("-G,--budget", o->budget, "The receivers' credit budget G in octets "
-                                            "(4194304, 4MiB, 256KiB)")
+  cmd->add_option("-G,--budget", o->budget,
+                  "The receivers' credit budget G in octets "
+                  "(4194304, 4MiB, 256KiB)")
       ->required();
-  cmd->add_option("--d-max", o->d_max_us, "D_max, the domain's maximum one-way delay, in "
-                                          "microseconds (default 0)")
+  cmd->add_option("--d-max", o->d_max_us,
+                  "D_max, the domain's maximum one-way delay, in "
+                  "microseconds (default 0)")
       ->check(CLI::Range(0, 1000000000));
   cmd->add_option("--capture-slack", o->slack_us,
                   "How much later than at the sender the capture may see data relative to the "
@@ -598,8 +602,9 @@ void add_pcap_check_command(CLI::App& pcap) {
   cmd->callback([o] {
     require_port_or_heuristic(o->capture, "rdcc pcap check");
     if (!o->annotate.empty() && o->capture.file == "-") {
-      throw CLI::ValidationError("--annotate", "reads the capture a second time: give a file, "
-                                               "not standard input");
+      throw CLI::ValidationError("--annotate",
+                                 "reads the capture a second time: give a file, "
+                                 "not standard input");
     }
     run_pcap_command("check", [o] { return run_check(*o); });
   });

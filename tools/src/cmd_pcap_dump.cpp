@@ -8,8 +8,8 @@
 
 #include "commands.hpp"
 #include "input.hpp"
-#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "pcap_common.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "data_packets.hpp"
-#include "pcap_common.hpp"
 #include "pcap_commands.hpp"
+#include "pcap_common.hpp"
 #include "plot.hpp"
 #include "rdcc/codec/json.hpp"
 
@@ -45,11 +45,11 @@ struct Counters {
   std::array<std::uint64_t, 11> packets{};  // by type
   std::uint64_t messages = 0;
   std::uint64_t octets_requested = 0;
-  std::uint64_t octets_granted = 0;  // per-message grants: highest Grant Limit per message
-  std::uint64_t pool_granted = 0;    // pool grants: highest pool Grant Limit per association
-  std::uint64_t octets_received = 0; // both of these
-  std::uint64_t received_data = 0;   // from the data packets (highest offset seen per message)
-  std::uint64_t received_done = 0;   // from MSG_DONE, where the message's data is not captured
+  std::uint64_t octets_granted = 0;   // per-message grants: highest Grant Limit per message
+  std::uint64_t pool_granted = 0;     // pool grants: highest pool Grant Limit per association
+  std::uint64_t octets_received = 0;  // both of these
+  std::uint64_t received_data = 0;    // from the data packets (highest offset seen per message)
+  std::uint64_t received_done = 0;    // from MSG_DONE, where the message's data is not captured
   std::vector<std::int64_t> grant_latency_ns;
   std::uint64_t reports = 0;
   std::map<std::string, std::uint64_t> errors;  // ERROR messages by reason
@@ -57,8 +57,8 @@ struct Counters {
 
 struct Sample {
   std::int64_t t;
-  std::uint64_t granted;  // cumulative
-  std::uint64_t received; // cumulative
+  std::uint64_t granted;   // cumulative
+  std::uint64_t received;  // cumulative
   std::uint64_t outstanding;
 };
 
@@ -92,7 +92,9 @@ struct Stats {
   std::vector<plot::Marker> markers;  // for the plot: restarts, CRN reports, ERRORs
 };
 
-void count(Counters& c, const Message& m) { ++c.packets[static_cast<std::size_t>(type_of(m))]; }
+void count(Counters& c, const Message& m) {
+  ++c.packets[static_cast<std::size_t>(type_of(m))];
+}
 
 std::string reason_name(std::uint16_t reason) {
   const auto n = name_of(kReasonCodes, reason);
@@ -100,7 +102,8 @@ std::string reason_name(std::uint16_t reason) {
 }
 
 void move_outstanding(ReceiverStats& r, std::int64_t t, std::uint64_t before, std::uint64_t after) {
-  r.outstanding_area += static_cast<double>(r.outstanding) * static_cast<double>(t - r.last_change_ns);
+  r.outstanding_area +=
+      static_cast<double>(r.outstanding) * static_cast<double>(t - r.last_change_ns);
   r.last_change_ns = t;
   r.outstanding = r.outstanding - before + after;
   if (r.outstanding > r.peak) {
@@ -114,7 +117,8 @@ std::uint64_t outstanding_of(const MessageState& m) {
 }
 
 void record(ReceiverStats& r, std::int64_t t) {
-  r.series.push_back({t, r.c.octets_granted + r.c.pool_granted, r.c.octets_received, r.outstanding});
+  r.series.push_back(
+      {t, r.c.octets_granted + r.c.pool_granted, r.c.octets_received, r.outstanding});
 }
 
 // Octets of `msg` now known to have arrived (`to` of them in all), from `data` or MSG_DONE.
@@ -143,8 +147,7 @@ void on_data(Stats& s, const DataPackets::Read& d, std::int64_t t) {
   receive(r->second, a->second, msg, d.offset + d.length, true, t);
 }
 
-void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
-                const Message& m) {
+void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p, const Message& m) {
   const std::int64_t t = p.frame.relative_ns;
   const auto sides = roles.sides(m, p.udp.source, p.udp.destination);
   if (!sides) {  // CONGESTION_REPORT
@@ -235,7 +238,8 @@ void on_message(Stats& s, Roles& roles, DataPackets& data, const RdccPacket& p,
 // Nearest-rank percentile of sorted values.
 std::int64_t percentile(const std::vector<std::int64_t>& sorted, double p) {
   if (sorted.empty()) return 0;
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
@@ -276,8 +280,8 @@ nlohmann::ordered_json counters_json(const Counters& c) {
 }
 
 double mean_outstanding(const ReceiverStats& r, std::int64_t end_ns) {
-  const double area = r.outstanding_area +
-                      static_cast<double>(r.outstanding) * static_cast<double>(end_ns - r.last_change_ns);
+  const double area = r.outstanding_area + static_cast<double>(r.outstanding) *
+                                               static_cast<double>(end_ns - r.last_change_ns);
   return end_ns > 0 ? area / static_cast<double>(end_ns) : 0.0;
 }
 
@@ -311,15 +315,15 @@ void print_json(const Stats& s) {
     receivers.push_back(j);
   }
   const nlohmann::ordered_json out{{"capture",
-          {{"frames", s.summary.frames},
-           {"link_type", s.summary.link_type},
-           {"duration", static_cast<double>(span) / 1e9},
-           {"rdcc_packets", s.summary.rdcc_packets},
-           {"malformed_frames", s.summary.malformed_frames},
-           {"decode_errors", s.summary.decode_errors},
-           {"nacks", s.summary.nacks},
-           {"reports_to_senders", s.reports_to_senders}}},
-         {"receivers", receivers}};
+                                    {{"frames", s.summary.frames},
+                                     {"link_type", s.summary.link_type},
+                                     {"duration", static_cast<double>(span) / 1e9},
+                                     {"rdcc_packets", s.summary.rdcc_packets},
+                                     {"malformed_frames", s.summary.malformed_frames},
+                                     {"decode_errors", s.summary.decode_errors},
+                                     {"nacks", s.summary.nacks},
+                                     {"reports_to_senders", s.reports_to_senders}}},
+                                   {"receivers", receivers}};
   std::cout << out.dump(2) << '\n';
 }
 
@@ -399,7 +403,9 @@ plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::
                                : r.c.received_done == 0 ? "data packets"
                                                         : "data packets and MSG_DONE") +
                               ")",
-                          "#2ca02c", {{0, 0}}, true};
+                          "#2ca02c",
+                          {{0, 0}},
+                          true};
     plot::Series outstanding{"credit outstanding", "#ff7f0e", {{0, 0}}, true};
     for (const Sample& x : r.series) {
       granted.points.push_back({x.t, static_cast<double>(x.granted)});
@@ -407,12 +413,16 @@ plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::
       outstanding.points.push_back({x.t, static_cast<double>(x.outstanding)});
     }
     const std::string who = "receiver " + r.address.to_string();
-    f.panels.push_back({who + ": credit granted and received (cumulative)", plot::Unit::Octets,
-                        {granted, received}, {}});
+    f.panels.push_back({who + ": credit granted and received (cumulative)",
+                        plot::Unit::Octets,
+                        {granted, received},
+                        {}});
     std::vector<plot::Level> levels;
     if (budget) levels.push_back({static_cast<double>(*budget), "G", "#d62728"});
-    f.panels.push_back({who + ": credit outstanding" + (budget ? " against G" : ""), plot::Unit::Octets,
-                        {outstanding}, levels});
+    f.panels.push_back({who + ": credit outstanding" + (budget ? " against G" : ""),
+                        plot::Unit::Octets,
+                        {outstanding},
+                        levels});
   }
   // Goodput per sender: octets known to have arrived (data packets, else MSG_DONE), the ten
   // senders that delivered most and the rest together.
@@ -434,13 +444,14 @@ plot::Figure figure(const Stats& s, const std::string& file, std::optional<std::
 std::vector<plot::Table> tables(const Stats& s) {
   const std::int64_t span = s.summary.last_time_ns - s.summary.first_time_ns;
   std::vector<plot::Table> out;
-  out.push_back({"Capture",
-                 {"frames", "link type", "duration", "RDCC packets", "decode errors",
-                  "malformed frames", "reports to senders"},
-                 {{std::to_string(s.summary.frames), s.summary.link_type,
-                   plot::duration(static_cast<double>(span)), std::to_string(s.summary.rdcc_packets),
-                   std::to_string(s.summary.decode_errors), std::to_string(s.summary.malformed_frames),
-                   std::to_string(s.reports_to_senders)}}});
+  out.push_back(
+      {"Capture",
+       {"frames", "link type", "duration", "RDCC packets", "decode errors", "malformed frames",
+        "reports to senders"},
+       {{std::to_string(s.summary.frames), s.summary.link_type,
+         plot::duration(static_cast<double>(span)), std::to_string(s.summary.rdcc_packets),
+         std::to_string(s.summary.decode_errors), std::to_string(s.summary.malformed_frames),
+         std::to_string(s.reports_to_senders)}}});
   plot::Table rx{"Receivers",
                  {"receiver", "associations", "messages", "requested", "granted", "received",
                   "peak outstanding", "mean outstanding", "reports", "errors"},
@@ -449,12 +460,13 @@ std::vector<plot::Table> tables(const Stats& s) {
     const ReceiverStats& r = entry.second;
     std::uint64_t errors = 0;
     for (const auto& e : r.c.errors) errors += e.second;
-    rx.rows.push_back({r.address.to_string(), std::to_string(r.assocs.size()),
-                       std::to_string(r.c.messages), plot::octets(static_cast<double>(r.c.octets_requested)),
-                       plot::octets(static_cast<double>(r.c.octets_granted + r.c.pool_granted)),
-                       plot::octets(static_cast<double>(r.c.octets_received)),
-                       plot::octets(static_cast<double>(r.peak)), plot::octets(mean_outstanding(r, span)),
-                       std::to_string(r.c.reports), std::to_string(errors)});
+    rx.rows.push_back(
+        {r.address.to_string(), std::to_string(r.assocs.size()), std::to_string(r.c.messages),
+         plot::octets(static_cast<double>(r.c.octets_requested)),
+         plot::octets(static_cast<double>(r.c.octets_granted + r.c.pool_granted)),
+         plot::octets(static_cast<double>(r.c.octets_received)),
+         plot::octets(static_cast<double>(r.peak)), plot::octets(mean_outstanding(r, span)),
+         std::to_string(r.c.reports), std::to_string(errors)});
   }
   out.push_back(rx);
   return out;
@@ -510,18 +522,22 @@ int run_stats(const StatsOptions& o) {
 void add_pcap_stats_command(CLI::App& pcap) {
   auto o = std::make_shared<StatsOptions>();
   auto* cmd = pcap.add_subcommand(
-      "stats", "Per receiver and per association: messages, octets requested and granted, "
-               "grant latency, credit outstanding, reports, errors");
+      "stats",
+      "Per receiver and per association: messages, octets requested and granted, "
+      "grant latency, credit outstanding, reports, errors");
   add_capture_options(*cmd, o->capture);
   cmd->add_flag("--json", o->json, "One JSON document instead of the table");
-  cmd->add_option("--svg", o->svg, "Also write an SVG plot of granted and received credit, credit "
-                                   "outstanding per receiver and goodput per sender over time to "
-                                   "FILE");
-  cmd->add_option("--html", o->html, "Also write a self-contained page (nothing loaded from the "
-                                     "network) with the figures and the plot to FILE");
-  cmd->add_option("-G,--budget", o->budget, "The receivers' credit budget G (4194304, 4MiB, "
-                                            "256KiB): the plots draw it against the credit "
-                                            "outstanding");
+  cmd->add_option("--svg", o->svg,
+                  "Also write an SVG plot of granted and received credit, credit "
+                  "outstanding per receiver and goodput per sender over time to "
+                  "FILE");
+  cmd->add_option("--html", o->html,
+                  "Also write a self-contained page (nothing loaded from the "
+                  "network) with the figures and the plot to FILE");
+  cmd->add_option("-G,--budget", o->budget,
+                  "The receivers' credit budget G (4194304, 4MiB, "
+                  "256KiB): the plots draw it against the credit "
+                  "outstanding");
   cmd->add_option("--data-port", o->data_port,
                   "The UDP port of the opaque data transport (docs/data-transport.md): received "
                   "octets are counted from its packets; no default")

@@ -77,8 +77,12 @@ struct Submission {
 // hosts submits a million); it always counts them all.
 constexpr std::size_t kMessagesListed = 10000;
 
-double us(ref::Time t) { return static_cast<double>(t.ns) / 1000.0; }
-double us(ref::Duration d) { return static_cast<double>(d.ns) / 1000.0; }
+double us(ref::Time t) {
+  return static_cast<double>(t.ns) / 1000.0;
+}
+double us(ref::Duration d) {
+  return static_cast<double>(d.ns) / 1000.0;
+}
 
 // "ideal": every octet toward the receiver through its link at line rate, from the first
 // submission, plus one base round trip (four link delays: request out and grant back).
@@ -87,7 +91,9 @@ double ideal_us(const ReceiverRun& r) {
 }
 
 // The deterministic simulator: one switch.
-std::unique_ptr<sim::Network> make_network(std::type_identity<sim::Network> /*engine*/, const SimConfig& c, const sim::NetworkConfig& nc, const SimOptions& /*o*/) {
+std::unique_ptr<sim::Network> make_network(std::type_identity<sim::Network> /*engine*/,
+                                           const SimConfig& c, const sim::NetworkConfig& nc,
+                                           const SimOptions& /*o*/) {
   if (c.topology.kind != SimTopology::Kind::Star) {
     throw std::invalid_argument("topology: a leaf-spine needs --engine ns3");
   }
@@ -95,7 +101,9 @@ std::unique_ptr<sim::Network> make_network(std::type_identity<sim::Network> /*en
 }
 
 #ifdef RDCC_HAVE_NS3
-std::unique_ptr<ns3sim::Network> make_network(std::type_identity<ns3sim::Network> /*engine*/, const SimConfig& c, const sim::NetworkConfig& nc, const SimOptions& o) {
+std::unique_ptr<ns3sim::Network> make_network(std::type_identity<ns3sim::Network> /*engine*/,
+                                              const SimConfig& c, const sim::NetworkConfig& nc,
+                                              const SimOptions& o) {
   ns3sim::Topology t;
   if (c.topology.kind == SimTopology::Kind::LeafSpine) t.kind = ns3sim::Topology::Kind::LeafSpine;
   t.leaves = c.topology.leaves;
@@ -109,7 +117,8 @@ std::unique_ptr<ns3sim::Network> make_network(std::type_identity<ns3sim::Network
   }
   if (t.kind == ns3sim::Topology::Kind::LeafSpine && hosts > t.leaves * t.hosts_per_leaf) {
     throw std::invalid_argument("topology: " + std::to_string(hosts) + " hosts do not fit " +
-                                std::to_string(t.leaves) + " leaves of " + std::to_string(t.hosts_per_leaf));
+                                std::to_string(t.leaves) + " leaves of " +
+                                std::to_string(t.hosts_per_leaf));
   }
   auto net = std::make_unique<ns3sim::Network>(nc, t);
   if (!o.pcap.empty()) net->write_pcap(o.pcap);
@@ -191,9 +200,10 @@ class Run {
     bool unexpected_abort = false;
     for (const auto& sub : submissions_) {
       const auto st = net_->status(sub.id);
-      unexpected_abort = unexpected_abort ||
-                         (st && st->state == ref::MessageState::Aborted &&
-                          st->abort_reason != static_cast<std::uint16_t>(ReasonCode::ApplicationAbort));
+      unexpected_abort =
+          unexpected_abort ||
+          (st && st->state == ref::MessageState::Aborted &&
+           st->abort_reason != static_cast<std::uint16_t>(ReasonCode::ApplicationAbort));
     }
     return finished_ && net_->checker().ok() && !unexpected_abort;
   }
@@ -228,7 +238,8 @@ class Run {
     j["finished"] = finished_;
     ref::Time last_finished{};
     for (const auto& sub : submissions_) {
-      if (const auto st = net_->status(sub.id)) last_finished = std::max(last_finished, st->finished);
+      if (const auto st = net_->status(sub.id))
+        last_finished = std::max(last_finished, st->finished);
     }
     j["last_finished_us"] = us(last_finished);
     j["virtual_time_us"] = us(net_->now());
@@ -291,28 +302,28 @@ class Run {
     j["messages"] = ms;
     j["message_count"] = submissions_.size();  // the first kMessagesListed are listed
     const auto& n = net_->stats();
-    j["network"] = {{"control_sent", n.control_sent},
-                    {"control_delivered", n.control_delivered},
-                    {"control_lost", n.control_lost},
-                    {"control_duplicated", n.control_duplicated},
-                    {"control_reordered", n.control_reordered},
-                    {"control_delayed", n.control_delayed},
-                    {"data_packets_sent", n.data_packets_sent},
-                    {"data_packets_delivered", n.data_packets_delivered},
-                    {"data_octets_delivered", n.data_octets_delivered},
-                    {"data_lost", n.data_lost},
-                    {"tail_drops", n.tail_drops},
-                    {"ecn_marked", n.ecn_marked},
-                    // Loss recovery (docs/data-transport.md): opaque data octets sent, of
-                    // which resent after a NACK, and that share of all octets sent.
-                    {"data_octets_sent", n.data_octets_sent},
-                    {"resent_octets", n.resent_octets_sent},
-                    {"resent_share", n.data_octets_sent == 0
-                                         ? 0.0
-                                         : static_cast<double>(n.resent_octets_sent) /
-                                               static_cast<double>(n.data_octets_sent)},
-                    {"nacks_sent", n.nacks_sent},
-                    {"nacks_delivered", n.nacks_delivered}};
+    j["network"] = {
+        {"control_sent", n.control_sent},
+        {"control_delivered", n.control_delivered},
+        {"control_lost", n.control_lost},
+        {"control_duplicated", n.control_duplicated},
+        {"control_reordered", n.control_reordered},
+        {"control_delayed", n.control_delayed},
+        {"data_packets_sent", n.data_packets_sent},
+        {"data_packets_delivered", n.data_packets_delivered},
+        {"data_octets_delivered", n.data_octets_delivered},
+        {"data_lost", n.data_lost},
+        {"tail_drops", n.tail_drops},
+        {"ecn_marked", n.ecn_marked},
+        // Loss recovery (docs/data-transport.md): opaque data octets sent, of
+        // which resent after a NACK, and that share of all octets sent.
+        {"data_octets_sent", n.data_octets_sent},
+        {"resent_octets", n.resent_octets_sent},
+        {"resent_share", n.data_octets_sent == 0 ? 0.0
+                                                 : static_cast<double>(n.resent_octets_sent) /
+                                                       static_cast<double>(n.data_octets_sent)},
+        {"nacks_sent", n.nacks_sent},
+        {"nacks_delivered", n.nacks_delivered}};
     Json vs = Json::array();
     for (const auto& v : net_->checker().violations()) {
       vs.push_back({{"time_us", us(v.time)},
@@ -383,10 +394,8 @@ class Run {
                std::to_string(rc.max_pending_per_association) + " pending messages per association";
       case ReasonCode::UnsupportedBinding:
         return who + "does not take the message's binding (rocev2_binding / opaque_binding)";
-      case ReasonCode::ApplicationAbort:
-        return "cancelled by the description's actions";
-      default:
-        return who + "ended them with this reason";
+      case ReasonCode::ApplicationAbort: return "cancelled by the description's actions";
+      default: return who + "ended them with this reason";
     }
   }
 
@@ -396,8 +405,8 @@ class Run {
     net_->at(t, [this](Network& net) {
       for (ReceiverRun& r : receivers_) {
         const ref::Receiver* rx = net.receiver(r.host);
-        r.samples.push_back({net.now(), rx != nullptr ? rx->outstanding_credit() : 0,
-                             net.queue_octets(r.host)});
+        r.samples.push_back(
+            {net.now(), rx != nullptr ? rx->outstanding_credit() : 0, net.queue_octets(r.host)});
       }
       if (!net.all_finished() && net.now().ns + interval_.ns <= c_.limit.ns) {
         sample(net.now() + interval_);
@@ -421,7 +430,9 @@ class Run {
         credit.points.push_back({x.t.ns, static_cast<double>(x.credit)});
         queue.points.push_back({x.t.ns, static_cast<double>(x.queue)});
       }
-      f.panels.push_back({who + ": credit outstanding against G", plot::Unit::Octets, {credit},
+      f.panels.push_back({who + ": credit outstanding against G",
+                          plot::Unit::Octets,
+                          {credit},
                           {{static_cast<double>(r.budget), "G", "#d62728"}}});
       f.panels.push_back({who + ": switch queue", plot::Unit::Octets, {queue}, {}});
     }
@@ -431,9 +442,10 @@ class Run {
     if (!goodput.series.empty()) f.panels.push_back(std::move(goodput));
     for (const auto& a : c_.actions) {
       if (a.kind != SimAction::Kind::RestartReceiver) continue;
-      f.markers.push_back({a.at.ns, plot::Marker::Kind::Line,
-                           "restart " + receivers_[a.receiver].name + " (epoch " + std::to_string(a.epoch) + ")",
-                           "#9467bd"});
+      f.markers.push_back(
+          {a.at.ns, plot::Marker::Kind::Line,
+           "restart " + receivers_[a.receiver].name + " (epoch " + std::to_string(a.epoch) + ")",
+           "#9467bd"});
     }
     for (const auto& e : net_->events().events()) {
       if (e.name == "report_sent") {
@@ -479,10 +491,12 @@ class Run {
         if (p.to.port == ref::kRocev2Port) {
           const std::uint32_t opcode = octet(udp);
           const std::uint32_t pad = (octet(udp + 1) >> 4U) & 3U;
-          const std::uint64_t headers = udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
+          const std::uint64_t headers =
+              udp + 12 + 4 + pad + (opcode == 0x06 || opcode == 0x0A ? 16 : 0);
           payload = p.orig_length > headers ? p.orig_length - headers : 0;
         } else {
-          payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) | octet(udp + 7);
+          payload = (octet(udp + 4) << 24U) | (octet(udp + 5) << 16U) | (octet(udp + 6) << 8U) |
+                    octet(udp + 7);
         }
         out[it->second].push_back({p.time.ns, static_cast<double>(payload)});
       }
@@ -511,8 +525,8 @@ class Run {
       tables.push_back(aborts);
     }
     plot::Table rx{"Receivers",
-                   {"receiver", "address", "messages", "done", "last done", "ideal", "peak credit", "G",
-                    "peak queue"},
+                   {"receiver", "address", "messages", "done", "last done", "ideal", "peak credit",
+                    "G", "peak queue"},
                    {}};
     for (const auto& r : j["receivers"]) {
       rx.rows.push_back({r["name"].get<std::string>(), r["address"].get<std::string>(),
@@ -525,7 +539,9 @@ class Run {
                          plot::octets(static_cast<double>(r["peak_queue"].get<std::uint64_t>()))});
     }
     tables.push_back(rx);
-    plot::Table tx{"Senders: message data delivered (retransmissions included)", {"sender", "octets", "first", "last"}, {}};
+    plot::Table tx{"Senders: message data delivered (retransmissions included)",
+                   {"sender", "octets", "first", "last"},
+                   {}};
     for (const auto& [name, points] : delivered_by_sender()) {
       double sum = 0;
       for (const plot::Point& p : points) sum += p.value;
@@ -537,7 +553,6 @@ class Run {
     plot::write_html("rdcc sim: " + c_.file + ", seed " + std::to_string(net_->config().seed),
                      tables, figure(), o_.html);
   }
-
 
   const SimConfig& c_;
   const SimOptions& o_;
@@ -552,12 +567,15 @@ class Run {
 
 void print_table(const Json& j) {
   const Json& o = j["outcome"];
-  const auto n = [&o](const char* key) { return static_cast<unsigned long long>(o[key].get<std::size_t>()); };
-  std::printf("rdcc sim: %s, seed %llu: %llu messages: %llu DONE, %llu ABORTED, %llu unfinished "
-              "(the last ended at %.3f us of virtual time)\n",
-              j["config"].get<std::string>().c_str(),
-              static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()), n("messages"),
-              n("done"), n("aborted"), n("unfinished"), j["last_finished_us"].get<double>());
+  const auto n = [&o](const char* key) {
+    return static_cast<unsigned long long>(o[key].get<std::size_t>());
+  };
+  std::printf(
+      "rdcc sim: %s, seed %llu: %llu messages: %llu DONE, %llu ABORTED, %llu unfinished "
+      "(the last ended at %.3f us of virtual time)\n",
+      j["config"].get<std::string>().c_str(),
+      static_cast<unsigned long long>(j["seed"].get<std::uint64_t>()), n("messages"), n("done"),
+      n("aborted"), n("unfinished"), j["last_finished_us"].get<double>());
   for (const auto& a : o["aborts"]) {
     std::printf("  ABORTED %llu (%s): %s\n",
                 static_cast<unsigned long long>(a["messages"].get<std::size_t>()),
@@ -568,13 +586,13 @@ void print_table(const Json& j) {
               "peak_queue");
   for (const auto& r : j["receivers"]) {
     char ratio[16] = "-";  // only when every message toward it is DONE
-    if (r["ratio"].get<double>() > 0) std::snprintf(ratio, sizeof ratio, "%.3f", r["ratio"].get<double>());
+    if (r["ratio"].get<double>() > 0)
+      std::snprintf(ratio, sizeof ratio, "%.3f", r["ratio"].get<double>());
     std::printf("%-14s %-22s %5zu %5zu %12llu %12.1f %12.1f %7s %10llu %10llu %10llu\n",
                 r["name"].get<std::string>().c_str(), r["address"].get<std::string>().c_str(),
                 r["messages"].get<std::size_t>(), r["done"].get<std::size_t>(),
                 static_cast<unsigned long long>(r["octets"].get<std::uint64_t>()),
-                r["last_done_us"].get<double>(), r["ideal_us"].get<double>(),
-                ratio,
+                r["last_done_us"].get<double>(), r["ideal_us"].get<double>(), ratio,
                 static_cast<unsigned long long>(r["peak_credit"].get<std::uint64_t>()),
                 static_cast<unsigned long long>(r["budget"].get<std::uint64_t>()),
                 static_cast<unsigned long long>(r["peak_queue"].get<std::uint64_t>()));
@@ -584,17 +602,17 @@ void print_table(const Json& j) {
   for (const auto& m : j["messages"]) {
     const double sub = m.value("submitted_us", 0.0);
     const double fin = m.value("finished_us", 0.0);
-    std::printf("%5zu %-14s %-14s %10llu %7s %10s %12.1f %12.1f %12.1f%s\n",
-                m["index"].get<std::size_t>(), m["sender"].get<std::string>().c_str(),
-                m["receiver"].get<std::string>().c_str(),
-                static_cast<unsigned long long>(m["length"].get<std::uint64_t>()),
-                m["binding"].get<std::string>().c_str(), m.value("state", std::string("?")).c_str(),
-                sub, fin, fin > 0 ? fin - sub : 0.0,
-                m.value("without_rdcc", false) ? "  (without RDCC)" : "");
+    std::printf(
+        "%5zu %-14s %-14s %10llu %7s %10s %12.1f %12.1f %12.1f%s\n", m["index"].get<std::size_t>(),
+        m["sender"].get<std::string>().c_str(), m["receiver"].get<std::string>().c_str(),
+        static_cast<unsigned long long>(m["length"].get<std::uint64_t>()),
+        m["binding"].get<std::string>().c_str(), m.value("state", std::string("?")).c_str(), sub,
+        fin, fin > 0 ? fin - sub : 0.0, m.value("without_rdcc", false) ? "  (without RDCC)" : "");
   }
   const auto listed = j["messages"].size();
   if (j["message_count"].get<std::size_t>() > listed) {
-    std::printf("  ... the first %zu of %zu messages\n", listed, j["message_count"].get<std::size_t>());
+    std::printf("  ... the first %zu of %zu messages\n", listed,
+                j["message_count"].get<std::size_t>());
   }
   std::printf("\nnetwork:");
   for (const auto& [k, v] : j["network"].items()) {
@@ -615,8 +633,8 @@ void print_table(const Json& j) {
       std::printf("  ... (--json lists those kept)\n");
       break;
     }
-    std::printf("  %.3f us %s: %s\n", v["time_us"].get<double>(), v["rule"].get<std::string>().c_str(),
-                v["detail"].get<std::string>().c_str());
+    std::printf("  %.3f us %s: %s\n", v["time_us"].get<double>(),
+                v["rule"].get<std::string>().c_str(), v["detail"].get<std::string>().c_str());
   }
 }
 
@@ -652,8 +670,9 @@ int run_sim(const SimOptions& o) {
 #ifdef RDCC_HAVE_NS3
     return run_on<ns3sim::Network>(c, o);
 #else
-    std::cerr << "rdcc sim: --engine ns3: this rdcc was built without ns-3 (scripts/setup.sh installs "
-                 "ns3, libns3-dev and libgsl-dev; then configure and build again)\n";
+    std::cerr
+        << "rdcc sim: --engine ns3: this rdcc was built without ns-3 (scripts/setup.sh installs "
+           "ns3, libns3-dev and libgsl-dev; then configure and build again)\n";
     return 2;
 #endif
   }
@@ -665,19 +684,22 @@ int run_sim(const SimOptions& o) {
 void add_sim_command(CLI::App& app, int& status) {
   auto o = std::make_shared<SimOptions>();
   auto* cmd = app.add_subcommand(
-      "sim", "Run the reference sender, receiver and CRN on the deterministic simulator from a "
-             "JSON description (docs/sim.md): completion against the ideal, peak credit against G, "
-             "peak queue, invariant violations. Exit 0: every message finished and no invariant "
-             "broke; 1: not so; 2: the description is wrong (named with its key)");
+      "sim",
+      "Run the reference sender, receiver and CRN on the deterministic simulator from a "
+      "JSON description (docs/sim.md): completion against the ideal, peak credit against G, "
+      "peak queue, invariant violations. Exit 0: every message finished and no invariant "
+      "broke; 1: not so; 2: the description is wrong (named with its key)");
   cmd->add_option("config", o->config, "The simulation, as JSON (docs/sim.md)")->required();
   cmd->add_option("--seed", o->seed, "Override the description's seed");
   cmd->add_option("--pcap", o->pcap, "Write every delivered packet to FILE (pcap, Ethernet)");
   cmd->add_option("--events", o->events, "Write the endpoints' events to FILE as JSON lines");
-  cmd->add_option("--svg", o->svg, "Write a plot of each receiver's outstanding credit against G, "
-                                   "of the switch queue toward it and of each sender's goodput "
-                                   "to FILE");
-  cmd->add_option("--html", o->html, "Write a self-contained page (nothing loaded from the "
-                                     "network) with the summary's tables and the plot to FILE");
+  cmd->add_option("--svg", o->svg,
+                  "Write a plot of each receiver's outstanding credit against G, "
+                  "of the switch queue toward it and of each sender's goodput "
+                  "to FILE");
+  cmd->add_option("--html", o->html,
+                  "Write a self-contained page (nothing loaded from the "
+                  "network) with the summary's tables and the plot to FILE");
   cmd->add_flag("--json", o->json, "Print the summary as one JSON document");
   cmd->add_option("--engine", o->engine,
                   "sim: the deterministic simulator (default); ns3: the same endpoints as ns-3 "

@@ -48,8 +48,9 @@ void DataPackets::bind(const CreditRequest& req, const Roles::Sides& s) {
   // A binding whose data is not read (opaque without a data port, RoCEv2 with its port 0)
   // relates no data to its message: it need not be kept until a binding that is read is (from
   // then on it is, as its kind replaces the message's earlier one). A capture holds millions.
-  const bool read = (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque) && data_port_) ||
-                    (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2) && rocev2_port_ != 0);
+  const bool read =
+      (req.binding_kind == static_cast<std::uint8_t>(BindingKind::Opaque) && data_port_) ||
+      (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2) && rocev2_port_ != 0);
   if (!read && message_index_.size() == 0) return;
   const std::uint32_t peer = peer_number(s.receiver, s.sender);
   const auto [message, added] =
@@ -119,8 +120,10 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
   return out;
 }
 
-std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req, const Roles::Sides& s) {
-  if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) return early_rocev2(req, s);
+std::vector<DataPackets::Early> DataPackets::early(const CreditRequest& req,
+                                                   const Roles::Sides& s) {
+  if (req.binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2))
+    return early_rocev2(req, s);
   if (req.binding_kind != static_cast<std::uint8_t>(BindingKind::Opaque)) return {};
   auto e = early_.find({ip_of(s.sender), ip_of(s.receiver), req.binding_value});
   if (e == early_.end()) return {};
@@ -137,7 +140,8 @@ std::vector<DataPackets::Early> DataPackets::early_rocev2(const CreditRequest& r
   const Rocev2Binding rb = unpack_rocev2(req.binding_value);
   auto e = early_rocev2_.find({ip_of(s.receiver), rb.destination_qpn});
   if (e == early_rocev2_.end()) return {};
-  const std::uint32_t message = find_message({s.receiver, s.sender, req.header.association_id, req.message_id});
+  const std::uint32_t message =
+      find_message({s.receiver, s.sender, req.header.association_id, req.message_id});
   if (message == kNone) return {};
   Binding& b = bindings_[message];
   const MessageRef r = message_ref(message);

@@ -104,8 +104,8 @@ class DataPackets {
 
   struct Binding {
     std::uint8_t kind = 0;
-    std::uint32_t qpn = 0;              // RoCEv2: its destination queue pair
-    std::uint64_t rocev2_octets = 0;    // RoCEv2: octets counted for it so far
+    std::uint32_t qpn = 0;            // RoCEv2: its destination queue pair
+    std::uint64_t rocev2_octets = 0;  // RoCEv2: octets counted for it so far
   };
   // What is kept per request is numbered (DenseIndex): a capture holds millions of messages.
   // (receiver, sender) addresses; (that pair's number, Association ID, Message ID); a
@@ -116,7 +116,9 @@ class DataPackets {
     friend bool operator==(const PeerKey&, const PeerKey&) = default;
   };
   struct PeerKeyHash {
-    std::uint64_t operator()(const PeerKey& k) const { return ref::hash_mix(ref::hash_mix(0, k.rx), k.tx); }
+    std::uint64_t operator()(const PeerKey& k) const {
+      return ref::hash_mix(ref::hash_mix(0, k.rx), k.tx);
+    }
   };
   struct BoundKey {
     std::uint32_t peer = 0;
@@ -126,7 +128,8 @@ class DataPackets {
   };
   struct BoundKeyHash {
     std::uint64_t operator()(const BoundKey& k) const {
-      return ref::hash_mix(ref::hash_mix(0, (std::uint64_t{k.peer} << 32) | k.association), k.message);
+      return ref::hash_mix(ref::hash_mix(0, (std::uint64_t{k.peer} << 32) | k.association),
+                           k.message);
     }
   };
   struct ValueKey {
@@ -135,7 +138,9 @@ class DataPackets {
     friend bool operator==(const ValueKey&, const ValueKey&) = default;
   };
   struct ValueKeyHash {
-    std::uint64_t operator()(const ValueKey& k) const { return ref::hash_mix(ref::hash_mix(0, k.hosts), k.value); }
+    std::uint64_t operator()(const ValueKey& k) const {
+      return ref::hash_mix(ref::hash_mix(0, k.hosts), k.value);
+    }
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   std::uint32_t peer_number(const ref::Address& receiver, const ref::Address& sender);
@@ -161,7 +166,7 @@ class DataPackets {
   ref::DenseIndex<BoundKey, BoundKeyHash> message_index_;
   std::vector<Binding> bindings_;
   ref::DenseIndex<std::pair<IpKey, IpKey>, KeyHash> hosts_index_;  // (sender, receiver) hosts
-  std::vector<bool> opaque_seen_;  // per host pair: data seen
+  std::vector<bool> opaque_seen_;                                  // per host pair: data seen
   // (sender host, receiver host, Binding Value) -> message number for the opaque transport;
   // per receiver host a Rocev2Responder and (receiver host, QPN, Message ID) -> message number
   // for RoCEv2.
@@ -174,7 +179,7 @@ class DataPackets {
   bool keep_early_ = false;
   struct EarlyRocev2 {
     std::uint64_t frame;
-    std::uint32_t msn;      // of the RDMA message the packet belongs to
+    std::uint32_t msn;  // of the RDMA message the packet belongs to
     std::uint32_t octets;
     bool unscheduled_dscp;
   };

@@ -87,8 +87,10 @@ std::optional<HexDumpError> read_octets(std::string_view line, std::size_t at, s
 }
 
 std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -140,7 +142,8 @@ HexDumpResult parse_hex_dump(std::string_view text) {
     }
     std::uint64_t offset = 0;
     const auto at = read_offset(line, offset);
-    if (!at) return fail(number, 1, "expected an offset (4 to 16 hex digits) at the start of the line");
+    if (!at)
+      return fail(number, 1, "expected an offset (4 to 16 hex digits) at the start of the line");
     if (offset == 0 && !repeat) {
       result.blocks.push_back({number, {}});
       previous.clear();

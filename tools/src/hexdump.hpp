@@ -28,7 +28,7 @@ struct HexDumpBlock {
 };
 
 struct HexDumpError {
-  std::size_t line = 0;  // 1-based
+  std::size_t line = 0;    // 1-based
   std::size_t column = 0;  // 1-based
   std::string what;
 };

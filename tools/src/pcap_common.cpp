@@ -24,9 +24,10 @@ void add_capture_options(CLI::App& cmd, CaptureOptions& opts) {
 void require_port_or_heuristic(const CaptureOptions& opts, const std::string& command) {
   if (!opts.port && !opts.heuristic) {
     throw CLI::ValidationError(
-        command, "give the RDCC port with --port N, or --heuristic: the spec forbids a default "
-                 "port (\"Implementations MUST NOT assume a default port value\", Port "
-                 "Configuration)");
+        command,
+        "give the RDCC port with --port N, or --heuristic: the spec forbids a default "
+        "port (\"Implementations MUST NOT assume a default port value\", Port "
+        "Configuration)");
   }
   if (opts.port && opts.heuristic) {
     throw CLI::ValidationError(command, "give --port or --heuristic, not both");
@@ -126,7 +127,8 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
 
 void append_seconds(std::string& out, std::int64_t ns) {
   const bool negative = ns < 0;
-  const std::uint64_t v = negative ? static_cast<std::uint64_t>(-ns) : static_cast<std::uint64_t>(ns);
+  const std::uint64_t v =
+      negative ? static_cast<std::uint64_t>(-ns) : static_cast<std::uint64_t>(ns);
   if (negative) out += '-';
   char text[24];
   const char* end = std::to_chars(text, text + sizeof text, v / 1000000000U).ptr;
@@ -147,14 +149,9 @@ std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& f
                                          const ref::Address& to) {
   bool from_receiver = false;
   switch (info(type_of(m)).originator) {
-    case Originator::Crn:
-      return std::nullopt;
-    case Originator::Sender:
-      from_receiver = false;
-      break;
-    case Originator::Receiver:
-      from_receiver = true;
-      break;
+    case Originator::Crn: return std::nullopt;
+    case Originator::Sender: from_receiver = false; break;
+    case Originator::Receiver: from_receiver = true; break;
     case Originator::SenderOrReceiver:
     case Originator::Any:
       if (is_receiver(from)) {

@@ -21,10 +21,10 @@ namespace rdcc::tools {
 
 using wire::CapturedFrame;
 using wire::CaptureReader;
-using wire::link_type_name;
 using wire::FrameKind;
-using wire::ParsedFrame;
+using wire::link_type_name;
 using wire::parse_frame;
+using wire::ParsedFrame;
 
 struct CaptureOptions {
   std::string file;
@@ -116,7 +116,7 @@ struct KeyHash {
     return ref::hash_mix(h, k);
   }
   template <class T>
-    requires std::is_integral_v<T>
+  requires std::is_integral_v<T>
   static std::uint64_t mix(std::uint64_t h, T v) noexcept {
     return ref::hash_mix(h, static_cast<std::uint64_t>(v));
   }

@@ -47,9 +47,9 @@ double nice_step(double rough) {
 }
 
 struct Scale {
-  double unit = 1;         // octets (or ns) per displayed unit
-  const char* name = "";   // "KiB", "µs", ...
-  double step = 1;         // in displayed units
+  double unit = 1;        // octets (or ns) per displayed unit
+  const char* name = "";  // "KiB", "µs", ...
+  double step = 1;        // in displayed units
 };
 
 Scale octet_scale(double top, bool per_second) {
@@ -100,7 +100,8 @@ struct LegendItem {
   bool tick = false;
 };
 
-std::vector<std::vector<LegendItem>> legend_lines(const Panel& p, const std::vector<LegendItem>& marks,
+std::vector<std::vector<LegendItem>> legend_lines(const Panel& p,
+                                                  const std::vector<LegendItem>& marks,
                                                   double width) {
   std::vector<LegendItem> items;
   for (const Series& s : p.series) items.push_back({s.label, s.colour});
@@ -122,9 +123,13 @@ std::vector<std::vector<LegendItem>> legend_lines(const Panel& p, const std::vec
 
 }  // namespace
 
-std::string octets(double value) { return label(value, octet_scale(value, false)); }
+std::string octets(double value) {
+  return label(value, octet_scale(value, false));
+}
 
-std::string duration(double ns) { return label(ns, time_scale(ns)); }
+std::string duration(double ns) {
+  return label(ns, time_scale(ns));
+}
 
 std::string svg(const Figure& f) {
   const double span = static_cast<double>(std::max<std::int64_t>(1, f.end_ns - f.start_ns));
@@ -176,7 +181,8 @@ std::string svg(const Figure& f) {
   const auto text = [&body](double x, double ty, std::string_view anchor, std::string_view extra,
                             std::string_view content) {
     body += "<text x=\"" + coordinate(x) + "\" y=\"" + coordinate(ty) + "\" text-anchor=\"" +
-            std::string(anchor) + "\"" + std::string(extra) + ">" + xml_escape(content) + "</text>\n";
+            std::string(anchor) + "\"" + std::string(extra) + ">" + xml_escape(content) +
+            "</text>\n";
   };
   text(left, 22, "start", " font-size=\"15\" font-weight=\"bold\"", f.title);
   y = 34;
@@ -189,13 +195,14 @@ std::string svg(const Figure& f) {
       double lx = left;
       for (const LegendItem& item : line) {
         if (item.tick) {
-          body += "<line x1=\"" + coordinate(lx + 10) + "\" x2=\"" + coordinate(lx + 10) + "\" y1=\"" +
-                  coordinate(ly - 9) + "\" y2=\"" + coordinate(ly + 1) + "\" stroke=\"" + item.colour +
-                  "\" stroke-width=\"2\"/>\n";
+          body += "<line x1=\"" + coordinate(lx + 10) + "\" x2=\"" + coordinate(lx + 10) +
+                  "\" y1=\"" + coordinate(ly - 9) + "\" y2=\"" + coordinate(ly + 1) +
+                  "\" stroke=\"" + item.colour + "\" stroke-width=\"2\"/>\n";
         } else {
           body += "<line x1=\"" + coordinate(lx) + "\" x2=\"" + coordinate(lx + 20) + "\" y1=\"" +
-                  coordinate(ly - 4) + "\" y2=\"" + coordinate(ly - 4) + "\" stroke=\"" + item.colour +
-                  "\" stroke-width=\"2\"" + (item.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>\n";
+                  coordinate(ly - 4) + "\" y2=\"" + coordinate(ly - 4) + "\" stroke=\"" +
+                  item.colour + "\" stroke-width=\"2\"" +
+                  (item.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>\n";
         }
         text(lx + 26, ly, "start", " fill=\"" + item.colour + "\"", item.text);
         lx += 26 + text_width(item.text) + 14;
@@ -204,13 +211,16 @@ std::string svg(const Figure& f) {
     }
     const double top_y = ly;
     const double bottom_y = top_y + kPlotHeight;
-    const auto py = [&](double v) { return bottom_y - kPlotHeight * std::clamp(v / a.top, 0.0, 1.0); };
+    const auto py = [&](double v) {
+      return bottom_y - kPlotHeight * std::clamp(v / a.top, 0.0, 1.0);
+    };
     body += "<rect x=\"" + coordinate(left) + "\" y=\"" + coordinate(top_y) + "\" width=\"" +
             coordinate(plot_w) + "\" height=\"" + coordinate(kPlotHeight) +
             "\" fill=\"none\" stroke=\"#888\"/>\n";
     for (const double v : a.ticks) {
-      body += "<line x1=\"" + coordinate(left) + "\" x2=\"" + coordinate(left + plot_w) + "\" y1=\"" +
-              coordinate(py(v)) + "\" y2=\"" + coordinate(py(v)) + "\" stroke=\"#eee\"/>\n";
+      body += "<line x1=\"" + coordinate(left) + "\" x2=\"" + coordinate(left + plot_w) +
+              "\" y1=\"" + coordinate(py(v)) + "\" y2=\"" + coordinate(py(v)) +
+              "\" stroke=\"#eee\"/>\n";
       text(left - 6, py(v) + 4, "end", "", label(v, a.scale));
     }
     for (const double t : time_ticks) {
@@ -218,9 +228,9 @@ std::string svg(const Figure& f) {
       text(x, bottom_y + 16, "middle", "", label(t, ts));
     }
     for (const Level& l : p.levels) {
-      body += "<line x1=\"" + coordinate(left) + "\" x2=\"" + coordinate(left + plot_w) + "\" y1=\"" +
-              coordinate(py(l.value)) + "\" y2=\"" + coordinate(py(l.value)) + "\" stroke=\"" + l.colour +
-              "\" stroke-dasharray=\"6 4\"/>\n";
+      body += "<line x1=\"" + coordinate(left) + "\" x2=\"" + coordinate(left + plot_w) +
+              "\" y1=\"" + coordinate(py(l.value)) + "\" y2=\"" + coordinate(py(l.value)) +
+              "\" stroke=\"" + l.colour + "\" stroke-dasharray=\"6 4\"/>\n";
       text(left + plot_w - 4, py(l.value) - 4, "end", " fill=\"" + l.colour + "\"",
            l.label + " = " + octets(l.value));
     }
@@ -241,8 +251,8 @@ std::string svg(const Figure& f) {
       const double x = px(m.t_ns);
       if (m.kind == Marker::Kind::Tick) {
         body += "<line x1=\"" + coordinate(x) + "\" x2=\"" + coordinate(x) + "\" y1=\"" +
-                coordinate(bottom_y - 7) + "\" y2=\"" + coordinate(bottom_y) + "\" stroke=\"" + m.colour +
-                "\" stroke-width=\"1.5\"/>\n";
+                coordinate(bottom_y - 7) + "\" y2=\"" + coordinate(bottom_y) + "\" stroke=\"" +
+                m.colour + "\" stroke-width=\"1.5\"/>\n";
         continue;
       }
       body += "<line x1=\"" + coordinate(x) + "\" x2=\"" + coordinate(x) + "\" y1=\"" +
@@ -255,8 +265,9 @@ std::string svg(const Figure& f) {
     }
     y = bottom_y + 30;
   }
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + coordinate(kWidth) + "\" height=\"" +
-         coordinate(y) + "\" viewBox=\"0 0 " + coordinate(kWidth) + " " + coordinate(y) +
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + coordinate(kWidth) +
+         "\" height=\"" + coordinate(y) + "\" viewBox=\"0 0 " + coordinate(kWidth) + " " +
+         coordinate(y) +
          "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
          "fill=\"white\"/>\n" +
          body + "</svg>\n";
@@ -276,9 +287,10 @@ std::vector<Point> rate(const std::vector<Point>& octets, std::int64_t start_ns,
   const double width_s = static_cast<double>(span) / static_cast<double>(bins) / 1e9;
   std::vector<Point> out;
   for (std::size_t i = 0; i < bins; ++i) {
-    out.push_back({start_ns + static_cast<std::int64_t>(static_cast<double>(span) * static_cast<double>(i) /
-                                                        static_cast<double>(bins)),
-                   sum[i] / width_s});
+    out.push_back(
+        {start_ns + static_cast<std::int64_t>(static_cast<double>(span) * static_cast<double>(i) /
+                                              static_cast<double>(bins)),
+         sum[i] / width_s});
   }
   return out;
 }
@@ -318,13 +330,16 @@ std::string colour(std::size_t i) {
 std::string html(const std::string& title, const std::vector<Table>& tables, const Figure& f) {
   std::string out =
       "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-      "<meta charset=\"utf-8\"/>\n<title>" + xml_escape(title) + "</title>\n<style>\n"
+      "<meta charset=\"utf-8\"/>\n<title>" +
+      xml_escape(title) +
+      "</title>\n<style>\n"
       "body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
       "table { border-collapse: collapse; margin: 0.5em 0 1.5em; }\n"
       "caption { text-align: left; font-weight: bold; padding: 0.3em 0; }\n"
       "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n"
       "th { background: #f4f4f4; }\n"
-      "</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+      "</style>\n</head>\n<body>\n<h1>" +
+      xml_escape(title) + "</h1>\n";
   for (const Table& t : tables) {
     out += "<table>\n<caption>" + xml_escape(t.caption) + "</caption>\n<tr>";
     for (const std::string& h : t.header) out += "<th>" + xml_escape(h) + "</th>";

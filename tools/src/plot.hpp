@@ -1,9 +1,9 @@
-// The one plot writer of `rdcc sim` and `rdcc pcap stats` (--svg, and --html for a page): panels of time series over one time
-// axis, drawn as SVG. Axes in human units (B, KiB, MiB, GiB; ns, µs, ms, s) with ticks at 1, 2
-// or 5 times a power of ten of the unit; margins sized to the longest label, so that no label
-// is clipped; every text XML-escaped (names come from users: a receiver named `rx<1>&co`);
-// horizontal levels (G) and event markers (a restart as a labelled line, CRN reports and drops
-// as ticks, counted in the legend) drawn across every panel.
+// The one plot writer of `rdcc sim` and `rdcc pcap stats` (--svg, and --html for a page): panels of
+// time series over one time axis, drawn as SVG. Axes in human units (B, KiB, MiB, GiB; ns, µs, ms,
+// s) with ticks at 1, 2 or 5 times a power of ten of the unit; margins sized to the longest label,
+// so that no label is clipped; every text XML-escaped (names come from users: a receiver named
+// `rx<1>&co`); horizontal levels (G) and event markers (a restart as a labelled line, CRN reports
+// and drops as ticks, counted in the legend) drawn across every panel.
 #pragma once
 
 #include <cstddef>
@@ -62,7 +62,7 @@ struct Marker {
   };
   std::int64_t t_ns = 0;
   Kind kind = Kind::Tick;
-  std::string label;   // Line: shown; Tick: the legend's name for the kind ("CRN report")
+  std::string label;  // Line: shown; Tick: the legend's name for the kind ("CRN report")
   std::string colour;
 };
 

@@ -21,7 +21,8 @@ using Json = nlohmann::json;
 // an error (a misspelt key must not silently fall back to a default).
 class Obj {
  public:
-  Obj(const Json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+  Obj(const Json& j, std::string path, const std::string& file)
+      : j_(j), path_(std::move(path)), file_(file) {
     if (!j_.is_object()) fail(path_, "expected a JSON object, got " + std::string(j_.type_name()));
   }
 
@@ -48,7 +49,8 @@ class Obj {
     }
     const auto x = v->get<std::uint64_t>();
     if (x < min || x > max) {
-      fail(at(key), std::to_string(x) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+      fail(at(key),
+           std::to_string(x) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
     }
     out = static_cast<T>(x);
   }
@@ -95,7 +97,8 @@ class Obj {
     std::vector<Obj> out;
     const Json* v = get(key);
     if (v == nullptr) return out;
-    if (!v->is_array()) fail(at(key), "expected an array of objects, got " + std::string(v->type_name()));
+    if (!v->is_array())
+      fail(at(key), "expected an array of objects, got " + std::string(v->type_name()));
     for (std::size_t i = 0; i < v->size(); ++i) {
       out.emplace_back((*v)[i], at(key) + "[" + std::to_string(i) + "]", file_);
     }
@@ -145,12 +148,15 @@ testing::MutantSet read_mutants(Obj& o, testing::MutantRole role) {
   if (!v->is_array()) o.fail(o.at("mutants"), "expected an array of mutant names");
   for (std::size_t i = 0; i < v->size(); ++i) {
     const Json& name = (*v)[i];
-    const testing::MutantInfo* m = name.is_string() ? testing::find_mutant(name.get<std::string>()) : nullptr;
+    const testing::MutantInfo* m =
+        name.is_string() ? testing::find_mutant(name.get<std::string>()) : nullptr;
     if (m == nullptr || m->role != role) {
       std::string known;
-      for (const auto* info : testing::mutants_of(role)) known += (known.empty() ? "" : ", ") + std::string(info->name);
+      for (const auto* info : testing::mutants_of(role))
+        known += (known.empty() ? "" : ", ") + std::string(info->name);
       o.fail(o.at("mutants") + "[" + std::to_string(i) + "]",
-             name.dump() + " is not a " + std::string(testing::to_string(role)) + " mutant; these are: " + known);
+             name.dump() + " is not a " + std::string(testing::to_string(role)) +
+                 " mutant; these are: " + known);
     }
     set.add(m->id);
   }
@@ -160,7 +166,8 @@ testing::MutantSet read_mutants(Obj& o, testing::MutantRole role) {
 std::uint32_t read_capabilities(Obj& o, std::uint32_t dflt) {
   const Json* v = o.get("capabilities");
   if (v == nullptr) return dflt;
-  if (!v->is_array()) o.fail(o.at("capabilities"), "expected an array such as [\"POOL\", \"STATUS\"]");
+  if (!v->is_array())
+    o.fail(o.at("capabilities"), "expected an array such as [\"POOL\", \"STATUS\"]");
   std::uint32_t caps = 0;
   for (const Json& c : *v) {
     const auto bit = c.is_string() ? value_of(kCapabilities, c.get<std::string>()) : std::nullopt;
@@ -238,7 +245,8 @@ std::size_t read_receiver_ref(Obj& o, const SimConfig& c) {
 // "from": "*" (every sender), a sender's index or name, or an array of those.
 std::vector<std::size_t> read_senders_ref(Obj& o, const SimConfig& c) {
   const Json* v = o.get("from");
-  if (v == nullptr) o.fail(o.at("from"), "required: \"*\", a sender's index or name, or an array of them");
+  if (v == nullptr)
+    o.fail(o.at("from"), "required: \"*\", a sender's index or name, or an array of them");
   std::vector<std::size_t> out;
   const auto one = [&](const Json& x) {
     if (x.is_string() && x.get<std::string>() == "*") {
@@ -285,7 +293,9 @@ SimMessage read_message(Obj& o, const SimConfig& c) {
   std::string hint = "NONE";
   o.string("service_hint", hint);
   const auto h = value_of(kServiceHints, hint);
-  if (!h) o.fail(o.at("service_hint"), "'" + hint + "' is not NONE, LATENCY_SENSITIVE or THROUGHPUT_ORIENTED");
+  if (!h)
+    o.fail(o.at("service_hint"),
+           "'" + hint + "' is not NONE, LATENCY_SENSITIVE or THROUGHPUT_ORIENTED");
   m.spec.service_hint = static_cast<ServiceHint>(*h);
   o.done();
   return m;
@@ -298,11 +308,12 @@ SimAction read_action(Obj& o, const SimConfig& c, std::size_t submissions) {
   if (auto r = o.object("restart_receiver")) {
     a.kind = SimAction::Kind::RestartReceiver;
     a.receiver = read_receiver_ref(*r, c);
-    if (r->get("epoch") == nullptr) r->fail(r->at("epoch"), "required: the new Epoch (it MUST differ)");
+    if (r->get("epoch") == nullptr)
+      r->fail(r->at("epoch"), "required: the new Epoch (it MUST differ)");
     r->uint("epoch", a.epoch, 1, 65535);
     if (a.epoch == c.receivers[a.receiver].second.epoch) {
-      r->fail(r->at("epoch"), "a restarted receiver MUST use a different Epoch than " +
-                                  std::to_string(a.epoch));
+      r->fail(r->at("epoch"),
+              "a restarted receiver MUST use a different Epoch than " + std::to_string(a.epoch));
     }
     r->done();
   } else if (o.get("cancel") != nullptr) {
@@ -341,7 +352,8 @@ void read_topology(Obj o, SimConfig& c) {
 }
 
 // A message from `senders` to receiver `to` at `at`.
-SimMessage workload_message(std::vector<std::size_t> senders, std::size_t to, std::uint64_t length, ref::Duration at) {
+SimMessage workload_message(std::vector<std::size_t> senders, std::size_t to, std::uint64_t length,
+                            ref::Duration at) {
   SimMessage m;
   m.senders = std::move(senders);
   m.receiver = to;
@@ -405,8 +417,8 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc,
     // By default a round is given its ideal time (every host's link receiving from all the
     // others at line rate) and a quarter more.
     const std::uint64_t longest = std::max(length, combine) * (n - 1);
-    ref::Duration interval =
-        ref::microseconds(static_cast<std::int64_t>(longest * 8 * 5 / (4 * std::uint64_t{c.link.rate_mbps}) + 10));
+    ref::Duration interval = ref::microseconds(
+        static_cast<std::int64_t>(longest * 8 * 5 / (4 * std::uint64_t{c.link.rate_mbps}) + 10));
     w.micros("round_interval_us", interval);
     for (std::size_t i = 0; i < n; ++i) {
       receiver("host-" + std::to_string(i));
@@ -420,7 +432,8 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc,
         for (std::size_t i = 0; i < n; ++i) {
           if (i != j) from.push_back(i);
         }
-        c.messages.push_back(workload_message(std::move(from), j, round % 2 == 0 ? length : combine, t));
+        c.messages.push_back(
+            workload_message(std::move(from), j, round % 2 == 0 ? length : combine, t));
       }
     }
   } else if (c.workload == "kv-cache") {
@@ -439,7 +452,8 @@ void read_workload(Obj w, const ref::ReceiverConfig& rc,
     for (std::size_t j = 0; j < decode; ++j) receiver("decode-" + std::to_string(j));
     for (std::size_t i = 0; i < prefill; ++i) sender("prefill-" + std::to_string(i), std::nullopt);
     for (std::size_t k = 0; k < count; ++k) {
-      c.messages.push_back(workload_message({k % prefill}, k % decode, length, at + interval * static_cast<std::int64_t>(k)));
+      c.messages.push_back(workload_message({k % prefill}, k % decode, length,
+                                            at + interval * static_cast<std::int64_t>(k)));
     }
   } else {
     w.fail(w.at("kind"), "'" + c.workload + "' is not incast, all-to-all or kv-cache");
@@ -538,7 +552,8 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
   if (auto t = top.object("topology")) read_topology(*t, c);
   if (auto w = top.object("workload")) {
     for (const char* key : {"receivers", "senders", "messages"}) {
-      if (top.get(key) != nullptr) top.fail(key, "a description with a workload has none (the workload makes them)");
+      if (top.get(key) != nullptr)
+        top.fail(key, "a description with a workload has none (the workload makes them)");
     }
     ref::ReceiverConfig rc;
     std::shared_ptr<const ref::ReceiverPolicy> receiver_policy;

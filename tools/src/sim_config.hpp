@@ -22,16 +22,16 @@ struct SimMessage {
   std::size_t receiver = 0;          // index into SimConfig::receivers
   ref::MessageSpec spec;             // receiver address filled by the simulator
   ref::Duration at{};
-  std::size_t count = 1;             // submitted `count` times, `interval` apart
+  std::size_t count = 1;  // submitted `count` times, `interval` apart
   ref::Duration interval{};
 };
 
 struct SimAction {
   ref::Duration at{};
   enum class Kind : std::uint8_t { RestartReceiver, Cancel } kind = Kind::RestartReceiver;
-  std::size_t receiver = 0;    // RestartReceiver
-  std::uint16_t epoch = 0;     // RestartReceiver
-  std::size_t message = 0;     // Cancel: the index of the submitted message (table order)
+  std::size_t receiver = 0;  // RestartReceiver
+  std::uint16_t epoch = 0;   // RestartReceiver
+  std::size_t message = 0;   // Cancel: the index of the submitted message (table order)
 };
 
 struct SimHost {
@@ -67,7 +67,7 @@ struct SimConfig {
   ref::Duration limit = ref::seconds(10);  // virtual time the run may take
   ref::Duration sample = {};               // plot sampling interval (0: chosen from the run)
   SimTopology topology;
-  std::string workload;                    // the workload's kind when one generated the tables
+  std::string workload;  // the workload's kind when one generated the tables
 };
 
 // Throws std::invalid_argument with "FILE: PATH: what is wrong". "-" reads standard input.

@@ -30,7 +30,9 @@ constexpr std::uint16_t kDataPort = 50001;
 Endpoint v4(std::uint8_t last, std::uint16_t port) {
   return Endpoint::v4(10, 0, 0, last, port);
 }
-Endpoint v6(std::uint8_t last, std::uint16_t port) { return Endpoint::documentation_v6(last, port); }
+Endpoint v6(std::uint8_t last, std::uint16_t port) {
+  return Endpoint::documentation_v6(last, port);
+}
 
 Bytes octets(std::initializer_list<std::uint8_t> list) {
   Bytes b;
@@ -88,8 +90,8 @@ Bytes ip_packet(const Endpoint& from, const Endpoint& to, const Bytes& payload) 
 // of the UDP header; the pseudo-header, and so the UDP checksum, does not change.
 Bytes with_ipv6_extensions(Bytes f, std::uint8_t first_next, const Bytes& extensions) {
   const std::size_t ip = kEthernetSize;
-  const std::size_t payload = (std::to_integer<std::size_t>(f[ip + 4]) << 8) |
-                              std::to_integer<std::size_t>(f[ip + 5]);
+  const std::size_t payload =
+      (std::to_integer<std::size_t>(f[ip + 4]) << 8) | std::to_integer<std::size_t>(f[ip + 5]);
   put16(f, ip + 4, static_cast<std::uint32_t>(payload + extensions.size()));
   f[ip + 6] = std::byte{first_next};
   f.insert(f.begin() + static_cast<std::ptrdiff_t>(ip + 40), extensions.begin(), extensions.end());
@@ -169,8 +171,13 @@ std::vector<rdcc::Message> exchange() {
   req.weight = 4;
   req.binding_kind = 2;
   req.binding_value = 0x101;
-  return {ar, acc, req, grant(1, 256 * 1024, false), grant(2, 512 * 1024, false),
-          grant(3, kLength, true), done(4, kLength)};
+  return {ar,
+          acc,
+          req,
+          grant(1, 256 * 1024, false),
+          grant(2, 512 * 1024, false),
+          grant(3, kLength, true),
+          done(4, kLength)};
 }
 
 const Endpoint kSender = v4(2, 40000);
@@ -180,8 +187,8 @@ void write_exchange(const std::string& path, const std::vector<rdcc::Message>& m
   Writer w(path);
   for (const auto& m : msgs) {
     const auto t = rdcc::type_of(m);
-    const bool from_sender = t == rdcc::MessageType::AssocRequest ||
-                             t == rdcc::MessageType::CreditRequest;
+    const bool from_sender =
+        t == rdcc::MessageType::AssocRequest || t == rdcc::MessageType::CreditRequest;
     w.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
   }
 }
@@ -190,8 +197,8 @@ void write_clean(const std::string& dir) {
   Writer w(dir + "/clean.pcap");
   for (const auto& m : exchange()) {
     const auto t = rdcc::type_of(m);
-    const bool from_sender = t == rdcc::MessageType::AssocRequest ||
-                             t == rdcc::MessageType::CreditRequest;
+    const bool from_sender =
+        t == rdcc::MessageType::AssocRequest || t == rdcc::MessageType::CreditRequest;
     w.add(from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m));
   }
   // Frames 8..11: a second receiver over IPv6 behind a VLAN tag, one 8 KiB message.
@@ -249,8 +256,8 @@ void write_faults(const std::string& dir) {
   Writer w(dir + "/errors.pcap");
   for (std::size_t i = 0; i < 7; ++i) {
     const auto t = rdcc::type_of(exchange()[i]);
-    const bool from_sender = t == rdcc::MessageType::AssocRequest ||
-                             t == rdcc::MessageType::CreditRequest;
+    const bool from_sender =
+        t == rdcc::MessageType::AssocRequest || t == rdcc::MessageType::CreditRequest;
     w.add(from_sender ? frame(kSender, kReceiver, exchange()[i])
                       : frame(kReceiver, kSender, exchange()[i]));
   }
@@ -336,14 +343,14 @@ void write_link_types(const std::string& dir) {
 //         for the whole 16 KiB, eight packets 20 us apart, then MSG_DONE.
 enum class DataFault {
   None,
-  BeyondGrant,        // 0x101: a ninth packet before the second grant
-  AfterLifetime,      // 0x101: the first grant's Lifetime is 100 us; packets 40 us apart
-  TwoUnscheduled,     // 0x103 (unscheduled) announced before 0x100's MSG_DONE
-  UnscheduledBeyondU, // U is 4096: 0x100's 8 KiB is too long for unscheduled mode
-  PacingTooFast,      // 0x101's packets 1 us apart
-  DoneEarly,          // MSG_DONE for 0x101 after 12 of its 16 packets
-  Rocev2Overrun,      // 0x102 granted 8 KiB only, all 16 KiB sent
-  Rocev2Early,        // 0x102's first RDMA message (two packets) before its request
+  BeyondGrant,         // 0x101: a ninth packet before the second grant
+  AfterLifetime,       // 0x101: the first grant's Lifetime is 100 us; packets 40 us apart
+  TwoUnscheduled,      // 0x103 (unscheduled) announced before 0x100's MSG_DONE
+  UnscheduledBeyondU,  // U is 4096: 0x100's 8 KiB is too long for unscheduled mode
+  PacingTooFast,       // 0x101's packets 1 us apart
+  DoneEarly,           // MSG_DONE for 0x101 after 12 of its 16 packets
+  Rocev2Overrun,       // 0x102 granted 8 KiB only, all 16 KiB sent
+  Rocev2Early,         // 0x102's first RDMA message (two packets) before its request
 };
 
 class DataExchange {
@@ -364,8 +371,8 @@ class DataExchange {
  private:
   void control(const rdcc::Message& m) {
     const auto t = rdcc::type_of(m);
-    const bool from_sender = t == rdcc::MessageType::AssocRequest ||
-                             t == rdcc::MessageType::CreditRequest;
+    const bool from_sender =
+        t == rdcc::MessageType::AssocRequest || t == rdcc::MessageType::CreditRequest;
     const Endpoint sender = host(2, 40000);
     const Endpoint receiver = host(1, kPort);
     w_.add(from_sender ? frame(sender, receiver, m) : frame(receiver, sender, m));
@@ -412,7 +419,8 @@ class DataExchange {
     return d;
   }
 
-  void opaque(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched, bool last) {
+  void opaque(std::uint64_t id, std::uint64_t offset, std::uint32_t length, bool unsched,
+              bool last) {
     rdcc::ref::OpaqueHeader h;
     h.flags = static_cast<std::uint8_t>((unsched ? rdcc::ref::opaque_flag::kUnscheduled : 0) |
                                         (last ? rdcc::ref::opaque_flag::kLast : 0));

@@ -6,7 +6,8 @@ namespace rdcc::wire {
 std::uint32_t ones_complement_sum(std::span<const std::byte> data, std::uint32_t sum) noexcept {
   std::size_t i = 0;
   for (; i + 1 < data.size(); i += 2) {
-    sum += (std::to_integer<std::uint32_t>(data[i]) << 8U) | std::to_integer<std::uint32_t>(data[i + 1]);
+    sum += (std::to_integer<std::uint32_t>(data[i]) << 8U) |
+           std::to_integer<std::uint32_t>(data[i + 1]);
     sum = (sum & 0xFFFFU) + (sum >> 16U);
   }
   if (i < data.size()) {

@@ -50,7 +50,7 @@ std::uint32_t rocev2_icrc(std::span<const std::byte> ip_packet) noexcept {
     masked[1] = std::byte{0xFF};   // the rest of it and the Flow Label
     masked[2] = std::byte{0xFF};
     masked[3] = std::byte{0xFF};
-    masked[7] = std::byte{0xFF};   // Hop Limit
+    masked[7] = std::byte{0xFF};  // Hop Limit
   }
   masked[ip + 6] = std::byte{0xFF};  // UDP checksum
   masked[ip + 7] = std::byte{0xFF};

@@ -48,14 +48,17 @@ std::uint32_t le32(std::span<const std::byte> b, std::size_t at) {
 // once the frame has turned out to be UDP (the IP layer's fields after parse_udp()), so that
 // a Malformed or Other frame is the default one with at most these fields set, and needs no
 // reset (a copy of a whole ParsedFrame per frame).
-void malformed(ParsedFrame& f, std::string_view what, std::size_t offset, std::uint64_t actual = 0) {
+void malformed(ParsedFrame& f, std::string_view what, std::size_t offset,
+               std::uint64_t actual = 0) {
   f.kind = FrameKind::Malformed;
   f.what = what;
   f.offset = offset;
   f.actual = actual;
 }
 
-void other(ParsedFrame& f) { f.kind = FrameKind::Other; }
+void other(ParsedFrame& f) {
+  f.kind = FrameKind::Other;
+}
 
 // The UDP header at `at`, carried in an IP payload that ends at `end` (exclusive).
 void parse_udp(std::span<const std::byte> b, std::size_t at, std::size_t end, ParsedFrame& f) {
@@ -72,16 +75,18 @@ void parse_udp(std::span<const std::byte> b, std::size_t at, std::size_t end, Pa
 }
 
 void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
-  if (b.size() < at + 20) return malformed(f, "frame ends inside the IPv4 header", at, b.size() - at);
+  if (b.size() < at + 20)
+    return malformed(f, "frame ends inside the IPv4 header", at, b.size() - at);
   const std::uint8_t version = u8(b, at) >> 4;
   if (version != 4) return malformed(f, "IPv4 version field is not 4", at, version);
   const std::size_t header = (u8(b, at) & 0x0FU) * 4U;
   if (header < 20) return malformed(f, "IPv4 header length is below 20", at, header);
   const std::uint16_t total = be16(b, at + 2);
-  if (total < header) return malformed(f, "IPv4 total length is below its header length", at + 2, total);
+  if (total < header)
+    return malformed(f, "IPv4 total length is below its header length", at + 2, total);
   if (at + total > b.size()) {
-    malformed(f,
-        "IPv4 total length is beyond the captured frame (cut by the snap length?)", at + 2, total);
+    malformed(f, "IPv4 total length is beyond the captured frame (cut by the snap length?)", at + 2,
+              total);
     f.snap_cut = true;
     return;
   }
@@ -92,8 +97,8 @@ void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
   if (u8(b, at + 9) != kProtoUdp) return other(f);
   if (fragment_offset != 0) return other(f);  // a later fragment: no UDP header in it
   if (more_fragments) {
-    return malformed(f, "IPv4 first fragment of a fragmented UDP datagram (not reassembled)", at + 6,
-                     fragment);
+    return malformed(f, "IPv4 first fragment of a fragmented UDP datagram (not reassembled)",
+                     at + 6, fragment);
   }
   parse_udp(b, at + header, at + total, f);
   if (f.kind != FrameKind::Udp) return;
@@ -121,16 +126,17 @@ void fill_ipv6(std::span<const std::byte> b, std::size_t at, std::size_t end, Pa
 }
 
 void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
-  if (b.size() < at + 40) return malformed(f, "frame ends inside the IPv6 header", at, b.size() - at);
+  if (b.size() < at + 40)
+    return malformed(f, "frame ends inside the IPv6 header", at, b.size() - at);
   const std::uint8_t version = u8(b, at) >> 4;
   if (version != 6) return malformed(f, "IPv6 version field is not 6", at, version);
   const std::uint16_t payload_length = be16(b, at + 4);
   const std::size_t end = at + 40 + payload_length;
-  if (payload_length == 0) return malformed(f, "IPv6 payload length 0 (jumbogram) is not handled", at + 4);
+  if (payload_length == 0)
+    return malformed(f, "IPv6 payload length 0 (jumbogram) is not handled", at + 4);
   if (end > b.size()) {
-    malformed(f,
-        "IPv6 payload length is beyond the captured frame (cut by the snap length?)", at + 4,
-        payload_length);
+    malformed(f, "IPv6 payload length is beyond the captured frame (cut by the snap length?)",
+              at + 4, payload_length);
     f.snap_cut = true;
     return;
   }
@@ -143,19 +149,22 @@ void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
         parse_udp(b, pos, end, f);
         if (f.kind == FrameKind::Udp) fill_ipv6(b, at, end, f);
         return;
-      case 0:    // Hop-by-Hop Options
-      case 43:   // Routing
-      case 60: { // Destination Options
-        if (pos + 8 > end) return malformed(f, "IPv6 extension header is beyond the payload", next_at, next);
+      case 0:     // Hop-by-Hop Options
+      case 43:    // Routing
+      case 60: {  // Destination Options
+        if (pos + 8 > end)
+          return malformed(f, "IPv6 extension header is beyond the payload", next_at, next);
         const std::size_t size = (static_cast<std::size_t>(u8(b, pos + 1)) + 1U) * 8U;
-        if (pos + size > end) return malformed(f, "IPv6 extension header length is beyond the payload", pos + 1, size);
+        if (pos + size > end)
+          return malformed(f, "IPv6 extension header length is beyond the payload", pos + 1, size);
         next = u8(b, pos);
         next_at = pos;
         pos += size;
         break;
       }
       case 44: {  // Fragment
-        if (pos + 8 > end) return malformed(f, "IPv6 fragment header is beyond the payload", next_at, next);
+        if (pos + 8 > end)
+          return malformed(f, "IPv6 fragment header is beyond the payload", next_at, next);
         const std::uint16_t fragment = be16(b, pos + 2);
         if ((fragment & 0xFFF8U) != 0) return other(f);  // a later fragment
         if ((fragment & 0x0001U) != 0) {
@@ -168,22 +177,25 @@ void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
         break;
       }
       case 51: {  // Authentication Header: length in 4-octet units, minus 2
-        if (pos + 8 > end) return malformed(f, "IPv6 authentication header is beyond the payload", next_at, next);
+        if (pos + 8 > end)
+          return malformed(f, "IPv6 authentication header is beyond the payload", next_at, next);
         const std::size_t size = (static_cast<std::size_t>(u8(b, pos + 1)) + 2U) * 4U;
-        if (pos + size > end) return malformed(f, "IPv6 authentication header length is beyond the payload", pos + 1, size);
+        if (pos + size > end)
+          return malformed(f, "IPv6 authentication header length is beyond the payload", pos + 1,
+                           size);
         next = u8(b, pos);
         next_at = pos;
         pos += size;
         break;
       }
-      default:
-        return other(f);  // ESP, No Next Header, ICMPv6, TCP, ...: not UDP we can read
+      default: return other(f);  // ESP, No Next Header, ICMPv6, TCP, ...: not UDP we can read
     }
   }
   return malformed(f, "more than 16 IPv6 extension headers", next_at, next);
 }
 
-void parse_ethertype(std::span<const std::byte> b, std::uint16_t type, std::size_t at, ParsedFrame& f) {
+void parse_ethertype(std::span<const std::byte> b, std::uint16_t type, std::size_t at,
+                     ParsedFrame& f) {
   if (type == kEtherIpv4) return parse_ipv4(b, at, f);
   if (type == kEtherIpv6) return parse_ipv6(b, at, f);
   return other(f);
@@ -222,10 +234,8 @@ bool link_type_supported(int link_type) noexcept {
     case kLinuxSll:
     case kLinuxSll2:
     case kIpv4Only:
-    case kIpv6Only:
-      return true;
-    default:
-      return false;
+    case kIpv6Only: return true;
+    default: return false;
   }
 }
 
@@ -238,16 +248,18 @@ namespace {
 
 void parse_into(std::span<const std::byte> frame, int link_type, ParsedFrame& f) {
   switch (link_type) {
-    case kEthernet:
-      return parse_ethernet(frame, f);
+    case kEthernet: return parse_ethernet(frame, f);
     case kLinuxSll:  // 16 octets; protocol (EtherType) in the last two
-      if (frame.size() < 16) return malformed(f, "frame ends inside the Linux cooked header", 0, frame.size());
+      if (frame.size() < 16)
+        return malformed(f, "frame ends inside the Linux cooked header", 0, frame.size());
       return parse_ethertype(frame, be16(frame, 14), 16, f);
     case kLinuxSll2:  // 20 octets; protocol (EtherType) first
-      if (frame.size() < 20) return malformed(f, "frame ends inside the Linux cooked v2 header", 0, frame.size());
+      if (frame.size() < 20)
+        return malformed(f, "frame ends inside the Linux cooked v2 header", 0, frame.size());
       return parse_ethertype(frame, be16(frame, 0), 20, f);
     case kNull: {  // a 4-octet address family in the capturing host's byte order
-      if (frame.size() < 4) return malformed(f, "frame ends inside the loopback header", 0, frame.size());
+      if (frame.size() < 4)
+        return malformed(f, "frame ends inside the loopback header", 0, frame.size());
       const std::uint32_t family = le32(frame, 0);
       const std::uint32_t swapped = ((family & 0xFFU) << 24) | ((family & 0xFF00U) << 8) |
                                     ((family >> 8) & 0xFF00U) | (family >> 24);
@@ -257,12 +269,9 @@ void parse_into(std::span<const std::byte> frame, int link_type, ParsedFrame& f)
       return other(f);
     }
     case kRaw:
-    case kLinktypeRaw:
-      return parse_raw_ip(frame, 0, f);
-    case kIpv4Only:
-      return parse_ipv4(frame, 0, f);
-    case kIpv6Only:
-      return parse_ipv6(frame, 0, f);
+    case kLinktypeRaw: return parse_raw_ip(frame, 0, f);
+    case kIpv4Only: return parse_ipv4(frame, 0, f);
+    case kIpv6Only: return parse_ipv6(frame, 0, f);
     default:
       return malformed(f, "link type is not handled", 0, static_cast<std::uint64_t>(link_type));
   }

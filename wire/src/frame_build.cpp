@@ -46,7 +46,8 @@ std::vector<std::byte> udp_frame(const Address& src, const Address& dst,
 std::vector<std::byte> ethernet_frame(std::span<const std::byte> ip_packet) {
   Address src;
   Address dst;
-  const std::uint8_t version = ip_packet.empty() ? 0 : std::to_integer<std::uint8_t>(ip_packet[0]) >> 4;
+  const std::uint8_t version =
+      ip_packet.empty() ? 0 : std::to_integer<std::uint8_t>(ip_packet[0]) >> 4;
   const std::size_t addresses_at = version == 6 ? 8 : 12;
   const std::size_t address_size = version == 6 ? 16 : 4;
   if ((version != 4 && version != 6) || ip_packet.size() < addresses_at + 2 * address_size) {

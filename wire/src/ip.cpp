@@ -53,16 +53,18 @@ std::string IpError::describe() const {
 }
 
 Result<std::size_t, IpError> encode_udp_headers(const UdpHeaders& h, std::size_t payload_size,
-                                                std::span<std::byte> out, bool udp_checksum) noexcept {
+                                                std::span<std::byte> out,
+                                                bool udp_checksum) noexcept {
   const bool ipv6 = h.source.ipv6;
   const std::size_t ip = ip_header_size(ipv6);
   const std::size_t total = ip + kUdpHeaderSize + payload_size;
   const std::size_t udp_length = kUdpHeaderSize + payload_size;
   if (h.destination.ipv6 != ipv6) {
-    return error(IpErrorCode::FieldOutOfRange, ipv6 ? 24 : 16, "destination", h.destination.ipv6 ? 6 : 4,
-                 ipv6 ? 6 : 4);
+    return error(IpErrorCode::FieldOutOfRange, ipv6 ? 24 : 16, "destination",
+                 h.destination.ipv6 ? 6 : 4, ipv6 ? 6 : 4);
   }
-  if (!ipv6 && total > 0xFFFFU) return error(IpErrorCode::FieldOutOfRange, 2, "total_length", total, 0xFFFFU);
+  if (!ipv6 && total > 0xFFFFU)
+    return error(IpErrorCode::FieldOutOfRange, 2, "total_length", total, 0xFFFFU);
   if (ipv6 && udp_length > 0xFFFFU) {
     return error(IpErrorCode::FieldOutOfRange, 4, "payload_length", udp_length, 0xFFFFU);
   }
@@ -137,7 +139,8 @@ Result<UdpPacket, IpError> decode_ipv4_udp(std::span<const std::byte> packet) no
   p.ip_checksum = r.u16();
   r.bytes(std::span<std::uint8_t>(p.headers.source.ip.data(), 4));
   r.bytes(std::span<std::uint8_t>(p.headers.destination.ip.data(), 4));
-  if (protocol != kProtocolUdp) return error(IpErrorCode::NotUdp, 9, "protocol", protocol, kProtocolUdp);
+  if (protocol != kProtocolUdp)
+    return error(IpErrorCode::NotUdp, 9, "protocol", protocol, kProtocolUdp);
   if (p.total_length > packet.size()) {
     return error(IpErrorCode::LengthBeyondPacket, 2, "total_length", p.total_length, packet.size());
   }
@@ -181,7 +184,8 @@ Result<UdpPacket, IpError> decode_ipv6_udp(std::span<const std::byte> packet) no
     return error(IpErrorCode::LengthBeyondPacket, 4, "payload_length", payload_length,
                  packet.size() - kIpv6HeaderSize);
   }
-  p.total_length = static_cast<std::uint16_t>(std::min<std::size_t>(kIpv6HeaderSize + payload_length, 0xFFFFU));
+  p.total_length =
+      static_cast<std::uint16_t>(std::min<std::size_t>(kIpv6HeaderSize + payload_length, 0xFFFFU));
   p.headers.source.port = r.u16();
   p.headers.destination.port = r.u16();
   const std::uint16_t udp_length = r.u16();

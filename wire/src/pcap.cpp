@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace rdcc::wire {
 
@@ -20,8 +20,8 @@ struct PcapWriter::Handles {
 };
 
 PcapWriter::PcapWriter(const std::string& path, int link_type) : handles_(new Handles) {
-  handles_->pcap = pcap_open_dead_with_tstamp_precision(link_type, 65535,
-                                                        PCAP_TSTAMP_PRECISION_MICRO);
+  handles_->pcap =
+      pcap_open_dead_with_tstamp_precision(link_type, 65535, PCAP_TSTAMP_PRECISION_MICRO);
   if (handles_->pcap != nullptr) handles_->dumper = pcap_dump_open(handles_->pcap, path.c_str());
   if (handles_->dumper == nullptr) {
     const std::string why = handles_->pcap != nullptr ? pcap_geterr(handles_->pcap) : "no memory";
@@ -71,8 +71,8 @@ struct CaptureReader::Handle {
   // (its checks of the file header, its link type) and takes over at the first record that is
   // not plain (cut short, longer than the snapshot length, beyond the size the file had when
   // opened), so that its handling and its error messages stay the only ones.
-  bool direct = false;       // reading the records here
-  int fd = -1;               // libpcap's file: read with pread, which leaves its offset alone
+  bool direct = false;  // reading the records here
+  int fd = -1;          // libpcap's file: read with pread, which leaves its offset alone
   std::uint64_t file_size = 0;
   std::uint64_t file_at = 0;  // file offset of block[end]
   std::vector<std::uint8_t> block;
@@ -97,7 +97,8 @@ struct CaptureReader::Handle {
     end -= begin;
     begin = 0;
     while (end < need && file_at < file_size) {
-      const ssize_t n = pread(fd, block.data() + end, block.size() - end, static_cast<off_t>(file_at));
+      const ssize_t n =
+          pread(fd, block.data() + end, block.size() - end, static_cast<off_t>(file_at));
       if (n <= 0) return false;
       end += static_cast<std::size_t>(n);
       file_at += static_cast<std::uint64_t>(n);
@@ -157,8 +158,8 @@ bool CaptureReader::open(const std::string& path, std::string& error) {
   }
   handle_->buffer = std::make_unique<char[]>(Handle::kBuffer);
   std::setvbuf(file, handle_->buffer.get(), _IOFBF, Handle::kBuffer);
-  handle_->pcap = pcap_fopen_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO,
-                                                           message);
+  handle_->pcap =
+      pcap_fopen_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, message);
   if (handle_->pcap == nullptr) {
     std::fclose(file);
     error = path_ + ": not a readable pcap or pcapng file: " + message;

@@ -32,13 +32,14 @@ TEST(Checksum, SumCarriedOverSpans_EqualsTheSumOfTheWhole) {
   const auto data = octets({0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7});
   const auto first = std::span(data).first(4);
   const auto rest = std::span(data).subspan(4);
-  EXPECT_EQ(checksum_of(ones_complement_sum(rest, ones_complement_sum(first))), internet_checksum(data));
+  EXPECT_EQ(checksum_of(ones_complement_sum(rest, ones_complement_sum(first))),
+            internet_checksum(data));
 }
 
 TEST(Checksum, Ipv4Header_KnownValueAndVerifiesToZero) {
   // 192.168.0.1 -> 192.168.0.199, UDP, total length 0x73, DF, TTL 64: checksum 0xb861.
-  auto header = octets({0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
-                        0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7});
+  auto header = octets({0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+                        0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7});
   EXPECT_EQ(internet_checksum(header), 0xb861U);
   header[10] = std::byte{0xb8};
   header[11] = std::byte{0x61};

@@ -12,7 +12,9 @@
 namespace rdcc::wire {
 namespace {
 
-std::span<const std::byte> bytes_of(std::string_view s) { return std::as_bytes(std::span(s)); }
+std::span<const std::byte> bytes_of(std::string_view s) {
+  return std::as_bytes(std::span(s));
+}
 
 TEST(Crc32, CheckValue_Of123456789) {
   EXPECT_EQ(crc32(bytes_of("123456789")), 0xCBF43926U);
@@ -38,7 +40,8 @@ std::uint32_t icrc_bitwise(std::span<const std::byte> packet, bool ipv6) {
   const std::size_t ip = ip_header_size(ipv6);
   for (std::size_t i = 0; i + kIcrcSize < packet.size(); ++i) {
     auto b = std::to_integer<std::uint8_t>(packet[i]);
-    const bool masked = ipv6 ? (i >= 1 && i <= 3) || i == 7 : i == 1 || i == 8 || i == 10 || i == 11;
+    const bool masked =
+        ipv6 ? (i >= 1 && i <= 3) || i == 7 : i == 1 || i == 8 || i == 10 || i == 11;
     if (masked || i == ip + 6 || i == ip + 7 || i == ip + kUdpHeaderSize + 4) b = 0xFF;
     if (ipv6 && i == 0) b |= 0x0F;
     m.push_back(b);

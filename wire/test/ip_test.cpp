@@ -123,7 +123,8 @@ TEST(Ip, OptionsAndOtherProtocols_AreNamed) {
 
 TEST(Ip, Encode_RefusesWhatDoesNotFit) {
   std::vector<std::byte> small(20);
-  EXPECT_EQ(encode_udp(headers(false), payload_of(4), small).error().code, IpErrorCode::BufferTooSmall);
+  EXPECT_EQ(encode_udp(headers(false), payload_of(4), small).error().code,
+            IpErrorCode::BufferTooSmall);
   UdpHeaders mixed = headers(false);
   mixed.destination = Address::documentation_v6(2, 1);
   std::vector<std::byte> out(100);
@@ -132,7 +133,8 @@ TEST(Ip, Encode_RefusesWhatDoesNotFit) {
   bad.dscp = 64;
   EXPECT_EQ(encode_udp(bad, {}, out).error().field, "tos");
   std::vector<std::byte> big(70000);
-  EXPECT_EQ(encode_udp(headers(false), std::span(big).first(65520), big).error().field, "total_length");
+  EXPECT_EQ(encode_udp(headers(false), std::span(big).first(65520), big).error().field,
+            "total_length");
 }
 
 // ---- parse_frame ---------------------------------------------------------------------------
@@ -155,7 +157,8 @@ TEST(Frame, UdpFrame_ParsesBackToItsAddressesAndPayload) {
 TEST(Frame, VlanTag_IsSkipped) {
   const UdpHeaders h = headers(false);
   auto frame = udp_frame(h.source, h.destination, payload_of(3));
-  const std::array<std::byte, 4> tag{std::byte{0x81}, std::byte{0x00}, std::byte{0x00}, std::byte{0x07}};
+  const std::array<std::byte, 4> tag{std::byte{0x81}, std::byte{0x00}, std::byte{0x00},
+                                     std::byte{0x07}};
   frame.insert(frame.begin() + 12, tag.begin(), tag.end());
   const ParsedFrame f = parse_frame(frame, kLinkTypeEthernet);
   ASSERT_EQ(f.kind, FrameKind::Udp) << describe_malformed(f);

@@ -40,7 +40,8 @@ TEST(Pcap, WriteThenRead_SameFramesTimesAndLengths) {
     w.write(kEpochMicros, frame_of(10, 1));
     w.write(kEpochMicros + 1500, frame_of(200, 2));
     const auto cut = frame_of(300, 3);
-    w.write(kEpochMicros + 2000001, std::span(cut).first(60), static_cast<std::uint32_t>(cut.size()));
+    w.write(kEpochMicros + 2000001, std::span(cut).first(60),
+            static_cast<std::uint32_t>(cut.size()));
     EXPECT_EQ(w.count(), 3U);
   }
   CaptureReader r;
@@ -81,7 +82,8 @@ TEST(Pcap, NotACapture_ErrorNamesTheFile) {
   CaptureReader r;
   std::string error;
   EXPECT_FALSE(r.open(f.path, error));
-  EXPECT_NE(error.find(f.path + ": not a readable pcap or pcapng file"), std::string::npos) << error;
+  EXPECT_NE(error.find(f.path + ": not a readable pcap or pcapng file"), std::string::npos)
+      << error;
 }
 
 TEST(Pcap, CutInsideARecord_ErrorNamesTheFrameBefore) {
@@ -124,7 +126,8 @@ TEST(Pcap, GoldenCaptures_ChecksumsVerify) {
             << entry.path() << " frame " << c.number;
       }
       if (f.udp_checksum == 0) continue;
-      std::vector<std::byte> datagram(f.ip_packet.begin() + static_cast<std::ptrdiff_t>(ip), f.ip_packet.end());
+      std::vector<std::byte> datagram(f.ip_packet.begin() + static_cast<std::ptrdiff_t>(ip),
+                                      f.ip_packet.end());
       datagram[6] = datagram[7] = std::byte{0};
       EXPECT_EQ(udp_checksum(f.source, f.destination, datagram), f.udp_checksum)
           << entry.path() << " frame " << c.number;

@@ -131,7 +131,8 @@ struct rdcc_message {
 };
 
 /* What went wrong, where. `code` is one of RDCC_E_*; `field` and `message` are NUL-terminated
- * (message: "length 20 is smaller than 56, the size of CREDIT_REQUEST (field length, offset 2)"). */
+ * (message: "length 20 is smaller than 56, the size of CREDIT_REQUEST (field length, offset 2)").
+ */
 enum rdcc_error_code {
   RDCC_OK = 0,
   RDCC_E_TRUNCATED = 1,              /* decode: the datagram ends before Version, Type or Length */
@@ -150,7 +151,7 @@ struct rdcc_error {
   char field[32];  /* the field's name, e.g. "length" */
   uint32_t actual; /* decode: the offending value */
   uint32_t expected;
-  size_t needed;   /* encode, RDCC_E_BUFFER_TOO_SMALL: octets needed */
+  size_t needed; /* encode, RDCC_E_BUFFER_TOO_SMALL: octets needed */
   char message[160];
 };
 
@@ -161,8 +162,8 @@ int rdcc_decode(const uint8_t* data, size_t size, struct rdcc_message* out,
 
 /* Encodes `*message` into `out` (at most `capacity` octets); `*written` gets the octets
  * written. Returns RDCC_OK or an error code (details in `*error`, which may be NULL). */
-int rdcc_encode(const struct rdcc_message* message, uint8_t* out, size_t capacity,
-                size_t* written, struct rdcc_error* error);
+int rdcc_encode(const struct rdcc_message* message, uint8_t* out, size_t capacity, size_t* written,
+                struct rdcc_error* error);
 
 /* The one-line text form, as `rdcc decode --line` prints it, NUL-terminated and cut to
  * `capacity`; returns the length of the whole line (as snprintf does), or 0 for an unknown

@@ -23,8 +23,8 @@ int main() {
                                 ? 0.0
                                 : 100.0 * static_cast<double>(r.network.resent_octets_sent) /
                                       static_cast<double>(r.network.data_octets_sent);
-      std::printf("%-10.3f %-14s %6s %10.1f %10.1f %7.2f %8llu %8llu %9.2f %6llu\n", loss, to_string(mix),
-                  r.done ? "all" : "NO", ideal, actual, actual / ideal,
+      std::printf("%-10.3f %-14s %6s %10.1f %10.1f %7.2f %8llu %8llu %9.2f %6llu\n", loss,
+                  to_string(mix), r.done ? "all" : "NO", ideal, actual, actual / ideal,
                   static_cast<unsigned long long>(r.network.data_lost),
                   static_cast<unsigned long long>(r.network.nacks_sent), resent,
                   static_cast<unsigned long long>(r.violations));

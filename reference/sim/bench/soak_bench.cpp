@@ -34,7 +34,8 @@ std::uint64_t proc_status_kb(const std::string& field) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::strtoull(line.c_str() + field.size() + 1, nullptr, 10);
+    if (line.rfind(field + ":", 0) == 0)
+      return std::strtoull(line.c_str() + field.size() + 1, nullptr, 10);
   }
   return 0;
 }
@@ -59,7 +60,8 @@ int run(std::uint64_t n) {
   std::uint64_t next_sample = n / 10;
   for (std::uint64_t i = 0; i < n; i += kChunk) {
     const std::uint64_t end = std::min(n, i + kChunk);
-    for (std::uint64_t j = i; j < end; ++j) net.submit(s, r, kLength, Time{static_cast<std::int64_t>(j * kGapNs)});
+    for (std::uint64_t j = i; j < end; ++j)
+      net.submit(s, r, kLength, Time{static_cast<std::int64_t>(j * kGapNs)});
     net.run_until(Time{static_cast<std::int64_t>(end * kGapNs)});
     while (end >= next_sample && next_sample != 0 && rss_kb.size() < 10) {
       rss_kb.push_back(proc_status_kb("VmRSS"));
@@ -67,7 +69,8 @@ int run(std::uint64_t n) {
     }
   }
   net.run_until(Time{static_cast<std::int64_t>(n * kGapNs)} + ref::milliseconds(100));
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const ref::SenderStats& st = net.sender(s)->stats();
   const bool ok = st.messages_done == n && net.checker().ok();
   std::printf("%9llu %12.3f %10.3f %10llu %10llu %10llu %14.1f%s\n",

@@ -29,7 +29,9 @@ std::uint64_t mix(std::uint64_t x) noexcept {
   return x ^ (x >> 31U);
 }
 
-std::uint64_t sender_seed(std::uint64_t seed, std::uint64_t host) noexcept { return mix(seed ^ mix(2 * host)); }
+std::uint64_t sender_seed(std::uint64_t seed, std::uint64_t host) noexcept {
+  return mix(seed ^ mix(2 * host));
+}
 
 std::uint64_t receiver_seed(std::uint64_t seed, std::uint64_t host, std::uint16_t epoch) noexcept {
   return mix(seed ^ mix(2 * host + 1) ^ epoch);

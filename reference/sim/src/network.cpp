@@ -92,7 +92,8 @@ struct Port {
   std::uint64_t data_octets = 0;
   std::uint64_t peak_data = 0;
   bool busy = false;
-  std::map<std::tuple<IpAddress, std::uint16_t, IpAddress, std::uint16_t>, std::uint32_t> flows;  // data packets queued per flow
+  std::map<std::tuple<IpAddress, std::uint16_t, IpAddress, std::uint16_t>, std::uint32_t>
+      flows;  // data packets queued per flow
 };
 
 struct Submission {
@@ -106,14 +107,34 @@ struct Submission {
 };
 
 // Event kinds, ordered by (time, sequence): same instant, scheduling order.
-struct ArriveSwitch { Packet packet; };
-struct PortDone { HostId port; Packet packet; };
-struct ArriveHost { Packet packet; };
-struct NicDone { HostId host; };
-struct TimerFire { HostId host; Role role; Time at; };
-struct SubmitEv { SubmitId id; };
-struct RestartEv { HostId host; std::uint16_t epoch; };
-struct ActionEv { std::function<void(Network&)> fn; };
+struct ArriveSwitch {
+  Packet packet;
+};
+struct PortDone {
+  HostId port;
+  Packet packet;
+};
+struct ArriveHost {
+  Packet packet;
+};
+struct NicDone {
+  HostId host;
+};
+struct TimerFire {
+  HostId host;
+  Role role;
+  Time at;
+};
+struct SubmitEv {
+  SubmitId id;
+};
+struct RestartEv {
+  HostId host;
+  std::uint16_t epoch;
+};
+struct ActionEv {
+  std::function<void(Network&)> fn;
+};
 struct InjectEv {
   HostId host;
   Address to;
@@ -163,9 +184,12 @@ struct Network::Impl {
       ref::CrnConfig cc = *cfg.crn;
       cc.local = crn_addr;
       if (cc.rdcc_port == 0) cc.rdcc_port = cfg.rdcc_port;
-      if (cc.queue_capacity == 0) cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
-      if (cc.queue_threshold == 0) cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
-      if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty()) cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
+      if (cc.queue_capacity == 0)
+        cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
+      if (cc.queue_threshold == 0)
+        cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
+      if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty())
+        cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
       cfg.crn = cc;
       crn = std::make_unique<ref::Crn>(cc, cfg.record_events ? &log : nullptr);
     }
@@ -185,8 +209,8 @@ struct Network::Impl {
     Host h;
     h.id = hosts.size();
     const std::size_t n = h.id + 1;
-    h.addr = Address::v4(10, 0, static_cast<std::uint8_t>(n / 250), static_cast<std::uint8_t>(n % 250 + 1),
-                         cfg.rdcc_port);
+    h.addr = Address::v4(10, 0, static_cast<std::uint8_t>(n / 250),
+                         static_cast<std::uint8_t>(n % 250 + 1), cfg.rdcc_port);
     h.link = link;
     hosts.push_back(std::move(h));
     ports.emplace_back();
@@ -195,12 +219,15 @@ struct Network::Impl {
 
   std::unique_ptr<ref::Receiver> make_receiver(Host& h, ref::ReceiverConfig rc) {
     rc.local = h.addr;
-    if (crn && std::find(rc.crn_addresses.begin(), rc.crn_addresses.end(), crn_addr) == rc.crn_addresses.end()) {
+    if (crn && std::find(rc.crn_addresses.begin(), rc.crn_addresses.end(), crn_addr) ==
+                   rc.crn_addresses.end()) {
       rc.crn_addresses.push_back(crn_addr);
     }
     h.receiver_config = rc;
-    h.receiver_random = std::make_unique<ref::SeededRandom>(receiver_seed(cfg.seed, h.id, rc.epoch));
-    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(), h.receiver_policy);
+    h.receiver_random =
+        std::make_unique<ref::SeededRandom>(receiver_seed(cfg.seed, h.id, rc.epoch));
+    return std::make_unique<ref::Receiver>(rc, observer(), h.receiver_random.get(),
+                                           h.receiver_policy);
   }
 
   void attach_receiver(HostId id, ref::ReceiverConfig rc,
@@ -211,12 +238,14 @@ struct Network::Impl {
     checker.add_receiver(h.addr, h.receiver_config->budget, h.receiver_config->d_max);
   }
 
-  void attach_sender(HostId id, ref::SenderConfig sc, std::shared_ptr<const ref::SenderPolicy> policy) {
+  void attach_sender(HostId id, ref::SenderConfig sc,
+                     std::shared_ptr<const ref::SenderPolicy> policy) {
     Host& h = hosts.at(id);
     sc.local = h.addr;
     if (h.receiver) sc.local.port = dual_role_sender_port(cfg.dual_role_sender_port, cfg.rdcc_port);
     h.sender_addr = sc.local;
-    if (crn && std::find(sc.crn_addresses.begin(), sc.crn_addresses.end(), crn_addr) == sc.crn_addresses.end()) {
+    if (crn && std::find(sc.crn_addresses.begin(), sc.crn_addresses.end(), crn_addr) ==
+                   sc.crn_addresses.end()) {
       sc.crn_addresses.push_back(crn_addr);
     }
     if (cfg.unscheduled_dscp && !sc.unscheduled_dscp) sc.unscheduled_dscp = cfg.unscheduled_dscp;
@@ -312,14 +341,19 @@ struct Network::Impl {
 
   void nic_start(Host& h) {
     if (h.nic_busy) return;
-    std::deque<Packet>* q = !h.nic_control.empty() ? &h.nic_control : !h.nic_data.empty() ? &h.nic_data : nullptr;
+    std::deque<Packet>* q = !h.nic_control.empty() ? &h.nic_control
+                            : !h.nic_data.empty()  ? &h.nic_data
+                                                   : nullptr;
     if (q == nullptr) return;
     Packet p = std::move(q->front());
     q->pop_front();
     h.nic_busy = true;
     h.nic_free_at = clock + ref::transmission_time(p.size(), h.link.rate_mbps);
     record(p, PacketRecord::Point::Sent);
-    if (p.control) ++stats.control_sent; else ++stats.data_packets_sent;
+    if (p.control)
+      ++stats.control_sent;
+    else
+      ++stats.data_packets_sent;
     const Time done = h.nic_free_at;
     // The packet is on the wire when its last bit has left the NIC.
     schedule(done, NicDone{h.id});
@@ -365,7 +399,8 @@ struct Network::Impl {
     h.nic_data.push_back(make_packet(false, from, to, s.dscp, ecn, udp, h.ip_id++));
   }
 
-  void send_rocev2(Host& h, Host& dst, const RocePlanEntry& e, const ref::DataSegment& s, std::uint8_t ecn) {
+  void send_rocev2(Host& h, Host& dst, const RocePlanEntry& e, const ref::DataSegment& s,
+                   std::uint8_t ecn) {
     auto req = h.requesters.find(dst.id);
     if (req == h.requesters.end()) return;
     for (const auto& ph : req->second.packetize(e.plan, e.length, s.offset, s.length)) {
@@ -407,11 +442,14 @@ struct Network::Impl {
     }
   }
 
-  bool nic_free(const Host& h) const { return !h.nic_busy && h.nic_control.empty() && h.nic_data.empty(); }
+  bool nic_free(const Host& h) const {
+    return !h.nic_busy && h.nic_control.empty() && h.nic_data.empty();
+  }
 
   void rearm(Host& h, Role role) {
     Timer& tm = role == Role::Sender ? h.sender_timer : h.receiver_timer;
-    std::optional<Time> nt = role == Role::Sender ? h.sender->next_timeout() : h.receiver->next_timeout();
+    std::optional<Time> nt =
+        role == Role::Sender ? h.sender->next_timeout() : h.receiver->next_timeout();
     if (!nt) {
       tm.armed.reset();
       return;
@@ -474,7 +512,8 @@ struct Network::Impl {
     auto m = decode(dgram);
     if (m) checker.on_control_delivered(p.from, p.to, *m, clock);
     // Demultiplex a dual-role host by who may receive the type ("RDCC Message Types").
-    const Recipients to = recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
+    const Recipients to =
+        recipients_of(m ? &*m : nullptr, h.sender != nullptr, h.receiver != nullptr);
     const bool to_sender = to.sender;
     const bool to_receiver = to.receiver;
     if (to_receiver && m) {
@@ -663,7 +702,8 @@ struct Network::Impl {
     fnv(hash, p.from.ip.data(), 4);
     fnv(hash, p.to.ip.data(), 4);
     fnv_u64(hash, (std::uint64_t{p.from.port} << 16U) | p.to.port);
-    fnv(hash, p.bytes.data(), p.control ? p.bytes.size() : std::min<std::size_t>(p.bytes.size(), 96));
+    fnv(hash, p.bytes.data(),
+        p.control ? p.bytes.size() : std::min<std::size_t>(p.bytes.size(), 96));
     Host& h = hosts[p.dst_host];
     if (p.control) {
       deliver_control(h, p);
@@ -714,7 +754,8 @@ struct Network::Impl {
       Host& h = hosts[re->host];
       ref::ReceiverConfig rc = *h.receiver_config;
       rc.epoch = re->epoch;
-      log.on_event(ref::Event{clock, "sim", "receiver_restart", {{"host", h.addr.to_string()}, {"epoch", re->epoch}}});
+      log.on_event(ref::Event{
+          clock, "sim", "receiver_restart", {{"host", h.addr.to_string()}, {"epoch", re->epoch}}});
       h.receiver = make_receiver(h, rc);
       h.responder = ref::Rocev2Responder{};
       h.opaque_ids.clear();
@@ -747,8 +788,9 @@ struct Network::Impl {
     Host* dst = host_of(spec.receiver);
     if (dst == nullptr) return;
     auto [it, fresh] = h.requesters.try_emplace(
-        dst->id, static_cast<std::uint32_t>(0x000100U + h.id), static_cast<std::uint32_t>(mix(h.id) & kMax24),
-        static_cast<std::uint32_t>(mix(h.id + 7)), 0x10000000ULL * (dst->id + 1), cfg.rocev2_pmtu);
+        dst->id, static_cast<std::uint32_t>(0x000100U + h.id),
+        static_cast<std::uint32_t>(mix(h.id) & kMax24), static_cast<std::uint32_t>(mix(h.id + 7)),
+        0x10000000ULL * (dst->id + 1), cfg.rocev2_pmtu);
     (void)fresh;
     if (spec.binding_value != 0) {
       // The application planned it: keep its numbers.
@@ -761,7 +803,8 @@ struct Network::Impl {
       h.roce_plans[spec.binding_value] = RocePlanEntry{plan, spec.length, dst->id};
       return;
     }
-    auto plan = it->second.plan_message(spec.length, spec.post_unit != 0 ? spec.post_unit : cfg.rdma_message_size);
+    auto plan = it->second.plan_message(
+        spec.length, spec.post_unit != 0 ? spec.post_unit : cfg.rdma_message_size);
     if (!plan) return;
     spec.binding_value = plan->binding_value;
     spec.post_unit = plan->post_unit;
@@ -776,14 +819,15 @@ struct Network::Impl {
     dispatch(s.seq);
     return true;
   }
-
 };
 
 Network::Network(std::uint64_t seed) : Network(NetworkConfig{.seed = seed}) {}
 Network::Network(NetworkConfig config) : impl_(std::make_unique<Impl>(*this, std::move(config))) {}
 Network::~Network() = default;
 
-HostId Network::add_host(LinkConfig link) { return impl_->add_host(link); }
+HostId Network::add_host(LinkConfig link) {
+  return impl_->add_host(link);
+}
 HostId Network::add_receiver(ref::ReceiverConfig config, LinkConfig link,
                              std::shared_ptr<const ref::ReceiverPolicy> policy) {
   const HostId h = impl_->add_host(link);
@@ -804,8 +848,12 @@ void Network::attach_sender(HostId host, ref::SenderConfig config,
                             std::shared_ptr<const ref::SenderPolicy> policy) {
   impl_->attach_sender(host, std::move(config), std::move(policy));
 }
-Address Network::address(HostId host) const { return impl_->hosts.at(host).addr; }
-std::size_t Network::host_count() const { return impl_->hosts.size(); }
+Address Network::address(HostId host) const {
+  return impl_->hosts.at(host).addr;
+}
+std::size_t Network::host_count() const {
+  return impl_->hosts.size();
+}
 
 SubmitId Network::submit(HostId sender, ref::MessageSpec spec, Time at) {
   const SubmitId id = impl_->subs.size();
@@ -851,7 +899,9 @@ std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
   }
   return st;
 }
-std::size_t Network::submitted() const { return impl_->subs.size(); }
+std::size_t Network::submitted() const {
+  return impl_->subs.size();
+}
 bool Network::all_done() const {
   for (SubmitId i = 0; i < impl_->subs.size(); ++i) {
     auto st = status(i);
@@ -901,23 +951,47 @@ void Network::run_until_idle(Time limit) {
   while (impl_->step(limit)) {
   }
 }
-Time Network::now() const { return impl_->clock; }
+Time Network::now() const {
+  return impl_->clock;
+}
 
-ref::InvariantChecker& Network::checker() { return impl_->checker; }
-const ref::EventLog& Network::events() const { return impl_->log; }
-const std::vector<PacketRecord>& Network::packets() const { return impl_->records; }
-const NetworkStats& Network::stats() const { return impl_->stats; }
-NetworkConfig& Network::config() { return impl_->cfg; }
+ref::InvariantChecker& Network::checker() {
+  return impl_->checker;
+}
+const ref::EventLog& Network::events() const {
+  return impl_->log;
+}
+const std::vector<PacketRecord>& Network::packets() const {
+  return impl_->records;
+}
+const NetworkStats& Network::stats() const {
+  return impl_->stats;
+}
+NetworkConfig& Network::config() {
+  return impl_->cfg;
+}
 
-std::uint64_t Network::trace_hash() const { return sim::trace_hash(impl_->hash, impl_->log); }
+std::uint64_t Network::trace_hash() const {
+  return sim::trace_hash(impl_->hash, impl_->log);
+}
 
-ref::Sender* Network::sender(HostId host) { return impl_->hosts.at(host).sender.get(); }
-ref::Receiver* Network::receiver(HostId host) { return impl_->hosts.at(host).receiver.get(); }
-ref::Crn* Network::crn() { return impl_->crn.get(); }
+ref::Sender* Network::sender(HostId host) {
+  return impl_->hosts.at(host).sender.get();
+}
+ref::Receiver* Network::receiver(HostId host) {
+  return impl_->hosts.at(host).receiver.get();
+}
+ref::Crn* Network::crn() {
+  return impl_->crn.get();
+}
 const ref::Rocev2Responder* Network::rocev2_responder(HostId host) const {
   return &impl_->hosts.at(host).responder;
 }
-std::uint64_t Network::peak_queue(HostId host) const { return impl_->ports.at(host).peak_data; }
-std::uint64_t Network::queue_octets(HostId host) const { return impl_->ports.at(host).data_octets; }
+std::uint64_t Network::peak_queue(HostId host) const {
+  return impl_->ports.at(host).peak_data;
+}
+std::uint64_t Network::queue_octets(HostId host) const {
+  return impl_->ports.at(host).data_octets;
+}
 
 }  // namespace rdcc::sim

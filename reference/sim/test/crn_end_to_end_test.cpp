@@ -36,12 +36,15 @@ struct Grant {
   std::uint32_t rate = 0;
 };
 
-std::string host_of(const std::string& address) { return address.substr(0, address.rfind(':')); }
+std::string host_of(const std::string& address) {
+  return address.substr(0, address.rfind(':'));
+}
 
 std::vector<Grant> grants(const Network& net) {
   std::vector<Grant> out;
   for (const auto& e : net.events().events()) {
-    if (e.endpoint != "receiver" || e.name != "tx" || e.fields.value("type", "") != "CREDIT_GRANT") continue;
+    if (e.endpoint != "receiver" || e.name != "tx" || e.fields.value("type", "") != "CREDIT_GRANT")
+      continue;
     out.push_back({e.time, host_of(e.fields.at("to").get<std::string>()),
                    e.fields.at("pacing_rate").get<std::uint32_t>()});
   }
@@ -52,7 +55,8 @@ std::vector<Grant> grants(const Network& net) {
 std::map<std::string, Time> first_reports(const Network& net) {
   std::map<std::string, Time> out;
   for (const auto& e : net.events().events()) {
-    if (e.endpoint != "crn" || e.name != "report_sent" || e.fields.at("direction") != "receiver") continue;
+    if (e.endpoint != "crn" || e.name != "report_sent" || e.fields.at("direction") != "receiver")
+      continue;
     out.emplace(host_of(e.fields.at("flow_source").get<std::string>()), e.time);
   }
   return out;
@@ -123,7 +127,8 @@ TEST(CrnEndToEnd, IncastWithLowThreshold_ReportsLowerTheGrantedRatesAndThePeakQu
     if (g.rate >= fair) continue;
     const auto r = reports.find(g.to_host);
     ASSERT_NE(r, reports.end()) << g.to_host << " granted " << g.rate << " but never reported";
-    EXPECT_GT(g.time.ns, r->second.ns) << g.to_host << " granted " << g.rate << " before its report";
+    EXPECT_GT(g.time.ns, r->second.ns)
+        << g.to_host << " granted " << g.rate << " before its report";
     auto [it, fresh] = lowest.emplace(g.to_host, g.rate);
     if (!fresh) it->second = std::min(it->second, g.rate);
   }
@@ -184,7 +189,8 @@ TEST(CrnEndToEnd, UnscheduledBurst_ReportsToTheSendersConvertTheirMessagesToSche
   EXPECT_EQ(conversions_without, 0U);
   // A converted message is finished under credit: some octets went out scheduled.
   std::uint64_t scheduled = 0;
-  for (HostId h = 1; h < with->host_count(); ++h) scheduled += with->sender(h)->stats().scheduled_octets;
+  for (HostId h = 1; h < with->host_count(); ++h)
+    scheduled += with->sender(h)->stats().scheduled_octets;
   EXPECT_GT(scheduled, 0U);
   EXPECT_EQ(with->receiver(0)->stats().reports_received, 0U);  // none was for the receiver
 }

@@ -194,7 +194,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ImpairedCase{"Loss1", {.loss = 0.01}}, ImpairedCase{"Loss5", {.loss = 0.05}},
                       ImpairedCase{"Loss30", {.loss = 0.30}},
                       ImpairedCase{"Duplicate10", {.duplicate = 0.10}},
-                      ImpairedCase{"Reorder10", {.reorder = 0.10, .reorder_delay = microseconds(8)}}),
+                      ImpairedCase{"Reorder10",
+                                   {.reorder = 0.10, .reorder_delay = microseconds(8)}}),
     [](const auto& p) { return std::string(p.param.name); });
 
 TEST(EndToEnd, ReceiverRestartMidTransfer_NewEpochAndEveryMessageCompletes) {

@@ -35,7 +35,8 @@ struct GrantEvent {
 std::vector<GrantEvent> grants_to(const Network& net, const Address& to) {
   std::vector<GrantEvent> out;
   for (const auto& e : net.events().events()) {
-    if (e.endpoint != "receiver" || e.name != "tx" || e.fields.value("type", "") != "CREDIT_GRANT") continue;
+    if (e.endpoint != "receiver" || e.name != "tx" || e.fields.value("type", "") != "CREDIT_GRANT")
+      continue;
     if (e.fields.at("to").get<std::string>() != to.to_string()) continue;
     out.push_back({e.time, e.fields.at("grant_limit").get<std::uint64_t>(),
                    e.fields.at("pacing_rate").get<std::uint32_t>()});

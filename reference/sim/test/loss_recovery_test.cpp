@@ -21,8 +21,9 @@ TEST_P(LossRecovery, EveryMessageCompletesWithoutViolations) {
   const LossIncastResult r = run_loss_incast(s);
   std::cout << "data loss " << loss << " (" << to_string(mix) << ")"
             << ": last done " << ref::format_time(Time{r.last.ns}) << " (ideal "
-            << ref::format_time(Time{r.ideal.ns}) << "), " << r.network.data_lost << " data packets lost, "
-            << r.network.resent_octets_sent << " octets resent, " << r.network.nacks_sent << " NACKs\n";
+            << ref::format_time(Time{r.ideal.ns}) << "), " << r.network.data_lost
+            << " data packets lost, " << r.network.resent_octets_sent << " octets resent, "
+            << r.network.nacks_sent << " NACKs\n";
   EXPECT_TRUE(r.done);
   EXPECT_EQ(r.violations, 0U) << r.first_violation;
   EXPECT_GT(r.network.data_lost, 0U);
@@ -36,7 +37,8 @@ TEST_P(LossRecovery, EveryMessageCompletesWithoutViolations) {
 
 INSTANTIATE_TEST_SUITE_P(Incast8x4MiB, LossRecovery,
                          ::testing::Combine(::testing::Values(0.001, 0.01, 0.05),
-                                            ::testing::Values(LossMix::DataOnly, LossMix::ControlLoss,
+                                            ::testing::Values(LossMix::DataOnly,
+                                                              LossMix::ControlLoss,
                                                               LossMix::Reordering)));
 
 // docs/sim.md, "RoCEv2 data is lossless": the emulation has no go-back-N, so the data

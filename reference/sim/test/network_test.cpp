@@ -145,8 +145,8 @@ ImpairmentRun run_impaired(std::uint64_t seed, Impairments imp, int packets) {
 
 TEST(Network, Impairments_MatchTheirProbabilitiesAtAFixedSeed) {
   constexpr int kPackets = 20000;
-  const Impairments imp{.loss = 0.05, .duplicate = 0.10, .reorder = 0.10,
-                        .reorder_delay = microseconds(5)};
+  const Impairments imp{
+      .loss = 0.05, .duplicate = 0.10, .reorder = 0.10, .reorder_delay = microseconds(5)};
   const ImpairmentRun r = run_impaired(42, imp, kPackets);
   // Binomial: 3 sigma around the expectation.
   EXPECT_NEAR(static_cast<double>(r.stats.control_lost), 0.05 * kPackets, 3 * 31.0);

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -34,7 +34,8 @@ struct Trace {
 
 // One sender, one scheduled message of `length` octets granted whole at kGrantedRate; every
 // sender timer fires `lateness` after the time the sender asked for.
-Trace run_message(Duration lateness, std::uint64_t length, std::uint64_t grant_window = 1024 * kKiB) {
+Trace run_message(Duration lateness, std::uint64_t length,
+                  std::uint64_t grant_window = 1024 * kKiB) {
   NetworkConfig cfg;
   cfg.seed = 11;
   cfg.record_packets = false;
@@ -160,12 +161,13 @@ std::uint64_t incast_peak_queue(std::uint32_t data_packet_overhead, std::string&
 
 TEST(Pacing, IncastRatesCountHeaders_TheQueueTowardTheReceiverStaysShort) {
   std::string violations;
-  const std::uint64_t counted = incast_peak_queue(
-      static_cast<std::uint32_t>(ref::kMaxDataPacketOverheadIpv4), violations);
+  const std::uint64_t counted =
+      incast_peak_queue(static_cast<std::uint32_t>(ref::kMaxDataPacketOverheadIpv4), violations);
   const std::uint64_t payload_only = incast_peak_queue(0, violations);
   EXPECT_TRUE(violations.empty()) << violations;
   std::printf("peak queue toward the receiver: %llu octets with headers counted, %llu without\n",
-              static_cast<unsigned long long>(counted), static_cast<unsigned long long>(payload_only));
+              static_cast<unsigned long long>(counted),
+              static_cast<unsigned long long>(payload_only));
   EXPECT_LT(counted * 2, payload_only);
 }
 

@@ -94,8 +94,10 @@ void control_rate(std::uint64_t total) {
       accepts = r.receiver().stats().associations_accepted;
     }
   }
-  std::printf("control messages (ASSOC_REQUEST -> ASSOC_ACCEPT), %llu round trips, window %zu, best of 3:\n",
-              static_cast<unsigned long long>(total), kWindow);
+  std::printf(
+      "control messages (ASSOC_REQUEST -> ASSOC_ACCEPT), %llu round trips, window %zu, best of "
+      "3:\n",
+      static_cast<unsigned long long>(total), kWindow);
   std::printf("  plain UDP echo (recvmmsg/sendmmsg)  %10.0f round trips/s\n", echo);
   std::printf("  reference receiver through driver   %10.0f round trips/s (associations: %llu)\n",
               driver, static_cast<unsigned long long>(accepts));
@@ -131,7 +133,8 @@ void incast(std::uint32_t rate_mbps, std::uint64_t size, std::uint32_t credit_un
   std::vector<std::unique_ptr<SenderNode>> senders;
   for (int i = 0; i < kSenders; ++i) {
     SenderNodeConfig sc;
-    sc.endpoint.local = Address::v4(127, 0, 0, static_cast<std::uint8_t>(2 + i), r.rdcc_address().port);
+    sc.endpoint.local =
+        Address::v4(127, 0, 0, static_cast<std::uint8_t>(2 + i), r.rdcc_address().port);
     sc.endpoint.line_rate_mbps = rate_mbps;
     sc.endpoint.unscheduled_dscp = 8;
     sc.endpoint.crn_addresses = {Address::v4(127, 0, 0, 1, 0)};
@@ -164,12 +167,13 @@ void incast(std::uint32_t rate_mbps, std::uint64_t size, std::uint32_t credit_un
   std::printf("8-to-1 incast through rdcc crn, S = %llu octets, C = %u Mbit/s, Credit Unit %u:%s\n",
               static_cast<unsigned long long>(size), rate_mbps, credit_unit,
               ok ? "" : " (did not complete)");
-  std::printf("  completion %8.2f ms, ideal N*S/C %8.2f ms, ratio %5.2f; queue max %llu of %u "
-              "octets, tail drops %llu, reports %llu\n",
-              secs * 1e3, ideal * 1e3, secs / ideal,
-              static_cast<unsigned long long>(crn.stats().max_occupancy), cc.crn.queue_capacity,
-              static_cast<unsigned long long>(crn.stats().tail_drops),
-              static_cast<unsigned long long>(crn.crn().stats().reports_sent));
+  std::printf(
+      "  completion %8.2f ms, ideal N*S/C %8.2f ms, ratio %5.2f; queue max %llu of %u "
+      "octets, tail drops %llu, reports %llu\n",
+      secs * 1e3, ideal * 1e3, secs / ideal,
+      static_cast<unsigned long long>(crn.stats().max_occupancy), cc.crn.queue_capacity,
+      static_cast<unsigned long long>(crn.stats().tail_drops),
+      static_cast<unsigned long long>(crn.crn().stats().reports_sent));
 }
 
 }  // namespace

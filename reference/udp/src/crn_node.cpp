@@ -6,7 +6,9 @@ namespace rdcc::udp {
 
 namespace {
 
-std::size_t ip_udp_overhead(const Address& a) { return a.ipv6 ? 48 : 28; }
+std::size_t ip_udp_overhead(const Address& a) {
+  return a.ipv6 ? 48 : 28;
+}
 
 }  // namespace
 
@@ -24,7 +26,9 @@ CrnNode::CrnNode(EventLoop& loop, CrnNodeConfig config, ref::Observer* observer)
   loop_.add(ingress_.fd(), [this] { on_ingress(); });
 }
 
-CrnNode::~CrnNode() { loop_.remove(ingress_.fd()); }
+CrnNode::~CrnNode() {
+  loop_.remove(ingress_.fd());
+}
 
 void CrnNode::on_ingress() {
   for (auto batch = ingress_.receive(); !batch.empty(); batch = ingress_.receive()) {
@@ -97,12 +101,14 @@ void CrnNode::dequeue_due() {
     sent.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
-  for (const Queued& q : sent) egress_for(q.source).send(std::vector<OutPacket>{{q.destination, q.tos, q.bytes}});
+  for (const Queued& q : sent)
+    egress_for(q.source).send(std::vector<OutPacket>{{q.destination, q.tos, q.bytes}});
   send_reports();
   if (queue_.empty()) {
     timer_.disarm();
   } else {
-    timer_.arm(link_free_ + ref::transmission_time(queue_.front().size, cfg_.crn.service_rate_mbps));
+    timer_.arm(link_free_ +
+               ref::transmission_time(queue_.front().size, cfg_.crn.service_rate_mbps));
   }
 }
 

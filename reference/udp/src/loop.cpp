@@ -22,7 +22,9 @@ EventLoop::EventLoop() {
   if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
 }
 
-EventLoop::~EventLoop() { ::close(epoll_fd_); }
+EventLoop::~EventLoop() {
+  ::close(epoll_fd_);
+}
 
 void EventLoop::add(int fd, std::function<void()> on_readable) {
   epoll_event ev{};

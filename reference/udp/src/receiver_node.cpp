@@ -176,9 +176,12 @@ nlohmann::ordered_json ReceiverNode::stats_json() const {
   j["outstanding_credit"] = receiver_->outstanding_credit();
   j["associations"] = receiver_->association_count();
   j["pending_messages"] = receiver_->pending_messages();
-  j["data"] = {{"packets", stats_.data_packets},       {"octets", stats_.data_octets},
-               {"ce", stats_.data_ce},                 {"malformed", stats_.data_malformed},
-               {"rocev2_packets", stats_.rocev2_packets}, {"rocev2_bad_icrc", stats_.rocev2_bad_icrc},
+  j["data"] = {{"packets", stats_.data_packets},
+               {"octets", stats_.data_octets},
+               {"ce", stats_.data_ce},
+               {"malformed", stats_.data_malformed},
+               {"rocev2_packets", stats_.rocev2_packets},
+               {"rocev2_bad_icrc", stats_.rocev2_bad_icrc},
                {"nacks_sent", stats_.nacks_sent}};
   j["sockets"] = {{"rdcc", to_json(rdcc_.stats())}, {"data", to_json(data_.stats())}};
   if (rocev2_) j["sockets"]["rocev2"] = to_json(rocev2_->stats());

@@ -31,10 +31,11 @@ SenderNode::SenderNode(EventLoop& loop, SenderNodeConfig config, ref::Observer* 
       cfg_(std::move(config)),
       rdcc_(cfg_.endpoint.local),
       data_(data_source(rdcc_.local(), cfg_.data_source_port)),
-      timer_(loop, [this] {
-        sender_->on_timeout(monotonic_now());
-        service();
-      }),
+      timer_(loop,
+             [this] {
+               sender_->on_timeout(monotonic_now());
+               service();
+             }),
       requesters_(&address_less) {
   sender_ = std::make_unique<ref::Sender>(bound(cfg_.endpoint, rdcc_.local()), random_, observer,
                                           cfg_.policy);
@@ -42,7 +43,9 @@ SenderNode::SenderNode(EventLoop& loop, SenderNodeConfig config, ref::Observer* 
   service();
 }
 
-SenderNode::~SenderNode() { loop_.remove(rdcc_.fd()); }
+SenderNode::~SenderNode() {
+  loop_.remove(rdcc_.fd());
+}
 
 ref::MessageHandle SenderNode::submit(ref::MessageSpec spec) {
   if (spec.binding == BindingKind::RoCEv2) {
@@ -55,13 +58,13 @@ ref::MessageHandle SenderNode::submit(ref::MessageSpec spec) {
     }
     auto it = requesters_.find(spec.receiver);
     if (it == requesters_.end()) {
-      const auto qpn = cfg_.rocev2_qpn.value_or(
-          static_cast<std::uint32_t>(1U + random_.uniform(kMax24 - 1U)));
+      const auto qpn =
+          cfg_.rocev2_qpn.value_or(static_cast<std::uint32_t>(1U + random_.uniform(kMax24 - 1U)));
       it = requesters_
-               .emplace(spec.receiver,
-                        ref::Rocev2Requester(qpn, static_cast<std::uint32_t>(random_.uniform(kMax24)),
-                                             static_cast<std::uint32_t>(random_.next_u64()),
-                                             random_.next_u64() & ~0xFFFULL, cfg_.rocev2_pmtu))
+               .emplace(spec.receiver, ref::Rocev2Requester(
+                                           qpn, static_cast<std::uint32_t>(random_.uniform(kMax24)),
+                                           static_cast<std::uint32_t>(random_.next_u64()),
+                                           random_.next_u64() & ~0xFFFULL, cfg_.rocev2_pmtu))
                .first;
     }
     auto plan = it->second.plan_message(

@@ -61,7 +61,9 @@ UdpSocket::UdpSocket(const Address& local) : local_(local) {
   rx_packets_.resize(kBatch);
 }
 
-UdpSocket::~UdpSocket() { close_fd(); }
+UdpSocket::~UdpSocket() {
+  close_fd();
+}
 
 UdpSocket::UdpSocket(UdpSocket&& o) noexcept
     : fd_(std::exchange(o.fd_, -1)),
@@ -182,7 +184,9 @@ std::span<const InPacket> UdpSocket::receive() {
   return {rx_packets_.data(), n};
 }
 
-void UdpSocket::timestamp_receipts() { set_int(fd_, SOL_SOCKET, SO_TIMESTAMPNS, 1); }
+void UdpSocket::timestamp_receipts() {
+  set_int(fd_, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+}
 
 std::uint16_t pick_free_port(const Address& ip) {
   Address a = ip;

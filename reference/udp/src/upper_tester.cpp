@@ -119,11 +119,10 @@ Json submit(SenderNode& node, const Json& r) {
   spec.length = get_uint(r, "length", ~0ULL, std::nullopt);
   spec.traffic_class = static_cast<std::uint8_t>(get_uint(r, "class", 255, 0));
   spec.weight = static_cast<std::uint8_t>(get_uint(r, "weight", 255, 1));
-  spec.service_hint =
-      static_cast<ServiceHint>(get_named(r, "service_hint", kServiceHints, 0, 255));
+  spec.service_hint = static_cast<ServiceHint>(get_named(r, "service_hint", kServiceHints, 0, 255));
   spec.deadline_us = static_cast<std::uint32_t>(get_uint(r, "deadline_us", 0xFFFFFFFFU, 0));
-  const auto binding = get_named(r, "binding", kBindingKinds,
-                                 static_cast<std::uint32_t>(BindingKind::Opaque), 255);
+  const auto binding =
+      get_named(r, "binding", kBindingKinds, static_cast<std::uint32_t>(BindingKind::Opaque), 255);
   if (binding != static_cast<std::uint32_t>(BindingKind::Opaque) &&
       binding != static_cast<std::uint32_t>(BindingKind::RoCEv2)) {
     throw Unsupported{"'binding' " + std::to_string(binding) +
@@ -141,14 +140,15 @@ Json submit(SenderNode& node, const Json& r) {
     }
     if (*mode == "scheduled") spec.force_scheduled = true;
     if (*mode == "unscheduled" && !node.sender().config().allow_unscheduled) {
-      throw Unsupported{"'mode' \"unscheduled\": this sender uses scheduled mode for every message"};
+      throw Unsupported{
+          "'mode' \"unscheduled\": this sender uses scheduled mode for every message"};
     }
   }
   spec.post_unit = get_uint(r, "post_unit", ~0ULL, 0);
   if (spec.receiver.ipv6 != node.rdcc_address().ipv6) {
     throw BadRequest{"'receiver' " + spec.receiver.to_string() +
-                     ": not the address family of this sender (" +
-                     node.rdcc_address().to_string() + ")"};
+                     ": not the address family of this sender (" + node.rdcc_address().to_string() +
+                     ")"};
   }
   try {
     return {{"ok", true}, {"handle", node.submit(spec)}};
@@ -172,7 +172,8 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
     Json ops_list = Json::array();
     for (const auto& [name, keys] : ops()) ops_list.push_back(name);
     const auto& config = node.sender().config();
-    Json modes = config.allow_unscheduled ? Json::array({"scheduled", "unscheduled"}) : Json::array({"scheduled"});
+    Json modes = config.allow_unscheduled ? Json::array({"scheduled", "unscheduled"})
+                                          : Json::array({"scheduled"});
     Json dscp = config.unscheduled_dscp ? Json(*config.unscheduled_dscp) : Json(nullptr);
     return Json{{"ok", true},
                 {"role", "sender"},
@@ -224,8 +225,7 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
 
 }  // namespace
 
-UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_view line,
-                                               Time now) {
+UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_view line, Time now) {
   Json r;
   try {
     r = Json::parse(line);
@@ -409,15 +409,14 @@ class UpperTesterServer::Channel {
 UpperTesterServer::UpperTesterServer(EventLoop& loop, SenderNode& node, std::string_view where)
     : loop_(loop), node_(node) {
   if (where == "stdio") {
-    channels_.push_back(std::make_unique<Channel>(loop_, node_, STDIN_FILENO, STDOUT_FILENO,
-                                                  false, [this] {
-                                                    if (on_eof_) on_eof_();
-                                                  }));
+    channels_.push_back(
+        std::make_unique<Channel>(loop_, node_, STDIN_FILENO, STDOUT_FILENO, false, [this] {
+          if (on_eof_) on_eof_();
+        }));
   } else if (where.substr(0, 4) == "tcp:") {
     Address a;
     if (!Address::parse(where.substr(4), a)) {
-      throw std::invalid_argument("upper-tester: '" + std::string(where) +
-                                  "' is not tcp:IP:PORT");
+      throw std::invalid_argument("upper-tester: '" + std::string(where) + "' is not tcp:IP:PORT");
     }
     if (!a.is_loopback()) {
       throw std::invalid_argument("upper-tester: " + a.to_string() +
@@ -427,7 +426,8 @@ UpperTesterServer::UpperTesterServer(EventLoop& loop, SenderNode& node, std::str
     const int one = 1;
     (void)::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     SockAddr sa = to_sockaddr(a);
-    if (listen_fd_ < 0 || ::bind(listen_fd_, sa.get(), sa.len) != 0 || ::listen(listen_fd_, 8) != 0) {
+    if (listen_fd_ < 0 || ::bind(listen_fd_, sa.get(), sa.len) != 0 ||
+        ::listen(listen_fd_, 8) != 0) {
       const int err = errno;
       if (listen_fd_ >= 0) ::close(listen_fd_);
       throw std::system_error(err, std::generic_category(),
@@ -454,7 +454,9 @@ UpperTesterServer::~UpperTesterServer() {
   }
 }
 
-std::optional<Address> UpperTesterServer::tcp_address() const { return tcp_address_; }
+std::optional<Address> UpperTesterServer::tcp_address() const {
+  return tcp_address_;
+}
 
 void UpperTesterServer::accept() {
   std::erase_if(channels_, [](const auto& c) { return !c->open(); });

@@ -17,7 +17,9 @@ namespace {
 
 using ref::MessageState;
 
-Address v4(std::uint8_t last, std::uint16_t port = 0) { return Address::v4(127, 0, 0, last, port); }
+Address v4(std::uint8_t last, std::uint16_t port = 0) {
+  return Address::v4(127, 0, 0, last, port);
+}
 
 Address v6_loopback(std::uint16_t port = 0) {
   Address a;
@@ -319,7 +321,8 @@ TEST(Driver, Incast8To1ThroughCrn_QueueStaysBelowCapacity_AllComplete) {
         return true;
       },
       kWait));
-  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(senders[i]->status(hs[i])->state, MessageState::Done);
+  for (std::size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(senders[i]->status(hs[i])->state, MessageState::Done);
   EXPECT_EQ(crn.stats().tail_drops, 0U);
   EXPECT_LT(crn.stats().max_occupancy, cc.crn.queue_capacity);
   EXPECT_EQ(crn.stats().forwarded, crn.stats().enqueued);

@@ -76,19 +76,22 @@ TEST_F(UpperTester, SubmitMode_ScheduledOnlySenderDeclinesUnscheduled) {
                          R"(","length":4096,"mode":"unscheduled"})");
   EXPECT_EQ(r["ok"], false) << r.dump();
   EXPECT_EQ(r["error"], "unsupported");
-  EXPECT_NE(r["detail"].get<std::string>().find("scheduled mode for every message"), std::string::npos);
+  EXPECT_NE(r["detail"].get<std::string>().find("scheduled mode for every message"),
+            std::string::npos);
   const Json s = request(R"({"op":"submit","receiver":")" + receiver_text() +
                          R"(","length":4096,"mode":"scheduled"})");
   EXPECT_EQ(s["ok"], true) << s.dump();
 }
 
 TEST_F(UpperTester, SubmitThenWait_MessageIsDone_StatusAndStatsAgree) {
-  const Json s = request(R"({"op":"submit","receiver":")" + receiver_text() +
-                         R"(","length":262144,"class":2,"weight":4,"service_hint":"LATENCY_SENSITIVE","id":7})");
+  const Json s = request(
+      R"({"op":"submit","receiver":")" + receiver_text() +
+      R"(","length":262144,"class":2,"weight":4,"service_hint":"LATENCY_SENSITIVE","id":7})");
   ASSERT_EQ(s["ok"], true) << s.dump();
   EXPECT_EQ(s["id"], 7);
   const auto handle = s["handle"].get<std::uint64_t>();
-  const Json w = request(R"({"op":"wait","handle":)" + std::to_string(handle) + R"(,"timeout_ms":15000})");
+  const Json w =
+      request(R"({"op":"wait","handle":)" + std::to_string(handle) + R"(,"timeout_ms":15000})");
   ASSERT_EQ(w["ok"], true) << w.dump();
   EXPECT_EQ(w["state"], "DONE");
   EXPECT_EQ(w["transmitted"], 262144);
@@ -128,9 +131,12 @@ TEST_F(UpperTester, BadRequests_AnswerBadRequestNamingTheKeyAndWhy) {
       {R"({"op":"submit",)" + to + R"(,"length":"10"})", "'length' must be a non-negative integer"},
       {R"({"op":"submit","receiver":"localhost","length":10})", "'receiver' must be an address"},
       {R"({"op":"submit",)" + to + R"(,"length":10,"class":256})", "'class' is 256, above 255"},
-      {R"({"op":"submit",)" + to + R"(,"length":10,"service_hint":"URGENT"})", "'service_hint' is \"URGENT\", not one of"},
-      {R"({"op":"submit",)" + to + R"(,"length":10,"force_scheduled":1})", "'force_scheduled' must be true or false"},
-      {R"({"op":"submit",)" + to + R"(,"length":10,"mode":"eager"})", "'mode' is \"eager\", not \"scheduled\" or \"unscheduled\""},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"service_hint":"URGENT"})",
+       "'service_hint' is \"URGENT\", not one of"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"force_scheduled":1})",
+       "'force_scheduled' must be true or false"},
+      {R"({"op":"submit",)" + to + R"(,"length":10,"mode":"eager"})",
+       "'mode' is \"eager\", not \"scheduled\" or \"unscheduled\""},
       {R"({"op":"submit","receiver":"[::1]:5","length":10})", "not the address family"},
       {R"({"op":"status","handle":99})", "'handle' 99: no such message"},
       {R"({"op":"return_credit","handle":99,"new_limit":1})", "no such message"},
@@ -174,12 +180,18 @@ TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
   sa.sin_port = htons(server.tcp_address()->port);
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
-  const std::string requests =
-      R"({"op":"hello","id":1})" "\n"
-      R"({"op":"submit","receiver":")" + receiver_text() + R"(","length":65536,"id":2})" "\n"
-      R"({"op":"wait","handle":1,"timeout_ms":15000,"id":3})" "\n"
-      R"({"op":"status","handle":1,"id":4})" "\n"
-      R"({"op":"nope","id":5})" "\n";
+  const std::string requests = R"({"op":"hello","id":1})"
+                               "\n"
+                               R"({"op":"submit","receiver":")" +
+                               receiver_text() +
+                               R"(","length":65536,"id":2})"
+                               "\n"
+                               R"({"op":"wait","handle":1,"timeout_ms":15000,"id":3})"
+                               "\n"
+                               R"({"op":"status","handle":1,"id":4})"
+                               "\n"
+                               R"({"op":"nope","id":5})"
+                               "\n";
   ASSERT_EQ(::write(fd, requests.data(), requests.size()), static_cast<ssize_t>(requests.size()));
   std::string received;
   loop.add(fd, [&] {
@@ -187,8 +199,8 @@ TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) received.append(buf, static_cast<std::size_t>(n));
   });
-  ASSERT_TRUE(loop.run_until([&] { return std::count(received.begin(), received.end(), '\n') == 5; },
-                             ref::seconds(20)))
+  ASSERT_TRUE(loop.run_until(
+      [&] { return std::count(received.begin(), received.end(), '\n') == 5; }, ref::seconds(20)))
       << received;
   loop.remove(fd);
   ::close(fd);

@@ -29,11 +29,11 @@ enum class DecodeErrorCode : std::uint8_t {
 // unknown-type message belongs to an established association ("Error Handling and Recovery").
 struct DecodeError {
   DecodeErrorCode code;
-  std::size_t offset;         // octet offset of the field concerned
-  std::string_view field;     // the field's name, e.g. "length"
-  std::uint32_t actual = 0;   // the offending value (Version, Type, Length, AF, datagram size)
-  std::uint32_t expected = 0; // what was needed (e.g. the minimum Length); 0 if not applicable
-  std::uint8_t raw_type = 0;  // the Type octet, when the datagram had one
+  std::size_t offset;          // octet offset of the field concerned
+  std::string_view field;      // the field's name, e.g. "length"
+  std::uint32_t actual = 0;    // the offending value (Version, Type, Length, AF, datagram size)
+  std::uint32_t expected = 0;  // what was needed (e.g. the minimum Length); 0 if not applicable
+  std::uint8_t raw_type = 0;   // the Type octet, when the datagram had one
   std::optional<Header> header;
 
   // "length 20 is smaller than 56, the size of CREDIT_REQUEST (field length, offset 2)"
@@ -43,9 +43,9 @@ struct DecodeError {
 [[nodiscard]] Result<Message, DecodeError> decode(std::span<const std::byte> datagram) noexcept;
 
 enum class EncodeErrorCode : std::uint8_t {
-  BufferTooSmall,      // the caller's buffer cannot hold the message
-  BadAddressFamily,    // CONGESTION_REPORT with an AF other than 4 or 6 has no defined layout
-  FieldOutOfRange,     // Version or Rsv above 15 (4-bit fields)
+  BufferTooSmall,    // the caller's buffer cannot hold the message
+  BadAddressFamily,  // CONGESTION_REPORT with an AF other than 4 or 6 has no defined layout
+  FieldOutOfRange,   // Version or Rsv above 15 (4-bit fields)
 };
 [[nodiscard]] std::string_view to_string(EncodeErrorCode code) noexcept;
 

@@ -34,9 +34,9 @@ enum class Originator : std::uint8_t { Sender, Receiver, Crn, SenderOrReceiver, 
 
 struct MessageTypeInfo {
   MessageType type;
-  std::string_view name;  // spec name, e.g. "CREDIT_GRANT"; also the JSON "type" value
-  std::uint16_t size;     // the size defined for the type (CONGESTION_REPORT: IPv4 form)
-  std::uint16_t max_size; // CONGESTION_REPORT: IPv6 form; otherwise == size
+  std::string_view name;   // spec name, e.g. "CREDIT_GRANT"; also the JSON "type" value
+  std::uint16_t size;      // the size defined for the type (CONGESTION_REPORT: IPv4 form)
+  std::uint16_t max_size;  // CONGESTION_REPORT: IPv6 form; otherwise == size
   Originator originator;
   std::string_view direction;  // as the spec's table writes it
 };
@@ -48,8 +48,7 @@ inline constexpr std::array<MessageTypeInfo, 10> kMessageTypes{{
     {MessageType::CreditRequest, "CREDIT_REQUEST", 56, 56, Originator::Sender, "S to R"},
     {MessageType::CreditGrant, "CREDIT_GRANT", 40, 40, Originator::Receiver, "R to S"},
     {MessageType::SenderStatus, "SENDER_STATUS", 32, 32, Originator::Sender, "S to R"},
-    {MessageType::CongestionReport, "CONGESTION_REPORT", 48, 72, Originator::Crn,
-     "CRN to R or S"},
+    {MessageType::CongestionReport, "CONGESTION_REPORT", 48, 72, Originator::Crn, "CRN to R or S"},
     {MessageType::MsgDone, "MSG_DONE", 32, 32, Originator::Receiver, "R to S"},
     {MessageType::Cancel, "CANCEL", 28, 28, Originator::SenderOrReceiver, "S to R or R to S"},
     {MessageType::CreditReturn, "CREDIT_RETURN", 32, 32, Originator::Sender, "S to R"},

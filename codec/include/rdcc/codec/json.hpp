@@ -11,8 +11,8 @@
 // out take their defaults (version 1, length 0 = the type's size, other fields 0).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "rdcc/codec/messages.hpp"

@@ -249,8 +249,7 @@ struct CongestionReport {
     v(FieldSpec{"destination_port", Unit::Number}, m.destination_port);
     v(field::kSuggestedRate, m.suggested_rate);
     v.address(FieldSpec{"source_address", Unit::Id}, m.source_address, m.address_size());
-    v.address(FieldSpec{"destination_address", Unit::Id}, m.destination_address,
-              m.address_size());
+    v.address(FieldSpec{"destination_address", Unit::Id}, m.destination_address, m.address_size());
   }
   friend constexpr bool operator==(const CongestionReport&, const CongestionReport&) = default;
 };

@@ -24,14 +24,14 @@ template <class E>
 template <class T, class E>
 class [[nodiscard]] Result {
  public:
-  constexpr Result(const T& value) : state_(std::in_place_index<0>, value) {}  // NOLINT
+  constexpr Result(const T& value) : state_(std::in_place_index<0>, value) {}        // NOLINT
   constexpr Result(T&& value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
   // Constructs the value in place from `args` (no temporary T is moved).
   template <class... Args>
   constexpr explicit Result(std::in_place_t, Args&&... args)
       : state_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   template <class F>
-    requires std::is_convertible_v<F, E>
+  requires std::is_convertible_v<F, E>
   constexpr Result(Failure<F> failure)  // NOLINT
       : state_(std::in_place_index<1>, E(std::move(failure.error))) {}
 

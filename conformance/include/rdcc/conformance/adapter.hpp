@@ -35,10 +35,10 @@ struct Packet {
   Time time;
   Address from;
   Address to;
-  bool data = false;         // on the data port (opaque binding), not RDCC control
-  bool rocev2 = false;       // data: a RoCEv2 packet (UDP payload: BTH ... ICRC) to the RoCEv2 port
+  bool data = false;    // on the data port (opaque binding), not RDCC control
+  bool rocev2 = false;  // data: a RoCEv2 packet (UDP payload: BTH ... ICRC) to the RoCEv2 port
   std::uint8_t dscp = 0;
-  bool ce = false;           // data: arrived (or is sent) with ECN CE
+  bool ce = false;  // data: arrived (or is sent) with ECN CE
   std::vector<std::byte> payload;
   // A data segment the IUT (a sender) released, as it put it on the transport (reference only).
   std::optional<ref::DataSegment> segment;
@@ -99,7 +99,8 @@ class Adapter {
   // The receiver budget G and D_max to hold a receiver IUT to: the reference's configuration;
   // on udp: and exec:, what the IUT declared (AdapterSpec::declared) with the scenario's
   // `config budget=` and `d_max_us=` over it; none when no budget is known.
-  [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const = 0;
+  [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, Duration>> receiver_budget()
+      const = 0;
   // Ends the IUT (exec: the command) and returns its log (exec: its standard error; others:
   // empty). Called once, after the scenario.
   virtual std::string finish() { return {}; }
@@ -143,12 +144,12 @@ struct DeclaredParameters {
 struct AdapterSpec {
   enum class Kind : std::uint8_t { Reference, Udp, Exec };
   Kind kind = Kind::Reference;
-  Role role = Role::Receiver;           // the IUT's role
-  bool any_role = false;                // "reference": each scenario on the reference of its role
-  std::string host;                     // udp
-  std::uint16_t port = 0;               // udp
-  std::uint16_t data_port = 0;          // udp (0: none)
-  std::uint16_t rocev2_port = 0;        // udp (0: none)
+  Role role = Role::Receiver;     // the IUT's role
+  bool any_role = false;          // "reference": each scenario on the reference of its role
+  std::string host;               // udp
+  std::uint16_t port = 0;         // udp
+  std::uint16_t data_port = 0;    // udp (0: none)
+  std::uint16_t rocev2_port = 0;  // udp (0: none)
   // udp: the running IUT's upper tester (docs/upper-tester.md, tcp mode), "HOST:PORT"; empty:
   // none. A connection of its own per scenario.
   std::string upper;
@@ -162,11 +163,11 @@ struct AdapterSpec {
   // udp: the IUT was started for this run and serves nothing else (udp:...,fresh): scenarios
   // tagged fresh-iut run (one scenario per run, as a vendor who restarts the device does).
   bool fresh = false;
-  std::string command;                  // exec
-  DeclaredParameters declared;          // udp: options; exec: the command's options
-  std::vector<std::string> mutants;     // reference: --mutant
-  std::string variant;                  // reference: --variant (empty: the default behaviour)
-  ref::DataFraming data_framing;        // --data-framing: how the IUT frames opaque data
+  std::string command;               // exec
+  DeclaredParameters declared;       // udp: options; exec: the command's options
+  std::vector<std::string> mutants;  // reference: --mutant
+  std::string variant;               // reference: --variant (empty: the default behaviour)
+  ref::DataFraming data_framing;     // --data-framing: how the IUT frames opaque data
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp
@@ -186,14 +187,16 @@ struct AdapterSpec {
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
 // Before a run against a udp: IUT: whether anything answers at its address, so that an IUT
 // that is not running, or a wrong port, is one error for the run and not a failure per
-// scenario. The error names the address; none when it answers or is merely silent. exec: whether the shell finds the command (a
-// mistyped path is one error, not "unsupported" per scenario). Reference: none.
-// A receiver that is merely silent (no ICMP error) is not an error: `note`, when given, says so.
+// scenario. The error names the address; none when it answers or is merely silent. exec: whether
+// the shell finds the command (a mistyped path is one error, not "unsupported" per scenario).
+// Reference: none. A receiver that is merely silent (no ICMP error) is not an error: `note`, when
+// given, says so.
 [[nodiscard]] std::optional<std::string> probe_liveness(const AdapterSpec& spec,
                                                         std::string* note = nullptr);
 // The exec: command with a mutant of the reference node: `{mutant}` replaced by "--mutant NAME"
 // (by nothing for none), or " --mutant NAME" appended to a command without the placeholder.
-[[nodiscard]] std::string command_with_mutant(const std::string& command, const std::string& mutant);
+[[nodiscard]] std::string command_with_mutant(const std::string& command,
+                                              const std::string& mutant);
 
 // A fresh adapter for one scenario run.
 [[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);

@@ -45,14 +45,14 @@ enum class Testing { Wire, Upper, Untestable };
 
 // The eleven key words of BCP 14, in its order.
 inline constexpr std::array kKeyWordLevels = {
-    Level::Must,      Level::MustNot,     Level::Required,       Level::Shall,
-    Level::ShallNot,  Level::Should,      Level::ShouldNot,      Level::Recommended,
-    Level::NotRecommended, Level::May,    Level::Optional};
+    Level::Must,           Level::MustNot, Level::Required,  Level::Shall,
+    Level::ShallNot,       Level::Should,  Level::ShouldNot, Level::Recommended,
+    Level::NotRecommended, Level::May,     Level::Optional};
 // Every level a catalog entry can have: the key words, then RULE.
-inline constexpr std::array kLevels = {
-    Level::Must,      Level::MustNot,     Level::Required,       Level::Shall,
-    Level::ShallNot,  Level::Should,      Level::ShouldNot,      Level::Recommended,
-    Level::NotRecommended, Level::May,    Level::Optional,       Level::Rule};
+inline constexpr std::array kLevels = {Level::Must,      Level::MustNot,     Level::Required,
+                                       Level::Shall,     Level::ShallNot,    Level::Should,
+                                       Level::ShouldNot, Level::Recommended, Level::NotRecommended,
+                                       Level::May,       Level::Optional,    Level::Rule};
 
 // What a failed check of a requirement makes the verdict: FAIL for MUST, MUST NOT, REQUIRED,
 // SHALL, SHALL NOT and RULE, and for MAY and OPTIONAL (behaviour the IUT chose is checked for

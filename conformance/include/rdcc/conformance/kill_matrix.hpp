@@ -24,8 +24,8 @@ namespace rdcc::conformance {
 struct MutantRow {
   const testing::MutantInfo* mutant = nullptr;
   std::size_t scenarios_run = 0;
-  std::size_t scenarios_of_role = 0;      // scenarios of its role (run: all, unless first_kill)
-  std::vector<std::string> killed_by;     // scenarios that failed against it
+  std::size_t scenarios_of_role = 0;   // scenarios of its role (run: all, unless first_kill)
+  std::vector<std::string> killed_by;  // scenarios that failed against it
   // Scenarios in which it stayed silent for the tester's patience where the reference answers:
   // inconclusive for a vendor (the spec sets no deadline), yet a verdict the mutation changed,
   // so a kill (docs/spec-notes.md, "A mutant is killed by a failing scenario, or by silence the
@@ -56,7 +56,8 @@ struct KillOrder {
 // role; its mutants are replaced, and every scenario runs as with --strict). Through exec: only
 // the mutants of the adapter's role are run. `progress`, if set, is told each mutant's row when
 // it is done.
-[[nodiscard]] KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
+[[nodiscard]] KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios,
+                                         SuiteOptions options,
                                          const std::function<void(const MutantRow&)>& progress = {},
                                          const KillOrder& order = {});
 // The in-process matrix's killers per mutant, for KillOrder::try_first.

@@ -22,7 +22,7 @@ struct Counts {
 struct RequirementRow {
   std::string id;
   std::string section;
-  std::string level;    // MUST, SHOULD, ...
+  std::string level;  // MUST, SHOULD, ...
   std::string role;
   std::string testing;  // wire, upper, untestable
   std::string text;

@@ -47,8 +47,8 @@ struct ScenarioResult {
   // Inconclusive because the IUT stayed silent for the tester's patience where the spec sets no
   // deadline (RunOptions::patience): nothing proves a fault, but the reference answers there.
   bool patience_elapsed = false;
-  Location where;        // the step that decided the verdict
-  std::string step;      // that step as written
+  Location where;    // the step that decided the verdict
+  std::string step;  // that step as written
   // Fail / Warn: the requirements the deciding check concerns (the step's `checks`, else the
   // scenario's; for an invariant, the requirement of its rule) and the level that decided the
   // verdict ("MUST", "SHOULD", "RULE", ...; empty when the catalog does not know them).
@@ -66,8 +66,8 @@ struct ScenarioResult {
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
   std::vector<ref::Violation> violations;
   std::vector<std::size_t> violation_frames;  // per violation, the frame it was found on (0: none)
-  std::string iut_log;    // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
-  Duration elapsed{};     // time of the run (virtual for the reference adapter)
+  std::string iut_log;  // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
+  Duration elapsed{};   // time of the run (virtual for the reference adapter)
   double wall_seconds = 0;
 };
 
@@ -83,7 +83,8 @@ struct RunOptions {
   Duration checker_tolerance = ref::microseconds(100);
   // The tester's patience: the least time an `expect` (or a `transfer`) waits where the spec
   // states no deadline. Nothing arriving within it proves nothing about the IUT: inconclusive,
-  // never a failure (docs/spec-notes.md, "No deadline for grants, MSG_DONE or SENDER_STATUS: a scenario's `within` is the tester's patience").
+  // never a failure (docs/spec-notes.md, "No deadline for grants, MSG_DONE or SENDER_STATUS: a
+  // scenario's `within` is the tester's patience").
   Duration patience = ref::milliseconds(100);
 };
 

@@ -41,7 +41,7 @@ struct Value {
   Kind kind = Kind::Number;
   std::uint64_t number = 0;
   std::vector<std::string> names;
-  std::string text;      // Text: the text; Variable: the variable's name
+  std::string text;         // Text: the text; Variable: the variable's name
   std::int64_t offset = 0;  // Variable: added to its value
   Location where;
   [[nodiscard]] std::string to_string() const;  // as written
@@ -66,9 +66,9 @@ struct Capture {
 
 // What a send or an expect concerns: an RDCC message of a type, or a data packet.
 struct Pattern {
-  bool data = false;                      // a data packet (opaque binding)
+  bool data = false;                             // a data packet (opaque binding)
   MessageType type = MessageType::AssocRequest;  // when !data
-  bool silence = false;                   // expect one of: "| silence" (nothing arrives)
+  bool silence = false;                          // expect one of: "| silence" (nothing arrives)
   // expect one of: "| unsupported PATTERN": the IUT declines an optional feature in the way the
   // spec prescribes (ERROR UNSUPPORTED_BINDING); a match ends the scenario "unsupported".
   bool declines = false;
@@ -88,23 +88,23 @@ struct RawField {
 
 struct Step {
   enum class Kind : std::uint8_t {
-    Send,      // send TYPE field=value ...
-    SendRaw,   // send raw HEX ...
-    SendData,  // send data message=.. offset=.. length=..
+    Send,        // send TYPE field=value ...
+    SendRaw,     // send raw HEX ...
+    SendData,    // send data message=.. offset=.. length=..
     SendRocev2,  // send rocev2 qp=.. length=.. [psn=..] [opcode=..] (RDMA WRITE, Binding Kind 1)
-    Expect,    // expect [one of] ... (alternatives)
-    Silence,   // silence DURATION
-    Ignore,    // ignore TYPE|data ... ("ignore none" clears the set)
-    Defaults,  // defaults association_id=$a epoch=$e
-    Upper,     // upper OP key=value ... [-> var=key]
-    Queue,     // queue port=.. occupancy=.. ... (CRN IUT)
-    Wait,      // wait DURATION
-    Watch,     // watch pacing_sum<=N / unscheduled_sum<=N (checked on every CREDIT_GRANT /
-               // ASSOC_ACCEPT from then on)
-    Transfer,  // transfer [within D] message_id=.. message=.. length=.. [segment=..] [ce=1]: send data
-               // for every octet the IUT grants, as a conforming sender does
-    Set,       // set name=value ... (a variable's value until a capture replaces it)
-    Require,   // require VAR OP VALUE ... "reason" (unsupported unless every condition holds)
+    Expect,      // expect [one of] ... (alternatives)
+    Silence,     // silence DURATION
+    Ignore,      // ignore TYPE|data ... ("ignore none" clears the set)
+    Defaults,    // defaults association_id=$a epoch=$e
+    Upper,       // upper OP key=value ... [-> var=key]
+    Queue,       // queue port=.. occupancy=.. ... (CRN IUT)
+    Wait,        // wait DURATION
+    Watch,       // watch pacing_sum<=N / unscheduled_sum<=N (checked on every CREDIT_GRANT /
+                 // ASSOC_ACCEPT from then on)
+    Transfer,    // transfer [within D] message_id=.. message=.. length=.. [segment=..] [ce=1]: send
+                 // data for every octet the IUT grants, as a conforming sender does
+    Set,         // set name=value ... (a variable's value until a capture replaces it)
+    Require,     // require VAR OP VALUE ... "reason" (unsupported unless every condition holds)
   };
   Kind kind = Kind::Wait;
   Location where;
@@ -112,23 +112,25 @@ struct Step {
   // Send / SendData / SendRocev2 / Defaults / Upper / Queue / Set: assignments; Expect:
   // alternatives.
   Pattern pattern;
-  std::vector<std::byte> raw;             // SendRaw: the octets ($name:N placeholders zero)
-  std::vector<RawField> raw_fields;       // SendRaw: the $name:N placeholders
+  std::vector<std::byte> raw;        // SendRaw: the octets ($name:N placeholders zero)
+  std::vector<RawField> raw_fields;  // SendRaw: the $name:N placeholders
   std::vector<Pattern> alternatives;
-  ref::Duration within{};  // Expect / Transfer: upper bound of the window; Silence / Wait: the duration
-  ref::Duration after{};   // Expect: lower bound of the window
-  // Expect: `by D` instead of `within D`, a time the spec states (docs/spec-notes.md, "No deadline for grants,
-  // MSG_DONE or SENDER_STATUS: a scenario's `within` is the tester's patience"): nothing arriving by it fails. A `within`
-  // is the tester's patience: nothing arriving within it is inconclusive.
+  ref::Duration
+      within{};  // Expect / Transfer: upper bound of the window; Silence / Wait: the duration
+  ref::Duration after{};  // Expect: lower bound of the window
+  // Expect: `by D` instead of `within D`, a time the spec states (docs/spec-notes.md, "No deadline
+  // for grants, MSG_DONE or SENDER_STATUS: a scenario's `within` is the tester's patience"):
+  // nothing arriving by it fails. A `within` is the tester's patience: nothing arriving within it
+  // is inconclusive.
   bool bound = false;
-  std::vector<std::string> ignore;  // Ignore: type names, or "data"
+  std::vector<std::string> ignore;       // Ignore: type names, or "data"
   std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
-  std::string upper_op;             // Upper: submit, cancel, return_credit, link_pause, status, ...
+  std::string upper_op;  // Upper: submit, cancel, return_credit, link_pause, status, ...
   // Expect / Silence / Watch: `checks ID ...` at the end of the line, the requirements this step
   // checks (empty: the scenario's `checks`). A failure's verdict takes their level.
   std::vector<std::string> checks;
   Location checks_where;
-  std::string reason;               // Require: why the scenario cannot test the IUT otherwise
+  std::string reason;  // Require: why the scenario cannot test the IUT otherwise
 };
 
 // The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).

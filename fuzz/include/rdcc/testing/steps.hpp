@@ -24,9 +24,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <memory>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <span>
@@ -162,7 +162,8 @@ class FieldFiller {
       case Unit::Mbps: return rates[s % rates.size()];
       case Unit::Micros: return micros[s % micros.size()];
       case Unit::Enum:
-        if (s % (f.names.size() + 1) < f.names.size()) return f.names[s % (f.names.size() + 1)].value;
+        if (s % (f.names.size() + 1) < f.names.size())
+          return f.names[s % (f.names.size() + 1)].value;
         return s;
       case Unit::Bitmask: return s & 0x0FU;
       case Unit::Reserved: return s < 0xE0U ? 0 : s;
@@ -182,7 +183,8 @@ class FieldFiller {
   const std::size_t index = type_octet % std::variant_size_v<Message>;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((index == I ? (m = std::variant_alternative_t<I, Message>{}, 0) : 0), ...);
-  }(std::make_index_sequence<std::variant_size_v<Message>>{});
+  }
+  (std::make_index_sequence<std::variant_size_v<Message>>{});
   FieldFiller filler(in, vocab);
   std::visit([&filler](auto& body) { std::decay_t<decltype(body)>::describe(body, filler); }, m);
   return m;
@@ -194,7 +196,8 @@ class FieldFiller {
 // reported as it was when each datagram was an allocation of its own size.
 class WireBuffer {
  public:
-  WireBuffer() : storage_(std::make_unique<std::byte[]>(kInitialCapacity)), capacity_(kInitialCapacity) {
+  WireBuffer()
+      : storage_(std::make_unique<std::byte[]>(kInitialCapacity)), capacity_(kInitialCapacity) {
     annotate(capacity_, 0);
   }
   WireBuffer(const WireBuffer&) = delete;
@@ -251,8 +254,8 @@ inline void corrupt(WireBuffer& d, std::uint8_t at, std::uint8_t value, std::uin
 
 [[noreturn]] inline void invariant_violated(const ref::InvariantChecker& checker) {
   for (const auto& v : checker.violations()) {
-    std::fprintf(stderr, "%s invariant %s: %s\n", ref::format_time(v.time).c_str(),
-                 v.rule.c_str(), v.detail.c_str());
+    std::fprintf(stderr, "%s invariant %s: %s\n", ref::format_time(v.time).c_str(), v.rule.c_str(),
+                 v.detail.c_str());
   }
   property_violated("the InvariantChecker found a violation", __FILE__, __LINE__);
 }
@@ -293,8 +296,16 @@ class ReceiverHarness {
     vocab_.addresses.push_back(kLocal.ip);
     vocab_.message_ids = {0, 1, 2, 3, 4, 5, 6, 7};
     const auto& c = receiver_.config();
-    vocab_.octets = {0,    1,    c.credit_unit,     2ULL * c.credit_unit, c.unscheduled_limit,
-                     4096, 8192, c.budget / 2,      c.budget,             c.max_message_length};
+    vocab_.octets = {0,
+                     1,
+                     c.credit_unit,
+                     2ULL * c.credit_unit,
+                     c.unscheduled_limit,
+                     4096,
+                     8192,
+                     c.budget / 2,
+                     c.budget,
+                     c.max_message_length};
     vocab_.nonces = {0x1111, 0x2222, 0x3333};
   }
 
@@ -381,9 +392,11 @@ class ReceiverHarness {
     const bool assoc_request = std::holds_alternative<AssocRequest>(m);
     h.association_id = (s & 3U) == 0 ? in.u32() : assoc_request ? 0 : p.association;
     h.epoch = (s & 0x0CU) == 0 ? in.u16() : assoc_request ? 0 : receiver_.config().epoch;
-    h.sequence_number = (s & 0x30U) == 0 ? in.u32() : (s & 0x30U) == 0x10U ? p.next_seq - 1
-                                                                            : p.next_seq++;
-    h.flags = static_cast<std::uint16_t>(s >> 6U);  // 0, PARAMETER_UPDATE/POOL, UPDATE_ACK/FINAL, both
+    h.sequence_number = (s & 0x30U) == 0       ? in.u32()
+                        : (s & 0x30U) == 0x10U ? p.next_seq - 1
+                                               : p.next_seq++;
+    h.flags =
+        static_cast<std::uint16_t>(s >> 6U);  // 0, PARAMETER_UPDATE/POOL, UPDATE_ACK/FINAL, both
     if (auto* r = std::get_if<CreditRequest>(&m)) {
       // The binding names the message as the harness's data observations do: opaque by its
       // Message ID, RoCEv2 by a queue pair of its own.
@@ -421,7 +434,7 @@ class ReceiverHarness {
   // What the datagram being answered was: the replies the spec allows depend on it.
   struct Reply {
     ref::Address from;
-    std::optional<MessageType> type;  // decoded
+    std::optional<MessageType> type;   // decoded
     std::optional<DecodeError> error;  // or not
   };
 
@@ -482,8 +495,9 @@ class ReceiverHarness {
   void learn_binding(const CreditRequest& r) {
     const auto kind = static_cast<BindingKind>(r.binding_kind);
     if (kind != BindingKind::Opaque && kind != BindingKind::RoCEv2) return;
-    const std::uint64_t key =
-        kind == BindingKind::Opaque ? r.binding_value : unpack_rocev2(r.binding_value).destination_qpn;
+    const std::uint64_t key = kind == BindingKind::Opaque
+                                  ? r.binding_value
+                                  : unpack_rocev2(r.binding_value).destination_qpn;
     const std::pair<BindingKey, std::uint64_t> entry{{kind, key}, r.message_id};
     const auto at = std::lower_bound(ids_by_key_.begin(), ids_by_key_.end(), entry);
     if (at == ids_by_key_.end() || *at != entry) ids_by_key_.insert(at, entry);
@@ -635,7 +649,15 @@ class ReceiverHarness {
 class SenderHarness {
  public:
   enum Op : std::uint8_t {
-    kDatagram, kCorrupt, kRaw, kSubmit, kCancel, kReturnCredit, kLinkPause, kRunTimers, kTime,
+    kDatagram,
+    kCorrupt,
+    kRaw,
+    kSubmit,
+    kCancel,
+    kReturnCredit,
+    kLinkPause,
+    kRunTimers,
+    kTime,
     kKinds
   };
 
@@ -722,7 +744,8 @@ class SenderHarness {
   };
 
   void submit(StepInput& in) {
-    static const std::vector<std::uint64_t> lengths{0, 1, 100, 1024, 1500, 4096, 8192, 65536, 1U << 20U};
+    static const std::vector<std::uint64_t> lengths{0,    1,    100,   1024,     1500,
+                                                    4096, 8192, 65536, 1U << 20U};
     ref::MessageSpec spec;
     const std::size_t to = in.u8() % kReceivers;
     spec.receiver = sources_[to];
@@ -760,9 +783,12 @@ class SenderHarness {
     const std::uint8_t s = in.u8();
     // Association ID and Epoch: this receiver's current ones, another incarnation's, or raw.
     h.association_id = (s & 3U) == 0 ? in.u32() : (s & 3U) == 1 ? p.association + 1 : p.association;
-    h.epoch = static_cast<std::uint16_t>((s & 0x0CU) == 0 ? in.u16() : (s & 0x0CU) == 4 ? p.epoch + 1 : p.epoch);
-    h.sequence_number = (s & 0x30U) == 0 ? in.u32() : (s & 0x30U) == 0x10U ? p.next_seq - 1
-                                                                            : p.next_seq++;
+    h.epoch = static_cast<std::uint16_t>((s & 0x0CU) == 0   ? in.u16()
+                                         : (s & 0x0CU) == 4 ? p.epoch + 1
+                                                            : p.epoch);
+    h.sequence_number = (s & 0x30U) == 0       ? in.u32()
+                        : (s & 0x30U) == 0x10U ? p.next_seq - 1
+                                               : p.next_seq++;
     h.flags = static_cast<std::uint16_t>(s >> 6U);
     if (auto* a = std::get_if<AssocAccept>(&m); a != nullptr && h.association_id == 0) {
       h.association_id = 1;  // zero is never assigned; a raw selector still sends it
@@ -790,7 +816,8 @@ class SenderHarness {
     sender_.on_control(from, d, now_);
     // Nothing answers a datagram that does not decode or comes from a stranger; a CRN's report
     // may make the sender ask for credit.
-    const bool may_answer = decoded && (from_receiver || std::holds_alternative<CongestionReport>(*decoded));
+    const bool may_answer =
+        decoded && (from_receiver || std::holds_alternative<CongestionReport>(*decoded));
     drain(may_answer);
   }
 
@@ -876,7 +903,8 @@ class SenderHarness {
 
   void note_sent(std::size_t to, const Message& m) {
     PeerState& p = peers_[to];
-    if (const auto* a = std::get_if<AssocRequest>(&m); a != nullptr && !a->update_acknowledgment()) {
+    if (const auto* a = std::get_if<AssocRequest>(&m);
+        a != nullptr && !a->update_acknowledgment()) {
       if (a->sender_nonce != p.nonce) {
         p.nonce = a->sender_nonce;
         p.attempts = 0;

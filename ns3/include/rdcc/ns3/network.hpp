@@ -36,11 +36,11 @@ using sim::SubmitId;
 struct Topology {
   enum class Kind : std::uint8_t { Star, LeafSpine };
   Kind kind = Kind::Star;
-  std::size_t leaves = 0;          // leaf-spine: hosts fill the leaves in order, h per leaf
+  std::size_t leaves = 0;  // leaf-spine: hosts fill the leaves in order, h per leaf
   std::size_t spines = 0;
   std::size_t hosts_per_leaf = 0;
-  LinkConfig fabric_link;          // every leaf <-> spine link
-  bool ecmp = true;                // spray packets over the equal-cost paths (ns-3 global routing)
+  LinkConfig fabric_link;  // every leaf <-> spine link
+  bool ecmp = true;        // spray packets over the equal-cost paths (ns-3 global routing)
   // Switches forward through ns-3's IPv4 stack (Ipv4L3Protocol, whose traces then fire) rather
   // than the fabric's own forwarding plane: the same packets, at a higher cost per hop.
   bool stack_forwarding = false;

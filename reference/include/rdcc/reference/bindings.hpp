@@ -30,19 +30,19 @@ namespace rdcc::ref {
 // ---- errors -------------------------------------------------------------------------------
 
 enum class BindingErrorCode : std::uint8_t {
-  Truncated,              // the packet ends inside the named field
-  BadMagic,               // opaque: Magic is not 0x5244 ("RD")
-  BadVersion,             // opaque: Version is not 1; IP: version is not 4 (or 6 for RoCEv2)
-  PayloadBeyondPacket,    // a length field names more octets than the packet holds
-  OffsetOverflow,         // opaque: Offset + Payload Length exceeds 2^64 - 1
-  BadHeaderLength,        // IPv4: IHL other than 5 (options are not used by either binding)
-  NotUdp,                 // IPv4: Protocol is not 17; IPv6: Next Header is not 17
-  BadTransportVersion,    // BTH: TVer is not 0
-  UnsupportedOpcode,      // BTH: not an RC RDMA WRITE First/Middle/Last/Only
-  BadPadCount,            // BTH: PadCnt makes the payload negative
-  BadIcrc,                // the ICRC field does not match the packet
-  BufferTooSmall,         // encode: the caller's buffer cannot hold the packet
-  FieldOutOfRange,        // encode: a value does not fit its field (QPN, PSN: 24 bits)
+  Truncated,            // the packet ends inside the named field
+  BadMagic,             // opaque: Magic is not 0x5244 ("RD")
+  BadVersion,           // opaque: Version is not 1; IP: version is not 4 (or 6 for RoCEv2)
+  PayloadBeyondPacket,  // a length field names more octets than the packet holds
+  OffsetOverflow,       // opaque: Offset + Payload Length exceeds 2^64 - 1
+  BadHeaderLength,      // IPv4: IHL other than 5 (options are not used by either binding)
+  NotUdp,               // IPv4: Protocol is not 17; IPv6: Next Header is not 17
+  BadTransportVersion,  // BTH: TVer is not 0
+  UnsupportedOpcode,    // BTH: not an RC RDMA WRITE First/Middle/Last/Only
+  BadPadCount,          // BTH: PadCnt makes the payload negative
+  BadIcrc,              // the ICRC field does not match the packet
+  BufferTooSmall,       // encode: the caller's buffer cannot hold the packet
+  FieldOutOfRange,      // encode: a value does not fit its field (QPN, PSN: 24 bits)
 };
 [[nodiscard]] std::string_view to_string(BindingErrorCode code) noexcept;
 
@@ -79,8 +79,8 @@ struct Ipv4Udp {
 
 // Writes IPv4 + UDP headers (28 octets) in front of `payload` into `out`, with both checksums.
 [[nodiscard]] Result<std::size_t, BindingError> encode_ipv4_udp(Ipv4Udp h,
-                                                               std::span<const std::byte> payload,
-                                                               std::span<std::byte> out) noexcept;
+                                                                std::span<const std::byte> payload,
+                                                                std::span<std::byte> out) noexcept;
 // Reads the headers; the UDP payload is the rest up to the IPv4 Total Length.
 struct Ipv4UdpPacket {
   Ipv4Udp header;
@@ -207,7 +207,6 @@ struct Rocev2Packet {
   std::uint32_t icrc = 0;  // as carried (decode) or computed (encode)
 };
 
-
 // Size of the IP packet encode_rocev2 writes for a payload of `payload_size` octets.
 [[nodiscard]] std::size_t rocev2_packet_size(Rocev2Opcode op, std::size_t payload_size,
                                              bool ipv6 = false) noexcept;
@@ -223,9 +222,9 @@ struct Rocev2Packet {
 
 // Sender side: how an RDCC message is split into RDMA messages.
 struct Rocev2Plan {
-  std::uint64_t post_unit = 0;        // RDMA message size (the last one may be shorter)
-  std::uint16_t message_count = 0;    // RDMA messages
-  std::uint64_t binding_value = 0;    // packed QPN / first MSN / count (codec/rocev2.hpp)
+  std::uint64_t post_unit = 0;      // RDMA message size (the last one may be shorter)
+  std::uint16_t message_count = 0;  // RDMA messages
+  std::uint64_t binding_value = 0;  // packed QPN / first MSN / count (codec/rocev2.hpp)
   std::uint32_t first_msn = 0;
 };
 // Splits `length` octets into RDMA messages of at most `rdma_message_size` octets (enlarged if
@@ -290,8 +289,8 @@ class Rocev2Responder {
   // One counted packet: the observation for the Receiver and the RDCC message it belongs to.
   struct Counted {
     DataObservation observation;
-    std::uint32_t msn = 0;          // MSN of the RDMA message the packet belongs to
-    std::uint64_t message_id = 0;   // 0: no registered RDCC message covers that MSN
+    std::uint32_t msn = 0;         // MSN of the RDMA message the packet belongs to
+    std::uint64_t message_id = 0;  // 0: no registered RDCC message covers that MSN
   };
 
   // A CREDIT_REQUEST with the RoCEv2 binding was seen for `message_id`.

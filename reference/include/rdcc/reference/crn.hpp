@@ -16,15 +16,16 @@ namespace rdcc::ref {
 
 struct CrnConfig {
   std::string name = "crn";
-  Address local;                       // source of the reports (must be a configured CRN address)
-  std::uint16_t rdcc_port = 0;         // "Reports are sent to the RDCC UDP port"; no default
+  Address local;                // source of the reports (must be a configured CRN address)
+  std::uint16_t rdcc_port = 0;  // "Reports are sent to the RDCC UDP port"; no default
   std::uint32_t reporter_id = 1;
-  std::uint32_t queue_threshold = 0;   // B_th, octets
-  std::uint32_t queue_capacity = 0;    // Q_max, octets
+  std::uint32_t queue_threshold = 0;  // B_th, octets
+  std::uint32_t queue_capacity = 0;   // Q_max, octets
   std::uint32_t service_rate_mbps = 0;
   Duration per_flow_interval = microseconds(50);  // RECOMMENDED 50 us
-  Duration per_port_interval = microseconds(5);   // aggregate: at most one report per port per interval
-  std::set<std::uint8_t> unscheduled_dscps;        // DSCPs of unscheduled traffic: report to the sender
+  Duration per_port_interval =
+      microseconds(5);                       // aggregate: at most one report per port per interval
+  std::set<std::uint8_t> unscheduled_dscps;  // DSCPs of unscheduled traffic: report to the sender
   bool suggest_rate = true;
   std::uint8_t control_dscp = 46;
 };
@@ -38,8 +39,8 @@ struct FlowId {
 };
 
 struct QueueObservation {
-  std::uint16_t port = 0;          // egress port of the queue
-  std::uint64_t occupancy = 0;     // Q, octets, at dequeue
+  std::uint16_t port = 0;       // egress port of the queue
+  std::uint64_t occupancy = 0;  // Q, octets, at dequeue
   std::uint8_t dscp = 0;
   FlowId flow;
   std::uint32_t flows_in_queue = 1;

@@ -42,7 +42,8 @@ class EventSink {
  public:
   EventSink(std::string endpoint, Observer* observer)
       : endpoint_(std::move(endpoint)), observer_(observer) {}
-  void emit(Time t, const char* name, nlohmann::ordered_json fields = nlohmann::ordered_json::object()) const {
+  void emit(Time t, const char* name,
+            nlohmann::ordered_json fields = nlohmann::ordered_json::object()) const {
     if (observer_ != nullptr) observer_->on_event(Event{t, endpoint_, name, std::move(fields)});
   }
   [[nodiscard]] bool enabled() const { return observer_ != nullptr; }

@@ -39,17 +39,17 @@ struct Datagram {
 // A run of octets of one message that a sender may put on the data transport now. The
 // transport binding turns it into packets (docs/data-transport.md for the opaque binding).
 struct DataSegment {
-  Address receiver;                  // the receiver's RDCC address (the binding maps it to data)
+  Address receiver;  // the receiver's RDCC address (the binding maps it to data)
   std::uint32_t association_id = 0;
   std::uint64_t message_id = 0;
-  std::uint64_t offset = 0;          // octet offset within the message
-  std::uint32_t length = 0;          // at most one Credit Unit
-  std::uint8_t dscp = 0;             // per Traffic Class, or the unscheduled DSCP
+  std::uint64_t offset = 0;  // octet offset within the message
+  std::uint32_t length = 0;  // at most one Credit Unit
+  std::uint8_t dscp = 0;     // per Traffic Class, or the unscheduled DSCP
   bool unscheduled = false;
   std::uint8_t traffic_class = 0;
   BindingKind binding = BindingKind::Opaque;
   std::uint64_t binding_value = 0;
-  bool last = false;                 // the segment ends the message
+  bool last = false;  // the segment ends the message
   // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery"): the sender
   // resends the octets a NACK names (the binding says so in every packet), and this segment
   // is such a resend, of octets below what the message had transmitted.
@@ -59,15 +59,15 @@ struct DataSegment {
 
 // What a receiver's transport binding counted for arriving data.
 struct DataObservation {
-  Address from;                    // the sender's RDCC address (the binding maps data to it)
+  Address from;  // the sender's RDCC address (the binding maps data to it)
   BindingKind binding = BindingKind::Opaque;
-  std::uint64_t key = 0;           // opaque: the binding value; RoCEv2: the destination QPN
-  std::uint64_t offset = 0;        // opaque only: octet offset within the message
-  std::uint32_t octets = 0;        // payload octets counted
-  bool ce = false;                 // ECN Congestion Experienced
-  bool unscheduled_dscp = false;   // arrived with the unscheduled DSCP
-  std::optional<Duration> rtt;     // a transport RTT sample, where the transport has one
-  bool recovers = false;           // opaque only: its sender resends what a NACK names
+  std::uint64_t key = 0;          // opaque: the binding value; RoCEv2: the destination QPN
+  std::uint64_t offset = 0;       // opaque only: octet offset within the message
+  std::uint32_t octets = 0;       // payload octets counted
+  bool ce = false;                // ECN Congestion Experienced
+  bool unscheduled_dscp = false;  // arrived with the unscheduled DSCP
+  std::optional<Duration> rtt;    // a transport RTT sample, where the transport has one
+  bool recovers = false;          // opaque only: its sender resends what a NACK names
 };
 
 // Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): the octet ranges

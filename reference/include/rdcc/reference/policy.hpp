@@ -40,21 +40,21 @@ struct WindowContext {
 
 // What the receiver knows when it chooses U for an association ("Unscheduled Transmission").
 struct UnscheduledContext {
-  std::uint32_t configured = 0;   // the U the operator configured
-  std::uint64_t left = 0;         // G_u less the U of the other associations
-  std::uint64_t g_u = 0;          // G_u
+  std::uint32_t configured = 0;  // the U the operator configured
+  std::uint64_t left = 0;        // G_u less the U of the other associations
+  std::uint64_t g_u = 0;         // G_u
   std::size_t max_associations = 0;
   std::uint32_t credit_unit = 0;
 };
 
 // One update of a sender's rate by the rate controller ("Credit Allocation").
 struct RateUpdate {
-  double rate = 0;      // r_i now (already the granted rate when it was lower)
-  double signal = 0;    // s_i in [0, 1]: the largest congestion signal of the last interval
-  double r_min = 0;     // one Credit Unit per update interval
-  double r_max = 0;     // the sender's line rate and Suggested Rate
-  double alpha = 0;     // additive increase, Mbit/s
-  double beta = 0;      // multiplicative decrease factor
+  double rate = 0;    // r_i now (already the granted rate when it was lower)
+  double signal = 0;  // s_i in [0, 1]: the largest congestion signal of the last interval
+  double r_min = 0;   // one Credit Unit per update interval
+  double r_max = 0;   // the sender's line rate and Suggested Rate
+  double alpha = 0;   // additive increase, Mbit/s
+  double beta = 0;    // multiplicative decrease factor
 };
 
 // How the receiver answers a CREDIT_REQUEST for a message whose grant is still live.
@@ -68,7 +68,7 @@ enum class ReRequestAnswer : std::uint8_t {
 enum class ReportReaction : std::uint8_t {
   RaiseSignal,  // the reference: the sender's congestion signal s_i, never a rate increase
   Ignore,
-  ResetRate,    // (a fault) the rate back to the link capacity, the Suggested Rate forgotten
+  ResetRate,  // (a fault) the rate back to the link capacity, the Suggested Rate forgotten
 };
 
 // Hooks of the receiver. The base class is the reference's own choice of each.
@@ -85,7 +85,8 @@ class ReceiverPolicy {
   // The most one message is granted when `sharing` messages hold or want a rate of the
   // access link's `capacity` (message octets, Mbit/s). The endpoint still keeps the sum of
   // the rates within the capacity.
-  [[nodiscard]] virtual std::uint32_t rate_share(std::uint32_t capacity, std::size_t sharing) const {
+  [[nodiscard]] virtual std::uint32_t rate_share(std::uint32_t capacity,
+                                                 std::size_t sharing) const {
     return static_cast<std::uint32_t>(capacity / (sharing == 0 ? 1 : sharing));
   }
   // The rate controller: r_i after one update interval. The reference is the RECOMMENDED AIMD:
@@ -97,7 +98,8 @@ class ReceiverPolicy {
   }
   // The Lifetime field of a grant, microseconds; 0 is "the default Grant Lifetime of the
   // association", what the reference sends.
-  [[nodiscard]] virtual std::uint32_t grant_lifetime_us(std::uint32_t association_default_us) const {
+  [[nodiscard]] virtual std::uint32_t grant_lifetime_us(
+      std::uint32_t association_default_us) const {
     (void)association_default_us;
     return 0;
   }
@@ -153,7 +155,9 @@ class ReceiverPolicy {
   [[nodiscard]] virtual bool same_nonce_same_association() const { return true; }
   // "Receivers MUST bound the number of associations and of pending messages": the bounds in
   // force, given the configured ones.
-  [[nodiscard]] virtual std::size_t association_cap(std::size_t configured) const { return configured; }
+  [[nodiscard]] virtual std::size_t association_cap(std::size_t configured) const {
+    return configured;
+  }
   [[nodiscard]] virtual std::size_t pending_cap(std::size_t configured) const { return configured; }
   // The G_u the sum of U is kept within ("Unscheduled Transmission").
   [[nodiscard]] virtual std::uint64_t unscheduled_pool(std::uint64_t g_u) const { return g_u; }
@@ -173,7 +177,9 @@ class ReceiverPolicy {
   // Grant Limit: "Error Handling and Recovery").
   [[nodiscard]] virtual bool stop_granting_misbehaving() const { return true; }
   // The octets received at which a message is complete and MSG_DONE is sent.
-  [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const { return length; }
+  [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const {
+    return length;
+  }
   // "a receiver that receives CREDIT_REQUEST for a completed message answers with MSG_DONE again"
   [[nodiscard]] virtual bool answer_done_again() const { return true; }
   // "replies with ERROR (UNKNOWN_ASSOCIATION)"
@@ -186,9 +192,13 @@ class ReceiverPolicy {
   }
   // "An endpoint MUST ignore reports whose source address is not within the set of CRN
   // addresses configured for the domain."
-  [[nodiscard]] virtual bool accept_report(bool from_configured_crn) const { return from_configured_crn; }
+  [[nodiscard]] virtual bool accept_report(bool from_configured_crn) const {
+    return from_configured_crn;
+  }
   // "A CONGESTION_REPORT can only cause a receiver to reduce the rate it grants".
-  [[nodiscard]] virtual ReportReaction report_reaction() const { return ReportReaction::RaiseSignal; }
+  [[nodiscard]] virtual ReportReaction report_reaction() const {
+    return ReportReaction::RaiseSignal;
+  }
   // The Suggested Rate a SENDER_STATUS states, as the receiver takes it (rule 3).
   [[nodiscard]] virtual std::uint32_t suggested_rate(std::uint32_t stated) const { return stated; }
   // RoCEv2: a queue pair's octets count for that queue pair's messages only ("Transport
@@ -280,9 +290,7 @@ class SenderPolicy {
   // Whether a report addressed to us stops unscheduled transmission.
   [[nodiscard]] virtual bool act_on_report() const { return true; }
   // Whether a grant with this Pacing Rate is used (zero: ignored).
-  [[nodiscard]] virtual bool use_grant(std::uint32_t pacing_rate) const {
-    return pacing_rate != 0;
-  }
+  [[nodiscard]] virtual bool use_grant(std::uint32_t pacing_rate) const { return pacing_rate != 0; }
   // Whether a grant whose Grant Limit is not larger than the held one lowers it (rule 1:
   // never; it only refreshes Lifetime and Pacing Rate).
   [[nodiscard]] virtual bool lower_limit_lowers_credit() const { return false; }
@@ -292,7 +300,8 @@ class SenderPolicy {
   }
   // The offset scheduled octets of a message may reach under its own grant, given the Grant
   // Limit held (within the message), the Credit Unit and the message's end.
-  [[nodiscard]] virtual std::uint64_t transmit_limit(std::uint64_t limit, std::uint64_t /*credit_unit*/,
+  [[nodiscard]] virtual std::uint64_t transmit_limit(std::uint64_t limit,
+                                                     std::uint64_t /*credit_unit*/,
                                                      std::uint64_t /*end*/) const {
     return limit;
   }

@@ -20,35 +20,35 @@ namespace rdcc::ref {
 struct ReceiverConfig {
   std::string name = "receiver";
   Address local;
-  std::uint16_t epoch = 1;                  // a restarted receiver MUST use a different Epoch
-  std::uint64_t budget = 4U << 20U;         // G, octets
+  std::uint16_t epoch = 1;                       // a restarted receiver MUST use a different Epoch
+  std::uint64_t budget = 4U << 20U;              // G, octets
   std::uint64_t unscheduled_budget = 1U << 20U;  // G_u (G_s = G - G_u)
   std::uint32_t link_capacity_mbps = 100000;
   // Octets the data transport adds to each packet of up to one Credit Unit of payload on the
   // access link (IP, UDP and binding headers). Pacing Rates count message octets, so the
   // rates issued sum to at most the link capacity less this share (docs/spec-notes.md, 72).
   std::uint32_t data_packet_overhead = static_cast<std::uint32_t>(kMaxDataPacketOverheadIpv4);
-  std::uint32_t unscheduled_limit = 65536;  // U advertised, capped so sum of U <= G_u
-  std::uint32_t start_jitter_us = 10;       // J
+  std::uint32_t unscheduled_limit = 65536;      // U advertised, capped so sum of U <= G_u
+  std::uint32_t start_jitter_us = 10;           // J
   std::uint32_t backlog_threshold = 1U << 20U;  // N_cu advertised
-  std::uint32_t grant_lifetime_us = 1000;   // default Grant Lifetime
+  std::uint32_t grant_lifetime_us = 1000;       // default Grant Lifetime
   std::uint32_t credit_unit = 4096;
-  Duration d_max = microseconds(20);         // maximum one-way delay of the domain
+  Duration d_max = microseconds(20);  // maximum one-way delay of the domain
   Duration base_rtt = microseconds(10);
-  Duration rtt_target = microseconds(50);    // "a round-trip time above the configured target"
-  std::uint64_t grant_window = 0;            // per-message outstanding credit; 0: one BDP
+  Duration rtt_target = microseconds(50);  // "a round-trip time above the configured target"
+  std::uint64_t grant_window = 0;          // per-message outstanding credit; 0: one BDP
   std::size_t max_associations = 1024;
   std::size_t max_pending_per_association = 1024;
   std::uint64_t max_credit_per_association = 0;  // 0: no cap below G_s
   std::uint64_t max_message_length = 1ULL << 40U;
-  Duration idle_timeout = seconds(10);       // "SHOULD be at least 10 seconds"
+  Duration idle_timeout = seconds(10);  // "SHOULD be at least 10 seconds"
   std::vector<Address> crn_addresses;
   std::uint32_t capabilities = capability::kPool | capability::kStatus | capability::kCrn;
   bool rocev2_binding = true;
   bool opaque_binding = true;
   double aimd_beta = 0.5;
-  std::uint32_t aimd_alpha_mbps = 0;         // 0: one percent of the link capacity
-  double loss_threshold = 0.01;              // circuit breaker: RECOMMENDED 1% over 1 s
+  std::uint32_t aimd_alpha_mbps = 0;  // 0: one percent of the link capacity
+  double loss_threshold = 0.01;       // circuit breaker: RECOMMENDED 1% over 1 s
   Duration loss_window = seconds(1);
   std::uint8_t control_dscp = 46;
 };

@@ -21,15 +21,15 @@ namespace rdcc::ref {
 
 struct SenderConfig {
   std::string name = "sender";
-  Address local;                       // our RDCC address; reports name our data by its IP
+  Address local;  // our RDCC address; reports name our data by its IP
   std::uint32_t line_rate_mbps = 100000;
   std::uint32_t capabilities = capability::kPool | capability::kStatus | capability::kCrn;
   std::vector<Address> crn_addresses;  // reports from any other IP are ignored (port ignored)
   std::optional<std::uint8_t> unscheduled_dscp;  // "the DSCP that the domain configures"
-  std::array<std::uint8_t, 8> class_dscp{};       // Traffic Class -> DSCP, domain-wide
+  std::array<std::uint8_t, 8> class_dscp{};      // Traffic Class -> DSCP, domain-wide
   std::uint8_t control_dscp = 46;
-  std::uint64_t local_backlog_threshold = 0;      // 0: the smallest N_cu advertised
-  std::uint32_t available_rate_mbps = 0;          // for Suggested Rate; 0: line_rate_mbps
+  std::uint64_t local_backlog_threshold = 0;         // 0: the smallest N_cu advertised
+  std::uint32_t available_rate_mbps = 0;             // for Suggested Rate; 0: line_rate_mbps
   Duration assoc_initial_timeout = milliseconds(1);  // "starting at 1 ms and doubling"
   int assoc_max_attempts = 8;                        // "for at most eight attempts"
   Duration min_request_timeout = microseconds(100);  // "at least 100 microseconds"
@@ -83,10 +83,10 @@ enum class SenderTransition : std::uint8_t {
   Aborted,                   // any but DONE or ABORTED -> ABORTED: CANCEL, ERROR
   WaitingBudgetExhausted,    // WAITING -> WAITING: ERROR (BUDGET_EXHAUSTED)
   // Beyond the table.
-  WithoutRdcc,               // NEW -> SCHEDULED: no ASSOC_REQUEST answered, sent without RDCC
-  WithoutRdccDone,           // SCHEDULED -> DONE: without RDCC, all octets transmitted
-  CreditDropped,             // live, not NEW -> WAITING: UNKNOWN_ASSOCIATION or a new Epoch
-  WaitingDrained,            // WAITING -> DRAINED: the last octets went under pool credit
+  WithoutRdcc,      // NEW -> SCHEDULED: no ASSOC_REQUEST answered, sent without RDCC
+  WithoutRdccDone,  // SCHEDULED -> DONE: without RDCC, all octets transmitted
+  CreditDropped,    // live, not NEW -> WAITING: UNKNOWN_ASSOCIATION or a new Epoch
+  WaitingDrained,   // WAITING -> DRAINED: the last octets went under pool credit
 };
 inline constexpr std::size_t kSenderTransitionCount = 17;
 [[nodiscard]] const char* to_string(SenderTransition t);

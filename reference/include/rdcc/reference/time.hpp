@@ -34,10 +34,18 @@ struct Time {
   [[nodiscard]] static constexpr Time never() { return {std::numeric_limits<std::int64_t>::max()}; }
 };
 
-[[nodiscard]] constexpr Duration nanoseconds(std::int64_t n) { return {n}; }
-[[nodiscard]] constexpr Duration microseconds(std::int64_t n) { return {n * 1000}; }
-[[nodiscard]] constexpr Duration milliseconds(std::int64_t n) { return {n * 1000000}; }
-[[nodiscard]] constexpr Duration seconds(std::int64_t n) { return {n * 1000000000}; }
+[[nodiscard]] constexpr Duration nanoseconds(std::int64_t n) {
+  return {n};
+}
+[[nodiscard]] constexpr Duration microseconds(std::int64_t n) {
+  return {n * 1000};
+}
+[[nodiscard]] constexpr Duration milliseconds(std::int64_t n) {
+  return {n * 1000000};
+}
+[[nodiscard]] constexpr Duration seconds(std::int64_t n) {
+  return {n * 1000000000};
+}
 
 // Time to put `octets` on a link of `mbps` Mbit/s, rounded up to a whole nanosecond.
 [[nodiscard]] constexpr Duration transmission_time(std::uint64_t octets, std::uint64_t mbps) {

@@ -32,14 +32,14 @@ enum class VariantRole : unsigned char { Receiver, Sender, Crn };
 }
 
 struct VariantInfo {
-  std::string_view name;         // the command-line name, e.g. "grant-whole-message"
+  std::string_view name;  // the command-line name, e.g. "grant-whole-message"
   VariantRole role;
   std::string_view description;  // what the endpoint does differently from the default
   // The spec sentence that permits it, quoted as written; empty where that sentence is a
   // requirement of the catalog: then `requirement` names it, and its text is the catalog's
   // (each spec sentence is in the code base once, in conformance/catalog/requirements.json).
   std::string_view permits;
-  std::string_view section;      // the section heading it sits under
+  std::string_view section;        // the section heading it sits under
   std::string_view requirement{};  // the catalog ID whose sentence permits it, or empty
 };
 
@@ -54,6 +54,7 @@ bool apply_variant(std::string_view name, ReceiverConfig& config,
                    std::shared_ptr<const ReceiverPolicy>& policy);
 bool apply_variant(std::string_view name, SenderConfig& config,
                    std::shared_ptr<const SenderPolicy>& policy);
-bool apply_variant(std::string_view name, CrnConfig& config, std::shared_ptr<const CrnPolicy>& policy);
+bool apply_variant(std::string_view name, CrnConfig& config,
+                   std::shared_ptr<const CrnPolicy>& policy);
 
 }  // namespace rdcc::ref

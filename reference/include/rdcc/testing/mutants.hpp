@@ -89,7 +89,8 @@ enum class Mutant : std::uint8_t {
   CrnDirectionSwapped,
 };
 
-inline constexpr std::size_t kMutantCount = static_cast<std::size_t>(Mutant::CrnDirectionSwapped) + 1;
+inline constexpr std::size_t kMutantCount =
+    static_cast<std::size_t>(Mutant::CrnDirectionSwapped) + 1;
 
 enum class MutantRole : std::uint8_t { Receiver, Sender, Crn };
 
@@ -104,7 +105,7 @@ enum class MutantRole : std::uint8_t { Receiver, Sender, Crn };
 
 struct MutantInfo {
   Mutant id;
-  std::string_view name;         // the command-line name, e.g. "grant-beyond-length"
+  std::string_view name;  // the command-line name, e.g. "grant-beyond-length"
   MutantRole role;
   std::string_view description;  // what the faulty endpoint does
   std::string_view requirement;  // the rule it breaks, in the spec's words, and its section
@@ -264,8 +265,7 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
     {Mutant::SenderUsesZeroRateGrant, "sender-uses-zero-rate-grant", MutantRole::Sender,
      "a grant with Pacing Rate zero is used, at the line rate",
      "a sender that receives a grant with Pacing Rate zero MUST ignore it (CREDIT_GRANT)"},
-    {Mutant::SenderSerialWithoutWraparound, "sender-serial-without-wraparound",
-     MutantRole::Sender,
+    {Mutant::SenderSerialWithoutWraparound, "sender-serial-without-wraparound", MutantRole::Sender,
      "sequence numbers are compared as plain integers, so a number that wrapped past 2^32 is "
      "taken for a stale one",
      "An endpoint MUST discard a message ... whose Sequence Number is not newer, in serial number "
@@ -377,7 +377,9 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
 }
 
 // Every mutant, in table order.
-[[nodiscard]] constexpr std::span<const MutantInfo> all_mutants() noexcept { return kMutants; }
+[[nodiscard]] constexpr std::span<const MutantInfo> all_mutants() noexcept {
+  return kMutants;
+}
 
 // The mutant called `name` ("grant-beyond-length"), or nothing.
 [[nodiscard]] constexpr const MutantInfo* find_mutant(std::string_view name) noexcept {
@@ -411,7 +413,7 @@ class MutantSet {
 // (`ignore_version`) and its Length were right (`ignore_length`: a Length smaller than the
 // type's size, or larger than the datagram, is taken as the datagram's size).
 [[nodiscard]] Result<Message, DecodeError> decode_leniently(std::span<const std::byte> datagram,
-                                                           bool ignore_version,
-                                                           bool ignore_length);
+                                                            bool ignore_version,
+                                                            bool ignore_length);
 
 }  // namespace rdcc::testing

@@ -4,8 +4,8 @@
 
 #include <bit>
 #include <compare>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>

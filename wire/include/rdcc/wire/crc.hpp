@@ -7,12 +7,13 @@
 
 namespace rdcc::wire {
 
-inline constexpr std::size_t kBthSize = 12;   // InfiniBand Base Transport Header
+inline constexpr std::size_t kBthSize = 12;  // InfiniBand Base Transport Header
 inline constexpr std::size_t kIcrcSize = 4;
 
 // CRC-32 (reflected polynomial 0xEDB88320) continued over `data` from the register `crc`, raw:
 // neither the initial nor the final inversion is applied here.
-[[nodiscard]] std::uint32_t crc32_update(std::uint32_t crc, std::span<const std::byte> data) noexcept;
+[[nodiscard]] std::uint32_t crc32_update(std::uint32_t crc,
+                                         std::span<const std::byte> data) noexcept;
 
 // The CRC-32 of `data` as Ethernet, zlib and PNG compute it (initial and final inversion):
 // crc32("123456789") == 0xCBF43926.

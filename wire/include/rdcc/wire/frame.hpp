@@ -30,13 +30,13 @@ enum class FrameKind : std::uint8_t {
 
 struct ParsedFrame {
   FrameKind kind = FrameKind::Other;
-  Address source;       // Udp: IP address and UDP port
+  Address source;  // Udp: IP address and UDP port
   Address destination;
   std::uint8_t dscp = 0;
   std::uint8_t ecn = 0;
   std::uint16_t udp_checksum = 0;
-  std::span<const std::byte> payload;  // Udp: the UDP payload (per the UDP Length field)
-  std::size_t payload_offset = 0;      // Udp: offset of the payload within the frame
+  std::span<const std::byte> payload;    // Udp: the UDP payload (per the UDP Length field)
+  std::size_t payload_offset = 0;        // Udp: offset of the payload within the frame
   std::span<const std::byte> ip_packet;  // Udp: the whole IP packet (IPv6: with extension headers)
   // Malformed: what was wrong ("IPv4 header length 12 is below 20") and the frame offset of
   // the field concerned. A string literal or built into `detail` (no heap on this path).

@@ -53,9 +53,9 @@ struct IpError {
 struct UdpHeaders {
   Address source;
   Address destination;
-  std::uint8_t dscp = 0;  // 6 bits (IPv6: the Traffic Class's upper six)
-  std::uint8_t ecn = 0;   // 2 bits
-  std::uint8_t ttl = 64;  // IPv6: Hop Limit
+  std::uint8_t dscp = 0;             // 6 bits (IPv6: the Traffic Class's upper six)
+  std::uint8_t ecn = 0;              // 2 bits
+  std::uint8_t ttl = 64;             // IPv6: Hop Limit
   std::uint16_t identification = 0;  // IPv4 only
 };
 
@@ -86,8 +86,10 @@ struct UdpPacket {
 
 // An IPv4 packet (IHL 5) carrying UDP; the payload is bounded by the UDP Length, which must
 // lie within the Total Length, which must lie within `packet`.
-[[nodiscard]] Result<UdpPacket, IpError> decode_ipv4_udp(std::span<const std::byte> packet) noexcept;
+[[nodiscard]] Result<UdpPacket, IpError> decode_ipv4_udp(
+    std::span<const std::byte> packet) noexcept;
 // An IPv6 packet whose Next Header is UDP (no extension headers); bounded likewise.
-[[nodiscard]] Result<UdpPacket, IpError> decode_ipv6_udp(std::span<const std::byte> packet) noexcept;
+[[nodiscard]] Result<UdpPacket, IpError> decode_ipv6_udp(
+    std::span<const std::byte> packet) noexcept;
 
 }  // namespace rdcc::wire

@@ -21,11 +21,11 @@ inline constexpr std::int64_t kEpochMicros = 1735689600LL * 1000000LL;  // 2025-
 
 // One frame as the capture holds it.
 struct CapturedFrame {
-  std::uint64_t number = 0;          // 1-based, as Wireshark counts
-  std::int64_t time_ns = 0;          // since the epoch
-  std::int64_t relative_ns = 0;      // since the first frame of the file
+  std::uint64_t number = 0;      // 1-based, as Wireshark counts
+  std::int64_t time_ns = 0;      // since the epoch
+  std::int64_t relative_ns = 0;  // since the first frame of the file
   std::uint32_t original_length = 0;
-  std::span<const std::byte> data;   // valid until the next call to next()
+  std::span<const std::byte> data;  // valid until the next call to next()
 };
 
 // A capture file read frame by frame. open() and next() report failures as text that names

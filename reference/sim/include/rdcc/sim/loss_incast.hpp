@@ -18,14 +18,14 @@ struct LossIncast {
   std::uint64_t length = 4U << 20U;
   double data_loss = 0;
   double control_loss = 0;
-  double reorder = 0;  // of data and control packets
+  double reorder = 0;                // of data and control packets
   Duration limit = ref::seconds(2);  // virtual time the run may take
 };
 
 struct LossIncastResult {
-  bool done = false;            // every message DONE within the limit
-  Duration last{};              // when the last one was done
-  Duration ideal{};             // every octet through the receiver's link, plus four link delays
+  bool done = false;  // every message DONE within the limit
+  Duration last{};    // when the last one was done
+  Duration ideal{};   // every octet through the receiver's link, plus four link delays
   std::uint64_t violations = 0;
   std::string first_violation;
   NetworkStats network;

@@ -43,17 +43,17 @@ struct LinkConfig {
 };
 
 struct QueueConfig {
-  std::uint64_t capacity = 4U << 20U;        // octets per queue; tail drop beyond
+  std::uint64_t capacity = 4U << 20U;          // octets per queue; tail drop beyond
   std::optional<std::uint64_t> ecn_threshold;  // mark CE on ECT packets enqueued above it
 };
 
 // Per-packet impairments, drawn independently for each packet from the network's generator.
 struct Impairments {
-  double loss = 0;        // probability a packet is dropped
-  double duplicate = 0;   // probability a second copy is sent
-  double reorder = 0;     // probability a packet is held back by reorder_delay
+  double loss = 0;       // probability a packet is dropped
+  double duplicate = 0;  // probability a second copy is sent
+  double reorder = 0;    // probability a packet is held back by reorder_delay
   Duration reorder_delay = ref::microseconds(5);
-  double delay = 0;       // probability of an extra delay uniform in (0, max_extra_delay]
+  double delay = 0;  // probability of an extra delay uniform in (0, max_extra_delay]
   Duration max_extra_delay = ref::microseconds(10);
 };
 
@@ -62,12 +62,12 @@ struct NetworkConfig {
   std::uint16_t rdcc_port = 50000;  // "MUST NOT assume a default port": the sim picks one
   std::uint16_t data_port = 50001;  // opaque data transport (docs/data-transport.md)
   QueueConfig queue;
-  Impairments control;  // RDCC datagrams, including CRN reports
-  Impairments data;     // data packets
+  Impairments control;                // RDCC datagrams, including CRN reports
+  Impairments data;                   // data packets
   std::optional<ref::CrnConfig> crn;  // queue_threshold/capacity/service rate filled if 0
   std::optional<std::uint8_t> unscheduled_dscp;
   std::uint8_t control_dscp = 46;
-  bool ecn_capable = true;                 // data packets sent ECT(0)
+  bool ecn_capable = true;                        // data packets sent ECT(0)
   std::uint64_t rdma_message_size = 256U << 10U;  // RoCEv2 split when the spec leaves it 0
   std::uint32_t rocev2_pmtu = 4096;
   bool record_packets = true;
@@ -112,7 +112,7 @@ struct NetworkStats {
   std::uint64_t tail_drops = 0;
   std::uint64_t ecn_marked = 0;
   std::uint64_t decode_failures = 0;
-  std::uint64_t nacks_sent = 0;       // opaque transport NACKs (docs/data-transport.md)
+  std::uint64_t nacks_sent = 0;  // opaque transport NACKs (docs/data-transport.md)
   std::uint64_t nacks_delivered = 0;
   std::uint64_t data_octets_sent = 0;    // payload octets of opaque data segments
   std::uint64_t resent_octets_sent = 0;  // of which resent after a NACK
@@ -162,7 +162,7 @@ class Network {
   void return_credit(SubmitId id, std::uint64_t new_limit, Time at);
   [[nodiscard]] std::optional<ref::MessageStatus> status(SubmitId id) const;
   [[nodiscard]] std::size_t submitted() const;
-  [[nodiscard]] bool all_done() const;  // every submitted message is DONE
+  [[nodiscard]] bool all_done() const;      // every submitted message is DONE
   [[nodiscard]] bool all_finished() const;  // every submitted message is DONE or ABORTED
 
   // A receiver that loses its state: replaced at `at` by a fresh Receiver with `epoch`.

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "rdcc/reference/bindings.hpp"
-#include "rdcc/reference/framing.hpp"
 #include "rdcc/reference/crn.hpp"
+#include "rdcc/reference/framing.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/udp/loop.hpp"
@@ -35,20 +35,20 @@ namespace rdcc::udp {
 // ---- receiver -----------------------------------------------------------------------------
 
 struct ReceiverNodeConfig {
-  ref::ReceiverConfig endpoint;              // endpoint.local: the RDCC address to bind
+  ref::ReceiverConfig endpoint;                       // endpoint.local: the RDCC address to bind
   std::shared_ptr<const ref::ReceiverPolicy> policy;  // a conforming variant's; null: the default
-  std::uint16_t data_port = 0;               // opaque data, on endpoint.local's IP
+  std::uint16_t data_port = 0;                        // opaque data, on endpoint.local's IP
   ref::DataFraming data_framing;             // how opaque data is framed (the project's by default)
   std::optional<std::uint16_t> rocev2_port;  // RoCEv2 emulation, when set
   std::optional<std::uint8_t> unscheduled_dscp;  // data with this DSCP is unscheduled
-  bool check_icrc = true;                    // discard RoCEv2 packets whose ICRC is wrong
+  bool check_icrc = true;                        // discard RoCEv2 packets whose ICRC is wrong
 };
 
 struct ReceiverNodeStats {
   std::uint64_t data_packets = 0;
-  std::uint64_t data_octets = 0;      // payload octets handed to the endpoint
-  std::uint64_t data_ce = 0;          // packets that arrived ECN CE
-  std::uint64_t data_malformed = 0;   // opaque or RoCEv2 packets that failed to decode
+  std::uint64_t data_octets = 0;     // payload octets handed to the endpoint
+  std::uint64_t data_ce = 0;         // packets that arrived ECN CE
+  std::uint64_t data_malformed = 0;  // opaque or RoCEv2 packets that failed to decode
   std::uint64_t rocev2_bad_icrc = 0;
   std::uint64_t rocev2_packets = 0;
   std::uint64_t nacks_sent = 0;  // opaque transport NACKs (docs/data-transport.md)
@@ -97,18 +97,18 @@ class ReceiverNode {
 // ---- sender -------------------------------------------------------------------------------
 
 struct SenderNodeConfig {
-  ref::SenderConfig endpoint;         // endpoint.local: the RDCC address to bind
+  ref::SenderConfig endpoint;                       // endpoint.local: the RDCC address to bind
   std::shared_ptr<const ref::SenderPolicy> policy;  // a conforming variant's; null: the default
-  std::uint16_t rdcc_port = 0;        // the domain's RDCC port (receivers listen on it)
-  std::uint16_t data_port = 0;        // receivers' opaque data port
+  std::uint16_t rdcc_port = 0;  // the domain's RDCC port (receivers listen on it)
+  std::uint16_t data_port = 0;  // receivers' opaque data port
   // The port data leaves from (opaque and RoCEv2), on the RDCC address's IP: never the RDCC
   // port, so that a capture (and any observer) tells data from control by port. 0: a port
   // the system picks.
   std::uint16_t data_source_port = 0;
-  ref::DataFraming data_framing;      // how opaque data is framed (the project's by default)
+  ref::DataFraming data_framing;  // how opaque data is framed (the project's by default)
   std::uint16_t rocev2_port = ref::kRocev2Port;
-  std::optional<Address> data_via;    // send data here (a CRN's ingress) instead of the receiver
-  bool ecn = true;                    // data sent ECT(0)
+  std::optional<Address> data_via;  // send data here (a CRN's ingress) instead of the receiver
+  bool ecn = true;                  // data sent ECT(0)
   std::uint64_t rdma_message_size = 65536;  // RoCEv2 post unit unless a message names one
   std::uint32_t rocev2_pmtu = 4096;
   std::optional<std::uint32_t> rocev2_qpn;  // destination QPN; default: random per receiver
@@ -186,10 +186,10 @@ class SenderNode {
 // covers, so RoCEv2 packets go to the receiver directly.
 
 struct CrnNodeConfig {
-  ref::CrnConfig crn;              // crn.local: the address reports are sent from
+  ref::CrnConfig crn;                            // crn.local: the address reports are sent from
   std::shared_ptr<const ref::CrnPolicy> policy;  // a conforming variant's; null: the default
-  Address listen;                  // data ingress (senders send opaque data here)
-  Address forward_to;              // the receiver's data address
+  Address listen;                                // data ingress (senders send opaque data here)
+  Address forward_to;                            // the receiver's data address
   std::uint64_t ecn_threshold = 0;  // mark ECT packets CE above this occupancy; 0: never
 };
 
@@ -199,7 +199,7 @@ struct CrnNodeStats {
   std::uint64_t forwarded_octets = 0;  // IP packet octets
   std::uint64_t tail_drops = 0;
   std::uint64_t ce_marked = 0;
-  std::uint64_t max_occupancy = 0;     // octets
+  std::uint64_t max_occupancy = 0;  // octets
 };
 
 class CrnNode {

@@ -39,7 +39,7 @@ struct OutPacket {
 
 struct InPacket {
   Address from;
-  std::uint8_t tos = 0;  // as received (0 if the kernel gave none)
+  std::uint8_t tos = 0;              // as received (0 if the kernel gave none)
   std::span<const std::byte> bytes;  // valid until the next receive()
   // When the kernel took the datagram in (CLOCK_REALTIME, ns), after timestamp_receipts(); 0
   // otherwise. On loopback that is within the sender's own send call.

@@ -30,7 +30,7 @@ using UpperTesterOutcome = std::variant<nlohmann::ordered_json, PendingWait>;
 
 // Handles one request line against `node` (no I/O: the channel below does that).
 [[nodiscard]] UpperTesterOutcome handle_upper_tester_request(SenderNode& node,
-                                                            std::string_view line, Time now);
+                                                             std::string_view line, Time now);
 // The answer to a pending wait, or nullopt while the message is still under way.
 [[nodiscard]] std::optional<nlohmann::ordered_json> complete_wait(const SenderNode& node,
                                                                   const PendingWait& w, Time now);
