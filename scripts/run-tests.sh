@@ -13,6 +13,9 @@ bash scripts/format.sh --check
 
 cmake --preset default
 cmake --build --preset default -j "$jobs"
+# clang-tidy (.clang-tidy) on codec/ and wire/, the libraries every component includes;
+# `scripts/tidy.sh --all` checks the whole tree (too slow for CI: see the script).
+bash scripts/tidy.sh -p build/default
 ctest --preset default -j "$jobs"
 
 cmake --preset asan

@@ -20,8 +20,9 @@ consteval std::array<std::int8_t, 256> make_classes() {
   for (int c = '0'; c <= '9'; ++c)
     classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
   for (int c = 'a'; c <= 'f'; ++c) {
+    const int upper = c - 'a' + 'A';
     classes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
-    classes[static_cast<std::size_t>(c - 'a' + 'A')] = static_cast<std::int8_t>(c - 'a' + 10);
+    classes[static_cast<std::size_t>(upper)] = static_cast<std::int8_t>(c - 'a' + 10);
   }
   for (const char c : {' ', '\t', '\n', '\r', ':', '-'}) {
     classes[static_cast<unsigned char>(c)] = kSeparator;

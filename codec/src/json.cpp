@@ -322,6 +322,7 @@ constexpr auto kFromJson = make_from_json(std::make_index_sequence<std::variant_
 const std::vector<NamedValue>& type_names() {
   static const std::vector<NamedValue> names = [] {
     std::vector<NamedValue> v;
+    v.reserve(kMessageTypes.size());
     for (const auto& t : kMessageTypes) v.push_back({static_cast<std::uint32_t>(t.type), t.name});
     return v;
   }();
@@ -436,16 +437,14 @@ char* write_json_digits(char* p, std::string_view d, int exponent) {
 
 char* write_json_double(char* p, double v) {
   if (!std::isfinite(v)) {
-    std::memcpy(p, "null", 4);
-    return p + 4;
+    return std::copy_n("null", 4, p);
   }
   if (std::signbit(v)) {
     *p++ = '-';
     v = -v;
   }
   if (v == 0) {
-    std::memcpy(p, "0.0", 3);
-    return p + 3;
+    return std::copy_n("0.0", 3, p);
   }
   // The shortest digits and their decimal exponent, from d.ddde[+-]x.
   char sci[32];

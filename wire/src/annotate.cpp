@@ -85,7 +85,7 @@ std::optional<std::string> annotate_capture(const std::string& in, const std::st
   for (const auto& [frame, texts] : comments) {
     std::string joined;
     for (const auto& t : texts) joined += (joined.empty() ? "" : "\n") + t;
-    args.push_back("-a");
+    args.emplace_back("-a");
     args.push_back(std::to_string(frame) + ":" + joined);
   }
   args.push_back(in);

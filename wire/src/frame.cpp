@@ -79,7 +79,7 @@ void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
     return malformed(f, "frame ends inside the IPv4 header", at, b.size() - at);
   const std::uint8_t version = u8(b, at) >> 4;
   if (version != 4) return malformed(f, "IPv4 version field is not 4", at, version);
-  const std::size_t header = (u8(b, at) & 0x0FU) * 4U;
+  const std::size_t header = std::size_t{u8(b, at) & 0x0FU} * 4U;
   if (header < 20) return malformed(f, "IPv4 header length is below 20", at, header);
   const std::uint16_t total = be16(b, at + 2);
   if (total < header)

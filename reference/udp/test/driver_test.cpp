@@ -327,7 +327,12 @@ TEST(Driver, Incast8To1ThroughCrn_QueueStaysBelowCapacity_AllComplete) {
   EXPECT_LT(crn.stats().max_occupancy, cc.crn.queue_capacity);
   EXPECT_EQ(crn.stats().forwarded, crn.stats().enqueued);
   EXPECT_EQ(r.receiver().stats().scheduled_octets, 8U * (512U << 10U));
-  EXPECT_EQ(r.receiver().stats().unattributed_data_octets, 0U);
+  // Unscheduled data goes through the CRN, its request straight to the receiver: over real
+  // sockets in one event loop the data can be read first (about one run in a hundred under
+  // load, 12,288 octets). The receiver counts it unattributed and credits it when the request
+  // arrives (count_early_data); only the unscheduled window can precede the request.
+  EXPECT_LE(r.receiver().stats().unattributed_data_octets,
+            8U * std::uint64_t{rc.endpoint.unscheduled_limit});
   EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
 }
 
