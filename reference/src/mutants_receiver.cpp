@@ -147,6 +147,7 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
       }
     }
     if (on(Mutant::ZeroPacingRate)) g.pacing_rate = 0;
+    if (on(Mutant::PoolFlagMismatch)) g.header.flags ^= flag::kPool;
   }
 
   MutantSet mutants_;

@@ -223,6 +223,15 @@ std::map<Mutant, Probe> receiver_probes() {
     }
     return false;
   };
+  p[Mutant::PoolFlagMismatch] = [](const MutantSet& ms) {
+    // Per-message grants (the reference's default): a grant for message 1 carries POOL.
+    ReceiverHarness h(receiver_config(), ms);
+    const auto a = h.associate(kS1, 1);
+    for (const auto& g : only<CreditGrant>(h.deliver(kS1, h.request(a, 1, 8192)))) {
+      if (g.pool() != (g.message_id == 0)) return true;
+    }
+    return false;
+  };
   p[Mutant::GrantUnknownEpoch] = [](const MutantSet& ms) {
     ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);

@@ -56,6 +56,7 @@ enum class Mutant : std::uint8_t {
   GrantToRequestSource,
   RateSumExceedsLink,
   Rocev2AnyQueuePair,
+  PoolFlagMismatch,
   // Sender.
   SenderHonoursLowerLimit,
   SenderExceedsGrant,
@@ -250,6 +251,12 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "receiving, whatever queue pair they arrived on",
      "The receiver MUST be able to count the payload octets received on the queue pair ... since "
      "RDMA WRITE operations produce no completion at the responder (Transport Bindings)"},
+    {Mutant::PoolFlagMismatch, "pool-flag-mismatch", MutantRole::Receiver,
+     "the POOL flag disagrees with the Message ID on every grant: a grant for a message carries "
+     "POOL, a pool grant (Message ID 0) goes without it",
+     "A grant with Message ID zero and the POOL flag set is a pool grant: it covers all scheduled "
+     "messages of the association (Credit Requests and Grants); 0x0001 POOL (Message ID is zero "
+     "and the grant covers the association's pool) (CREDIT_GRANT)"},
     // ---- sender ------------------------------------------------------------------------
     {Mutant::SenderHonoursLowerLimit, "sender-honours-lower-limit", MutantRole::Sender,
      "a newer grant with a smaller Grant Limit lowers the credit held for the message",
