@@ -20,7 +20,10 @@
 #include <cassert>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <unordered_set>
+
+#include "rdcc/reference/time.hpp"
 
 namespace rdcc::ref {
 
@@ -58,6 +61,43 @@ struct MessageCredit {
   }
   // A grant lapsed (its credit reclaimed or returned) with octets below its limit not received.
   [[nodiscard]] bool lapsed() const { return accounted == 0 && limit > covered(); }
+};
+
+// When credit is released without its data ("Credit is released when data arrives, when
+// MSG_DONE is sent, or when credit is reclaimed"). "A sender measures the Lifetime from the
+// reception of the grant, which can be up to D_max after the receiver sent it, and an octet
+// transmitted just before expiry can take another D_max to arrive. The receiver therefore
+// reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it sent
+// the grant, and the credit of a cancelled message no earlier than 2 * D_max after it sent or
+// received the CANCEL."
+[[nodiscard]] inline Time reclaim_at(Time sent, Duration lifetime, Duration d_max) {
+  return sent + lifetime + d_max * 2;
+}
+[[nodiscard]] inline Time cancel_reclaim_at(Time cancelled, Duration d_max) {
+  return cancelled + d_max * 2;
+}
+// "The receiver releases the unscheduled reservation of a message when the announced octets
+// have arrived, or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
+// received the CREDIT_REQUEST" ("Unscheduled Transmission").
+[[nodiscard]] inline Time unscheduled_release_at(Time requested, Duration jitter, Duration lifetime,
+                                                 Duration d_max) {
+  return requested + jitter + lifetime + d_max * 2;
+}
+
+// What a grant for one message asks of the budget (CreditLedger::fit).
+struct GrantAsk {
+  std::uint64_t limit = 0;      // the Grant Limit the grant scheduler would issue
+  std::uint64_t post_unit = 0;  // RoCEv2: credit in whole RDMA messages of this size; 0: none
+  std::uint32_t credit_unit = 0;
+  bool renew = false;  // the grant lapsed (MessageCredit::lapsed): a grant may restate it
+};
+
+// The bounds a grant is fitted within (CreditLedger::fit).
+struct BudgetBounds {
+  std::uint64_t scheduled_pool = 0;   // G_s, as the policy's rule hook gives it
+  std::uint64_t reserved = 0;         // credit set aside this grant pass for messages ahead
+  std::uint64_t association_cap = 0;  // most scheduled credit per association; 0: none
+  bool enforce = true;                // the rule hook: whether a grant waits for room in G_s
 };
 
 // One association's part of the totals.
@@ -117,6 +157,41 @@ class CreditLedger {
   [[nodiscard]] std::uint64_t u_room(std::uint64_t g_u, std::uint64_t own) const {
     const std::uint64_t others = u_sum_ - own;
     return g_u > others ? g_u - others : 0;
+  }
+
+  // The budget decision for one grant: the Grant Limit a grant for message `m` of association
+  // `a` may carry, or nothing: the message waits. RDCC-BUDGET-01: "A receiver MUST maintain:
+  // sum over a of ( Granted(a) + Unsched(a) ) <= G"; scheduled credit is kept within G_s.
+  // - A converted unscheduled message's in-flight octets (and those of a window whose
+  //   reservation lapsed) move into the scheduled credit when it is granted, whatever the
+  //   limit (docs/spec-notes.md, 91): no room for them, no grant.
+  // - "Receivers SHOULD cap the credit ... per association" (RDCC-SEC-02): within the cap.
+  // - Short of room for the whole ask, as much as there is: new credit in whole Credit Units,
+  //   a RoCEv2 message's in whole RDMA messages ("posts each one only when it holds credit for
+  //   all of its octets"). Grant Limits never go down: if that cannot even restate the old
+  //   limit, or gives nothing new to a grant that has not lapsed, the message waits.
+  [[nodiscard]] std::optional<std::uint64_t> fit(const AssociationCredit& a, const MessageCredit& m,
+                                                 const GrantAsk& ask, const BudgetBounds& b) const {
+    const std::uint64_t moved = m.unsched_in_flight();
+    std::uint64_t free = scheduled_room(b.scheduled_pool, b.reserved);
+    if (moved > free && b.enforce) return std::nullopt;
+    free -= std::min(free, moved);
+    if (!b.enforce) free = std::numeric_limits<std::uint64_t>::max() / 2;
+    if (b.association_cap != 0) {
+      free = std::min(free, b.association_cap > a.accounted ? b.association_cap - a.accounted : 0);
+    }
+    const std::uint64_t covered = m.covered();
+    const std::uint64_t need = ask.limit - covered - m.accounted;
+    if (need <= free) return ask.limit;
+    const std::uint64_t held = m.held();
+    std::uint64_t fit = covered + m.accounted + free;
+    if (ask.post_unit != 0 && fit < m.length) {
+      fit -= fit % ask.post_unit;
+    } else if (fit > held) {
+      fit -= (fit - held) % ask.credit_unit;
+    }
+    if (fit < m.limit || (fit <= held && !ask.renew)) return std::nullopt;
+    return fit;
   }
 
   // Each total equals the sum of the associations' parts.

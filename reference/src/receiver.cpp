@@ -43,7 +43,6 @@ using json = nlohmann::ordered_json;
 constexpr std::size_t kDoneMemory = 4096;  // completed messages remembered per association
 constexpr std::uint64_t kEarlyDataLimit = 1U
                                           << 20U;  // octets kept for data that precedes its request
-constexpr std::size_t kOvercommit = 16;            // messages that share the link's rate at most
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
@@ -135,10 +134,8 @@ struct Timer {
 }  // namespace
 
 std::uint32_t payload_capacity_mbps(const ReceiverConfig& config) {
-  if (config.credit_unit == 0) return config.link_capacity_mbps;
-  const std::uint64_t packet = std::uint64_t{config.credit_unit} + config.data_packet_overhead;
-  return static_cast<std::uint32_t>(std::max<std::uint64_t>(
-      1, std::uint64_t{config.link_capacity_mbps} * config.credit_unit / packet));
+  return payload_capacity(config.link_capacity_mbps, config.credit_unit,
+                          config.data_packet_overhead);
 }
 
 struct Receiver::Impl {
@@ -153,24 +150,16 @@ struct Receiver::Impl {
   AssociationTable<Assoc> assocs;  // "Association Establishment"
   GrantQueue queue;                // "Credit Allocation": who is served next
   TimerList<Timer> timers;
-  CreditLedger ledger;          // "Receiver Credit Budget"
-  std::uint64_t rate_sum = 0;   // sum of Pacing Rates of live grants
-  std::size_t live_rates = 0;   // grants whose rate is counted in rate_sum
-  std::size_t queued_idle = 0;  // messages in the grant queue that hold no rate
-  std::size_t parked_idle = 0;  // taken out of the queue by this grant pass: no rate to be had
-  // Messages holding a rate, highest first: the ones lowered when a message gets none.
-  std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::greater<>> holders;
+  CreditLedger ledger;  // "Receiver Credit Budget"
+  // "Credit Allocation", rule 1, for the packets on the wire: Pacing Rates count message
+  // octets (docs/spec-notes.md, 72).
+  LinkRates rates{payload_capacity_mbps(cfg)};
   std::size_t active_assocs = 0;
   std::size_t pending = 0;
   bool aimd_armed = false;
   bool idle_armed = false;
   CircuitBreaker breaker;  // "Congestion Control Considerations"
   bool breaker_armed = false;
-
-  // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
-  // access link", for the packets on the wire: Pacing Rates count message octets
-  // (docs/spec-notes.md, 72).
-  std::uint32_t payload_capacity = payload_capacity_mbps(cfg);
 
   Impl(ReceiverConfig c, Observer* o, RandomSource* r, std::shared_ptr<const ReceiverPolicy> p)
       : cfg(std::move(c)),
@@ -363,13 +352,7 @@ struct Receiver::Impl {
   }
 
   void set_rate(Msg& m, std::uint32_t rate) {
-    if ((m.rate == 0) != (rate == 0)) {
-      live_rates = rate == 0 ? live_rates - 1 : live_rates + 1;
-      if (m.queued) queued_idle = rate == 0 ? queued_idle + 1 : queued_idle - 1;
-    }
-    if (m.rate != 0) holders.erase({m.rate, m.association, m.id});
-    if (rate != 0) holders.emplace(rate, m.association, m.id);
-    rate_sum = rate_sum - m.rate + rate;
+    rates.set(m.association, m.id, m.rate, rate, m.queued);
     m.rate = rate;
   }
 
@@ -377,7 +360,7 @@ struct Receiver::Impl {
     if (!m.queued) return;
     queue.erase(key_of(m));
     m.queued = false;
-    if (m.rate == 0) --queued_idle;
+    rates.dequeued(m.rate);
   }
 
   static GrantOrder key_of(const Msg& m) {
@@ -397,7 +380,7 @@ struct Receiver::Impl {
     if (wants) {
       queue.insert(key_of(m));
       m.queued = true;
-      if (m.rate == 0) ++queued_idle;
+      rates.enqueued(m.rate);
     } else {
       dequeue(m);
     }
@@ -725,89 +708,38 @@ struct Receiver::Impl {
 
   // ---- grants -----------------------------------------------------------------------------
 
-  // A fair share of the link among the messages that hold a rate or want credit (each
-  // counted once), at most kOvercommit of them. Whole Mbit/s, as grants carry it: a fraction
-  // would make every grant at the share look short of it and lower the holders again.
-  [[nodiscard]] double fair_share() const {
-    const std::size_t sharing =
-        std::clamp<std::size_t>(live_rates + queued_idle + parked_idle, 1, kOvercommit);
-    return static_cast<double>(
-        std::min(payload_capacity, policy->rate_share(payload_capacity, sharing)));
-  }
-
-  // The rate the sender may be granted, before the link is shared.
+  // The rate the sender may be granted, before the link is shared (rate_controller.hpp).
   [[nodiscard]] double sender_rate(const Assoc& a, Time now) const {
-    double r = a.rate;
-    if (a.line_rate != 0) r = std::min(r, static_cast<double>(a.line_rate));
-    // "When the most recent SENDER_STATUS from a sender carries a non-zero Suggested Rate,
-    // the Pacing Rate granted to that sender MUST NOT exceed it." ... ignored when "received
-    // more than four default Grant Lifetimes ago" ("Sender Backlog Indication").
-    if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
-      r = std::min(r, static_cast<double>(suggested));
-    }
-    return r;
-  }
-
-  // The rate `m` should be granted if the link's rate were free.
-  [[nodiscard]] double wanted_rate(const Assoc& a, Time now) const {
-    return std::min(sender_rate(a, now), fair_share());
-  }
-
-  // "The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
-  // access link."
-  [[nodiscard]] std::uint64_t headroom(const Msg& m) const {
-    const std::uint64_t others = rate_sum - m.rate;
-    return payload_capacity > others ? payload_capacity - others : 0;
-  }
-
-  // "R_min is one Credit Unit per update interval" (Credit Allocation).
-  [[nodiscard]] double min_rate() const {
-    return static_cast<double>(cfg.credit_unit) * 8000.0 /
-           static_cast<double>(std::max<std::int64_t>(1, cfg.base_rtt.ns));
+    return a.cap(a.line_rate, now, lifetime());
   }
 
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
-    double r = sender_rate(a, now);
-    if (policy->enforce_rate_sum()) {
-      const double wanted = wanted_rate(a, now);
-      const auto room = static_cast<double>(headroom(m));
-      // What the holders' whole-Mbit/s shares leave of the link is no rate to send a window
-      // at: below R_min, the message waits for a holder to drain (docs/spec-notes.md, 72).
-      if (room < wanted && room < min_rate()) return 0;
-      r = std::min(wanted, room);
-    }
-    return r < 1 ? 0 : static_cast<std::uint32_t>(r);
+    return rates.rate_for(sender_rate(a, now), m.rate, min_rate(cfg.credit_unit, cfg.base_rtt),
+                          *policy);
   }
 
-  // The link's rate is held by others: the holders above the fair share are re-granted at it,
-  // highest first, until `m` can have its share. A grant at the Grant Limit the sender holds
-  // "only refreshes the Lifetime and Pacing Rate" (docs/spec-notes.md, 42). Only active
-  // messages are re-granted: a cancelled, misbehaving or dormant one gets no grant, and keeps
-  // its rate until its credit is released.
-  void lower_holders(const Assoc& a, const Msg& m, Time now) {
-    const double wanted = wanted_rate(a, now);
-    const auto share = static_cast<std::uint32_t>(fair_share());
-    auto it = holders.begin();
-    while (it != holders.end() && std::get<0>(*it) > share &&
-           static_cast<double>(headroom(m)) < wanted) {
-      Assoc& ha = assocs.at(std::get<1>(*it));
-      Msg& h = ha.msgs.at(std::get<2>(*it));
-      if (&h == &m || h.state != MsgState::Active) {
-        ++it;
-        continue;
-      }
-      // Restating the limit gives back what a CREDIT_RETURN gave up (spec-notes 80): only
-      // with room for it in G_s, or the holder keeps its rate (spec-notes 92).
-      const std::uint64_t restated = h.restated();
-      const std::uint64_t taken_back = restated > h.accounted ? restated - h.accounted : 0;
-      const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
-      if (taken_back > room && policy->enforce_budget()) {
-        ++it;
-        continue;
-      }
-      issue_grant(ha, h, h.limit, share, 0, now);
-      it = holders.begin();
-    }
+  // The link's rate is held by others (LinkRates::lower_holders): a holder above the fair
+  // share is re-granted at it. A grant at the Grant Limit the sender holds "only refreshes the
+  // Lifetime and Pacing Rate" (docs/spec-notes.md, 42). Only active messages are re-granted: a
+  // cancelled, misbehaving or dormant one gets no grant, and keeps its rate until its credit
+  // is released.
+  void lower_holders(const Msg& m, double want, Time now) {
+    rates.lower_holders(m.rate, want, *policy,
+                        [&](std::uint32_t association, std::uint64_t message, std::uint32_t share) {
+                          Assoc& ha = assocs.at(association);
+                          Msg& h = ha.msgs.at(message);
+                          if (&h == &m || h.state != MsgState::Active) return false;
+                          // Restating the limit gives back what a CREDIT_RETURN gave up
+                          // (spec-notes 80): only with room for it in G_s, or the holder keeps
+                          // its rate (spec-notes 92).
+                          const std::uint64_t restated = h.restated();
+                          const std::uint64_t taken_back =
+                              restated > h.accounted ? restated - h.accounted : 0;
+                          const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
+                          if (taken_back > room && policy->enforce_budget()) return false;
+                          issue_grant(ha, h, h.limit, share, 0, now);
+                          return true;
+                        });
   }
 
   // Serves the grant queue in class, deadline and stride order. A message that can get no
@@ -838,46 +770,31 @@ struct Receiver::Impl {
       // grant's limit covers them again and "Granted(a)" counts them until they arrive
       // (docs/spec-notes.md, 91).
       const std::uint64_t moved = m.unsched_in_flight();
-      std::uint64_t free =
-          ledger.scheduled_room(policy->scheduled_pool(cfg.budget, scheduled_budget()), reserved);
-      // The moved octets count in G_s from the grant on, whatever its limit: no room for them,
-      // no grant yet (a renewal with no new credit would still have moved them).
-      if (moved > free && policy->enforce_budget()) {
+      BudgetBounds bounds;
+      bounds.scheduled_pool = policy->scheduled_pool(cfg.budget, scheduled_budget());
+      bounds.reserved = reserved;
+      bounds.association_cap = cfg.max_credit_per_association;
+      bounds.enforce = policy->enforce_budget();
+      const auto fit =
+          ledger.fit(a, m, GrantAsk{limit, m.post_unit, cfg.credit_unit, renew}, bounds);
+      if (!fit) {
         out_of_budget(a, m, now);
         break;
       }
-      free -= std::min(free, moved);
-      if (!policy->enforce_budget()) free = std::numeric_limits<std::uint64_t>::max() / 2;
-      if (cfg.max_credit_per_association != 0) {
-        const std::uint64_t cap = cfg.max_credit_per_association;
-        free = std::min(free, cap > a.accounted ? cap - a.accounted : 0);
-      }
-      const std::uint64_t need = limit - covered - m.accounted;
-      if (need > free) {
-        // As much as the budget allows, new credit in whole Credit Units.
-        std::uint64_t fit = covered + m.accounted + free;
-        if (m.post_unit != 0 && fit < m.length) {
-          fit -= fit % m.post_unit;  // whole RDMA messages only
-        } else if (fit > held) {
-          fit -= (fit - held) % cfg.credit_unit;
-        }
-        if (fit < m.limit || (fit <= held && !renew)) {
-          // Cannot even restate the old limit, or nothing new to give: wait.
-          out_of_budget(a, m, now);
-          break;
-        }
-        limit = fit;
-      }
-      std::uint32_t rate = rate_for(a, m, now);
+      limit = *fit;
+      const double sender = sender_rate(a, now);
+      std::uint32_t rate =
+          rates.rate_for(sender, m.rate, min_rate(cfg.credit_unit, cfg.base_rtt), *policy);
       // A renewal that adds no credit, of a grant under which nothing at all arrived (the
       // sender asked again; a dead data path) takes only the rate that is free: lowering the
       // holders would re-grant each of them, so that every request on a dead data path drew a grant
       // per holder (docs/spec-notes.md, "A re-request is answered once, and never at the holders'
       // expense").
       const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
-      if (static_cast<double>(rate) < wanted_rate(a, now) && !adds_nothing) {
+      if (const double want = rates.wanted(sender, *policy);
+          static_cast<double>(rate) < want && !adds_nothing) {
         const std::uint64_t before = ledger.scheduled();
-        lower_holders(a, m, now);
+        lower_holders(m, want, now);
         // A holder that had returned credit and is re-granted counts its whole limit again
         // (the grant gives the sender back the right to use it): this message's share of the
         // budget is worked out anew (spec-notes 80).
@@ -889,13 +806,13 @@ struct Receiver::Impl {
         // rate is released when its last octet arrives) or is reclaimed.
         reserved += limit - covered - m.accounted;
         dequeue(m);
-        ++parked_idle;
+        rates.park();
         parked.emplace_back(&a, &m);
         continue;
       }
       issue_grant(a, m, limit, rate, moved, now);
     }
-    parked_idle = 0;
+    rates.end_pass();
     for (auto [a, m] : parked) requeue(*a, *m);
   }
 
@@ -1116,13 +1033,10 @@ struct Receiver::Impl {
   // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
   void aimd_tick(Time now) {
     aimd_armed = false;
-    const double r_min = min_rate();
+    const double r_min = min_rate(cfg.credit_unit, cfg.base_rtt);
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
-      double r_max = static_cast<double>(a.line_rate != 0 ? a.line_rate : cfg.link_capacity_mbps);
-      if (const std::uint32_t suggested = a.suggestion(now, lifetime()); suggested != 0) {
-        r_max = std::min(r_max, static_cast<double>(suggested));
-      }
+      const double r_max = a.r_max(a.line_rate, cfg.link_capacity_mbps, now, lifetime());
       a.update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
     }
     if (active_assocs != 0) ensure_aimd(now);

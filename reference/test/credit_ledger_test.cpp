@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace rdcc::ref {
 namespace {
 
@@ -134,6 +136,73 @@ TEST_F(CreditLedgerTest, Check_FindsATotalOutOfStep) {
   EXPECT_TRUE(ledger.check());
   a.accounted = 0;  // changed behind the ledger's back
   EXPECT_FALSE(ledger.check());
+}
+
+// ---- the budget decision (CreditLedger::fit, RDCC-BUDGET-01) ----------------------------------
+
+class BudgetFit : public CreditLedgerTest {
+ protected:
+  BudgetFit() {
+    m.length = 1U << 20U;
+    bounds.scheduled_pool = 65536;
+  }
+  std::optional<std::uint64_t> fit(std::uint64_t limit, bool renew = false) {
+    return ledger.fit(a, m, GrantAsk{limit, post_unit, 4096, renew}, bounds);
+  }
+  BudgetBounds bounds;
+  std::uint64_t post_unit = 0;
+};
+
+TEST_F(BudgetFit, RoomForTheWholeAsk_GrantsIt) {
+  EXPECT_EQ(fit(65536), 65536U);
+}
+
+TEST_F(BudgetFit, ShortOfRoom_GrantsWholeCreditUnitsOfWhatIsLeft) {
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 60000);  // 5536 left of G_s
+  EXPECT_EQ(fit(65536), 4096U);
+  bounds.reserved = 2000;  // 3536 left: not one Credit Unit
+  EXPECT_EQ(fit(65536), std::nullopt);
+}
+
+TEST_F(BudgetFit, RoCEv2_GrantsWholeRdmaMessages) {
+  post_unit = 16384;
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 65536 - 40000);  // 40000 left: two RDMA messages
+  EXPECT_EQ(fit(65536), 32768U);
+}
+
+TEST_F(BudgetFit, MovedUnscheduledOctetsMustFit_WhateverTheLimit) {
+  m.window = 8192;  // announced, none arrived: they move into G_s with the grant
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 60000);  // 5536 left
+  EXPECT_EQ(fit(8192 + 4096), std::nullopt);
+  ledger.set_scheduled(b, other, 50000);  // 15536 left: 8192 moved, 7344 for new credit
+  EXPECT_EQ(fit(8192 + 16384), 8192U + 4096U);
+}
+
+TEST_F(BudgetFit, AssociationCap_BoundsItsScheduledCredit) {
+  MessageCredit mine;
+  ledger.set_scheduled(a, mine, 8192);
+  bounds.association_cap = 16384;  // RDCC-SEC-02: 8192 more at most
+  EXPECT_EQ(fit(65536), 8192U);
+}
+
+TEST_F(BudgetFit, NeverBelowTheLimitIssued_AndNothingNewMeansWait) {
+  m.limit = 32768;  // lapsed: nothing counted
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 65536 - 8192);
+  EXPECT_EQ(fit(65536), std::nullopt);  // cannot restate 32768
+  ledger.set_scheduled(b, other, 65536 - 32768);
+  EXPECT_EQ(fit(65536), std::nullopt);  // restates it, adds nothing: not a renewal
+  EXPECT_EQ(fit(65536, true), 32768U);  // a renewal may restate it
+}
+
+TEST_F(BudgetFit, WithoutEnforcement_TheBudgetIsNoBound) {
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 65536);
+  bounds.enforce = false;  // the rule hook's fault (a mutant)
+  EXPECT_EQ(fit(1U << 20U), 1U << 20U);
 }
 
 }  // namespace
