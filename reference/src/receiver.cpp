@@ -191,10 +191,7 @@ struct Receiver::Impl {
     return std::max({policy->grant_window(c), m.post_unit, std::uint64_t{1}});
   }
   [[nodiscard]] std::uint64_t grant_window() const {
-    if (cfg.grant_window != 0) return cfg.grant_window;
-    // One BDP of the access link, at least four Credit Units.
-    const auto bdp = static_cast<std::uint64_t>(cfg.base_rtt.ns) * cfg.link_capacity_mbps / 8000U;
-    return std::max<std::uint64_t>(bdp, 4ULL * cfg.credit_unit);
+    return default_window(cfg.grant_window, cfg.base_rtt, cfg.link_capacity_mbps, cfg.credit_unit);
   }
 
   void arm(Time at, TimerKind kind, std::uint32_t assoc = 0, std::uint64_t msg = 0,
@@ -372,10 +369,7 @@ struct Receiver::Impl {
   // grant that its sender asked to have renewed.
   void requeue(Assoc&, Msg& m) {
     if (m.pooled) return;  // the pool (Msg 0) is queued for it
-    const bool more =
-        m.limit < m.length && (m.limit <= m.window || m.outstanding() <= window_of(m) / 2);
-    const bool renew = m.lapsed();
-    const bool wants = m.state == MsgState::Active && (more || renew);
+    const bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
     if (wants == m.queued) return;
     if (wants) {
       queue.insert(key_of(m));
@@ -616,7 +610,7 @@ struct Receiver::Impl {
     breaker.announced(announced);
     // "or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
     // received the CREDIT_REQUEST"
-    arm(now + microseconds(cfg.start_jitter_us) + lifetime() + cfg.d_max * 2,
+    arm(unscheduled_release_at(now, microseconds(cfg.start_jitter_us), lifetime(), cfg.d_max),
         TimerKind::UnschedRelease, a.id, m.id, m.generation);
     ensure_breaker(now);
   }
@@ -713,9 +707,11 @@ struct Receiver::Impl {
     return a.cap(a.line_rate, now, lifetime());
   }
 
+  // "R_min is one Credit Unit per update interval".
+  [[nodiscard]] double min_rate() const { return ref::min_rate(cfg.credit_unit, cfg.base_rtt); }
+
   std::uint32_t rate_for(const Assoc& a, const Msg& m, Time now) const {
-    return rates.rate_for(sender_rate(a, now), m.rate, min_rate(cfg.credit_unit, cfg.base_rtt),
-                          *policy);
+    return rates.rate_for(sender_rate(a, now), m.rate, min_rate(), *policy);
   }
 
   // The link's rate is held by others (LinkRates::lower_holders): a holder above the fair
@@ -742,78 +738,65 @@ struct Receiver::Impl {
                         });
   }
 
-  // Serves the grant queue in class, deadline and stride order. A message that can get no
-  // rate is parked for the rest of the pass with its budget reserved, so that nothing behind
-  // it in class order takes that budget, while the messages behind it that hold a rate are
-  // still re-granted; a message the budget cannot serve ends the pass.
-  void grant_pass(Time now) {
-    std::uint64_t reserved = 0;
+  // The receiver as the grant pass (grant_scheduler.hpp) sees it, for one pass at `now`.
+  struct GrantPassHost {
+    Impl& r;
+    Time now;
+    Assoc* assoc = nullptr;  // the association of the message at the top of the queue
     std::vector<std::pair<Assoc*, Msg*>> parked;
-    while (!queue.empty()) {
-      const GrantOrder top = queue.top();
-      Assoc& a = assocs.at(top.association);
-      Msg& m = a.msgs.at(top.message);
-      const std::uint64_t window = window_of(m);
-      const std::uint64_t covered = m.covered();
-      const std::uint64_t held = m.held();
-      const bool renew = m.lapsed();
-      // Grant Limits only grow: a renewal restates at least the old limit.
-      std::uint64_t limit = std::max(m.limit, std::min(m.length, covered + window));
-      if (limit <= held && !renew) {
-        dequeue(m);
-        continue;
-      }
-      // A converted unscheduled message: its in-flight unscheduled octets move into the
-      // scheduled accounting when it is granted (the sender then counts it as no longer
-      // outstanding and may start another). So do the octets of a window whose reservation
-      // has lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the
-      // grant's limit covers them again and "Granted(a)" counts them until they arrive
-      // (docs/spec-notes.md, 91).
-      const std::uint64_t moved = m.unsched_in_flight();
-      BudgetBounds bounds;
-      bounds.scheduled_pool = policy->scheduled_pool(cfg.budget, scheduled_budget());
-      bounds.reserved = reserved;
-      bounds.association_cap = cfg.max_credit_per_association;
-      bounds.enforce = policy->enforce_budget();
-      const auto fit =
-          ledger.fit(a, m, GrantAsk{limit, m.post_unit, cfg.credit_unit, renew}, bounds);
-      if (!fit) {
-        out_of_budget(a, m, now);
-        break;
-      }
-      limit = *fit;
-      const double sender = sender_rate(a, now);
-      std::uint32_t rate =
-          rates.rate_for(sender, m.rate, min_rate(cfg.credit_unit, cfg.base_rtt), *policy);
-      // A renewal that adds no credit, of a grant under which nothing at all arrived (the
-      // sender asked again; a dead data path) takes only the rate that is free: lowering the
-      // holders would re-grant each of them, so that every request on a dead data path drew a grant
-      // per holder (docs/spec-notes.md, "A re-request is answered once, and never at the holders'
-      // expense").
-      const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
-      if (const double want = rates.wanted(sender, *policy);
-          static_cast<double>(rate) < want && !adds_nothing) {
-        const std::uint64_t before = ledger.scheduled();
-        lower_holders(m, want, now);
-        // A holder that had returned credit and is re-granted counts its whole limit again
-        // (the grant gives the sender back the right to use it): this message's share of the
-        // budget is worked out anew (spec-notes 80).
-        if (ledger.scheduled() > before) continue;
-        rate = rate_for(a, m, now);
-      }
-      if (rate == 0) {
-        // Every holder is at its share (kOvercommit of them): wait until one drains (its
-        // rate is released when its last octet arrives) or is reclaimed.
-        reserved += limit - covered - m.accounted;
-        dequeue(m);
-        rates.park();
-        parked.emplace_back(&a, &m);
-        continue;
-      }
-      issue_grant(a, m, limit, rate, moved, now);
+
+    Msg& message(const GrantOrder& top) {
+      assoc = &r.assocs.at(top.association);
+      return assoc->msgs.at(top.message);
     }
-    rates.end_pass();
-    for (auto [a, m] : parked) requeue(*a, *m);
+    [[nodiscard]] std::uint64_t window(const Msg& m) const { return r.window_of(m); }
+    [[nodiscard]] std::optional<std::uint64_t> fit(const Msg& m, std::uint64_t limit, bool renew,
+                                                   std::uint64_t reserved) const {
+      BudgetBounds bounds;
+      bounds.scheduled_pool = r.policy->scheduled_pool(r.cfg.budget, r.scheduled_budget());
+      bounds.reserved = reserved;
+      bounds.association_cap = r.cfg.max_credit_per_association;
+      bounds.enforce = r.policy->enforce_budget();
+      return r.ledger.fit(*assoc, m, GrantAsk{limit, m.post_unit, r.cfg.credit_unit, renew},
+                          bounds);
+    }
+    [[nodiscard]] RateOffer offer(const Msg& m) const {
+      const double sender = r.sender_rate(*assoc, now);
+      return RateOffer{r.rates.rate_for(sender, m.rate, r.min_rate(), *r.policy),
+                       r.rates.wanted(sender, *r.policy)};
+    }
+    bool lower_holders(const Msg& m, double want) {
+      const std::uint64_t before = r.ledger.scheduled();
+      r.lower_holders(m, want, now);
+      return r.ledger.scheduled() > before;
+    }
+    void skip(Msg& m) { r.dequeue(m); }
+    void wait(Msg& m) { r.out_of_budget(*assoc, m, now); }
+    // Every holder is at its share (kOvercommit of them): it waits until one drains (its rate
+    // is released when its last octet arrives) or is reclaimed.
+    void park(Msg& m) {
+      r.dequeue(m);
+      r.rates.park();
+      parked.emplace_back(assoc, &m);
+    }
+    // A converted unscheduled message: its in-flight unscheduled octets move into the
+    // scheduled accounting when it is granted (the sender then counts it as no longer
+    // outstanding and may start another). So do the octets of a window whose reservation has
+    // lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the grant's
+    // limit covers them again and "Granted(a)" counts them until they arrive
+    // (docs/spec-notes.md, 91).
+    void grant(Msg& m, std::uint64_t limit, std::uint32_t rate) {
+      r.issue_grant(*assoc, m, limit, rate, m.unsched_in_flight(), now);
+    }
+    void end_pass() {
+      r.rates.end_pass();
+      for (auto [a, m] : parked) r.requeue(*a, *m);
+    }
+  };
+
+  void grant_pass(Time now) {
+    GrantPassHost host{*this, now};
+    rdcc::ref::grant_pass(queue, host);
   }
 
   // The budget cannot serve `m`, which waits. "If a receiver is about to run out of budget for
@@ -847,18 +830,10 @@ struct Receiver::Impl {
     // "Lifetime zero means the default Grant Lifetime of the association"; which one a grant
     // states is the policy's choice.
     const std::uint32_t lifetime_field = policy->grant_lifetime_us(cfg.grant_lifetime_us);
-    const Duration grant_lifetime = lifetime_field != 0 ? microseconds(lifetime_field) : lifetime();
-    // "reclaims the credit of an expired grant no earlier than Lifetime + 2 * D_max after it
-    // sent the grant"
-    arm(now + grant_lifetime + cfg.d_max * 2, TimerKind::Reclaim, a.id, m.id, m.generation);
+    arm(reclaim_at(now, grant_lifetime(lifetime_field, cfg.grant_lifetime_us), cfg.d_max),
+        TimerKind::Reclaim, a.id, m.id, m.generation);
     m.pass = GrantQueue::advance(m.pass, added, m.weight);
-    CreditGrant g;
-    g.message_id = m.id;
-    g.grant_limit = limit;
-    g.pacing_rate = rate;
-    g.lifetime = lifetime_field;
-    if (limit == m.length) g.header.flags = flag::kFinal;  // "It sets the FINAL flag"
-    if (m.id == 0) g.header.flags = flag::kPool;           // the pool: no message length to reach
+    CreditGrant g = make_grant(m.id, m.length, limit, rate, lifetime_field);
     if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {
       CreditGrant pool = g;
       pool.message_id = 0;
@@ -1033,7 +1008,7 @@ struct Receiver::Impl {
   // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
   void aimd_tick(Time now) {
     aimd_armed = false;
-    const double r_min = min_rate(cfg.credit_unit, cfg.base_rtt);
+    const double r_min = min_rate();
     for (auto& [id, a] : assocs) {
       if (a.active == 0) continue;
       const double r_max = a.r_max(a.line_rate, cfg.link_capacity_mbps, now, lifetime());
@@ -1195,7 +1170,8 @@ struct Receiver::Impl {
       }
       msg.state = MsgState::Cancelled;
       ++msg.generation;
-      arm(now + cfg.d_max * 2, TimerKind::CancelReclaim, a.id, msg.id, msg.generation);
+      arm(cancel_reclaim_at(now, cfg.d_max), TimerKind::CancelReclaim, a.id, msg.id,
+          msg.generation);
       if (events.enabled())
         events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
     } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
