@@ -15,6 +15,7 @@
 
 #include "association_table.hpp"
 #include "credit_ledger.hpp"
+#include "data_receipt.hpp"
 #include "grant_scheduler.hpp"
 #include "rate_controller.hpp"
 #include "timer_list.hpp"
@@ -41,8 +42,6 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr std::size_t kDoneMemory = 4096;  // completed messages remembered per association
-constexpr std::uint64_t kEarlyDataLimit = 1U
-                                          << 20U;  // octets kept for data that precedes its request
 
 enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
@@ -103,11 +102,8 @@ struct Assoc : AssociationCredit, SenderRate {
   std::size_t done_oldest = 0;
   Time last_activity{};
   std::size_t active = 0;  // messages in Active or Dormant state
-  // (binding, opaque binding value or RoCEv2 QPN) -> octets that preceded the request. Keyed by
-  // binding: an opaque identifier and a queue pair number of the same value are unrelated.
-  std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> early;
-  std::unordered_map<std::uint64_t, std::uint64_t> by_binding;  // opaque binding value -> message
-  std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn;  // RoCEv2 QPN -> messages, oldest first
+  EarlyData early;         // octets that preceded their CREDIT_REQUEST
+  BindingIndex binding;    // its messages by transport identity
   // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
   // recovery"): only such a sender is sent NACKs.
   bool peer_recovers = false;
@@ -398,13 +394,9 @@ struct Receiver::Impl {
     (void)now;
     if (forget) {
       if (m.binding == BindingKind::Opaque) {
-        if (auto it = a.by_binding.find(m.binding_value);
-            it != a.by_binding.end() && it->second == m.id) {
-          a.by_binding.erase(it);
-        }
-      } else if (auto q = a.by_qpn.find(m.rocev2.destination_qpn); q != a.by_qpn.end()) {
-        q->second.erase(m.id);
-        if (q->second.empty()) a.by_qpn.erase(q);
+        a.binding.remove_opaque(m.binding_value, m.id);
+      } else {
+        a.binding.remove_queue_pair(m.rocev2.destination_qpn, m.id);
       }
       a.msgs.erase(m.id);
     }
@@ -505,9 +497,9 @@ struct Receiver::Impl {
       m.post_unit = (m.length + m.rocev2.message_count - 1) / m.rocev2.message_count;
     }
     if (m.binding == BindingKind::Opaque) {
-      a.by_binding[m.binding_value] = m.id;
+      a.binding.add_opaque(m.binding_value, m.id);
     } else {
-      a.by_qpn[m.rocev2.destination_qpn].insert(m.id);
+      a.binding.add_queue_pair(m.rocev2.destination_qpn, m.id);
     }
     m.pass = queue.class_pass(m.traffic_class);
     if (a.active++ == 0) ++active_assocs;
@@ -578,11 +570,10 @@ struct Receiver::Impl {
   // transfer still in flight when the receiver restarted (spec-notes 69). The opaque
   // binding's offsets are not kept for them, so they count from offset 0 up.
   void count_early_data(Assoc& a, Msg& m) {
-    auto early = a.early.find(
-        {m.binding, m.binding == BindingKind::Opaque ? m.binding_value : m.rocev2.destination_qpn});
-    if (early == a.early.end()) return;
-    const std::uint64_t octets = std::min({early->second, m.length, m.window});
-    a.early.erase(early);
+    const auto early = a.early.take(
+        m.binding, m.binding == BindingKind::Opaque ? m.binding_value : m.rocev2.destination_qpn);
+    if (!early) return;
+    const std::uint64_t octets = std::min({*early, m.length, m.window});
     const auto [below, above] = m.ranges.add(0, octets, m.window);
     m.unsched_received += below;
     m.sched_received += above;
@@ -865,29 +856,39 @@ struct Receiver::Impl {
 
   // ---- data -------------------------------------------------------------------------------
 
+  // The message data belongs to, by its transport identity (data_receipt.hpp).
   Msg* find_message(Assoc& a, const DataObservation& d) {
+    const std::uint64_t* id = nullptr;
     if (d.binding == BindingKind::Opaque) {
-      auto it = a.by_binding.find(d.key);
-      return it == a.by_binding.end() ? nullptr : &a.msgs.at(it->second);
+      id = a.binding.opaque(d.key);
+    } else {
+      id = a.binding.queue_pair(static_cast<std::uint32_t>(d.key), policy->match_queue_pair(),
+                                [&](std::uint64_t message) {
+                                  const Msg& m = a.msgs.at(message);
+                                  return m.received() < m.length;
+                                });
     }
-    // RoCEv2: the queue pair's octets belong to its oldest message still counting octets.
-    if (!policy->match_queue_pair()) {
-      Msg* oldest = nullptr;
-      for (const auto& [qpn, ids] : a.by_qpn) {
-        for (std::uint64_t id : ids) {
-          Msg& m = a.msgs.at(id);
-          if (m.received() < m.length && (oldest == nullptr || id < oldest->id)) oldest = &m;
-        }
-      }
-      return oldest;
+    return id == nullptr ? nullptr : &a.msgs.at(*id);
+  }
+
+  // "Data received for a message beyond its Grant Limit and outside its unscheduled window
+  // indicates a misbehaving sender. The receiver MAY discard such data, MUST NOT grant further
+  // credit to the association for that message, and SHOULD log the event."
+  void misbehaving(Assoc& a, Msg& m, std::uint64_t data_end, Time now) {
+    if (m.state == MsgState::Misbehaving) return;
+    if (events.enabled())
+      events.emit(now, "misbehaving_sender",
+                  {{"association_id", a.id},
+                   {"message_id", m.id},
+                   {"limit", m.limit},
+                   {"data_end", data_end}});
+    dequeue(m);
+    if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
+      --a.active;
+      --pending;
+      if (a.active == 0) --active_assocs;
     }
-    auto q = a.by_qpn.find(static_cast<std::uint32_t>(d.key));
-    if (q == a.by_qpn.end()) return nullptr;
-    for (std::uint64_t id : q->second) {
-      Msg& m = a.msgs.at(id);
-      if (m.received() < m.length) return &m;
-    }
-    return nullptr;
+    m.state = MsgState::Misbehaving;
   }
 
   void on_data(const DataObservation& d, Time now) {
@@ -902,61 +903,35 @@ struct Receiver::Impl {
     Msg* mp = find_message(a, d);
     if (mp == nullptr) {
       stats.unattributed_data_octets += d.octets;
-      auto& early = a.early[{d.binding, d.key}];
-      if (early < kEarlyDataLimit) early += d.octets;
+      a.early.add(d.binding, d.key, d.octets);
       return;
     }
     Msg& m = *mp;
-    std::uint64_t below = 0;
-    std::uint64_t above = 0;
-    if (d.binding == BindingKind::Opaque) {
-      if (d.recovers) a.peer_recovers = true;
-      const std::uint64_t hi = std::min<std::uint64_t>(d.offset + d.octets, m.length);
-      if (d.offset < hi) std::tie(below, above) = m.ranges.add(d.offset, hi, m.window);
-      if (d.offset < hi) stats.duplicate_octets += hi - d.offset - below - above;
-    } else {
-      const std::uint64_t fresh = std::min<std::uint64_t>(d.octets, m.length - m.received());
-      const std::uint64_t room = m.unsched_in_flight();
-      below = std::min(fresh, room);
-      above = fresh - below;
-    }
-    // "Data received for a message beyond its Grant Limit and outside its unscheduled window
-    // indicates a misbehaving sender." The opaque binding says where the octets are; RoCEv2
-    // counters only say how many, which arrive in order on the queue pair.
-    // A pooled message's scheduled octets are held by the pool grant (pool_data).
+    const bool opaque = d.binding == BindingKind::Opaque;
+    if (opaque && d.recovers) a.peer_recovers = true;
+    const Receipt got =
+        opaque ? count_opaque(m.ranges, m, d.offset, d.octets) : count_in_order(m, d.octets);
+    stats.duplicate_octets += got.duplicate;
+    // The opaque binding says where the octets are; RoCEv2 counters only say how many, which
+    // arrive in order on the queue pair. A pooled message's scheduled octets are held by the
+    // pool grant (pool_data).
     const std::uint64_t held = m.pooled ? m.length : m.held();
-    const std::uint64_t data_end =
-        d.binding == BindingKind::Opaque ? d.offset + d.octets : m.covered() + above;
-    if (data_end > held && (above != 0 || d.binding == BindingKind::Opaque) &&
-        policy->stop_granting_misbehaving()) {
-      stats.misbehaving_data_octets += std::min<std::uint64_t>(data_end - held, d.octets);
-      if (m.state != MsgState::Misbehaving) {
-        if (events.enabled())
-          events.emit(now, "misbehaving_sender",
-                      {{"association_id", a.id},
-                       {"message_id", m.id},
-                       {"limit", m.limit},
-                       {"data_end", data_end}});
-        // "MUST NOT grant further credit to the association for that message"
-        dequeue(m);
-        if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
-          --a.active;
-          --pending;
-          if (a.active == 0) --active_assocs;
-        }
-        m.state = MsgState::Misbehaving;
-      }
+    const std::uint64_t data_end = opaque ? d.offset + d.octets : m.covered() + got.above;
+    if (const auto excess = beyond_credit(held, data_end, d.octets, got.above != 0 || opaque);
+        excess && policy->stop_granting_misbehaving()) {
+      stats.misbehaving_data_octets += *excess;
+      misbehaving(a, m, data_end, now);
     }
-    m.unsched_received += below;
-    m.sched_received += above;
-    stats.scheduled_octets += above;
-    if (m.pooled && above != 0) pool_data(a, above, now);
+    m.unsched_received += got.below;
+    m.sched_received += got.above;
+    stats.scheduled_octets += got.above;
+    if (m.pooled && got.above != 0) pool_data(a, got.above, now);
     set_unsched(m, m.unsched_accounted != 0 ? m.unsched_in_flight() : 0);
     ledger.settle(a, m);
     // A grant whose every octet has arrived no longer needs its share of the link.
     if (m.accounted == 0 && m.rate != 0) set_rate(m, 0);
     if (m.state == MsgState::Misbehaving) return;
-    if (m.received() >= std::min(m.length, policy->completion_octets(m.length))) {
+    if (received_all(m, policy->completion_octets(m.length))) {
       complete(a, m, now);
     } else {
       requeue(a, m);

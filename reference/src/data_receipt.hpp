@@ -1,0 +1,171 @@
+// The receiver's data receipt: arriving data, related to its message through the message's
+// transport binding, counted, checked against the credit, and the message completed.
+//
+// - "Transport Bindings": "The receiver relates arriving data to messages through a transport
+//   binding (): each CREDIT_REQUEST names the transport-level identity of the message, so that
+//   the receiver can count the octets received for it from the information its transport
+//   already provides" ("Architecture"). BindingIndex finds the message; count_opaque and
+//   count_in_order count its octets (RDCC-BIND-01 for RoCEv2's per-queue-pair counters).
+// - "Error Handling and Recovery": "Data received for a message beyond its Grant Limit and
+//   outside its unscheduled window indicates a misbehaving sender" (RDCC-ERR-01..03):
+//   beyond_credit.
+// - "Credit Requests and Grants": "When the receiver has received all octets of a message it
+//   sends MSG_DONE" (RDCC-GRANT-13): received_all.
+// - Data that overtakes its CREDIT_REQUEST: EarlyData (docs/spec-notes.md, 69).
+//
+// What the receiver does then (the credit released, the grant pass) is its rule code in
+// receiver.cpp. Unit tests: reference/test/data_receipt_test.cpp.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "credit_ledger.hpp"
+#include "rdcc/reference/io.hpp"
+#include "rdcc/reference/range_set.hpp"
+
+namespace rdcc::ref {
+
+// What one observation adds to a message: octets inside its unscheduled window (`below`),
+// above it (`above`), and octets it had already counted (`duplicate`).
+struct Receipt {
+  std::uint64_t below = 0;
+  std::uint64_t above = 0;
+  std::uint64_t duplicate = 0;
+};
+
+// The opaque binding's data carries offsets: each octet is counted once, wherever it lies
+// ("If the data transport retransmits octets already transmitted, those octets remain within
+// the existing Grant Limit, because the receiver has not counted them as received", "Sender
+// Message State Machine"). Octets beyond the message length are not the message's.
+[[nodiscard]] inline Receipt count_opaque(RangeSet& ranges, const MessageCredit& m,
+                                          std::uint64_t offset, std::uint32_t octets) {
+  Receipt r;
+  const std::uint64_t hi = std::min<std::uint64_t>(offset + octets, m.length);
+  if (offset >= hi) return r;
+  std::tie(r.below, r.above) = ranges.add(offset, hi, m.window);
+  r.duplicate = hi - offset - r.below - r.above;
+  return r;
+}
+
+// RoCEv2's per-queue-pair counters say how many octets arrived, not where (RDCC-BIND-01: "The
+// receiver MUST be able to count the payload octets received on the queue pair"). A queue
+// pair delivers in order: the unscheduled octets still in flight come first, then scheduled
+// ones, up to the message length.
+[[nodiscard]] inline Receipt count_in_order(const MessageCredit& m, std::uint32_t octets) {
+  Receipt r;
+  const std::uint64_t fresh = std::min<std::uint64_t>(octets, m.length - m.received());
+  r.below = std::min(fresh, m.unsched_in_flight());
+  r.above = fresh - r.below;
+  return r;
+}
+
+// Whether an observation ending at `data_end` lies beyond `held` (the Grant Limit or
+// unscheduled window the sender holds), and by how many of its octets: RDCC-ERR-01..03, "Data
+// received for a message beyond its Grant Limit and outside its unscheduled window indicates a
+// misbehaving sender". Nothing when it is within. `scheduled`: the observation carries
+// scheduled octets (the opaque binding's offsets always say where data lies; RoCEv2's counters
+// only say so when octets above the window arrive).
+[[nodiscard]] inline std::optional<std::uint64_t> beyond_credit(std::uint64_t held,
+                                                                std::uint64_t data_end,
+                                                                std::uint32_t octets,
+                                                                bool scheduled) {
+  if (data_end <= held || !scheduled) return std::nullopt;
+  return std::min<std::uint64_t>(data_end - held, octets);
+}
+
+// RDCC-GRANT-13: "When the receiver has received all octets of a message it sends MSG_DONE".
+// `completion_octets` is the policy's rule hook (the message length by default).
+[[nodiscard]] inline bool received_all(const MessageCredit& m, std::uint64_t completion_octets) {
+  return m.received() >= std::min(m.length, completion_octets);
+}
+
+// An association's messages by transport identity: an opaque Binding Value names one message;
+// a RoCEv2 queue pair carries its messages one after the other, oldest (lowest Message ID)
+// first. Keyed by binding: an opaque identifier and a queue pair number of the same value are
+// unrelated.
+class BindingIndex {
+ public:
+  void add_opaque(std::uint64_t binding_value, std::uint64_t message) {
+    by_value_[binding_value] = message;
+  }
+  void add_queue_pair(std::uint32_t qpn, std::uint64_t message) { by_qpn_[qpn].insert(message); }
+  // Only the message a binding value names now is unbound (a later message may have taken it).
+  void remove_opaque(std::uint64_t binding_value, std::uint64_t message) {
+    if (auto it = by_value_.find(binding_value); it != by_value_.end() && it->second == message) {
+      by_value_.erase(it);
+    }
+  }
+  void remove_queue_pair(std::uint32_t qpn, std::uint64_t message) {
+    if (auto q = by_qpn_.find(qpn); q != by_qpn_.end()) {
+      q->second.erase(message);
+      if (q->second.empty()) by_qpn_.erase(q);
+    }
+  }
+
+  // The message data with opaque `binding_value` belongs to, if any.
+  [[nodiscard]] const std::uint64_t* opaque(std::uint64_t binding_value) const {
+    auto it = by_value_.find(binding_value);
+    return it == by_value_.end() ? nullptr : &it->second;
+  }
+  // The message a queue pair's octets count for: its oldest one that `counting(id)` (still
+  // counts octets). `match_queue_pair` is the policy's rule hook: when false, the queue pair
+  // is not looked at, and the oldest such message of any queue pair is taken.
+  template <class Counting>
+  [[nodiscard]] const std::uint64_t* queue_pair(std::uint32_t qpn, bool match_queue_pair,
+                                                Counting&& counting) const {
+    if (!match_queue_pair) {
+      const std::uint64_t* oldest = nullptr;
+      for (const auto& [q, ids] : by_qpn_) {
+        for (const std::uint64_t& id : ids) {
+          if (counting(id) && (oldest == nullptr || id < *oldest)) oldest = &id;
+        }
+      }
+      return oldest;
+    }
+    auto q = by_qpn_.find(qpn);
+    if (q == by_qpn_.end()) return nullptr;
+    for (const std::uint64_t& id : q->second) {
+      if (counting(id)) return &id;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> by_value_;  // opaque binding value -> message
+  std::map<std::uint32_t, std::set<std::uint64_t>> by_qpn_;    // RoCEv2 QPN -> messages
+};
+
+// Octets that arrived before the CREDIT_REQUEST of their message, by (binding, opaque binding
+// value or RoCEv2 QPN). Unscheduled data may overtake its request ("no later than the first
+// data packet" does not survive reordering); they are credited when it comes, up to the
+// unscheduled window it announces (docs/spec-notes.md, 69). At most kLimit octets are kept per
+// identity.
+class EarlyData {
+ public:
+  static constexpr std::uint64_t kLimit = 1U << 20U;
+
+  void add(BindingKind binding, std::uint64_t key, std::uint32_t octets) {
+    auto& early = octets_[{binding, key}];
+    if (early < kLimit) early += octets;
+  }
+  // The octets kept for `key` (none: nothing arrived for it), which are then forgotten.
+  [[nodiscard]] std::optional<std::uint64_t> take(BindingKind binding, std::uint64_t key) {
+    auto it = octets_.find({binding, key});
+    if (it == octets_.end()) return std::nullopt;
+    const std::uint64_t octets = it->second;
+    octets_.erase(it);
+    return octets;
+  }
+
+ private:
+  std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> octets_;
+};
+
+}  // namespace rdcc::ref
