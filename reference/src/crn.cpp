@@ -3,6 +3,7 @@
 // traffic, to the sender for unscheduled traffic (classified by DSCP).
 #include "rdcc/reference/crn.hpp"
 
+#include "timer_list.hpp"
 #include "transmit_queue.hpp"
 
 #include <algorithm>
@@ -13,14 +14,31 @@
 
 namespace rdcc::ref {
 
+namespace {
+
+using FlowKey = std::tuple<IpAddress, IpAddress, std::uint16_t, std::uint16_t, std::uint8_t>;
+
+// When a flow's latest report stops holding back the next one (its report time plus the
+// per-flow interval), so that the flow is forgotten.
+struct FlowExpiry {
+  Time at;
+  Time reported;
+  FlowKey flow;
+};
+
+}  // namespace
+
 struct Crn::Impl {
   CrnConfig config;
   EventSink events;
   std::shared_ptr<const CrnPolicy> policy;  // the choices the spec leaves to the CRN
   CrnStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
-  std::map<std::tuple<IpAddress, IpAddress, std::uint16_t, std::uint16_t, std::uint8_t>, Time>
-      last_flow_report;
+  // The flows reported within the per-flow interval, with the time of their latest report:
+  // the CRN keeps only those (the rest can hold back no report), so that its memory follows
+  // the flows it reports on now, not every flow it ever saw.
+  std::map<FlowKey, Time> last_flow_report;
+  TimerList<FlowExpiry> flow_expiries;
   std::map<std::uint16_t, Time> last_port_report;
   std::map<std::uint16_t, std::uint32_t> port_sequence;  // "for a CRN, per reporting port"
 
@@ -28,6 +46,20 @@ struct Crn::Impl {
       : config(std::move(c)),
         events(config.name, o),
         policy(p != nullptr ? std::move(p) : std::make_shared<const CrnPolicy>()) {}
+
+  // Forgets the flows whose latest report can no longer hold one back at `now` or later (a
+  // report at t holds back the flow's reports until t + the per-flow interval). Observations
+  // come in time order.
+  void forget_flows(Time now) {
+    while (!flow_expiries.empty() && flow_expiries.next().at <= now) {
+      const FlowExpiry& e = flow_expiries.next();
+      if (auto it = last_flow_report.find(e.flow);
+          it != last_flow_report.end() && it->second == e.reported) {
+        last_flow_report.erase(it);
+      }
+      flow_expiries.pop();
+    }
+  }
 
   void report(const QueueObservation& q, Time now) {
     const bool unscheduled = config.unscheduled_dscps.count(q.dscp) != 0;
@@ -96,11 +128,12 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
       (q.occupancy == s.config.queue_threshold && !s.policy->report_at_threshold())) {
     return;
   }
+  const Duration flow_interval = s.policy->report_interval(s.config.per_flow_interval);
+  s.forget_flows(now);
   const auto key = std::make_tuple(q.flow.source.ip, q.flow.destination.ip, q.flow.source.port,
                                    q.flow.destination.port, q.flow.protocol);
   if (auto it = s.last_flow_report.find(key);
-      it != s.last_flow_report.end() &&
-      now - it->second < s.policy->report_interval(s.config.per_flow_interval)) {
+      it != s.last_flow_report.end() && now - it->second < flow_interval) {
     ++s.stats.suppressed_per_flow;
     return;
   }
@@ -111,6 +144,7 @@ void Crn::on_dequeue(const QueueObservation& q, Time now) {
     return;
   }
   s.last_flow_report[key] = now;
+  s.flow_expiries.arm(FlowExpiry{now + flow_interval, now, key});
   s.last_port_report[q.port] = now;
   s.report(q, now);
 }
@@ -121,6 +155,10 @@ std::optional<Datagram> Crn::poll_transmit() {
 
 const CrnStats& Crn::stats() const {
   return impl_->stats;
+}
+
+std::size_t Crn::flows_remembered() const {
+  return impl_->last_flow_report.size();
 }
 
 }  // namespace rdcc::ref

@@ -3,6 +3,9 @@
 // Timers due at the same time fire in the order they were armed (a std::priority_queue left
 // that to the layout of its heap, whose out-of-line sift loops were a fifth of the receiver
 // fuzz harness's instructions). `T` is the endpoint's timer, with its due time in `at`.
+// Arming is linear in the number of timers armed: it serves few timers (the
+// receiver's, the CRN's flows reported within one interval), not millions armed in time order
+// (the invariant checker's ExpiryQueue keeps those).
 // Private to the reference endpoints; reference/test/timer_list_test.cpp tests it.
 #pragma once
 

@@ -89,6 +89,24 @@ TEST(Crn, SequenceNumbers_IncrementPerReportingPort) {
   EXPECT_EQ(out[2].second.header.sequence_number, out[1].second.header.sequence_number + 1);
 }
 
+// A flow reported more than one per-flow interval ago can hold back no report: the CRN
+// forgets it, so that its memory follows the flows it reports on now.
+TEST(Crn, RemembersOnlyTheFlowsReportedWithinTheInterval) {
+  Crn crn(crn_test_config());
+  for (int i = 0; i < 200; ++i) {
+    // A new flow every 10 us: past the port interval (5 us), within the flow interval (50 us).
+    crn.on_dequeue(queue_observation(300000, 26, static_cast<std::uint8_t>(i + 1)),
+                   Time{microseconds(10 * i).ns});
+  }
+  EXPECT_EQ(crn.stats().reports_sent, 200U);
+  EXPECT_EQ(crn.flows_remembered(), 5U);  // reported at t - 40 us ... t
+  // A remembered flow is still held back; a forgotten one is reported again.
+  crn.on_dequeue(queue_observation(300000, 26, 200), Time{microseconds(1999).ns});
+  EXPECT_EQ(crn.stats().suppressed_per_flow, 1U);
+  crn.on_dequeue(queue_observation(300000, 26, 1), Time{microseconds(2010).ns});
+  EXPECT_EQ(crn.stats().reports_sent, 201U);
+}
+
 TEST(Crn, Ipv6Flow_GivesThe72OctetForm) {
   Crn crn(crn_test_config());
   auto o = queue_observation(300000);

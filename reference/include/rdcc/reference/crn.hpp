@@ -68,6 +68,9 @@ class Crn {
   void on_dequeue(const QueueObservation& q, Time now);
   [[nodiscard]] std::optional<Datagram> poll_transmit();
   [[nodiscard]] const CrnStats& stats() const;
+  // The flows the CRN remembers: those whose latest report still holds back the next one
+  // (reported within the per-flow interval). Its memory follows these, not every flow seen.
+  [[nodiscard]] std::size_t flows_remembered() const;
   // "min(255, floor(255 * (Q - B_th) / (Q_max - B_th)))"
   [[nodiscard]] static std::uint8_t congestion_degree(std::uint64_t q, std::uint64_t b_th,
                                                       std::uint64_t q_max);
