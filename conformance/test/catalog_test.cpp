@@ -360,6 +360,47 @@ TEST_F(CatalogAgainstSpec, Refs_AreHeadingsOfTheSpec) {
   }
 }
 
+// docs/reference.md maps each heading of the spec to the files that hold its rules: its table
+// names every heading once, in the spec's order (the catalog's sections and the headings
+// without requirements are all of them), and every file it names exists.
+TEST_F(CatalogAgainstSpec, ReferenceMap_NamesEveryHeadingAndExistingFiles) {
+  if (!has_spec()) GTEST_SKIP() << no_spec();
+  const std::filesystem::path root = RDCC_SOURCE_DIR;
+  std::ifstream in(root / "docs" / "reference.md");
+  ASSERT_TRUE(in) << "docs/reference.md is missing";
+  std::vector<std::string> mapped;
+  std::set<std::string> files;
+  const std::regex path_in_backticks(R"(`([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`)");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("| ") || line.starts_with("| Heading |")) continue;
+    const auto end = line.find(" |", 2);
+    mapped.push_back(line.substr(2, end - 2));
+    for (std::sregex_iterator it(line.begin(), line.end(), path_in_backticks), last; it != last;
+         ++it) {
+      files.insert((*it)[1].str());
+    }
+  }
+  std::set<std::string, std::less<>> headings(kHeadingsWithoutRequirements.begin(),
+                                              kHeadingsWithoutRequirements.end());
+  for (const auto& r : catalog().all()) headings.insert(r.section);
+  const auto lines = lines_of(spec());
+  const auto position = [&](const std::string& h) {
+    return std::find_if(
+               lines.begin(), lines.end(),
+               [&](std::string_view line) { return line == h || line.starts_with(h + " "); }) -
+           lines.begin();
+  };
+  std::vector<std::string> in_spec_order(headings.begin(), headings.end());
+  std::stable_sort(
+      in_spec_order.begin(), in_spec_order.end(),
+      [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
+  EXPECT_EQ(mapped, in_spec_order) << "docs/reference.md's table, against the spec's headings";
+  EXPECT_FALSE(files.empty());
+  for (const auto& f : files) {
+    EXPECT_TRUE(std::filesystem::exists(root / f)) << "docs/reference.md names " << f;
+  }
+}
+
 TEST_F(CatalogAgainstSpec, Ids_AreWellFormedAndUnique) {
   std::set<std::string> seen;
   for (const auto& r : catalog().all()) {
