@@ -1,16 +1,22 @@
-// The reference receiver. Section names in comments are the spec's headings.
+// The reference receiver. Section names in comments are the spec's headings; docs/reference.md
+// maps each heading to the file that holds its rules.
 //
 // Its units, each with unit tests of its own (reference/test/):
 // - credit_ledger.hpp, "Receiver Credit Budget": what is counted per message, per association
-//   and over all. Scheduled credit never exceeds G_s = G - G_u, and unscheduled credit never
-//   exceeds the sum of U, which never exceeds G_u.
-// - grant_scheduler.hpp, "Credit Allocation": the order in which messages are served.
-// - rate_controller.hpp, "Credit Allocation" (AIMD) and "Congestion Control Considerations"
-//   (the circuit breaker).
+//   and over all, and the budget decision for a grant (CreditLedger::fit). Scheduled credit
+//   never exceeds G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never
+//   exceeds G_u.
+// - grant_scheduler.hpp, "Credit Allocation": the grant pass, the order in which messages are
+//   served, how much each grant gives and for how long.
+// - rate_controller.hpp, "Credit Allocation": at what rate (the Pacing Rates within the link,
+//   the Suggested Rate, AIMD), and "Congestion Control Considerations" (the circuit breaker).
+// - data_receipt.hpp, "Transport Bindings": arriving data related to its message, counted,
+//   checked against the credit held, and the message completed.
 // - association_table.hpp, "Association Establishment": the associations by ID, by request
 //   and by address.
 // - timer_list.hpp: the armed timers; transmit_queue.hpp: what poll_transmit hands out.
-// This file holds the rules that tie them to the messages received and sent.
+// This file dispatches what arrives to them and holds the rules that tie them to the messages
+// received and sent.
 #include "rdcc/reference/receiver.hpp"
 
 #include "association_table.hpp"
@@ -376,9 +382,20 @@ struct Receiver::Impl {
     }
   }
 
+  // `m` no longer waits for credit (complete, cancelled, misbehaving or released): it leaves
+  // the grant queue and stops counting as pending.
+  void stop_waiting(Assoc& a, Msg& m) {
+    dequeue(m);
+    if ((m.state == MsgState::Active || m.state == MsgState::Dormant) && m.id != 0) {
+      --a.active;
+      --pending;
+      if (a.active == 0) --active_assocs;
+    }
+  }
+
   // Releases every credit the message holds; `forget` drops it from the association.
   void release_message(Assoc& a, Msg& m, Time now, bool forget) {
-    dequeue(m);
+    stop_waiting(a, m);
     if (m.accounted != 0) {
       stats.credit_reclaimed += m.accounted;
       ledger.set_scheduled(a, m, 0);
@@ -386,11 +403,6 @@ struct Receiver::Impl {
     set_unsched(m, 0);
     set_rate(m, 0);
     ++m.generation;
-    if ((m.state == MsgState::Active || m.state == MsgState::Dormant) && m.id != 0) {
-      --a.active;
-      --pending;
-      if (a.active == 0) --active_assocs;
-    }
     (void)now;
     if (forget) {
       if (m.binding == BindingKind::Opaque) {
@@ -882,12 +894,7 @@ struct Receiver::Impl {
                    {"message_id", m.id},
                    {"limit", m.limit},
                    {"data_end", data_end}});
-    dequeue(m);
-    if (m.state == MsgState::Active || m.state == MsgState::Dormant) {
-      --a.active;
-      --pending;
-      if (a.active == 0) --active_assocs;
-    }
+    stop_waiting(a, m);
     m.state = MsgState::Misbehaving;
   }
 
@@ -1137,12 +1144,7 @@ struct Receiver::Impl {
       if (msg.state == MsgState::Cancelled) return;
       // "the credit of a cancelled message no earlier than 2 * D_max after it sent or
       // received the CANCEL"
-      dequeue(msg);
-      if (msg.state == MsgState::Active || msg.state == MsgState::Dormant) {
-        --a.active;
-        --pending;
-        if (a.active == 0) --active_assocs;
-      }
+      stop_waiting(a, msg);
       msg.state = MsgState::Cancelled;
       ++msg.generation;
       arm(cancel_reclaim_at(now, cfg.d_max), TimerKind::CancelReclaim, a.id, msg.id,
