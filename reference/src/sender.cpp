@@ -311,6 +311,10 @@ struct Sender::Impl {
     std::uint64_t hint_weight = 0;
     // The live messages by Message ID (find_msg).
     std::multimap<std::uint64_t, Msg*> by_id;
+    // The live messages of this association in handle order (for_each_msg): a list through
+    // Msg::prev_in_assoc / next_in_assoc, appended by submit(), unlinked by sweep().
+    Msg* first_msg = nullptr;
+    Msg* last_msg = nullptr;
   };
 
   struct Msg {
@@ -346,6 +350,9 @@ struct Sender::Impl {
     // Octets a receiver's NACK named that are still to be sent again (docs/data-transport.md,
     // "Loss recovery"): all below `transmitted`.
     RangeSet resend;
+    // The association's list of its live messages (Assoc::first_msg).
+    Msg* prev_in_assoc = nullptr;
+    Msg* next_in_assoc = nullptr;
 
     [[nodiscard]] std::uint8_t cls() const {
       return std::min(spec.traffic_class, kMaxTrafficClass);
@@ -394,7 +401,10 @@ struct Sender::Impl {
   TransmitQueue out;  // what poll_transmit() hands out
   std::map<Address, Assoc, AddressLess> assocs;
   // The associations in the map's order, for the walks on every event (stepping through the
-  // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
+  // map's nodes was a tenth of the scheduler's instructions). submit() adds to both: a new
+  // association goes in at its place, found by binary search (rebuilding the vector from the
+  // map on every new association was half of all the time of a 1,024-host all-to-all on
+  // ns-3, whose senders open a thousand associations each).
   std::vector<std::reference_wrapper<Assoc>> assoc_order;
   // The live messages (not yet DONE or ABORTED, or finished since the last sweep), in handle
   // order, which every walk keeps: a message finished retires at the next event (sweep), so
@@ -504,11 +514,30 @@ struct Sender::Impl {
       }
     }
   }
+  // The live messages of `a` not yet finished, in handle order: its own list, not every
+  // message of the sender. `f` may finish a message (it stays linked until the sweep).
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& [h, m] : live) {
-      if (!m.terminal() && m.assoc == &a) f(m);
+    for (Msg* m = a.first_msg; m != nullptr; m = m->next_in_assoc) {
+      if (!m->terminal()) f(*m);
     }
+  }
+  template <class F>
+  void for_each_msg(const Assoc& a, F&& f) const {
+    for (const Msg* m = a.first_msg; m != nullptr; m = m->next_in_assoc) {
+      if (!m->terminal()) f(*m);
+    }
+  }
+  void link(Assoc& a, Msg& m) {
+    m.assoc = &a;
+    m.prev_in_assoc = a.last_msg;
+    (a.last_msg != nullptr ? a.last_msg->next_in_assoc : a.first_msg) = &m;
+    a.last_msg = &m;
+  }
+  static void unlink(Msg& m) {
+    Assoc& a = *m.assoc;
+    (m.prev_in_assoc != nullptr ? m.prev_in_assoc->next_in_assoc : a.first_msg) = m.next_in_assoc;
+    (m.next_in_assoc != nullptr ? m.next_in_assoc->prev_in_assoc : a.last_msg) = m.prev_in_assoc;
   }
   // Finished messages leave the live set: their final status goes to the bounded store, and
   // no pacer of theirs stays marked held. Called where nothing points into them (the start of
@@ -520,6 +549,7 @@ struct Sender::Impl {
       Msg& m = it->second;
       finished.add(status_of(m));
       unindex(m);
+      unlink(m);
       std::erase(was_held, &m.pacer);
       live.erase(it);
     }
@@ -862,11 +892,9 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& [h, m] : live) {
-      if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
-        r += m.pool_end - m.transmitted;
-      }
-    }
+    for_each_msg(a, [&](const Msg& m) {
+      if (m.pool_end > m.transmitted) r += m.pool_end - m.transmitted;
+    });
     return r;
   }
   std::uint64_t pool_remaining(const Assoc& a) const {
@@ -1787,11 +1815,10 @@ struct Sender::Impl {
 
   std::uint8_t dominant_hint(const Assoc& a) const {
     std::array<std::uint64_t, 3> count{};
-    for (const auto& [h, m] : live) {
-      if (m.terminal() || m.assoc != &a) continue;
+    for_each_msg(a, [&](const Msg& m) {
       const auto i = static_cast<std::size_t>(m.spec.service_hint);
       if (i < count.size()) ++count[i];
-    }
+    });
     if (count[1] != 0 && count[1] >= count[2] && count[1] >= count[0]) return 1;
     if (count[2] != 0 && count[2] >= count[0]) return 2;
     return 0;
@@ -1863,11 +1890,12 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl::Assoc& a = it->second;
   if (inserted) {
     a.receiver = spec.receiver;
-    s.assoc_order.assign(s.assocs.size(), a);
-    std::transform(s.assocs.begin(), s.assocs.end(), s.assoc_order.begin(),
-                   [](auto& entry) { return std::ref(entry.second); });
+    const auto at = std::lower_bound(
+        s.assoc_order.begin(), s.assoc_order.end(), spec.receiver,
+        [](const Impl::Assoc& x, const Address& r) { return AddressLess{}(x.receiver, r); });
+    s.assoc_order.insert(at, a);
   }
-  m.assoc = &a;
+  s.link(a, m);
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
     case Impl::Phase::Connecting: break;  // NEW until the association exists
