@@ -70,10 +70,10 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // "Sender Message State Transitions", as data: each row's states of origin and next state.
-// The code takes a row by name (Sender::Impl::take); the actions of the row are what the
-// function that takes it does around it. Rows after WaitingBudgetExhausted are the
-// reference's own, for what the table leaves out (docs/spec-notes.md, "The sender's state
-// machine beyond the table").
+// Each row's action is a function of Sender::Impl named after the row (row_new_unscheduled,
+// ...; "the rows' actions" there), which Sender::Impl::fire dispatches to by the row's name.
+// Rows after WaitingBudgetExhausted are the reference's own, for what the table leaves out
+// (docs/spec-notes.md, "The sender's state machine beyond the table").
 struct Row {
   SenderTransition id;
   std::uint8_t from;  // bit (1 << MessageState) per state the row leaves
@@ -651,14 +651,191 @@ struct Sender::Impl {
     }
   }
 
-  // Takes row `t` of the state machine (kTransitions): m leaves a state the row names for the
+  // The change of state of row `t` (kTransitions): m leaves a state the row names for the
   // row's next state. Rows that keep the state (a retransmitted request) are counted too.
-  void take(Msg& m, SenderTransition t, Time now) {
+  // Only the rows' functions below call it.
+  void enter(Msg& m, SenderTransition t, Time now) {
     const Row& row = kTransitions[static_cast<std::size_t>(t)];
     assert((row.from & bit(m.state)) != 0);
     ++stats.transitions[static_cast<std::size_t>(t)];
     set_state(m, row.to, now);
     mark_may_send(m);
+  }
+
+  // ---- the rows' actions ("Sender Message State Transitions") -------------------------------
+  // One function per row of the table, named after it, each quoting its row (state | event |
+  // action | next state): it does the row's action and enters the next state, in the order
+  // the reference always has (what a message sends on leaving a state goes out before the
+  // change of state is reported). Which row an event takes is decided where the event is
+  // handled; fire() runs the row's function.
+
+  void fire(Msg& m, SenderTransition t, Time now) {
+    switch (t) {
+      case SenderTransition::NewUnscheduled: row_new_unscheduled(m, now); return;
+      case SenderTransition::NewScheduled: row_new_scheduled(m, now); return;
+      case SenderTransition::UnschedDrained: row_unsched_drained(m, now); return;
+      case SenderTransition::UnschedStopped: row_unsched_stopped(m, now); return;
+      case SenderTransition::WaitingGranted: row_waiting_granted(m, now); return;
+      case SenderTransition::WaitingRequestTimeout: row_waiting_request_timeout(m, now); return;
+      case SenderTransition::ScheduledLimitReached: row_scheduled_limit_reached(m, now); return;
+      case SenderTransition::ScheduledLifetimeElapsed:
+        row_scheduled_lifetime_elapsed(m, now);
+        return;
+      case SenderTransition::ScheduledDrained: row_scheduled_drained(m, now); return;
+      case SenderTransition::DrainedDone: row_drained_done(m, now); return;
+      case SenderTransition::DrainedRequestTimeout: row_drained_request_timeout(m, now); return;
+      case SenderTransition::Aborted: row_aborted(m, now); return;
+      case SenderTransition::WaitingBudgetExhausted: row_waiting_budget_exhausted(m, now); return;
+      case SenderTransition::WithoutRdcc: row_without_rdcc(m, now); return;
+      case SenderTransition::WithoutRdccDone: row_without_rdcc_done(m, now); return;
+      case SenderTransition::CreditDropped: row_credit_dropped(m, now); return;
+      case SenderTransition::WaitingDrained: row_waiting_drained(m, now); return;
+    }
+  }
+
+  // NEW | length <= U and no unscheduled message outstanding | start random delay; send
+  // CREDIT_REQUEST with Unscheduled Sent = length | UNSCHED ("Unscheduled Transmission",
+  // items 1-3)
+  void row_new_unscheduled(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    a.unsched_outstanding = m.handle;
+    const std::uint64_t jitter_ns =
+        policy->start_delay_ns(std::uint64_t{a.params.start_jitter} * 1000U, random);
+    arm_start(m, now + nanoseconds(static_cast<std::int64_t>(jitter_ns)));
+    m.announced_unsched = m.spec.length;
+    if (events.enabled())
+      events.emit(now, "unscheduled_start",
+                  {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
+    if (!policy->request_before_unscheduled_data() && m.spec.length != 0) {
+      m.request_deferred = true;  // sent after the first data packet (emit)
+    } else {
+      send_credit_request(m, false, now);
+    }
+    enter(m, SenderTransition::NewUnscheduled, now);
+  }
+  // NEW | otherwise | send CREDIT_REQUEST | WAITING (its request timer starts)
+  void row_new_scheduled(Msg& m, Time now) {
+    m.announced_unsched = 0;
+    send_credit_request(m, false, now);
+    enter(m, SenderTransition::NewScheduled, now);
+    arm_retx(m, now + m.rto);
+  }
+  // UNSCHED | all octets transmitted | none | DRAINED
+  void row_unsched_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::UnschedDrained, now);
+    start_drained_timer(m, now);
+  }
+  // UNSCHED | CONGESTION_REPORT or link pause | stop; request credit for the remainder |
+  // WAITING: the new CREDIT_REQUEST states the octets actually transmitted.
+  void row_unsched_stopped(Msg& m, Time now) {
+    ++stats.unscheduled_conversions;
+    m.announced_unsched = m.transmitted;
+    enter(m, SenderTransition::UnschedStopped, now);
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
+    arm_retx(m, now + m.rto);
+    refresh_state(m, now);
+  }
+  // WAITING | CREDIT_GRANT above transmitted offset | none | SCHEDULED
+  void row_waiting_granted(Msg& m, Time now) { enter(m, SenderTransition::WaitingGranted, now); }
+  // WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING
+  void row_waiting_request_timeout(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingRequestTimeout, now);
+    retransmit_request(m, now);
+  }
+  // SCHEDULED | Grant Limit reached before message end | none | WAITING (refresh_state starts
+  // the request timer)
+  void row_scheduled_limit_reached(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledLimitReached, now);
+  }
+  // SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING (also taken when unused
+  // credit of a WAITING message expires)
+  void row_scheduled_lifetime_elapsed(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledLifetimeElapsed, now);
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
+    arm_retx(m, now + m.rto);
+  }
+  // SCHEDULED | all octets transmitted | none | DRAINED
+  void row_scheduled_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledDrained, now);
+    start_drained_timer(m, now);
+  }
+  // DRAINED | MSG_DONE | release state | DONE (the message retires at the next event: sweep)
+  void row_drained_done(Msg& m, Time now) { enter(m, SenderTransition::DrainedDone, now); }
+  // DRAINED | request timeout | retransmit CREDIT_REQUEST | DRAINED
+  void row_drained_request_timeout(Msg& m, Time now) {
+    enter(m, SenderTransition::DrainedRequestTimeout, now);
+    retransmit_request(m, now);
+  }
+  // any but DONE or ABORTED | CANCEL for the message; ERROR (MESSAGE_TOO_LARGE,
+  // APPLICATION_ABORT, UNSUPPORTED_BINDING) for it; or ERROR (ASSOC_REFUSED) | release state |
+  // ABORTED (abort() records the reason)
+  void row_aborted(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    if (a.unsched_outstanding == m.handle) {
+      // The receiver releases the reservation up to J + Grant Lifetime + 2 * D_max after the
+      // request; until then another unscheduled message could exceed G_u. D_max is not known
+      // here, so the SRTT stands in for it.
+      a.unsched_outstanding.reset();
+      a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
+                                microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
+    }
+    enter(m, SenderTransition::Aborted, now);
+  }
+  // WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING (its
+  // retransmission timer keeps running)
+  void row_waiting_budget_exhausted(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingBudgetExhausted, now);
+  }
+  // Beyond the table. NEW | no ASSOC_REQUEST answered | "sends without it" | SCHEDULED
+  void row_without_rdcc(Msg& m, Time now) {
+    count_hint_weight(m, -1);
+    m.without_rdcc = true;
+    m.retx_at = Time::never();
+    enter(m, SenderTransition::WithoutRdcc, now);
+  }
+  // SCHEDULED without RDCC | all octets transmitted (no MSG_DONE will come) | none | DONE
+  void row_without_rdcc_done(Msg& m, Time now) { enter(m, SenderTransition::WithoutRdccDone, now); }
+  // any live but NEW | ERROR (UNKNOWN_ASSOCIATION) or a new Epoch | "discard all credit ...,
+  // re-establish it, and request credit again": the message restarts from offset zero (the
+  // receiver's new state knows none of its octets) | WAITING
+  void row_credit_dropped(Msg& m, Time now) {
+    if (events.enabled())
+      events.emit(now, "credit_dropped",
+                  {{"handle", m.handle},
+                   {"message_id", m.id},
+                   {"grant_limit", m.limit},
+                   {"transmitted", m.transmitted}});
+    m.limit = 0;
+    m.granted = false;
+    m.expiry_handled = true;
+    m.ceiling.reset();
+    m.pool_end = 0;
+    m.vtime = 0;
+    m.transmitted = 0;
+    m.resend.clear();
+    m.announced_unsched = 0;
+    m.retx_at = Time::never();
+    m.pacer = Pacer{};
+    enter(m, SenderTransition::CreditDropped, now);
+  }
+  // WAITING | the last octets went under pool credit reserved before | none | DRAINED
+  void row_waiting_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingDrained, now);
+    start_drained_timer(m, now);
+  }
+
+  // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE: the timer starts.
+  void start_drained_timer(Msg& m, Time now) {
+    m.rto = initial_rto(assoc_of(m));
+    arm_retx(m, now + m.rto);
+  }
+  // "doubling on each retransmission up to 100 ms"
+  void retransmit_request(Msg& m, Time now) {
+    m.rto = std::min(m.rto * 2, config.max_request_timeout);
+    send_credit_request(m, true, now);
+    arm_retx(m, now + m.rto);
   }
 
   // ---- association phase and the sums kept over established associations ------------------
@@ -869,11 +1046,8 @@ struct Sender::Impl {
   }
 
   void go_without_rdcc(Msg& m, Time now) {
-    count_hint_weight(m, -1);
-    m.without_rdcc = true;
-    m.retx_at = Time::never();
-    take(m, SenderTransition::WithoutRdcc, now);
-    if (m.spec.length == 0) take(m, SenderTransition::WithoutRdccDone, now);
+    fire(m, SenderTransition::WithoutRdcc, now);
+    if (m.spec.length == 0) fire(m, SenderTransition::WithoutRdccDone, now);
   }
 
   void apply_params(Assoc& a, const AssocAccept& acc) {
@@ -948,25 +1122,7 @@ struct Sender::Impl {
     a.unsched_blocked_until = Time{};
     a.status_in_episode = false;
     for_each_msg(a, [&](Msg& m) {
-      if (m.state == MessageState::New) return;
-      if (events.enabled())
-        events.emit(now, "credit_dropped",
-                    {{"handle", m.handle},
-                     {"message_id", m.id},
-                     {"grant_limit", m.limit},
-                     {"transmitted", m.transmitted}});
-      m.limit = 0;
-      m.granted = false;
-      m.expiry_handled = true;
-      m.ceiling.reset();
-      m.pool_end = 0;
-      m.vtime = 0;
-      m.transmitted = 0;
-      m.resend.clear();
-      m.announced_unsched = 0;
-      m.retx_at = Time::never();
-      m.pacer = Pacer{};
-      take(m, SenderTransition::CreditDropped, now);
+      if (m.state != MessageState::New) fire(m, SenderTransition::CreditDropped, now);
     });
   }
 
@@ -1006,28 +1162,11 @@ struct Sender::Impl {
         (!a.unsched_outstanding || !policy->one_unscheduled_outstanding()) &&
         now >= a.unsched_blocked_until && policy->use_unscheduled(m.spec.length);
     if (unscheduled) {
-      // "Unscheduled Transmission", items 1-3.
-      a.unsched_outstanding = m.handle;
-      const std::uint64_t jitter_ns =
-          policy->start_delay_ns(std::uint64_t{a.params.start_jitter} * 1000U, random);
-      arm_start(m, now + nanoseconds(static_cast<std::int64_t>(jitter_ns)));
-      m.announced_unsched = m.spec.length;
-      if (events.enabled())
-        events.emit(now, "unscheduled_start",
-                    {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
-      if (!policy->request_before_unscheduled_data() && m.spec.length != 0) {
-        m.request_deferred = true;  // sent after the first data packet (emit)
-      } else {
-        send_credit_request(m, false, now);
-      }
-      take(m, SenderTransition::NewUnscheduled, now);
+      fire(m, SenderTransition::NewUnscheduled, now);
       if (m.spec.length == 0) drained(m, now);
       return;
     }
-    m.announced_unsched = 0;
-    send_credit_request(m, false, now);
-    take(m, SenderTransition::NewScheduled, now);
-    arm_retx(m, now + m.rto);
+    fire(m, SenderTransition::NewScheduled, now);
     refresh_state(m, now);
   }
 
@@ -1061,15 +1200,13 @@ struct Sender::Impl {
     if (!pool_valid(a, t)) return false;
     return m.pool_end > m.transmitted || pool_remaining(a) > 0;
   }
+  // All octets transmitted: the row of the state m is in.
   void drained(Msg& m, Time now) {
-    take(m,
+    fire(m,
          m.state == MessageState::Unsched     ? SenderTransition::UnschedDrained
          : m.state == MessageState::Scheduled ? SenderTransition::ScheduledDrained
                                               : SenderTransition::WaitingDrained,
          now);
-    // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
-    m.rto = initial_rto(assoc_of(m));
-    arm_retx(m, now + m.rto);
   }
 
   // WAITING <-> SCHEDULED -> DRAINED, from the credit held now.
@@ -1081,12 +1218,12 @@ struct Sender::Impl {
       return;
     }
     if (holds_credit(m, now)) {
-      if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingGranted, now);
+      if (m.state == MessageState::Waiting) fire(m, SenderTransition::WaitingGranted, now);
       m.retx_at = Time::never();
       return;
     }
     const bool was_scheduled = m.state == MessageState::Scheduled;
-    if (was_scheduled) take(m, SenderTransition::ScheduledLimitReached, now);
+    if (was_scheduled) fire(m, SenderTransition::ScheduledLimitReached, now);
     if (m.transmitted >= m.end()) {
       // Everything up to the CREDIT_RETURN offset is sent: asking for more would only make
       // the receiver issue credit this message promised not to use.
@@ -1212,11 +1349,7 @@ struct Sender::Impl {
                   {{"message_id", m.id}, {"limit", m.limit}, {"transmitted", m.transmitted}});
     if (m.state != MessageState::Scheduled && m.state != MessageState::Waiting) return;
     if (holds_credit(m, now)) return;  // pool credit still covers it
-    // "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
-    take(m, SenderTransition::ScheduledLifetimeElapsed, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    arm_retx(m, now + m.rto);
+    fire(m, SenderTransition::ScheduledLifetimeElapsed, now);
   }
 
   void expire_pool(Assoc& a, Time now) {
@@ -1228,10 +1361,7 @@ struct Sender::Impl {
     for_each_msg(a, [&](Msg& m) {
       m.pool_end = std::min(m.pool_end, m.transmitted);
       if (m.state != MessageState::Scheduled || holds_credit(m, now)) return;
-      take(m, SenderTransition::ScheduledLifetimeElapsed, now);
-      m.rto = initial_rto(a);
-      send_credit_request(m, false, now);
-      arm_retx(m, now + m.rto);
+      fire(m, SenderTransition::ScheduledLifetimeElapsed, now);
     });
   }
 
@@ -1240,13 +1370,13 @@ struct Sender::Impl {
       m.retx_at = Time::never();
       return;
     }
-    // "WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING", and the same in
-    // DRAINED; "doubling on each retransmission up to 100 ms"
-    if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingRequestTimeout, now);
-    if (m.state == MessageState::Drained) take(m, SenderTransition::DrainedRequestTimeout, now);
-    m.rto = std::min(m.rto * 2, config.max_request_timeout);
-    send_credit_request(m, true, now);
-    arm_retx(m, now + m.rto);
+    if (m.state == MessageState::Waiting) {
+      fire(m, SenderTransition::WaitingRequestTimeout, now);
+    } else if (m.state == MessageState::Drained) {
+      fire(m, SenderTransition::DrainedRequestTimeout, now);
+    } else {
+      retransmit_request(m, now);  // no row names another state with its timer armed
+    }
   }
 
   void advance(Time now) {
@@ -1625,7 +1755,7 @@ struct Sender::Impl {
 
   void after_transmission(Msg& m, const Plan& p, Time now) {
     if (m.without_rdcc) {
-      if (m.transmitted >= m.spec.length) take(m, SenderTransition::WithoutRdccDone, now);
+      if (m.transmitted >= m.spec.length) fire(m, SenderTransition::WithoutRdccDone, now);
       return;
     }
     if (m.state == MessageState::Unsched) {
@@ -1662,18 +1792,10 @@ struct Sender::Impl {
   // ---- unscheduled conversion ---------------------------------------------------------------
 
   void convert(Msg& m, const char* why, Time now) {
-    // "stop; request credit for the remainder": the new CREDIT_REQUEST states the octets
-    // actually transmitted.
-    ++stats.unscheduled_conversions;
-    m.announced_unsched = m.transmitted;
     if (events.enabled())
       events.emit(now, "unscheduled_converted",
                   {{"message_id", m.id}, {"transmitted", m.transmitted}, {"reason", why}});
-    take(m, SenderTransition::UnschedStopped, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    arm_retx(m, now + m.rto);
-    refresh_state(m, now);
+    fire(m, SenderTransition::UnschedStopped, now);
   }
 
   void on_report(const Address& from, const CongestionReport& r, Time now) {
@@ -1796,17 +1918,8 @@ struct Sender::Impl {
 
   void abort(Msg& m, std::uint16_t reason, Time now) {
     if (m.terminal()) return;
-    Assoc& a = assoc_of(m);
     m.abort_reason = reason;
-    if (a.unsched_outstanding == m.handle) {
-      // The receiver releases the reservation up to J + Grant Lifetime + 2 * D_max after the
-      // request; until then another unscheduled message could exceed G_u. D_max is not known
-      // here, so the SRTT stands in for it.
-      a.unsched_outstanding.reset();
-      a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
-                                microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
-    }
-    take(m, SenderTransition::Aborted, now);
+    fire(m, SenderTransition::Aborted, now);
   }
 
   void on_error(Assoc& a, const ErrorMessage& e, Time now) {
@@ -1856,7 +1969,7 @@ struct Sender::Impl {
         // "WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING": the
         // retransmission timer keeps running.
         if (Msg* m = find_msg(a, e.message_id); m != nullptr && m->state == MessageState::Waiting) {
-          take(*m, SenderTransition::WaitingBudgetExhausted, now);
+          fire(*m, SenderTransition::WaitingBudgetExhausted, now);
         }
         break;
       default:
@@ -1946,7 +2059,7 @@ struct Sender::Impl {
         events.emit(now, "msg_done_length_mismatch",
                     {{"message_id", m->id}, {"octets_received", d.octets_received}});
     }
-    take(*m, SenderTransition::DrainedDone, now);
+    fire(*m, SenderTransition::DrainedDone, now);
   }
 
   // ---- SENDER_STATUS ------------------------------------------------------------------------
