@@ -731,9 +731,7 @@ struct Sender::Impl {
     ++stats.unscheduled_conversions;
     m.announced_unsched = m.transmitted;
     enter(m, SenderTransition::UnschedStopped, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    arm_retx(m, now + m.rto);
+    request_anew(m, now);
     refresh_state(m, now);
   }
   // WAITING | CREDIT_GRANT above transmitted offset | none | SCHEDULED
@@ -752,9 +750,7 @@ struct Sender::Impl {
   // credit of a WAITING message expires)
   void row_scheduled_lifetime_elapsed(Msg& m, Time now) {
     enter(m, SenderTransition::ScheduledLifetimeElapsed, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    arm_retx(m, now + m.rto);
+    request_anew(m, now);
   }
   // SCHEDULED | all octets transmitted | none | DRAINED
   void row_scheduled_drained(Msg& m, Time now) {
@@ -829,6 +825,13 @@ struct Sender::Impl {
   // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE: the timer starts.
   void start_drained_timer(Msg& m, Time now) {
     m.rto = initial_rto(assoc_of(m));
+    arm_retx(m, now + m.rto);
+  }
+  // A new CREDIT_REQUEST (not a retransmission: its answer gives an RTT sample), the request
+  // timer starting afresh.
+  void request_anew(Msg& m, Time now) {
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
     arm_retx(m, now + m.rto);
   }
   // "doubling on each retransmission up to 100 ms"

@@ -46,16 +46,22 @@ std::uint64_t proc_status_kb(const std::string& field) {
   return 0;
 }
 
-int run(std::uint64_t n) {
-  constexpr std::uint64_t kLength = 4096;
-  constexpr std::uint64_t kGapNs = 1000;  // 1 us apart
-  constexpr std::uint64_t kChunk = 1000;  // messages handed to the simulator ahead of its clock
+// The soak's simulator: seed 1, nothing recorded; every host on a 100 Gbit/s link of 1 us.
+NetworkConfig soak_network() {
   NetworkConfig cfg;
   cfg.seed = 1;
   cfg.record_packets = false;
   cfg.record_events = false;
-  Network net(cfg);
-  const LinkConfig link{.rate_mbps = 100000, .delay = ref::microseconds(1)};
+  return cfg;
+}
+constexpr std::uint64_t kLength = 4096;
+const LinkConfig kLink{.rate_mbps = 100000, .delay = ref::microseconds(1)};
+
+int run(std::uint64_t n) {
+  constexpr std::uint64_t kGapNs = 1000;  // 1 us apart
+  constexpr std::uint64_t kChunk = 1000;  // messages handed to the simulator ahead of its clock
+  Network net(soak_network());
+  const LinkConfig link = kLink;
   ref::ReceiverConfig rc;
   const HostId r = net.add_receiver(rc, link);
   ref::SenderConfig sc;
@@ -99,17 +105,11 @@ int run(std::uint64_t n) {
 }
 
 int run_many(std::uint64_t n, std::uint64_t assocs) {
-  constexpr std::uint64_t kLength = 4096;
   const std::uint64_t round_ns = assocs * 400;  // 0.4 us a message: the link keeps up
-  NetworkConfig cfg;
-  cfg.seed = 1;
-  cfg.record_packets = false;
-  cfg.record_events = false;
-  Network net(cfg);
-  const LinkConfig link{.rate_mbps = 100000, .delay = ref::microseconds(1)};
+  Network net(soak_network());
   std::vector<HostId> receivers;
-  for (std::uint64_t i = 0; i < assocs; ++i) receivers.push_back(net.add_receiver({}, link));
-  const HostId s = net.add_sender({}, link);
+  for (std::uint64_t i = 0; i < assocs; ++i) receivers.push_back(net.add_receiver({}, kLink));
+  const HostId s = net.add_sender({}, kLink);
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t submitted = 0;
   Time at{};
