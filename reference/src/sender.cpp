@@ -13,6 +13,8 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <queue>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -68,10 +70,10 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // "Sender Message State Transitions", as data: each row's states of origin and next state.
-// The code takes a row by name (Sender::Impl::take); the actions of the row are what the
-// function that takes it does around it. Rows after WaitingBudgetExhausted are the
-// reference's own, for what the table leaves out (docs/spec-notes.md, "The sender's state
-// machine beyond the table").
+// Each row's action is a function of Sender::Impl named after the row (row_new_unscheduled,
+// ...; "the rows' actions" there), which Sender::Impl::fire dispatches to by the row's name.
+// Rows after WaitingBudgetExhausted are the reference's own, for what the table leaves out
+// (docs/spec-notes.md, "The sender's state machine beyond the table").
 struct Row {
   SenderTransition id;
   std::uint8_t from;  // bit (1 << MessageState) per state the row leaves
@@ -306,11 +308,20 @@ struct Sender::Impl {
     // SENDER_STATUS episode.
     bool status_in_episode = false;
     Time status_next{};
-    // update_backlog's sums (sum_backlog), while established.
+    // update_backlog's sums (sum_backlog): unused credit, valid when unused_stamp is the
+    // sum's; and, kept as messages come and go, the Service Hints' share of the live
+    // messages sent with RDCC (a latency-sensitive one weighs 2, any other 1) and the live
+    // messages by Service Hint (dominant_hint).
     std::uint64_t unused = 0;
+    std::uint64_t unused_stamp = 0;
     std::uint64_t hint_weight = 0;
+    std::array<std::uint64_t, 3> hint_count{};
     // The live messages by Message ID (find_msg).
     std::multimap<std::uint64_t, Msg*> by_id;
+    // The live messages of this association in handle order (for_each_msg): a list through
+    // Msg::prev_in_assoc / next_in_assoc, appended by submit(), unlinked by sweep().
+    Msg* first_msg = nullptr;
+    Msg* last_msg = nullptr;
   };
 
   struct Msg {
@@ -330,6 +341,7 @@ struct Sender::Impl {
     std::uint32_t rate = 0;
     bool granted = false;
     bool expiry_handled = true;
+    bool in_credit_holders = false;  // listed in Impl::credit_holders
     std::optional<std::uint64_t>
         ceiling;                    // CREDIT_RETURN: "beyond which the sender will not transmit"
     bool request_deferred = false;  // SenderPolicy::request_before_unscheduled_data false
@@ -346,6 +358,9 @@ struct Sender::Impl {
     // Octets a receiver's NACK named that are still to be sent again (docs/data-transport.md,
     // "Loss recovery"): all below `transmitted`.
     RangeSet resend;
+    // The association's list of its live messages (Assoc::first_msg).
+    Msg* prev_in_assoc = nullptr;
+    Msg* next_in_assoc = nullptr;
 
     [[nodiscard]] std::uint8_t cls() const {
       return std::min(spec.traffic_class, kMaxTrafficClass);
@@ -392,10 +407,11 @@ struct Sender::Impl {
   EventSink events;
   SenderStats stats;
   TransmitQueue out;  // what poll_transmit() hands out
+  // The associations by address. No event walks them all: the timers, the pool holders and
+  // the backlog sums have indexes of their own (below), so a new association costs submit()
+  // O(log n) (rebuilding a list of them on every new association was half of all the time of
+  // a 1,024-host all-to-all on ns-3, whose senders open a thousand associations each).
   std::map<Address, Assoc, AddressLess> assocs;
-  // The associations in the map's order, for the walks on every event (stepping through the
-  // map's nodes was a tenth of the scheduler's instructions). submit() adds to both.
-  std::vector<std::reference_wrapper<Assoc>> assoc_order;
   // The live messages (not yet DONE or ABORTED, or finished since the last sweep), in handle
   // order, which every walk keeps: a message finished retires at the next event (sweep), so
   // the walks on every event cost what is live, never what was ever submitted. Map nodes stay
@@ -415,6 +431,55 @@ struct Sender::Impl {
     std::optional<Time> earliest;
   };
   std::optional<Planned> planned;
+  // ---- the indexes that make each event cost O(log n) in the live state ----
+  // Timers: each time a timer is armed (retransmission, Lifetime, random start, association
+  // attempt, pool Lifetime, SENDER_STATUS repeat) an entry goes into a heap; an entry whose
+  // timer has since been re-armed or disarmed is dropped when it comes to the top (lazy
+  // deletion: every arming pushes, so the heap always holds the current time of each armed
+  // timer). advance() takes the due ones from the top and serves them in the order the old
+  // walks did (associations by address, messages by handle), so decisions do not change.
+  struct MsgTimer {
+    Time at;
+    MessageHandle handle;
+  };
+  struct AssocTimer {
+    Time at;
+    Assoc* assoc;
+  };
+  struct Later {
+    bool operator()(const MsgTimer& x, const MsgTimer& y) const { return x.at > y.at; }
+    bool operator()(const AssocTimer& x, const AssocTimer& y) const { return x.at > y.at; }
+  };
+  std::priority_queue<MsgTimer, std::vector<MsgTimer>, Later> msg_timers;
+  std::priority_queue<AssocTimer, std::vector<AssocTimer>, Later> assoc_timers;
+  std::priority_queue<AssocTimer, std::vector<AssocTimer>, Later> status_timers;
+  std::vector<MessageHandle> due_msgs;  // advance()'s scratch
+  std::vector<Assoc*> due_assocs;       // advance()'s scratch
+  // The messages that may have a segment of their own to plan (plan_own), in handle order:
+  // every change that can give a message something to send puts it here (mark_may_send), and
+  // a walk that finds it has nothing, and cannot have anything until such a change, drops it.
+  // ready_plan and earliest_plan walk these, not every live message.
+  struct HandleLess {
+    bool operator()(const Msg* x, const Msg* y) const { return x->handle < y->handle; }
+  };
+  std::set<Msg*, HandleLess> may_send;
+  // The associations that may hold a live pool grant (plan_pool), in address order.
+  struct AssocLess {
+    bool operator()(const Assoc* x, const Assoc* y) const {
+      return AddressLess{}(x->receiver, y->receiver);
+    }
+  };
+  std::set<Assoc*, AssocLess> pool_holders;
+  // SENDER_STATUS: the messages that may hold unused credit of their own (a grant lists
+  // them; sum_backlog drops those that cannot until another grant); the Backlog Thresholds of
+  // the established associations and the sum of their hint weights; the associations marked
+  // in the current episode; the associations sum_backlog found holding unused credit.
+  std::vector<MessageHandle> credit_holders;
+  std::multiset<std::uint64_t> established_thresholds;
+  std::uint64_t established_weight = 0;
+  std::vector<Assoc*> in_episode;
+  std::vector<Assoc*> backlog_assocs;
+  std::uint64_t backlog_stamp = 0;
   std::vector<Pacer*> held;      // ready_plan's scratch: the pacers holding a segment back
   std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
   Plan scratch;                  // the segment ready_plan found
@@ -504,11 +569,30 @@ struct Sender::Impl {
       }
     }
   }
+  // The live messages of `a` not yet finished, in handle order: its own list, not every
+  // message of the sender. `f` may finish a message (it stays linked until the sweep).
   template <class F>
   void for_each_msg(const Assoc& a, F&& f) {
-    for (auto& [h, m] : live) {
-      if (!m.terminal() && m.assoc == &a) f(m);
+    for (Msg* m = a.first_msg; m != nullptr; m = m->next_in_assoc) {
+      if (!m->terminal()) f(*m);
     }
+  }
+  template <class F>
+  void for_each_msg(const Assoc& a, F&& f) const {
+    for (const Msg* m = a.first_msg; m != nullptr; m = m->next_in_assoc) {
+      if (!m->terminal()) f(*m);
+    }
+  }
+  void link(Assoc& a, Msg& m) {
+    m.assoc = &a;
+    m.prev_in_assoc = a.last_msg;
+    (a.last_msg != nullptr ? a.last_msg->next_in_assoc : a.first_msg) = &m;
+    a.last_msg = &m;
+  }
+  static void unlink(Msg& m) {
+    Assoc& a = *m.assoc;
+    (m.prev_in_assoc != nullptr ? m.prev_in_assoc->next_in_assoc : a.first_msg) = m.next_in_assoc;
+    (m.next_in_assoc != nullptr ? m.next_in_assoc->prev_in_assoc : a.last_msg) = m.prev_in_assoc;
   }
   // Finished messages leave the live set: their final status goes to the bounded store, and
   // no pacer of theirs stays marked held. Called where nothing points into them (the start of
@@ -520,6 +604,8 @@ struct Sender::Impl {
       Msg& m = it->second;
       finished.add(status_of(m));
       unindex(m);
+      unlink(m);
+      may_send.erase(&m);
       std::erase(was_held, &m.pacer);
       live.erase(it);
     }
@@ -557,19 +643,283 @@ struct Sender::Impl {
     if (s == MessageState::Done || s == MessageState::Aborted) {
       m.finished = now;
       m.retx_at = Time::never();
+      if (!m.without_rdcc) count_hint_weight(m, -1);
+      count_hint(m, -1);
       if (s == MessageState::Done) ++stats.messages_done;
       if (s == MessageState::Aborted) ++stats.messages_aborted;
       retiring.push_back(m.handle);
     }
   }
 
-  // Takes row `t` of the state machine (kTransitions): m leaves a state the row names for the
+  // The change of state of row `t` (kTransitions): m leaves a state the row names for the
   // row's next state. Rows that keep the state (a retransmitted request) are counted too.
-  void take(Msg& m, SenderTransition t, Time now) {
+  // Only the rows' functions below call it.
+  void enter(Msg& m, SenderTransition t, Time now) {
     const Row& row = kTransitions[static_cast<std::size_t>(t)];
     assert((row.from & bit(m.state)) != 0);
     ++stats.transitions[static_cast<std::size_t>(t)];
     set_state(m, row.to, now);
+    mark_may_send(m);
+  }
+
+  // ---- the rows' actions ("Sender Message State Transitions") -------------------------------
+  // One function per row of the table, named after it, each quoting its row (state | event |
+  // action | next state): it does the row's action and enters the next state, in the order
+  // the reference always has (what a message sends on leaving a state goes out before the
+  // change of state is reported). Which row an event takes is decided where the event is
+  // handled; fire() runs the row's function.
+
+  void fire(Msg& m, SenderTransition t, Time now) {
+    switch (t) {
+      case SenderTransition::NewUnscheduled: row_new_unscheduled(m, now); return;
+      case SenderTransition::NewScheduled: row_new_scheduled(m, now); return;
+      case SenderTransition::UnschedDrained: row_unsched_drained(m, now); return;
+      case SenderTransition::UnschedStopped: row_unsched_stopped(m, now); return;
+      case SenderTransition::WaitingGranted: row_waiting_granted(m, now); return;
+      case SenderTransition::WaitingRequestTimeout: row_waiting_request_timeout(m, now); return;
+      case SenderTransition::ScheduledLimitReached: row_scheduled_limit_reached(m, now); return;
+      case SenderTransition::ScheduledLifetimeElapsed:
+        row_scheduled_lifetime_elapsed(m, now);
+        return;
+      case SenderTransition::ScheduledDrained: row_scheduled_drained(m, now); return;
+      case SenderTransition::DrainedDone: row_drained_done(m, now); return;
+      case SenderTransition::DrainedRequestTimeout: row_drained_request_timeout(m, now); return;
+      case SenderTransition::Aborted: row_aborted(m, now); return;
+      case SenderTransition::WaitingBudgetExhausted: row_waiting_budget_exhausted(m, now); return;
+      case SenderTransition::WithoutRdcc: row_without_rdcc(m, now); return;
+      case SenderTransition::WithoutRdccDone: row_without_rdcc_done(m, now); return;
+      case SenderTransition::CreditDropped: row_credit_dropped(m, now); return;
+      case SenderTransition::WaitingDrained: row_waiting_drained(m, now); return;
+    }
+  }
+
+  // NEW | length <= U and no unscheduled message outstanding | start random delay; send
+  // CREDIT_REQUEST with Unscheduled Sent = length | UNSCHED ("Unscheduled Transmission",
+  // items 1-3)
+  void row_new_unscheduled(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    a.unsched_outstanding = m.handle;
+    const std::uint64_t jitter_ns =
+        policy->start_delay_ns(std::uint64_t{a.params.start_jitter} * 1000U, random);
+    arm_start(m, now + nanoseconds(static_cast<std::int64_t>(jitter_ns)));
+    m.announced_unsched = m.spec.length;
+    if (events.enabled())
+      events.emit(now, "unscheduled_start",
+                  {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
+    if (!policy->request_before_unscheduled_data() && m.spec.length != 0) {
+      m.request_deferred = true;  // sent after the first data packet (emit)
+    } else {
+      send_credit_request(m, false, now);
+    }
+    enter(m, SenderTransition::NewUnscheduled, now);
+  }
+  // NEW | otherwise | send CREDIT_REQUEST | WAITING (its request timer starts)
+  void row_new_scheduled(Msg& m, Time now) {
+    m.announced_unsched = 0;
+    send_credit_request(m, false, now);
+    enter(m, SenderTransition::NewScheduled, now);
+    arm_retx(m, now + m.rto);
+  }
+  // UNSCHED | all octets transmitted | none | DRAINED
+  void row_unsched_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::UnschedDrained, now);
+    start_drained_timer(m, now);
+  }
+  // UNSCHED | CONGESTION_REPORT or link pause | stop; request credit for the remainder |
+  // WAITING: the new CREDIT_REQUEST states the octets actually transmitted.
+  void row_unsched_stopped(Msg& m, Time now) {
+    ++stats.unscheduled_conversions;
+    m.announced_unsched = m.transmitted;
+    enter(m, SenderTransition::UnschedStopped, now);
+    request_anew(m, now);
+    refresh_state(m, now);
+  }
+  // WAITING | CREDIT_GRANT above transmitted offset | none | SCHEDULED
+  void row_waiting_granted(Msg& m, Time now) { enter(m, SenderTransition::WaitingGranted, now); }
+  // WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING
+  void row_waiting_request_timeout(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingRequestTimeout, now);
+    retransmit_request(m, now);
+  }
+  // SCHEDULED | Grant Limit reached before message end | none | WAITING (refresh_state starts
+  // the request timer)
+  void row_scheduled_limit_reached(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledLimitReached, now);
+  }
+  // SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING (also taken when unused
+  // credit of a WAITING message expires)
+  void row_scheduled_lifetime_elapsed(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledLifetimeElapsed, now);
+    request_anew(m, now);
+  }
+  // SCHEDULED | all octets transmitted | none | DRAINED
+  void row_scheduled_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::ScheduledDrained, now);
+    start_drained_timer(m, now);
+  }
+  // DRAINED | MSG_DONE | release state | DONE (the message retires at the next event: sweep)
+  void row_drained_done(Msg& m, Time now) { enter(m, SenderTransition::DrainedDone, now); }
+  // DRAINED | request timeout | retransmit CREDIT_REQUEST | DRAINED
+  void row_drained_request_timeout(Msg& m, Time now) {
+    enter(m, SenderTransition::DrainedRequestTimeout, now);
+    retransmit_request(m, now);
+  }
+  // any but DONE or ABORTED | CANCEL for the message; ERROR (MESSAGE_TOO_LARGE,
+  // APPLICATION_ABORT, UNSUPPORTED_BINDING) for it; or ERROR (ASSOC_REFUSED) | release state |
+  // ABORTED (abort() records the reason)
+  void row_aborted(Msg& m, Time now) {
+    Assoc& a = assoc_of(m);
+    if (a.unsched_outstanding == m.handle) {
+      // The receiver releases the reservation up to J + Grant Lifetime + 2 * D_max after the
+      // request; until then another unscheduled message could exceed G_u. D_max is not known
+      // here, so the SRTT stands in for it.
+      a.unsched_outstanding.reset();
+      a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
+                                microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
+    }
+    enter(m, SenderTransition::Aborted, now);
+  }
+  // WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING (its
+  // retransmission timer keeps running)
+  void row_waiting_budget_exhausted(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingBudgetExhausted, now);
+  }
+  // Beyond the table. NEW | no ASSOC_REQUEST answered | "sends without it" | SCHEDULED
+  void row_without_rdcc(Msg& m, Time now) {
+    count_hint_weight(m, -1);
+    m.without_rdcc = true;
+    m.retx_at = Time::never();
+    enter(m, SenderTransition::WithoutRdcc, now);
+  }
+  // SCHEDULED without RDCC | all octets transmitted (no MSG_DONE will come) | none | DONE
+  void row_without_rdcc_done(Msg& m, Time now) { enter(m, SenderTransition::WithoutRdccDone, now); }
+  // any live but NEW | ERROR (UNKNOWN_ASSOCIATION) or a new Epoch | "discard all credit ...,
+  // re-establish it, and request credit again": the message restarts from offset zero (the
+  // receiver's new state knows none of its octets) | WAITING
+  void row_credit_dropped(Msg& m, Time now) {
+    if (events.enabled())
+      events.emit(now, "credit_dropped",
+                  {{"handle", m.handle},
+                   {"message_id", m.id},
+                   {"grant_limit", m.limit},
+                   {"transmitted", m.transmitted}});
+    m.limit = 0;
+    m.granted = false;
+    m.expiry_handled = true;
+    m.ceiling.reset();
+    m.pool_end = 0;
+    m.vtime = 0;
+    m.transmitted = 0;
+    m.resend.clear();
+    m.announced_unsched = 0;
+    m.retx_at = Time::never();
+    m.pacer = Pacer{};
+    enter(m, SenderTransition::CreditDropped, now);
+  }
+  // WAITING | the last octets went under pool credit reserved before | none | DRAINED
+  void row_waiting_drained(Msg& m, Time now) {
+    enter(m, SenderTransition::WaitingDrained, now);
+    start_drained_timer(m, now);
+  }
+
+  // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE: the timer starts.
+  void start_drained_timer(Msg& m, Time now) {
+    m.rto = initial_rto(assoc_of(m));
+    arm_retx(m, now + m.rto);
+  }
+  // A new CREDIT_REQUEST (not a retransmission: its answer gives an RTT sample), the request
+  // timer starting afresh.
+  void request_anew(Msg& m, Time now) {
+    m.rto = initial_rto(assoc_of(m));
+    send_credit_request(m, false, now);
+    arm_retx(m, now + m.rto);
+  }
+  // "doubling on each retransmission up to 100 ms"
+  void retransmit_request(Msg& m, Time now) {
+    m.rto = std::min(m.rto * 2, config.max_request_timeout);
+    send_credit_request(m, true, now);
+    arm_retx(m, now + m.rto);
+  }
+
+  // ---- association phase and the sums kept over established associations ------------------
+
+  void set_phase(Assoc& a, Phase p) {
+    if (a.phase == Phase::Established) {
+      established_thresholds.erase(established_thresholds.find(a.params.backlog_threshold));
+      established_weight -= a.hint_weight;
+    }
+    a.phase = p;
+    if (p == Phase::Established) {
+      established_thresholds.insert(a.params.backlog_threshold);
+      established_weight += a.hint_weight;
+    }
+  }
+  static std::uint64_t hint_weight_of(const Msg& m) {
+    return m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+  }
+  // m (live, not without RDCC) joins (+1) or leaves (-1) its association's hint weight.
+  void count_hint_weight(const Msg& m, int sign) {
+    Assoc& a = *m.assoc;
+    const std::uint64_t w = hint_weight_of(m);
+    if (sign > 0) {
+      a.hint_weight += w;
+      if (a.phase == Phase::Established) established_weight += w;
+    } else {
+      a.hint_weight -= w;
+      if (a.phase == Phase::Established) established_weight -= w;
+    }
+  }
+  void count_hint(const Msg& m, int sign) {
+    const auto i = static_cast<std::size_t>(m.spec.service_hint);
+    if (i < m.assoc->hint_count.size()) m.assoc->hint_count[i] += static_cast<std::uint64_t>(sign);
+  }
+
+  // ---- arming timers (the heaps above) ----------------------------------------------------
+
+  void arm_retx(Msg& m, Time at) {
+    m.retx_at = at;
+    msg_timers.push({at, m.handle});
+  }
+  void arm_expiry(Msg& m, Time at) {
+    m.valid_until = at;
+    m.expiry_handled = false;
+    msg_timers.push({at, m.handle});
+  }
+  void arm_start(Msg& m, Time at) {
+    m.start_at = at;
+    msg_timers.push({at, m.handle});
+  }
+  void arm_assoc_retx(Assoc& a, Time at) {
+    a.retx_at = at;
+    assoc_timers.push({at, &a});
+  }
+  void arm_pool_expiry(Assoc& a, Time at) {
+    a.pool_valid_until = at;
+    a.pool_expiry_handled = false;
+    assoc_timers.push({at, &a});
+  }
+  void arm_status(Assoc& a, Time at) {
+    a.status_next = at;
+    status_timers.push({at, &a});
+  }
+  // Whether `at` is a time next_timeout() counts for m: one of its armed timers, or its random
+  // start while that is still ahead.
+  bool msg_wakes_at(const Msg& m, Time at) const {
+    if (m.terminal() || m.without_rdcc || m.assoc->phase != Phase::Established) return false;
+    return (!m.expiry_handled && m.valid_until == at) || m.retx_at == at ||
+           (m.state == MessageState::Unsched && m.start_at == at && at > clock);
+  }
+  bool assoc_wakes_at(const Assoc& a, Time at) const {
+    return (a.phase == Phase::Connecting && a.retx_at == at) ||
+           (a.phase == Phase::Established && !a.pool_expiry_handled && a.pool_valid_until == at);
+  }
+  bool status_wakes_at(const Assoc& a, Time at) const {
+    return episode && a.status_in_episode && a.phase == Phase::Established && a.status_next == at &&
+           at > clock;
+  }
+  // m may have something of its own to send (sendable).
+  void mark_may_send(Msg& m) {
+    if (!m.terminal()) may_send.insert(&m);
   }
 
   // ---- sending control messages -------------------------------------------------------------
@@ -640,7 +990,7 @@ struct Sender::Impl {
   // ---- association establishment ------------------------------------------------------------
 
   void start_establishment(Assoc& a, Time now) {
-    a.phase = Phase::Connecting;
+    set_phase(a, Phase::Connecting);
     if (!a.was_established || policy->fresh_nonce_on_reestablishment()) {
       a.nonce = random.next_u64();  // "MUST be generated by a cryptographically secure" RNG
     }
@@ -668,7 +1018,7 @@ struct Sender::Impl {
           {{"receiver", a.receiver.to_string()}, {"attempt", a.attempts}, {"nonce", a.nonce}});
     }
     send_assoc_request(a, false, now);
-    a.retx_at = now + a.retx_timeout;
+    arm_assoc_retx(a, now + a.retx_timeout);
     a.retx_timeout = a.retx_timeout * 2;
   }
 
@@ -689,7 +1039,7 @@ struct Sender::Impl {
     }
     // "if none is answered, the sender concludes that the receiver does not support RDCC and
     // sends without it."
-    a.phase = Phase::WithoutRdcc;
+    set_phase(a, Phase::WithoutRdcc);
     a.retx_at = Time::never();
     ++stats.associations_failed;
     if (events.enabled())
@@ -699,13 +1049,17 @@ struct Sender::Impl {
   }
 
   void go_without_rdcc(Msg& m, Time now) {
-    m.without_rdcc = true;
-    m.retx_at = Time::never();
-    take(m, SenderTransition::WithoutRdcc, now);
-    if (m.spec.length == 0) take(m, SenderTransition::WithoutRdccDone, now);
+    fire(m, SenderTransition::WithoutRdcc, now);
+    if (m.spec.length == 0) fire(m, SenderTransition::WithoutRdccDone, now);
   }
 
-  void apply_params(Assoc& a, const AssocAccept& acc) { a.params = acc; }
+  void apply_params(Assoc& a, const AssocAccept& acc) {
+    if (a.phase == Phase::Established) {
+      established_thresholds.erase(established_thresholds.find(a.params.backlog_threshold));
+      established_thresholds.insert(acc.backlog_threshold);
+    }
+    a.params = acc;
+  }
   // An event's fields followed by the association parameters `acc` carries.
   static json with_params(json fields, const AssocAccept& acc) {
     fields["unscheduled_limit"] = acc.unscheduled_limit;
@@ -717,7 +1071,7 @@ struct Sender::Impl {
   }
 
   void establish(Assoc& a, const AssocAccept& acc, bool sample_rtt, Time now) {
-    a.phase = Phase::Established;
+    set_phase(a, Phase::Established);
     a.was_established = true;
     a.association_id = acc.header.association_id;
     a.epoch = acc.header.epoch;
@@ -741,6 +1095,7 @@ struct Sender::Impl {
       } else {
         rerequest(m, now);
       }
+      mark_may_send(m);
     });
   }
 
@@ -770,25 +1125,7 @@ struct Sender::Impl {
     a.unsched_blocked_until = Time{};
     a.status_in_episode = false;
     for_each_msg(a, [&](Msg& m) {
-      if (m.state == MessageState::New) return;
-      if (events.enabled())
-        events.emit(now, "credit_dropped",
-                    {{"handle", m.handle},
-                     {"message_id", m.id},
-                     {"grant_limit", m.limit},
-                     {"transmitted", m.transmitted}});
-      m.limit = 0;
-      m.granted = false;
-      m.expiry_handled = true;
-      m.ceiling.reset();
-      m.pool_end = 0;
-      m.vtime = 0;
-      m.transmitted = 0;
-      m.resend.clear();
-      m.announced_unsched = 0;
-      m.retx_at = Time::never();
-      m.pacer = Pacer{};
-      take(m, SenderTransition::CreditDropped, now);
+      if (m.state != MessageState::New) fire(m, SenderTransition::CreditDropped, now);
     });
   }
 
@@ -828,28 +1165,11 @@ struct Sender::Impl {
         (!a.unsched_outstanding || !policy->one_unscheduled_outstanding()) &&
         now >= a.unsched_blocked_until && policy->use_unscheduled(m.spec.length);
     if (unscheduled) {
-      // "Unscheduled Transmission", items 1-3.
-      a.unsched_outstanding = m.handle;
-      const std::uint64_t jitter_ns =
-          policy->start_delay_ns(std::uint64_t{a.params.start_jitter} * 1000U, random);
-      m.start_at = now + nanoseconds(static_cast<std::int64_t>(jitter_ns));
-      m.announced_unsched = m.spec.length;
-      if (events.enabled())
-        events.emit(now, "unscheduled_start",
-                    {{"handle", m.handle}, {"message_id", m.id}, {"delay_ns", jitter_ns}});
-      if (!policy->request_before_unscheduled_data() && m.spec.length != 0) {
-        m.request_deferred = true;  // sent after the first data packet (emit)
-      } else {
-        send_credit_request(m, false, now);
-      }
-      take(m, SenderTransition::NewUnscheduled, now);
+      fire(m, SenderTransition::NewUnscheduled, now);
       if (m.spec.length == 0) drained(m, now);
       return;
     }
-    m.announced_unsched = 0;
-    send_credit_request(m, false, now);
-    take(m, SenderTransition::NewScheduled, now);
-    m.retx_at = now + m.rto;
+    fire(m, SenderTransition::NewScheduled, now);
     refresh_state(m, now);
   }
 
@@ -862,11 +1182,9 @@ struct Sender::Impl {
   }
   std::uint64_t pool_reserved(const Assoc& a) const {
     std::uint64_t r = 0;
-    for (const auto& [h, m] : live) {
-      if (!m.terminal() && m.assoc == &a && m.pool_end > m.transmitted) {
-        r += m.pool_end - m.transmitted;
-      }
-    }
+    for_each_msg(a, [&](const Msg& m) {
+      if (m.pool_end > m.transmitted) r += m.pool_end - m.transmitted;
+    });
     return r;
   }
   std::uint64_t pool_remaining(const Assoc& a) const {
@@ -885,15 +1203,13 @@ struct Sender::Impl {
     if (!pool_valid(a, t)) return false;
     return m.pool_end > m.transmitted || pool_remaining(a) > 0;
   }
+  // All octets transmitted: the row of the state m is in.
   void drained(Msg& m, Time now) {
-    take(m,
+    fire(m,
          m.state == MessageState::Unsched     ? SenderTransition::UnschedDrained
          : m.state == MessageState::Scheduled ? SenderTransition::ScheduledDrained
                                               : SenderTransition::WaitingDrained,
          now);
-    // "DRAINED | request timeout | retransmit CREDIT_REQUEST" until MSG_DONE.
-    m.rto = initial_rto(assoc_of(m));
-    m.retx_at = now + m.rto;
   }
 
   // WAITING <-> SCHEDULED -> DRAINED, from the credit held now.
@@ -905,12 +1221,12 @@ struct Sender::Impl {
       return;
     }
     if (holds_credit(m, now)) {
-      if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingGranted, now);
+      if (m.state == MessageState::Waiting) fire(m, SenderTransition::WaitingGranted, now);
       m.retx_at = Time::never();
       return;
     }
     const bool was_scheduled = m.state == MessageState::Scheduled;
-    if (was_scheduled) take(m, SenderTransition::ScheduledLimitReached, now);
+    if (was_scheduled) fire(m, SenderTransition::ScheduledLimitReached, now);
     if (m.transmitted >= m.end()) {
       // Everything up to the CREDIT_RETURN offset is sent: asking for more would only make
       // the receiver issue credit this message promised not to use.
@@ -918,7 +1234,7 @@ struct Sender::Impl {
       return;
     }
     if (was_scheduled || m.retx_at == Time::never()) {
-      m.retx_at = now + m.rto;
+      arm_retx(m, now + m.rto);
     }
   }
 
@@ -952,9 +1268,10 @@ struct Sender::Impl {
         stats.credit_granted += g.grant_limit - a.pool_limit;
         a.pool_limit = g.grant_limit;
       }
-      a.pool_valid_until = now + lifetime;
+      arm_pool_expiry(a, now + lifetime);
       a.pool_rate = g.pacing_rate;
-      a.pool_expiry_handled = false;
+      pool_holders.insert(&a);
+      for_each_msg(a, [&](Msg& m) { mark_may_send(m); });
       if (events.enabled())
         events.emit(
             now, "pool_grant",
@@ -998,10 +1315,14 @@ struct Sender::Impl {
         events.emit(now, "grant_refresh",
                     {{"message_id", m->id}, {"held", m->limit}, {"limit", g.grant_limit}});
     }
-    m->valid_until = policy->grant_valid_until(now, lifetime);
+    arm_expiry(*m, policy->grant_valid_until(now, lifetime));
     m->rate = g.usable() ? g.pacing_rate : config.line_rate_mbps;
     m->granted = true;
-    m->expiry_handled = false;
+    mark_may_send(*m);
+    if (!m->in_credit_holders) {
+      m->in_credit_holders = true;
+      credit_holders.push_back(m->handle);
+    }
     if (adds_credit) m->rto = initial_rto(a);
     if (events.enabled())
       events.emit(now, "grant",
@@ -1031,11 +1352,7 @@ struct Sender::Impl {
                   {{"message_id", m.id}, {"limit", m.limit}, {"transmitted", m.transmitted}});
     if (m.state != MessageState::Scheduled && m.state != MessageState::Waiting) return;
     if (holds_credit(m, now)) return;  // pool credit still covers it
-    // "SCHEDULED | Lifetime elapsed | send CREDIT_REQUEST | WAITING"
-    take(m, SenderTransition::ScheduledLifetimeElapsed, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    m.retx_at = now + m.rto;
+    fire(m, SenderTransition::ScheduledLifetimeElapsed, now);
   }
 
   void expire_pool(Assoc& a, Time now) {
@@ -1047,10 +1364,7 @@ struct Sender::Impl {
     for_each_msg(a, [&](Msg& m) {
       m.pool_end = std::min(m.pool_end, m.transmitted);
       if (m.state != MessageState::Scheduled || holds_credit(m, now)) return;
-      take(m, SenderTransition::ScheduledLifetimeElapsed, now);
-      m.rto = initial_rto(a);
-      send_credit_request(m, false, now);
-      m.retx_at = now + m.rto;
+      fire(m, SenderTransition::ScheduledLifetimeElapsed, now);
     });
   }
 
@@ -1059,26 +1373,46 @@ struct Sender::Impl {
       m.retx_at = Time::never();
       return;
     }
-    // "WAITING | request timeout | retransmit CREDIT_REQUEST | WAITING", and the same in
-    // DRAINED; "doubling on each retransmission up to 100 ms"
-    if (m.state == MessageState::Waiting) take(m, SenderTransition::WaitingRequestTimeout, now);
-    if (m.state == MessageState::Drained) take(m, SenderTransition::DrainedRequestTimeout, now);
-    m.rto = std::min(m.rto * 2, config.max_request_timeout);
-    send_credit_request(m, true, now);
-    m.retx_at = now + m.rto;
+    if (m.state == MessageState::Waiting) {
+      fire(m, SenderTransition::WaitingRequestTimeout, now);
+    } else if (m.state == MessageState::Drained) {
+      fire(m, SenderTransition::DrainedRequestTimeout, now);
+    } else {
+      retransmit_request(m, now);  // no row names another state with its timer armed
+    }
   }
 
   void advance(Time now) {
     planned.reset();  // every event but poll_data starts here
     sweep();
     clock = std::max(clock, now);
-    for (Assoc& a : assoc_order) {
+    // The due timers from the heaps' tops, served as a walk over every association (by
+    // address), then every message (by handle), would serve them.
+    due_assocs.clear();
+    while (!assoc_timers.empty() && assoc_timers.top().at <= now) {
+      due_assocs.push_back(assoc_timers.top().assoc);
+      assoc_timers.pop();
+    }
+    std::sort(due_assocs.begin(), due_assocs.end(), AssocLess{});
+    due_assocs.erase(std::unique(due_assocs.begin(), due_assocs.end()), due_assocs.end());
+    for (Assoc* ap : due_assocs) {
+      Assoc& a = *ap;
       if (a.phase == Phase::Connecting && a.retx_at <= now) assoc_timeout(a, now);
       if (a.phase == Phase::Established && !a.pool_expiry_handled && a.pool_valid_until <= now) {
         expire_pool(a, now);
       }
     }
-    for (auto& [h, m] : live) {
+    due_msgs.clear();
+    while (!msg_timers.empty() && msg_timers.top().at <= now) {
+      due_msgs.push_back(msg_timers.top().handle);
+      msg_timers.pop();
+    }
+    std::sort(due_msgs.begin(), due_msgs.end());
+    due_msgs.erase(std::unique(due_msgs.begin(), due_msgs.end()), due_msgs.end());
+    for (const MessageHandle h : due_msgs) {
+      Msg* found = msg_of(h);
+      if (found == nullptr) continue;
+      Msg& m = *found;
       if (m.terminal() || m.without_rdcc) continue;
       const Assoc& a = assoc_of(m);
       if (a.phase != Phase::Established) continue;
@@ -1254,11 +1588,21 @@ struct Sender::Impl {
     held.clear();
     std::optional<Time> earliest;
     Plan& p = scratch;
-    for (auto& [h, m] : live) {
-      if (plan_own(m, t, p) && ready_or_held(p, t, earliest)) return &p;
+    for (auto it = may_send.begin(); it != may_send.end();) {
+      if (plan_own(**it, t, p)) {
+        if (ready_or_held(p, t, earliest)) return &p;
+        ++it;
+      } else {
+        it = drop_unsendable(it, t);
+      }
     }
-    for (Assoc& a : assoc_order) {
-      if (plan_pool(a, t, p) && ready_or_held(p, t, earliest)) return &p;
+    for (auto it = pool_holders.begin(); it != pool_holders.end();) {
+      if (plan_pool(**it, t, p)) {
+        if (ready_or_held(p, t, earliest)) return &p;
+        ++it;
+      } else {
+        it = drop_poolless(it, t);
+      }
     }
     // Only the pacers the last such poll marked can be held (nothing else sets the flag).
     for (Pacer* h : was_held) h->held = false;
@@ -1276,15 +1620,47 @@ struct Sender::Impl {
     return false;
   }
 
+  // A message plan_own found nothing for at t leaves `may_send` unless time alone can give
+  // it something (its random start is ahead); only at the clock, as an earlier t may see
+  // credit that has since expired. Returns the next message.
+  std::set<Msg*, HandleLess>::iterator drop_unsendable(std::set<Msg*, HandleLess>::iterator it,
+                                                       Time t) {
+    const Msg& m = **it;
+    if (t < clock || (m.state == MessageState::Unsched && t < m.start_at)) return std::next(it);
+    return may_send.erase(it);
+  }
+  // Likewise an association without a live pool grant leaves `pool_holders` (only a new pool
+  // grant gives it one again).
+  std::set<Assoc*, AssocLess>::iterator drop_poolless(std::set<Assoc*, AssocLess>::iterator it,
+                                                      Time t) {
+    const Assoc& a = **it;
+    if (t < clock || (a.phase == Phase::Established && pool_valid(a, t))) return std::next(it);
+    return pool_holders.erase(it);
+  }
+
   // When the first planned segment becomes ready at t (none: nothing is planned).
   std::optional<Time> earliest_plan(Time t) {
     std::optional<Time> earliest;
     Plan p;
-    const auto consider = [&](bool planned_one) {
-      if (planned_one) earliest = earliest ? std::min(*earliest, p.ready) : p.ready;
+    const auto consider = [&](const Plan& q) {
+      earliest = earliest ? std::min(*earliest, q.ready) : q.ready;
     };
-    for (auto& [h, m] : live) consider(plan_own(m, t, p));
-    for (Assoc& a : assoc_order) consider(plan_pool(a, t, p));
+    for (auto it = may_send.begin(); it != may_send.end();) {
+      if (plan_own(**it, t, p)) {
+        consider(p);
+        ++it;
+      } else {
+        it = drop_unsendable(it, t);
+      }
+    }
+    for (auto it = pool_holders.begin(); it != pool_holders.end();) {
+      if (plan_pool(**it, t, p)) {
+        consider(p);
+        ++it;
+      } else {
+        it = drop_poolless(it, t);
+      }
+    }
     return earliest;
   }
 
@@ -1349,6 +1725,7 @@ struct Sender::Impl {
         a.class_vclock[c] = std::max(m.vtime, a.class_vclock[c]);
         m.vtime = a.class_vclock[c] + chunk * kWrrScale / m.weight();
         m.pool_end = p.reserve_to;
+        mark_may_send(m);  // plan_own sends the rest of the reservation
       }
       a.pool_sent += p.len;
     }
@@ -1381,7 +1758,7 @@ struct Sender::Impl {
 
   void after_transmission(Msg& m, const Plan& p, Time now) {
     if (m.without_rdcc) {
-      if (m.transmitted >= m.spec.length) take(m, SenderTransition::WithoutRdccDone, now);
+      if (m.transmitted >= m.spec.length) fire(m, SenderTransition::WithoutRdccDone, now);
       return;
     }
     if (m.state == MessageState::Unsched) {
@@ -1418,18 +1795,10 @@ struct Sender::Impl {
   // ---- unscheduled conversion ---------------------------------------------------------------
 
   void convert(Msg& m, const char* why, Time now) {
-    // "stop; request credit for the remainder": the new CREDIT_REQUEST states the octets
-    // actually transmitted.
-    ++stats.unscheduled_conversions;
-    m.announced_unsched = m.transmitted;
     if (events.enabled())
       events.emit(now, "unscheduled_converted",
                   {{"message_id", m.id}, {"transmitted", m.transmitted}, {"reason", why}});
-    take(m, SenderTransition::UnschedStopped, now);
-    m.rto = initial_rto(assoc_of(m));
-    send_credit_request(m, false, now);
-    m.retx_at = now + m.rto;
-    refresh_state(m, now);
+    fire(m, SenderTransition::UnschedStopped, now);
   }
 
   void on_report(const Address& from, const CongestionReport& r, Time now) {
@@ -1461,7 +1830,7 @@ struct Sender::Impl {
     if (!policy->act_on_report()) return;
     // A report only ever stops unscheduled transmission: "An endpoint MUST NOT increase any
     // rate or credit in response to a CONGESTION_REPORT."
-    for (Assoc& a : assoc_order) {
+    for (auto& [address, a] : assocs) {
       if (a.receiver.ipv6 != r.ipv6() ||
           !std::equal(r.destination_address.begin(),
                       r.destination_address.begin() + static_cast<std::ptrdiff_t>(n),
@@ -1535,7 +1904,7 @@ struct Sender::Impl {
                      {"epoch", a.epoch},
                      {"reason", "new_epoch"}});
       drop_association_credit(a, now);
-      a.phase = Phase::Connecting;
+      set_phase(a, Phase::Connecting);
       establish(a, acc, false, now);  // resets the newest processed Sequence Number
       return;
     }
@@ -1552,17 +1921,8 @@ struct Sender::Impl {
 
   void abort(Msg& m, std::uint16_t reason, Time now) {
     if (m.terminal()) return;
-    Assoc& a = assoc_of(m);
     m.abort_reason = reason;
-    if (a.unsched_outstanding == m.handle) {
-      // The receiver releases the reservation up to J + Grant Lifetime + 2 * D_max after the
-      // request; until then another unscheduled message could exceed G_u. D_max is not known
-      // here, so the SRTT stands in for it.
-      a.unsched_outstanding.reset();
-      a.unsched_blocked_until = m.request_sent + microseconds(a.params.start_jitter) +
-                                microseconds(a.params.grant_lifetime) + srtt_or_default(a) * 2;
-    }
-    take(m, SenderTransition::Aborted, now);
+    fire(m, SenderTransition::Aborted, now);
   }
 
   void on_error(Assoc& a, const ErrorMessage& e, Time now) {
@@ -1586,7 +1946,7 @@ struct Sender::Impl {
       if (events.enabled())
         events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
       for_each_msg(a, [&](Msg& m) { abort(m, e.reason, now); });
-      a.phase = Phase::Idle;
+      set_phase(a, Phase::Idle);
       a.retx_at = Time::never();
       return;
     }
@@ -1600,7 +1960,7 @@ struct Sender::Impl {
         } else if (e.message_id == 0) {
           for_each_msg(a, [&](Msg& m2) { abort(m2, e.reason, now); });
           drop_association_credit(a, now);
-          a.phase = Phase::Idle;
+          set_phase(a, Phase::Idle);
         }
         break;
       case ReasonCode::MessageTooLarge:
@@ -1612,7 +1972,7 @@ struct Sender::Impl {
         // "WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING": the
         // retransmission timer keeps running.
         if (Msg* m = find_msg(a, e.message_id); m != nullptr && m->state == MessageState::Waiting) {
-          take(*m, SenderTransition::WaitingBudgetExhausted, now);
+          fire(*m, SenderTransition::WaitingBudgetExhausted, now);
         }
         break;
       default:
@@ -1702,7 +2062,7 @@ struct Sender::Impl {
         events.emit(now, "msg_done_length_mismatch",
                     {{"message_id", m->id}, {"octets_received", d.octets_received}});
     }
-    take(*m, SenderTransition::DrainedDone, now);
+    fire(*m, SenderTransition::DrainedDone, now);
   }
 
   // ---- SENDER_STATUS ------------------------------------------------------------------------
@@ -1712,20 +2072,12 @@ struct Sender::Impl {
     // A sender that does not advertise STATUS ("SENDER_STATUS supported") sends none
     // (docs/spec-notes.md, "SENDER_STATUS").
     if ((config.capabilities & capability::kStatus) == 0) return;
+    // The smallest Backlog Threshold of an established association.
     std::optional<std::uint64_t> threshold;
-    for (const Assoc& a : assoc_order) {
-      if (a.phase != Phase::Established) continue;
-      threshold = std::min<std::uint64_t>(threshold.value_or(~0ULL), a.params.backlog_threshold);
-    }
+    if (!established_thresholds.empty()) threshold = *established_thresholds.begin();
     if (!threshold && !episode) return;  // no established association, no episode to end
-    sum_backlog(now);
-    std::uint64_t total = 0;
-    std::uint64_t weight_sum = 0;
-    for (const Assoc& a : assoc_order) {
-      if (a.phase != Phase::Established) continue;
-      total = add_saturating(total, a.unused);
-      weight_sum += a.hint_weight;
-    }
+    const std::uint64_t total = sum_backlog(now);
+    const std::uint64_t weight_sum = established_weight;
     if (threshold && config.local_backlog_threshold != 0) {
       threshold = std::min(*threshold, config.local_backlog_threshold);
     }
@@ -1733,10 +2085,12 @@ struct Sender::Impl {
     if (congested) {
       episode = true;
       const std::uint8_t level = congestion_level(total - *threshold, total);
-      for (Assoc& a : assoc_order) {
+      // The associations holding unused credit, in address order.
+      std::sort(backlog_assocs.begin(), backlog_assocs.end(), AssocLess{});
+      for (Assoc* ap : backlog_assocs) {
+        Assoc& a = *ap;
         // "on each association that holds such credit": the MUST makes no exception for a
         // receiver that did not advertise STATUS (docs/spec-notes.md, "SENDER_STATUS").
-        if (a.phase != Phase::Established) continue;
         const std::uint64_t unused = a.unused;
         if (unused == 0 || (a.status_in_episode && now < a.status_next)) continue;
         const std::uint64_t w = a.hint_weight;
@@ -1745,53 +2099,78 @@ struct Sender::Impl {
                 ? 0
                 : std::max<std::uint64_t>(1, available_rate() * w / weight_sum);
         send_status(a, unused, level, rate, now);
+        if (!a.status_in_episode) in_episode.push_back(&a);
         a.status_in_episode = true;
         // "once per smoothed round-trip time" (at least 1 us apart: an SRTT measured as zero
         // in a test bench must not mean "continuously").
-        a.status_next = now + std::max(srtt_or_default(a), microseconds(1));
+        arm_status(a, now + std::max(srtt_or_default(a), microseconds(1)));
       }
     } else if (episode) {
       episode = false;
-      for (Assoc& a : assoc_order) {
+      // The associations marked in the episode, in address order (one marked, unmarked by a
+      // re-establishment and marked again is listed twice).
+      std::sort(in_episode.begin(), in_episode.end(), AssocLess{});
+      in_episode.erase(std::unique(in_episode.begin(), in_episode.end()), in_episode.end());
+      for (Assoc* ap : in_episode) {
+        Assoc& a = *ap;
         if (!a.status_in_episode) continue;
         a.status_in_episode = false;
         // "one final SENDER_STATUS with Congestion Level zero when it ends"
-        if (a.phase == Phase::Established) send_status(a, a.unused, 0, 0, now);
+        if (a.phase == Phase::Established) send_status(a, unused_of(a), 0, 0, now);
       }
+      in_episode.clear();
     }
   }
 
-  // Every established association's unused credit (valid credit held, own and pool, not yet
-  // used) and its share from Service Hints (a latency-sensitive pending message weighs 2, any
-  // other 1), into Assoc::unused and hint_weight: one walk over the messages for them all.
-  void sum_backlog(Time t) {
-    for (Assoc& a : assoc_order) {
-      a.unused = 0;
-      a.hint_weight = 0;
-    }
-    for (const auto& [h, m] : live) {
-      if (m.terminal() || m.assoc->phase != Phase::Established) continue;
-      if (own_valid(m, t) && own_limit(m) > m.transmitted) {
-        m.assoc->unused = add_saturating(m.assoc->unused, own_limit(m) - m.transmitted);
+  // The unused credit of every established association (valid credit held, own and pool, not
+  // yet used), into Assoc::unused (unused_of), listing in backlog_assocs those that hold some;
+  // returns their total. Walks the messages that may hold credit of their own and the
+  // associations that may hold a pool grant, not every live message and association; one
+  // that cannot hold any until its next grant leaves the list (only at the clock: an earlier
+  // t may see credit since expired).
+  std::uint64_t sum_backlog(Time t) {
+    ++backlog_stamp;
+    backlog_assocs.clear();
+    std::uint64_t total = 0;
+    const auto add = [&](Assoc& a, std::uint64_t octets) {
+      if (a.unused_stamp != backlog_stamp) {
+        a.unused_stamp = backlog_stamp;
+        a.unused = 0;
+        backlog_assocs.push_back(&a);
       }
-      if (!m.without_rdcc) {
-        m.assoc->hint_weight += m.spec.service_hint == ServiceHint::LatencySensitive ? 2U : 1U;
+      a.unused = add_saturating(a.unused, octets);
+      total = add_saturating(total, octets);
+    };
+    for (std::size_t i = 0; i < credit_holders.size();) {
+      Msg* m = msg_of(credit_holders[i]);
+      const bool holds = m != nullptr && !m->terminal() && m->assoc->phase == Phase::Established &&
+                         own_valid(*m, t) && own_limit(*m) > m->transmitted;
+      if (holds) add(*m->assoc, own_limit(*m) - m->transmitted);
+      if (holds || (m != nullptr && t < clock)) {
+        ++i;
+        continue;
       }
+      if (m != nullptr) m->in_credit_holders = false;
+      credit_holders[i] = credit_holders.back();
+      credit_holders.pop_back();
     }
-    for (Assoc& a : assoc_order) {
+    for (auto it = pool_holders.begin(); it != pool_holders.end();) {
+      Assoc& a = **it;
       if (a.phase == Phase::Established && pool_valid(a, t)) {
-        a.unused = add_saturating(a.unused, a.pool_limit - a.pool_sent);
+        add(a, a.pool_limit - a.pool_sent);
+        ++it;
+      } else {
+        it = drop_poolless(it, t);
       }
     }
+    return total;
+  }
+  std::uint64_t unused_of(const Assoc& a) const {
+    return a.unused_stamp == backlog_stamp ? a.unused : 0;
   }
 
   std::uint8_t dominant_hint(const Assoc& a) const {
-    std::array<std::uint64_t, 3> count{};
-    for (const auto& [h, m] : live) {
-      if (m.terminal() || m.assoc != &a) continue;
-      const auto i = static_cast<std::size_t>(m.spec.service_hint);
-      if (i < count.size()) ++count[i];
-    }
+    const std::array<std::uint64_t, 3>& count = a.hint_count;
     if (count[1] != 0 && count[1] >= count[2] && count[1] >= count[0]) return 1;
     if (count[2] != 0 && count[2] >= count[0]) return 2;
     return 0;
@@ -1810,22 +2189,31 @@ struct Sender::Impl {
 
   // ---- timers, as the driver sees them ------------------------------------------------------
 
+  // The first time on top of a timer heap that still counts (wakes_at); entries that no
+  // longer do are dropped on the way (a timer re-armed has an entry of its own).
+  template <class Heap, class Counts>
+  static Time first_live(Heap& heap, Counts&& counts) {
+    while (!heap.empty()) {
+      if (counts(heap.top())) return heap.top().at;
+      heap.pop();
+    }
+    return Time::never();
+  }
+
   std::optional<Time> next_timeout() {
-    Time t = Time::never();
-    for (const Assoc& a : assoc_order) {
-      if (a.phase == Phase::Connecting) t = std::min(t, a.retx_at);
-      if (a.phase != Phase::Established) continue;
-      if (!a.pool_expiry_handled) t = std::min(t, a.pool_valid_until);
-      // A repeat that came due while the association held no unused credit waits for the
-      // next evaluation; it is not a reason to wake up again now.
-      if (episode && a.status_in_episode && a.status_next > clock) t = std::min(t, a.status_next);
-    }
-    for (const auto& [h, m] : live) {
-      if (m.terminal() || m.without_rdcc || assoc_of(m).phase != Phase::Established) continue;
-      if (!m.expiry_handled) t = std::min(t, m.valid_until);
-      t = std::min(t, m.retx_at);
-      if (m.state == MessageState::Unsched && m.start_at > clock) t = std::min(t, m.start_at);
-    }
+    // Association attempts and pool Lifetimes; SENDER_STATUS repeats (a repeat that came due
+    // while the association held no unused credit waits for the next evaluation: it is not a
+    // reason to wake up again now); the messages' Lifetimes, retransmissions and random starts
+    // still ahead.
+    Time t = first_live(assoc_timers,
+                        [&](const AssocTimer& e) { return assoc_wakes_at(*e.assoc, e.at); });
+    t = std::min(t, first_live(status_timers, [&](const AssocTimer& e) {
+                   return status_wakes_at(*e.assoc, e.at);
+                 }));
+    t = std::min(t, first_live(msg_timers, [&](const MsgTimer& e) {
+                   const Msg* m = msg_of(e.handle);
+                   return m != nullptr && msg_wakes_at(*m, e.at);
+                 }));
     // When paced data becomes sendable: the driver calls on_timeout, then poll_data. A poll
     // that found nothing ready at this clock, with no event since, has already looked.
     const std::optional<Time> ready =
@@ -1861,13 +2249,10 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   }
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
-  if (inserted) {
-    a.receiver = spec.receiver;
-    s.assoc_order.assign(s.assocs.size(), a);
-    std::transform(s.assocs.begin(), s.assocs.end(), s.assoc_order.begin(),
-                   [](auto& entry) { return std::ref(entry.second); });
-  }
-  m.assoc = &a;
+  if (inserted) a.receiver = spec.receiver;
+  s.link(a, m);
+  s.count_hint_weight(m, +1);
+  s.count_hint(m, +1);
   switch (a.phase) {
     case Impl::Phase::Idle: s.start_establishment(a, now); break;
     case Impl::Phase::Connecting: break;  // NEW until the association exists
@@ -1998,6 +2383,7 @@ void Sender::on_nack(const Address& from, std::uint64_t key, std::span<const Oct
       m.resend.add(r.lo, hi);
       named += hi - r.lo;
     }
+    s.mark_may_send(m);
     if (s.events.enabled())
       s.events.emit(now, "nack",
                     {{"message_id", m.id}, {"ranges", ranges.size()}, {"octets", named}});

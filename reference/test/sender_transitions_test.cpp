@@ -192,6 +192,22 @@ TEST(SenderTransitions, CreditDropped) {
   EXPECT_EQ(h.s->status(m)->transmitted, 0U);  // starts over in the new association
 }
 
+// WAITING | nothing left to transmit (here: a message of no octets, which never holds credit)
+// | none | DRAINED, and its request timer runs as DRAINED's.
+TEST(SenderTransitions, WaitingDrained) {
+  Harness h;
+  const MessageHandle m = h.submit(0, /*scheduled=*/true);
+  h.deliver(h.accept());
+  EXPECT_EQ(h.state(m), MessageState::Drained);
+  EXPECT_EQ(taken(h, SenderTransition::NewScheduled), 1U);
+  EXPECT_EQ(taken(h, SenderTransition::WaitingDrained), 1U);
+  EXPECT_EQ(taken(h, SenderTransition::ScheduledDrained), 0U);
+  const std::size_t requests = h.count<CreditRequest>();
+  h.run_for(milliseconds(1));
+  EXPECT_GT(h.count<CreditRequest>(), requests);
+  EXPECT_GE(taken(h, SenderTransition::DrainedRequestTimeout), 1U);
+}
+
 // Every row has a name, and the names are distinct.
 TEST(SenderTransitions, EveryRowIsNamed) {
   std::array<std::string, kSenderTransitionCount> names;

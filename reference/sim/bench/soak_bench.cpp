@@ -6,7 +6,13 @@
 //
 //   sim_soak_bench                 # N = 10^4, 10^5, 10^6
 //   sim_soak_bench 1000 20000      # the sizes given
+//   sim_soak_bench --assocs A [N ...]   # many live associations (below); N default 10^4, 10^5
 //
+// With --assocs A, one sender talks to A receivers at once: N messages of 4 KiB in rounds of
+// A, one to every receiver, a round every A * 0.4 us (the sender's link at 100 Gbit/s drains
+// a round in A * 0.33 us), so each event of the sender meets about A live associations and
+// messages. Prints the wall time per message and per simulator event: what the sender's
+// per-event cost does with the live state (issue 19, item 2).
 // Targets: the time per message at 10^6 within 1.3x of that at 10^4; memory flat after the
 // first tenth. What the simulator itself keeps per message (its table of submissions, which
 // `status(SubmitId)` answers from, and the invariant checker's model of each message) is in
@@ -40,16 +46,22 @@ std::uint64_t proc_status_kb(const std::string& field) {
   return 0;
 }
 
-int run(std::uint64_t n) {
-  constexpr std::uint64_t kLength = 4096;
-  constexpr std::uint64_t kGapNs = 1000;  // 1 us apart
-  constexpr std::uint64_t kChunk = 1000;  // messages handed to the simulator ahead of its clock
+// The soak's simulator: seed 1, nothing recorded; every host on a 100 Gbit/s link of 1 us.
+NetworkConfig soak_network() {
   NetworkConfig cfg;
   cfg.seed = 1;
   cfg.record_packets = false;
   cfg.record_events = false;
-  Network net(cfg);
-  const LinkConfig link{.rate_mbps = 100000, .delay = ref::microseconds(1)};
+  return cfg;
+}
+constexpr std::uint64_t kLength = 4096;
+const LinkConfig kLink{.rate_mbps = 100000, .delay = ref::microseconds(1)};
+
+int run(std::uint64_t n) {
+  constexpr std::uint64_t kGapNs = 1000;  // 1 us apart
+  constexpr std::uint64_t kChunk = 1000;  // messages handed to the simulator ahead of its clock
+  Network net(soak_network());
+  const LinkConfig link = kLink;
   ref::ReceiverConfig rc;
   const HostId r = net.add_receiver(rc, link);
   ref::SenderConfig sc;
@@ -92,30 +104,85 @@ int run(std::uint64_t n) {
   return ok ? 0 : 1;
 }
 
+int run_many(std::uint64_t n, std::uint64_t assocs) {
+  const std::uint64_t round_ns = assocs * 400;  // 0.4 us a message: the link keeps up
+  Network net(soak_network());
+  std::vector<HostId> receivers;
+  for (std::uint64_t i = 0; i < assocs; ++i) receivers.push_back(net.add_receiver({}, kLink));
+  const HostId s = net.add_sender({}, kLink);
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t submitted = 0;
+  Time at{};
+  for (std::uint64_t round = 0; submitted < n; ++round) {
+    at = Time{static_cast<std::int64_t>(round * round_ns)};
+    for (std::uint64_t i = 0; i < assocs && submitted < n; ++i, ++submitted)
+      net.submit(s, receivers[i], kLength, at);
+    net.run_until(at + Duration{static_cast<std::int64_t>(round_ns)});
+  }
+  net.run_until(at + ref::milliseconds(100));
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::uint64_t events = net.stats().events_processed;
+  const ref::SenderStats& st = net.sender(s)->stats();
+  const bool ok = st.messages_done == n && net.checker().ok();
+  std::printf("%9llu %7llu %10.3f %10.3f %12llu %10.1f %10llu%s\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(assocs), secs,
+              secs * 1e6 / static_cast<double>(n), static_cast<unsigned long long>(events),
+              secs * 1e9 / static_cast<double>(events),
+              static_cast<unsigned long long>(proc_status_kb("VmHWM")),
+              ok ? "" : "  NOT ALL DONE OR VIOLATIONS");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+// Each size in a child process of its own, so each peak is its own.
+template <class Run>
+int run_each(const std::vector<std::uint64_t>& sizes, Run&& run_one) {
+  if (sizes.size() == 1) return run_one(sizes.front());
+  int status = 0;
+  for (std::uint64_t n : sizes) {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(run_one(n));
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) status = 1;
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
-  if (sizes.empty()) sizes = {10000, 100000, 1000000};
-  std::printf("%9s %12s %10s %10s %10s %10s %14s\n", "N", "wall_s", "us/msg", "rss@10%kB",
-              "rss@100%kB", "peak_kB", "growth_B/msg");
-  std::fflush(stdout);
+  std::uint64_t assocs = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--assocs" && i + 1 < argc) {
+      assocs = std::strtoull(argv[++i], nullptr, 10);
+      if (assocs == 0) {
+        std::fprintf(stderr, "sim_soak_bench: --assocs must be a positive count\n");
+        return 2;
+      }
+      continue;
+    }
+    sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  }
   for (std::uint64_t n : sizes) {
     if (n == 0) {
       std::fprintf(stderr, "sim_soak_bench: N must be a positive count of messages\n");
       return 2;
     }
   }
-  // One size runs in this process (for a heap profiler); several, each in a child of its own.
-  if (sizes.size() == 1) return run(sizes.front());
-  int status = 0;
-  for (std::uint64_t n : sizes) {
-    const pid_t pid = fork();
-    if (pid == 0) _exit(run(n));
-    int ws = 0;
-    waitpid(pid, &ws, 0);
-    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) status = 1;
+  if (assocs != 0) {
+    if (sizes.empty()) sizes = {10000, 100000};
+    std::printf("%9s %7s %10s %10s %12s %10s %10s\n", "N", "assocs", "wall_s", "us/msg", "events",
+                "ns/event", "peak_kB");
+    std::fflush(stdout);
+    return run_each(sizes, [&](std::uint64_t n) { return run_many(n, assocs); });
   }
-  return status;
+  if (sizes.empty()) sizes = {10000, 100000, 1000000};
+  std::printf("%9s %12s %10s %10s %10s %10s %14s\n", "N", "wall_s", "us/msg", "rss@10%kB",
+              "rss@100%kB", "peak_kB", "growth_B/msg");
+  std::fflush(stdout);
+  // One size runs in this process (for a heap profiler); several, each in a child of its own.
+  return run_each(sizes, run);
 }

@@ -66,8 +66,10 @@ enum class MessageState : std::uint8_t { New, Unsched, Waiting, Scheduled, Drain
 
 // The rows of "Sender Message State Transitions", in the table's order, then the reference's
 // own rows for what the table leaves out (docs/spec-notes.md, "The sender's state machine
-// beyond the table"). sender.cpp holds the table (each row's states and next state); every
-// change of a message's state takes one row by name, and SenderStats::transitions counts them.
+// beyond the table"). sender.cpp holds the table (each row's states and next state) and one
+// function per row doing the row's action (Sender::Impl::row_*, "the rows' actions"); every
+// change of a message's state runs one row's function by name, and SenderStats::transitions
+// counts them.
 enum class SenderTransition : std::uint8_t {
   NewUnscheduled,            // NEW -> UNSCHED: length <= U, no unscheduled message outstanding
   NewScheduled,              // NEW -> WAITING: otherwise
