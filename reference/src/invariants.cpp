@@ -13,7 +13,6 @@
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/serial.hpp"
 #include "rdcc/reference/dense_index.hpp"
-#include "rdcc/reference/range_set.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -199,9 +198,22 @@ struct AssocModel {
   std::array<Sent, 2> sent;
   bool numbered_epoch_known = false;
   std::uint16_t numbered_epoch = 0;
-  // The Message IDs of its retired messages (docs/spec-notes.md, "When the invariant checker
-  // forgets a message"): "Message IDs MUST increase", so they are few ranges.
-  RangeSet retired;
+  // Its retired messages (docs/spec-notes.md, "When the invariant checker forgets a message"):
+  // every Message ID from the lowest retired one to the highest that is not modelled now. "Message
+  // IDs MUST increase", so an ID in that span that the checker never saw is none a sender may
+  // still use for a new message.
+  std::uint64_t retired_lo = 0;
+  std::uint64_t retired_hi = 0;  // exclusive; equal to retired_lo: none
+  [[nodiscard]] bool retired(std::uint64_t id) const { return id >= retired_lo && id < retired_hi; }
+  void retire(std::uint64_t id) {
+    if (retired_lo == retired_hi) {
+      retired_lo = id;
+      retired_hi = id + 1;
+      return;
+    }
+    retired_lo = std::min(retired_lo, id);
+    retired_hi = std::max(retired_hi, id + 1);
+  }
 };
 
 struct PeerModel {
@@ -463,7 +475,7 @@ struct InvariantChecker::Impl {
     std::uint32_t index = kNone;
     if (const auto it = msg_index.find(k); it != msg_index.end()) {
       index = it->second;
-    } else if (assocs[assoc_number].retired.contains(message_id)) {
+    } else if (assocs[assoc_number].retired(message_id)) {
       index = resurrect(assoc_number, message_id);
     } else {
       index = add_msg(assoc_number, message_id);
@@ -479,7 +491,7 @@ struct InvariantChecker::Impl {
     std::uint32_t index = kNone;
     if (const auto it = msg_index.find(k); it != msg_index.end()) {
       index = it->second;
-    } else if (assocs[assoc_number].retired.contains(message_id)) {
+    } else if (assocs[assoc_number].retired(message_id)) {
       index = resurrect(assoc_number, message_id);
     } else {
       return kNone;
@@ -586,7 +598,7 @@ struct InvariantChecker::Impl {
       peer_msgs.give(slot);
       peer_msg_index.erase(it);
     }
-    a.retired.add(m.id, m.id + 1);
+    a.retire(m.id);
     if (retire_observer) {
       const PeerKey& pk = peer_index.key(a.peer);
       retire_observer(Retired{pk.rx, pk.tx, association, m.id});

@@ -93,20 +93,6 @@ TEST(RangeSet, RandomOperations_AgreeWithABitmap) {
     }
   }
   EXPECT_EQ(s.gaps(0, 512, 1000), expected);
-  for (std::uint64_t o = 0; o < 512; ++o) ASSERT_EQ(s.contains(o), bits[o]) << o;
-}
-
-TEST(RangeSet, Contains_EachRangeFromItsLowToBeforeItsHigh) {
-  RangeSet s;
-  EXPECT_FALSE(s.contains(0));
-  s.add(10, 20);
-  s.add(30, 31);
-  EXPECT_FALSE(s.contains(9));
-  EXPECT_TRUE(s.contains(10));
-  EXPECT_TRUE(s.contains(19));
-  EXPECT_FALSE(s.contains(20));
-  EXPECT_TRUE(s.contains(30));
-  EXPECT_FALSE(s.contains(31));
 }
 
 }  // namespace

@@ -139,8 +139,8 @@ class InvariantChecker {
   // What the checker keeps grows with the live messages, not with every message seen: a
   // message retires once it has ended on both sides (the receiver sent MSG_DONE with every
   // octet in, and a MSG_DONE reached the sender) and nothing has named it for J + Lifetime +
-  // 2 * D_max plus the timing tolerance, its credit all lapsed. Its association then keeps its
-  // Message ID among a few ranges; a message named again after that is judged as one that
+  // 2 * D_max plus the timing tolerance, its credit all lapsed. Its association then keeps only
+  // the span of its retired Message IDs; a message named again after that is judged as one that
   // ended so (docs/spec-notes.md, "When the invariant checker forgets a message").
   // The messages modelled now, and those retired so far.
   [[nodiscard]] std::size_t tracked_messages() const;

@@ -93,11 +93,6 @@ class RangeSet {
   [[nodiscard]] std::uint64_t end() const {
     return ranges_.empty() ? 0 : std::prev(ranges_.end())->second;
   }
-  // Whether `x` is in the set.
-  [[nodiscard]] bool contains(std::uint64_t x) const {
-    auto it = ranges_.upper_bound(x);
-    return it != ranges_.begin() && std::prev(it)->second > x;
-  }
   [[nodiscard]] bool empty() const { return ranges_.empty(); }
   [[nodiscard]] std::uint64_t covered() const { return covered_; }
   [[nodiscard]] std::size_t size() const { return ranges_.size(); }
