@@ -470,22 +470,13 @@ struct InvariantChecker::Impl {
   // The message's number, added if new: a fresh model, or for a retired message one that
   // remembers how it ended (resurrect).
   std::uint32_t msg(std::uint32_t assoc_number, std::uint64_t message_id) {
-    const MsgKey k{assoc_number, message_id};
-    if (last_msg != kNone && last_msg_key == k) return touch(last_msg);
-    std::uint32_t index = kNone;
-    if (const auto it = msg_index.find(k); it != msg_index.end()) {
-      index = it->second;
-    } else if (assocs[assoc_number].retired(message_id)) {
-      index = resurrect(assoc_number, message_id);
-    } else {
-      index = add_msg(assoc_number, message_id);
-    }
-    last_msg_key = k;
-    last_msg = index;
-    return touch(index);
+    return lookup(assoc_number, message_id, true);
   }
   // The message's number, or kNone; a retired message's model is made again (resurrect).
   [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    return lookup(assoc_number, message_id, false);
+  }
+  std::uint32_t lookup(std::uint32_t assoc_number, std::uint64_t message_id, bool add) {
     const MsgKey k{assoc_number, message_id};
     if (last_msg != kNone && last_msg_key == k) return touch(last_msg);
     std::uint32_t index = kNone;
@@ -493,6 +484,8 @@ struct InvariantChecker::Impl {
       index = it->second;
     } else if (assocs[assoc_number].retired(message_id)) {
       index = resurrect(assoc_number, message_id);
+    } else if (add) {
+      index = add_msg(assoc_number, message_id);
     } else {
       return kNone;
     }

@@ -17,6 +17,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Appends what arrives on `fd` to `into`, from the loop.
+void collect(EventLoop& loop, int fd, std::string& into) {
+  loop.add(fd, [fd, &into] {
+    char buf[65536];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) into.append(buf, static_cast<std::size_t>(n));
+  });
+}
+
 struct UpperTester : ::testing::Test {
   EventLoop loop;
   std::unique_ptr<ReceiverNode> receiver;
@@ -196,11 +205,7 @@ TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
                                "\n";
   ASSERT_EQ(::write(fd, requests.data(), requests.size()), static_cast<ssize_t>(requests.size()));
   std::string received;
-  loop.add(fd, [&] {
-    char buf[4096];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) received.append(buf, static_cast<std::size_t>(n));
-  });
+  collect(loop, fd, received);
   ASSERT_TRUE(loop.run_until(
       [&] { return std::count(received.begin(), received.end(), '\n') == 5; }, ref::seconds(20)))
       << received;
@@ -260,11 +265,7 @@ TEST_F(UpperTester, TcpChannel_TensOfThousandsOfPipelinedRequests_AreAllAnswered
       ref::seconds(60)))
       << sent << " of " << requests.size() << " octets of requests sent";
   std::string received;
-  loop.add(fd, [&] {
-    char buf[65536];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) received.append(buf, static_cast<std::size_t>(n));
-  });
+  collect(loop, fd, received);
   ASSERT_TRUE(loop.run_until(
       [&] { return std::count(received.begin(), received.end(), '\n') == kRequests; },
       ref::seconds(60)));
@@ -309,11 +310,7 @@ TEST_F(UpperTester, TcpChannel_ATesterThatNeverReads_IsStalledOthersAreServed) {
                             "\n";
   std::size_t sent = 0;
   std::string received;
-  loop.add(polite, [&] {
-    char buf[4096];
-    const ssize_t n = ::read(polite, buf, sizeof buf);
-    if (n > 0) received.append(buf, static_cast<std::size_t>(n));
-  });
+  collect(loop, polite, received);
   ASSERT_TRUE(loop.run_until(
       [&] {
         if (sent < hello.size()) (void)write_some(polite, hello, sent);
