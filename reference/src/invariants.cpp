@@ -6,6 +6,7 @@
 #include <array>
 #include <cassert>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -51,11 +52,43 @@ struct AddrKeyHash {
   std::uint64_t operator()(const AddrKey& k) const { return hash_mix(0, k); }
 };
 
+// Records that some messages need (MsgModel::paced, early, pending), numbered and reused once
+// their message lets go of one: as many are kept as are held at once, not as were ever held.
+template <class T>
+class Slots {
+ public:
+  std::uint32_t take() {
+    if (!free_.empty()) {
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      items_[i] = T{};
+      return i;
+    }
+    items_.emplace_back();
+    return static_cast<std::uint32_t>(items_.size() - 1);
+  }
+  // Lets go of `i` (kNone: nothing held) and sets it to kNone.
+  void give(std::uint32_t& i) {
+    if (i == kNone) return;
+    free_.push_back(i);
+    i = kNone;
+  }
+  T& operator[](std::uint32_t i) { return items_[i]; }
+  const T& operator[](std::uint32_t i) const { return items_[i]; }
+
+ private:
+  std::vector<T> items_;
+  std::vector<std::uint32_t> free_;
+};
+
 struct MsgModel {
-  std::uint32_t assoc = 0;  // its association's number
+  std::uint32_t assoc = 0;  // its association's number (kNone: a free slot)
   std::uint32_t rate = 0;   // its Pacing Rate (sender side)
+  std::uint64_t id = 0;     // its Message ID
+  // Counts the models this slot has held: an expiry scheduled for an earlier one is void.
+  std::uint32_t generation = 0;
   // Its segments within the pacing window: a number in Impl::pacing_windows once it has any
-  // (a capture check keeps a model for each of millions of messages, most never paced).
+  // (a capture check keeps a model for many messages at once, most never paced).
   std::uint32_t paced = kNone;
   // A grant that reached the sender before it showed it holds the message: a number in
   // Impl::early_grants (docs/spec-notes.md, 94).
@@ -72,6 +105,16 @@ struct MsgModel {
   // sender has not used yet, which it ignores (docs/spec-notes.md, 94).
   bool sender_knows = false;
   bool requested = false;  // a CREDIT_REQUEST for it reached the receiver
+  // Its end (docs/spec-notes.md, "When the invariant checker forgets a message"): the receiver
+  // sent MSG_DONE once every octet had arrived, and a MSG_DONE reached the sender; a retirement
+  // check is scheduled.
+  bool done_sent = false;
+  bool done_delivered = false;
+  bool retire_scheduled = false;
+  // A model made again for a retired message: every octet of it arrived, though its length is
+  // forgotten (until a request names it again).
+  bool complete = false;
+  Time touched{};  // the latest event that named it
   std::uint64_t length = 0;
   // Sender side: one past the highest octet sent on pool credit. Octets below it sent again
   // (loss recovery) stay within the pool's Grant Limit, which counted them once
@@ -155,6 +198,22 @@ struct AssocModel {
   std::array<Sent, 2> sent;
   bool numbered_epoch_known = false;
   std::uint16_t numbered_epoch = 0;
+  // Its retired messages (docs/spec-notes.md, "When the invariant checker forgets a message"):
+  // every Message ID from the lowest retired one to the highest that is not modelled now. "Message
+  // IDs MUST increase", so an ID in that span that the checker never saw is none a sender may
+  // still use for a new message.
+  std::uint64_t retired_lo = 0;
+  std::uint64_t retired_hi = 0;  // exclusive; equal to retired_lo: none
+  [[nodiscard]] bool retired(std::uint64_t id) const { return id >= retired_lo && id < retired_hi; }
+  void retire(std::uint64_t id) {
+    if (retired_lo == retired_hi) {
+      retired_lo = id;
+      retired_hi = id + 1;
+      return;
+    }
+    retired_lo = std::min(retired_lo, id);
+    retired_hi = std::max(retired_hi, id + 1);
+  }
 };
 
 struct PeerModel {
@@ -202,8 +261,10 @@ std::uint64_t octets_in(Duration d, std::uint32_t mbps) {
 
 struct Expiry {
   Time at;
-  std::uint64_t order = 0;  // when it was scheduled: expiries of one moment come in that order
-  std::uint32_t msg = 0;    // its number
+  std::uint64_t order = 0;       // when it was scheduled: expiries of one moment come in that order
+  std::uint32_t msg = 0;         // its number
+  std::uint32_t generation = 0;  // of the model it was scheduled for (MsgModel::generation)
+  bool retire = false;           // a retirement check, not a lapse of credit
 };
 
 // The expiries to come, earliest first, those of one moment in the order they were scheduled.
@@ -212,8 +273,8 @@ struct Expiry {
 // millions).
 class ExpiryQueue {
  public:
-  void push(Time at, std::uint32_t msg) {
-    const Expiry e{at, next_++, msg};
+  void push(Time at, std::uint32_t msg, std::uint32_t generation, bool retire = false) {
+    const Expiry e{at, next_++, msg, generation, retire};
     if (head_ == run_.size() || !(at < run_.back().at)) {
       if (head_ == run_.size()) {
         run_.clear();
@@ -270,18 +331,22 @@ struct InvariantChecker::Impl {
   std::vector<PeerModel> peers;
   DenseIndex<AssocKey, AssocKeyHash> assoc_index;
   std::vector<AssocModel> assocs;
-  MessageIndex msg_index;  // (association, Message ID)
+  // The messages modelled now, (association, Message ID) to a slot of `msgs`: live ones, and
+  // finished ones not yet retired (retire_check). A retired message's slot is reused, so both
+  // hold as many as are modelled at once, not every message ever seen.
+  std::unordered_map<MsgKey, std::uint32_t, OwnedMessageKeyHash> msg_index;
   StableVector<MsgModel> msgs;
+  std::vector<std::uint32_t> free_msgs;
   // Segments within the pacing window per paced message (MsgModel::paced): a vector, as a
   // deque allocates even when empty.
-  std::vector<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
+  Slots<std::vector<std::pair<Time, std::uint32_t>>> pacing_windows;
   // Grants that reached the sender for a message before it showed it holds it (MsgModel::early):
   // the highest Grant Limit and the Lifetime of the latest.
   struct EarlyGrant {
     std::uint64_t limit = 0;
     Time valid_until{};
   };
-  std::vector<EarlyGrant> early_grants;
+  Slots<EarlyGrant> early_grants;
   // Grants delivered to the sender whose reception the observer cannot see (MsgModel::pending):
   // the highest Grant Limit, the longest Lifetime and the latest Pacing Rate of those delivered
   // since `from`, the first delivery.
@@ -291,12 +356,17 @@ struct InvariantChecker::Impl {
     std::uint32_t rate = 0;
     Time from{};
   };
-  std::vector<PendingGrant> pending_grants;
+  Slots<PendingGrant> pending_grants;
   bool reception_unseen = false;   // set_grant_reception_unseen
   Duration send_time_tolerance{};  // set_send_time_tolerance
-  MessageIndex peer_msg_index;     // (pair, Message ID)
-  std::vector<PeerMsgModel> peer_msgs;
+  // (pair, Message ID) to a slot of `peer_msgs`; a message's entry goes when it retires.
+  std::unordered_map<MsgKey, std::uint32_t, OwnedMessageKeyHash> peer_msg_index;
+  Slots<PeerMsgModel> peer_msgs;
   ExpiryQueue expiries;
+  Time now{};                       // of the event being checked (expire_until)
+  std::uint64_t retired_count = 0;  // messages retired (retire)
+  std::uint64_t resurrected = 0;    // models made again for retired messages (resurrect)
+  std::function<void(const Retired&)> retire_observer;  // on_retire
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
   Duration tolerance{};        // set_timing_tolerance
@@ -397,39 +467,166 @@ struct InvariantChecker::Impl {
     return assoc_index.find(k);
   }
 
-  // The message's number, added if new (its model then default: the same as the old map's
-  // operator[]).
+  // The message's number, added if new: a fresh model, or for a retired message one that
+  // remembers how it ended (resurrect).
   std::uint32_t msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    return lookup(assoc_number, message_id, true);
+  }
+  // The message's number, or kNone; a retired message's model is made again (resurrect).
+  [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    return lookup(assoc_number, message_id, false);
+  }
+  std::uint32_t lookup(std::uint32_t assoc_number, std::uint64_t message_id, bool add) {
     const MsgKey k{assoc_number, message_id};
-    if (last_msg != kNone && last_msg_key == k) return last_msg;
-    const auto [index, added] = msg_index.insert(k);
-    if (added) {
-      msgs.emplace_back();
-      msgs.back().assoc = assoc_number;
+    if (last_msg != kNone && last_msg_key == k) return touch(last_msg);
+    std::uint32_t index = kNone;
+    if (const auto it = msg_index.find(k); it != msg_index.end()) {
+      index = it->second;
+    } else if (assocs[assoc_number].retired(message_id)) {
+      index = resurrect(assoc_number, message_id);
+    } else if (add) {
+      index = add_msg(assoc_number, message_id);
+    } else {
+      return kNone;
     }
     last_msg_key = k;
     last_msg = index;
-    return index;
+    return touch(index);
   }
-  [[nodiscard]] std::uint32_t find_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
-    const MsgKey k{assoc_number, message_id};
-    if (last_msg != kNone && last_msg_key == k) return last_msg;
-    const std::uint32_t index = msg_index.find(k);
-    if (index != kNone) {
-      last_msg_key = k;
-      last_msg = index;
-    }
+  std::uint32_t touch(std::uint32_t index) {
+    msgs[index].touched = now;
     return index;
   }
 
+  // A fresh model in a free slot (or a new one).
+  std::uint32_t add_msg(std::uint32_t assoc_number, std::uint64_t message_id) {
+    std::uint32_t index = 0;
+    if (free_msgs.empty()) {
+      index = static_cast<std::uint32_t>(msgs.size());
+      msgs.emplace_back();
+    } else {
+      index = free_msgs.back();
+      free_msgs.pop_back();
+      const std::uint32_t generation = msgs[index].generation + 1;
+      msgs[index] = MsgModel{};
+      msgs[index].generation = generation;
+    }
+    MsgModel& m = msgs[index];
+    m.assoc = assoc_number;
+    m.id = message_id;
+    msg_index.emplace(MsgKey{assoc_number, message_id}, index);
+    return index;
+  }
+
+  // A message named again after it retired: what its end established still holds (a request
+  // reached the receiver, which had every octet, and the sender knew it and got MSG_DONE);
+  // its credit had lapsed, so the sender holds none, and its length is learned again from a
+  // request. It retires again once quiet (docs/spec-notes.md, "When the invariant checker
+  // forgets a message").
+  std::uint32_t resurrect(std::uint32_t assoc_number, std::uint64_t message_id) {
+    const std::uint32_t index = add_msg(assoc_number, message_id);
+    MsgModel& m = msgs[index];
+    m.requested = true;
+    m.sender_knows = true;
+    m.unsched_ended = true;
+    m.complete = true;
+    m.done_sent = true;
+    m.done_delivered = true;
+    m.touched = now;
+    ++resurrected;
+    schedule_retirement(index);
+    return index;
+  }
+
+  // Once the message has ended on both sides: a check when it may retire.
+  void schedule_retirement(std::uint32_t index) {
+    MsgModel& m = msgs[index];
+    if (!m.done_sent || !m.done_delivered || m.retire_scheduled) return;
+    m.retire_scheduled = true;
+    expiries.push(retire_due(m), index, m.generation, true);
+  }
+
+  // The earliest moment the message may retire: nothing named it for the longest that any of
+  // its credit can stay live (J + Lifetime + 2 * D_max, and the observer's timing tolerance),
+  // and every moment its model still counts toward has passed.
+  [[nodiscard]] Time retire_due(const MsgModel& m) const {
+    const AssocModel& a = assocs[m.assoc];
+    const std::uint32_t r = peers[a.peer].receiver;
+    const Duration d_max = r == kNone ? Duration{} : receivers[r].d_max;
+    const Duration quiet = microseconds(a.j) + microseconds(a.lifetime_us) + d_max * 2 + tolerance;
+    Time due = m.touched + quiet;
+    due = std::max({due, m.held_valid_until + tolerance, m.grant_live_until, m.window_live_until});
+    if (m.cancelled) due = std::max(due, m.cancel_reclaim_from);
+    if (m.early != kNone) due = std::max(due, early_grants[m.early].valid_until + tolerance);
+    return due;
+  }
+
+  void retire_check(std::uint32_t index, Time at) {
+    const Time due = retire_due(msgs[index]);
+    if (at < due) {
+      expiries.push(due, index, msgs[index].generation, true);
+      return;
+    }
+    retire(index);
+  }
+
+  // Forgets the message: its ID joins its association's retired ones, its slots are free.
+  void retire(std::uint32_t index) {
+    MsgModel& m = msgs[index];
+    AssocModel& a = assocs[m.assoc];
+    if (m.exposure != 0) {  // none: every octet arrived; kept exact all the same
+      const std::uint32_t r = peers[a.peer].receiver;
+      if (r != kNone) receivers[r].outstanding -= m.exposure;
+    }
+    if (m.windowed) std::erase(a.windowed, index);
+    pacing_windows.give(m.paced);
+    early_grants.give(m.early);
+    pending_grants.give(m.pending);
+    const std::uint32_t association = assoc_index.key(m.assoc).association;
+    if (const auto it = peer_msg_index.find(MsgKey{a.peer, m.id});
+        it != peer_msg_index.end() && peer_msgs[it->second].early == 0 &&
+        (!peer_msgs[it->second].has_association ||
+         peer_msgs[it->second].association == association)) {
+      std::uint32_t slot = it->second;
+      peer_msgs.give(slot);
+      peer_msg_index.erase(it);
+    }
+    a.retire(m.id);
+    if (retire_observer) {
+      const PeerKey& pk = peer_index.key(a.peer);
+      retire_observer(Retired{pk.rx, pk.tx, association, m.id});
+    }
+    msg_index.erase(MsgKey{m.assoc, m.id});
+    if (last_msg == index) last_msg = kNone;
+    m.assoc = kNone;
+    free_msgs.push_back(index);
+    ++retired_count;
+  }
+
+  // The receiver sent MSG_DONE for the message: its end, where every octet had arrived.
+  void done_sent(std::uint32_t index) {
+    MsgModel& m = msgs[index];
+    if (!m.requested || !(m.complete || (m.length_known && m.received >= m.length))) return;
+    m.done_sent = true;
+    schedule_retirement(index);
+  }
+  // A MSG_DONE the sender processed reached it, for a message it holds.
+  void done_delivered(std::uint32_t ai, std::uint64_t message_id) {
+    const std::uint32_t index = find_msg(ai, message_id);
+    if (index == kNone || !msgs[index].sender_knows) return;
+    msgs[index].done_delivered = true;
+    schedule_retirement(index);
+  }
+
   PeerMsgModel& peer_msg(std::uint32_t peer_number, std::uint64_t message_id) {
-    const auto [index, added] = peer_msg_index.insert({peer_number, message_id});
-    if (added) peer_msgs.emplace_back();
-    return peer_msgs[index];
+    const auto [it, added] = peer_msg_index.try_emplace(MsgKey{peer_number, message_id}, kNone);
+    if (added) it->second = peer_msgs.take();
+    return peer_msgs[it->second];
   }
 
   // Octets the receiver has authorized and not yet received.
   static std::uint64_t exposure_of(const MsgModel& m, Time t) {
+    if (m.complete) return 0;
     std::uint64_t authorized = 0;
     if (t < m.grant_live_until) authorized = m.limit_sent;
     if (t < m.window_live_until) authorized = std::max(authorized, m.window);
@@ -456,10 +653,21 @@ struct InvariantChecker::Impl {
   }
 
   void expire_until(Time t) {
-    while (const std::optional<Expiry> e = expiries.pop_due(t)) refresh(e->msg, e->at);
+    now = t;
+    while (const std::optional<Expiry> e = expiries.pop_due(t)) {
+      const MsgModel& m = msgs[e->msg];
+      if (m.assoc == kNone || m.generation != e->generation) continue;  // retired since
+      if (e->retire) {
+        retire_check(e->msg, e->at);
+      } else {
+        refresh(e->msg, e->at);
+      }
+    }
   }
 
-  void schedule(std::uint32_t msg_number, Time at) { expiries.push(at, msg_number); }
+  void schedule(std::uint32_t msg_number, Time at) {
+    expiries.push(at, msg_number, msgs[msg_number].generation);
+  }
 
   // A control message from `f` to `d` put on the wire, and delivered; `from_receiver` and
   // `to_receiver` are their numbers as receivers (receiver_of: kNone for any other address).
@@ -628,12 +836,13 @@ struct InvariantChecker::Impl {
                 "MSG_DONE for a message no CREDIT_REQUEST of which reached the receiver, on an "
                 "association it accepted: " +
                     format_line(m));
-      } else if (mi != kNone && msgs[mi].length_known && msgs[mi].received < msgs[mi].length &&
-                 keeping()) {
+      } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
+                 msgs[mi].received < msgs[mi].length && keeping()) {
         violate(t, rule::kMsgDone,
                 "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
                     std::to_string(msgs[mi].length) + " octets: " + format_line(m));
       }
+      if (mi != kNone) done_sent(mi);
     }
   }
 
@@ -741,7 +950,7 @@ struct InvariantChecker::Impl {
         listed.pop_back();
         continue;
       }
-      if (mi != except) sum += m.window > m.received ? m.window - m.received : 0;
+      if (mi != except && !m.complete) sum += m.window > m.received ? m.window - m.received : 0;
       ++i;
     }
     return sum;
@@ -806,9 +1015,10 @@ struct InvariantChecker::Impl {
     // The request's association, for data that arrives without one; once the receiver has
     // accepted an association for this sender, data is counted for that one instead (and
     // always will be), so the request's need not be kept.
-    if (const std::uint32_t known = peer_msg_index.find({p, req->message_id});
-        known != kNone || peers[p].accepted.empty()) {
-      PeerMsgModel& pm = known != kNone ? peer_msgs[known] : peer_msg(p, req->message_id);
+    if (const auto known = peer_msg_index.find(MsgKey{p, req->message_id});
+        known != peer_msg_index.end() || peers[p].accepted.empty()) {
+      PeerMsgModel& pm =
+          known != peer_msg_index.end() ? peer_msgs[known->second] : peer_msg(p, req->message_id);
       pm.has_association = true;
       pm.association = h.association_id;
       msg.received += pm.early;
@@ -925,6 +1135,7 @@ struct InvariantChecker::Impl {
     a.have_seq = true;
     a.newest_seq = h.sequence_number;
     end_unscheduled(ai, m);
+    if (const auto* done = std::get_if<MsgDone>(&m)) done_delivered(ai, done->message_id);
     const auto* g = std::get_if<CreditGrant>(&m);
     if (g == nullptr || !g->usable()) return;
     // "A grant with Message ID zero and the POOL flag set is a pool grant"; the POOL flag with
@@ -952,10 +1163,7 @@ struct InvariantChecker::Impl {
       // once it exists, under the pool or a later grant. Neither its Grant Limit nor its Pacing
       // Rate binds how those octets are judged; it only excuses octets that nothing else covers
       // (docs/spec-notes.md, 94).
-      if (msg.early == kNone) {
-        msg.early = static_cast<std::uint32_t>(early_grants.size());
-        early_grants.emplace_back();
-      }
+      if (msg.early == kNone) msg.early = early_grants.take();
       EarlyGrant& e = early_grants[msg.early];
       e.limit = std::max(e.limit, g->grant_limit);
       e.valid_until = valid_until;
@@ -975,8 +1183,8 @@ struct InvariantChecker::Impl {
   // sender may already send at the new one); a lower rate binds from the proof on.
   void pend(MsgModel& msg, const CreditGrant& g, Duration life, Time t) {
     if (msg.pending == kNone) {
-      msg.pending = static_cast<std::uint32_t>(pending_grants.size());
-      pending_grants.push_back({0, Duration{}, 0, t});
+      msg.pending = pending_grants.take();
+      pending_grants[msg.pending].from = t;
     }
     PendingGrant& p = pending_grants[msg.pending];
     p.limit = std::max(p.limit, g.grant_limit);
@@ -998,7 +1206,7 @@ struct InvariantChecker::Impl {
     if (msg.pending == kNone) return;
     const PendingGrant p = pending_grants[msg.pending];
     if (t < p.from) return;
-    msg.pending = kNone;
+    pending_grants.give(msg.pending);
     msg.held_limit = std::max(msg.held_limit, p.limit);
     msg.held_valid_until = t + p.life;
     set_rate(msg, p.rate);
@@ -1175,10 +1383,7 @@ struct InvariantChecker::Impl {
   void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
     if (msg.rate == 0 || a.credit_unit == 0) return;
     const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
-    if (msg.paced == kNone) {
-      msg.paced = static_cast<std::uint32_t>(pacing_windows.size());
-      pacing_windows.emplace_back();
-    }
+    if (msg.paced == kNone) msg.paced = pacing_windows.take();
     auto& recent = pacing_windows[msg.paced];
     recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(),
                                               [&](const auto& e) { return t - e.first < window; }));
@@ -1277,9 +1482,9 @@ void InvariantChecker::on_data_delivered(const Address& receiver, const Address&
     bool counted = false;
     for (const std::uint32_t ai : pm.accepted) counted = credit(ai) || counted;
     if (counted) return;
-  } else if (const std::uint32_t known = c.peer_msg_index.find({p, message_id});
-             known != kNone && c.peer_msgs[known].has_association) {
-    if (const std::uint32_t ai = c.find_assoc(p, c.peer_msgs[known].association);
+  } else if (const auto known = c.peer_msg_index.find(MsgKey{p, message_id});
+             known != c.peer_msg_index.end() && c.peer_msgs[known->second].has_association) {
+    if (const std::uint32_t ai = c.find_assoc(p, c.peer_msgs[known->second].association);
         ai != kNone && credit(ai)) {
       return;
     }
@@ -1313,6 +1518,16 @@ std::vector<Violation> InvariantChecker::take_violations() {
   std::vector<Violation> out;
   out.swap(impl_->violations);
   return out;
+}
+
+std::size_t InvariantChecker::tracked_messages() const {
+  return impl_->msg_index.size();
+}
+std::uint64_t InvariantChecker::retired_messages() const {
+  return impl_->retired_count;
+}
+void InvariantChecker::on_retire(std::function<void(const Retired&)> f) {
+  impl_->retire_observer = std::move(f);
 }
 
 std::uint64_t InvariantChecker::peak_outstanding(const Address& receiver) const {

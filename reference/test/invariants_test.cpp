@@ -1073,5 +1073,90 @@ TEST(Checker, PoolGrantToASenderThatDidNotAdvertisePool_IsCaught) {
   }
 }
 
+// What the checker keeps grows with the live messages (docs/spec-notes.md, "When the invariant
+// checker forgets a message"): each finished message retires once nothing has named it for
+// J + Lifetime + 2 * D_max (10 + 100 + 20 us here), and faults on live messages are still caught.
+class ForgettingTest : public CheckerTest {
+ protected:
+  void done(std::uint64_t id, std::uint64_t octets) {
+    MsgDone d;
+    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+    d.message_id = id;
+    d.octets_received = octets;
+    both_ways(kReceiver, kSender, d);
+  }
+  // Message `id` of 4 KiB from request to MSG_DONE, then 10 us later.
+  void whole_message(std::uint64_t id) {
+    request(id, 4096);
+    grant(id, 4096, true);
+    segment(id, 0, 4096);
+    done(id, 4096);
+    now += microseconds(10);
+  }
+};
+
+TEST_F(ForgettingTest, FinishedMessages_AreForgotten_WhileALiveOnesFaultIsCaught) {
+  std::size_t most = 0;
+  for (std::uint64_t id = 1; id <= 5000; ++id) {
+    whole_message(id);
+    most = std::max(most, checker.tracked_messages());
+  }
+  EXPECT_LE(most, 16U);  // 130 us of messages 10 us apart, and the one in hand
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  now += milliseconds(1);
+  request(5001, 8192);  // live: held to its length
+  EXPECT_EQ(checker.tracked_messages(), 1U);
+  EXPECT_EQ(checker.retired_messages(), 5000U);
+  grant(5001, 12288, true);
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-07", "RDCC-GRANT-12"}));
+}
+
+TEST_F(ForgettingTest, RetiredMessage_RepeatedRequestAndMsgDone_AreNoFault) {
+  whole_message(1);
+  now += milliseconds(1);
+  whole_message(2);  // message 1 retires meanwhile
+  ASSERT_EQ(checker.retired_messages(), 1U);
+  // A request retransmitted long after (its MSG_DONE lost, say), answered with MSG_DONE again;
+  // a late copy of its data: the receiver counts nothing for it, and no fault is found.
+  request(1, 4096);
+  checker.on_data_delivered(kReceiver, kSender, 1, 4096, now);
+  done(1, 4096);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 4096U);
+}
+
+TEST_F(ForgettingTest, RetiredMessage_IsHeldToItsLengthOnceARequestNamesItAgain) {
+  whole_message(1);
+  now += milliseconds(1);
+  whole_message(2);
+  ASSERT_EQ(checker.retired_messages(), 1U);
+  request(1, 4096);
+  grant(1, 8192, true);
+  EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-07", "RDCC-GRANT-12"}));
+}
+
+TEST_F(ForgettingTest, RetiredMessage_DataWithoutCredit_IsCaught) {
+  whole_message(1);
+  now += milliseconds(1);
+  whole_message(2);
+  ASSERT_EQ(checker.retired_messages(), 1U);
+  // Its grant's Lifetime elapsed long ago: no credit covers these octets.
+  checker.on_segment_sent(kSender, segment_of(kAssoc, 1, 0, 4096, false), now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
+}
+
+// A message that never ends (no MSG_DONE) is live, and is kept.
+TEST_F(ForgettingTest, UnfinishedMessage_IsKept) {
+  request(1, 8192);
+  grant(1, 4096, false);
+  segment(1, 0, 4096);
+  now += milliseconds(10);
+  whole_message(2);
+  now += milliseconds(10);
+  whole_message(3);
+  EXPECT_EQ(checker.retired_messages(), 1U);
+  EXPECT_EQ(checker.tracked_messages(), 2U);  // 1, and 3 (not yet quiet)
+}
+
 }  // namespace
 }  // namespace rdcc::ref

@@ -45,7 +45,7 @@ def ready_line(proc, what):
             del tail[:-5]
 
     threading.Thread(target=drain, daemon=True).start()
-    return ev
+    return tail
 
 
 def free_port():
@@ -74,14 +74,15 @@ def main():
          "--backlog-threshold", "1048576", "--grant-lifetime", "1000", "--credit-unit", "4096",
          "--d-max", "100"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ready_line(receiver, "rdcc receiver")
+    receiver_tail = ready_line(receiver, "rdcc receiver")
     sender = subprocess.Popen(
         [a.rdcc, "sender", "--address", "127.0.0.2", "--rdcc-port", str(rdcc_port),
          "--data-port", str(data_port), "--line-rate", "10000",
          "--upper-tester", f"tcp:127.0.0.1:{ut_port}"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ready_line(sender, "rdcc sender")
+    sender_tail = ready_line(sender, "rdcc sender")
     status = 1
+    sent = 0
     try:
         conn = socket.create_connection(("127.0.0.1", ut_port), timeout=60)
         rfile = conn.makefile("r")
@@ -94,7 +95,6 @@ def main():
                               "length": a.length}) + "\n").encode()
         samples = []
         start = time.monotonic()
-        sent = 0
         print(f"{'messages':>9} {'done':>9} {'sender_rss_kB':>14} {'receiver_rss_kB':>16} {'s':>8}")
         while sent < a.messages:
             n = min(a.window, a.messages - sent, a.sample - sent % a.sample)
@@ -123,6 +123,12 @@ def main():
         print(f"done {done} of {a.messages}; RSS after the first sample: sender {growth_s:+.1f}%, "
               f"receiver {growth_r:+.1f}% ({'flat within 10%' if flat else 'NOT flat within 10%'})")
         status = 0 if done >= a.messages and flat else 1
+    except (OSError, ValueError) as e:
+        print(f"node_soak: the sender's upper tester failed after {sent} submissions: {e!r}",
+              file=sys.stderr)
+        for name, tail in (("sender", sender_tail), ("receiver", receiver_tail)):
+            alive = "running" if (sender if name == "sender" else receiver).poll() is None else "exited"
+            print(f"  rdcc {name} ({alive}), last diagnostics: {tail}", file=sys.stderr)
     finally:
         for p in (sender, receiver):
             p.terminate()

@@ -7,7 +7,10 @@
 // 1M packets: `--tshark c` skips it.
 //
 // Usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark c|lua|both|none]
+//                   [--capture-only]
 //   --unscheduled K: every K-th message is a small unscheduled one (default 0: none).
+//   --capture-only: write the capture (to --keep FILE) and print its packets and messages,
+//   measure nothing (tools/bench/pcap_check_memory.sh measures `pcap check` on it).
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -43,7 +46,8 @@ std::vector<std::byte> frame(std::uint8_t sender, bool to_receiver, const rdcc::
 // Every `unscheduled`-th message of each association (0: none) is a 2 KiB one the sender sends
 // unscheduled: its CREDIT_REQUEST announces it whole (U = 16 KiB) and the receiver answers
 // MSG_DONE, as in the MoE dispatch traffic of many small messages.
-void generate(const std::string& path, std::uint64_t packets, std::uint64_t unscheduled) {
+// Returns the number of messages it holds (those whose CREDIT_REQUEST is in it).
+std::uint64_t generate(const std::string& path, std::uint64_t packets, std::uint64_t unscheduled) {
   rdcc::wire::PcapWriter out(path);  // throws naming the file
   constexpr std::uint32_t kAssociations = 64;
   std::vector<std::uint32_t> seq_rx(kAssociations, 1);
@@ -72,8 +76,10 @@ void generate(const std::string& path, std::uint64_t packets, std::uint64_t unsc
   constexpr std::uint64_t kLength = 256 * 1024;
   constexpr std::uint64_t kSmall = 2048;
   // `add` counts what it writes; clang's loop analysis cannot see that, so the test is a break.
+  std::uint64_t messages = 0;
   for (std::uint64_t id = 1;; ++id) {
     if (written >= packets) break;
+    ++messages;
     const std::uint32_t a = static_cast<std::uint32_t>(id % kAssociations);
     const auto s = static_cast<std::uint8_t>(a);
     rdcc::Header h;
@@ -109,6 +115,7 @@ void generate(const std::string& path, std::uint64_t packets, std::uint64_t unsc
     d.octets_received = req.message_length;
     add(s, false, d);
   }
+  return messages;
 }
 
 // What a command took (stdout to /dev/null): wall-clock seconds, and the CPU seconds (user +
@@ -179,6 +186,7 @@ int main(int argc, char** argv) {
   std::uint64_t unscheduled = 0;
   std::string keep;
   std::string tshark = "both";
+  bool capture_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--packets" && i + 1 < argc) {
@@ -189,18 +197,25 @@ int main(int argc, char** argv) {
       keep = argv[++i];
     } else if (a == "--tshark" && i + 1 < argc) {
       tshark = argv[++i];
+    } else if (a == "--capture-only") {
+      capture_only = true;
     } else {
       std::fprintf(stderr,
                    "usage: pcap_bench [--packets N] [--unscheduled K] [--keep FILE] [--tshark "
-                   "c|lua|both|none]\n");
+                   "c|lua|both|none] [--capture-only]\n");
       return 2;
     }
   }
   const std::string path =
       keep.empty() ? "/tmp/rdcc_pcap_bench_" + std::to_string(getpid()) + ".pcap" : keep;
-  generate(path, packets, unscheduled);
-  std::printf("capture: %s, %llu RDCC packets\n", path.c_str(),
-              static_cast<unsigned long long>(packets));
+  if (capture_only && keep.empty()) {
+    std::fprintf(stderr, "pcap_bench: --capture-only writes the capture to --keep FILE\n");
+    return 2;
+  }
+  const std::uint64_t messages = generate(path, packets, unscheduled);
+  std::printf("capture: %s, %llu RDCC packets, %llu messages\n", path.c_str(),
+              static_cast<unsigned long long>(packets), static_cast<unsigned long long>(messages));
+  if (capture_only) return 0;
   const std::string rdcc = RDCC_BINARY;
   const Timing dump = timed(rdcc + " pcap dump " + path + " --port 50000 2>/dev/null");
   const Timing json = timed(rdcc + " pcap dump " + path + " --port 50000 --json 2>/dev/null");

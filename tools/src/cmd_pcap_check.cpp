@@ -125,11 +125,13 @@ class Checker {
     invariants_.set_discard_stale(network_effects_);
     if (network_effects_) data_.keep_early();
     data_.set_framing(data_framing_of(o.data_framing));
+    invariants_.on_retire([this](const ref::InvariantChecker::Retired& r) { forget(r); });
   }
 
   // A UDP datagram that is not RDCC: a data packet if it goes to the data port or RoCEv2's.
   void data(const CapturedFrame& f, const ParsedFrame& u) {
     if (!data_.reads(u)) return;
+    drop_forgotten();
     DataPackets::Read r = data_.read(f, u);
     switch (r.kind) {
       case DataPackets::Read::Kind::Undecodable: notes_.push_back(std::move(r.text)); return;
@@ -145,6 +147,7 @@ class Checker {
   [[nodiscard]] std::uint64_t unattributed() const { return unattributed_; }
 
   void packet(const RdccPacket& p) {
+    drop_forgotten();
     if (!p.decoded) {
       malformed_message(p);
       return;
@@ -204,12 +207,24 @@ class Checker {
   // What the capture shows of a message (added if new).
   MessageFrames& frames_of(std::uint32_t assoc, std::uint64_t message_id) {
     const MsgId k{assoc, message_id};
-    if (last_msg_ != kNone && last_msg_key_ == k) return msgs_[last_msg_];
-    const auto [index, added] = msg_index_.insert(k);
-    if (added) msgs_.emplace_back();
+    if (last_msg_ != nullptr && last_msg_key_ == k) return *last_msg_;
     last_msg_key_ = k;
-    last_msg_ = index;
-    return msgs_[index];
+    last_msg_ = &msgs_[k];
+    return *last_msg_;
+  }
+  // The checker forgot a message that ended (InvariantChecker::on_retire): so does this, once
+  // the packet in hand is done with (its record may be in use). What the capture shows of it
+  // later starts a fresh record (findings then name fewer frames).
+  void forget(const ref::InvariantChecker::Retired& r) {
+    const std::uint32_t a = assoc_index_.find({r.receiver, r.sender, r.association_id});
+    if (a != kNone) forgotten_.push_back({a, r.message_id});
+  }
+  void drop_forgotten() {
+    for (const MsgId& k : forgotten_) {
+      if (last_msg_ != nullptr && last_msg_key_ == k) last_msg_ = nullptr;
+      msgs_.erase(k);
+    }
+    forgotten_.clear();
   }
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
@@ -447,10 +462,12 @@ class Checker {
   std::vector<AssociationState> assocs_;
   AssocId last_assoc_key_;
   std::uint32_t last_assoc_ = kNone;
-  ref::MessageIndex msg_index_;
-  ref::StableVector<MessageFrames> msgs_;
+  // Per message until the checker forgets it (forget): as many as are live, not every one seen.
+  // A node map: a record's reference stays valid while others come and go.
+  std::unordered_map<MsgId, MessageFrames, ref::OwnedMessageKeyHash> msgs_;
   MsgId last_msg_key_;
-  std::uint32_t last_msg_ = kNone;
+  MessageFrames* last_msg_ = nullptr;
+  std::vector<MsgId> forgotten_;  // retired during the packet in hand (forget)
   std::vector<Finding> findings_;
   std::function<void(const Finding&)> on_finding_;
   std::vector<std::string> notes_;

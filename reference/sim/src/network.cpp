@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -82,6 +83,10 @@ struct Host {
   std::map<std::tuple<IpAddress, std::uint16_t, std::uint64_t>, std::uint64_t> opaque_ids;
   // Opaque octets delivered, per (sender IP, binding value): what the checker has counted.
   std::map<std::pair<IpAddress, std::uint64_t>, ref::RangeSet> delivered;
+  // Both are kept while a message is live: from its request until a while after the
+  // receiver's MSG_DONE for it (forget_finished), by (sender's RDCC address, Message ID).
+  std::map<std::tuple<IpAddress, std::uint16_t, std::uint64_t>, std::uint64_t> opaque_values;
+  std::deque<std::pair<Time, std::tuple<IpAddress, std::uint16_t, std::uint64_t>>> finished;
   std::uint16_t ip_id = 0;
 };
 
@@ -166,8 +171,11 @@ struct Network::Impl {
   std::vector<Port> ports;
   std::unique_ptr<ref::Crn> crn;
   Address crn_addr;
-  std::vector<Submission> subs;
-  std::size_t first_open = 0;  // subs before it are all DONE or ABORTED (all_finished)
+  // The submissions still answered for: ids [forgotten, forgotten + subs.size()).
+  std::deque<Submission> subs;
+  SubmitId forgotten = 0;  // ids below it finished and were dropped (finished_status_capacity)
+  std::uint64_t forgotten_not_done = 0;  // of which ABORTED
+  SubmitId first_open = 0;               // ids before it are all DONE or ABORTED (all_finished)
   std::vector<PacketRecord> records;
   NetworkStats stats;
   std::uint64_t hash = kFnvOffset;
@@ -364,7 +372,13 @@ struct Network::Impl {
   std::map<std::uint64_t, std::pair<Packet, Duration>> pending_launch;
 
   void send_control(Host& h, const Address& from, const ref::Datagram& d) {
-    if (auto m = decode(d.payload())) checker.on_control_sent(from, d.to, *m, clock);
+    if (auto m = decode(d.payload())) {
+      checker.on_control_sent(from, d.to, *m, clock);
+      if (const auto* done = std::get_if<MsgDone>(&*m); done != nullptr && h.receiver) {
+        h.finished.emplace_back(clock, std::make_tuple(d.to.ip, d.to.port, done->message_id));
+      }
+    }
+    forget_finished(h);
     ++in_flight;
     h.nic_control.push_back(make_packet(true, from, d.to, d.dscp, 0, d.payload(), h.ip_id++));
   }
@@ -535,6 +549,31 @@ struct Network::Impl {
       h.responder.register_message(r.binding_value, r.message_id);
     } else {
       h.opaque_ids[{from.ip, from.port, r.binding_value}] = r.message_id;
+      h.opaque_values[{from.ip, from.port, r.message_id}] = r.binding_value;
+    }
+  }
+
+  // What the binding kept of a message whose MSG_DONE the receiver sent a while ago: as long
+  // as the longest its data can still be on its way (J + Lifetime + 2 * D_max after that
+  // MSG_DONE, as the checker forgets it). Data arriving later than that (none from a sender
+  // that got the MSG_DONE) is named by its binding value and counted whole.
+  void forget_finished(Host& h) {
+    if (h.finished.empty() || !h.receiver_config) return;
+    const ref::ReceiverConfig& rc = *h.receiver_config;
+    const Duration keep = ref::microseconds(rc.start_jitter_us) +
+                          ref::microseconds(rc.grant_lifetime_us) + rc.d_max * 2;
+    while (!h.finished.empty() && h.finished.front().first + keep < clock) {
+      const auto [ip, port, message_id] = h.finished.front().second;
+      h.finished.pop_front();
+      const auto v = h.opaque_values.find({ip, port, message_id});
+      if (v == h.opaque_values.end()) continue;
+      const std::uint64_t value = v->second;
+      h.opaque_values.erase(v);
+      if (const auto id = h.opaque_ids.find({ip, port, value});
+          id != h.opaque_ids.end() && id->second == message_id) {
+        h.opaque_ids.erase(id);
+        h.delivered.erase({ip, value});
+      }
     }
   }
 
@@ -760,6 +799,8 @@ struct Network::Impl {
       h.responder = ref::Rocev2Responder{};
       h.opaque_ids.clear();
       h.delivered.clear();
+      h.opaque_values.clear();
+      h.finished.clear();
       h.receiver_timer = Timer{};
       h.receiver_timer.last_fired = clock;
       service(h, Role::Receiver);
@@ -776,8 +817,51 @@ struct Network::Impl {
     }
   }
 
+  [[nodiscard]] Submission* submission(SubmitId id) {
+    return id >= forgotten && id - forgotten < subs.size() ? &subs[id - forgotten] : nullptr;
+  }
+
+  // The status of a message; a finished one's is kept here once seen, as the sender keeps
+  // only a bounded number of them (SenderConfig::finished_status_capacity).
+  std::optional<ref::MessageStatus> status(SubmitId id) {
+    Submission* s = submission(id);
+    if (s == nullptr) return std::nullopt;
+    if (s->final) return s->final;
+    if (!s->handle) return std::nullopt;
+    auto st = hosts[s->host].sender->status(*s->handle);
+    if (st && (st->state == ref::MessageState::Done || st->state == ref::MessageState::Aborted)) {
+      s->final = st;
+    }
+    return st;
+  }
+
+  // Moves first_open past the finished messages; true when none is open.
+  bool all_finished() {
+    // A finished message stays finished: the walk resumes where the last one stopped, so a
+    // long run's checks cost what is still open, not every message ever submitted.
+    for (; first_open < forgotten + subs.size(); ++first_open) {
+      auto st = status(first_open);
+      if (!st ||
+          (st->state != ref::MessageState::Done && st->state != ref::MessageState::Aborted)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Drops the oldest finished submissions beyond NetworkConfig::finished_status_capacity.
+  void forget_finished_submissions() {
+    if (cfg.finished_status_capacity == std::numeric_limits<std::size_t>::max()) return;
+    (void)all_finished();
+    while (first_open - forgotten > cfg.finished_status_capacity) {
+      if (subs.front().final->state != ref::MessageState::Done) ++forgotten_not_done;
+      subs.pop_front();
+      ++forgotten;
+    }
+  }
+
   void do_submit(SubmitId id) {
-    Submission& s = subs[id];
+    Submission& s = *submission(id);
     Host& h = hosts[s.host];
     if (s.spec.binding == BindingKind::RoCEv2) plan_roce(h, s.spec);
     s.handle = h.sender->submit(s.spec, clock);
@@ -856,7 +940,8 @@ std::size_t Network::host_count() const {
 }
 
 SubmitId Network::submit(HostId sender, ref::MessageSpec spec, Time at) {
-  const SubmitId id = impl_->subs.size();
+  impl_->forget_finished_submissions();
+  const SubmitId id = impl_->forgotten + impl_->subs.size();
   impl_->subs.push_back(Submission{sender, std::move(spec), at, std::nullopt});
   impl_->schedule(std::max(at, impl_->clock), SubmitEv{id});
   return id;
@@ -872,53 +957,39 @@ SubmitId Network::submit(HostId sender, HostId receiver, std::uint64_t length, T
 void Network::cancel(SubmitId id, Time at) {
   impl_->schedule(std::max(at, impl_->clock), ActionEv{[id](Network& n) {
                     Impl& s = *n.impl_;
-                    const Submission& sub = s.subs.at(id);
-                    if (!sub.handle) return;
-                    Host& h = s.hosts[sub.host];
-                    h.sender->cancel(*sub.handle, s.clock);
+                    const Submission* sub = s.submission(id);
+                    if (sub == nullptr || !sub->handle) return;  // unknown, or long finished
+                    Host& h = s.hosts[sub->host];
+                    h.sender->cancel(*sub->handle, s.clock);
                     s.service(h, Role::Sender);
                   }});
 }
 void Network::return_credit(SubmitId id, std::uint64_t new_limit, Time at) {
   impl_->schedule(std::max(at, impl_->clock), ActionEv{[id, new_limit](Network& n) {
                     Impl& s = *n.impl_;
-                    const Submission& sub = s.subs.at(id);
-                    if (!sub.handle) return;
-                    Host& h = s.hosts[sub.host];
-                    h.sender->return_credit(*sub.handle, new_limit, s.clock);
+                    const Submission* sub = s.submission(id);
+                    if (sub == nullptr || !sub->handle) return;  // unknown, or long finished
+                    Host& h = s.hosts[sub->host];
+                    h.sender->return_credit(*sub->handle, new_limit, s.clock);
                     s.service(h, Role::Sender);
                   }});
 }
 std::optional<ref::MessageStatus> Network::status(SubmitId id) const {
-  Submission& s = impl_->subs.at(id);
-  if (s.final) return s.final;
-  if (!s.handle) return std::nullopt;
-  auto st = impl_->hosts[s.host].sender->status(*s.handle);
-  if (st && (st->state == ref::MessageState::Done || st->state == ref::MessageState::Aborted)) {
-    s.final = st;
-  }
-  return st;
+  return impl_->status(id);
 }
 std::size_t Network::submitted() const {
-  return impl_->subs.size();
+  return impl_->forgotten + impl_->subs.size();
 }
 bool Network::all_done() const {
-  for (SubmitId i = 0; i < impl_->subs.size(); ++i) {
+  if (impl_->forgotten_not_done != 0) return false;
+  for (SubmitId i = impl_->forgotten; i < submitted(); ++i) {
     auto st = status(i);
     if (!st || st->state != ref::MessageState::Done) return false;
   }
   return true;
 }
 bool Network::all_finished() const {
-  // A finished message stays finished: the walk resumes where the last one stopped, so a
-  // long run's checks cost what is still open, not every message ever submitted.
-  for (; impl_->first_open < impl_->subs.size(); ++impl_->first_open) {
-    auto st = status(impl_->first_open);
-    if (!st || (st->state != ref::MessageState::Done && st->state != ref::MessageState::Aborted)) {
-      return false;
-    }
-  }
-  return true;
+  return impl_->all_finished();
 }
 
 void Network::restart_receiver(HostId host, std::uint16_t epoch, Time at) {

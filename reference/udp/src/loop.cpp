@@ -27,13 +27,43 @@ EventLoop::~EventLoop() {
 }
 
 void EventLoop::add(int fd, std::function<void()> on_readable) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd;
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
-    throw std::system_error(errno, std::generic_category(), "epoll_ctl add");
+  Handlers& h = handlers_[fd];
+  h.readable = std::move(on_readable);
+  if (!update(fd, h)) {
+    const int err = errno;
+    handlers_.erase(fd);
+    throw std::system_error(err, std::generic_category(), "epoll_ctl add");
   }
-  handlers_[fd] = std::move(on_readable);
+}
+
+void EventLoop::watch_readable(int fd, std::function<void()> on_readable) {
+  Handlers& h = handlers_[fd];
+  h.readable = std::move(on_readable);
+  if (!update(fd, h)) throw std::system_error(errno, std::generic_category(), "epoll_ctl");
+  if (!h.registered) handlers_.erase(fd);
+}
+
+void EventLoop::watch_writable(int fd, std::function<void()> on_writable) {
+  Handlers& h = handlers_[fd];
+  h.writable = std::move(on_writable);
+  if (!update(fd, h)) throw std::system_error(errno, std::generic_category(), "epoll_ctl");
+  if (!h.registered) handlers_.erase(fd);
+}
+
+bool EventLoop::update(int fd, Handlers& h) {
+  epoll_event ev{};
+  ev.events = (h.readable ? EPOLLIN : 0U) | (h.writable ? EPOLLOUT : 0U);
+  ev.data.fd = fd;
+  if (ev.events == 0) {
+    if (h.registered) (void)::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    h.registered = false;
+    return true;
+  }
+  if (::epoll_ctl(epoll_fd_, h.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) != 0) {
+    return false;
+  }
+  h.registered = true;
+  return true;
 }
 
 void EventLoop::remove(int fd) {
@@ -51,11 +81,25 @@ void EventLoop::run_once(Duration max_wait) {
     throw std::system_error(errno, std::generic_category(), "epoll_wait");
   }
   for (int i = 0; i < n && !stopped_; ++i) {
-    auto it = handlers_.find(events[static_cast<std::size_t>(i)].data.fd);
-    if (it == handlers_.end()) continue;
-    // Copy: the handler may remove itself.
-    const std::function<void()> handler = it->second;
-    handler();
+    const epoll_event& e = events[static_cast<std::size_t>(i)];
+    const int fd = e.data.fd;
+    // A failed or hung-up descriptor is reported to both sides: a read or write tells which.
+    const bool failed = (e.events & (EPOLLERR | EPOLLHUP)) != 0;
+    if ((e.events & EPOLLOUT) != 0 || failed) {
+      auto it = handlers_.find(fd);
+      if (it != handlers_.end() && it->second.writable) {
+        // Copy: the handler may remove itself.
+        const std::function<void()> handler = it->second.writable;
+        handler();
+      }
+    }
+    if ((e.events & EPOLLIN) != 0 || failed) {
+      auto it = handlers_.find(fd);
+      if (it != handlers_.end() && it->second.readable) {
+        const std::function<void()> handler = it->second.readable;
+        handler();
+      }
+    }
   }
 }
 

@@ -75,7 +75,6 @@ ref::MessageHandle SenderNode::submit(ref::MessageSpec spec) {
     roce_plans_[plan->binding_value] = RocePlan{*plan, spec.length};
   }
   const ref::MessageHandle h = sender_->submit(spec, monotonic_now());
-  handles_.push_back(h);
   service();
   return h;
 }

@@ -287,8 +287,16 @@ std::optional<nlohmann::ordered_json> complete_wait(const SenderNode& node, cons
 
 // ---- the channel: lines in, lines out, in order -------------------------------------------
 
+// One tester's connection (or stdin/stdout). Answers wait in `out_` until the tester takes them:
+// a socket is written without blocking, and the rest when epoll says it can take more, so a
+// tester that pipelines requests without reading never blocks the node's loop. Reading stops
+// while more than kMaxUnsent octets of answers are unread or kMaxQueued requests wait, and
+// starts again as they drain: what a channel holds stays bounded however much a tester sends.
 class UpperTesterServer::Channel {
  public:
+  static constexpr std::size_t kMaxUnsent = std::size_t{8} << 20U;
+  static constexpr std::size_t kMaxQueued = 4096;
+
   Channel(EventLoop& loop, SenderNode& node, int in_fd, int out_fd, bool own,
           std::function<void()> on_eof)
       : loop_(loop),
@@ -310,19 +318,27 @@ class UpperTesterServer::Channel {
       }
       if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
       open_ = false;
+      reading_ = false;
       timer_.arm(monotonic_now());
       return;
     }
+    int type = 0;
+    socklen_t len = sizeof type;
+    socket_out_ = ::getsockopt(out_fd_, SOL_SOCKET, SO_TYPE, &type, &len) == 0;
     loop_.add(in_fd_, [this] { on_readable(); });
   }
   ~Channel() {
-    if (open_) loop_.remove(in_fd_);
+    loop_.remove(in_fd_);
+    if (writable_watched_ && out_fd_ != in_fd_) loop_.remove(out_fd_);
     if (own_) ::close(in_fd_);
   }
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
 
-  [[nodiscard]] bool open() const { return open_ || pending_; }
+  // Still serving: reading, or with requests or answers left.
+  [[nodiscard]] bool open() const {
+    return open_ || pending_ || !lines_.empty() || (unsent() != 0 && !gone_);
+  }
 
   // Progress on the node: answer a pending wait, then the requests queued behind it.
   void poke() {
@@ -333,7 +349,7 @@ class UpperTesterServer::Channel {
       timer_.disarm();
       write(*answer);
     }
-    while (!pending_ && !lines_.empty()) {
+    while (!pending_ && !lines_.empty() && unsent() <= kMaxUnsent) {
       const std::string line = std::move(lines_.front());
       lines_.pop_front();
       auto out = handle_upper_tester_request(node_, line, monotonic_now());
@@ -345,6 +361,7 @@ class UpperTesterServer::Channel {
         write(std::get<Json>(out));
       }
     }
+    update_reading();
     // The input ended and every request has its answer: the tester is done.
     if (!open_ && !pending_ && lines_.empty() && on_eof_) {
       auto done = std::move(on_eof_);
@@ -359,7 +376,8 @@ class UpperTesterServer::Channel {
     const ssize_t n = ::read(in_fd_, chunk, sizeof chunk);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
-      loop_.remove(in_fd_);
+      loop_.watch_readable(in_fd_, nullptr);  // its answers may still be on their way out
+      reading_ = false;
       open_ = false;
       if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
       poke();
@@ -380,17 +398,57 @@ class UpperTesterServer::Channel {
     }
   }
 
+  // Reads while the tester's unread answers and queued requests are within their bounds.
+  void update_reading() {
+    const bool want = open_ && unsent() <= kMaxUnsent && lines_.size() < kMaxQueued;
+    if (want == reading_) return;
+    reading_ = want;
+    loop_.watch_readable(
+        in_fd_, want ? std::function<void()>([this] { on_readable(); }) : std::function<void()>());
+  }
+
+  [[nodiscard]] std::size_t unsent() const { return out_.size() - out_sent_; }
+
   void write(const Json& j) {
-    const std::string text = j.dump() + "\n";
-    std::size_t done = 0;
-    while (done < text.size()) {
+    if (gone_) return;
+    out_ += j.dump();
+    out_ += '\n';
+    flush();
+  }
+
+  // Sends what the tester's socket takes now; the rest when it can take more (on_writable).
+  // Standard output that is no socket (a pipe or file of the parent) is written as it comes.
+  void flush() {
+    while (unsent() != 0) {
+      const char* at = out_.data() + out_sent_;
       // MSG_NOSIGNAL: a tester that went away must not kill the sender with SIGPIPE.
-      ssize_t n = ::send(out_fd_, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == ENOTSOCK) n = ::write(out_fd_, text.data() + done, text.size() - done);
+      const ssize_t n = socket_out_ ? ::send(out_fd_, at, unsent(), MSG_NOSIGNAL | MSG_DONTWAIT)
+                                    : ::write(out_fd_, at, unsent());
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // the tester went away
-      done += static_cast<std::size_t>(n);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) {  // the tester went away: its answers go nowhere
+        gone_ = true;
+        out_.clear();
+        out_sent_ = 0;
+        break;
+      }
+      out_sent_ += static_cast<std::size_t>(n);
     }
+    if (out_sent_ == out_.size() || out_sent_ >= kMaxUnsent) {  // keep the buffer compact
+      out_.erase(0, out_sent_);
+      out_sent_ = 0;
+    }
+    const bool want = unsent() != 0;
+    if (want != writable_watched_) {
+      writable_watched_ = want;
+      loop_.watch_writable(out_fd_, want ? std::function<void()>([this] { on_writable(); })
+                                         : std::function<void()>());
+    }
+  }
+
+  void on_writable() {
+    flush();
+    if (unsent() <= kMaxUnsent) poke();  // answers the requests held back, reads again
   }
 
   EventLoop& loop_;
@@ -404,6 +462,12 @@ class UpperTesterServer::Channel {
   std::string buffer_;
   std::deque<std::string> lines_;
   std::optional<PendingWait> pending_;
+  bool socket_out_ = false;  // out_fd_ is a socket: written without blocking
+  bool reading_ = true;      // in_fd_ is watched for input
+  std::string out_;          // answers not yet taken by the tester, from out_sent_ on
+  std::size_t out_sent_ = 0;
+  bool writable_watched_ = false;
+  bool gone_ = false;  // the tester went away
 };
 
 UpperTesterServer::UpperTesterServer(EventLoop& loop, SenderNode& node, std::string_view where)

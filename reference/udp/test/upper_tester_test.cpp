@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <string>
 
 #include "rdcc/udp/upper_tester.hpp"
@@ -14,6 +16,15 @@ namespace rdcc::udp {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Appends what arrives on `fd` to `into`, from the loop.
+void collect(EventLoop& loop, int fd, std::string& into) {
+  loop.add(fd, [fd, &into] {
+    char buf[65536];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) into.append(buf, static_cast<std::size_t>(n));
+  });
+}
 
 struct UpperTester : ::testing::Test {
   EventLoop loop;
@@ -194,11 +205,7 @@ TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
                                "\n";
   ASSERT_EQ(::write(fd, requests.data(), requests.size()), static_cast<ssize_t>(requests.size()));
   std::string received;
-  loop.add(fd, [&] {
-    char buf[4096];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) received.append(buf, static_cast<std::size_t>(n));
-  });
+  collect(loop, fd, received);
   ASSERT_TRUE(loop.run_until(
       [&] { return std::count(received.begin(), received.end(), '\n') == 5; }, ref::seconds(20)))
       << received;
@@ -215,6 +222,105 @@ TEST_F(UpperTester, TcpChannel_AnswersLinesInOrder_WaitHoldsLaterRequests) {
   EXPECT_EQ(lines[2]["state"], "DONE");
   EXPECT_EQ(lines[3]["state"], "DONE");  // answered after the wait, not before it
   EXPECT_EQ(lines[4]["error"], "bad_request");
+}
+
+// A TCP connection to the server's port, not blocking.
+int connect_to(const UpperTesterServer& server) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(server.tcp_address()->port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+  EXPECT_TRUE(rc == 0 || errno == EINPROGRESS);
+  return fd;
+}
+
+// Writes as much of `text` from `at` as the socket takes now; false once it takes nothing.
+bool write_some(int fd, const std::string& text, std::size_t& at) {
+  const ssize_t n = ::send(fd, text.data() + at, text.size() - at, MSG_NOSIGNAL);
+  if (n <= 0) return false;
+  at += static_cast<std::size_t>(n);
+  return true;
+}
+
+// A tester that pipelines tens of thousands of requests and reads no answer until it has sent
+// them all: the answers wait in the server, which goes on reading (a blocking write would
+// hang the node's loop, and this test with it, as soon as the socket's buffers are full).
+TEST_F(UpperTester, TcpChannel_TensOfThousandsOfPipelinedRequests_AreAllAnsweredInOrder) {
+  UpperTesterServer server(loop, *sender, "tcp:127.0.0.1:0");
+  const int fd = connect_to(server);
+  constexpr int kRequests = 30000;
+  std::string requests;
+  for (int i = 1; i <= kRequests; ++i) {
+    requests += R"({"op":"hello","id":)" + std::to_string(i) + "}\n";
+  }
+  std::size_t sent = 0;
+  ASSERT_TRUE(loop.run_until(
+      [&] {
+        while (write_some(fd, requests, sent)) {
+        }
+        return sent == requests.size();
+      },
+      ref::seconds(60)))
+      << sent << " of " << requests.size() << " octets of requests sent";
+  std::string received;
+  collect(loop, fd, received);
+  ASSERT_TRUE(loop.run_until(
+      [&] { return std::count(received.begin(), received.end(), '\n') == kRequests; },
+      ref::seconds(60)));
+  loop.remove(fd);
+  ::close(fd);
+  std::size_t start = 0;
+  for (int i = 1; i <= kRequests; ++i) {
+    const std::size_t nl = received.find('\n', start);
+    const Json answer = Json::parse(received.substr(start, nl - start));
+    ASSERT_EQ(answer["id"], i);
+    ASSERT_EQ(answer["implementation"], kImplementation);
+    start = nl + 1;
+  }
+}
+
+// A tester that never reads its answers is no longer read once they pass the channel's bound
+// (its requests then wait in its own socket), and the node goes on serving another tester.
+TEST_F(UpperTester, TcpChannel_ATesterThatNeverReads_IsStalledOthersAreServed) {
+  UpperTesterServer server(loop, *sender, "tcp:127.0.0.1:0");
+  const int greedy = connect_to(server);
+  std::string block;
+  for (int i = 0; i < 1000; ++i)
+    block += R"({"op":"hello"})"
+             "\n";
+  std::size_t written = 0;  // octets of requests the greedy tester got into its socket
+  int stalled = 0;          // loop turns since it last could write
+  std::size_t at = 0;
+  constexpr std::size_t kCap = std::size_t{64} << 20U;
+  while (stalled < 300 && written < kCap) {
+    const std::size_t before = at;
+    while (write_some(greedy, block, at)) {
+      if (at == block.size()) at = 0;
+    }
+    const std::size_t took = at >= before ? at - before : block.size() - before + at;
+    written += took;
+    stalled = took == 0 ? stalled + 1 : 0;
+    loop.run_once(ref::milliseconds(1));
+  }
+  EXPECT_LT(written, kCap) << "the server went on reading a tester that reads no answer";
+  const int polite = connect_to(server);
+  const std::string hello = R"({"op":"hello","id":7})"
+                            "\n";
+  std::size_t sent = 0;
+  std::string received;
+  collect(loop, polite, received);
+  ASSERT_TRUE(loop.run_until(
+      [&] {
+        if (sent < hello.size()) (void)write_some(polite, hello, sent);
+        return received.find('\n') != std::string::npos;
+      },
+      ref::seconds(20)));
+  EXPECT_EQ(Json::parse(received.substr(0, received.find('\n')))["id"], 7);
+  loop.remove(polite);
+  ::close(polite);
+  ::close(greedy);
 }
 
 TEST(UpperTesterServer, BadWhere_IsRejectedWithTheReason) {

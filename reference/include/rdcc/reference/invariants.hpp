@@ -39,7 +39,9 @@
 //    exempt; a new Epoch in ASSOC_ACCEPT restarts the numbers), held against the originator.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,6 +49,7 @@
 #include <vector>
 
 #include "rdcc/codec/messages.hpp"
+#include "rdcc/reference/address.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/rules.hpp"
 
@@ -132,6 +135,25 @@ class InvariantChecker {
   [[nodiscard]] bool ok() const { return violation_count() == 0; }
   // The largest budget use seen per receiver (octets), for benchmarks and plots.
   [[nodiscard]] std::uint64_t peak_outstanding(const Address& receiver) const;
+
+  // What the checker keeps grows with the live messages, not with every message seen: a
+  // message retires once it has ended on both sides (the receiver sent MSG_DONE with every
+  // octet in, and a MSG_DONE reached the sender) and nothing has named it for J + Lifetime +
+  // 2 * D_max plus the timing tolerance, its credit all lapsed. Its association then keeps only
+  // the span of its retired Message IDs; a message named again after that is judged as one that
+  // ended so (docs/spec-notes.md, "When the invariant checker forgets a message").
+  // The messages modelled now, and those retired so far.
+  [[nodiscard]] std::size_t tracked_messages() const;
+  [[nodiscard]] std::uint64_t retired_messages() const;
+  // Called with each message as it retires: an observer that keeps records of its own per
+  // message (`rdcc pcap check`) may let them go then too.
+  struct Retired {
+    AddressKey receiver;
+    AddressKey sender;
+    std::uint32_t association_id = 0;
+    std::uint64_t message_id = 0;
+  };
+  void on_retire(std::function<void(const Retired&)> f);
 
  private:
   struct Impl;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,11 @@ struct NetworkConfig {
   // The RDCC port of a sender on a host that already has a receiver (0: rdcc_port + 2): the
   // invariant checker tells the roles apart by address, so the two need not share one.
   std::uint16_t dual_role_sender_port = 0;
+  // How many finished messages status() answers for beyond those still open: the oldest
+  // finished ones are forgotten first (status() then says nullopt, as Sender::status does for
+  // a retired handle). Every one by default; a long soak bounds it so that what the simulator
+  // keeps grows with the live messages, not with every message submitted.
+  std::size_t finished_status_capacity = std::numeric_limits<std::size_t>::max();
 };
 
 using HostId = std::size_t;

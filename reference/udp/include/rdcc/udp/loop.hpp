@@ -26,6 +26,12 @@ class EventLoop {
 
   // Calls `on_readable` whenever `fd` is readable. The caller keeps `fd` open until remove().
   void add(int fd, std::function<void()> on_readable);
+  // Calls `on_readable` whenever `fd` is readable, or no longer (null: reading paused, as of a
+  // peer whose answers are not read); `fd` stays watched for whatever else is asked of it.
+  void watch_readable(int fd, std::function<void()> on_readable);
+  // Calls `on_writable` whenever `fd` can take more output (or has failed), or no longer (null).
+  void watch_writable(int fd, std::function<void()> on_writable);
+  // Stops watching `fd` for anything.
   void remove(int fd);
 
   // Runs callbacks for at most `max_wait` (or until stop()); returns after the first wake-up
@@ -42,7 +48,14 @@ class EventLoop {
  private:
   int epoll_fd_ = -1;
   bool stopped_ = false;
-  std::map<int, std::function<void()>> handlers_;
+  struct Handlers {
+    std::function<void()> readable;
+    std::function<void()> writable;
+    bool registered = false;  // with epoll
+  };
+  // Registers, changes or drops `fd` with epoll for what its handlers ask; false on failure.
+  bool update(int fd, Handlers& h);
+  std::map<int, Handlers> handlers_;
 };
 
 // A one-shot timer on CLOCK_MONOTONIC (timerfd) that calls back on its loop when due.

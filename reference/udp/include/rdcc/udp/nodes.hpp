@@ -136,7 +136,6 @@ class SenderNode {
   void return_credit(ref::MessageHandle h, std::uint64_t new_limit);
   void link_pause();
   [[nodiscard]] std::optional<ref::MessageStatus> status(ref::MessageHandle h) const;
-  [[nodiscard]] std::vector<ref::MessageHandle> handles() const { return handles_; }
 
   [[nodiscard]] Address rdcc_address() const { return rdcc_.local(); }
   [[nodiscard]] Address data_address() const { return data_.local(); }
@@ -168,7 +167,6 @@ class SenderNode {
   std::unique_ptr<ref::Sender> sender_;
   Timer timer_;
   SenderNodeStats stats_;
-  std::vector<ref::MessageHandle> handles_;
   std::map<Address, ref::Rocev2Requester, bool (*)(const Address&, const Address&)> requesters_;
   std::map<std::uint64_t, RocePlan> roce_plans_;  // by binding value
   std::deque<ref::Datagram> control_out_;
