@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "rdcc/reference/config_schema.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
@@ -28,6 +29,36 @@ struct CrnConfig {
   std::set<std::uint8_t> unscheduled_dscps;  // DSCPs of unscheduled traffic: report to the sender
   bool suggest_rate = true;
   std::uint8_t control_dscp = 46;
+
+  // The settings a person gives (config_schema.hpp), once.
+  template <class Self, class V>
+  static void describe(Self& c, V& v) {
+    using U = ConfigUnit;
+    constexpr auto kAny = kConfigNoMax;
+    v({"reporter_id", U::Number, 0, kAny, "--reporter-id", "Reporter ID, unique in the domain"},
+      c.reporter_id);
+    v({"queue_threshold", U::Octets, 0, kAny, "--queue-threshold", "B_th, below Q_max"},
+      c.queue_threshold);
+    v({"queue_capacity", U::Octets, 0, kAny, "--queue-capacity",
+       "Q_max; beyond it, tail drop (the simulator fills 0 from its queue)"},
+      c.queue_capacity);
+    v({"service_rate_mbps", U::Mbps, 1, kAny, "--service-rate", "egress service rate"},
+      c.service_rate_mbps);
+    v({"per_flow_interval_us", U::Micros, 0, kMaxConfigMicros, "--per-flow-interval",
+       "one report per flow per this interval, at most"},
+      c.per_flow_interval);
+    v({"per_port_interval_us", U::Micros, 0, kMaxConfigMicros, "--per-port-interval",
+       "one report per port per this interval, at most"},
+      c.per_port_interval);
+    v({"unscheduled_dscp", U::Dscp, 0, 63, "--unscheduled-dscp",
+       "DSCP of unscheduled traffic, reported to the sender (repeat)"},
+      c.unscheduled_dscps);
+    v({"suggest_rate", U::Bool, 0, 1, "--no-suggest-rate",
+       "fill in Suggested Rate; false: leave it zero", FlagKind::SetsFalse},
+      c.suggest_rate);
+    v({"control_dscp", U::Dscp, 0, 63, "--control-dscp", "DSCP of RDCC control messages"},
+      c.control_dscp);
+  }
 };
 
 // The flow of the data packet that was dequeued.

@@ -10,6 +10,7 @@
 
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/config_schema.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
@@ -51,6 +52,68 @@ struct ReceiverConfig {
   double loss_threshold = 0.01;       // circuit breaker: RECOMMENDED 1% over 1 s
   Duration loss_window = seconds(1);
   std::uint8_t control_dscp = 46;
+
+  // The settings a person gives (config_schema.hpp), once.
+  template <class Self, class V>
+  static void describe(Self& c, V& v) {
+    using U = ConfigUnit;
+    constexpr auto kAny = kConfigNoMax;
+    v({"epoch", U::Number, 1, kAny, "--epoch", "Epoch; a restarted receiver MUST use another"},
+      c.epoch);
+    v({"budget", U::Octets, 1, kAny, "--budget", "G: octets granted and not yet received, at most"},
+      c.budget);
+    v({"unscheduled_budget", U::Octets, 0, kAny, "--unscheduled-budget",
+       "G_u: the unscheduled part of G"},
+      c.unscheduled_budget);
+    v({"link_capacity_mbps", U::Mbps, 1, kAny, "--link-capacity", "access link capacity"},
+      c.link_capacity_mbps);
+    v({"unscheduled_limit", U::Octets, 0, kAny, "--unscheduled-limit",
+       "U advertised (0: off); the sum of U over associations stays within G_u"},
+      c.unscheduled_limit);
+    v({"start_jitter_us", U::Micros, 0, kAny, "--start-jitter", "J advertised"}, c.start_jitter_us);
+    v({"backlog_threshold", U::Octets, 0, kAny, "--backlog-threshold", "N_cu advertised"},
+      c.backlog_threshold);
+    v({"grant_lifetime_us", U::Micros, 1, kAny, "--grant-lifetime", "default Grant Lifetime"},
+      c.grant_lifetime_us);
+    v({"credit_unit", U::Octets, 1, kMaxCreditUnit, "--credit-unit", "Credit Unit"}, c.credit_unit);
+    v({"d_max_us", U::Micros, 0, kMaxConfigMicros, "--d-max",
+       "D_max, the domain's maximum one-way delay"},
+      c.d_max);
+    v({"base_rtt_us", U::Micros, 0, kMaxConfigMicros, "--base-rtt", "base RTT (AIMD interval)"},
+      c.base_rtt);
+    v({"rtt_target_us", U::Micros, 0, kMaxConfigMicros, "--rtt-target",
+       "RTT above which a path is congested"},
+      c.rtt_target);
+    v({"grant_window", U::Octets, 0, kAny, "--grant-window",
+       "credit outstanding per message (0: one BDP)"},
+      c.grant_window);
+    v({"max_associations", U::Number, 1, kMaxConfigCount, "--max-associations",
+       "associations, at most"},
+      c.max_associations);
+    v({"max_pending_per_association", U::Number, 1, kMaxConfigCount, "--max-pending",
+       "pending messages per association, at most"},
+      c.max_pending_per_association);
+    v({"max_credit_per_association", U::Octets, 0, kAny, "--max-credit-per-association",
+       "credit per association, at most (0: no cap below G_s)"},
+      c.max_credit_per_association);
+    v({"max_message_length", U::Octets, 1, kAny, "--max-message-length",
+       "longer messages are refused"},
+      c.max_message_length);
+    // "SHOULD be at least 10 seconds" (Association Establishment).
+    v({"idle_timeout_ms", U::Millis, 10000, 0xFFFFFFFFU, "--idle-timeout",
+       "remove associations idle this long"},
+      c.idle_timeout);
+    v({"capabilities", U::Capabilities, 0, kAny, "--capabilities", "capabilities offered"},
+      c.capabilities);
+    v({"opaque_binding", U::Bool, 0, 1, "--bindings", "accept the opaque binding",
+       FlagKind::ListItem, "opaque"},
+      c.opaque_binding);
+    v({"rocev2_binding", U::Bool, 0, 1, "--bindings", "accept the RoCEv2 binding",
+       FlagKind::ListItem, "rocev2"},
+      c.rocev2_binding);
+    v({"control_dscp", U::Dscp, 0, 63, "--control-dscp", "DSCP of RDCC control messages"},
+      c.control_dscp);
+  }
 };
 
 // The access link's capacity for message octets (Mbit/s): link_capacity_mbps less the share of

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/reference/config_schema.hpp"
 #include "rdcc/reference/events.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/policy.hpp"
@@ -42,6 +43,35 @@ struct SenderConfig {
   // most recently finished ones, the oldest forgotten first. A finished message leaves the
   // sender's live state at once; only this status remains. 0: none kept.
   std::size_t finished_status_capacity = 65536;
+
+  // The settings a person gives (config_schema.hpp), once.
+  template <class Self, class V>
+  static void describe(Self& c, V& v) {
+    using U = ConfigUnit;
+    constexpr auto kAny = kConfigNoMax;
+    v({"line_rate_mbps", U::Mbps, 1, kAny, "--line-rate", "line rate advertised"},
+      c.line_rate_mbps);
+    v({"capabilities", U::Capabilities, 0, kAny, "--capabilities", "capabilities offered"},
+      c.capabilities);
+    v({"allow_unscheduled", U::Bool, 0, 1, "--scheduled-only",
+       "use unscheduled mode where the spec allows it; false: scheduled mode for every message",
+       FlagKind::SetsFalse},
+      c.allow_unscheduled);
+    v({"unscheduled_dscp", U::Dscp, 0, 63, "--unscheduled-dscp",
+       "DSCP of unscheduled data (none: not marked)"},
+      c.unscheduled_dscp);
+    v({"default_credit_unit", U::Octets, 1, kMaxCreditUnit, "--default-credit-unit",
+       "segment size before an association advertises its Credit Unit"},
+      c.default_credit_unit);
+    v({"local_backlog_threshold", U::Octets, 0, kAny, "--backlog-threshold",
+       "local Backlog Threshold (0: the smallest N_cu advertised)"},
+      c.local_backlog_threshold);
+    v({"available_rate_mbps", U::Mbps, 0, kAny, "--available-rate",
+       "rate for Suggested Rates (0: the line rate)"},
+      c.available_rate_mbps);
+    v({"control_dscp", U::Dscp, 0, 63, "--control-dscp", "DSCP of RDCC control messages"},
+      c.control_dscp);
+  }
 };
 
 // What the application hands to RDCC: one message toward one receiver.
