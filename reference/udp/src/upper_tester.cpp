@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <deque>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/udp/sockaddr.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::udp {
 
@@ -32,27 +34,10 @@ Json error_response(const char* error, const std::string& detail) {
   return {{"ok", false}, {"error", error}, {"detail", detail}};
 }
 
-const std::map<std::string, std::set<std::string>, std::less<>>& ops() {
-  static const std::map<std::string, std::set<std::string>, std::less<>> table{
-      {"hello", {}},
-      {"submit",
-       {"receiver", "length", "class", "weight", "service_hint", "deadline_us", "binding",
-        "binding_value", "force_scheduled", "post_unit", "mode"}},
-      {"cancel", {"handle"}},
-      {"return_credit", {"handle", "new_limit"}},
-      {"link_pause", {}},
-      {"status", {"handle"}},
-      {"wait", {"handle", "timeout_ms"}},
-      {"association", {"receiver"}},
-      {"stats", {}},
-  };
-  return table;
-}
-
-std::string op_names() {
-  std::string out;
-  for (const auto& [name, keys] : ops()) out += (out.empty() ? "" : ", ") + name;
-  return out;
+// The sender's ops (upper_tester_ops.hpp).
+const UpperOp* sender_op(std::string_view name) {
+  const UpperOp* op = find_upper_op(name);
+  return op != nullptr && (op->roles & upper_role::kSender) != 0 ? op : nullptr;
 }
 
 std::uint64_t get_uint(const Json& r, const char* key, std::uint64_t max,
@@ -74,9 +59,20 @@ std::uint64_t get_uint(const Json& r, const char* key, std::uint64_t max,
   return v;
 }
 
-bool get_bool(const Json& r, const char* key, bool fallback) {
+// The argument `key` of `op` as the table describes it: its bound and its default.
+const UpperArg& arg(std::string_view op, std::string_view key) {
+  const UpperArg* a = find_upper_arg(*find_upper_op(op), key);
+  assert(a != nullptr);
+  return *a;
+}
+std::uint64_t get_uint(const Json& r, std::string_view op, const char* key) {
+  const UpperArg& a = arg(op, key);
+  return get_uint(r, key, a.max, a.default_value);
+}
+
+bool get_bool(const Json& r, const char* key) {
   auto it = r.find(key);
-  if (it == r.end()) return fallback;
+  if (it == r.end()) return false;
   if (!it->is_boolean()) {
     throw BadRequest{std::string("'") + key + "' must be true or false, not " + it->dump()};
   }
@@ -94,21 +90,21 @@ Address get_address(const Json& r, const char* key) {
   return a;
 }
 
-std::uint32_t get_named(const Json& r, const char* key, std::span<const NamedValue> table,
-                        std::uint32_t fallback, std::uint32_t max) {
+std::uint32_t get_named(const Json& r, std::string_view op, const char* key) {
+  const UpperArg& a = arg(op, key);
   auto it = r.find(key);
-  if (it == r.end()) return fallback;
+  if (it == r.end()) return static_cast<std::uint32_t>(a.default_value.value_or(0));
   if (it->is_string()) {
-    if (auto v = value_of(table, it->get<std::string>())) return *v;
+    if (auto v = value_of(a.names, it->get<std::string>())) return *v;
     std::string names;
-    for (const auto& e : table) names += (names.empty() ? "" : ", ") + std::string(e.name);
+    for (const auto& e : a.names) names += (names.empty() ? "" : ", ") + std::string(e.name);
     throw BadRequest{std::string("'") + key + "' is " + it->dump() + ", not one of " + names};
   }
-  return static_cast<std::uint32_t>(get_uint(r, key, max, std::nullopt));
+  return static_cast<std::uint32_t>(get_uint(r, key, a.max, std::nullopt));
 }
 
 ref::MessageHandle get_handle(const SenderNode& node, const Json& r) {
-  const auto h = get_uint(r, "handle", ~0ULL, std::nullopt);
+  const auto h = get_uint(r, "status", "handle");
   if (!node.status(h)) throw BadRequest{"'handle' " + std::to_string(h) + ": no such message"};
   return h;
 }
@@ -116,21 +112,20 @@ ref::MessageHandle get_handle(const SenderNode& node, const Json& r) {
 Json submit(SenderNode& node, const Json& r) {
   ref::MessageSpec spec;
   spec.receiver = get_address(r, "receiver");
-  spec.length = get_uint(r, "length", ~0ULL, std::nullopt);
-  spec.traffic_class = static_cast<std::uint8_t>(get_uint(r, "class", 255, 0));
-  spec.weight = static_cast<std::uint8_t>(get_uint(r, "weight", 255, 1));
-  spec.service_hint = static_cast<ServiceHint>(get_named(r, "service_hint", kServiceHints, 0, 255));
-  spec.deadline_us = static_cast<std::uint32_t>(get_uint(r, "deadline_us", 0xFFFFFFFFU, 0));
-  const auto binding =
-      get_named(r, "binding", kBindingKinds, static_cast<std::uint32_t>(BindingKind::Opaque), 255);
+  spec.length = get_uint(r, "submit", "length");
+  spec.traffic_class = static_cast<std::uint8_t>(get_uint(r, "submit", "class"));
+  spec.weight = static_cast<std::uint8_t>(get_uint(r, "submit", "weight"));
+  spec.service_hint = static_cast<ServiceHint>(get_named(r, "submit", "service_hint"));
+  spec.deadline_us = static_cast<std::uint32_t>(get_uint(r, "submit", "deadline_us"));
+  const auto binding = get_named(r, "submit", "binding");
   if (binding != static_cast<std::uint32_t>(BindingKind::Opaque) &&
       binding != static_cast<std::uint32_t>(BindingKind::RoCEv2)) {
     throw Unsupported{"'binding' " + std::to_string(binding) +
                       ": this sender carries data over OPAQUE and ROCEV2 only"};
   }
   spec.binding = static_cast<BindingKind>(binding);
-  spec.binding_value = get_uint(r, "binding_value", ~0ULL, 0);
-  spec.force_scheduled = get_bool(r, "force_scheduled", false);
+  spec.binding_value = get_uint(r, "submit", "binding_value");
+  spec.force_scheduled = get_bool(r, "force_scheduled");
   // mode: this message in this mode. Unscheduled mode is the sender's choice where the spec
   // allows it (a message no larger than U); a sender that uses scheduled mode for every message
   // cannot honour it (Transmission Mode Selection: "A sender MAY use scheduled mode").
@@ -144,7 +139,7 @@ Json submit(SenderNode& node, const Json& r) {
           "'mode' \"unscheduled\": this sender uses scheduled mode for every message"};
     }
   }
-  spec.post_unit = get_uint(r, "post_unit", ~0ULL, 0);
+  spec.post_unit = get_uint(r, "submit", "post_unit");
   if (spec.receiver.ipv6 != node.rdcc_address().ipv6) {
     throw BadRequest{"'receiver' " + spec.receiver.to_string() +
                      ": not the address family of this sender (" + node.rdcc_address().to_string() +
@@ -170,7 +165,7 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
     // What this sender offers, so that a tester can see a scenario's needs before its first
     // step: the ops, the submit modes, and the domain's unscheduled DSCP as configured.
     Json ops_list = Json::array();
-    for (const auto& [name, keys] : ops()) ops_list.push_back(name);
+    for (const auto& name : upper_op_list(upper_role::kSender)) ops_list.push_back(name);
     const auto& config = node.sender().config();
     Json modes = config.allow_unscheduled ? Json::array({"scheduled", "unscheduled"})
                                           : Json::array({"scheduled"});
@@ -190,7 +185,7 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
   }
   if (op == "return_credit") {
     const auto h = get_handle(node, r);
-    node.return_credit(h, get_uint(r, "new_limit", ~0ULL, std::nullopt));
+    node.return_credit(h, get_uint(r, "return_credit", "new_limit"));
     return Json{{"ok", true}};
   }
   if (op == "link_pause") {
@@ -200,7 +195,7 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
   if (op == "status") return status_response(*node.status(get_handle(node, r)));
   if (op == "wait") {
     const auto h = get_handle(node, r);
-    const auto ms = get_uint(r, "timeout_ms", 600000, 5000);
+    const auto ms = get_uint(r, "wait", "timeout_ms");
     return PendingWait{h, now + ref::milliseconds(static_cast<std::int64_t>(ms)), nullptr};
   }
   if (op == "association") {
@@ -240,12 +235,12 @@ UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_vie
     if (op_it == r.end()) throw BadRequest{"missing key 'op'"};
     if (!op_it->is_string()) throw BadRequest{"'op' must be a string, not " + op_it->dump()};
     const std::string op = op_it->get<std::string>();
-    auto spec = ops().find(op);
-    if (spec == ops().end()) {
-      throw BadRequest{"'op' \"" + op + "\" is not one of " + op_names()};
+    const UpperOp* spec = sender_op(op);
+    if (spec == nullptr) {
+      throw BadRequest{"'op' \"" + op + "\" is not one of " + upper_op_names(upper_role::kSender)};
     }
     for (const auto& [key, value] : r.items()) {
-      if (key != "op" && key != "id" && spec->second.count(key) == 0) {
+      if (key != "op" && key != "id" && find_upper_arg(*spec, key) == nullptr) {
         throw BadRequest{"unknown key '" + key + "' for op " + op};
       }
     }
