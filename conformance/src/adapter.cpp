@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/reference/config_schema.hpp"
+#include "rdcc/reference/receiver.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -16,22 +18,34 @@ std::optional<std::uint64_t> number_of(std::string_view s) {
   return v;
 }
 
+// The receiver configuration key a udp: option or a reference node option names: the key
+// itself, the flag of its setting (--link-capacity), or udp:'s short forms d_max and link.
+std::string receiver_key(std::string_view key) {
+  if (key == "d_max") return "d_max_us";
+  if (key == "link") return "link_capacity_mbps";
+  if (key.substr(0, 2) == "--") {
+    for (const auto& s : *ref::config_settings("receiver")) {
+      if (s.field.flag == key) return std::string(s.field.key);
+    }
+  }
+  return std::string(key);
+}
+
 // Sets one declared parameter from KEY=VALUE (udp: options) or a node option; false when the
-// key is not one of them or the value is not a number.
-bool declare(DeclaredParameters& d, std::string_view key, std::string_view value) {
-  const auto v = number_of(value);
-  if (!v) return false;
-  if (key == "budget" || key == "--budget") {
-    d.budget = *v;
-  } else if (key == "unscheduled_budget" || key == "--unscheduled-budget") {
-    d.unscheduled_budget = *v;
-  } else if (key == "d_max" || key == "--d-max") {
-    d.d_max = ref::microseconds(static_cast<std::int64_t>(*v));
-  } else if ((key == "link" || key == "--link-capacity") && *v <= 0xFFFFFFFFULL) {
-    d.link_capacity_mbps = static_cast<std::uint32_t>(*v);
-  } else {
+// key is not one of them or the value is not one in the setting's range.
+bool declare(DeclaredParameters& d, std::string_view option, std::string_view value) {
+  const std::string key = receiver_key(option);
+  if (key != "budget" && key != "unscheduled_budget" && key != "d_max_us" &&
+      key != "link_capacity_mbps") {
     return false;
   }
+  ref::ReceiverConfig c;
+  const auto v = number_of(value);
+  if (!v || ref::set_config(c, key, *v)) return false;
+  if (key == "budget") d.budget = c.budget;
+  if (key == "unscheduled_budget") d.unscheduled_budget = c.unscheduled_budget;
+  if (key == "d_max_us") d.d_max = c.d_max;
+  if (key == "link_capacity_mbps") d.link_capacity_mbps = c.link_capacity_mbps;
   return true;
 }
 
@@ -42,35 +56,6 @@ std::optional<std::uint16_t> port_of(std::string_view s) {
   return static_cast<std::uint16_t>(v);
 }
 
-// The rdcc node option of each configuration key whose value it takes as it is.
-const std::map<Role, std::map<std::string, std::string>> kNodeOptions{
-    {Role::Receiver,
-     {{"epoch", "--epoch"},
-      {"budget", "--budget"},
-      {"unscheduled_budget", "--unscheduled-budget"},
-      {"link_capacity_mbps", "--link-capacity"},
-      {"unscheduled_limit", "--unscheduled-limit"},
-      {"start_jitter_us", "--start-jitter"},
-      {"backlog_threshold", "--backlog-threshold"},
-      {"grant_lifetime_us", "--grant-lifetime"},
-      {"credit_unit", "--credit-unit"},
-      {"d_max_us", "--d-max"},
-      {"max_associations", "--max-associations"},
-      {"max_pending_per_association", "--max-pending"},
-      {"max_credit_per_association", "--max-credit-per-association"},
-      {"max_message_length", "--max-message-length"},
-      {"idle_timeout_ms", "--idle-timeout"}}},
-    {Role::Sender, {{"line_rate_mbps", "--line-rate"}, {"unscheduled_dscp", "--unscheduled-dscp"}}},
-    {Role::Crn,
-     {{"reporter_id", "--reporter-id"},
-      {"queue_threshold", "--queue-threshold"},
-      {"queue_capacity", "--queue-capacity"},
-      {"service_rate_mbps", "--service-rate"},
-      {"per_flow_interval_us", "--per-flow-interval"},
-      {"per_port_interval_us", "--per-port-interval"},
-      {"unscheduled_dscp", "--unscheduled-dscp"}}},
-};
-
 // A key of a scenario's `config` line (docs/scenario-language.md, "config").
 bool is_config_key(const std::string& key) {
   for (const Role role : {Role::Receiver, Role::Sender, Role::Crn}) {
@@ -80,60 +65,66 @@ bool is_config_key(const std::string& key) {
   return false;
 }
 
-// "POOL,STATUS" for the bits; "," (no item) for none; nothing for bits `--capabilities` has
-// no name for (the caller says so, rather than start the node without them).
-std::optional<std::string> capability_list(std::uint64_t bits) {
-  std::string out;
-  for (const auto& c : kCapabilities) {
-    if ((bits & c.value) != 0) out += (out.empty() ? "" : ",") + std::string(c.name);
-    bits &= ~std::uint64_t{c.value};
-  }
-  if (bits != 0) return std::nullopt;
-  return out.empty() ? "," : out;
-}
-
 }  // namespace
 
 std::variant<std::vector<std::string>, std::string> node_config_options(
     Role role, const std::map<std::string, std::uint64_t>& config) {
-  std::vector<std::string> out;
-  const auto roles = kNodeOptions.find(role);
-  const auto value = [&](const char* key, std::uint64_t fallback) {
-    const auto it = config.find(key);
-    return it == config.end() ? fallback : it->second;
+  std::map<std::string, std::vector<std::uint64_t>> values;
+  for (const auto& [key, v] : config) values[key] = {v};
+  auto out = ref::config_node_arguments(to_string(role), values);
+  if (auto* words = std::get_if<std::vector<std::string>>(&out)) return std::move(*words);
+  const auto& e = std::get<ref::ConfigArgumentsError>(out);
+  const std::string node = "`rdcc " + std::string(to_string(role));
+  if (e.kind == ref::ConfigArgumentsError::Kind::NoOption) {
+    return "config " + e.key + " has no option of " + node +
+           "` (use {config_keys} and map it yourself)";
+  }
+  char bits[24];
+  std::snprintf(bits, sizeof bits, "0x%llx", static_cast<unsigned long long>(config.at(e.key)));
+  return "config " + e.key + "=" + bits + " has bits " + node + " " +
+         std::string(ref::find_config_setting(to_string(role), e.key)->field.flag) +
+         "` cannot name (it knows POOL, STATUS, CRN; use {config_keys} and map it yourself)";
+}
+
+nlohmann::json queue_request(const QueueSample& q) {
+  return {{"op", "queue"},
+          {"port", q.port},
+          {"occupancy", q.occupancy},
+          {"dscp", q.dscp},
+          {"source", q.source.to_string()},
+          {"destination", q.destination.to_string()},
+          {"protocol", q.protocol},
+          {"flows", q.flows}};
+}
+
+std::string config_keys_table() {
+  std::string out;
+  const auto row = [&out](std::string_view key, std::string_view unit, const std::string& dflt,
+                          const std::string& range, std::string_view option, std::string_view doc) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-28.*s %-10.*s %-16s %-24s %-28.*s ",
+                  static_cast<int>(key.size()), key.data(), static_cast<int>(unit.size()),
+                  unit.data(), dflt.c_str(), range.c_str(), static_cast<int>(option.size()),
+                  option.data());
+    out += line;
+    out += std::string(doc) + "\n";
   };
-  bool bindings_done = false;
-  for (const auto& [key, v] : config) {
-    if (roles != kNodeOptions.end()) {
-      if (const auto o = roles->second.find(key); o != roles->second.end()) {
-        out.insert(out.end(), {o->second, std::to_string(v)});
-        continue;
-      }
-    }
-    if (key == "capabilities" && role != Role::Crn) {
-      const auto list = capability_list(v);
-      if (!list) {
-        char bits[24];
-        std::snprintf(bits, sizeof bits, "0x%llx", static_cast<unsigned long long>(v));
-        return "config capabilities=" + std::string(bits) + " has bits `rdcc " +
-               std::string(to_string(role)) +
-               " --capabilities` cannot name (it knows POOL, STATUS, CRN; use {config_keys} and "
-               "map it yourself)";
-      }
-      out.insert(out.end(), {"--capabilities", *list});
-    } else if ((key == "opaque_binding" || key == "rocev2_binding") && role == Role::Receiver) {
-      if (bindings_done) continue;
-      bindings_done = true;
-      std::string b = value("opaque_binding", 1) != 0 ? "opaque" : "";
-      if (value("rocev2_binding", 1) != 0) b += b.empty() ? "rocev2" : ",rocev2";
-      out.insert(out.end(), {"--bindings", b.empty() ? "," : b});
-    } else if (key == "allow_unscheduled" && role == Role::Sender) {
-      if (v == 0) out.emplace_back("--scheduled-only");
-    } else if (key == "suggest_rate" && role == Role::Crn) {
-      if (v == 0) out.emplace_back("--no-suggest-rate");
-    } else {
-      return "config " + key + " has no option of `rdcc " + std::string(to_string(role)) +
-             "` (use {config_keys} and map it yourself)";
+  for (const Role role : {Role::Receiver, Role::Sender, Role::Crn}) {
+    out += std::string(to_string(role)) + "\n";
+    row("key", "unit", "default", "range", "rdcc " + std::string(to_string(role)) + " option", "");
+    row("seed", "number", "1", "0.." + std::to_string(~std::uint64_t{0}), "(none)",
+        "the in-process reference IUT's random seed");
+    for (const auto& s : *ref::config_settings(to_string(role))) {
+      const auto value = reference_config_default(role, s.field.key);
+      std::string option(s.field.flag);
+      if (s.field.flag_kind == ref::FlagKind::SetsFalse) option += " (for false)";
+      if (s.field.flag_kind == ref::FlagKind::ListItem) option += " " + std::string(s.field.item);
+      row(s.field.key, ref::to_string(s.field.unit),
+          value.empty() ? "none"
+          : s.field.unit == ref::ConfigUnit::Bool
+              ? std::to_string(value.front())
+              : ref::format_config_value(s, value).value_or("?"),
+          ref::config_range_text(s), option, s.field.doc);
     }
   }
   return out;

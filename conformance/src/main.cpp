@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   bool list = false;
   bool list_mutants = false;
   bool list_variants = false;
+  bool list_config = false;
   bool kill_matrix = false;
   bool variant_matrix = false;
   std::string matrix_file;
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
                "List the variants --variant takes, each with the spec sentence that permits "
                "it, and exit");
   app.add_flag("--list-mutants", list_mutants, "List the mutants --mutant takes and exit");
+  app.add_flag("--list-config", list_config,
+               "List the configuration keys a scenario's config line takes, per role: unit, "
+               "the reference IUT's default, range and the reference node's option; and exit");
   app.add_flag("--kill-matrix", kill_matrix,
                "Run the suite against the reference and against each mutant; fail unless the "
                "reference passes and every mutant is killed (--iut reference; or --iut exec: "
@@ -188,6 +192,10 @@ int main(int argc, char** argv) {
       std::cout << m.name << "  [" << rdcc::testing::to_string(m.role) << "]  " << m.description
                 << "\n    breaks: " << m.requirement << "\n";
     }
+    return 0;
+  }
+  if (list_config) {
+    std::cout << config_keys_table();
     return 0;
   }
   if (list_variants) {

@@ -13,6 +13,8 @@
 #include "rdcc/codec/messages.hpp"
 #include "rdcc/conformance/scenario.hpp"
 #include "rdcc/reference/address.hpp"
+#include "rdcc/reference/config_schema.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -89,34 +91,21 @@ constexpr std::array<std::pair<std::string_view, std::uint8_t>, 4> kRocev2Opcode
      {"RDMA_WRITE_LAST", 0x08},
      {"RDMA_WRITE_ONLY", 0x0A}}};
 
-const std::map<std::string, std::vector<std::string>> kUpperKeys{
-    {"hello", {}},
-    {"submit",
-     {"length", "class", "weight", "service_hint", "deadline_us", "binding", "binding_value",
-      "force_scheduled", "mode"}},
-    {"cancel", {"handle"}},
-    {"return_credit", {"handle", "new_limit"}},
-    {"link_pause", {}},
-    {"status", {"handle"}},
-    {"stats", {}},
-    {"restart", {}},
-};
-const std::vector<std::string> kQueueKeys{"port",        "occupancy", "dscp", "source",
-                                          "destination", "protocol",  "flows"};
+// A scenario's `upper OP` keys: the op's arguments a scenario gives (upper_tester_ops.hpp).
+std::vector<std::string> upper_step_keys(const udp::UpperOp& op) {
+  std::vector<std::string> out;
+  for (const auto& a : op.args) {
+    if (a.in_scenario) out.emplace_back(a.key);
+  }
+  return out;
+}
+std::vector<std::string> queue_keys() {
+  return upper_step_keys(*udp::find_upper_op("queue"));
+}
 
-const std::map<Role, std::vector<std::string>> kConfigKeys{
-    {Role::Receiver,
-     {"seed", "epoch", "budget", "unscheduled_budget", "link_capacity_mbps", "unscheduled_limit",
-      "start_jitter_us", "backlog_threshold", "grant_lifetime_us", "credit_unit", "d_max_us",
-      "max_associations", "max_pending_per_association", "max_credit_per_association",
-      "max_message_length", "capabilities", "rocev2_binding", "opaque_binding", "idle_timeout_ms"}},
-    {Role::Sender,
-     {"seed", "line_rate_mbps", "capabilities", "allow_unscheduled", "unscheduled_dscp",
-      "default_credit_unit"}},
-    {Role::Crn,
-     {"seed", "reporter_id", "queue_threshold", "queue_capacity", "service_rate_mbps",
-      "per_flow_interval_us", "per_port_interval_us", "unscheduled_dscp", "suggest_rate"}},
-};
+// `config` keys: the role's configuration settings (config_schema.hpp), and `seed`, the
+// in-process reference IUT's random seed.
+constexpr std::string_view kSeedKey = "seed";
 
 // ---- tokens -------------------------------------------------------------------------------
 
@@ -582,7 +571,7 @@ class ScenarioParser {
 
   std::optional<ParseError> header_config(const LineParser& lp) {
     if (!have_role_) return lp.error_at(0, "'config' needs the 'role' line before it");
-    const auto& keys = kConfigKeys.at(scenario_.role);
+    const auto keys = config_keys(scenario_.role);
     const auto& t = lp.tokens();
     if (t.size() < 2) return lp.error_at(1, "expected key=value (known: " + join(keys) + ")");
     for (std::size_t i = 1; i < t.size(); ++i) {
@@ -595,19 +584,20 @@ class ScenarioParser {
                                                 " (known: " + join(keys) + ")"};
       }
       std::uint64_t value = as.value.number;
-      if (as.value.kind == Value::Kind::Names && as.field == "capabilities") {
-        value = 0;
-        for (const auto& n : as.value.names) {
-          auto bit = value_of(kCapabilities, n);
-          if (!bit) {
-            return ParseError{as.value.where, "unknown capability '" + n +
-                                                  "' (known: POOL, "
-                                                  "STATUS, CRN)"};
-          }
-          value |= *bit;
+      const ref::ConfigSetting* s = ref::find_config_setting(to_string(scenario_.role), as.field);
+      if (as.value.kind == Value::Kind::Names && s != nullptr &&
+          s->field.unit == ref::ConfigUnit::Capabilities) {
+        auto v = ref::parse_config_text(*s, join(as.value.names, ","));
+        if (auto* e = std::get_if<std::string>(&v)) {
+          return ParseError{as.value.where, "config key '" + as.field + "': " + *e};
         }
+        value = std::get<std::vector<std::uint64_t>>(v).front();
       } else if (as.value.kind != Value::Kind::Number) {
         return ParseError{as.value.where, "expected a number for config key '" + as.field + "'"};
+      } else if (s != nullptr) {
+        if (auto e = ref::check_config_value(*s, value)) {
+          return ParseError{as.value.where, "config key '" + as.field + "': " + *e};
+        }
       }
       scenario_.config[as.field] = value;
     }
@@ -1222,37 +1212,36 @@ class ScenarioParser {
     step.kind = Step::Kind::Upper;
     const auto& t = lp.tokens();
     std::vector<std::string> ops;
-    for (const auto& [op, keys] : kUpperKeys) ops.push_back(op);
+    for (const auto& op : udp::upper_tester_ops()) {
+      if (op.upper_step) ops.emplace_back(op.name);
+    }
     if (t.size() < 2)
       return lp.error_at(1, "expected an upper-tester operation (" + join(ops) + ")");
-    const auto it = kUpperKeys.find(t[1].text);
-    if (it == kUpperKeys.end()) {
+    const udp::UpperOp* op = udp::find_upper_op(t[1].text);
+    if (op == nullptr || !op->upper_step) {
       return lp.error_at(
           1, "expected an upper-tester operation (" + join(ops) + "), found '" + t[1].text + "'");
     }
-    if (it->first == "restart" && scenario_.role != Role::Receiver) {
-      return lp.error_at(1, "upper restart needs a receiver IUT (role receiver)");
+    const std::string name(op->name);
+    if ((op->roles & udp::upper_role_of(to_string(scenario_.role))) == 0) {
+      const auto needs = (op->roles & udp::upper_role::kReceiver) != 0 ? "receiver" : "sender";
+      return lp.error_at(1, "upper " + name + " needs a " + needs + " IUT (role " + needs + ")");
     }
-    if (scenario_.role != Role::Sender && it->first != "hello" && it->first != "stats" &&
-        it->first != "restart") {
-      return lp.error_at(1, "upper " + it->first + " needs a sender IUT (role sender)");
-    }
-    step.upper_op = it->first;
+    step.upper_op = name;
     step.pattern.where = lp.at_token(1);
-    std::vector<std::string> results{"handle",      "state",       "message_id", "length",
-                                     "transmitted", "grant_limit", "epoch"};
+    const std::vector<std::string> results(op->reply.begin(), op->reply.end());
+    const auto keys = upper_step_keys(*op);
     for (std::size_t i = 2; i < t.size(); ++i) {
       if (t[i].text == "->") return captures(lp, i + 1, step.pattern, results);
       auto a = parse_assignment(lp, i, false);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
-      const auto& keys = it->second;
       if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
-        return ParseError{lp.at(as.column),
-                          "unknown key '" + as.field + "' for upper " + it->first +
-                              " (known: " + (keys.empty() ? "none" : join(keys)) + ")"};
+        return ParseError{lp.at(as.column), "unknown key '" + as.field + "' for upper " + name +
+                                                " (known: " + (keys.empty() ? "none" : join(keys)) +
+                                                ")"};
       }
-      if (as.field == "mode" &&
+      if (udp::find_upper_arg(*op, as.field)->kind == udp::UpperArgKind::Mode &&
           (as.value.kind != Value::Kind::Names || as.value.names.size() != 1 ||
            (as.value.names[0] != "scheduled" && as.value.names[0] != "unscheduled"))) {
         return ParseError{as.value.where, "expected mode=scheduled or mode=unscheduled"};
@@ -1293,9 +1282,10 @@ class ScenarioParser {
       auto a = parse_assignment(lp, i, false);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
-      if (std::find(kQueueKeys.begin(), kQueueKeys.end(), as.field) == kQueueKeys.end()) {
+      const auto keys = queue_keys();
+      if (std::find(keys.begin(), keys.end(), as.field) == keys.end()) {
         return ParseError{lp.at(as.column),
-                          "unknown queue key '" + as.field + "' (known: " + join(kQueueKeys) + ")"};
+                          "unknown queue key '" + as.field + "' (known: " + join(keys) + ")"};
       }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
@@ -1421,7 +1411,11 @@ const BuiltinVariable* find_builtin(std::string_view name) {
 }
 
 std::vector<std::string> config_keys(Role role) {
-  return kConfigKeys.at(role);
+  std::vector<std::string> out{std::string(kSeedKey)};
+  if (const auto* settings = ref::config_settings(to_string(role))) {
+    for (const auto& s : *settings) out.emplace_back(s.field.key);
+  }
+  return out;
 }
 
 std::variant<Scenario, ParseError> parse_scenario(const std::string& text, const std::string& file,

@@ -8,6 +8,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/reference/config_schema.hpp"
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
@@ -15,6 +16,7 @@
 #include "rdcc/testing/mutants.hpp"
 #include "rdcc/testing/receiver_mutants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -41,14 +43,42 @@ class Collector final : public ref::Observer {
   std::vector<ref::Event> events;
 };
 
-std::uint64_t cfg(const Scenario& s, const char* key, std::uint64_t fallback) {
-  const auto it = s.config.find(key);
-  return it == s.config.end() ? fallback : it->second;
+// The reference IUT's configuration before a scenario's `config`: the structs' defaults, its
+// addresses, and for the CRN a switch port (docs/scenario-language.md, "The reference IUT").
+ref::ReceiverConfig receiver_defaults() {
+  ref::ReceiverConfig c;
+  c.local = kIut;
+  c.crn_addresses = {kTester};
+  return c;
+}
+ref::SenderConfig sender_defaults() {
+  ref::SenderConfig c;
+  c.local = kIut;
+  c.crn_addresses = {kTester};
+  c.unscheduled_dscp = kUnscheduledDscp;
+  return c;
+}
+const Address kCrn = Address::v4(10, 0, 0, 254, kRdccPort);
+ref::CrnConfig crn_defaults() {
+  ref::CrnConfig c;
+  c.local = kCrn;
+  c.rdcc_port = kRdccPort;
+  c.queue_threshold = 65536;
+  c.queue_capacity = 1U << 20U;
+  c.service_rate_mbps = 100000;
+  c.unscheduled_dscps = {kUnscheduledDscp};
+  return c;
 }
 
-template <class T>
-T narrow_cfg(const Scenario& s, const char* key, T fallback) {
-  return static_cast<T>(cfg(s, key, static_cast<std::uint64_t>(fallback)));
+// The scenario's `config` over the reference IUT's defaults `c`, through the role's one
+// description (config_schema.hpp); `seed` is the adapter's own. An error names the key.
+template <class Config>
+std::optional<std::string> apply_config(const Scenario& s, Config& c) {
+  for (const auto& [key, value] : s.config) {
+    if (key == "seed") continue;
+    if (auto e = ref::set_config(c, key, value)) return "config " + key + ": " + *e;
+  }
+  return std::nullopt;
 }
 
 class ReferenceAdapter final : public Adapter {
@@ -56,7 +86,8 @@ class ReferenceAdapter final : public Adapter {
   explicit ReferenceAdapter(AdapterSpec spec) : spec_(std::move(spec)), random_(1) {}
 
   std::optional<std::string> start(const Scenario& s) override {
-    random_ = ref::SeededRandom(cfg(s, "seed", 1));
+    const auto seed = s.config.find("seed");
+    random_ = ref::SeededRandom(seed == s.config.end() ? 1 : seed->second);
     // --mutant: the faults of this scenario's role; those of the other roles leave it alone.
     mutants_ = testing::MutantSet{};
     for (const auto& name : spec_.mutants) {
@@ -74,9 +105,9 @@ class ReferenceAdapter final : public Adapter {
       if (to_string(v->role) == to_string(spec_.role)) variant_ = v;
     }
     switch (spec_.role) {
-      case Role::Receiver: start_receiver(s); return std::nullopt;
-      case Role::Sender: start_sender(s); return std::nullopt;
-      case Role::Crn: start_crn(s); return std::nullopt;
+      case Role::Receiver: return start_receiver(s);
+      case Role::Sender: return start_sender(s);
+      case Role::Crn: return start_crn(s);
       case Role::Any:
       case Role::Operator: break;
     }
@@ -229,15 +260,13 @@ class ReferenceAdapter final : public Adapter {
            {"role", to_string(spec_.role)},
            {"implementation", "rdcc-reference"},
            {"version", "0.1.0"}};
+    j["ops"] = json::array();
+    for (const auto& op : udp::upper_tester_ops()) {
+      if (serves(op)) j["ops"].push_back(op.name);
+    }
     if (sender_) {
-      j["ops"] = json::array(
-          {"hello", "submit", "cancel", "return_credit", "link_pause", "status", "stats"});
       j["modes"] = sender_->config().allow_unscheduled ? json::array({"scheduled", "unscheduled"})
                                                        : json::array({"scheduled"});
-    } else if (receiver_) {
-      j["ops"] = json::array({"hello", "restart"});
-    } else {
-      j["ops"] = json::array({"hello"});
     }
     if (unscheduled_dscp_) {
       j["unscheduled_dscp"] = *unscheduled_dscp_;
@@ -251,75 +280,51 @@ class ReferenceAdapter final : public Adapter {
   }
 
  private:
-  void start_receiver(const Scenario& s) {
-    ref::ReceiverConfig c;
-    c.local = kIut;
-    c.epoch = narrow_cfg<std::uint16_t>(s, "epoch", c.epoch);
-    c.budget = cfg(s, "budget", c.budget);
-    c.unscheduled_budget = cfg(s, "unscheduled_budget", c.unscheduled_budget);
-    c.link_capacity_mbps = narrow_cfg<std::uint32_t>(s, "link_capacity_mbps", c.link_capacity_mbps);
-    c.unscheduled_limit = narrow_cfg<std::uint32_t>(s, "unscheduled_limit", c.unscheduled_limit);
-    c.start_jitter_us = narrow_cfg<std::uint32_t>(s, "start_jitter_us", c.start_jitter_us);
-    c.backlog_threshold = narrow_cfg<std::uint32_t>(s, "backlog_threshold", c.backlog_threshold);
-    c.grant_lifetime_us = narrow_cfg<std::uint32_t>(s, "grant_lifetime_us", c.grant_lifetime_us);
-    c.credit_unit = narrow_cfg<std::uint32_t>(s, "credit_unit", c.credit_unit);
-    c.d_max = ref::microseconds(static_cast<std::int64_t>(cfg(s, "d_max_us", 20)));
-    c.max_associations = cfg(s, "max_associations", c.max_associations);
-    c.max_pending_per_association =
-        cfg(s, "max_pending_per_association", c.max_pending_per_association);
-    c.max_credit_per_association =
-        cfg(s, "max_credit_per_association", c.max_credit_per_association);
-    c.max_message_length = cfg(s, "max_message_length", c.max_message_length);
-    c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
-    c.rocev2_binding = cfg(s, "rocev2_binding", c.rocev2_binding ? 1 : 0) != 0;
-    c.opaque_binding = cfg(s, "opaque_binding", c.opaque_binding ? 1 : 0) != 0;
-    c.idle_timeout = ref::milliseconds(static_cast<std::int64_t>(cfg(s, "idle_timeout_ms", 10000)));
-    c.crn_addresses = {kTester};
+  // The ops of the table (upper_tester_ops.hpp) this in-process IUT serves: those a scenario's
+  // `upper` step sends, of its role; its receiver and CRN keep no counters to answer `stats`
+  // with, its queue observations come through queue(), not the upper tester.
+  [[nodiscard]] bool serves(const udp::UpperOp& op) const {
+    const std::uint8_t role = sender_     ? udp::upper_role::kSender
+                              : receiver_ ? udp::upper_role::kReceiver
+                                          : udp::upper_role::kCrn;
+    return op.upper_step && (op.roles & role) != 0 && (op.name != "stats" || sender_);
+  }
+
+  std::optional<std::string> start_receiver(const Scenario& s) {
+    ref::ReceiverConfig c = receiver_defaults();
+    if (auto e = apply_config(s, c)) return e;
     std::shared_ptr<const ref::ReceiverPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     // Its variant and mutants, kept across an upper-tester restart.
     receiver_policy_ = testing::receiver_policy(mutants_, c, std::move(policy));
     receiver_ = std::make_unique<ref::Receiver>(c, &events_, &random_, receiver_policy_);
+    return std::nullopt;
   }
 
-  void start_sender(const Scenario& s) {
-    ref::SenderConfig c;
-    c.local = kIut;
-    c.line_rate_mbps = narrow_cfg<std::uint32_t>(s, "line_rate_mbps", c.line_rate_mbps);
-    c.capabilities = narrow_cfg<std::uint32_t>(s, "capabilities", c.capabilities);
-    c.allow_unscheduled = cfg(s, "allow_unscheduled", 1) != 0;
-    c.unscheduled_dscp = narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp);
+  std::optional<std::string> start_sender(const Scenario& s) {
+    ref::SenderConfig c = sender_defaults();
+    if (auto e = apply_config(s, c)) return e;
     unscheduled_dscp_ = c.unscheduled_dscp;
-    c.default_credit_unit =
-        narrow_cfg<std::uint32_t>(s, "default_credit_unit", c.default_credit_unit);
-    c.crn_addresses = {kTester};
     std::shared_ptr<const ref::SenderPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     sender_ = std::make_unique<ref::Sender>(c, random_, &events_,
                                             testing::sender_policy(mutants_, policy));
+    return std::nullopt;
   }
 
-  void start_crn(const Scenario& s) {
-    ref::CrnConfig c;
-    crn_addr_ = Address::v4(10, 0, 0, 254, kRdccPort);
-    c.local = crn_addr_;
-    c.rdcc_port = kRdccPort;
-    c.reporter_id = narrow_cfg<std::uint32_t>(s, "reporter_id", 1);
-    c.queue_threshold = narrow_cfg<std::uint32_t>(s, "queue_threshold", 65536);
-    c.queue_capacity = narrow_cfg<std::uint32_t>(s, "queue_capacity", 1U << 20U);
-    c.service_rate_mbps = narrow_cfg<std::uint32_t>(s, "service_rate_mbps", 100000);
-    c.per_flow_interval =
-        ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_flow_interval_us", 50)));
-    c.per_port_interval =
-        ref::microseconds(static_cast<std::int64_t>(cfg(s, "per_port_interval_us", 5)));
-    c.unscheduled_dscps = {narrow_cfg<std::uint8_t>(s, "unscheduled_dscp", kUnscheduledDscp)};
-    unscheduled_dscp_ = *c.unscheduled_dscps.begin();
-    c.suggest_rate = cfg(s, "suggest_rate", 1) != 0;
+  std::optional<std::string> start_crn(const Scenario& s) {
+    ref::CrnConfig c = crn_defaults();
+    crn_addr_ = c.local;
+    if (auto e = apply_config(s, c)) return e;
+    unscheduled_dscp_ = c.unscheduled_dscps.empty()
+                            ? std::nullopt
+                            : std::optional<std::uint8_t>(*c.unscheduled_dscps.begin());
     std::shared_ptr<const ref::CrnPolicy> policy;
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     crn_service_rate_ = c.service_rate_mbps;
     crn_capacity_ = c.queue_capacity;
     crn_ = std::make_unique<ref::Crn>(c, &events_, testing::crn_policy(mutants_, policy));
+    return std::nullopt;
   }
 
   UpperResponse submit(const nlohmann::json& r) {
@@ -536,6 +541,17 @@ class ReferenceAdapter final : public Adapter {
 };
 
 }  // namespace
+
+std::vector<std::uint64_t> reference_config_default(Role role, std::string_view key) {
+  switch (role) {
+    case Role::Receiver: return ref::get_config(receiver_defaults(), key);
+    case Role::Sender: return ref::get_config(sender_defaults(), key);
+    case Role::Crn: return ref::get_config(crn_defaults(), key);
+    case Role::Any:
+    case Role::Operator: break;
+  }
+  return {};
+}
 
 std::unique_ptr<Adapter> make_reference_adapter(const AdapterSpec& spec) {
   return std::make_unique<ReferenceAdapter>(spec);

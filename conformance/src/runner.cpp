@@ -12,6 +12,7 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/reference/bindings.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -1018,11 +1019,18 @@ class Run {
   std::optional<Stop> upper(const Step& step) {
     json req;
     req["op"] = step.upper_op;
-    if (step.upper_op == "submit") req["receiver"] = a_.tester_control().to_string();
+    // The op's arguments as the table has them (upper_tester_ops.hpp): an address a scenario
+    // does not give is the tester's (submit's receiver); a Bool is true or false.
+    const udp::UpperOp& op = *udp::find_upper_op(step.upper_op);
+    for (const auto& a : op.args) {
+      if (!a.in_scenario && a.kind == udp::UpperArgKind::Address) {
+        req[std::string(a.key)] = a_.tester_control().to_string();
+      }
+    }
     for (const auto& m : step.pattern.matchers) {
       auto v = to_json_value(m.value);
       if (!v) return unresolved(m.value);
-      if (m.field == "force_scheduled") {
+      if (udp::find_upper_arg(op, m.field)->kind == udp::UpperArgKind::Bool) {
         req[m.field] = v->is_number() && v->get<std::uint64_t>() != 0;
       } else {
         req[m.field] = *v;

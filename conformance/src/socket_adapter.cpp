@@ -303,15 +303,7 @@ class SocketAdapter final : public Adapter {
       unsupported_ = "queue observations need the IUT's upper tester op queue";
       return unsupported_;
     }
-    const json request{{"op", "queue"},
-                       {"port", q.port},
-                       {"occupancy", q.occupancy},
-                       {"dscp", q.dscp},
-                       {"source", q.source.to_string()},
-                       {"destination", q.destination.to_string()},
-                       {"protocol", q.protocol},
-                       {"flows", q.flows}};
-    auto r = exchange(request);
+    auto r = exchange(queue_request(q));
     if (!r) return "the IUT did not answer queue: " + child_status();
     if (!r->value("ok", false)) {
       if (r->value("error", std::string()) == "unsupported") {

@@ -2,6 +2,9 @@
 // expected there.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "rdcc/conformance/scenario.hpp"
 
 namespace rdcc::conformance {
@@ -289,9 +292,17 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:8: unknown config key 'budgett' for role receiver (known: seed, "
                   "epoch, budget, unscheduled_budget, link_capacity_mbps, unscheduled_limit, "
                   "start_jitter_us, backlog_threshold, grant_lifetime_us, credit_unit, d_max_us, "
-                  "max_associations, max_pending_per_association, max_credit_per_association, "
-                  "max_message_length, capabilities, rocev2_binding, opaque_binding, "
-                  "idle_timeout_ms)"},
+                  "base_rtt_us, rtt_target_us, grant_window, max_associations, "
+                  "max_pending_per_association, max_credit_per_association, max_message_length, "
+                  "idle_timeout_ms, capabilities, opaque_binding, rocev2_binding, control_dscp)"},
+        // The range comes from the configuration's one description (config_schema.hpp).
+        ErrorCase{"ConfigOutOfRange", kHead + "config credit_unit=0\n",
+                  "t.scn:4:20: config key 'credit_unit': 0 is outside 1..65507"},
+        ErrorCase{"ConfigBoolOutOfRange", kHead + "config budget=1 rocev2_binding=2\n",
+                  "t.scn:4:32: config key 'rocev2_binding': 2 is outside 0..1"},
+        ErrorCase{"ConfigUnknownCapability", kHead + "config capabilities=POOL|FAST\n",
+                  "t.scn:4:21: config key 'capabilities': 'FAST' is not one of POOL, STATUS, "
+                  "CRN"},
         ErrorCase{"UpperOnReceiver", kHead + "upper submit length=1\n",
                   "t.scn:4:7: upper submit needs a sender IUT (role sender)"},
         ErrorCase{
@@ -425,6 +436,26 @@ TEST(Parser, Durations) {
   EXPECT_FALSE(parse_duration("ms"));
   EXPECT_FALSE(parse_duration("1h"));
   EXPECT_FALSE(parse_duration("99999999999999999999s"));
+}
+
+// docs/scenario-language.md ("The reference IUT") lists each role's `config` keys: exactly
+// config_keys(role), the configuration's one description.
+TEST(Parser, Document_ListsEachRolesConfigKeys) {
+  std::ifstream in(RDCC_SOURCE_DIR "/docs/scenario-language.md");
+  ASSERT_TRUE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  for (const Role role : {Role::Receiver, Role::Sender, Role::Crn}) {
+    const std::string head = "- " + std::string(to_string(role)) + ": `";
+    const auto at = doc.find(head);
+    ASSERT_NE(at, std::string::npos) << head;
+    const auto end = doc.find('`', at + head.size());
+    std::istringstream words(doc.substr(at + head.size(), end - at - head.size()));
+    std::vector<std::string> listed;
+    for (std::string w; words >> w;) listed.push_back(w);
+    EXPECT_EQ(listed, config_keys(role)) << to_string(role);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <set>
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/catalog.hpp"
@@ -10,6 +11,7 @@
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/runner.hpp"
 #include "rdcc/conformance/suite.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -880,6 +882,49 @@ TEST(Adapter, ConfigOptions_AreTheNodeOptionsOfEachKey) {
   EXPECT_EQ(
       std::get<std::vector<std::string>>(node_config_options(Role::Crn, {{"suggest_rate", 0}})),
       (std::vector<std::string>{"--no-suggest-rate"}));
+}
+
+// The configuration's one description (config_schema.hpp): a scenario key reaches the member
+// its node option and JSON key reach (tools/test/node_test.sh holds those to the same key).
+TEST(Adapter, ConfigKey_ReachesTheReferenceIutsMember) {
+  const auto r = run_text(
+      "scenario t\nrole receiver\nchecks RDCC-GRANT-07\n"
+      "config credit_unit=1024 grant_lifetime_us=777\n" +
+      kAssociate);
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+  ASSERT_GE(r.trace.size(), 2U);
+  const auto accept = decode(r.trace[1].packet.payload);
+  ASSERT_TRUE(accept);
+  const auto& a = std::get<AssocAccept>(*accept);
+  EXPECT_EQ(a.credit_unit, 1024U);
+  EXPECT_EQ(a.grant_lifetime, 777U);
+  // The in-process reference's defaults where a scenario leaves a key out.
+  EXPECT_EQ(reference_config_default(Role::Crn, "queue_threshold"),
+            std::vector<std::uint64_t>{65536});
+  EXPECT_EQ(reference_config_default(Role::Sender, "unscheduled_dscp"),
+            std::vector<std::uint64_t>{8});
+}
+
+TEST(Adapter, ConfigKeysTable_NamesUnitDefaultRangeAndOption) {
+  const std::string t = config_keys_table();
+  for (const char* want :
+       {"receiver\n", "sender\n", "crn\n", "seed", "credit_unit", "1..65507", "--credit-unit",
+        "--scheduled-only (for false)", "--bindings opaque", "--no-suggest-rate (for false)"}) {
+    EXPECT_NE(t.find(want), std::string::npos) << want << "\n" << t;
+  }
+}
+
+TEST(Adapter, QueueRequest_HasTheTablesKeys) {
+  QueueSample q;
+  const auto j = queue_request(q);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : j.items()) {
+    if (key != "op") keys.insert(key);
+  }
+  std::set<std::string> table;
+  for (const auto& a : udp::find_upper_op("queue")->args) table.emplace(a.key);
+  EXPECT_EQ(j["op"], "queue");
+  EXPECT_EQ(keys, table);
 }
 
 TEST(Adapter, ConfigKeyWithoutANodeOption_IsNamed) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 
 #include "commands.hpp"
+#include "config_json.hpp"
 #include "input.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/reference/random.hpp"
@@ -25,6 +27,7 @@
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "rdcc/udp/upper_tester.hpp"
+#include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -41,9 +44,9 @@ struct Common {
   std::string address;
   std::uint16_t rdcc_port = 0;
   std::vector<std::string> crn;
-  unsigned control_dscp = 46;
   std::vector<std::string> mutants;
   std::string variant;
+  bool print_config = false;
 };
 
 [[noreturn]] void invalid(const std::string& option, const std::string& why) {
@@ -63,9 +66,6 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
                  "default port value\")")
       ->required()
       ->check(CLI::Range(1, 65535));
-  sub.add_option("--control-dscp", c.control_dscp, "DSCP of RDCC control messages")
-      ->default_val(46)
-      ->check(CLI::Range(0, 63));
   sub.add_option(
          "--mutant", c.mutants,
          std::string("start with this deliberate fault (repeat; rdcc/testing/mutants.hpp, ") +
@@ -75,6 +75,174 @@ void add_common(CLI::App& sub, Common& c, const char* role) {
                  "start with this conforming variant: a behaviour the spec permits that the "
                  "default does not choose (rdcc/reference/variants.hpp, rdcc-conform "
                  "--list-variants)");
+  sub.add_flag("--print-config", c.print_config,
+               "print the configuration the node would run with (its keys, a --config file) on "
+               "standard output and exit");
+}
+
+// ---- the configuration's options, from its one description (config_schema.hpp) --------------
+
+// The options of the described settings as the command line gave them.
+struct ConfigOptions {
+  std::map<std::string, CLI::Option*, std::less<>> options;  // by flag
+  std::map<std::string, std::string, std::less<>> text;      // Value and ListItem options
+  std::map<std::string, std::vector<std::string>, std::less<>> repeated;  // repeatable ones
+  std::map<std::string, bool, std::less<>> flags;                         // SetsFalse flags
+};
+
+std::string_view type_name(ref::ConfigUnit u) {
+  switch (u) {
+    case ref::ConfigUnit::Octets: return "OCTETS";
+    case ref::ConfigUnit::Mbps: return "MBPS";
+    case ref::ConfigUnit::Micros: return "US";
+    case ref::ConfigUnit::Millis: return "MS";
+    case ref::ConfigUnit::Dscp: return "DSCP";
+    case ref::ConfigUnit::Capabilities: return "NAMES";
+    case ref::ConfigUnit::Number:
+    case ref::ConfigUnit::Bool: break;
+  }
+  return "N";
+}
+
+// "Credit Unit (octets, 1..65507)": the doc line with the unit and the range.
+std::string option_text(const ref::ConfigSetting& s) {
+  std::string note(ref::to_string(s.field.unit));
+  if (s.field.unit == ref::ConfigUnit::Capabilities) {
+    note = ref::config_range_text(s) + ", comma-separated";
+  } else if (s.max != ref::kConfigNoMax) {
+    note += ", " + ref::config_range_text(s);
+  } else if (s.field.min > 0) {
+    note += ", at least " + std::to_string(s.field.min);
+  }
+  return std::string(s.field.doc) + " (" + note + ")";
+}
+
+// The options of every setting of Config: its unit, range and the node's default (from
+// `defaults`; `shown` replaces one, e.g. "random"), or required (`required` keys).
+template <class Config>
+void add_config_options(CLI::App& sub, ConfigOptions& o, const Config& defaults,
+                        std::initializer_list<std::string_view> required,
+                        const std::map<std::string_view, std::string>& shown = {}) {
+  const auto& settings = ref::config_settings<Config>();
+  for (const auto& s : settings) {
+    const std::string flag(s.field.flag);
+    if (o.options.count(flag) != 0) continue;  // a list's option, added with its first item
+    CLI::Option* opt = nullptr;
+    switch (s.field.flag_kind) {
+      case ref::FlagKind::SetsFalse:
+        opt = sub.add_flag(
+            flag, o.flags[flag],
+            "sets " + std::string(s.field.key) + " false (" + std::string(s.field.doc) + ")");
+        break;
+      case ref::FlagKind::ListItem: {
+        std::string items;
+        std::string on;
+        for (const auto& item : settings) {
+          if (item.field.flag != s.field.flag) continue;
+          items += (items.empty() ? "" : ", ") + std::string(item.field.item);
+          if (ref::get_config(defaults, item.field.key) == std::vector<std::uint64_t>{1})
+            on += (on.empty() ? "" : ",") + std::string(item.field.item);
+        }
+        opt = sub.add_option(flag, o.text[flag], "accepted, comma-separated: " + items)
+                  ->type_name("NAMES")
+                  ->default_str(on.empty() ? "," : on);
+        break;
+      }
+      case ref::FlagKind::Value: {
+        opt = s.repeatable ? sub.add_option(flag, o.repeated[flag], option_text(s))
+                                 ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                           : sub.add_option(flag, o.text[flag], option_text(s));
+        // Checked as CLI11 parses it, so that a bad value is the error even when a required
+        // option is missing too.
+        const ref::ConfigSetting* setting = &s;
+        opt->type_name(std::string(type_name(s.field.unit)))
+            ->check(CLI::Validator(
+                [setting](std::string& text) {
+                  auto v = ref::parse_config_text(*setting, text);
+                  const auto* e = std::get_if<std::string>(&v);
+                  return e != nullptr ? *e : std::string();
+                },
+                ""));
+        const auto value = ref::get_config(defaults, s.field.key);
+        if (std::find(required.begin(), required.end(), s.field.key) != required.end()) {
+          opt->required();
+        } else if (const auto it = shown.find(s.field.key); it != shown.end()) {
+          opt->default_str(it->second);
+        } else if (!value.empty()) {
+          opt->default_str(ref::format_config_value(s, value).value_or(""));
+        }
+        break;
+      }
+    }
+    o.options[flag] = opt;
+  }
+}
+
+// The settings the command line gave, over `c`; a value out of range or of the wrong kind is
+// an error naming the option and the range.
+template <class Config>
+void apply_config_options(const ConfigOptions& o, Config& c) {
+  for (const auto& s : ref::config_settings<Config>()) {
+    const std::string flag(s.field.flag);
+    if (o.options.at(flag)->count() == 0) continue;
+    std::vector<std::uint64_t> values;
+    if (s.field.flag_kind == ref::FlagKind::SetsFalse) {
+      values = {0};
+    } else if (s.field.flag_kind == ref::FlagKind::ListItem) {
+      // The list names this setting's item or not; a name no item has is an error.
+      const std::string& list = o.text.at(flag);
+      bool on = false;
+      for (std::size_t at = 0; at <= list.size();) {
+        const auto comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        at = comma + 1;
+        if (item.empty()) continue;
+        std::string items;
+        bool known = false;
+        for (const auto& x : ref::config_settings<Config>()) {
+          if (x.field.flag != flag) continue;
+          items += (items.empty() ? "" : ", ") + std::string(x.field.item);
+          known = known || x.field.item == item;
+        }
+        if (!known) invalid(flag, "'" + item + "' is not one of " + items);
+        on = on || item == s.field.item;
+      }
+      values = {on ? 1U : 0U};
+    } else {
+      std::string text;
+      if (s.repeatable) {
+        for (const auto& v : o.repeated.at(flag)) text += (text.empty() ? "" : ",") + v;
+      } else {
+        text = o.text.at(flag);
+      }
+      auto parsed = ref::parse_config_text(s, text);
+      if (auto* e = std::get_if<std::string>(&parsed)) invalid(flag, *e);
+      values = std::get<std::vector<std::uint64_t>>(parsed);
+    }
+    if (auto e = ref::set_config(c, s.field.key, values)) invalid(flag, *e);
+  }
+}
+
+// --print-config: the described settings of `c` as a JSON object by key, which --config reads
+// back (a setting with no value is left out).
+template <class Config>
+void print_config(const Config& c) {
+  Json out = Json::object();
+  for (const auto& s : ref::config_settings<Config>()) {
+    const auto v = ref::get_config(c, s.field.key);
+    const std::string key(s.field.key);
+    if (v.empty() && !s.repeatable) continue;
+    if (s.field.unit == ref::ConfigUnit::Bool) {
+      out[key] = v.front() != 0;
+    } else if (s.field.unit == ref::ConfigUnit::Capabilities) {
+      out[key] = ref::format_config_value(s, v).value_or("");
+    } else if (s.repeatable) {
+      out[key] = v;
+    } else {
+      out[key] = v.front();
+    }
+  }
+  std::cout << out.dump() << std::endl;
 }
 
 // --variant NAME: a conforming variant of this node's role, applied to its configuration and
@@ -130,18 +298,6 @@ std::vector<Address> parse_crns(const std::vector<std::string>& list) {
   std::vector<Address> out;
   for (const auto& t : list) out.push_back(parse_ip("--crn", t, 0));
   return out;
-}
-
-std::uint32_t parse_capabilities(const std::string& text) {
-  std::uint32_t caps = 0;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty()) continue;
-    auto v = value_of(kCapabilities, item);
-    if (!v) invalid("--capabilities", "'" + item + "' is not one of POOL, STATUS, CRN");
-    caps |= *v;
-  }
-  return caps;
 }
 
 // Events as JSON lines (Event::to_json), flushed per line so a tail -f sees them.
@@ -230,17 +386,40 @@ class StdioUpperTester {
   static Json error(const char* kind, const std::string& detail) {
     return {{"ok", false}, {"error", kind}, {"detail", detail}};
   }
-  // An error naming the first key of `r` that `op` does not take, if any.
-  static std::optional<Json> unknown_key(const std::string& op, const Json& r,
-                                         std::initializer_list<std::string_view> keys) {
+  // An error naming the first key of `r` that `op` does not take (upper_tester_ops.hpp).
+  static std::optional<Json> unknown_key(const udp::UpperOp& op, const Json& r) {
     for (const auto& [key, value] : r.items()) {
-      if (key == "op" || key == "id" || std::find(keys.begin(), keys.end(), key) != keys.end())
-        continue;
-      return error("bad_request", "unknown key '" + key + "' for op " + op);
+      if (key == "op" || key == "id" || udp::find_upper_arg(op, key) != nullptr) continue;
+      return error("bad_request", "unknown key '" + key + "' for op " + std::string(op.name));
     }
     return std::nullopt;
   }
-  virtual Json answer_op(const std::string& op, const Json& r) = 0;
+  // What this role answers: `hello` and the table's other ops of the role, or an error
+  // ("unsupported" for another role's op).
+  Json answer_op(const std::string& name, const Json& r) {
+    const udp::UpperOp* op = udp::find_upper_op(name);
+    if (op == nullptr) {
+      return error("bad_request",
+                   "'op' \"" + name + "\" is not one of " + udp::upper_op_names(role_bit()));
+    }
+    if ((op->roles & role_bit()) == 0) {
+      const std::string who = role() == "crn" ? "CRN" : std::string(role());
+      return error("unsupported", "op " + name + " is not a " + who + "'s");
+    }
+    if (auto e = unknown_key(*op, r)) return *e;
+    if (name == "hello") {
+      return {{"ok", true},
+              {"role", role()},
+              {"implementation", udp::kImplementation},
+              {"version", udp::kImplementationVersion},
+              {"ops", udp::upper_op_list(role_bit())}};
+    }
+    return answer_role_op(name, r);
+  }
+  [[nodiscard]] virtual std::string_view role() const = 0;
+  [[nodiscard]] std::uint8_t role_bit() const { return udp::upper_role_of(role()); }
+  // The role's ops but hello; `r` takes only the op's keys.
+  virtual Json answer_role_op(const std::string& op, const Json& r) = 0;
 
  private:
   void on_readable() {
@@ -279,12 +458,6 @@ class StdioUpperTester {
   bool ended_ = false;
 };
 
-// The sender's operations, which a receiver or a CRN answers "unsupported".
-bool is_sender_op(const std::string& op) {
-  return op == "submit" || op == "cancel" || op == "return_credit" || op == "link_pause" ||
-         op == "status" || op == "wait" || op == "association";
-}
-
 // The receiver's upper tester: `hello`, `restart` (the receiver loses its state and comes back
 // with another Epoch, "A receiver that loses its state (for example, after a restart) MUST use
 // a different Epoch") and `stats`.
@@ -294,17 +467,8 @@ class ReceiverUpperTester final : public StdioUpperTester {
       : StdioUpperTester(loop), node_(node), random_(random) {}
 
  private:
-  Json answer_op(const std::string& op, const Json& r) override {
-    if (op == "hello" || op == "restart" || op == "stats") {
-      if (auto e = unknown_key(op, r, {})) return *e;
-    }
-    if (op == "hello") {
-      return {{"ok", true},
-              {"role", "receiver"},
-              {"implementation", udp::kImplementation},
-              {"version", udp::kImplementationVersion},
-              {"ops", {"hello", "restart", "stats"}}};
-    }
+  [[nodiscard]] std::string_view role() const override { return "receiver"; }
+  Json answer_role_op(const std::string& op, const Json&) override {
     if (op == "restart") {
       const std::uint16_t old = node_.receiver().config().epoch;
       // Another non-zero Epoch, from the CSPRNG: never the one before.
@@ -314,10 +478,7 @@ class ReceiverUpperTester final : public StdioUpperTester {
       print_line({{"event", "restart"}, {"epoch", epoch}});
       return {{"ok", true}, {"epoch", epoch}};
     }
-    if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
-    if (is_sender_op(op))
-      return error("unsupported", "op " + op + " drives a sender; this is a receiver");
-    return error("bad_request", "'op' \"" + op + "\" is not one of hello, restart, stats");
+    return {{"ok", true}, {"stats", node_.stats_json()}};  // "stats"
   }
 
   udp::ReceiverNode& node_;
@@ -343,74 +504,54 @@ ref::DataFraming data_framing(const std::string& file) {
 
 struct ReceiverOptions {
   Common c;
+  ConfigOptions config;
   std::uint16_t data_port = 0;
   std::string data_framing;
   bool rocev2 = false;
   std::uint16_t rocev2_port = 4791;
   bool no_icrc_check = false;
-  std::optional<unsigned> epoch;
-  std::uint64_t budget = 0, unscheduled_budget = 0;
-  std::uint32_t link_capacity = 0, unscheduled_limit = 0, start_jitter = 0;
-  std::uint32_t backlog_threshold = 0, grant_lifetime = 0, credit_unit = 0;
-  std::uint32_t d_max = 0, base_rtt = 0, rtt_target = 0;
-  std::uint64_t grant_window = 0;
-  std::size_t max_associations = 0, max_pending = 0;
-  std::uint64_t max_credit_per_association = 0, max_message_length = 0;
-  std::uint32_t idle_timeout_ms = 0;
-  std::string capabilities;
-  std::string bindings;
   std::optional<unsigned> unscheduled_dscp;
   std::string upper_tester;
 };
 
+// The receiver node's defaults where they are not ReceiverConfig's: a real network's delays.
+ref::ReceiverConfig receiver_node_defaults() {
+  ref::ReceiverConfig c;
+  c.base_rtt = ref::microseconds(100);
+  c.rtt_target = ref::microseconds(1000);
+  return c;
+}
+
 void run_receiver(const ReceiverOptions& o) {
   udp::ReceiverNodeConfig cfg;
   auto& e = cfg.endpoint;
+  e = receiver_node_defaults();
   e.name = o.c.name;
   e.local = parse_ip("--address", o.c.address, o.c.rdcc_port);
-  if (o.unscheduled_budget > o.budget) {
-    invalid("--unscheduled-budget", std::to_string(o.unscheduled_budget) +
-                                        " is larger than --budget " + std::to_string(o.budget) +
+  ref::SystemRandom random;
+  // "A receiver that loses its state ... MUST use a different Epoch": without --epoch, a
+  // random non-zero one from the CSPRNG (docs/spec-notes.md).
+  e.epoch = static_cast<std::uint16_t>(1U + random.uniform(65534));
+  apply_config_options(o.config, e);
+  if (e.unscheduled_budget > e.budget) {
+    invalid("--unscheduled-budget", std::to_string(e.unscheduled_budget) +
+                                        " is larger than --budget " + std::to_string(e.budget) +
                                         " (G = G_s + G_u)");
   }
-  if (o.unscheduled_limit > o.unscheduled_budget) {
-    invalid("--unscheduled-limit", std::to_string(o.unscheduled_limit) +
+  if (e.unscheduled_limit > e.unscheduled_budget) {
+    invalid("--unscheduled-limit", std::to_string(e.unscheduled_limit) +
                                        " is larger than --unscheduled-budget " +
-                                       std::to_string(o.unscheduled_budget) +
+                                       std::to_string(e.unscheduled_budget) +
                                        " (the sum of U over associations must not exceed G_u)");
   }
   if (o.data_port == o.c.rdcc_port) {
     invalid("--data-port", std::to_string(o.data_port) + " is the RDCC port");
   }
-  ref::SystemRandom random;
-  // "A receiver that loses its state ... MUST use a different Epoch": without --epoch, a
-  // random non-zero one from the CSPRNG (docs/spec-notes.md).
-  e.epoch = static_cast<std::uint16_t>(o.epoch ? *o.epoch : 1U + random.uniform(65534));
-  e.budget = o.budget;
-  e.unscheduled_budget = o.unscheduled_budget;
-  e.link_capacity_mbps = o.link_capacity;
-  e.unscheduled_limit = o.unscheduled_limit;
-  e.start_jitter_us = o.start_jitter;
-  e.backlog_threshold = o.backlog_threshold;
-  e.grant_lifetime_us = o.grant_lifetime;
-  e.credit_unit = o.credit_unit;
-  e.d_max = ref::microseconds(o.d_max);
-  e.base_rtt = ref::microseconds(o.base_rtt);
-  e.rtt_target = ref::microseconds(o.rtt_target);
-  e.grant_window = o.grant_window;
-  e.max_associations = o.max_associations;
-  e.max_pending_per_association = o.max_pending;
-  e.max_credit_per_association = o.max_credit_per_association;
-  e.max_message_length = o.max_message_length;
-  e.idle_timeout = ref::milliseconds(o.idle_timeout_ms);
   e.crn_addresses = parse_crns(o.c.crn);
-  e.capabilities = parse_capabilities(o.capabilities);
-  e.opaque_binding = o.bindings.find("opaque") != std::string::npos;
-  e.rocev2_binding = o.bindings.find("rocev2") != std::string::npos;
-  e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
   const testing::MutantSet mutants = parse_mutants(o.c.mutants, testing::MutantRole::Receiver);
   apply_variant_option(o.c.variant, ref::VariantRole::Receiver, e, cfg.policy);
   cfg.policy = testing::receiver_policy(mutants, e, std::move(cfg.policy));
+  if (o.c.print_config) return print_config(e);
   cfg.data_port = o.data_port;
   cfg.data_framing = data_framing(o.data_framing);
   if (o.rocev2) cfg.rocev2_port = o.rocev2_port;
@@ -453,54 +594,12 @@ void add_receiver(CLI::App& app) {
       ->default_val(4791)
       ->check(CLI::Range(1, 65535));
   sub->add_flag("--no-icrc-check", o->no_icrc_check, "count RoCEv2 packets whose ICRC is wrong");
-  sub->add_option("--epoch", o->epoch, "Epoch (default: random, so a restart changes it)")
-      ->check(CLI::Range(1, 65535));
-  sub->add_option("--budget", o->budget, "G: octets granted and not yet received, at most")
-      ->required()
-      ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
-  sub->add_option("--unscheduled-budget", o->unscheduled_budget, "G_u: the unscheduled part of G")
-      ->required();
-  sub->add_option("--link-capacity", o->link_capacity, "access link capacity, Mbit/s")
-      ->required()
-      ->check(CLI::Range(1U, 0xFFFFFFFFU));
-  sub->add_option("--unscheduled-limit", o->unscheduled_limit, "U advertised, octets (0: off)")
-      ->required();
-  sub->add_option("--start-jitter", o->start_jitter, "J advertised, microseconds")->required();
-  sub->add_option("--backlog-threshold", o->backlog_threshold, "N_cu advertised, octets")
-      ->required();
-  sub->add_option("--grant-lifetime", o->grant_lifetime, "default Grant Lifetime, microseconds")
-      ->required()
-      ->check(CLI::Range(1U, 0xFFFFFFFFU));
-  sub->add_option("--credit-unit", o->credit_unit, "Credit Unit, octets")
-      ->required()
-      ->check(CLI::Range(1U, 65507U));
-  sub->add_option("--d-max", o->d_max, "D_max, the domain's maximum one-way delay, microseconds")
-      ->required();
-  sub->add_option("--base-rtt", o->base_rtt, "base RTT, microseconds (AIMD interval)")
-      ->default_val(100);
-  sub->add_option("--rtt-target", o->rtt_target, "RTT above which a path is congested, us")
-      ->default_val(1000);
-  sub->add_option("--grant-window", o->grant_window, "credit outstanding per message (0: one BDP)")
-      ->default_val(0);
-  sub->add_option("--max-associations", o->max_associations, "associations, at most")
-      ->default_val(1024)
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24U));
-  sub->add_option("--max-pending", o->max_pending, "pending messages per association, at most")
-      ->default_val(1024)
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24U));
-  sub->add_option("--max-credit-per-association", o->max_credit_per_association,
-                  "credit per association, at most (0: no cap below G_s)")
-      ->default_val(0);
-  sub->add_option("--max-message-length", o->max_message_length, "longer messages are refused")
-      ->default_val(1ULL << 40U);
-  sub->add_option("--idle-timeout", o->idle_timeout_ms, "remove idle associations after, ms")
-      ->default_val(10000)
-      ->check(CLI::Range(10000U, 0xFFFFFFFFU));
+  add_config_options(
+      *sub, o->config, receiver_node_defaults(),
+      {"budget", "unscheduled_budget", "link_capacity_mbps", "unscheduled_limit", "start_jitter_us",
+       "backlog_threshold", "grant_lifetime_us", "credit_unit", "d_max_us"},
+      {{"epoch", "random, so that a restart changes it"}});
   sub->add_option("--crn", o->c.crn, "IP of a CRN whose reports count (repeat)");
-  sub->add_option("--capabilities", o->capabilities, "POOL,STATUS,CRN (comma-separated)")
-      ->default_val("POOL,STATUS,CRN");
-  sub->add_option("--bindings", o->bindings, "bindings accepted: opaque,rocev2")
-      ->default_val("opaque,rocev2");
   sub->add_option("--unscheduled-dscp", o->unscheduled_dscp, "DSCP of unscheduled data")
       ->check(CLI::Range(0U, 63U));
   sub->add_option("--upper-tester", o->upper_tester,
@@ -516,13 +615,8 @@ struct SenderOptions {
   std::uint16_t data_source_port = 0;
   std::string data_framing;
   std::optional<std::uint16_t> local_port;
-  std::uint32_t line_rate = 0;
-  std::string capabilities;
-  std::optional<unsigned> unscheduled_dscp;
+  ConfigOptions config;
   std::vector<unsigned> class_dscp;
-  std::uint64_t backlog_threshold = 0;
-  std::uint32_t available_rate = 0;
-  bool scheduled_only = false;
   std::string data_via;
   std::uint16_t rocev2_port = 4791;
   std::uint64_t rdma_message_size = 65536;
@@ -544,10 +638,8 @@ int run_sender(const SenderOptions& o) {
   auto& e = cfg.endpoint;
   e.name = o.c.name;
   e.local = parse_ip("--address", o.c.address, o.local_port.value_or(o.c.rdcc_port));
-  e.line_rate_mbps = o.line_rate;
-  e.capabilities = parse_capabilities(o.capabilities);
+  apply_config_options(o.config, e);
   e.crn_addresses = parse_crns(o.c.crn);
-  if (o.unscheduled_dscp) e.unscheduled_dscp = static_cast<std::uint8_t>(*o.unscheduled_dscp);
   if (!o.class_dscp.empty()) {
     if (o.class_dscp.size() != 8) {
       invalid("--class-dscp", std::to_string(o.class_dscp.size()) +
@@ -561,13 +653,13 @@ int run_sender(const SenderOptions& o) {
       e.class_dscp[i] = static_cast<std::uint8_t>(o.class_dscp[i]);
     }
   }
-  e.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
-  e.local_backlog_threshold = o.backlog_threshold;
-  e.available_rate_mbps = o.available_rate;
-  e.allow_unscheduled = !o.scheduled_only;
   apply_variant_option(o.c.variant, ref::VariantRole::Sender, e, cfg.policy);
   cfg.policy =
       testing::sender_policy(parse_mutants(o.c.mutants, testing::MutantRole::Sender), cfg.policy);
+  if (o.c.print_config) {
+    print_config(e);
+    return 0;
+  }
   cfg.rdcc_port = o.c.rdcc_port;
   cfg.data_port = o.data_port;
   cfg.data_source_port = o.data_source_port;
@@ -670,23 +762,11 @@ void add_sender(CLI::App& app, int& status) {
   sub->add_option("--local-port", o->local_port,
                   "bind this port instead of the RDCC port (CRN reports then miss this sender)")
       ->check(CLI::Range(0, 65535));
-  sub->add_option("--line-rate", o->line_rate, "line rate advertised, Mbit/s")
-      ->required()
-      ->check(CLI::Range(1U, 0xFFFFFFFFU));
-  sub->add_option("--capabilities", o->capabilities, "POOL,STATUS,CRN (comma-separated)")
-      ->default_val("POOL,STATUS,CRN");
+  add_config_options(*sub, o->config, ref::SenderConfig{}, {"line_rate_mbps"});
   sub->add_option("--crn", o->c.crn, "IP of a CRN whose reports count (repeat)");
-  sub->add_option("--unscheduled-dscp", o->unscheduled_dscp, "DSCP of unscheduled data")
-      ->check(CLI::Range(0U, 63U));
   sub->add_option("--class-dscp", o->class_dscp, "DSCP of Traffic Classes 0..7 (8 values)")
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--backlog-threshold", o->backlog_threshold,
-                  "local Backlog Threshold, octets (0: the smallest N_cu advertised)")
-      ->default_val(0);
-  sub->add_option("--available-rate", o->available_rate, "rate for Suggested Rates (0: line rate)")
-      ->default_val(0);
-  sub->add_flag("--scheduled-only", o->scheduled_only, "never use unscheduled mode");
   sub->add_option("--data-via", o->data_via, "send data to this address (a CRN's ingress)");
   sub->add_option("--rocev2-port", o->rocev2_port, "receivers' UDP port of RoCEv2")
       ->default_val(4791)
@@ -722,12 +802,13 @@ class CrnUpperTester final : public StdioUpperTester {
   CrnUpperTester(udp::EventLoop& loop, udp::CrnNode& node) : StdioUpperTester(loop), node_(node) {}
 
  private:
-  static std::optional<std::uint64_t> number(const Json& r, const char* key, std::uint64_t max,
-                                             std::optional<std::uint64_t> fallback, Json& err) {
+  // Argument `key` of queue as the table has it: its bound, and its default or required.
+  static std::optional<std::uint64_t> number(const Json& r, const char* key, Json& err) {
+    const udp::UpperArg& a = *udp::find_upper_arg(*udp::find_upper_op("queue"), key);
     const auto it = r.find(key);
     if (it == r.end()) {
-      if (!fallback) err = error("bad_request", std::string("missing key '") + key + "'");
-      return fallback;
+      if (!a.default_value) err = error("bad_request", std::string("missing key '") + key + "'");
+      return a.default_value;
     }
     if (!it->is_number_unsigned()) {
       err = error("bad_request",
@@ -735,9 +816,9 @@ class CrnUpperTester final : public StdioUpperTester {
       return std::nullopt;
     }
     const auto v = it->get<std::uint64_t>();
-    if (v > max) {
+    if (v > a.max) {
       err = error("bad_request", std::string("'") + key + "' is " + std::to_string(v) + ", above " +
-                                     std::to_string(max));
+                                     std::to_string(a.max));
       return std::nullopt;
     }
     return v;
@@ -758,50 +839,28 @@ class CrnUpperTester final : public StdioUpperTester {
     return a;
   }
 
-  Json answer_op(const std::string& op, const Json& r) override {
-    if (op == "hello" || op == "stats") {
-      if (auto e = unknown_key(op, r, {})) return *e;
-    }
-    if (op == "hello") {
-      return {{"ok", true},
-              {"role", "crn"},
-              {"implementation", udp::kImplementation},
-              {"version", udp::kImplementationVersion},
-              {"ops", {"hello", "queue", "stats"}}};
-    }
+  [[nodiscard]] std::string_view role() const override { return "crn"; }
+  Json answer_role_op(const std::string& op, const Json& r) override {
     if (op == "stats") return {{"ok", true}, {"stats", node_.stats_json()}};
-    if (op == "queue") {
-      if (auto e = unknown_key(
-              op, r, {"port", "occupancy", "dscp", "source", "destination", "protocol", "flows"})) {
-        return *e;
-      }
-      Json err;
-      ref::QueueObservation o;
-      const auto port = number(r, "port", 0xFFFF, std::nullopt, err);
-      const auto occupancy =
-          port ? number(r, "occupancy", ~std::uint64_t{0}, std::nullopt, err) : std::nullopt;
-      const auto dscp = occupancy ? number(r, "dscp", 63, std::uint64_t{0}, err) : std::nullopt;
-      const auto protocol =
-          dscp ? number(r, "protocol", 255, std::uint64_t{17}, err) : std::nullopt;
-      const auto flows =
-          protocol ? number(r, "flows", 0xFFFFFFFF, std::uint64_t{1}, err) : std::nullopt;
-      const auto source = flows ? address(r, "source", err) : std::nullopt;
-      const auto destination = source ? address(r, "destination", err) : std::nullopt;
-      if (!destination) return err;
-      o.port = static_cast<std::uint16_t>(*port);
-      o.occupancy = *occupancy;
-      o.dscp = static_cast<std::uint8_t>(*dscp);
-      o.flow.source = *source;
-      o.flow.destination = *destination;
-      o.flow.protocol = static_cast<std::uint8_t>(*protocol);
-      o.flows_in_queue = static_cast<std::uint32_t>(*flows);
-      node_.observe(o);
-      return {{"ok", true}};
-    }
-    if (is_sender_op(op) || op == "restart") {
-      return error("unsupported", "op " + op + " is not a CRN's");
-    }
-    return error("bad_request", "'op' \"" + op + "\" is not one of hello, queue, stats");
+    Json err;  // "queue"
+    ref::QueueObservation o;
+    const auto port = number(r, "port", err);
+    const auto occupancy = port ? number(r, "occupancy", err) : std::nullopt;
+    const auto dscp = occupancy ? number(r, "dscp", err) : std::nullopt;
+    const auto protocol = dscp ? number(r, "protocol", err) : std::nullopt;
+    const auto flows = protocol ? number(r, "flows", err) : std::nullopt;
+    const auto source = flows ? address(r, "source", err) : std::nullopt;
+    const auto destination = source ? address(r, "destination", err) : std::nullopt;
+    if (!destination) return err;
+    o.port = static_cast<std::uint16_t>(*port);
+    o.occupancy = *occupancy;
+    o.dscp = static_cast<std::uint8_t>(*dscp);
+    o.flow.source = *source;
+    o.flow.destination = *destination;
+    o.flow.protocol = static_cast<std::uint8_t>(*protocol);
+    o.flows_in_queue = static_cast<std::uint32_t>(*flows);
+    node_.observe(o);
+    return {{"ok", true}};
   }
 
   udp::CrnNode& node_;
@@ -811,12 +870,8 @@ class CrnUpperTester final : public StdioUpperTester {
 
 struct CrnOptions {
   Common c;
+  ConfigOptions config;
   std::string listen, forward_to;
-  std::uint32_t reporter_id = 0;
-  std::uint32_t service_rate = 0, queue_capacity = 0, queue_threshold = 0;
-  std::uint32_t per_flow_interval = 50, per_port_interval = 5;
-  std::vector<unsigned> unscheduled_dscp;
-  bool no_suggest_rate = false;
   std::uint64_t ecn_threshold = 0;
   std::string upper_tester;
 };
@@ -826,26 +881,16 @@ void run_crn(const CrnOptions& o) {
   cfg.crn.name = o.c.name;
   cfg.crn.local = parse_ip("--address", o.c.address, 0);
   cfg.crn.rdcc_port = o.c.rdcc_port;
-  cfg.crn.reporter_id = o.reporter_id;
-  if (o.queue_threshold >= o.queue_capacity) {
-    invalid("--queue-threshold", std::to_string(o.queue_threshold) +
+  apply_config_options(o.config, cfg.crn);
+  if (cfg.crn.queue_threshold >= cfg.crn.queue_capacity) {
+    invalid("--queue-threshold", std::to_string(cfg.crn.queue_threshold) +
                                      " is not below --queue-capacity " +
-                                     std::to_string(o.queue_capacity));
+                                     std::to_string(cfg.crn.queue_capacity));
   }
-  cfg.crn.queue_threshold = o.queue_threshold;
-  cfg.crn.queue_capacity = o.queue_capacity;
-  cfg.crn.service_rate_mbps = o.service_rate;
-  cfg.crn.per_flow_interval = ref::microseconds(o.per_flow_interval);
-  cfg.crn.per_port_interval = ref::microseconds(o.per_port_interval);
-  for (unsigned d : o.unscheduled_dscp) {
-    if (d > 63) invalid("--unscheduled-dscp", std::to_string(d) + " is not a DSCP (0..63)");
-    cfg.crn.unscheduled_dscps.insert(static_cast<std::uint8_t>(d));
-  }
-  cfg.crn.suggest_rate = !o.no_suggest_rate;
-  cfg.crn.control_dscp = static_cast<std::uint8_t>(o.c.control_dscp);
   apply_variant_option(o.c.variant, ref::VariantRole::Crn, cfg.crn, cfg.policy);
   cfg.policy =
       testing::crn_policy(parse_mutants(o.c.mutants, testing::MutantRole::Crn), cfg.policy);
+  if (o.c.print_config) return print_config(cfg.crn);
   cfg.listen = parse_address("--listen", o.listen);
   cfg.forward_to = parse_address("--forward-to", o.forward_to);
   cfg.ecn_threshold = o.ecn_threshold;
@@ -873,23 +918,9 @@ void add_crn(CLI::App& app) {
   add_common(*sub, o->c, "crn");
   sub->add_option("--listen", o->listen, "data ingress address (senders' --data-via)")->required();
   sub->add_option("--forward-to", o->forward_to, "the receiver's data address")->required();
-  sub->add_option("--reporter-id", o->reporter_id, "Reporter ID, unique in the domain")->required();
-  sub->add_option("--service-rate", o->service_rate, "egress service rate, Mbit/s")
-      ->required()
-      ->check(CLI::Range(1U, 0xFFFFFFFFU));
-  sub->add_option("--queue-capacity", o->queue_capacity, "Q_max, octets; beyond it: tail drop")
-      ->required()
-      ->check(CLI::Range(1U, 0xFFFFFFFFU));
-  sub->add_option("--queue-threshold", o->queue_threshold, "B_th, octets")->required();
-  sub->add_option("--per-flow-interval", o->per_flow_interval, "one report per flow per, us")
-      ->default_val(50);
-  sub->add_option("--per-port-interval", o->per_port_interval, "one report per port per, us")
-      ->default_val(5);
-  sub->add_option("--unscheduled-dscp", o->unscheduled_dscp,
-                  "DSCP of unscheduled traffic: report to the sender (repeat)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_config_options(*sub, o->config, ref::CrnConfig{},
+                     {"reporter_id", "service_rate_mbps", "queue_capacity", "queue_threshold"});
   sub->add_option("--crn", o->c.crn, "ignored (for a shared --config)");
-  sub->add_flag("--no-suggest-rate", o->no_suggest_rate, "leave Suggested Rate zero");
   sub->add_option("--ecn-threshold", o->ecn_threshold, "mark ECT data CE above, octets (0: never)")
       ->default_val(0);
   sub->add_option("--upper-tester", o->upper_tester,
@@ -946,13 +977,27 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   if (!j.is_object())
     throw std::invalid_argument(file + ": the --config file must hold a JSON object");
   std::vector<std::string> extra;
+  // Keys of the role's configuration (config_schema.hpp, "budget", "link_capacity_mbps"):
+  // their values, to become the settings' options.
+  std::map<std::string, std::vector<std::uint64_t>> settings;
   for (const auto& item : j.items()) {
     const std::string key = item.key();  // not a structured binding: the lambda below uses it
     const Json& value = item.value();
     const CLI::Option* opt = key == "config" ? nullptr : sub->get_option_no_throw("--" + key);
+    const ref::ConfigSetting* setting =
+        opt == nullptr ? ref::find_config_setting(args[0], key) : nullptr;
+    if (setting != nullptr) {
+      auto values = config_values_of_json(*setting, value);
+      if (auto* e = std::get_if<std::string>(&values)) {
+        throw std::invalid_argument(file + ": key '" + key + "': " + *e);
+      }
+      settings[key] = std::get<std::vector<std::uint64_t>>(values);
+      continue;
+    }
     if (opt == nullptr) {
       throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " + args[0] +
-                                  " (keys are long option names without dashes)");
+                                  " (keys are long option names without dashes, or the "
+                                  "configuration's keys: rdcc-conform --list-config)");
     }
     const bool flag = opt->get_expected_min() == 0;
     const auto add = [&](const Json& v) {
@@ -972,6 +1017,12 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
       add(value);
     }
   }
+  auto words = ref::config_node_arguments(args[0], settings);
+  if (auto* e = std::get_if<ref::ConfigArgumentsError>(&words)) {
+    throw std::invalid_argument(file + ": key '" + e->key + "': bits without a name");
+  }
+  const auto& more = std::get<std::vector<std::string>>(words);
+  extra.insert(extra.end(), more.begin(), more.end());
   // Before the command line's own options, which win (MultiOptionPolicy::TakeLast).
   args.insert(args.begin() + 1, extra.begin(), extra.end());
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config_json.hpp"
 #include "rdcc/codec/constants.hpp"
 #include "rdcc/testing/mutants.hpp"
 #include "rdcc/testing/receiver_mutants.hpp"
@@ -65,6 +66,17 @@ class Obj {
     const bool had = j_.contains(key);
     uint(key, ms, 1, std::uint64_t{1} << 30U);
     if (had) out = ref::milliseconds(static_cast<std::int64_t>(ms));
+  }
+  // Every setting of `c`'s one description (config_schema.hpp) that the object gives.
+  template <class Config>
+  void settings(Config& c) {
+    for (const auto& s : ref::config_settings<Config>()) {
+      const Json* v = get(std::string(s.field.key));
+      if (v == nullptr) continue;
+      auto values = config_values_of_json(s, *v);
+      if (auto* e = std::get_if<std::string>(&values)) fail(at(std::string(s.field.key)), *e);
+      (void)ref::set_config(c, s.field.key, std::get<std::vector<std::uint64_t>>(values));
+    }
   }
   void probability(const std::string& key, double& out) {
     const Json* v = get(key);
@@ -163,20 +175,6 @@ testing::MutantSet read_mutants(Obj& o, testing::MutantRole role) {
   return set;
 }
 
-std::uint32_t read_capabilities(Obj& o, std::uint32_t dflt) {
-  const Json* v = o.get("capabilities");
-  if (v == nullptr) return dflt;
-  if (!v->is_array())
-    o.fail(o.at("capabilities"), "expected an array such as [\"POOL\", \"STATUS\"]");
-  std::uint32_t caps = 0;
-  for (const Json& c : *v) {
-    const auto bit = c.is_string() ? value_of(kCapabilities, c.get<std::string>()) : std::nullopt;
-    if (!bit) o.fail(o.at("capabilities"), c.dump() + " is not one of POOL, STATUS, CRN");
-    caps |= *bit;
-  }
-  return caps;
-}
-
 SimHost read_host(Obj& o, const sim::LinkConfig& dflt, const std::string& name) {
   SimHost h{name, dflt};
   o.string("name", h.name);
@@ -187,24 +185,7 @@ SimHost read_host(Obj& o, const sim::LinkConfig& dflt, const std::string& name) 
 // `policy`: its mutants' ("mutants"), or null.
 ref::ReceiverConfig read_receiver(Obj& o, std::shared_ptr<const ref::ReceiverPolicy>& policy) {
   ref::ReceiverConfig c;
-  o.uint("epoch", c.epoch, 1);
-  o.uint("budget", c.budget, 1);
-  o.uint("unscheduled_budget", c.unscheduled_budget);
-  o.uint("link_capacity_mbps", c.link_capacity_mbps, 1);
-  o.uint("unscheduled_limit", c.unscheduled_limit);
-  o.uint("start_jitter_us", c.start_jitter_us);
-  o.uint("backlog_threshold", c.backlog_threshold);
-  o.uint("grant_lifetime_us", c.grant_lifetime_us, 1);
-  o.uint("credit_unit", c.credit_unit, 1);
-  o.micros("d_max_us", c.d_max);
-  o.micros("base_rtt_us", c.base_rtt);
-  o.micros("rtt_target_us", c.rtt_target);
-  o.uint("grant_window", c.grant_window);
-  o.uint("max_associations", c.max_associations, 1);
-  o.uint("max_pending_per_association", c.max_pending_per_association, 1);
-  o.uint("max_credit_per_association", c.max_credit_per_association);
-  o.uint("max_message_length", c.max_message_length, 1);
-  c.capabilities = read_capabilities(o, c.capabilities);
+  o.settings(c);
   const testing::MutantSet mutants = read_mutants(o, testing::MutantRole::Receiver);
   if (c.unscheduled_budget > c.budget) {
     o.fail(o.at("unscheduled_budget"), std::to_string(c.unscheduled_budget) +
@@ -217,11 +198,7 @@ ref::ReceiverConfig read_receiver(Obj& o, std::shared_ptr<const ref::ReceiverPol
 
 ref::SenderConfig read_sender(Obj& o, testing::MutantSet& mutants) {
   ref::SenderConfig c;
-  o.uint("line_rate_mbps", c.line_rate_mbps, 1);
-  o.boolean("allow_unscheduled", c.allow_unscheduled);
-  o.uint("local_backlog_threshold", c.local_backlog_threshold);
-  o.uint("default_credit_unit", c.default_credit_unit, 1);
-  c.capabilities = read_capabilities(o, c.capabilities);
+  o.settings(c);
   mutants = read_mutants(o, testing::MutantRole::Sender);
   return c;
 }
@@ -541,11 +518,7 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
   }
   if (auto crn = top.object("crn")) {
     ref::CrnConfig cc;
-    crn->uint("queue_threshold", cc.queue_threshold);
-    crn->uint("queue_capacity", cc.queue_capacity);
-    crn->micros("per_flow_interval_us", cc.per_flow_interval);
-    crn->micros("per_port_interval_us", cc.per_port_interval);
-    crn->boolean("suggest_rate", cc.suggest_rate);
+    crn->settings(cc);
     crn->done();
     c.network.crn = cc;
   }

@@ -44,6 +44,38 @@ check "class DSCPs named" contains "$work/err" "--class-dscp: 3 values given"
 check "upper tester not on loopback" run 2 "$rdcc" sender --address 127.0.0.2 "${sender_params[@]}" --upper-tester tcp:10.1.2.3:5
 check "upper tester address named" contains "$work/err" "not a loopback address"
 
+# ---- one description of the configuration (config_schema.hpp): a flag, a --config key named
+# as the option and one named as the configuration's key reach the same member; a value out of
+# range is refused with the range whichever way it comes; --print-config reads back -----------
+at=(--address 127.0.0.1 --rdcc-port 5 --data-port 6 "${params[@]}")
+holds() { jq -e "$1" "$work/out" >/dev/null; }  # holds JQ-CONDITION: of the last run's output
+pending() { holds '.max_pending_per_association == 7'; }
+check "flag --max-pending: print-config" run 0 "$rdcc" receiver "${at[@]}" --max-pending 7 --print-config
+check "flag --max-pending reaches max_pending_per_association" pending
+echo '{"max-pending": 7}' >"$work/by-option.json"
+check "config key max-pending: print-config" run 0 "$rdcc" receiver --config "$work/by-option.json" "${at[@]}" --print-config
+check "config key max-pending reaches max_pending_per_association" pending
+echo '{"max_pending_per_association": 7, "opaque_binding": false, "capabilities": ["POOL"]}' >"$work/by-key.json"
+check "config key max_pending_per_association: print-config" run 0 "$rdcc" receiver --config "$work/by-key.json" "${at[@]}" --print-config
+check "config key max_pending_per_association reaches the member" pending
+check "config keys of a list option and of names reach theirs" \
+  holds '.opaque_binding == false and .rocev2_binding == true and .capabilities == "POOL"'
+cp "$work/out" "$work/printed.json"
+check "print-config reads back as --config" run 0 "$rdcc" receiver --config "$work/printed.json" --address 127.0.0.1 --rdcc-port 5 --data-port 6 --print-config
+check "print-config reads back the same" cmp -s "$work/out" "$work/printed.json"
+check "flag out of range" run 2 "$rdcc" receiver "${at[@]}" --max-pending 0
+check "flag out of range: the option and the range" contains "$work/err" "--max-pending: 0 is outside 1..16777216"
+echo '{"max-pending": 0}' >"$work/bad-option.json"
+check "config key by option out of range" run 2 "$rdcc" receiver --config "$work/bad-option.json" "${at[@]}"
+check "config key by option out of range: the range" contains "$work/err" "--max-pending: 0 is outside 1..16777216"
+echo '{"max_pending_per_association": 0}' >"$work/bad-key.json"
+check "config key out of range" run 2 "$rdcc" receiver --config "$work/bad-key.json" "${at[@]}"
+check "config key out of range: the file, key and range" contains "$work/err" "bad-key.json: key 'max_pending_per_association': 0 is outside 1..16777216"
+check "sender flag out of range" run 2 "$rdcc" sender --address 127.0.0.2 --rdcc-port 5 --data-port 6 --line-rate 10 --unscheduled-dscp 64
+check "sender flag out of range: the range" contains "$work/err" "--unscheduled-dscp: 64 is outside 0..63"
+check "crn: --no-suggest-rate and repeated DSCPs" run 0 "$rdcc" crn --address 127.0.0.1 --rdcc-port 5 --listen 127.0.0.1:7 --forward-to 127.0.0.1:8 --reporter-id 3 --service-rate 10 --queue-capacity 100 --queue-threshold 10 --unscheduled-dscp 8 --unscheduled-dscp 10 --no-suggest-rate --print-config
+check "crn: the settings read" holds '.suggest_rate == false and .unscheduled_dscp == [8, 10] and .reporter_id == 3'
+
 check "unknown mutant" run 2 "$rdcc" receiver --address 127.0.0.1 --rdcc-port 5 --data-port 6 "${params[@]}" --mutant grant-everything
 check "unknown mutant is named with the role's mutants" contains "$work/err" "--mutant: 'grant-everything' is not a receiver mutant; these are: grant-beyond-length,"
 check "a sender mutant is not a receiver's" run 2 "$rdcc" receiver --address 127.0.0.1 --rdcc-port 5 --data-port 6 "${params[@]}" --mutant sender-exceeds-grant

@@ -59,6 +59,10 @@ struct QueueSample {
   std::uint32_t flows = 1;
 };
 
+// The upper tester's `queue` request for an observation (docs/upper-tester.md, "A CRN's upper
+// tester"; its keys are the table's, rdcc/udp/upper_tester_ops.hpp).
+[[nodiscard]] nlohmann::json queue_request(const QueueSample& q);
+
 // The answer of the upper tester: {"ok": true, ...} or {"ok": false, "error": "...", ...}.
 using UpperResponse = nlohmann::json;
 
@@ -197,6 +201,15 @@ struct AdapterSpec {
 // (by nothing for none), or " --mutant NAME" appended to a command without the placeholder.
 [[nodiscard]] std::string command_with_mutant(const std::string& command,
                                               const std::string& mutant);
+
+// The value of configuration key `key` the in-process reference IUT of `role` runs with when a
+// scenario's `config` leaves it out (empty: none configured, or no such key).
+[[nodiscard]] std::vector<std::uint64_t> reference_config_default(Role role, std::string_view key);
+
+// `rdcc-conform --list-config`: per role, each `config` key with its unit, the reference IUT's
+// default, its range, the reference node's option (what {config} gives) and its doc; `seed`
+// first (the in-process reference's alone).
+[[nodiscard]] std::string config_keys_table();
 
 // A fresh adapter for one scenario run.
 [[nodiscard]] std::unique_ptr<Adapter> make_adapter(const AdapterSpec& spec);
