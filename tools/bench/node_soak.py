@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Soak of the real nodes on loopback (issue 19, item 7): `rdcc sender` -> `rdcc receiver`,
 N messages of LENGTH octets submitted through the sender's upper tester (docs/upper-tester.md),
-at most WINDOW unanswered at a time; every SAMPLE messages the resident memory (VmRSS, from
+at most WINDOW unanswered at a time and LIVE submitted but not finished; every SAMPLE messages the resident memory (VmRSS, from
 /proc/PID/status) of both nodes. Target: each node's RSS flat within 10% after the first sample.
 
     tools/bench/node_soak.py build/default/tools/rdcc [--messages 1000000] [--length 4096]
@@ -60,11 +60,12 @@ def main():
     ap.add_argument("--messages", type=int, default=1000000)
     ap.add_argument("--length", type=int, default=4096)
     ap.add_argument("--sample", type=int, default=100000)
-    ap.add_argument("--window", type=int, default=64)
+    ap.add_argument("--window", type=int, default=64, help="submissions sent before reading answers")
+    ap.add_argument("--live", type=int, default=1024, help="most messages submitted and not finished")
     ap.add_argument("--port", type=int, default=53000, help="RDCC port (data: +1)")
     a = ap.parse_args()
-    if a.messages < 1 or a.sample < 1 or a.window < 1 or a.length < 1:
-        sys.exit("node_soak: --messages, --sample, --window and --length must be positive")
+    if a.messages < 1 or a.sample < 1 or a.window < 1 or a.length < 1 or a.live < a.window:
+        sys.exit("node_soak: --messages, --sample, --window and --length must be positive, --live at least --window")
 
     rdcc_port, data_port, ut_port = a.port, a.port + 1, free_port()
     receiver = subprocess.Popen(
@@ -96,8 +97,20 @@ def main():
         samples = []
         start = time.monotonic()
         print(f"{'messages':>9} {'done':>9} {'sender_rss_kB':>14} {'receiver_rss_kB':>16} {'s':>8}")
+        done = 0
         while sent < a.messages:
             n = min(a.window, a.messages - sent, a.sample - sent % a.sample)
+            # At most --live messages unfinished: a soak of the steady state, not of a backlog
+            # that grows as fast as the upper tester takes submissions.
+            stalled_since = time.monotonic()
+            while sent + n - done > a.live:
+                now_done = call({"op": "stats"})["stats"]["sender"]["messages_done"]
+                if now_done != done:
+                    done, stalled_since = now_done, time.monotonic()
+                elif time.monotonic() - stalled_since > 30:
+                    raise ValueError(f"no message finished for 30 s ({done} done of {sent} submitted)")
+                else:
+                    time.sleep(0.001)
             conn.sendall(submit * n)
             for _ in range(n):
                 r = json.loads(rfile.readline())
