@@ -35,6 +35,15 @@ capture() {
   local dumpcap=$!
   pids+=("$dumpcap")
   wait_for "$work/$name.dumpcap" "Capturing on" || return 1
+  # dumpcap says "Capturing on" before it has opened the interface and set the filter; it
+  # creates the file after both. Packets sent in between are lost (seen: the first capture of a
+  # run empty, 0 packets, three times in a row).
+  local i
+  for i in $(seq 1 500); do
+    [ -s "$work/$name.pcapng" ] && break
+    sleep 0.02
+  done
+  [ -s "$work/$name.pcapng" ] || { echo "  dumpcap wrote no file in 10 s" >&2; return 1; }
   "$rdcc" receiver "${receiver_params[@]}" "${receiver_extra[@]}" 2>"$work/$name.receiver" &
   local receiver=$!
   pids+=("$receiver")
