@@ -22,30 +22,22 @@ if [ -z "$runner" ] || ! command -v clang-tidy >/dev/null; then
   exit 2
 fi
 root=$PWD
-if [ "${1:-}" = "--all" ]; then
-  mapfile -t units < <(python3 - "$db" "$root" <<'PY'
-import json, sys
-db, root = sys.argv[1], sys.argv[2]
-for e in json.load(open(db)):
-    f = e["file"]
-    if f.startswith(root + "/") and "/build/" not in f:
-        print(f)
-PY
-)
-else
-  paths=("$@")
-  [ ${#paths[@]} -gt 0 ] || paths=(codec/src wire/src)
-  mapfile -t units < <(python3 - "$db" "$root" "${paths[@]}" <<'PY'
+# The units under each path (every unit of the build outside build/ for --all).
+paths=("$@")
+[ ${#paths[@]} -gt 0 ] || paths=(codec/src wire/src)
+[ "${paths[0]}" != "--all" ] || paths=(.)
+mapfile -t units < <(python3 - "$db" "$root" "${paths[@]}" <<'PY'
 import json, os, sys
 db, root, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
-want = [os.path.join(root, p.rstrip("/")) for p in paths]
+want = [os.path.normpath(os.path.join(root, p)) for p in paths]
 for e in json.load(open(db)):
     f = e["file"]
+    if "/build/" in f[len(root):]:
+        continue
     if any(f == w or f.startswith(w + "/") for w in want):
         print(f)
 PY
 )
-fi
 if [ ${#units[@]} -eq 0 ]; then
   echo "tidy: no translation unit of $db lies under: ${*:-codec/src wire/src}" >&2
   exit 2
