@@ -266,16 +266,7 @@ struct Network::Impl {
       for (std::size_t i = 0; i < fabric->switches(); ++i) {
         auto sw = std::make_unique<Switch>();
         sw->addr = address_of(fabric->switch_ip(i), cfg.rdcc_port);
-        ref::CrnConfig cc = *cfg.crn;
-        cc.local = sw->addr;
-        if (cc.rdcc_port == 0) cc.rdcc_port = cfg.rdcc_port;
-        if (cc.queue_capacity == 0)
-          cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
-        if (cc.queue_threshold == 0)
-          cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
-        if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty())
-          cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
-        sw->crn = std::make_unique<ref::Crn>(cc, observer());
+        sw->crn = std::make_unique<ref::Crn>(sim::crn_config_at(cfg, sw->addr), observer());
         sw->app = fabric->attach_switch(i, sw.get(), cfg.rdcc_port);
         switches.push_back(std::move(sw));
       }

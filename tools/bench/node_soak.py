@@ -12,6 +12,7 @@ of their value at the first sample; 1 otherwise.
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -46,6 +47,21 @@ def ready_line(proc, what):
 
     threading.Thread(target=drain, daemon=True).start()
     return tail
+
+
+def stall_report(call, handles):
+    """What the unfinished messages are waiting for, when nothing finishes: their states
+    counted, the first few in full, and the sender's counters (the receiver's go to its standard
+    error on SIGUSR1, kept in its last diagnostics)."""
+    states, first = {}, []
+    for h in handles:
+        st = call({"op": "status", "handle": h})
+        state = st.get("state", st.get("error", "?"))
+        states[state] = states.get(state, 0) + 1
+        if state not in ("DONE", "no such message") and len(first) < 3:
+            first.append(st)
+    stats = call({"op": "stats"})["stats"]
+    return f"states of the last {len(handles)} submitted: {states}; first unfinished: {first}; sender stats: {stats}"
 
 
 def free_port():
@@ -95,6 +111,7 @@ def main():
         submit = (json.dumps({"op": "submit", "receiver": f"127.0.0.1:{rdcc_port}",
                               "length": a.length}) + "\n").encode()
         samples = []
+        handles = []
         start = time.monotonic()
         print(f"{'messages':>9} {'done':>9} {'sender_rss_kB':>14} {'receiver_rss_kB':>16} {'s':>8}")
         done = 0
@@ -108,7 +125,9 @@ def main():
                 if now_done != done:
                     done, stalled_since = now_done, time.monotonic()
                 elif time.monotonic() - stalled_since > 30:
-                    raise ValueError(f"no message finished for 30 s ({done} done of {sent} submitted)")
+                    stalled = stall_report(call, handles)
+                    raise ValueError(f"no message finished for 30 s ({done} done of {sent} "
+                                     f"submitted); {stalled}")
                 else:
                     time.sleep(0.001)
             conn.sendall(submit * n)
@@ -116,6 +135,8 @@ def main():
                 r = json.loads(rfile.readline())
                 if not r.get("ok"):
                     sys.exit(f"node_soak: submit refused: {r}")
+                handles.append(r["handle"])
+            del handles[:-a.live]  # only the unfinished ones can stall
             sent += n
             if sent % a.sample == 0 or sent == a.messages:
                 done = call({"op": "stats"})["stats"]["sender"]["messages_done"]
@@ -139,6 +160,9 @@ def main():
     except (OSError, ValueError) as e:
         print(f"node_soak: the sender's upper tester failed after {sent} submissions: {e!r}",
               file=sys.stderr)
+        if receiver.poll() is None:
+            receiver.send_signal(signal.SIGUSR1)  # its counters, into its last diagnostics
+            time.sleep(0.5)
         for name, tail in (("sender", sender_tail), ("receiver", receiver_tail)):
             alive = "running" if (sender if name == "sender" else receiver).poll() is None else "exited"
             print(f"  rdcc {name} ({alive}), last diagnostics: {tail}", file=sys.stderr)

@@ -189,15 +189,7 @@ struct Network::Impl {
   Impl(Network& n, NetworkConfig c) : self(n), cfg(std::move(c)), rng(mix(cfg.seed)) {
     crn_addr = Address::v4(10, 255, 255, 254, cfg.rdcc_port);
     if (cfg.crn) {
-      ref::CrnConfig cc = *cfg.crn;
-      cc.local = crn_addr;
-      if (cc.rdcc_port == 0) cc.rdcc_port = cfg.rdcc_port;
-      if (cc.queue_capacity == 0)
-        cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
-      if (cc.queue_threshold == 0)
-        cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
-      if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty())
-        cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
+      ref::CrnConfig cc = crn_config_at(cfg, crn_addr);
       cfg.crn = cc;
       crn = std::make_unique<ref::Crn>(cc, cfg.record_events ? &log : nullptr);
     }
@@ -904,6 +896,18 @@ struct Network::Impl {
     return true;
   }
 };
+
+ref::CrnConfig crn_config_at(const NetworkConfig& cfg, Address local) {
+  ref::CrnConfig cc = cfg.crn.value();
+  cc.local = local;
+  if (cc.rdcc_port == 0) cc.rdcc_port = cfg.rdcc_port;
+  if (cc.queue_capacity == 0) cc.queue_capacity = static_cast<std::uint32_t>(cfg.queue.capacity);
+  if (cc.queue_threshold == 0)
+    cc.queue_threshold = static_cast<std::uint32_t>(cfg.queue.capacity / 4);
+  if (cfg.unscheduled_dscp && cc.unscheduled_dscps.empty())
+    cc.unscheduled_dscps.insert(*cfg.unscheduled_dscp);
+  return cc;
+}
 
 Network::Network(std::uint64_t seed) : Network(NetworkConfig{.seed = seed}) {}
 Network::Network(NetworkConfig config) : impl_(std::make_unique<Impl>(*this, std::move(config))) {}

@@ -87,6 +87,12 @@ struct NetworkConfig {
   std::size_t finished_status_capacity = std::numeric_limits<std::size_t>::max();
 };
 
+// The configuration of a CRN at `local` in a network described by `cfg` (which must hold a
+// `crn`): what the description leaves 0 or empty is taken from the network, the RDCC port, the
+// queue's capacity (and a quarter of it as the threshold) and the unscheduled DSCP. Both
+// engines (this simulator and the ns-3 one) place their CRNs with it.
+ref::CrnConfig crn_config_at(const NetworkConfig& cfg, Address local);
+
 using HostId = std::size_t;
 
 // One packet on the wire, for the golden pcaps: full IPv4/UDP addressing, DSCP and ECN.
