@@ -1,29 +1,34 @@
 // The reference receiver. Section names in comments are the spec's headings; docs/reference.md
 // maps each heading to the file that holds its rules.
 //
-// Its units, each with unit tests of its own (reference/test/):
-// - credit_ledger.hpp, "Receiver Credit Budget": what is counted per message, per association
-//   and over all, and the budget decision for a grant (CreditLedger::fit). Scheduled credit
-//   never exceeds G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never
+// Its units, each named after the spec heading whose rules it holds, with unit tests of its own
+// (reference/test/receiver/, same names):
+// - receiver/receiver_credit_budget.hpp: what is counted per message, per association and over
+//   all, and the budget decision for a grant (CreditLedger::fit). Scheduled credit never
+//   exceeds G_s = G - G_u, and unscheduled credit never exceeds the sum of U, which never
 //   exceeds G_u.
-// - grant_scheduler.hpp, "Credit Allocation": the grant pass, the order in which messages are
-//   served, how much each grant gives and for how long.
-// - rate_controller.hpp, "Credit Allocation": at what rate (the Pacing Rates within the link,
-//   the Suggested Rate, AIMD), and "Congestion Control Considerations" (the circuit breaker).
-// - data_receipt.hpp, "Transport Bindings": arriving data related to its message, counted,
-//   checked against the credit held, and the message completed.
-// - association_table.hpp, "Association Establishment": the associations by ID, by request
-//   and by address.
+// - receiver/credit_allocation.hpp: the grant pass, the order in which messages are served, how
+//   much each grant gives, and at what rate (the Pacing Rates within the link, AIMD).
+// - receiver/credit_requests_and_grants.hpp (the Grant Limit, MSG_DONE), credit_grant.hpp (the
+//   grant's fields and Lifetime), unscheduled_transmission.hpp, sender_backlog_indication_and_
+//   suggested_rates.hpp, congestion_control_considerations.hpp (the circuit breaker),
+//   error_handling_and_recovery.hpp (data beyond the credit).
+// - receiver/transport_bindings.hpp: arriving data related to its message and counted.
+// - receiver/association_establishment.hpp: the associations by ID, by request and by address.
 // - timer_list.hpp: the armed timers; transmit_queue.hpp: what poll_transmit hands out.
 // This file dispatches what arrives to them and holds the rules that tie them to the messages
 // received and sent.
 #include "rdcc/reference/receiver.hpp"
 
-#include "association_table.hpp"
-#include "credit_ledger.hpp"
-#include "data_receipt.hpp"
-#include "grant_scheduler.hpp"
-#include "rate_controller.hpp"
+#include "receiver/association_establishment.hpp"
+#include "receiver/congestion_control_considerations.hpp"
+#include "receiver/credit_allocation.hpp"
+#include "receiver/credit_grant.hpp"
+#include "receiver/credit_requests_and_grants.hpp"
+#include "receiver/error_handling_and_recovery.hpp"
+#include "receiver/receiver_credit_budget.hpp"
+#include "receiver/transport_bindings.hpp"
+#include "receiver/unscheduled_transmission.hpp"
 #include "timer_list.hpp"
 #include "transmit_queue.hpp"
 
