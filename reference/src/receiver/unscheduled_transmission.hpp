@@ -2,7 +2,8 @@
 // reservation of a message is released. Choosing U within G_u, accepting the unscheduled
 // octets a CREDIT_REQUEST announces and the reservation's release are the receiver's rule code,
 // unscheduled_transmission.cpp (the sum of U in force is counted by CreditLedger,
-// receiver_credit_budget.hpp). Unit tests: reference/test/receiver/unscheduled_transmission_test.cpp.
+// receiver_credit_budget.hpp). Unit tests:
+// reference/test/receiver/unscheduled_transmission_test.cpp.
 #pragma once
 
 #include "rdcc/reference/time.hpp"

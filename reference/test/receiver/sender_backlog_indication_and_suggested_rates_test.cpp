@@ -1,5 +1,6 @@
-// The Suggested Rate in force (reference/src/receiver/sender_backlog_indication_and_suggested_rates.hpp,
-// through SenderRate::suggestion): "Sender Backlog Indication and Suggested Rates".
+// The Suggested Rate in force
+// (reference/src/receiver/sender_backlog_indication_and_suggested_rates.hpp, through
+// SenderRate::suggestion): "Sender Backlog Indication and Suggested Rates".
 #include "receiver/sender_backlog_indication_and_suggested_rates.hpp"
 
 #include <gtest/gtest.h>
