@@ -75,6 +75,24 @@ std::string normalise_space(std::string_view text) {
   return out;
 }
 
+// A heading's file name in a role's directory of reference/src/ (docs/reference.md): the heading
+// lowercased, every run of other characters than letters and digits one '_', none at either
+// end ("MSG_DONE, CANCEL, CREDIT_RETURN, and ERROR" -> "msg_done_cancel_credit_return_and_error").
+std::string heading_slug(std::string_view heading) {
+  std::string out;
+  bool gap = false;
+  for (const char c : heading) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      if (gap && !out.empty()) out += '_';
+      gap = false;
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      gap = true;
+    }
+  }
+  return out;
+}
+
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> lines;
   while (!text.empty()) {
@@ -398,6 +416,106 @@ TEST_F(CatalogAgainstSpec, ReferenceMap_NamesEveryHeadingAndExistingFiles) {
   EXPECT_FALSE(files.empty());
   for (const auto& f : files) {
     EXPECT_TRUE(std::filesystem::exists(root / f)) << "docs/reference.md names " << f;
+  }
+}
+
+TEST(HeadingSlug, LowercasesAndJoinsWordsWithOneUnderscore) {
+  EXPECT_EQ(heading_slug("Credit Requests and Grants"), "credit_requests_and_grants");
+  EXPECT_EQ(heading_slug("On-Path Congestion Reporting"), "on_path_congestion_reporting");
+  EXPECT_EQ(heading_slug("MSG_DONE, CANCEL, CREDIT_RETURN, and ERROR"),
+            "msg_done_cancel_credit_return_and_error");
+  EXPECT_EQ(heading_slug(" Common Header "), "common_header");
+}
+
+// The roles split by heading (docs/reference.md): reference/src/ROLE/ holds, per heading of the
+// spec that binds the role, one file named after it (a .hpp and a .cpp of that name are one file
+// for the map), and besides them only the glue, ROLE.cpp and ROLE_impl.hpp; reference/test/ROLE/
+// holds their unit tests, HEADING_test.cpp. The map's cells that name a file of such a directory
+// name that one file, in the role's column, named after the row's heading. A role not split
+// (its directory absent: the map names reference/src/ROLE.cpp) is not checked.
+TEST_F(CatalogAgainstSpec, ReferenceMap_RoleDirectoriesHoldOneFilePerHeading) {
+  if (!has_spec()) GTEST_SKIP() << no_spec();
+  const std::filesystem::path root = RDCC_SOURCE_DIR;
+  std::set<std::string, std::less<>> slugs;
+  for (const auto h : kHeadingsWithoutRequirements) slugs.insert(heading_slug(h));
+  for (const auto& r : catalog().all()) slugs.insert(heading_slug(r.section));
+  const std::vector<std::string> roles = {"receiver", "sender"};
+  const auto stem_of = [](const std::string& name) { return name.substr(0, name.find('.')); };
+
+  std::ifstream in(root / "docs" / "reference.md");
+  ASSERT_TRUE(in) << "docs/reference.md is missing";
+  const std::regex path_in_backticks(R"(`([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`)");
+  std::vector<std::string> columns;
+  std::size_t checked_cells = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("| ") || line.starts_with("|---")) continue;
+    std::vector<std::string> cells;
+    for (std::size_t at = 2; at < line.size();) {
+      const auto end = line.find(" |", at);
+      if (end == std::string::npos) break;
+      cells.push_back(line.substr(at, end - at));
+      at = end + 3;
+    }
+    if (line.starts_with("| Heading |")) {
+      columns = cells;
+      continue;
+    }
+    ASSERT_EQ(cells.size(), columns.size()) << line;
+    const std::string& heading = cells[0];
+    for (std::size_t c = 1; c < cells.size(); ++c) {
+      std::vector<std::string> paths;
+      for (std::sregex_iterator it(cells[c].begin(), cells[c].end(), path_in_backticks), last;
+           it != last; ++it) {
+        paths.push_back((*it)[1].str());
+      }
+      for (const auto& role : roles) {
+        const std::string dir = "reference/src/" + role + "/";
+        for (const auto& p : paths) {
+          if (!p.starts_with(dir)) continue;
+          ++checked_cells;
+          EXPECT_EQ(paths.size(), 1U) << heading << ", " << columns[c] << ": a cell naming " << p
+                                      << " names that file only (one file per heading)";
+          EXPECT_EQ(heading_slug(columns[c]), role)
+              << heading << ", " << columns[c] << ": " << p << " is the " << role << "'s";
+          const std::string name = p.substr(dir.size());
+          EXPECT_EQ(stem_of(name), heading_slug(heading))
+              << heading << ", " << columns[c] << ": " << p << " is not named after its heading ("
+              << heading_slug(heading) << ".hpp or .cpp)";
+        }
+      }
+    }
+  }
+  std::size_t checked_files = 0;
+  for (const auto& role : roles) {
+    const auto src = root / "reference" / "src" / role;
+    if (!std::filesystem::is_directory(src)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(src)) {
+      const std::string name = entry.path().filename().string();
+      if (name == role + ".cpp" || name == role + "_impl.hpp") continue;
+      ++checked_files;
+      EXPECT_TRUE(entry.is_regular_file() && (name.ends_with(".hpp") || name.ends_with(".cpp")) &&
+                  slugs.contains(stem_of(name)))
+          << "reference/src/" << role << "/" << name
+          << " is named after no heading of the spec (only " << role << ".cpp and " << role
+          << "_impl.hpp are not)";
+    }
+    const auto test = root / "reference" / "test" / role;
+    if (!std::filesystem::is_directory(test)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(test)) {
+      const std::string name = entry.path().filename().string();
+      const std::string stem =
+          name.ends_with("_test.cpp") ? name.substr(0, name.size() - 9) : std::string();
+      ++checked_files;
+      EXPECT_TRUE(!stem.empty() && (std::filesystem::exists(src / (stem + ".hpp")) ||
+                                    std::filesystem::exists(src / (stem + ".cpp"))))
+          << "reference/test/" << role << "/" << name << " tests no file of reference/src/" << role
+          << "/ (HEADING_test.cpp for HEADING.hpp)";
+    }
+  }
+  // Something was checked once a role is split.
+  if (std::filesystem::is_directory(root / "reference" / "src" / "receiver")) {
+    EXPECT_GT(checked_cells, 0U);
+    EXPECT_GT(checked_files, 0U);
   }
 }
 

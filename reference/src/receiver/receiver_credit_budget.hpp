@@ -13,7 +13,8 @@
 // (AssociationCredit) and over all (CreditLedger), and the sum of the U in force, which
 // "MUST NOT exceed G_u" ("Unscheduled Transmission"); every change goes through one of its
 // operations, which keep the totals equal to the sums of their parts (check()). When credit
-// is counted or released is the receiver's rule code; the ledger is the arithmetic.
+// is counted or released is the receiver's rule code; the ledger is the arithmetic. Unit
+// tests: reference/test/receiver/receiver_credit_budget_test.cpp.
 #pragma once
 
 #include <algorithm>
@@ -75,13 +76,6 @@ struct MessageCredit {
 }
 [[nodiscard]] inline Time cancel_reclaim_at(Time cancelled, Duration d_max) {
   return cancelled + d_max * 2;
-}
-// "The receiver releases the unscheduled reservation of a message when the announced octets
-// have arrived, or when J plus the default Grant Lifetime plus 2 * D_max has elapsed after it
-// received the CREDIT_REQUEST" ("Unscheduled Transmission").
-[[nodiscard]] inline Time unscheduled_release_at(Time requested, Duration jitter, Duration lifetime,
-                                                 Duration d_max) {
-  return requested + jitter + lifetime + d_max * 2;
 }
 
 // What a grant for one message asks of the budget (CreditLedger::fit).

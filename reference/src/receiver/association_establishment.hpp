@@ -1,4 +1,5 @@
-// The receiver's association table: "Association Establishment".
+// The receiver's association table: "Association Establishment" (what an ASSOC_REQUEST is
+// answered with, parameter updates and idle removal: association_establishment.cpp).
 //
 // The associations by Association ID, by the (Sender Nonce, address) of the ASSOC_REQUEST that
 // made them ("A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as
@@ -7,7 +8,8 @@
 // which the accepted ASSOC_REQUEST came"). Association IDs are drawn at random, non-zero and
 // unused (unpredictable IDs limit blind injection, "Security Considerations"). `A` is the
 // receiver's association, with `id`, `peer` and `nonce`. Iterating the table visits the
-// associations as (id, association) pairs. Unit tests: association_table_test.cpp.
+// associations as (id, association) pairs. Unit tests:
+// reference/test/receiver/association_establishment_test.cpp.
 #pragma once
 
 #include <cstddef>

@@ -1,30 +1,181 @@
-// The receiver's rate controller: "Credit Allocation", the rate half of its first sentence
-// ("The receiver decides which messages receive credit and at what rate"; which messages is
-// grant_scheduler.hpp): the RECOMMENDED AIMD controller and rules 1 to 3, and the circuit
-// breaker of "Congestion Control Considerations".
+// The receiver's rules of "Credit Allocation": "The receiver decides which messages receive
+// credit and at what rate."
 //
+// Which messages, and how much (the grant scheduler). "Credit that becomes available is
+// distributed among waiting messages by Traffic Class first (lower class number first) and by
+// weight within a class. A receiver SHOULD give precedence to messages with an earlier deadline
+// when deadlines are present." ("Traffic Classes and Pool Credit": "A receiver that uses
+// per-message grants applies the same precedence".)
+//
+// The grant queue holds the messages that want credit, in that order: class, then messages
+// with a deadline (earliest first) before those without, then stride scheduling within the
+// class (a message's pass advances by the credit it is granted divided by its weight, so that
+// the credit of a class is shared in proportion to the weights), then association and Message
+// ID.
+//
+// A grant pass (grant_pass) serves the queue in that order: each message is offered the
+// credit its window allows (target_limit, "Credit Requests and Grants"), as much of it as the
+// budget holds (CreditLedger::fit, "Receiver Credit Budget") at the rate the link leaves it
+// (LinkRates, rule 1). A grant says how much (Grant Limit, FINAL) and for how long (Lifetime):
+// make_grant ("CREDIT_GRANT").
+//
+// At what rate (the rate controller): the RECOMMENDED AIMD controller and rules 1 to 3.
 // SenderRate is what the receiver knows of one sender's rate: r_i, the congestion signals of
 // the current update interval, and the sender's latest Suggested Rate ("Sender Backlog
 // Indication and Suggested Rates"). LinkRates shares the access link among the messages: the
-// sum of the Pacing Rates issued stays within its capacity (rule 1). CircuitBreaker counts
-// unscheduled octets announced and lost over a loss window and says when U must go to zero
-// and when it may come back. When they are updated is the receiver's rule code (timers,
-// arriving data and reports); these are the arithmetic, with unit tests of their own
-// (reference/test/rate_controller_test.cpp).
+// sum of the Pacing Rates issued stays within its capacity (rule 1). When they are updated is
+// the receiver's rule code (timers, arriving data and reports, credit_allocation.cpp); these
+// are the arithmetic.
+//
+// Unit tests: reference/test/receiver/credit_allocation_test.cpp.
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <set>
 #include <tuple>
 
+#include "credit_requests_and_grants.hpp"
+#include "rdcc/codec/codec.hpp"
 #include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/time.hpp"
+#include "sender_backlog_indication_and_suggested_rates.hpp"
 
 namespace rdcc::ref {
+
+struct GrantOrder {
+  std::uint8_t traffic_class = 0;
+  bool no_deadline = true;
+  std::int64_t deadline = 0;  // ns, when there is one
+  std::uint64_t pass = 0;
+  std::uint32_t association = 0;
+  std::uint64_t message = 0;
+  friend auto operator<=>(const GrantOrder&, const GrantOrder&) = default;
+};
+
+class GrantQueue {
+ public:
+  // The pass unit of the weighted round robin.
+  static constexpr std::uint64_t kStride = 1ULL << 16U;
+
+  void insert(const GrantOrder& o) { queue_.insert(o); }
+  void erase(const GrantOrder& o) { queue_.erase(o); }
+  [[nodiscard]] bool empty() const { return queue_.empty(); }
+  [[nodiscard]] std::size_t size() const { return queue_.size(); }
+  // The message served next.
+  [[nodiscard]] const GrantOrder& top() const { return *queue_.begin(); }
+
+  // Stride scheduling: a new message starts at the smallest pass of its class in the queue
+  // (0 when the class has none), so it neither jumps ahead of nor waits behind the others.
+  [[nodiscard]] std::uint64_t class_pass(std::uint8_t traffic_class) const {
+    auto it = queue_.lower_bound(
+        GrantOrder{traffic_class, false, std::numeric_limits<std::int64_t>::min(), 0, 0, 0});
+    if (it != queue_.end() && it->traffic_class == traffic_class) return it->pass;
+    return 0;
+  }
+  // The pass of a message of `weight` after it is granted `octets` more credit.
+  [[nodiscard]] static std::uint64_t advance(std::uint64_t pass, std::uint64_t octets,
+                                             std::uint8_t weight) {
+    return pass + octets * kStride / weight;
+  }
+
+ private:
+  std::set<GrantOrder> queue_;
+};
+
+// ---- how much ------------------------------------------------------------------------------
+
+// The receiver's own window: one BDP of the access link (base RTT x capacity), at least four
+// Credit Units; `configured` (non-zero) instead when the operator set one.
+[[nodiscard]] inline std::uint64_t default_window(std::uint64_t configured, Duration base_rtt,
+                                                  std::uint32_t link_capacity_mbps,
+                                                  std::uint32_t credit_unit) {
+  if (configured != 0) return configured;
+  const auto bdp = static_cast<std::uint64_t>(base_rtt.ns) * link_capacity_mbps / 8000U;
+  return std::max<std::uint64_t>(bdp, 4ULL * credit_unit);
+}
+
+// Whether a message wants more credit: it is not granted to its end, and its window is half
+// used or it holds no grant beyond its unscheduled window. (A lapsed grant wants renewing too:
+// MessageCredit::lapsed.)
+template <class M>
+[[nodiscard]] bool wants_more(const M& m, std::uint64_t window) {
+  return m.limit < m.length && (m.limit <= m.window || m.outstanding() <= window / 2);
+}
+
+// ---- the grant pass -------------------------------------------------------------------------
+
+// The rate a message is offered (LinkRates): `rate`, 0 for none now, and the rate it `wanted`
+// (its sender's cap within the fair share).
+struct RateOffer {
+  std::uint32_t rate = 0;
+  double wanted = 0;
+};
+
+// Serves the grant queue in class, deadline and stride order. `host` is the receiver; it
+// answers for message `m` (a MessageCredit with `received_at_grant`, the octets received when
+// its latest grant was issued):
+//   message(top)            the message at the top of the queue
+//   window(m)               the credit a grant may leave outstanding (policy's grant_window)
+//   fit(m, limit, renew, reserved)  the budget's decision (CreditLedger::fit): a limit or none
+//   offer(m)                its RateOffer
+//   lower_holders(m, want)  lowers the holders of the link's rate above the fair share;
+//                           whether the scheduled credit grew (a returned limit restated)
+// and acts: skip(m) (leaves the queue: nothing to give), wait(m) (the budget cannot serve it:
+// the pass ends), park(m) (no rate to be had: set aside for the rest of the pass),
+// grant(m, limit, rate) (issues the grant; the message leaves the queue or moves on in it),
+// end_pass() (the parked messages go back to the queue).
+//
+// A message that can get no rate is parked with its budget reserved, so that nothing behind
+// it in class order takes that budget, while the messages behind it that hold a rate are
+// still re-granted; a message the budget cannot serve ends the pass. A renewal that adds no
+// credit, of a grant under which nothing at all arrived (the sender asked again; a dead data
+// path) takes only the rate that is free: lowering the holders would re-grant each of them, so
+// that every request on a dead data path drew a grant per holder (docs/spec-notes.md, "A
+// re-request is answered once, and never at the holders' expense"). A holder that had returned
+// credit and is re-granted counts its whole limit again (the grant gives the sender back the
+// right to use it): the message's share of the budget is then worked out anew (spec-notes 80).
+template <class Host>
+void grant_pass(const GrantQueue& queue, Host& host) {
+  std::uint64_t reserved = 0;
+  while (!queue.empty()) {
+    auto& m = host.message(queue.top());
+    const std::uint64_t covered = m.covered();
+    const std::uint64_t held = m.held();
+    const bool renew = m.lapsed();
+    const std::uint64_t wanted_limit = target_limit(m, host.window(m));
+    if (wanted_limit <= held && !renew) {
+      host.skip(m);
+      continue;
+    }
+    const std::optional<std::uint64_t> fit = host.fit(m, wanted_limit, renew, reserved);
+    if (!fit) {
+      host.wait(m);
+      break;
+    }
+    const std::uint64_t limit = *fit;
+    RateOffer offer = host.offer(m);
+    const bool adds_nothing = renew && limit <= held && m.received() == m.received_at_grant;
+    if (static_cast<double>(offer.rate) < offer.wanted && !adds_nothing) {
+      if (host.lower_holders(m, offer.wanted)) continue;
+      offer = host.offer(m);
+    }
+    if (offer.rate == 0) {
+      reserved += limit - covered - m.accounted;
+      host.park(m);
+      continue;
+    }
+    host.grant(m, limit, offer.rate);
+  }
+  host.end_pass();
+}
+
+// ---- at what rate ------------------------------------------------------------------------
 
 struct SenderRate {
   double rate = 0;                 // r_i, Mbit/s
@@ -53,10 +204,10 @@ struct SenderRate {
   void observe_report(std::uint8_t congestion_degree) {
     interval_degree = std::max(interval_degree, congestion_degree / 255.0);
   }
-  // The Suggested Rate in force, 0 for none: "A receiver ignores a Suggested Rate from a
-  // SENDER_STATUS received more than four default Grant Lifetimes ago".
+  // The Suggested Rate in force, 0 for none (suggestion_in_force, "Sender Backlog Indication
+  // and Suggested Rates").
   [[nodiscard]] std::uint32_t suggestion(Time now, Duration lifetime) const {
-    return suggested_rate != 0 && now - suggested_at <= lifetime * 4 ? suggested_rate : 0;
+    return suggestion_in_force(suggested_rate, suggested_at, now, lifetime);
   }
   // The rate the sender may be granted before the link is shared: r_i, within its line rate
   // (0: none stated) and the Suggested Rate in force. RDCC-ALLOC-03: "When the most recent
@@ -236,42 +387,6 @@ class LinkRates {
   std::size_t parked_idle_ = 0;  // set aside by this grant pass: no rate to be had
   // (rate, association, Message ID) of the messages holding a rate, highest first.
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::greater<>> holders_;
-};
-
-// "a receiver that observes a loss rate of unscheduled data above a configured threshold
-// (RECOMMENDED: one percent over one second) MUST set U to zero for all associations until the
-// loss rate falls below one tenth of the threshold."
-class CircuitBreaker {
- public:
-  enum class Change : std::uint8_t { None, Tripped, Cleared };
-
-  void announced(std::uint64_t octets) { announced_ += octets; }
-  // Unscheduled octets whose reservation lapsed without their arrival.
-  void lost(std::uint64_t octets) { lost_ += octets; }
-  [[nodiscard]] bool tripped() const { return tripped_; }
-  // The loss rate of the window so far.
-  [[nodiscard]] double loss_rate() const {
-    return announced_ == 0 ? 0.0 : static_cast<double>(lost_) / static_cast<double>(announced_);
-  }
-  // The loss window ends: whether the breaker trips or clears; the next window starts empty.
-  Change end_window(double threshold) {
-    const double loss = loss_rate();
-    announced_ = lost_ = 0;
-    if (!tripped_ && loss > threshold) {
-      tripped_ = true;
-      return Change::Tripped;
-    }
-    if (tripped_ && loss < threshold / 10) {
-      tripped_ = false;
-      return Change::Cleared;
-    }
-    return Change::None;
-  }
-
- private:
-  bool tripped_ = false;
-  std::uint64_t announced_ = 0;
-  std::uint64_t lost_ = 0;
 };
 
 }  // namespace rdcc::ref

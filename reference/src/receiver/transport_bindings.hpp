@@ -1,20 +1,17 @@
-// The receiver's data receipt: arriving data, related to its message through the message's
-// transport binding, counted, checked against the credit, and the message completed.
+// The receiver's rules of "Transport Bindings": arriving data, related to its message through
+// the message's transport binding, and counted.
 //
-// - "Transport Bindings": "The receiver relates arriving data to messages through a transport
-//   binding (): each CREDIT_REQUEST names the transport-level identity of the message, so that
-//   the receiver can count the octets received for it from the information its transport
-//   already provides" ("Architecture"). BindingIndex finds the message; count_opaque and
-//   count_in_order count its octets (RDCC-BIND-01 for RoCEv2's per-queue-pair counters).
-// - "Error Handling and Recovery": "Data received for a message beyond its Grant Limit and
-//   outside its unscheduled window indicates a misbehaving sender" (RDCC-ERR-01..03):
-//   beyond_credit.
-// - "Credit Requests and Grants": "When the receiver has received all octets of a message it
-//   sends MSG_DONE" (RDCC-GRANT-13): received_all.
-// - Data that overtakes its CREDIT_REQUEST: EarlyData (docs/spec-notes.md, 69).
+// "The receiver relates arriving data to messages through a transport binding (): each
+// CREDIT_REQUEST names the transport-level identity of the message, so that the receiver can
+// count the octets received for it from the information its transport already provides"
+// ("Architecture"). BindingIndex finds the message; count_opaque and count_in_order count its
+// octets (RDCC-BIND-01 for RoCEv2's per-queue-pair counters). Data that overtakes its
+// CREDIT_REQUEST: EarlyData (docs/spec-notes.md, 69). Data beyond the credit is "Error Handling
+// and Recovery" (error_handling_and_recovery.hpp, beyond_credit), the message complete "Credit
+// Requests and Grants" (credit_requests_and_grants.hpp, received_all).
 //
-// What the receiver does then (the credit released, the grant pass) is its rule code in
-// receiver.cpp. Unit tests: reference/test/data_receipt_test.cpp.
+// What the receiver does with arriving data (the credit released, the grant pass) is its rule
+// code in transport_bindings.cpp. Unit tests: reference/test/receiver/transport_bindings_test.cpp.
 #pragma once
 
 #include <algorithm>
@@ -26,9 +23,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "credit_ledger.hpp"
 #include "rdcc/reference/io.hpp"
 #include "rdcc/reference/range_set.hpp"
+#include "receiver_credit_budget.hpp"
 
 namespace rdcc::ref {
 
@@ -64,26 +61,6 @@ struct Receipt {
   r.below = std::min(fresh, m.unsched_in_flight());
   r.above = fresh - r.below;
   return r;
-}
-
-// Whether an observation ending at `data_end` lies beyond `held` (the Grant Limit or
-// unscheduled window the sender holds), and by how many of its octets: RDCC-ERR-01..03, "Data
-// received for a message beyond its Grant Limit and outside its unscheduled window indicates a
-// misbehaving sender". Nothing when it is within. `scheduled`: the observation carries
-// scheduled octets (the opaque binding's offsets always say where data lies; RoCEv2's counters
-// only say so when octets above the window arrive).
-[[nodiscard]] inline std::optional<std::uint64_t> beyond_credit(std::uint64_t held,
-                                                                std::uint64_t data_end,
-                                                                std::uint32_t octets,
-                                                                bool scheduled) {
-  if (data_end <= held || !scheduled) return std::nullopt;
-  return std::min<std::uint64_t>(data_end - held, octets);
-}
-
-// RDCC-GRANT-13: "When the receiver has received all octets of a message it sends MSG_DONE".
-// `completion_octets` is the policy's rule hook (the message length by default).
-[[nodiscard]] inline bool received_all(const MessageCredit& m, std::uint64_t completion_octets) {
-  return m.received() >= std::min(m.length, completion_octets);
 }
 
 // An association's messages by transport identity: an opaque Binding Value names one message;

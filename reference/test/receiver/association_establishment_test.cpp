@@ -1,5 +1,6 @@
-// The association table (reference/src/association_table.hpp): "Association Establishment".
-#include "association_table.hpp"
+// The association table (reference/src/receiver/association_establishment.hpp): "Association
+// Establishment".
+#include "receiver/association_establishment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The receiver's data receipt (reference/src/data_receipt.hpp): which message data belongs to
-// (its transport binding), which of its octets count, data beyond the credit, completion.
-#include "data_receipt.hpp"
+// The receiver's data receipt (reference/src/receiver/transport_bindings.hpp): which message
+// data belongs to (its transport binding), which of its octets count, early data.
+#include "receiver/transport_bindings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,25 +49,6 @@ TEST(CountInOrder, FillsTheUnscheduledOctetsInFlightFirst) {  // RDCC-BIND-01
   m.sched_received = 20000 - 4096 - 1000;  // 1000 octets left of the message
   const Receipt end = count_in_order(m, 4096);
   EXPECT_EQ(end.below + end.above, 1000U);
-}
-
-TEST(BeyondCredit, CountsTheOctetsPastTheLimitHeld) {  // RDCC-ERR-01..03
-  EXPECT_EQ(beyond_credit(16384, 16384, 4096, true), std::nullopt);
-  EXPECT_EQ(beyond_credit(16384, 18000, 4096, true), 18000U - 16384U);
-  EXPECT_EQ(beyond_credit(0, 100000, 4096, true), 4096U);             // at most the observation's
-  EXPECT_EQ(beyond_credit(16384, 18000, 0, true), 0U);                // beyond, with no octet
-  EXPECT_EQ(beyond_credit(16384, 18000, 4096, false), std::nullopt);  // no scheduled octet
-}
-
-TEST(ReceivedAll, WhenEveryOctetArrived) {  // RDCC-GRANT-13
-  MessageCredit m = message(10000, 4096);
-  m.unsched_received = 4096;
-  m.sched_received = 5903;
-  EXPECT_FALSE(received_all(m, m.length));
-  m.sched_received = 5904;
-  EXPECT_TRUE(received_all(m, m.length));
-  m.sched_received = 0;
-  EXPECT_TRUE(received_all(m, 4096));  // the rule hook's fault: done early
 }
 
 TEST(BindingIndex, Opaque_NamesOneMessage) {

@@ -1,7 +1,7 @@
-// CreditLedger (reference/src/credit_ledger.hpp): the running totals of "Receiver Credit
-// Budget" stay the sums of their parts through every operation, and the derived quantities
+// CreditLedger (reference/src/receiver/receiver_credit_budget.hpp): the running totals of "Receiver
+// Credit Budget" stay the sums of their parts through every operation, and the derived quantities
 // of a message say what the spec's words say.
-#include "credit_ledger.hpp"
+#include "receiver/receiver_credit_budget.hpp"
 
 #include <gtest/gtest.h>
 

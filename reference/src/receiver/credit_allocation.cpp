@@ -1,0 +1,213 @@
+// The reference receiver's rules of "Credit Allocation": which messages receive credit and at
+// what rate: the grant queue and the grant pass, the Pacing Rates within the link (rule 1), the
+// AIMD controller (rule 2), and no credit for an association whose Epoch or Association ID is not
+// recognized (rule 4).
+//
+// Receiver::Impl's member functions (receiver_impl.hpp); receiver.cpp dispatches to them. Section
+// names in comments are the spec's headings; docs/reference.md maps each heading to its file.
+#include "receiver_impl.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace rdcc::ref {
+
+// A RoCEv2 message is posted in whole RDMA messages ("posts each one only when it holds
+// credit for all of its octets"): its window holds at least one of them.
+// The window itself is the policy's choice (policy.hpp).
+std::uint64_t Receiver::Impl::window_of(const Msg& m) const {
+  WindowContext c;
+  c.default_window = grant_window();
+  c.length = m.length;
+  c.scheduled_received = m.sched_received;
+  c.credit_unit = cfg.credit_unit;
+  return std::max({policy->grant_window(c), m.post_unit, std::uint64_t{1}});
+}
+
+std::uint64_t Receiver::Impl::grant_window() const {
+  return default_window(cfg.grant_window, cfg.base_rtt, cfg.link_capacity_mbps, cfg.credit_unit);
+}
+
+void Receiver::Impl::set_rate(Msg& m, std::uint32_t rate) {
+  rates.set(m.association, m.id, m.rate, rate, m.queued);
+  m.rate = rate;
+}
+
+void Receiver::Impl::dequeue(Msg& m) {
+  if (!m.queued) return;
+  queue.erase(key_of(m));
+  m.queued = false;
+  rates.dequeued(m.rate);
+}
+
+GrantOrder Receiver::Impl::key_of(const Msg& m) {
+  return GrantOrder{m.traffic_class, !m.has_deadline, m.has_deadline ? m.deadline.ns : 0,
+                    m.pass,          m.association,   m.id};
+}
+
+// In the grant queue exactly while the message can take more credit, or holds an expired
+// grant that its sender asked to have renewed.
+void Receiver::Impl::requeue(Assoc&, Msg& m) {
+  if (m.pooled) return;  // the pool (Msg 0) is queued for it
+  const bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
+  if (wants == m.queued) return;
+  if (wants) {
+    queue.insert(key_of(m));
+    m.queued = true;
+    rates.enqueued(m.rate);
+  } else {
+    dequeue(m);
+  }
+}
+
+// `m` no longer waits for credit (complete, cancelled, misbehaving or released): it leaves
+// the grant queue and stops counting as pending.
+void Receiver::Impl::stop_waiting(Assoc& a, Msg& m) {
+  dequeue(m);
+  if ((m.state == MsgState::Active || m.state == MsgState::Dormant) && m.id != 0) {
+    --a.active;
+    --pending;
+    if (a.active == 0) --active_assocs;
+  }
+}
+
+// The rate the sender may be granted, before the link is shared (SenderRate::cap,
+// credit_allocation.hpp).
+double Receiver::Impl::sender_rate(const Assoc& a, Time now) const {
+  return a.cap(a.line_rate, now, lifetime());
+}
+
+// "R_min is one Credit Unit per update interval".
+double Receiver::Impl::min_rate() const {
+  return ref::min_rate(cfg.credit_unit, cfg.base_rtt);
+}
+
+std::uint32_t Receiver::Impl::rate_for(const Assoc& a, const Msg& m, Time now) const {
+  return rates.rate_for(sender_rate(a, now), m.rate, min_rate(), *policy);
+}
+
+// The link's rate is held by others (LinkRates::lower_holders): a holder above the fair
+// share is re-granted at it. A grant at the Grant Limit the sender holds "only refreshes the
+// Lifetime and Pacing Rate" (docs/spec-notes.md, 42). Only active messages are re-granted: a
+// cancelled, misbehaving or dormant one gets no grant, and keeps its rate until its credit
+// is released.
+void Receiver::Impl::lower_holders(const Msg& m, double want, Time now) {
+  rates.lower_holders(m.rate, want, *policy,
+                      [&](std::uint32_t association, std::uint64_t message, std::uint32_t share) {
+                        Assoc& ha = assocs.at(association);
+                        Msg& h = ha.msgs.at(message);
+                        if (&h == &m || h.state != MsgState::Active) return false;
+                        // Restating the limit gives back what a CREDIT_RETURN gave up
+                        // (spec-notes 80): only with room for it in G_s, or the holder keeps
+                        // its rate (spec-notes 92).
+                        const std::uint64_t restated = h.restated();
+                        const std::uint64_t taken_back =
+                            restated > h.accounted ? restated - h.accounted : 0;
+                        const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
+                        if (taken_back > room && policy->enforce_budget()) return false;
+                        issue_grant(ha, h, h.limit, share, 0, now);
+                        return true;
+                      });
+}
+
+// The receiver as the grant pass (grant_pass, credit_allocation.hpp) sees it, for one pass at
+// `now`.
+struct Receiver::Impl::GrantPassHost {
+  Impl& r;
+  Time now;
+  Assoc* assoc = nullptr;  // the association of the message at the top of the queue
+  std::vector<std::pair<Assoc*, Msg*>> parked;
+
+  Msg& message(const GrantOrder& top) {
+    assoc = &r.assocs.at(top.association);
+    return assoc->msgs.at(top.message);
+  }
+  [[nodiscard]] std::uint64_t window(const Msg& m) const { return r.window_of(m); }
+  [[nodiscard]] std::optional<std::uint64_t> fit(const Msg& m, std::uint64_t limit, bool renew,
+                                                 std::uint64_t reserved) const {
+    BudgetBounds bounds;
+    bounds.scheduled_pool = r.policy->scheduled_pool(r.cfg.budget, r.scheduled_budget());
+    bounds.reserved = reserved;
+    bounds.association_cap = r.cfg.max_credit_per_association;
+    bounds.enforce = r.policy->enforce_budget();
+    return r.ledger.fit(*assoc, m, GrantAsk{limit, m.post_unit, r.cfg.credit_unit, renew}, bounds);
+  }
+  [[nodiscard]] RateOffer offer(const Msg& m) const {
+    const double sender = r.sender_rate(*assoc, now);
+    return RateOffer{r.rates.rate_for(sender, m.rate, r.min_rate(), *r.policy),
+                     r.rates.wanted(sender, *r.policy)};
+  }
+  bool lower_holders(const Msg& m, double want) {
+    const std::uint64_t before = r.ledger.scheduled();
+    r.lower_holders(m, want, now);
+    return r.ledger.scheduled() > before;
+  }
+  void skip(Msg& m) { r.dequeue(m); }
+  void wait(Msg& m) { r.out_of_budget(*assoc, m, now); }
+  // Every holder is at its share (kOvercommit of them): it waits until one drains (its rate
+  // is released when its last octet arrives) or is reclaimed.
+  void park(Msg& m) {
+    r.dequeue(m);
+    r.rates.park();
+    parked.emplace_back(assoc, &m);
+  }
+  // A converted unscheduled message: its in-flight unscheduled octets move into the
+  // scheduled accounting when it is granted (the sender then counts it as no longer
+  // outstanding and may start another). So do the octets of a window whose reservation has
+  // lapsed (J + Lifetime + 2 * D_max after the request) without their arrival: the grant's
+  // limit covers them again and "Granted(a)" counts them until they arrive
+  // (docs/spec-notes.md, 91).
+  void grant(Msg& m, std::uint64_t limit, std::uint32_t rate) {
+    r.issue_grant(*assoc, m, limit, rate, m.unsched_in_flight(), now);
+  }
+  void end_pass() {
+    r.rates.end_pass();
+    for (auto [a, m] : parked) r.requeue(*a, *m);
+  }
+};
+
+void Receiver::Impl::grant_pass(Time now) {
+  GrantPassHost host{*this, now};
+  rdcc::ref::grant_pass(queue, host);
+}
+
+void Receiver::Impl::ensure_aimd(Time now) {
+  if (aimd_armed) return;
+  aimd_armed = true;
+  arm(now + std::max(cfg.base_rtt, microseconds(1)), TimerKind::Aimd);
+}
+
+// "Every update interval T_upd ... if congestion signal s_i > 0 in the last interval:
+// r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
+void Receiver::Impl::aimd_tick(Time now) {
+  aimd_armed = false;
+  const double r_min = min_rate();
+  for (auto& [id, a] : assocs) {
+    if (a.active == 0) continue;
+    const double r_max = a.r_max(a.line_rate, cfg.link_capacity_mbps, now, lifetime());
+    a.update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
+  }
+  if (active_assocs != 0) ensure_aimd(now);
+}
+
+// The association a message from `from` with header `h` belongs to, or none. RDCC-ALLOC-04:
+// "The receiver MUST NOT grant credit to an association whose Epoch or Association ID it does
+// not recognize": such a message reaches no rule that grants (whether the Epoch is recognized
+// is the policy's rule hook). Nor does one from another address than the one bound when the
+// association was accepted ("Association Establishment"), unless the policy follows the
+// request's source.
+auto Receiver::Impl::association_of(const Address& from, const Header& h) -> Assoc* {
+  Assoc* a = assocs.find(h.association_id);
+  if (a == nullptr || !policy->recognizes_epoch(h.epoch, cfg.epoch)) {
+    return nullptr;
+  }
+  if (a->peer != from && policy->follow_request_source()) a->peer = from;
+  if (a->peer != from) {
+    ++stats.requests_from_wrong_address;
+    return nullptr;
+  }
+  return a;
+}
+
+}  // namespace rdcc::ref
