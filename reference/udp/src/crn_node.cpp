@@ -31,7 +31,7 @@ CrnNode::~CrnNode() {
 }
 
 void CrnNode::on_ingress() {
-  for (auto batch = ingress_.receive(); !batch.empty(); batch = ingress_.receive()) {
+  ingress_.receive_turn([&](std::span<const InPacket> batch) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       const std::uint64_t size = p.bytes.size() + ip_udp_overhead(p.from);
@@ -61,7 +61,7 @@ void CrnNode::on_ingress() {
       ++stats_.enqueued;
     }
     dequeue_due();
-  }
+  });
 }
 
 UdpSocket& CrnNode::egress_for(const Address& source) {

@@ -55,7 +55,7 @@ std::optional<Address> ReceiverNode::rocev2_address() const {
 }
 
 void ReceiverNode::on_control_readable() {
-  for (auto batch = rdcc_.receive(); !batch.empty(); batch = rdcc_.receive()) {
+  rdcc_.receive_turn([&](std::span<const InPacket> batch) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       if (rocev2_) {
@@ -71,11 +71,11 @@ void ReceiverNode::on_control_readable() {
       receiver_->on_control(p.from, p.bytes, now);
     }
     service();
-  }
+  });
 }
 
 void ReceiverNode::on_data_readable() {
-  for (auto batch = data_.receive(); !batch.empty(); batch = data_.receive()) {
+  data_.receive_turn([&](std::span<const InPacket> batch) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       auto op = cfg_.data_framing.decode(p.bytes);
@@ -91,12 +91,12 @@ void ReceiverNode::on_data_readable() {
       receiver_->on_data(ref::observe_opaque(op->header, p.from, ce, unsched), now);
     }
     service();
-  }
+  });
 }
 
 void ReceiverNode::on_rocev2_readable() {
   std::vector<std::byte> ip_packet;
-  for (auto batch = rocev2_->receive(); !batch.empty(); batch = rocev2_->receive()) {
+  rocev2_->receive_turn([&](std::span<const InPacket> batch) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       // The socket hands over the UDP payload; the ICRC covers the IPv4 header too, which is
@@ -133,7 +133,7 @@ void ReceiverNode::on_rocev2_readable() {
       receiver_->on_data(counted.observation, now);
     }
     service();
-  }
+  });
 }
 
 void ReceiverNode::restart(std::uint16_t epoch) {

@@ -99,13 +99,13 @@ std::optional<ref::MessageStatus> SenderNode::status(ref::MessageHandle h) const
 }
 
 void SenderNode::on_control_readable() {
-  for (auto batch = rdcc_.receive(); !batch.empty(); batch = rdcc_.receive()) {
+  rdcc_.receive_turn([&](std::span<const InPacket> batch) {
     const Time now = monotonic_now();
     for (const InPacket& p : batch) {
       if (!on_nack(p, now)) sender_->on_control(p.from, p.bytes, now);
     }
     service();
-  }
+  });
 }
 
 // Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): a receiver's NACK

@@ -119,6 +119,47 @@ TEST(UdpSocket, BatchOfManyDatagrams_AllArrive) {
   loop.remove(b.fd());
 }
 
+// A node flooded on one socket still serves the others: one turn of the loop reads at most
+// kBatchesPerTurn batches from the flooded socket, and the quiet one's datagram in the same
+// turn (a receiver busy with retransmitted requests once never read the data that would have
+// finished them: tools/bench/node_soak.py stalled).
+TEST(UdpSocket, ReceiveTurn_BoundsOneTurn_SoAFloodDoesNotStarveTheRest) {
+  UdpSocket a(v4(1));
+  UdpSocket flood(v4(1));
+  UdpSocket quiet(v4(1));
+  constexpr std::size_t kSent = 2 * kBatch * kBatchesPerTurn;
+  std::vector<std::array<std::byte, 8>> payloads(kSent);
+  std::vector<OutPacket> out;
+  for (auto& p : payloads) out.push_back({flood.local(), 0, p});
+  a.send(out);
+  a.send(std::vector<OutPacket>{{quiet.local(), 0, payloads[0]}});
+  EventLoop loop;
+  std::size_t flooded = 0;
+  std::size_t turns = 0;
+  std::size_t quiet_got = 0;
+  loop.add(flood.fd(), [&] {
+    ++turns;
+    flood.receive_turn([&](std::span<const InPacket> batch) { flooded += batch.size(); });
+  });
+  loop.add(quiet.fd(), [&] { quiet.receive_turn([&](auto batch) { quiet_got += batch.size(); }); });
+  loop.run_once(kWait);
+  EXPECT_EQ(quiet_got, 1U);
+  EXPECT_EQ(turns, 1U);
+  EXPECT_LE(flooded, kBatch * kBatchesPerTurn);
+  // The rest is reported again on the next turns (level-triggered), none of it lost.
+  const std::size_t first_turn = flooded;
+  (void)loop.run_until([] { return false; }, ref::microseconds(100000));
+  const std::size_t arrived = flooded;
+  if (arrived <= kBatch * kBatchesPerTurn) {
+    GTEST_SKIP() << "the kernel kept only " << arrived << " of " << kSent
+                 << " datagrams (net.core.rmem_max): too few to fill one turn";
+  }
+  EXPECT_EQ(first_turn, kBatch * kBatchesPerTurn);
+  EXPECT_GE(turns, 2U);
+  loop.remove(flood.fd());
+  loop.remove(quiet.fd());
+}
+
 // An observer judging a peer's timing reads when the kernel took each datagram in, not when
 // it got round to reading it.
 TEST(UdpSocket, TimestampReceipts_GivesTheKernelsArrivalTime) {

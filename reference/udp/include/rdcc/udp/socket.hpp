@@ -19,6 +19,7 @@ using ref::Address;
 
 inline constexpr std::size_t kBatch = 64;           // datagrams per recvmmsg/sendmmsg call
 inline constexpr std::size_t kMaxDatagram = 65536;  // octets a received datagram may hold
+inline constexpr std::size_t kBatchesPerTurn = 4;   // batches read per readable event
 
 // The IP TOS octet: DSCP in the upper six bits, ECN in the lower two.
 [[nodiscard]] constexpr std::uint8_t tos(std::uint8_t dscp, std::uint8_t ecn) {
@@ -75,6 +76,19 @@ class UdpSocket {
   void send(std::span<const OutPacket> packets);
   // Receives up to kBatch datagrams without blocking; empty when none is waiting.
   [[nodiscard]] std::span<const InPacket> receive();
+  // What a readable socket gives in one turn of the event loop: `handle(batch)` for each batch
+  // received, at most kBatchesPerTurn of them. The loop is level-triggered, so what is left is
+  // reported again on the next turn, after the other descriptors (data, timers, signals, the
+  // upper tester) had theirs: a node flooded on one socket does not starve the rest (a
+  // receiver busy with retransmitted requests still reads the data that would finish them).
+  template <class Handle>
+  void receive_turn(Handle&& handle) {
+    for (std::size_t i = 0; i < kBatchesPerTurn; ++i) {
+      const std::span<const InPacket> batch = receive();
+      if (batch.empty()) return;
+      handle(batch);
+    }
+  }
 
   [[nodiscard]] const SocketStats& stats() const { return stats_; }
 
