@@ -100,11 +100,6 @@ void Sender::Impl::send_credit_request(Msg& m, bool retransmission, Time now) {
   send(a, r, now);
 }
 
-std::uint64_t Sender::Impl::binding_value(const Msg& m) const {
-  if (m.spec.binding == BindingKind::Opaque && m.spec.binding_value == 0) return m.id;
-  return m.spec.binding_value;
-}
-
 bool Sender::Impl::own_valid(const Msg& m, Time t) const {
   return m.granted && t < m.valid_until;
 }
@@ -268,10 +263,7 @@ bool Sender::Impl::plan_own(Msg& m, Time t, Plan& p) {
       p.len = segment_length(p.cu, sendable);
     } else if (const std::uint64_t lim = policy->transmit_limit(own_limit(m), p.cu, m.end());
                own_valid(m, t) && lim > m.transmitted) {
-      // RoCEv2: "posts each one only when it holds credit for all of its octets".
-      if (m.spec.post_unit != 0 && m.transmitted == unit_start && unit_end > lim) {
-        return false;
-      }
+      if (!may_post(m, lim)) return false;  // "Transport Bindings", RoCEv2
       p.len = segment_length(p.cu, std::min(lim - m.transmitted, unit_end - m.transmitted));
       p.rate = policy->pacing_rate(m.rate, config.line_rate_mbps);
       p.pacer = &m.pacer;

@@ -452,7 +452,6 @@ struct Sender::Impl {
   void request_anew(Msg& m, Time now);
   void retransmit_request(Msg& m, Time now);
   void send_credit_request(Msg& m, bool retransmission, Time now);
-  std::uint64_t binding_value(const Msg& m) const;
   bool own_valid(const Msg& m, Time t) const;
   std::uint64_t own_limit(const Msg& m) const;
   bool holds_credit(const Msg& m, Time t) const;
@@ -509,6 +508,10 @@ struct Sender::Impl {
 
   // msg_done_cancel_credit_return_and_error.cpp, "MSG_DONE, CANCEL, CREDIT_RETURN, and ERROR":
   void return_credit(Msg& m, std::uint64_t new_limit, Time now);
+
+  // transport_bindings.cpp, "Transport Bindings":
+  std::uint64_t binding_value(const Msg& m) const;
+  bool may_post(const Msg& m, std::uint64_t limit) const;
 
   // sender_message_state_machine.cpp, "Sender Message State Machine":
   void set_state(Msg& m, MessageState s, Time now);
