@@ -498,6 +498,9 @@ struct Sender::Impl {
   void send(Assoc& a, Message m, Time now);
   bool accept_header(Assoc& a, const Message& msg, Time now);
 
+  // credit_request.cpp, "CREDIT_REQUEST":
+  CreditRequest credit_request(const Msg& m, Time now) const;
+
   // credit_grant.cpp, "CREDIT_GRANT":
   bool ignores_grant_rate(const CreditGrant& g, Time now);
 
