@@ -386,6 +386,38 @@ TEST(Sender, CreditRequestRetransmission_StartsAtTwoSrttAndDoublesUpTo100ms) {
   EXPECT_GE(h.s->stats().credit_request_retransmissions, 13U);
 }
 
+// "Deadline is the number of microseconds, relative to transmission of the request, by which
+// the sender would like the message delivered; zero means none." Every CREDIT_REQUEST,
+// retransmissions too, carries what is left of the deadline when it is sent; a deadline passed
+// is sent as 1 us, never as zero ("none"); a message without one sends zero.
+TEST(Sender, CreditRequestDeadline_IsRelativeToEachRequestsTransmission) {
+  Harness h;
+  MessageSpec m;
+  m.receiver = kRecv;
+  m.length = 1 << 20;
+  m.force_scheduled = true;
+  m.deadline_us = 500;
+  (void)h.submit_spec(m);
+  (void)h.submit(1 << 20, true);  // no deadline
+  h.establish(microseconds(80));  // the requests go at 80 us, retransmitted 160, 320, ... later
+  h.run_for(milliseconds(2));
+  std::vector<std::pair<std::int64_t, std::uint32_t>> with;  // (sent at, Deadline)
+  std::vector<std::uint32_t> without;
+  for (const auto& [t, msg] : h.tx) {
+    if (const auto* r = std::get_if<CreditRequest>(&msg)) {
+      if (r->message_id == 1) with.emplace_back((t - Time{}).micros(), r->deadline);
+      if (r->message_id == 2) without.push_back(r->deadline);
+    }
+  }
+  ASSERT_GE(with.size(), 4U);
+  EXPECT_EQ(with[0], (std::pair<std::int64_t, std::uint32_t>{80, 420}));
+  EXPECT_EQ(with[1], (std::pair<std::int64_t, std::uint32_t>{240, 260}));
+  EXPECT_EQ(with[2], (std::pair<std::int64_t, std::uint32_t>{560, 1}));
+  EXPECT_EQ(with[3].second, 1U);
+  ASSERT_FALSE(without.empty());
+  EXPECT_TRUE(std::all_of(without.begin(), without.end(), [](std::uint32_t d) { return d == 0; }));
+}
+
 // A grant that restates the limit the sender has already used up adds no credit: the request
 // timeout keeps doubling (docs/spec-notes.md, "A grant that adds no credit does not restart
 // the request timeout"). A grant with more credit restarts it from twice the SRTT.
