@@ -39,7 +39,7 @@ class TransmitQueue {
   }
   [[nodiscard]] std::optional<Datagram> pop() {
     if (next_ == items_.size()) return std::nullopt;
-    Datagram d = std::move(items_[next_++]);
+    Datagram d = items_[next_++];  // trivially copyable: a move is a copy
     if (next_ == items_.size()) {
       items_.clear();
       next_ = 0;

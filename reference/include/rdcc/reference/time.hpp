@@ -11,7 +11,8 @@ namespace rdcc::ref {
 
 struct Duration {
   std::int64_t ns = 0;
-  friend constexpr auto operator<=>(Duration, Duration) = default;
+  // clang-tidy 14 reads the literal 0 of a defaulted <=> as a null pointer (fixed in 17).
+  friend constexpr auto operator<=>(Duration, Duration) = default;  // NOLINT(modernize-use-nullptr)
   friend constexpr Duration operator+(Duration a, Duration b) { return {a.ns + b.ns}; }
   friend constexpr Duration operator-(Duration a, Duration b) { return {a.ns - b.ns}; }
   friend constexpr Duration operator*(Duration a, std::int64_t k) { return {a.ns * k}; }
@@ -23,7 +24,8 @@ struct Duration {
 
 struct Time {
   std::int64_t ns = 0;
-  friend constexpr auto operator<=>(Time, Time) = default;
+  // clang-tidy 14 reads the literal 0 of a defaulted <=> as a null pointer (fixed in 17).
+  friend constexpr auto operator<=>(Time, Time) = default;  // NOLINT(modernize-use-nullptr)
   friend constexpr Time operator+(Time t, Duration d) { return {t.ns + d.ns}; }
   friend constexpr Time operator-(Time t, Duration d) { return {t.ns - d.ns}; }
   friend constexpr Duration operator-(Time a, Time b) { return {a.ns - b.ns}; }
