@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -123,26 +124,63 @@ class BindingIndex {
 // value or RoCEv2 QPN). Unscheduled data may overtake its request ("no later than the first
 // data packet" does not survive reordering); they are credited when it comes, up to the
 // unscheduled window it announces (docs/spec-notes.md, 69). At most kLimit octets are kept per
-// identity.
+// identity, and at most kIdentities identities, the oldest forgotten first (spec-notes 119):
+// data of a message already finished and forgotten (a resend that crossed its MSG_DONE) also
+// lands here, and no request ever takes it.
 class EarlyData {
  public:
   static constexpr std::uint64_t kLimit = 1U << 20U;
+  // "MUST NOT have more than one unscheduled message outstanding on an association": the data
+  // that may rightly precede its request is of a message or two; the rest is stray.
+  static constexpr std::size_t kIdentities = 64;
 
   void add(BindingKind binding, std::uint64_t key, std::uint32_t octets) {
-    auto& early = octets_[{binding, key}];
-    if (early < kLimit) early += octets;
+    auto [it, added] = kept_.try_emplace({binding, key}, Kept{0, next_});
+    if (it->second.octets < kLimit) it->second.octets += octets;
+    if (!added) return;
+    order_.push_back({it->first, next_++});
+    while (kept_.size() > kIdentities) {
+      forget(order_.front());
+      order_.pop_front();
+    }
+    if (order_.size() > 2 * kIdentities) {
+      // An identity taken leaves its place behind (and one taken and come again, its first
+      // place): drop the places that no longer name what is kept.
+      std::erase_if(order_, [this](const Place& p) { return !names_kept(p); });
+    }
   }
   // The octets kept for `key` (none: nothing arrived for it), which are then forgotten.
   [[nodiscard]] std::optional<std::uint64_t> take(BindingKind binding, std::uint64_t key) {
-    auto it = octets_.find({binding, key});
-    if (it == octets_.end()) return std::nullopt;
-    const std::uint64_t octets = it->second;
-    octets_.erase(it);
+    auto it = kept_.find({binding, key});
+    if (it == kept_.end()) return std::nullopt;
+    const std::uint64_t octets = it->second.octets;
+    kept_.erase(it);
     return octets;
   }
+  [[nodiscard]] std::size_t identities() const { return kept_.size(); }
+  // The places kept for the order of arrival, taken identities' among them until dropped.
+  [[nodiscard]] std::size_t order_places() const { return order_.size(); }
 
  private:
-  std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> octets_;
+  using Key = std::pair<BindingKind, std::uint64_t>;
+  struct Kept {
+    std::uint64_t octets = 0;
+    std::uint64_t arrival = 0;  // which add() first kept it
+  };
+  struct Place {
+    Key key;
+    std::uint64_t arrival = 0;
+  };
+  [[nodiscard]] bool names_kept(const Place& p) const {
+    auto it = kept_.find(p.key);
+    return it != kept_.end() && it->second.arrival == p.arrival;
+  }
+  void forget(const Place& p) {
+    if (names_kept(p)) kept_.erase(p.key);
+  }
+  std::map<Key, Kept> kept_;
+  std::deque<Place> order_;  // by first arrival
+  std::uint64_t next_ = 0;
 };
 
 }  // namespace rdcc::ref

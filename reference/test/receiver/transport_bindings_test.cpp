@@ -94,5 +94,40 @@ TEST(EarlyData, IsKeptPerBindingUpToTheLimit_AndTakenOnce) {
   EXPECT_EQ(early.take(BindingKind::Opaque, 1), EarlyData::kLimit);
 }
 
+// Data for an identity no request takes (a resend that crossed its message's MSG_DONE) is not
+// kept forever: at most kIdentities identities, the oldest forgotten first (spec-notes 119);
+// node_soak.py's receiver grew by 16 MB over 10^6 messages before.
+TEST(EarlyData, KeepsAtMostKIdentities_ForgettingTheOldestFirst) {
+  EarlyData early;
+  constexpr std::uint64_t n = EarlyData::kIdentities;
+  for (std::uint64_t k = 0; k < 10 * n; ++k) early.add(BindingKind::Opaque, k, 100);
+  EXPECT_EQ(early.identities(), n);
+  EXPECT_EQ(early.take(BindingKind::Opaque, 9 * n - 1), std::nullopt);  // forgotten
+  EXPECT_EQ(early.take(BindingKind::Opaque, 9 * n), 100U);              // the oldest kept
+  EXPECT_EQ(early.take(BindingKind::Opaque, 10 * n - 1), 100U);         // the newest
+  EXPECT_LE(early.order_places(), 2 * n);
+}
+
+// Identities added and taken, as every unscheduled message's early data is, leave no trace, and
+// one that comes again is kept by its new arrival, not forgotten at its first place.
+TEST(EarlyData, TakenIdentities_LeaveNoPlaceBehind_AndOneComingAgainKeepsItsNewPlace) {
+  EarlyData early;
+  constexpr std::uint64_t n = EarlyData::kIdentities;
+  for (std::uint64_t k = 0; k < 100000; ++k) {
+    early.add(BindingKind::Opaque, k, 10);
+    ASSERT_EQ(early.take(BindingKind::Opaque, k), 10U);
+  }
+  EXPECT_EQ(early.identities(), 0U);
+  EXPECT_LE(early.order_places(), 2 * n + 1);
+  early.add(BindingKind::Opaque, 1, 10);     // first place
+  (void)early.take(BindingKind::Opaque, 1);  // taken
+  for (std::uint64_t k = 1000; k < 1000 + n - 1; ++k) early.add(BindingKind::Opaque, k, 10);
+  early.add(BindingKind::Opaque, 1, 20);     // comes again: the newest of n
+  early.add(BindingKind::Opaque, 5000, 10);  // one more: the oldest (1000) goes, not 1
+  EXPECT_EQ(early.identities(), n);
+  EXPECT_EQ(early.take(BindingKind::Opaque, 1), 20U);
+  EXPECT_EQ(early.take(BindingKind::Opaque, 1000), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rdcc::ref
