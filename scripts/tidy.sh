@@ -52,7 +52,7 @@ if "$runner" -quiet -p "$build" -j "$(nproc)" "${regexes[@]}" >"$log" 2>&1; then
 # run-clang-tidy colours its output even into a file: without the colour codes a finding is
 # "FILE:LINE:COL: error: ..." (a header's finding once, however many units include it).
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"
-findings=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" | sort -u | wc -l)
+findings=$({ grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" || true; } | sort -u | wc -l)
 if [ "$status" -ne 0 ] || [ "$findings" -ne 0 ]; then
   grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" | sort -u >&2 || cat "$log" >&2
   echo "tidy: $findings finding(s) in ${#units[@]} units ($((SECONDS - start)) s)" >&2
