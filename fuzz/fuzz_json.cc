@@ -73,7 +73,7 @@ class JsonSyntax {
     if (depth > kMaxDepth) return Verdict::Unsure;
     ++p_;
     skip_whitespace();
-    if (!at_end() && *p_ == close) {
+    if (!at_end() && *p_ == static_cast<std::uint8_t>(close)) {
       ++p_;
       return Verdict::Ok;
     }
@@ -93,7 +93,7 @@ class JsonSyntax {
         ++p_;
         continue;
       }
-      if (*p_ != close) return Verdict::Bad;
+      if (*p_ != static_cast<std::uint8_t>(close)) return Verdict::Bad;
       ++p_;
       return Verdict::Ok;
     }

@@ -100,8 +100,8 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
       const std::string value = word.substr(eq + 1);
       if (key == "role") {
         if (value != "receiver" && value != "sender" && value != "crn") {
-          throw std::runtime_error(where + "role=" + value +
-                                   ": the role is receiver, sender or crn");
+          throw std::runtime_error(std::string(where).append("role=").append(value).append(
+              ": the role is receiver, sender or crn"));
         }
         role = value;
       } else if (key == "variant" || key == "mutant") {
@@ -116,13 +116,22 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
           }
         } else if (variant ? ref::find_variant(value) == nullptr
                            : testing::find_mutant(value) == nullptr) {
-          throw std::runtime_error(where + "unknown " + key + " '" + value +
-                                   "' (rdcc-conform --list-" + key + "s)");
+          throw std::runtime_error(std::string(where)
+                                       .append("unknown ")
+                                       .append(key)
+                                       .append(" '")
+                                       .append(value)
+                                       .append("' (rdcc-conform --list-")
+                                       .append(key)
+                                       .append("s)"));
         } else {
           names.push_back(value);
         }
       } else {
-        throw std::runtime_error(where + "unknown key '" + key + "' (role=, variant=, mutant=)");
+        throw std::runtime_error(std::string(where)
+                                     .append("unknown key '")
+                                     .append(key)
+                                     .append("' (role=, variant=, mutant=)"));
       }
       if (space == std::string::npos) {
         rest.clear();
@@ -166,7 +175,7 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
       const auto* m = testing::find_mutant(name);
       if (!fits(to_string(m->role))) continue;
       MatrixIut iut = mutant_iut(*m, spec);
-      if (!reference) iut.label = iut_text + " mutant=" + name;
+      if (!reference) iut.label = std::string(iut_text).append(" mutant=").append(name);
       out.push_back(std::move(iut));
     }
     if (variants.empty() && mutants.empty()) {

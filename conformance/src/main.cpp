@@ -48,7 +48,7 @@ std::filesystem::path data_dir() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const auto installed = (exe.parent_path() / RDCC_INSTALLED_DATA_DIR).lexically_normal();
+    auto installed = (exe.parent_path() / RDCC_INSTALLED_DATA_DIR).lexically_normal();
     if (std::filesystem::is_directory(installed / "scenarios", ec)) return installed;
   }
   return RDCC_SOURCE_DATA_DIR;

@@ -483,13 +483,13 @@ class ReferenceAdapter final : public Adapter {
     for (bool more = true; more;) {
       more = false;
       if (receiver_) {
-        while (auto d = receiver_->poll_transmit()) take(std::move(d), kIut);
+        while (auto d = receiver_->poll_transmit()) take(d, kIut);
       }
       if (crn_) {
-        while (auto d = crn_->poll_transmit()) take(std::move(d), crn_addr_);
+        while (auto d = crn_->poll_transmit()) take(d, crn_addr_);
       }
       if (sender_) {
-        while (auto d = sender_->poll_transmit()) take(std::move(d), kIut);
+        while (auto d = sender_->poll_transmit()) take(d, kIut);
         while (auto s = sender_->poll_data(now_)) {
           data_packet(*s);
           more = true;

@@ -1,7 +1,5 @@
 #include "rdcc/conformance/variant_matrix.hpp"
 
-#include "rdcc/conformance/catalog.hpp"
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -155,6 +155,7 @@ std::vector<std::string> spec_sentences(std::string_view spec) {
 // The key words of a sentence in order, each once ("MUST NOT" is not also a "MUST").
 std::vector<Level> keywords_in(const std::string& sentence) {
   std::vector<std::string> words;
+  words.reserve(std::size(rdcc::conformance::kKeyWordLevels));
   for (const Level level : rdcc::conformance::kKeyWordLevels) {
     words.emplace_back(rdcc::conformance::to_string(level));
   }
@@ -614,7 +615,7 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   std::filesystem::path write(const std::string& name, const std::string& content) const {
-    const auto file = path_ / name;
+    auto file = path_ / name;
     std::ofstream(file, std::ios::binary) << content;
     return file;
   }

@@ -109,12 +109,16 @@ TEST(Ladder, LongRun_ElidesTheMiddle_KeepsTheCitedFrame) {
   for (int m = 1; m <= 20; ++m) {
     const std::string id = std::to_string(m);
     // The receiver shares its rate anew among the messages: re-grants of the earlier ones.
-    steps += "ignore CREDIT_GRANT message_id<" + id + "\n";
-    steps += "send CREDIT_REQUEST message_id=" + id +
-             " message_length=4096 binding_kind=OPAQUE binding_value=" + id +
-             "\n"
-             "expect CREDIT_GRANT within 1ms message_id=" +
-             id + "\n";
+    steps.append("ignore CREDIT_GRANT message_id<").append(id).append("\n");
+    steps.append("send CREDIT_REQUEST message_id=")
+        .append(id)
+        .append(" message_length=4096 binding_kind=OPAQUE binding_value=")
+        .append(id)
+        .append(
+            "\n"
+            "expect CREDIT_GRANT within 1ms message_id=")
+        .append(id)
+        .append("\n");
   }
   steps +=
       "send CREDIT_REQUEST message_id=21 message_length=4096 binding_kind=OPAQUE binding_value=21\n"
@@ -756,7 +760,7 @@ TEST(Suite, MayOnly_IsSkippedWithoutStrict_ShouldOnlyRuns) {
   EXPECT_EQ(optional_only(s, levels),
             "checks only MAY-level requirements (RDCC-ASSOC-05 MAY): behaviour the IUT may not "
             "have chosen; run with --strict");
-  s.checks.push_back("RDCC-ASSOC-01");
+  s.checks.emplace_back("RDCC-ASSOC-01");
   EXPECT_FALSE(optional_only(s, levels));
   s.checks = {"RDCC-ASSOC-06"};  // a SHOULD: run, a failure is a WARN
   EXPECT_FALSE(optional_only(s, levels));

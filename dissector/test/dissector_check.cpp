@@ -47,7 +47,7 @@ using Items = std::vector<std::pair<std::string, std::string>>;
 
 void flatten(const json& node, Items& out) {
   for (const auto& entry : node.items()) {
-    const std::string key = entry.key();
+    const std::string& key = entry.key();
     const json& value = entry.value();
     auto one = [&](const json& v) {
       if (v.is_string()) {
@@ -425,16 +425,28 @@ void compare_fields(Report& report, std::size_t number, const Message& m, const 
       const auto t = message_type_from_name(value.get<std::string>());
       const auto a = parse_number(actual);
       if (!t || !a || *a != static_cast<std::uint64_t>(*t)) {
-        report.diff(number, name + ": tshark '" + actual + "', codec " + value.dump());
+        report.diff(number, std::string(name)
+                                .append(": tshark '")
+                                .append(actual)
+                                .append("', codec ")
+                                .append(value.dump()));
       }
     } else if (value.is_string()) {
       if (actual != value.get<std::string>()) {
-        report.diff(number, name + ": tshark '" + actual + "', codec " + value.dump());
+        report.diff(number, std::string(name)
+                                .append(": tshark '")
+                                .append(actual)
+                                .append("', codec ")
+                                .append(value.dump()));
       }
     } else if (value.is_number_unsigned()) {
       const auto a = parse_number(actual);
       if (!a || *a != value.get<std::uint64_t>()) {
-        report.diff(number, name + ": tshark '" + actual + "', codec " + value.dump());
+        report.diff(number, std::string(name)
+                                .append(": tshark '")
+                                .append(actual)
+                                .append("', codec ")
+                                .append(value.dump()));
       }
     } else {
       report.diff(number, name + ": codec value " + value.dump() + " has no tshark form");
@@ -508,8 +520,9 @@ int compare(const std::string& pcap, const std::string& tshark_json) {
     experts += expected[i].experts.size();
     if (actual_generated != expected[i].generated) {
       std::string a, e;
-      for (const auto& [k, v] : actual_generated) a += " " + k + "=" + v;
-      for (const auto& [k, v] : expected[i].generated) e += " " + k + "=" + v;
+      for (const auto& [k, v] : actual_generated) a.append(" ").append(k).append("=").append(v);
+      for (const auto& [k, v] : expected[i].generated)
+        e.append(" ").append(k).append("=").append(v);
       report.diff(number, "links: tshark" + (a.empty() ? " (none)" : a) + ", expected" +
                               (e.empty() ? " (none)" : e));
     }

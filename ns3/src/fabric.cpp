@@ -109,7 +109,9 @@ class RdccApplication : public ns3::Application {
 
   // The NIC finished serializing a packet. The endpoint is served in an event of its own: the
   // device is still inside its transmit-complete path here.
-  void transmitted(ns3::Ptr<const ns3::Packet> /*p*/) {
+  // By value: a trace sink's signature must be the trace source's exactly (ns-3 Callback).
+  void transmitted(
+      ns3::Ptr<const ns3::Packet> /*p*/) {  // NOLINT(performance-unnecessary-value-param)
     if (unsent_ > 0 && --unsent_ == 0) {
       ns3::Simulator::ScheduleNow(&RdccApplication::idle, this);
     }
@@ -318,11 +320,11 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
 // about to expire, a packet above the outgoing MTU, a bad checksum, a frame that is not IPv4.
 class SwitchForwarder {
  public:
-  SwitchForwarder(const ns3::Ptr<ns3::Node>& node, ns3::Ptr<FabricRouting> routing,
+  SwitchForwarder(const ns3::Ptr<ns3::Node>& node, const ns3::Ptr<FabricRouting>& routing,
                   const bool* checksums)
       : ipv4_(node->GetObject<ns3::Ipv4>()),
         tc_(node->GetObject<ns3::TrafficControlLayer>()),
-        routing_(std::move(routing)),
+        routing_(routing),
         checksums_(checksums) {
     // Every interface's device and broadcast address, once (a point-to-point device builds its
     // broadcast address from a string at each call).
@@ -338,7 +340,9 @@ class SwitchForwarder {
   }
 
  private:
-  bool receive(ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> p,
+  // By value: the signature of ns-3's NetDevice::ReceiveCallback, which must match exactly.
+  bool receive(ns3::Ptr<ns3::NetDevice> device,
+               ns3::Ptr<const ns3::Packet> p,  // NOLINT(performance-unnecessary-value-param)
                std::uint16_t protocol, const ns3::Address& from) {
     if (protocol != ns3::Ipv4L3Protocol::PROT_NUMBER || !forward(p)) {
       // What the node does with it: to the traffic-control layer, which hands it to IPv4.
@@ -482,8 +486,9 @@ struct Fabric::Impl {
 
   // A point-to-point link a <-> b; returns the devices. Queue discs go on both ends before
   // the addresses (Ipv4AddressHelper would install its default otherwise).
-  ns3::NetDeviceContainer connect(ns3::Ptr<ns3::Node> a, bool a_switch, ns3::Ptr<ns3::Node> b,
-                                  const LinkSpec& l, ns3::Ipv4AddressHelper& addresses) {
+  ns3::NetDeviceContainer connect(const ns3::Ptr<ns3::Node>& a, bool a_switch,
+                                  const ns3::Ptr<ns3::Node>& b, const LinkSpec& l,
+                                  ns3::Ipv4AddressHelper& addresses) {
     ns3::NetDeviceContainer d = link(l).Install(a, b);
     ns3::QueueDiscContainer qa = queue_discs(a_switch).Install(d.Get(0));
     ns3::QueueDiscContainer qb = queue_discs(true).Install(d.Get(1));
@@ -494,7 +499,7 @@ struct Fabric::Impl {
     return d;
   }
 
-  void add_port(ns3::Ptr<ns3::Node> sw, ns3::Ptr<ns3::QueueDisc> root) {
+  void add_port(const ns3::Ptr<ns3::Node>& sw, ns3::Ptr<ns3::QueueDisc> root) {
     auto p = std::make_unique<Port>();
     p->observer = &dequeue;
     for (std::size_t i = 0; i < switches.GetN(); ++i) {
@@ -577,7 +582,10 @@ struct Fabric::Impl {
     }
   }
 
-  static void enqueued(Port* p, ns3::Ptr<const ns3::QueueDiscItem> item) {
+  // By value: a trace sink's signature must be the trace source's exactly (ns-3 Callback).
+  static void enqueued(
+      Port* p,
+      ns3::Ptr<const ns3::QueueDiscItem> item) {  // NOLINT(performance-unnecessary-value-param)
     p->peak = std::max<std::uint64_t>(p->peak, p->data->GetNBytes());
     FlowKey key;
     std::uint8_t dscp = 0;

@@ -561,7 +561,7 @@ SubmitId Network::submit(HostId sender, ref::MessageSpec spec, Time at) {
   if (!impl_->hosts.at(sender)->sender_config)
     throw std::invalid_argument("submit: the host has no sender");
   const SubmitId id = impl_->subs.size();
-  impl_->subs.push_back(Submission{sender, std::move(spec), std::nullopt});
+  impl_->subs.push_back(Submission{sender, spec, std::nullopt});
   impl_->schedule(std::max(at, now()), [this, id] { impl_->do_submit(id); });
   return id;
 }

@@ -27,7 +27,6 @@ namespace rdcc::pcaps {
 namespace {
 
 using wire::Address;
-using wire::ethernet_frame;
 using wire::kEpochMicros;
 using wire::PcapWriter;
 using wire::udp_frame;

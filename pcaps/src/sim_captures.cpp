@@ -20,11 +20,9 @@
 namespace rdcc::pcaps {
 namespace {
 
-using wire::Address;
 using wire::ethernet_frame;
 using wire::kEpochMicros;
 using wire::PcapWriter;
-using wire::udp_frame;
 
 using ref::microseconds;
 using ref::Time;
@@ -273,6 +271,7 @@ void incast(const std::string& dir, std::ostream& index) {
   Network net(cfg);
   const HostId r = net.add_receiver(receiver_config());
   std::vector<HostId> senders;
+  senders.reserve(8);
   for (int i = 0; i < 8; ++i)
     senders.push_back(net.add_sender(sender_config("sender-" + std::to_string(i))));
   for (HostId s : senders) net.submit(s, r, 96 * kKiB, Time{0});

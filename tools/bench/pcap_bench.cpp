@@ -73,7 +73,7 @@ std::uint64_t generate(const std::string& path, std::uint64_t packets, std::uint
     acc.unscheduled_limit = 16 * 1024;
     add(static_cast<std::uint8_t>(a), false, acc);
   }
-  constexpr std::uint64_t kLength = 256 * 1024;
+  constexpr std::uint64_t kLength = std::uint64_t{256} * 1024;
   constexpr std::uint64_t kSmall = 2048;
   // `add` counts what it writes; clang's loop analysis cannot see that, so the test is a break.
   std::uint64_t messages = 0;
@@ -171,9 +171,10 @@ std::string c_plugin_prefix(const std::string& home) {
     for (const auto& e : fs::recursive_directory_iterator(home)) {
       fs::permissions(e.path(), fs::perms::all, fs::perm_options::add);
     }
-    const std::string as_user =
+    std::string command =
         getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-    return as_user + "env HOME=" + home + " ";
+    command.append("env HOME=").append(home).append(" ");
+    return command;
   }
   return "";
 }

@@ -204,7 +204,7 @@ void apply_config_options(const ConfigOptions& o, Config& c) {
           items += (items.empty() ? "" : ", ") + std::string(x.field.item);
           known = known || x.field.item == item;
         }
-        if (!known) invalid(flag, "'" + item + "' is not one of " + items);
+        if (!known) invalid(flag, ("'" + item).append("' is not one of ").append(items));
         on = on || item == s.field.item;
       }
       values = {on ? 1U : 0U};
@@ -269,8 +269,11 @@ testing::MutantSet parse_mutants(const std::vector<std::string>& names, testing:
       for (const auto* info : testing::mutants_of(role)) {
         known += (known.empty() ? "" : ", ") + std::string(info->name);
       }
-      invalid("--mutant", "'" + name + "' is not a " + std::string(testing::to_string(role)) +
-                              " mutant; these are: " + known);
+      invalid("--mutant", ("'" + name)
+                              .append("' is not a ")
+                              .append(testing::to_string(role))
+                              .append(" mutant; these are: ")
+                              .append(known));
     }
     set.add(m->id);
   }
@@ -296,6 +299,7 @@ Address parse_ip(const std::string& option, const std::string& text, std::uint16
 
 std::vector<Address> parse_crns(const std::vector<std::string>& list) {
   std::vector<Address> out;
+  out.reserve(list.size());
   for (const auto& t : list) out.push_back(parse_ip("--crn", t, 0));
   return out;
 }
@@ -981,7 +985,7 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   // their values, to become the settings' options.
   std::map<std::string, std::vector<std::uint64_t>> settings;
   for (const auto& item : j.items()) {
-    const std::string key = item.key();  // not a structured binding: the lambda below uses it
+    const std::string& key = item.key();  // not a structured binding: the lambda below uses it
     const Json& value = item.value();
     const CLI::Option* opt = key == "config" ? nullptr : sub->get_option_no_throw("--" + key);
     const ref::ConfigSetting* setting =
@@ -989,22 +993,34 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
     if (setting != nullptr) {
       auto values = config_values_of_json(*setting, value);
       if (auto* e = std::get_if<std::string>(&values)) {
-        throw std::invalid_argument(file + ": key '" + key + "': " + *e);
+        throw std::invalid_argument(
+            std::string(file).append(": key '").append(key).append("': ").append(*e));
       }
       settings[key] = std::get<std::vector<std::uint64_t>>(values);
       continue;
     }
     if (opt == nullptr) {
-      throw std::invalid_argument(file + ": key '" + key + "' is not an option of rdcc " + args[0] +
-                                  " (keys are long option names without dashes, or the "
-                                  "configuration's keys: rdcc-conform --list-config)");
+      throw std::invalid_argument(std::string(file)
+                                      .append(": key '")
+                                      .append(key)
+                                      .append("' is not an option of rdcc ")
+                                      .append(args[0])
+                                      .append(" (keys are long option names without dashes, or "
+                                              "the configuration's keys: rdcc-conform "
+                                              "--list-config)"));
     }
     const bool flag = opt->get_expected_min() == 0;
     const auto add = [&](const Json& v) {
       if (flag) {
         if (!v.is_boolean()) {
-          throw std::invalid_argument(file + ": key '" + key + "': " + v.dump() +
-                                      " is not true or false (--" + key + " is a flag)");
+          throw std::invalid_argument(std::string(file)
+                                          .append(": key '")
+                                          .append(key)
+                                          .append("': ")
+                                          .append(v.dump())
+                                          .append(" is not true or false (--")
+                                          .append(key)
+                                          .append(" is a flag)"));
         }
         if (v.get<bool>()) extra.push_back("--" + key);
         return;

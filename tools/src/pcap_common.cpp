@@ -154,17 +154,11 @@ std::optional<Roles::Sides> Roles::sides(const Message& m, const ref::Address& f
     case Originator::Receiver: from_receiver = true; break;
     case Originator::SenderOrReceiver:
     case Originator::Any:
-      if (is_receiver(from)) {
-        from_receiver = true;
-      } else if (is_receiver(to)) {
-        from_receiver = false;
-      } else if (port_ && to.port == *port_ && from.port != *port_) {
-        from_receiver = false;
-      } else {
-        // ERROR comes from receivers far more often; a sender's CANCEL to an unknown peer
-        // is told apart by the port above.
-        from_receiver = true;
-      }
+      // From a known receiver; else from the receiver unless it goes to a known receiver or
+      // from another port to the receivers' port. (ERROR comes from receivers far more often; a
+      // sender's CANCEL to an unknown peer is told apart by the port.)
+      from_receiver = is_receiver(from) ||
+                      !(is_receiver(to) || (port_ && to.port == *port_ && from.port != *port_));
       break;
   }
   Sides s{from_receiver ? from : to, from_receiver ? to : from, from_receiver};

@@ -172,6 +172,7 @@ std::string svg(const Figure& f) {
     if (m.kind == Marker::Kind::Tick) ++tick_kinds[{m.label, m.colour}];
   }
   std::vector<LegendItem> marks;
+  marks.reserve(tick_kinds.size());
   for (const auto& [kind, n] : tick_kinds) {
     marks.push_back({kind.first + " (" + std::to_string(n) + ")", kind.second, false, true});
   }

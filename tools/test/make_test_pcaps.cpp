@@ -174,8 +174,8 @@ std::vector<rdcc::Message> exchange() {
   return {ar,
           acc,
           req,
-          grant(1, 256 * 1024, false),
-          grant(2, 512 * 1024, false),
+          grant(1, std::uint64_t{256} * 1024, false),
+          grant(2, std::uint64_t{512} * 1024, false),
           grant(3, kLength, true),
           done(4, kLength)};
 }
@@ -228,14 +228,14 @@ void write_faults(const std::string& dir) {
   m[5] = grant(3, kLength, false);  // frame 6 reaches the length without FINAL
   write_exchange(dir + "/final_missing.pcap", m);
   m = exchange();
-  m[5] = grant(3, 128 * 1024, false);  // frame 6 below frame 5's 512 KiB
-  m.push_back(grant(5, kLength, true));
+  m[5] = grant(3, std::uint64_t{128} * 1024, false);  // frame 6 below frame 5's 512 KiB
+  m.emplace_back(grant(5, kLength, true));
   write_exchange(dir + "/reduced.pcap", m);
   m = exchange();
-  m[4] = grant(1, 512 * 1024, false);  // frame 5 repeats frame 4's Sequence Number
+  m[4] = grant(1, std::uint64_t{512} * 1024, false);  // frame 5 repeats frame 4's Sequence Number
   write_exchange(dir + "/stale_seq.pcap", m);
   m = exchange();
-  m[6] = done(4, 512 * 1024);  // frame 7: MSG_DONE after half the octets
+  m[6] = done(4, std::uint64_t{512} * 1024);  // frame 7: MSG_DONE after half the octets
   write_exchange(dir + "/done_early.pcap", m);
 
   // Frame 4 a pool grant, though the ASSOC_REQUEST (frame 1) advertised STATUS alone.

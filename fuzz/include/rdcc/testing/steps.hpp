@@ -347,8 +347,8 @@ class ReceiverHarness {
   static ref::ReceiverConfig config(std::uint8_t v) {
     ref::ReceiverConfig c;
     c.local = kLocal;
-    c.budget = 64 * 1024;
-    c.unscheduled_budget = 16 * 1024;
+    c.budget = std::uint64_t{64} * 1024;
+    c.unscheduled_budget = std::uint64_t{16} * 1024;
     c.unscheduled_limit = 8 * 1024;
     c.credit_unit = 1024;
     c.grant_window = (v & 1U) != 0 ? 0 : 4096;  // 0: one BDP, larger than G here
