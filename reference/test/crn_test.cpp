@@ -81,7 +81,7 @@ TEST(Crn, SequenceNumbers_IncrementPerReportingPort) {
   Crn crn(crn_test_config());
   for (int i = 0; i < 3; ++i) {
     auto o = queue_observation(300000, 26, static_cast<std::uint8_t>(i + 1));
-    crn.on_dequeue(o, Time{microseconds(10 * i).ns});
+    crn.on_dequeue(o, Time{microseconds(std::int64_t{10} * i).ns});
   }
   const auto out = crn_reports(crn);
   ASSERT_EQ(out.size(), 3U);
@@ -96,7 +96,7 @@ TEST(Crn, RemembersOnlyTheFlowsReportedWithinTheInterval) {
   for (int i = 0; i < 200; ++i) {
     // A new flow every 10 us: past the port interval (5 us), within the flow interval (50 us).
     crn.on_dequeue(queue_observation(300000, 26, static_cast<std::uint8_t>(i + 1)),
-                   Time{microseconds(10 * i).ns});
+                   Time{microseconds(std::int64_t{10} * i).ns});
   }
   EXPECT_EQ(crn.stats().reports_sent, 200U);
   EXPECT_EQ(crn.flows_remembered(), 5U);  // reported at t - 40 us ... t

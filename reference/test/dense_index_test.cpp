@@ -50,6 +50,7 @@ TEST(MessageIndex, IncreasingIdsPerOwner_AreNumberedInOrderOfFirstAppearance) {
 TEST(MessageIndex, AnyOrder_GivesTheSameNumbersAsAMap) {
   std::mt19937_64 rng(5);
   std::vector<OwnedMessageKey> keys;
+  keys.reserve(20000);
   for (int i = 0; i < 20000; ++i) {
     // Few owners and IDs, so that keys repeat; decreasing, equal and reused IDs all occur.
     keys.push_back({static_cast<std::uint32_t>(rng() % 5), rng() % 3000});

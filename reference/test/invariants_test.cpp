@@ -482,7 +482,7 @@ TEST_F(CheckerTest, PacingMakeUpOfALateWakeUp_TenCreditUnitsPass_MoreIsCaught) {
     segment(1, offset, 4096);
     now += spacing;
   }
-  now += transmission_time(10 * 4096, 10000);  // the wake-up comes one window late
+  now += transmission_time(std::uint64_t{10} * 4096, 10000);  // the wake-up comes one window late
   for (int i = 0; i < 10; ++i, offset += 4096) segment(1, offset, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   for (int i = 0; i < 2; ++i, offset += 4096) segment(1, offset, 4096);
@@ -545,7 +545,7 @@ TEST_F(CheckerTest, GrantForAMessageIdNotYetUsed_TakesNoOctetsFromThePool_EndsNo
   checker.on_control_delivered(kReceiver, kSender, grant_of(kAssoc, 1, 0, ++rx_seq, 2, 4096, 1),
                                now);
   // 4096 octets under the message's own grant, then eleven Credit Units under the pool, at once.
-  for (std::uint64_t offset = 0; offset < 12 * 4096; offset += 4096) {
+  for (std::uint64_t offset = 0; offset < std::uint64_t{12} * 4096; offset += 4096) {
     segment_sent(kAssoc, 2, offset, 4096);
   }
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;

@@ -76,16 +76,19 @@ std::vector<Sent> request_and_send(ReceiverHarness& h, const AssocAccept& a, std
 bool budget_exceeded(const MutantSet& ms) {
   ReceiverConfig c = receiver_config();
   c.link_capacity_mbps = 1000000;
-  c.grant_window = 64 * 1024;
+  c.grant_window = std::uint64_t{64} * 1024;
   ReceiverHarness h(c, ms);
   const auto a = h.associate(kS1, 1);
-  std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, 16 * 1024, 16 * 1024));
+  std::vector<Sent> all =
+      h.deliver(kS1, h.request(a, 1, std::uint64_t{16} * 1024, std::uint64_t{16} * 1024));
   for (std::uint64_t id = 2; id <= 7; ++id) append(all, h.deliver(kS1, h.request(a, id, 1 << 20)));
   std::map<std::uint64_t, std::uint64_t> limits;
   for (const auto& g : only<CreditGrant>(all))
     limits[g.message_id] = std::max(limits[g.message_id], g.grant_limit);
-  std::uint64_t sum = 16 * 1024;  // the unscheduled message's octets, announced, not received
-  for (const auto& [id, l] : limits) sum += id == 1 ? l - std::min<std::uint64_t>(l, 16 * 1024) : l;
+  std::uint64_t sum =
+      std::uint64_t{16} * 1024;  // the unscheduled message's octets, announced, not received
+  for (const auto& [id, l] : limits)
+    sum += id == 1 ? l - std::min<std::uint64_t>(l, std::uint64_t{16} * 1024) : l;
   return sum > c.budget;
 }
 
@@ -411,7 +414,7 @@ std::map<Mutant, Probe> sender_probes() {
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 1000));
     h.run_for(microseconds(100));  // 12,500 octets at 1 Gbit/s
-    return h.data_octets(id) > 4 * kCu;
+    return h.data_octets(id) > std::uint64_t{4} * kCu;
   };
   p[Mutant::SenderUsesZeroRateGrant] = [](const MutantSet& ms) {
     Harness h(default_config(), 7, testing::sender_policy(ms));
@@ -444,7 +447,7 @@ std::map<Mutant, Probe> sender_probes() {
     const auto id = scheduled_message(h, 65536);
     h.deliver(h.grant(id, 65536, 1000, 50));  // 50 us at 1 Gbit/s: two Credit Units
     h.run_for(milliseconds(1));
-    return h.data_octets(id) > 3 * kCu;
+    return h.data_octets(id) > std::uint64_t{3} * kCu;
   };
   p[Mutant::SenderIgnoresUnknownAssociation] = [](const MutantSet& ms) {
     Harness h(default_config(), 7, testing::sender_policy(ms));
@@ -588,7 +591,7 @@ std::map<Mutant, Probe> crn_probes() {
   p[Mutant::CrnNoFlowLimit] = [](const MutantSet& ms) {
     Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
     for (int i = 0; i < 4; ++i)
-      crn.on_dequeue(queue_observation(300000), Time{microseconds(10 * i).ns});
+      crn.on_dequeue(queue_observation(300000), Time{microseconds(std::int64_t{10} * i).ns});
     return crn_reports(crn).size() > 1;  // one per 50 us per flow
   };
   p[Mutant::CrnNoPortLimit] = [](const MutantSet& ms) {

@@ -25,7 +25,7 @@ struct Sent {
 class ReceiverHarness {
  public:
   // `policy`: a conforming variant's (rdcc/reference/variants.hpp); null: the default.
-  explicit ReceiverHarness(ReceiverConfig cfg = default_config(),
+  explicit ReceiverHarness(const ReceiverConfig& cfg = default_config(),
                            std::shared_ptr<const ReceiverPolicy> policy = nullptr)
       : random_(7), receiver_(cfg, &events_, &random_, std::move(policy)) {
     checker_.add_receiver(cfg.local, cfg.budget, cfg.d_max);
@@ -39,8 +39,8 @@ class ReceiverHarness {
   static ReceiverConfig default_config() {
     ReceiverConfig c;
     c.local = Address::v4(192, 0, 2, 100, 50000);
-    c.budget = 256 * 1024;
-    c.unscheduled_budget = 64 * 1024;
+    c.budget = std::uint64_t{256} * 1024;
+    c.unscheduled_budget = std::uint64_t{64} * 1024;
     c.unscheduled_limit = 16 * 1024;
     c.grant_lifetime_us = 100;
     c.credit_unit = 4096;

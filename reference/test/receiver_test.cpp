@@ -206,7 +206,7 @@ TEST(ReceiverAllocation, Receiver_ConsumedGrantAtItsReclaimTime_StaysInTheGrantQ
   // G_s is one Credit Unit: the messages take turns, one grant at a time.
   auto cfg = ReceiverHarness::default_config();
   cfg.budget = 4096 + 16 * 1024;
-  cfg.unscheduled_budget = 16 * 1024;
+  cfg.unscheduled_budget = std::uint64_t{16} * 1024;
   cfg.grant_window = 4096;
   ReceiverHarness h(cfg);
   const Address s = ReceiverHarness::sender(1);
@@ -325,8 +325,8 @@ TEST_F(ReceiverTest, Receiver_UnscheduledReservation_IsReleasedAfterJPlusLifetim
 // took the receiver's own count above G (docs/spec-notes.md, 95).
 TEST(ReceiverBudget, Receiver_LapsedReservation_IsNotReservedAgainByAConvertingRequest) {
   auto cfg = ReceiverHarness::default_config();
-  cfg.budget = 64 * 1024;
-  cfg.unscheduled_budget = 16 * 1024;
+  cfg.budget = std::uint64_t{64} * 1024;
+  cfg.unscheduled_budget = std::uint64_t{16} * 1024;
   cfg.unscheduled_limit = 8 * 1024;
   cfg.grant_window = 0;  // one BDP: more than G_s
   ReceiverHarness h(cfg);
@@ -369,8 +369,8 @@ TEST_F(ReceiverTest, Receiver_ConvertedUnscheduledMessage_IsGrantedTheRemainder)
 TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
   auto cfg = ReceiverHarness::default_config();
   cfg.budget = 64 * 1024 + 16 * 1024;  // G_s = 64 KiB: one window at a time
-  cfg.unscheduled_budget = 16 * 1024;
-  cfg.grant_window = 64 * 1024;
+  cfg.unscheduled_budget = std::uint64_t{16} * 1024;
+  cfg.grant_window = std::uint64_t{64} * 1024;
   ReceiverHarness h(cfg);
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
@@ -380,10 +380,10 @@ TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
   h.deliver(s, h.request(a, 3, 1U << 20U, 0, /*cls=*/3));
   // Message 1's data frees credit: class 1 (message 2) gets it before class 3 and 5. (Message
   // 1 is re-granted its own limit at a lower rate, to share the link: no credit in that.)
-  out = h.send_granted(s, 1, 0, 64 * 1024);
+  out = h.send_granted(s, 1, 0, std::uint64_t{64} * 1024);
   std::vector<CreditGrant> grants;
   for (const auto& g : only<CreditGrant>(out)) {
-    if (g.message_id != 1 || g.grant_limit > 64 * 1024) grants.push_back(g);
+    if (g.message_id != 1 || g.grant_limit > std::uint64_t{64} * 1024) grants.push_back(g);
   }
   ASSERT_FALSE(grants.empty());
   EXPECT_EQ(grants.front().message_id, 2U);
@@ -398,8 +398,8 @@ TEST(ReceiverAllocation, Receiver_ScarceBudget_GoesToTheLowerClassFirst) {
 TEST(ReceiverAllocation, Receiver_DeadlineOrdersWithinAClass_ClassComesFirst) {
   auto cfg = ReceiverHarness::default_config();
   cfg.budget = 64 * 1024 + 16 * 1024;  // G_s = 64 KiB: one window at a time
-  cfg.unscheduled_budget = 16 * 1024;
-  cfg.grant_window = 64 * 1024;
+  cfg.unscheduled_budget = std::uint64_t{16} * 1024;
+  cfg.grant_window = std::uint64_t{64} * 1024;
   const auto first_served = [&](std::uint8_t cls2, std::uint32_t deadline2, std::uint8_t weight2,
                                 std::uint8_t cls3, std::uint32_t deadline3, std::uint8_t weight3) {
     ReceiverHarness h(cfg);
@@ -412,7 +412,7 @@ TEST(ReceiverAllocation, Receiver_DeadlineOrdersWithinAClass_ClassComesFirst) {
     auto r3 = h.request(a, 3, 1U << 20U, 0, cls3, weight3);
     r3.deadline = deadline3;
     h.deliver(s, r3);
-    for (const auto& g : only<CreditGrant>(h.send_granted(s, 1, 0, 64 * 1024))) {
+    for (const auto& g : only<CreditGrant>(h.send_granted(s, 1, 0, std::uint64_t{64} * 1024))) {
       if (g.message_id != 1) return g.message_id;
     }
     return std::uint64_t{0};
@@ -429,7 +429,7 @@ TEST(ReceiverAllocation, Receiver_WithinAClass_CreditFollowsTheWeights) {
   // message the weighted round robin serves next.
   auto cfg = ReceiverHarness::default_config();
   cfg.budget = 4096 + 16 * 1024;
-  cfg.unscheduled_budget = 16 * 1024;
+  cfg.unscheduled_budget = std::uint64_t{16} * 1024;
   cfg.grant_window = 4096;
   ReceiverHarness h(cfg);
   const Address s = ReceiverHarness::sender(1);
@@ -944,7 +944,7 @@ TEST_F(ReceiverTest, Receiver_CircuitBreakerClears_OldUOfAnUnacknowledgedUpdateS
 TEST(ReceiverRates, SeventeenMessages_ShareThePayloadCapacityAndTheCrumbsGoToNobody) {
   ReceiverConfig cfg = ReceiverHarness::default_config();
   cfg.budget = 16U << 20U;
-  cfg.grant_window = 64 * 1024;
+  cfg.grant_window = std::uint64_t{64} * 1024;
   ReceiverHarness h(cfg);
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
@@ -1142,10 +1142,10 @@ TEST_F(ReceiverTest, Receiver_EarlyDataWithinTheUnscheduledWindow_IsCredited) {
 TEST(ReceiverBudget,
      Receiver_HolderRegrantedAtALowerRateAfterCreditReturn_LeavesTheNewMessageOnlyWhatIsFree) {
   ReceiverConfig cfg = ReceiverHarness::default_config();
-  cfg.budget = 96 * 1024;
+  cfg.budget = std::uint64_t{96} * 1024;
   cfg.unscheduled_budget = 0;
   cfg.unscheduled_limit = 0;
-  cfg.grant_window = 64 * 1024;
+  cfg.grant_window = std::uint64_t{64} * 1024;
   ReceiverHarness h(cfg);
   const Address s1 = ReceiverHarness::sender(1);
   const auto a1 = h.associate(s1, 1);

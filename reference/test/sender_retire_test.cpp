@@ -38,6 +38,7 @@ TEST(SenderRetire, StatusStore_ForgetsTheOldestBeyondItsCapacity) {
   c.finished_status_capacity = 3;
   Harness h(c);
   std::vector<MessageHandle> handles;
+  handles.reserve(5);
   for (int i = 0; i < 5; ++i) handles.push_back(send_and_finish(h, 1000));
   h.run_for(microseconds(1));
   EXPECT_FALSE(h.s->status(handles[0]).has_value());

@@ -44,7 +44,7 @@ TEST(Sender, AssocRequest_CarriesNonceCapabilitiesLineRateAndIsPaddedTo48Octets)
 // receiver does not support RDCC and sends without it."
 TEST(Sender, AssocRetransmission_BacksOffFromOneMsForEightAttemptsThenFallsBack) {
   Harness h;
-  const MessageHandle m = h.submit(3 * kCu, true);
+  const MessageHandle m = h.submit(std::uint64_t{3} * kCu, true);
   h.run_until(Time{} + milliseconds(254));
   EXPECT_EQ(h.log, (std::vector<std::string>{
                        "t=0.000ms tx ASSOC_REQUEST", "t=1.000ms tx ASSOC_REQUEST",
@@ -68,7 +68,7 @@ TEST(Sender, WithoutRdcc_MessagesFlowAtLineRateWithoutCredit) {
   SenderConfig c = default_config();
   c.line_rate_mbps = 1000;  // 4096 octets: 32.768 us
   Harness h(c);
-  const MessageHandle m = h.submit(3 * kCu);
+  const MessageHandle m = h.submit(std::uint64_t{3} * kCu);
   h.run_until(Time{} + milliseconds(255));
   const MessageHandle late = h.submit(kCu);
   h.run_for(milliseconds(1));
@@ -333,7 +333,7 @@ TEST(Sender, Pacing_NeverMoreThanTenCreditUnitsInAnyWindowOfTheirTransmissionTim
     h.deliver(h.grant(h.id(m), len, rate, 4000000));
     h.run_for(seconds(1));
     ASSERT_EQ(h.data_octets(h.id(m)), len);
-    EXPECT_LE(max_in_window(h.data, transmission_time(10U * kCu, rate)), 10U * kCu);
+    EXPECT_LE(max_in_window(h.data, transmission_time(std::uint64_t{10} * kCu, rate)), 10U * kCu);
     // No burst at the start either, and no slower than the rate (within one segment).
     EXPECT_LE(max_in_window(h.data, transmission_time(kCu, rate)), kCu);
     const Duration took = h.data.back().first - h.data.front().first;
@@ -360,7 +360,7 @@ TEST(Sender, Pacing_WithShortSegments_StillNoMoreThanTenCreditUnitsInAnyWindow) 
     h.deliver(h.grant(h.id(m), spec.length, rate, 4000000));
     h.run_for(seconds(1));
     ASSERT_EQ(h.data_octets(h.id(m)), spec.length);
-    EXPECT_LE(max_in_window(h.data, transmission_time(10U * kCu, rate)), 10U * kCu);
+    EXPECT_LE(max_in_window(h.data, transmission_time(std::uint64_t{10} * kCu, rate)), 10U * kCu);
   }
 }
 
@@ -425,7 +425,7 @@ TEST(Sender, CreditRequestRetransmission_GrantWithoutNewCreditDoesNotRestartTheT
   Harness h;
   const MessageHandle m = h.submit(1 << 20);
   h.establish(microseconds(80));  // SRTT 80 us: the timeout starts at 160 us
-  h.deliver(h.grant(h.id(m), 4 * kCu, 100000, 1000));
+  h.deliver(h.grant(h.id(m), std::uint64_t{4} * kCu, 100000, 1000));
   h.run_for(microseconds(50));  // the 4 Credit Units are sent: WAITING at the limit
   ASSERT_EQ(h.state(m), MessageState::Waiting);
   const auto requests_at = [&] {
@@ -439,7 +439,7 @@ TEST(Sender, CreditRequestRetransmission_GrantWithoutNewCreditDoesNotRestartTheT
   for (int i = 0; i < 6; ++i) {
     const auto before = requests_at().size();
     while (requests_at().size() == before) h.run_for(microseconds(10));
-    h.deliver(h.grant(h.id(m), 4 * kCu, 100000, 1000));
+    h.deliver(h.grant(h.id(m), std::uint64_t{4} * kCu, 100000, 1000));
   }
   const auto at = requests_at();
   ASSERT_GE(at.size(), 7U);
@@ -449,7 +449,7 @@ TEST(Sender, CreditRequestRetransmission_GrantWithoutNewCreditDoesNotRestartTheT
   // 160, 320, 640, ... as if no grant had come (within the 10 us steps of the loop).
   for (std::size_t i = 1; i < gaps.size(); ++i) EXPECT_GE(gaps[i], gaps[i - 1] * 2 - 10) << i;
   // More credit restarts it: the next request comes 160 us after the limit is reached again.
-  h.deliver(h.grant(h.id(m), 8 * kCu, 100000, 1000));
+  h.deliver(h.grant(h.id(m), std::uint64_t{8} * kCu, 100000, 1000));
   h.run_for(microseconds(50));
   ASSERT_EQ(h.state(m), MessageState::Waiting);
   const auto n = requests_at().size();
@@ -484,15 +484,15 @@ TEST(Sender, CreditRequestRetransmission_StopsWhileCreditIsHeld) {
 // release state | DONE"
 TEST(Sender, Drained_RetransmitsCreditRequestUntilMsgDone) {
   Harness h;
-  const MessageHandle m = h.submit(3 * kCu, true);
+  const MessageHandle m = h.submit(std::uint64_t{3} * kCu, true);
   h.establish(microseconds(80));
-  h.deliver(h.grant(h.id(m), 3 * kCu, 100000, 100000, flag::kFinal));
+  h.deliver(h.grant(h.id(m), std::uint64_t{3} * kCu, 100000, 100000, flag::kFinal));
   h.run_for(microseconds(5));
   EXPECT_EQ(h.state(m), MessageState::Drained);
   const auto n = h.count<CreditRequest>();
   h.run_for(microseconds(160 + 320));
   EXPECT_EQ(h.count<CreditRequest>(), n + 2);
-  h.deliver(h.done(h.id(m), 3 * kCu));
+  h.deliver(h.done(h.id(m), std::uint64_t{3} * kCu));
   EXPECT_EQ(h.state(m), MessageState::Done);
   h.run_for(milliseconds(10));
   EXPECT_EQ(h.count<CreditRequest>(), n + 2);
@@ -678,7 +678,7 @@ TEST(Sender, PoolGrant_IsDividedByClassPriorityThenByWeight) {
   Harness h;
   const MessageHandle low_a = h.submit(1 << 20, true, 1, 3);
   const MessageHandle low_b = h.submit(1 << 20, true, 1, 1);
-  const MessageHandle high = h.submit(8 * kCu, true, 0, 1);
+  const MessageHandle high = h.submit(std::uint64_t{8} * kCu, true, 0, 1);
   const MessageHandle cls9 = h.submit(1 << 20, true, 9, 0);  // treated as class 7, weight 1
   h.deliver(h.accept());
   h.deliver(h.grant(0, 8 * kCu + 40 * kCu, 100000, 100000, flag::kPool));
@@ -743,7 +743,7 @@ TEST(Sender, PoolReservedOctets_AfterAGrantOfTheMessagesOwn_GoAtTheLowerRate) {
   std::copy_if(h.data.begin(), h.data.end(), std::back_inserter(after),
                [&](const auto& d) { return d.first >= granted; });
   ASSERT_FALSE(after.empty());
-  EXPECT_LE(max_in_window(after, transmission_time(10U * kCu, 1000)), 10U * kCu);
+  EXPECT_LE(max_in_window(after, transmission_time(std::uint64_t{10} * kCu, 1000)), 10U * kCu);
 }
 
 // ---------------------------------------------------------------------------------------------

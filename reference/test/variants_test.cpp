@@ -21,7 +21,7 @@ ReceiverConfig with_variant(const char* name, std::shared_ptr<const ReceiverPoli
 
 // The harness of a receiver with variant `name` (empty: the default).
 struct Variant {
-  explicit Variant(const char* name, ReceiverConfig c = ReceiverHarness::default_config())
+  explicit Variant(const char* name, const ReceiverConfig& c = ReceiverHarness::default_config())
       : config(name[0] == '\0' ? c : with_variant(name, policy, c)), h(config, policy) {}
   ~Variant() {
     for (const auto& v : h.checker().violations()) ADD_FAILURE() << v.rule << ": " << v.detail;
@@ -74,8 +74,8 @@ TEST(Variants, Registry_NamesAreUniqueAndEachQuotesTheSpecWordForWord) {
 TEST(ReceiverVariants, GrantWholeMessage_FirstGrantIsTheWholeMessageWithFinal) {
   Variant d("");
   Variant v("grant-whole-message");
-  const auto dg = first_grant(d.h, 128 * 1024);
-  const auto vg = first_grant(v.h, 128 * 1024);
+  const auto dg = first_grant(d.h, std::uint64_t{128} * 1024);
+  const auto vg = first_grant(v.h, std::uint64_t{128} * 1024);
   EXPECT_FALSE(dg.final());
   EXPECT_TRUE(vg.final());
   EXPECT_EQ(vg.grant_limit, 128U * 1024U);
@@ -119,7 +119,8 @@ TEST(ReceiverVariants, PacingLinkOverK_RatesStillSumWithinTheLink) {
   for (std::uint8_t i = 1; i <= 4; ++i) {
     const Address s = ReceiverHarness::sender(i);
     const auto a = v.h.associate(s, i);
-    for (const auto& g : only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, 64 * 1024)))) {
+    for (const auto& g :
+         only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, std::uint64_t{64} * 1024)))) {
       rate[g.header.association_id] = g.pacing_rate;
     }
   }
@@ -181,9 +182,10 @@ TEST(ReceiverVariants, ReRequestAlwaysAnswered_RestatesTheLiveGrant) {
     Variant v(name);
     const Address s = ReceiverHarness::sender(1);
     const auto a = v.h.associate(s, 1);
-    const auto g = only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, 64 * 1024)));
+    const auto g = only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, std::uint64_t{64} * 1024)));
     ASSERT_EQ(g.size(), 1U);
-    const auto again = only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, 64 * 1024)));
+    const auto again =
+        only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, std::uint64_t{64} * 1024)));
     if (name[0] == '\0') {
       EXPECT_TRUE(again.empty()) << "the default owes nothing while the grant is live";
       continue;

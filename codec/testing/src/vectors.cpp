@@ -65,7 +65,7 @@ CreditRequest appendix_credit_request() {
   CreditRequest r;
   r.header = appendix_header(7);
   r.message_id = 0x101;
-  r.message_length = 4U * 1024U * 1024U;
+  r.message_length = std::uint64_t{4} * 1024U * 1024U;
   r.unscheduled_sent = 0;
   r.traffic_class = 2;
   r.weight = 4;

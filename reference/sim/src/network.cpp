@@ -946,7 +946,7 @@ std::size_t Network::host_count() const {
 SubmitId Network::submit(HostId sender, ref::MessageSpec spec, Time at) {
   impl_->forget_finished_submissions();
   const SubmitId id = impl_->forgotten + impl_->subs.size();
-  impl_->subs.push_back(Submission{sender, std::move(spec), at, std::nullopt});
+  impl_->subs.push_back(Submission{sender, spec, at, std::nullopt});
   impl_->schedule(std::max(at, impl_->clock), SubmitEv{id});
   return id;
 }

@@ -11,7 +11,6 @@ namespace rdcc::sim {
 namespace {
 
 using ref::microseconds;
-using ref::nanoseconds;
 
 std::vector<std::byte> payload(std::size_t n, std::uint8_t fill = 0) {
   return std::vector<std::byte>(n, std::byte{fill});
@@ -88,6 +87,7 @@ TEST(Network, QueueAboveEcnThreshold_MarksCongestionExperienced) {
   ASSERT_EQ(d.size(), 10U);
   // Occupancy found at enqueue: 0, 0, 1028, 2056, ... : the first two are not marked.
   std::vector<std::uint8_t> ecn;
+  ecn.reserve(d.size());
   for (const auto& p : d) ecn.push_back(p.ecn);
   EXPECT_EQ(std::count(ecn.begin(), ecn.end(), ref::kEcnCe), 8);
   EXPECT_EQ(ecn[0], ref::kEcnEct0);

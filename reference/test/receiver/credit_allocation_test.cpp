@@ -176,7 +176,7 @@ struct FakeHost {
     m.accounted = limit - m.covered();
     leave(m);
   }
-  void end_pass() { log.push_back("end"); }
+  void end_pass() { log.emplace_back("end"); }
 };
 
 class GrantPass : public ::testing::Test {

@@ -144,6 +144,7 @@ void incast(std::uint32_t rate_mbps, std::uint64_t size, std::uint32_t credit_un
   }
   // Associate first, so the figure is the data phase.
   std::vector<ref::MessageHandle> warm;
+  warm.reserve(senders.size());
   for (auto& s : senders) warm.push_back(s->submit({.receiver = r.rdcc_address(), .length = 1000}));
   const auto done = [&](const std::vector<ref::MessageHandle>& hs) {
     for (std::size_t i = 0; i < hs.size(); ++i) {
@@ -157,6 +158,7 @@ void incast(std::uint32_t rate_mbps, std::uint64_t size, std::uint32_t credit_un
   }
   const Time start = monotonic_now();
   std::vector<ref::MessageHandle> hs;
+  hs.reserve(senders.size());
   for (auto& s : senders) {
     hs.push_back(s->submit({.receiver = r.rdcc_address(), .length = size, .traffic_class = 2}));
   }

@@ -117,6 +117,7 @@ void CrnNode::send_reports() {
   while (auto d = crn_->poll_transmit()) reports.push_back(*d);
   if (reports.empty()) return;
   std::vector<OutPacket> out;
+  out.reserve(reports.size());
   for (const auto& d : reports) out.push_back({d.to, tos(d.dscp, 0), d.payload()});
   reports_.send(out);
 }

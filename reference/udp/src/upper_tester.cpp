@@ -241,7 +241,11 @@ UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_vie
     }
     for (const auto& [key, value] : r.items()) {
       if (key != "op" && key != "id" && find_upper_arg(*spec, key) == nullptr) {
-        throw BadRequest{"unknown key '" + key + "' for op " + op};
+        std::string detail = "unknown key '";
+        detail += key;
+        detail += "' for op ";
+        detail += op;
+        throw BadRequest{std::move(detail)};
       }
     }
     auto out = dispatch(node, op, r, now);

@@ -130,6 +130,7 @@ TEST(UdpSocket, ReceiveTurn_BoundsOneTurn_SoAFloodDoesNotStarveTheRest) {
   constexpr std::size_t kSent = 2 * kBatch * kBatchesPerTurn;
   std::vector<std::array<std::byte, 8>> payloads(kSent);
   std::vector<OutPacket> out;
+  out.reserve(payloads.size());
   for (auto& p : payloads) out.push_back({flood.local(), 0, p});
   a.send(out);
   a.send(std::vector<OutPacket>{{quiet.local(), 0, payloads[0]}});
