@@ -51,6 +51,8 @@ struct AddressKey {
   std::uint64_t high = 0;  // IP octets 0..7, big-endian (IPv4: its four octets, then zeros)
   std::uint64_t low = 0;   // IP octets 8..15
   std::uint64_t port = 0;
+  // clang-tidy 14 reads the literal 0 of a defaulted <=> as a null pointer (fixed in 17).
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend constexpr auto operator<=>(const AddressKey&, const AddressKey&) = default;
 };
 
