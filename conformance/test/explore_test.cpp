@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -134,9 +135,13 @@ TEST(Programs, ShrinkingKeepsWhatAStimulusNeeds) {
       const auto kept = with_needs(p, {i});
       std::vector<std::string> kinds;
       for (const auto k : kept) kinds.push_back(p.stimuli[k].kind);
-      EXPECT_EQ(kinds, (std::vector<std::string>{"associate", "request", "transfer",
-                                                 "msg-done-again"}))
-          << seed;
+      ASSERT_GE(kinds.size(), 3U);
+      EXPECT_EQ(kinds.front(), "associate") << seed;
+      EXPECT_EQ(kinds.back(), "msg-done-again") << seed;
+      const bool completed = std::count(kinds.begin(), kinds.end(), "transfer") +
+                                 std::count(kinds.begin(), kinds.end(), "unscheduled") ==
+                             1;
+      EXPECT_TRUE(completed) << seed;
       seen = true;
     }
   }
@@ -218,13 +223,12 @@ TEST(OrderProof, FailsWhatSilenceOnlyLeftInconclusive) {
 
 TEST(OrderProof, ParserRejectsLaterWithSilenceOrAlone) {
   const std::string head = "scenario x\nrole receiver\nchecks RDCC-SM-01\n";
+  EXPECT_TRUE(std::holds_alternative<ParseError>(
+      parse_scenario(head + "expect one of\n| silence\n| later ASSOC_ACCEPT\n", "t.scn", {})));
   EXPECT_TRUE(std::holds_alternative<ParseError>(parse_scenario(
-      head + "expect one of\n| silence\n| later ASSOC_ACCEPT\n", "t.scn", {})));
-  EXPECT_TRUE(std::holds_alternative<ParseError>(
-      parse_scenario(head + "expect one of\n| later MSG_DONE\n| later ASSOC_ACCEPT\n", "t.scn", {})));
-  EXPECT_TRUE(std::holds_alternative<ParseError>(
-      parse_scenario(head + "expect one of\n| MSG_DONE\n| later ASSOC_ACCEPT -> a=epoch\n", "t.scn",
-                     {})));
+      head + "expect one of\n| later MSG_DONE\n| later ASSOC_ACCEPT\n", "t.scn", {})));
+  EXPECT_TRUE(std::holds_alternative<ParseError>(parse_scenario(
+      head + "expect one of\n| MSG_DONE\n| later ASSOC_ACCEPT -> a=epoch\n", "t.scn", {})));
   const Scenario ok = parse(head + "expect one of\n| MSG_DONE\n| later ASSOC_ACCEPT\n");
   ASSERT_EQ(ok.steps.at(0).alternatives.size(), 2U);
   EXPECT_TRUE(ok.steps[0].alternatives[1].later);

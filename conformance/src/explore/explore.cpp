@@ -19,8 +19,8 @@ ScenarioResult play(const Program& p, const std::vector<std::size_t>& keep,
     Scenario s;
     s.name = p.name;
     s.role = p.role;
-    ScenarioResult r =
-        not_run(s, Verdict::Inconclusive, "explore wrote a scenario it cannot parse: " + e->describe());
+    ScenarioResult r = not_run(s, Verdict::Inconclusive,
+                               "explore wrote a scenario it cannot parse: " + e->describe());
     r.source = text;
     return r;
   }
@@ -36,7 +36,8 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 
 // The stimulus (an index into keep) whose lines hold `line` of render(p, keep).
 std::size_t stimulus_at(const Program& p, const std::vector<std::size_t>& keep, int line) {
-  int at = 7;  // the header's six lines, then the first stimulus's comment
+  // The header's six lines (seven with a config line), then the first stimulus's comment.
+  int at = p.config.empty() ? 7 : 8;
   for (std::size_t k = 0; k < keep.size(); ++k) {
     at += 1 + static_cast<int>(p.stimuli[keep[k]].lines.size());
     if (line < at) return k;
@@ -58,15 +59,16 @@ ExploreResult explore(const ExploreOptions& o,
     const bool timed = o.duration_s > 0;
     if (timed ? elapsed() >= o.duration_s : out.stimuli >= o.steps) break;
     const std::size_t count = timed ? o.episode : std::min(o.episode, o.steps - out.stimuli);
-    const Program p = generate_program(o.role, o.seed, episode, count);
+    Program p = generate_program(o.role, o.seed, episode, count);
+    if (o.suite.adapter.kind == AdapterSpec::Kind::Udp) p.config.clear();
     std::vector<std::size_t> all(p.stimuli.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     ScenarioResult r = play(p, all, o);
     ++out.episodes;
     if (r.verdict == Verdict::Inconclusive) ++out.inconclusive;
     if (progress) {
-      progress("episode " + std::to_string(episode) + ": " + std::to_string(count) +
-               " stimuli, " + to_string(r.verdict) + (r.reason.empty() ? "" : ": " + r.reason));
+      progress("episode " + std::to_string(episode) + ": " + std::to_string(count) + " stimuli, " +
+               to_string(r.verdict) + (r.reason.empty() ? "" : ": " + r.reason));
     }
     if (r.verdict != Verdict::Fail) {
       out.stimuli += count;
@@ -115,9 +117,9 @@ std::string explore_text(const ExploreResult& r) {
   if (!r.failing.level.empty()) o << " [" << r.failing.level << "]";
   o << "\n  at " << r.failing.where.to_string() << ": " << r.failing.step << "\n";
   o << "shrunk to " << r.shrunk_stimuli << " stimuli, which alone "
-    << (r.shrunk.verdict == Verdict::Fail ? "FAIL" : "do NOT reproduce the failure (verdict " +
-                                                         std::string(to_string(r.shrunk.verdict)) +
-                                                         ")")
+    << (r.shrunk.verdict == Verdict::Fail ? "FAIL"
+                                          : "do NOT reproduce the failure (verdict " +
+                                                std::string(to_string(r.shrunk.verdict)) + ")")
     << ": " << r.shrunk.reason << "\n";
   o << "---- " << r.shrunk.name << ".scn ----\n" << r.shrunk_text << "----\n";
   return o.str();

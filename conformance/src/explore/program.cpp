@@ -164,10 +164,10 @@ class ReceiverModel {
   std::string request_line(const Association& as, const Message& m, unsigned kind,
                            const std::string& extra) const {
     return "send CREDIT_REQUEST " + head(as) + " message_id=" + std::to_string(m.id) +
-           " message_length=" + std::to_string(m.length) + " traffic_class=" + std::to_string(m.klass) +
-           " weight=" + std::to_string(m.weight) + " service_hint=" + std::to_string(m.hint) +
-           " deadline=" + std::to_string(m.deadline) + " binding_kind=" + std::to_string(kind) +
-           " binding_value=" + hex(m.binding) + extra;
+           " message_length=" + std::to_string(m.length) +
+           " traffic_class=" + std::to_string(m.klass) + " weight=" + std::to_string(m.weight) +
+           " service_hint=" + std::to_string(m.hint) + " deadline=" + std::to_string(m.deadline) +
+           " binding_kind=" + std::to_string(kind) + " binding_value=" + hex(m.binding) + extra;
   }
 
   Message new_message(Association& as) {
@@ -291,8 +291,8 @@ class ReceiverModel {
     ++sent_;
     Stimulus s{"unscheduled",
                {request_line(as, m, 2, " unscheduled_sent=" + std::to_string(m.length)),
-                "send data message=" + hex(m.binding) + " offset=0 length=" +
-                    std::to_string(m.length) + " last=1 unscheduled=1"},
+                "send data message=" + hex(m.binding) +
+                    " offset=0 length=" + std::to_string(m.length) + " last=1 unscheduled=1"},
                {as.made}};
     as.messages.push_back(m);
     return s;
@@ -307,15 +307,18 @@ class ReceiverModel {
     m.requested = index_;
     Stimulus s{"suggested-rate", {}, {as.made}};
     drain(s);
-    s.lines.push_back("ignore CREDIT_GRANT message_id!=" + std::to_string(m.id) +
-                      " MSG_DONE ERROR CANCEL ASSOC_ACCEPT");
+    // The grant for the message, or a pool grant (Message ID 0) of a receiver that uses them.
+    const std::string id = std::to_string(m.id);
+    s.lines.push_back("ignore CREDIT_GRANT message_id>" + id + " CREDIT_GRANT message_id<" + id +
+                      " message_id!=0 MSG_DONE ERROR CANCEL ASSOC_ACCEPT");
     s.lines.push_back("send SENDER_STATUS " + head(as) + " unused_credit=" +
                       std::to_string(length()) + " congestion_level=" + std::to_string(below(256)) +
                       " service_hint=0 suggested_rate=" + std::to_string(rate));
     s.lines.push_back(request_line(as, m, 2, ""));
     sent_ += 2;
-    s.lines.push_back("expect CREDIT_GRANT within 10ms message_id=" + std::to_string(m.id) +
-                      " pacing_rate<=" + std::to_string(rate) + " checks RDCC-ALLOC-03");
+    s.lines.emplace_back("expect one of within 10ms checks RDCC-ALLOC-03");
+    s.lines.push_back("| CREDIT_GRANT message_id=" + id + " pacing_rate<=" + std::to_string(rate));
+    s.lines.push_back("| CREDIT_GRANT message_id=0 pacing_rate<=" + std::to_string(rate));
     as.messages.push_back(m);
     return s;
   }
@@ -336,9 +339,8 @@ class ReceiverModel {
                   "send raw %s 03 00 %s $%s:4 $%s:2 0000 %08x %016llx %016llx 0000000000000000 "
                   "%02x%02x%02x02 %08llx %016llx",
                   version ? "20" : "10", version ? "38" : "30", as.a.c_str(), as.e.c_str(), x,
-                  static_cast<unsigned long long>(m.id),
-                  static_cast<unsigned long long>(m.length), m.klass, m.weight, m.hint,
-                  static_cast<unsigned long long>(m.deadline),
+                  static_cast<unsigned long long>(m.id), static_cast<unsigned long long>(m.length),
+                  m.klass, m.weight, m.hint, static_cast<unsigned long long>(m.deadline),
                   static_cast<unsigned long long>(m.binding));
     return must_not_grant(version ? "bad-version" : "length-too-small", as, m, b.data(),
                           " sequence_number=" + std::to_string(after),
@@ -446,10 +448,9 @@ class ReceiverModel {
     const auto after = static_cast<std::uint32_t>(anchor_ + 1000);
     anchor_ = after;
     sent_ = 1;
-    Stimulus s = must_not_grant(
-        "stale-sequence", as, m,
-        request_line(as, m, 2, " sequence_number=" + std::to_string(stale)),
-        " sequence_number=" + std::to_string(after), "RDCC-FMT-06");
+    Stimulus s = must_not_grant("stale-sequence", as, m,
+                                request_line(as, m, 2, " sequence_number=" + std::to_string(stale)),
+                                " sequence_number=" + std::to_string(after), "RDCC-FMT-06");
     s.lines.insert(s.lines.begin(), pre.lines.begin(), pre.lines.end());
     s.needs.insert(s.needs.end(), pre.needs.begin(), pre.needs.end());
     return s;
@@ -462,8 +463,8 @@ class ReceiverModel {
     m->abandoned = true;
     ++sent_;
     return Stimulus{"cancel",
-                    {"send CANCEL " + head(*as) + " message_id=" + std::to_string(m->id) +
-                     " reason=APPLICATION_ABORT"},
+                    {"wait 1ms", "send CANCEL " + head(*as) + " message_id=" +
+                                     std::to_string(m->id) + " reason=APPLICATION_ABORT"},
                     {as->made, m->requested}};
   }
 
@@ -475,11 +476,12 @@ class ReceiverModel {
     auto& [as, m] = *got;
     m->abandoned = true;
     ++sent_;
-    return Stimulus{
-        "credit-return",
-        {"send CREDIT_RETURN " + head(*as) + " message_id=" + std::to_string(m->id) +
-         " new_limit=0"},
-        {as->made, m->requested}};
+    // The wait first: the checker learns the IUT's grants when the tester reads them, and a
+    // grant it read after the CREDIT_RETURN would count as issued after it (spec-notes 121).
+    return Stimulus{"credit-return",
+                    {"wait 1ms", "send CREDIT_RETURN " + head(*as) +
+                                     " message_id=" + std::to_string(m->id) + " new_limit=0"},
+                    {as->made, m->requested}};
   }
 
   Stimulus sender_status() {
@@ -488,8 +490,8 @@ class ReceiverModel {
     ++sent_;
     return {"sender-status",
             {"send SENDER_STATUS " + head(as) + " unused_credit=" + std::to_string(length()) +
-             " congestion_level=" + std::to_string(below(256)) +
-             " service_hint=" + std::to_string(below(3)) + " suggested_rate=" + std::to_string(rate)},
+             " congestion_level=" + std::to_string(below(256)) + " service_hint=" +
+             std::to_string(below(3)) + " suggested_rate=" + std::to_string(rate)},
             {as.made}};
   }
 
@@ -529,6 +531,7 @@ Program generate_program(Role role, std::uint64_t seed, std::size_t episode, std
   Program p;
   p.role = role;
   p.name = "explore-" + std::to_string(seed) + "-" + std::to_string(episode);
+  if (episode % 3 == 2) p.config = "budget=262144 unscheduled_budget=65536 unscheduled_limit=16384";
   ReceiverModel model(seed, episode);
   for (std::size_t i = 0; i < count; ++i) p.stimuli.push_back(model.next());
   return p;
@@ -560,9 +563,11 @@ std::string render(const Program& p, const std::vector<std::size_t>& keep) {
   }
   std::string checks;
   for (const auto& id : ids) checks += " " + id;
-  std::string out = "scenario " + p.name + "\nrole " + std::string(to_string(p.role)) +
-                    "\nchecks" + checks + "\ntags explore\n"
-                    "description \"Generated by rdcc-conform --explore (docs/explore.md)\"\n\n";
+  std::string out = "scenario " + p.name + "\nrole " + std::string(to_string(p.role)) + "\nchecks" +
+                    checks +
+                    "\ntags explore\n"
+                    "description \"Generated by rdcc-conform --explore (docs/explore.md)\"\n" +
+                    (p.config.empty() ? "" : "config " + p.config + "\n") + "\n";
   for (const auto i : keep) {
     const auto& s = p.stimuli[i];
     out += "# " + std::to_string(i + 1) + ": " + s.kind + "\n";

@@ -21,8 +21,9 @@ std::string OrderProof::reason(const std::string& awaited, ref::Duration patienc
   std::string frame;
   for (const auto f : frames_) frame += (frame.empty() ? " (frame " : ", ") + std::to_string(f);
   if (!frame.empty()) frame += ")";
-  return "no " + awaited + ", though the IUT answered a message the tester sent after it: " +
-         what_ + frame + "; it had read the earlier one and did not answer it within " +
+  return "no " + awaited +
+         ", though the IUT answered a message the tester sent after it: " + what_ + frame +
+         "; it had read the earlier one and did not answer it within " +
          std::to_string(patience.ns / 1000) + " us after that answer";
 }
 

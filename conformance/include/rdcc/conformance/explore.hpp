@@ -35,6 +35,9 @@ struct Stimulus {
 struct Program {
   Role role = Role::Receiver;
   std::string name;  // explore-SEED-EPISODE
+  // The IUT's configuration for the episode (a scenario's `config` line): every third episode
+  // a small budget, so that demand exceeds G. Dropped on udp:, whose IUT is already running.
+  std::string config;
   std::vector<Stimulus> stimuli;
 };
 
@@ -59,11 +62,11 @@ struct Program {
 struct ExploreOptions {
   Role role = Role::Receiver;
   std::uint64_t seed = 1;
-  std::size_t steps = 200;    // stimuli in all (over episodes)
-  double duration_s = 0;      // > 0: stop after this many seconds instead
-  std::size_t episode = 24;   // stimuli per episode (a fresh IUT each)
-  SuiteOptions suite;         // the adapter, tolerances, patience, levels
-  KnownId known_id;           // the catalog's IDs (empty: any)
+  std::size_t steps = 200;   // stimuli in all (over episodes)
+  double duration_s = 0;     // > 0: stop after this many seconds instead
+  std::size_t episode = 24;  // stimuli per episode (a fresh IUT each)
+  SuiteOptions suite;        // the adapter, tolerances, patience, levels
+  KnownId known_id;          // the catalog's IDs (empty: any)
 };
 
 struct ExploreResult {
