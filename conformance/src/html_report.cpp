@@ -239,7 +239,7 @@ std::string ladder_svg(const ScenarioResult& r, std::size_t max_rows) {
   const std::set<std::size_t> cited(r.frames.begin(), r.frames.end());
   std::vector<Row> rows = rows_of(frames, cited);
   const bool failing = r.verdict == Verdict::Fail || r.verdict == Verdict::Warn ||
-                       r.verdict == Verdict::Inconclusive;
+                       r.verdict == Verdict::Inconclusive || r.verdict == Verdict::Flaky;
   // The expected message, right after the actual one (or at the end when nothing came).
   if (failing && !r.expected.empty()) {
     Row expected;
@@ -378,9 +378,9 @@ h1{font-size:1.5em;margin:.8em 0 .2em}h2{margin-top:1.6em;border-bottom:1px soli
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}code{background:#f5f5f5;padding:0 3px}
 .v{display:inline-block;min-width:5.5em;text-align:center;border-radius:3px;font-weight:600;font-size:.85em;padding:0 4px}
-.v-pass{background:#d8f3dc;color:#14532d}.v-warn{background:#fff3bf;color:#7c5800}.v-fail{background:#ffd6d6;color:#8b0000}
+.v-pass{background:#d8f3dc;color:#14532d}.v-warn{background:#fff3bf;color:#7c5800}.v-fail{background:#ffd6d6;color:#8b0000}.v-flaky{background:#ffc9a8;color:#7a2e00}
 .v-inconclusive{background:#e5dbff;color:#4b2a99}.v-unsupported{background:#e9ecef;color:#495057}.v-skipped{background:#f8f9fa;color:#868e96}
-.st-fail{background:#ffd6d6}.st-warn{background:#fff3bf}.st-pass{background:#eefbf0}.st-uncovered{color:#999}
+.st-fail{background:#ffd6d6}.st-flaky{background:#ffc9a8}.st-warn{background:#fff3bf}.st-pass{background:#eefbf0}.st-uncovered{color:#999}
 section.scenario{border:1px solid #ddd;border-radius:6px;padding:.3em 1em;margin:1em 0}
 section.scenario.verdict-fail{border-color:#d33}section.scenario.verdict-warn{border-color:#c90}
 section.scenario h3{margin:.4em 0}.desc{color:#555;margin:.2em 0}
@@ -416,6 +416,7 @@ std::string short_counts(const Counts& c) {
   const std::pair<std::size_t, const char*> parts[] = {{c.passed, "pass"},
                                                        {c.warned, "warn"},
                                                        {c.failed, "fail"},
+                                                       {c.flaky, "flaky"},
                                                        {c.inconclusive, "inconclusive"},
                                                        {c.unsupported, "unsupported"},
                                                        {c.skipped, "skipped"}};
@@ -464,7 +465,7 @@ std::string scenario_html(const ScenarioResult& r, const SuiteReport& report,
   std::ostringstream o;
   const std::string v = to_string(r.verdict);
   const bool failing = r.verdict == Verdict::Fail || r.verdict == Verdict::Warn ||
-                       r.verdict == Verdict::Inconclusive;
+                       r.verdict == Verdict::Inconclusive || r.verdict == Verdict::Flaky;
   o << "<section class=\"scenario verdict-" << v << "\" id=\"" << anchor(r) << "\" data-scenario=\""
     << esc(r.name) << "\" data-verdict=\"" << v << "\">\n";
   o << "<h3>" << verdict_badge(r.verdict) << " " << esc(r.name)
@@ -499,6 +500,10 @@ std::string scenario_html(const ScenarioResult& r, const SuiteReport& report,
     for (std::size_t i = 0; i < r.checks.size(); ++i) o << (i ? ", " : "") << esc(r.checks[i]);
     o << "</p>\n";
   }
+  if (!r.source.empty()) {  // a generated scenario (--explore): the file that reproduces it
+    o << "<details class=\"source\"" << (failing ? " open" : "")
+      << "><summary>the scenario file</summary><pre>" << esc(r.source) << "</pre></details>\n";
+  }
   if (r.verdict != Verdict::Skipped) {
     o << "<p class=\"files\">capture: <a href=\"" << esc(pcap_in_report(r)) << "\">"
       << esc(pcap_in_report(r)) << "</a>";
@@ -531,8 +536,9 @@ void write_html_report(const std::filesystem::path& dir, const SuiteReport& repo
   o << "</p></header>\n";
 
   // Summary by role and by verdict.
-  const Verdict all[] = {Verdict::Pass,         Verdict::Warn,        Verdict::Fail,
-                         Verdict::Inconclusive, Verdict::Unsupported, Verdict::Skipped};
+  const Verdict all[] = {Verdict::Pass,   Verdict::Warn,         Verdict::Fail,
+                         Verdict::Flaky,  Verdict::Inconclusive, Verdict::Unsupported,
+                         Verdict::Skipped};
   std::map<std::string, std::map<Verdict, std::size_t>> by_role;
   std::map<std::string, std::map<Verdict, std::size_t>> by_level;
   for (const auto& r : report.results) {
@@ -632,7 +638,8 @@ void write_html_report(const std::filesystem::path& dir, const SuiteReport& repo
   for (const auto& r : report.results) order.push_back(&r);
   const auto rank = [](const ScenarioResult* r) {
     switch (r->verdict) {
-      case Verdict::Fail: return 0;
+      case Verdict::Fail:
+      case Verdict::Flaky: return 0;
       case Verdict::Inconclusive: return 1;
       case Verdict::Warn: return 2;
       default: return 3;

@@ -38,7 +38,8 @@ std::vector<const ScenarioResult*> KillMatrix::reference_not_passed() const {
 
 bool KillMatrix::ok() const {
   const auto bad = [](const ScenarioResult* r) {
-    return r->verdict == Verdict::Fail || r->verdict == Verdict::Inconclusive;
+    return r->verdict == Verdict::Fail || r->verdict == Verdict::Flaky ||
+           r->verdict == Verdict::Inconclusive;
   };
   const auto not_passed = reference_not_passed();
   return std::none_of(not_passed.begin(), not_passed.end(), bad) && survivors().empty();
@@ -86,7 +87,7 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
           own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
       row.scenarios_run += some.size();
       for (const auto& r : run_against(iut, some, options)) {
-        if (r.verdict == Verdict::Fail) {
+        if (r.verdict == Verdict::Fail || r.verdict == Verdict::Flaky) {  // a try failed
           row.killed_by.push_back(r.name);
         } else if (r.patience_elapsed) {
           row.silent_in.push_back(r.name);

@@ -1,6 +1,7 @@
 // rdcc-conform: runs the conformance scenarios against an implementation under test and
 // reports a verdict per scenario tied to the spec's requirements (docs/scenario-language.md).
-// Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors.
+// Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors, 3
+// when some scenario was inconclusive, 4 when one failed on a try and passed on a retry (flaky).
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/explore.hpp"
 #include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/kill_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
@@ -28,6 +30,8 @@ constexpr int kExitUsage = 2;
 // Nothing failed, but the tester saw too little to judge some scenario (inconclusive): a CI that
 // reads the status must not take that for a pass.
 constexpr int kExitInconclusive = 3;
+// Nothing failed on its last try, but a scenario failed on an earlier one (--retries): FLAKY.
+constexpr int kExitFlaky = 4;
 
 std::optional<double> parse_percent(std::string text) {
   if (!text.empty() && text.back() == '%') text.pop_back();
@@ -178,8 +182,21 @@ int main(int argc, char** argv) {
                  "never a failure (default 100ms)");
   app.add_option("--retries", retries,
                  "Real-time adapters: play a scenario that failed or was inconclusive up to N "
-                 "more times, each on a fresh IUT (the report says so)")
+                 "more times, each on a fresh IUT (the report says so); a failure then a pass "
+                 "is FLAKY (exit 4), never a pass")
       ->check(CLI::Range(0U, 5U));
+  bool explore_mode = false;
+  std::uint64_t seed = 1;
+  std::size_t explore_steps = 200;
+  std::string explore_duration;
+  app.add_flag("--explore", explore_mode,
+               "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver "
+               "role), judged by the invariant checker, stated bounds and proof by order; a "
+               "failure is shrunk to a scenario file that fails on its own");
+  app.add_option("--seed", seed, "--explore: the seed (the same stimuli on every adapter)");
+  app.add_option("--steps", explore_steps, "--explore: stimuli to play in all (default 200)");
+  app.add_option("--duration", explore_duration,
+                 "--explore: play for this long (e.g. 30s) instead of --steps");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -336,6 +353,11 @@ int main(int argc, char** argv) {
       if (r == nullptr) return std::nullopt;
       return std::string(to_string(r->level));
     };
+  }
+  if (explore_mode) {
+    return explore_main({options, role_text, explore_duration, iut, report_dir, seed, explore_steps,
+                         known_id, catalog_rows(catalog)},
+                        std::cout, std::cerr);
   }
   auto loaded = load_scenarios(files, known_id);
   if (!loaded.errors.empty()) {
@@ -536,5 +558,6 @@ int main(int argc, char** argv) {
     }
   }
   if (c.failed > 0) return kExitFail;
+  if (c.flaky > 0) return kExitFlaky;
   return c.inconclusive > 0 ? kExitInconclusive : 0;
 }

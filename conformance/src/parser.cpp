@@ -1031,6 +1031,12 @@ class ScenarioParser {
       if (auto e = pattern(lp, 2, 3, p)) return e;
       if (!p.captures.empty())
         return lp.error_at(2, "an 'unsupported' alternative captures nothing");
+    } else if (t.size() >= 2 && t[1].text == "later") {
+      if (t.size() < 3)
+        return lp.error_at(2, "expected the pattern of the answer to a later message");
+      p.later = true;
+      if (auto e = pattern(lp, 2, 3, p)) return e;
+      if (!p.captures.empty()) return lp.error_at(2, "a 'later' alternative captures nothing");
     } else if (auto e = pattern(lp, 1, 2, p)) {
       return e;
     }
@@ -1046,6 +1052,18 @@ class ScenarioParser {
       return ParseError{step.where,
                         "expected two or more '| ...' alternatives on the lines "
                         "after 'expect one of'"};
+    }
+    const auto count = [&](auto pred) {
+      return std::count_if(step.alternatives.begin(), step.alternatives.end(), pred);
+    };
+    const auto later = count([](const Pattern& p) { return p.later; });
+    if (later > 0 && count([](const Pattern& p) { return p.silence; }) > 0) {
+      return ParseError{step.where,
+                        "'| later' proves that an answer is missing, '| silence' accepts that it "
+                        "is: not both in one expect"};
+    }
+    if (later > 0 && count([](const Pattern& p) { return !p.later; }) == 0) {
+      return ParseError{step.where, "'| later' needs an alternative the step waits for"};
     }
     return std::nullopt;
   }
@@ -1345,7 +1363,8 @@ const char* to_string(Op op) {
 
 std::string Pattern::to_string() const {
   if (silence) return "silence";
-  std::string s = data ? "data" : std::string(info(type).name);
+  std::string s = later ? "later " : "";
+  s += data ? "data" : std::string(info(type).name);
   for (const auto& m : matchers)
     s += " " + m.field + conformance::to_string(m.op) + m.value.to_string();
   return s;

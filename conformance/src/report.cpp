@@ -89,7 +89,7 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   j["tags"] = r.tags;
   j["description"] = r.description;
   j["verdict"] = to_string(r.verdict);
-  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Flaky) {
     j["level"] = r.level;  // the level that decided it: "MUST", "SHOULD", "RULE", ...
     j["cited"] = cited_or_checks(r);
   }
@@ -115,6 +115,7 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   if (!r.frames.empty()) j["display_filter"] = display_filter(r.frames);
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
   if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
+  if (!r.source.empty()) j["source"] = r.source;  // a generated scenario's file (--explore)
   return j;
 }
 
@@ -124,12 +125,13 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
   for (const auto& r : report.results) total += r.wall_seconds;
   const std::size_t tests = report.results.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"rdcc-conform\" tests=\"" << tests << "\" failures=\"" << c.failed
-      << "\" errors=\"" << c.inconclusive << "\" skipped=\"" << (c.skipped + c.unsupported)
-      << "\" time=\"" << seconds_text(total) << "\">\n";
-  out << "  <testsuite name=\"" << xml_escape(report.iut) << "\" tests=\"" << tests
-      << "\" failures=\"" << c.failed << "\" errors=\"" << c.inconclusive << "\" skipped=\""
+  out << "<testsuites name=\"rdcc-conform\" tests=\"" << tests << "\" failures=\""
+      << c.failed + c.flaky << "\" errors=\"" << c.inconclusive << "\" skipped=\""
       << (c.skipped + c.unsupported) << "\" time=\"" << seconds_text(total) << "\">\n";
+  out << "  <testsuite name=\"" << xml_escape(report.iut) << "\" tests=\"" << tests
+      << "\" failures=\"" << c.failed + c.flaky << "\" errors=\"" << c.inconclusive
+      << "\" skipped=\"" << (c.skipped + c.unsupported) << "\" time=\"" << seconds_text(total)
+      << "\">\n";
   out << "    <properties>\n";
   out << "      <property name=\"rdcc_version\" value=\"" RDCC_VERSION "\"/>\n";
   out << "      <property name=\"strict\" value=\"" << (report.strict ? "true" : "false")
@@ -144,7 +146,7 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
       out << "        <property name=\"requirement\" value=\"" << xml_escape(id) << "\"/>\n";
     }
     out << "        <property name=\"verdict\" value=\"" << to_string(r.verdict) << "\"/>\n";
-    if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+    if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Flaky) {
       out << "        <property name=\"level\" value=\"" << xml_escape(r.level) << "\"/>\n";
     }
     if (r.verdict == Verdict::Warn) {
@@ -166,8 +168,9 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
             << xml_escape("WARN (" + r.level + "): " + r.reason + "\n" + body) << "</system-out>\n";
         break;
       case Verdict::Fail:
-        out << "      <failure type=\"fail\" message=\"" << xml_escape(r.reason) << "\">"
-            << xml_escape(body) << "</failure>\n";
+      case Verdict::Flaky:  // failed on one try: a failure, typed so
+        out << "      <failure type=\"" << to_string(r.verdict) << "\" message=\""
+            << xml_escape(r.reason) << "\">" << xml_escape(body) << "</failure>\n";
         break;
       case Verdict::Inconclusive:
         out << "      <error type=\"inconclusive\" message=\"" << xml_escape(r.reason) << "\">"
@@ -287,7 +290,9 @@ wire::FrameComments frame_comments(const ScenarioResult& r,
 }  // namespace
 
 Verdict verdict_for(const ScenarioResult& r, std::string_view id) {
-  if (r.verdict != Verdict::Fail && r.verdict != Verdict::Warn) return r.verdict;
+  if (r.verdict != Verdict::Fail && r.verdict != Verdict::Warn && r.verdict != Verdict::Flaky) {
+    return r.verdict;
+  }
   if (r.cited.empty()) return r.verdict;
   const bool cited = std::find(r.cited.begin(), r.cited.end(), id) != r.cited.end();
   return cited ? r.verdict : Verdict::Inconclusive;
@@ -297,12 +302,15 @@ std::string coverage_status(std::string_view id, const std::vector<const Scenari
   if (rs.empty()) return "uncovered";
   bool pass = false;
   bool warn = false;
+  bool flaky = false;
   for (const auto* r : rs) {
     const Verdict v = verdict_for(*r, id);
     if (v == Verdict::Fail) return "fail";
+    flaky = flaky || v == Verdict::Flaky;
     warn = warn || v == Verdict::Warn;
     pass = pass || v == Verdict::Pass;
   }
+  if (flaky) return "flaky";
   if (warn) return "warn";
   return pass ? "pass" : "not passed";
 }
@@ -321,6 +329,7 @@ Counts count(const std::vector<ScenarioResult>& results) {
       case Verdict::Inconclusive: ++c.inconclusive; break;
       case Verdict::Unsupported: ++c.unsupported; break;
       case Verdict::Skipped: ++c.skipped; break;
+      case Verdict::Flaky: ++c.flaky; break;
     }
   }
   return c;
@@ -330,7 +339,8 @@ std::string summary_line(const Counts& c) {
   return std::to_string(c.passed) + " passed, " + std::to_string(c.warned) + " warned, " +
          std::to_string(c.failed) + " failed, " + std::to_string(c.inconclusive) +
          " inconclusive, " + std::to_string(c.unsupported) + " unsupported, " +
-         std::to_string(c.skipped) + " skipped";
+         std::to_string(c.skipped) + " skipped" +
+         (c.flaky == 0 ? "" : ", " + std::to_string(c.flaky) + " flaky");
 }
 
 std::string citation(std::string_view id, const std::vector<RequirementRow>& catalog) {
@@ -355,11 +365,11 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
   line.append(verdict.size() < 12 ? 13 - verdict.size() : 1, ' ');
   line += r.name;
   if (!r.reason.empty()) line += ": " + r.reason;
-  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) {
+  if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn || r.verdict == Verdict::Flaky) {
     if (!r.level.empty()) line += " [" + r.level + "]";
   }
   if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn ||
-      r.verdict == Verdict::Inconclusive) {
+      r.verdict == Verdict::Inconclusive || r.verdict == Verdict::Flaky) {
     if (r.where.line != 0) line += "\n      at " + r.where.to_string() + ": " + r.step;
     if (!r.expected.empty()) line += "\n      expected: " + r.expected;
     if (!r.actual.empty()) line += "\n      actual:   " + r.actual;
@@ -439,9 +449,13 @@ void write_reports(const std::string& dir_text, const SuiteReport& report) {
   j["rdcc_version"] = RDCC_VERSION;
   j["iut"] = report.iut;
   j["strict"] = report.strict;
-  j["summary"] = {{"passed", c.passed},           {"warned", c.warned},
-                  {"failed", c.failed},           {"inconclusive", c.inconclusive},
-                  {"unsupported", c.unsupported}, {"skipped", c.skipped}};
+  j["summary"] = {{"passed", c.passed},
+                  {"warned", c.warned},
+                  {"failed", c.failed},
+                  {"inconclusive", c.inconclusive},
+                  {"unsupported", c.unsupported},
+                  {"skipped", c.skipped},
+                  {"flaky", c.flaky}};
   json list = json::array();
   for (const auto& r : report.results) list.push_back(result_json(r, report.requirements));
   j["scenarios"] = list;

@@ -13,6 +13,7 @@
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/udp/upper_tester_ops.hpp"
+#include "steps/order_proof.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -131,8 +132,14 @@ class Run {
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
       collect_events();
-      if (!stop) stop = check_invariants();
-      if (!stop) stop = std::exchange(watch_failure_, std::nullopt);
+      // A broken invariant or watch is a failure even where the step itself ended undecided
+      // (a transfer that got no more credit after a MSG_DONE that came early).
+      if (!stop || stop->verdict == Verdict::Inconclusive) {
+        if (auto v = check_invariants()) stop = std::move(v);
+      }
+      if (!stop || stop->verdict == Verdict::Inconclusive) {
+        if (auto w = std::exchange(watch_failure_, std::nullopt)) stop = std::move(w);
+      }
       if (!stop && a_.unsupported()) stop = Stop{Verdict::Unsupported, *a_.unsupported(), "", ""};
       if (stop) {
         if (stop->verdict == Verdict::Fail) {
@@ -901,7 +908,15 @@ class Run {
     return std::monostate{};
   }
 
+  // expect: the answers to later messages it saw (`| later`) stay for the steps that follow.
   std::optional<Stop> expect(const Step& step) {
+    std::deque<Packet> later;
+    auto stop = expect_until(step, later);
+    held_.insert(held_.begin(), later.begin(), later.end());
+    return stop;
+  }
+
+  std::optional<Stop> expect_until(const Step& step, std::deque<Packet>& later) {
     const Time t0 = a_.now();
     const Time earliest = t0 + narrow(step.after);
     std::string expected;
@@ -911,7 +926,7 @@ class Run {
       if (!expected.empty()) expected += " | ";
       expected += alt.to_string();
       silence_ok = silence_ok || alt.silence;
-      if (alt.silence) continue;
+      if (alt.silence || alt.later) continue;
       if (!types.empty()) types += " or ";
       types += alt.data ? std::string("data") : std::string(info(alt.type).name);
     }
@@ -924,10 +939,20 @@ class Run {
     const Time deadline = t0 + widen(window);
     expected += (step.bound ? " by " : " within ") + describe_duration(step.within);
     if (step.after.ns != 0) expected += " after " + describe_duration(step.after);
+    OrderProof order;
     for (;;) {
-      auto p = next(deadline);
+      auto p = next(order.deadline(deadline, widen(o_.patience)));
       if (!p) {
         if (silence_ok) return std::nullopt;
+        if (order.proven()) {
+          return Stop{Verdict::Fail,
+                      order.reason(types, widen(o_.patience)),
+                      expected,
+                      "nothing",
+                      {},
+                      false,
+                      order.frames()};
+        }
         if (step.bound) {
           return Stop{
               Verdict::Fail,
@@ -942,10 +967,14 @@ class Run {
                     {},
                     true};
       }
+      if (answers_later(step, *p, order)) {
+        later.push_back(std::move(*p));
+        continue;
+      }
       if (is_ignored(*p)) continue;
       std::vector<std::string> why;
       for (const auto& alt : step.alternatives) {
-        if (alt.silence) continue;
+        if (alt.silence || alt.later) continue;
         json fields;
         auto m = match(alt, *p, fields);
         if (auto* stop = std::get_if<Stop>(&m)) return *stop;
@@ -985,6 +1014,18 @@ class Run {
       for (const auto& w : why) reason += (reason.empty() ? "" : "; ") + w;
       return Stop{Verdict::Fail, reason, expected, describe(*p), {}, false, frame_of(*p)};
     }
+  }
+
+  // The packet matches a `| later` alternative of the step: the IUT answered a message sent
+  // after the awaited one (it counts as proof once; every such packet is kept).
+  bool answers_later(const Step& step, const Packet& p, OrderProof& order) {
+    for (const auto& alt : step.alternatives) {
+      json fields;
+      if (!alt.later || !std::holds_alternative<std::monostate>(match(alt, p, fields))) continue;
+      order.witness(p.time, frame_of(p), describe(p));
+      return true;
+    }
+    return false;
   }
 
   std::optional<Stop> silence(const Step& step) {
@@ -1479,6 +1520,7 @@ const char* to_string(Verdict v) {
     case Verdict::Inconclusive: return "inconclusive";
     case Verdict::Unsupported: return "unsupported";
     case Verdict::Skipped: return "skipped";
+    case Verdict::Flaky: return "flaky";
   }
   return "?";
 }

@@ -81,21 +81,40 @@ ScenarioResult run_once(const Scenario& s, const SuiteOptions& options);
 ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   ScenarioResult r = run_once(s, options);
   if (options.adapter.kind == AdapterSpec::Kind::Reference) return r;
+  std::vector<ScenarioResult> tries{std::move(r)};
+  while (tries.size() <= options.retries) {
+    const Verdict v = tries.back().verdict;
+    if (v != Verdict::Fail && v != Verdict::Inconclusive && v != Verdict::Warn) break;
+    tries.push_back(run_once(s, options));
+  }
+  return retried(std::move(tries));
+}
+
+ScenarioResult retried(std::vector<ScenarioResult> tries) {
+  if (tries.size() == 1) return std::move(tries.front());
   std::string earlier;
-  unsigned tries = 1;
-  for (; tries <= options.retries; ++tries) {
-    if (r.verdict != Verdict::Fail && r.verdict != Verdict::Inconclusive &&
-        r.verdict != Verdict::Warn) {
-      break;
-    }
-    earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(r.verdict)) + ": " + r.reason;
-    r = run_once(s, options);
+  for (std::size_t i = 0; i + 1 < tries.size(); ++i) {
+    earlier += (earlier.empty() ? "" : "; ") + std::string(to_string(tries[i].verdict)) + ": " +
+               tries[i].reason;
   }
-  if (!earlier.empty()) {
-    r.reason += std::string(r.reason.empty() ? "" : " ") + "(try " + std::to_string(tries) +
-                "; before: " + earlier + ")";
+  const std::string count = std::to_string(tries.size());
+  const auto failed = std::find_if(tries.begin(), tries.end(), [](const ScenarioResult& t) {
+    return t.verdict == Verdict::Fail;
+  });
+  ScenarioResult& last = tries.back();
+  if (failed == tries.end() || last.verdict == Verdict::Fail) {
+    last.reason += std::string(last.reason.empty() ? "" : " ") + "(try " + count +
+                   "; before: " + earlier + ")";
+    return std::move(last);
   }
-  return r;
+  // A failure on one try, then a try that did not fail: FLAKY, with the failing try's evidence
+  // (its step, messages, frames and capture), never the later try's pass.
+  ScenarioResult out = std::move(*failed);
+  const auto at = static_cast<std::size_t>(failed - tries.begin()) + 1;
+  out.verdict = Verdict::Flaky;
+  out.reason = "failed on try " + std::to_string(at) + " of " + count + ", then " +
+               to_string(last.verdict) + " on try " + count + ": " + out.reason;
+  return out;
 }
 
 namespace {

@@ -51,9 +51,13 @@ nlohmann::ordered_json verdicts_json(const std::vector<ScenarioResult>& results)
 }
 
 nlohmann::ordered_json counts_json(const Counts& c) {
-  return {{"passed", c.passed},           {"warned", c.warned},
-          {"failed", c.failed},           {"inconclusive", c.inconclusive},
-          {"unsupported", c.unsupported}, {"skipped", c.skipped}};
+  return {{"passed", c.passed},
+          {"warned", c.warned},
+          {"failed", c.failed},
+          {"inconclusive", c.inconclusive},
+          {"unsupported", c.unsupported},
+          {"skipped", c.skipped},
+          {"flaky", c.flaky}};
 }
 
 std::string md_cell(std::string text) {
@@ -74,7 +78,8 @@ std::vector<const ScenarioResult*> VariantRow::strict_with(Verdict v) const {
 }
 
 bool VariantRow::passed() const {
-  return with(Verdict::Fail).empty() && with(Verdict::Inconclusive).empty();
+  return with(Verdict::Fail).empty() && with(Verdict::Flaky).empty() &&
+         with(Verdict::Inconclusive).empty();
 }
 
 std::vector<const ref::VariantInfo*> VariantMatrix::failed() const {

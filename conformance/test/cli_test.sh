@@ -248,6 +248,26 @@ check "exec: rdcc receiver --variant first-window-one-credit-unit" run 0 "$confo
   --iut "exec:$rdcc receiver $receiver_opts --variant first-window-one-credit-unit --rdcc-port {rdcc_port} --data-port {data_port}"
 check "exec: the variant passes" contains "$work/out" "9 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped"
 
+# ---- --retries: a failure then a pass is FLAKY, in the console, the reports and exit 4 -------
+# The first start of this IUT is a faulty receiver (it grants beyond the message length), every
+# later one the reference: the retry passes, and the verdict still shows the failure.
+flip="$work/flip-receiver.sh"
+cat >"$flip" <<EOF
+#!/usr/bin/env bash
+if mkdir "$work/flip.first" 2>/dev/null; then exec "$rdcc" receiver "\$@" --mutant grant-beyond-length; fi
+exec "$rdcc" receiver "\$@"
+EOF
+chmod +x "$flip"
+check "fail then pass exits 4" run 4 "$conform" --role receiver --tolerance-abs 20ms --retries 1 \
+  --scenarios "$scenarios" --filter receiver-grant-final-within-length --report "$work/flaky" \
+  --iut "exec:$flip $receiver_opts --rdcc-port {rdcc_port} --data-port {data_port}"
+check "flaky: the console verdict" grep -qE '^\[1/1\] FLAKY +receiver-grant-final-within-length: failed on try 1 of 2, then pass on try 2' "$work/out"
+check "flaky: the summary" contains "$work/out" "0 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped, 1 flaky"
+check "flaky: a JUnit failure" test "$(xmllint --xpath "count(//failure[@type='flaky'])" "$work/flaky/junit.xml")" -eq 1
+check "flaky: results.json" grep -q '"flaky": 1' "$work/flaky/results.json"
+check "flaky: index.html" contains "$work/flaky/index.html" 'data-verdict="flaky"'
+check "flaky: the failing try's capture" test -s "$work/flaky/scenarios/receiver-grant-final-within-length.pcap"
+
 # udp: a node started once; each scenario associates afresh with its own nonce.
 port=$((20000 + $$ % 20000))
 "$rdcc" receiver $receiver_opts --rdcc-port "$port" --data-port $((port + 1)) 2>"$work/node.err" &

@@ -14,9 +14,11 @@ namespace rdcc::conformance {
 
 struct Counts {
   std::size_t passed = 0, warned = 0, failed = 0, inconclusive = 0, unsupported = 0, skipped = 0;
+  std::size_t flaky = 0;
 };
 [[nodiscard]] Counts count(const std::vector<ScenarioResult>& results);
-// "N passed, N warned, N failed, N inconclusive, N unsupported, N skipped"
+// "N passed, N warned, N failed, N inconclusive, N unsupported, N skipped", and ", N flaky"
+// when a scenario failed on one try and passed on a retry"
 [[nodiscard]] std::string summary_line(const Counts& c);
 // One requirement of the catalog, as the coverage matrix and the verdicts need it.
 struct RequirementRow {
@@ -50,8 +52,9 @@ struct SuiteReport {
   std::vector<RequirementRow> requirements;  // the catalog (empty: coverage from scenarios only)
 };
 
-// The coverage of one requirement by these runs: "fail" if a scenario failed on it, "warn" if
-// one warned on it and none failed, "pass" if one passed and none failed or warned, "not
+// The coverage of one requirement by these runs: "fail" if a scenario failed on it, "flaky" if
+// one failed on it on a try and passed on a retry and none failed, "warn" if one warned on it
+// and none failed or was flaky, "pass" if one passed and none failed or warned, "not
 // passed" if scenarios exist but none passed, "uncovered" if no scenario checks it.
 [[nodiscard]] std::string coverage_status(std::string_view id,
                                           const std::vector<const ScenarioResult*>& results);

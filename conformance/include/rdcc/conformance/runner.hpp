@@ -21,7 +21,9 @@ namespace rdcc::conformance {
 
 // Warn: a check of a SHOULD-, SHOULD NOT-, RECOMMENDED- or NOT RECOMMENDED-level requirement
 // did not hold (a Fail under --strict); the scenario is a passing one that carries the warning.
-enum class Verdict : std::uint8_t { Pass, Warn, Fail, Inconclusive, Unsupported, Skipped };
+// Flaky: with --retries, one try failed and a later one did not; the failing try's evidence is
+// kept (suite.hpp run_one). A failure all the same: retries never hide one.
+enum class Verdict : std::uint8_t { Pass, Warn, Fail, Inconclusive, Unsupported, Skipped, Flaky };
 [[nodiscard]] const char* to_string(Verdict v);
 
 // The level of a requirement ("MUST", "SHOULD", "RULE", ...), when the catalog knows it.
@@ -66,6 +68,8 @@ struct ScenarioResult {
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
   std::vector<ref::Violation> violations;
   std::vector<std::size_t> violation_frames;  // per violation, the frame it was found on (0: none)
+  // A generated scenario (rdcc-conform --explore): its file's text, shown in the report.
+  std::string source;
   std::string iut_log;  // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
   Duration elapsed{};   // time of the run (virtual for the reference adapter)
   double wall_seconds = 0;

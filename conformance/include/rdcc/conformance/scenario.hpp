@@ -72,6 +72,12 @@ struct Pattern {
   // expect one of: "| unsupported PATTERN": the IUT declines an optional feature in the way the
   // spec prescribes (ERROR UNSUPPORTED_BINDING); a match ends the scenario "unsupported".
   bool declines = false;
+  // expect one of: "| later PATTERN": proof by order. A packet that matches it answers a message
+  // the tester sent after the one the step waits on, so the IUT was alive and had read the
+  // earlier one: from then on the step waits the tester's patience at most, and nothing by then
+  // is a Fail, not inconclusive (docs/scenario-language.md, "Proof by order"). The matching
+  // packet is kept for the steps that follow.
+  bool later = false;
   std::vector<Matcher> matchers;
   std::vector<Capture> captures;
   Location where;

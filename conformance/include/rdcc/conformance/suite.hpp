@@ -38,7 +38,8 @@ struct SuiteOptions {
   bool strict = false;
   unsigned jobs = 1;
   // Real-time adapters: a scenario that fails or is inconclusive is played again, up to this
-  // many more times (a loaded host); the verdict is the last one's, its reason names the tries.
+  // many more times (a loaded host); the verdict is the last one's, its reason names the tries,
+  // except that a failure followed by a try that did not fail is Flaky (retried()).
   unsigned retries = 0;
   LevelOf level_of;
   // Called after each scenario finishes (from the thread that ran it, under a lock).
@@ -49,7 +50,12 @@ struct SuiteOptions {
 [[nodiscard]] std::vector<ScenarioResult> run_suite(const std::vector<Scenario>& scenarios,
                                                     const SuiteOptions& options);
 
-// Starts a fresh adapter for `s` and runs it.
+// Starts a fresh adapter for `s` and runs it (again on --retries: retried()).
 [[nodiscard]] ScenarioResult run_one(const Scenario& s, const SuiteOptions& options);
+
+// The verdict of the tries of one scenario, in the order played: one try is itself; else the
+// last try's, its reason naming the earlier ones; but a Fail followed by a try that did not fail
+// is Flaky, carrying the failing try's evidence (retries never hide a failure).
+[[nodiscard]] ScenarioResult retried(std::vector<ScenarioResult> tries);
 
 }  // namespace rdcc::conformance

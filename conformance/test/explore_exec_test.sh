@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Explore mode through exec: against the real `rdcc receiver` node, started afresh per episode on
+# loopback, as a vendor runs it: fixed seeds pass; a mutated node is failed by explore alone, and
+# the shrunk scenario it writes fails that node on its own and passes the unmutated one.
+# Usage: explore_exec_test.sh RDCC_CONFORM SOURCE_DIR RDCC
+set -uo pipefail
+conform=$1
+src=$2
+rdcc=$3
+role=receiver
+. "$src/tools/test/lib.sh"
+catalog="$src/conformance/catalog/requirements.json"
+. "$src/conformance/test/exec_iut.sh"
+tolerance=(--tolerance-abs 20ms --tolerance-rel 10%)
+explore=("$conform" --role receiver "${tolerance[@]}" --catalog "$catalog" --explore)
+runlong() {  # runlong EXPECTED_STATUS CMD...: as run, 240 s at most
+  local expected=$1
+  shift
+  timeout 240 "$@" >"$work/out" 2>"$work/err"
+  local status=$?
+  [ "$status" -eq "$expected" ] || { echo "  exited $status, expected $expected" >&2; cat "$work/out" "$work/err" >&2; return 1; }
+}
+
+for seed in 1 2; do
+  check "exec: explore seed $seed passes the node" runlong 0 "${explore[@]}" --seed "$seed" --steps 48 --iut "$iut"
+  check "exec: explore seed $seed played 48 stimuli" contains "$work/out" "48 stimuli, no failure"
+done
+# The same seed gives the same stimuli in process and through exec:.
+"${explore[@]}" --seed 1 --steps 48 --iut reference:receiver --report "$work/inproc" >/dev/null 2>&1
+"${explore[@]}" --seed 1 --steps 48 --iut "$iut" --report "$work/exec" >/dev/null 2>&1
+check "both reports hold the episodes' scenario files" \
+  test "$(grep -c '"source":' "$work/exec/results.json")" -eq 2
+check "same seed, same scenario text on both adapters" \
+  test "$(grep '"source":' "$work/inproc/results.json" | md5sum)" = \
+       "$(grep '"source":' "$work/exec/results.json" | md5sum)"
+
+check "exec: explore fails a node without MSG_DONE again" \
+  runlong 1 "${explore[@]}" --seed 1 --steps 200 --iut "$iut --mutant no-msg-done-again" --report "$work/m"
+check "exec: the failure is shrunk" grep -q '^shrunk to [0-9]* stimuli, which alone FAIL' "$work/out"
+mkdir -p "$work/alone" && cp "$work"/m/*-shrunk.scn "$work/alone/"
+check "exec: the shrunk scenario fails the mutated node alone" runlong 1 "$conform" --role receiver \
+  "${tolerance[@]}" --catalog "$catalog" --scenarios "$work/alone" --iut "$iut --mutant no-msg-done-again"
+check "exec: and passes the node" runlong 0 "$conform" --role receiver "${tolerance[@]}" \
+  --catalog "$catalog" --scenarios "$work/alone" --iut "$iut"
+finish explore_exec_test

@@ -1,0 +1,289 @@
+// Explore mode on real runs of the in-process reference (virtual time, fixed seeds), proof by
+// order on real scenario runs, and a retried scenario's verdict (FLAKY) in every report format.
+#include "rdcc/conformance/explore.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../src/steps/order_proof.hpp"
+#include "rdcc/conformance/catalog.hpp"
+#include "rdcc/conformance/report.hpp"
+#include "rdcc/conformance/suite.hpp"
+#include "rdcc/reference/variants.hpp"
+
+namespace rdcc::conformance {
+namespace {
+
+SuiteOptions reference_options(const std::string& iut = "reference") {
+  SuiteOptions o;
+  o.adapter = std::get<AdapterSpec>(parse_adapter_spec(iut));
+  return o;
+}
+
+ExploreOptions explore_options(std::uint64_t seed, std::size_t steps,
+                               const std::vector<std::string>& mutants = {},
+                               const std::string& variant = "") {
+  ExploreOptions o;
+  o.seed = seed;
+  o.steps = steps;
+  o.suite = reference_options("reference:receiver");
+  o.suite.adapter.mutants = mutants;
+  o.suite.adapter.variant = variant;
+  return o;
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Scenario parse(const std::string& text) {
+  auto r = parse_scenario(text, "t.scn", {});
+  if (auto* e = std::get_if<ParseError>(&r)) ADD_FAILURE() << e->describe();
+  return std::get<Scenario>(r);
+}
+
+Scenario load(const std::string& relative) {
+  auto loaded = load_scenarios({std::string(RDCC_SCENARIOS_DIR) + "/" + relative}, {});
+  EXPECT_TRUE(loaded.errors.empty()) << (loaded.errors.empty() ? "" : loaded.errors[0].describe());
+  return loaded.scenarios.at(0);
+}
+
+ScenarioResult run(const Scenario& s, const std::vector<std::string>& mutants = {}) {
+  SuiteOptions o = reference_options("reference:receiver");
+  o.adapter.mutants = mutants;
+  return run_one(s, o);
+}
+
+// ---- delta debugging ----
+
+TEST(Ddmin, FindsTheTwoStimuliAFailureNeedsAmongForty) {
+  std::size_t calls = 0;
+  const auto fails = [&](const std::vector<std::size_t>& keep) {
+    ++calls;
+    const bool a = std::find(keep.begin(), keep.end(), 3) != keep.end();
+    const bool b = std::find(keep.begin(), keep.end(), 31) != keep.end();
+    return a && b;
+  };
+  EXPECT_EQ(ddmin(40, fails), (std::vector<std::size_t>{3, 31}));
+  EXPECT_LT(calls, 120U);
+}
+
+TEST(Ddmin, KeepsEveryStimulusWhenAllAreNeeded) {
+  const auto fails = [](const std::vector<std::size_t>& keep) { return keep.size() == 5; };
+  EXPECT_EQ(ddmin(5, fails), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+// ---- the programs ----
+
+TEST(Programs, SameSeedSameStimuliAndEveryProgramParses) {
+  const auto catalog = Catalog::load(RDCC_CATALOG_PATH);
+  const KnownId known = [&](std::string_view id) { return catalog.find(id) != nullptr; };
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (std::size_t episode = 0; episode < 3; ++episode) {
+      const auto a = render(generate_program(Role::Receiver, seed, episode, 24));
+      EXPECT_EQ(a, render(generate_program(Role::Receiver, seed, episode, 24)));
+      auto parsed = parse_scenario(a, "explore.scn", known);
+      EXPECT_TRUE(std::holds_alternative<Scenario>(parsed))
+          << std::get<ParseError>(parsed).describe() << "\n"
+          << a;
+    }
+  }
+  EXPECT_NE(render(generate_program(Role::Receiver, 1, 0, 24)),
+            render(generate_program(Role::Receiver, 2, 0, 24)));
+}
+
+TEST(Programs, DrawTheStimuliTheModelOffers) {
+  std::map<std::string, std::size_t> kinds;
+  std::string all;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    for (const auto& s : generate_program(Role::Receiver, seed, seed % 2, 24).stimuli) {
+      ++kinds[s.kind];
+      for (const auto& l : s.lines) all += l + "\n";
+    }
+  }
+  for (const char* k :
+       {"associate", "request", "transfer", "msg-done-again", "unknown-association",
+        "unsupported-binding", "wrong-epoch", "stale-sequence", "sequence-jump", "cancel",
+        "credit-return", "sender-status", "retransmit", "wait", "big-request", "unscheduled",
+        "suggested-rate", "bad-version", "length-too-small"}) {
+    EXPECT_GT(kinds[k], 0U) << k;
+  }
+  // Field boundaries: classes above 7, weight 0, an equal Sequence Number, the wrap.
+  EXPECT_NE(all.find(" traffic_class=9 "), std::string::npos);
+  EXPECT_NE(all.find(" weight=0 "), std::string::npos);
+  EXPECT_NE(all.find("sequence_number=429496"), std::string::npos);
+}
+
+TEST(Programs, ShrinkingKeepsWhatAStimulusNeeds) {
+  bool seen = false;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const Program p = generate_program(Role::Receiver, seed, 0, 24);
+    for (std::size_t i = 0; i < p.stimuli.size(); ++i) {
+      for (const auto n : p.stimuli[i].needs) EXPECT_LT(n, i) << p.stimuli[i].kind;
+      if (p.stimuli[i].kind != "msg-done-again") continue;
+      // The request for a completed message means nothing without the transfer that completed
+      // it, nor that without the request and the association.
+      const auto kept = with_needs(p, {i});
+      std::vector<std::string> kinds;
+      for (const auto k : kept) kinds.push_back(p.stimuli[k].kind);
+      ASSERT_GE(kinds.size(), 3U);
+      EXPECT_EQ(kinds.front(), "associate") << seed;
+      EXPECT_EQ(kinds.back(), "msg-done-again") << seed;
+      const bool completed = std::count(kinds.begin(), kinds.end(), "transfer") +
+                                 std::count(kinds.begin(), kinds.end(), "unscheduled") ==
+                             1;
+      EXPECT_TRUE(completed) << seed;
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
+// ---- explore against the reference and its mutants ----
+
+TEST(Explore, PassesTheReferenceWithFixedSeeds) {
+  for (const std::uint64_t seed : {1U, 2U, 3U}) {
+    const auto r = explore(explore_options(seed, 96));
+    EXPECT_FALSE(r.failed) << explore_text(r);
+    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+    EXPECT_EQ(r.stimuli, 96U);
+  }
+}
+
+TEST(Explore, PassesEveryReceiverVariant) {
+  for (const auto& v : ref::variants()) {
+    if (v.role != ref::VariantRole::Receiver) continue;
+    const auto r = explore(explore_options(1, 96, {}, std::string(v.name)));
+    EXPECT_FALSE(r.failed) << v.name << ": " << explore_text(r);
+  }
+}
+
+// A sample of the receiver mutants (tools/bench/explore_kill_matrix.sh runs them all): explore
+// alone fails each, and the shrunk scenario fails it on its own and passes the reference.
+TEST(Explore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
+  for (const char* mutant : {"no-msg-done-again", "unknown-association-silent",
+                             "receiver-serial-without-wraparound", "grant-beyond-length"}) {
+    const auto r = explore(explore_options(1, 400, {mutant}));
+    ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
+    EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);
+    EXPECT_LE(r.shrunk_stimuli, r.steps_to_failure);
+    const Scenario shrunk = parse(r.shrunk_text);
+    EXPECT_EQ(run(shrunk, {mutant}).verdict, Verdict::Fail) << mutant << "\n" << r.shrunk_text;
+    const auto clean = run(shrunk);
+    EXPECT_EQ(clean.verdict, Verdict::Pass) << mutant << ": " << clean.reason << "\n"
+                                            << r.shrunk_text;
+  }
+}
+
+// ---- proof by order ----
+
+TEST(OrderProof, DeadlineIsThePatienceAfterTheWitnessAndNeverEarlier) {
+  OrderProof p;
+  const ref::Time own{ref::milliseconds(100).ns};
+  EXPECT_EQ(p.deadline(own, ref::milliseconds(100)), own);
+  p.witness(ref::Time{ref::milliseconds(50).ns}, {7}, "ASSOC_ACCEPT");
+  p.witness(ref::Time{ref::milliseconds(60).ns}, {9}, "a later one");  // the first counts
+  EXPECT_TRUE(p.proven());
+  EXPECT_EQ(p.deadline(own, ref::milliseconds(100)), ref::Time{ref::milliseconds(150).ns});
+  EXPECT_EQ(p.deadline(ref::Time{ref::milliseconds(400).ns}, ref::milliseconds(100)),
+            ref::Time{ref::milliseconds(400).ns});
+  EXPECT_EQ(p.frames(), std::vector<std::size_t>{7});
+  EXPECT_NE(p.reason("MSG_DONE", ref::milliseconds(100)).find("(frame 7)"), std::string::npos);
+}
+
+// The mutants that only reached INCONCLUSIVE ("silent past the tester's patience") now FAIL by
+// order, and the reference passes the same scenarios.
+TEST(OrderProof, FailsWhatSilenceOnlyLeftInconclusive) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"receiver/msg-done-again-by-order.scn", "no-msg-done-again"},
+      {"receiver/unknown-association-by-order.scn", "unknown-association-silent"},
+  };
+  for (const auto& [file, mutant] : cases) {
+    const Scenario s = load(file);
+    const auto ref_run = run(s);
+    EXPECT_EQ(ref_run.verdict, Verdict::Pass) << file << ": " << ref_run.reason;
+    const auto bad = run(s, {mutant});
+    EXPECT_EQ(bad.verdict, Verdict::Fail) << file << ": " << bad.reason;
+    EXPECT_NE(bad.reason.find("answered a message the tester sent after it"), std::string::npos)
+        << bad.reason;
+    EXPECT_FALSE(bad.frames.empty());
+  }
+  const auto clean = run(load("receiver/unsupported-binding-by-order.scn"));
+  EXPECT_EQ(clean.verdict, Verdict::Pass) << clean.reason;
+}
+
+TEST(OrderProof, ParserRejectsLaterWithSilenceOrAlone) {
+  const std::string head = "scenario x\nrole receiver\nchecks RDCC-SM-01\n";
+  EXPECT_TRUE(std::holds_alternative<ParseError>(
+      parse_scenario(head + "expect one of\n| silence\n| later ASSOC_ACCEPT\n", "t.scn", {})));
+  EXPECT_TRUE(std::holds_alternative<ParseError>(parse_scenario(
+      head + "expect one of\n| later MSG_DONE\n| later ASSOC_ACCEPT\n", "t.scn", {})));
+  EXPECT_TRUE(std::holds_alternative<ParseError>(parse_scenario(
+      head + "expect one of\n| MSG_DONE\n| later ASSOC_ACCEPT -> a=epoch\n", "t.scn", {})));
+  const Scenario ok = parse(head + "expect one of\n| MSG_DONE\n| later ASSOC_ACCEPT\n");
+  ASSERT_EQ(ok.steps.at(0).alternatives.size(), 2U);
+  EXPECT_TRUE(ok.steps[0].alternatives[1].later);
+  EXPECT_EQ(ok.steps[0].alternatives[1].to_string(), "later ASSOC_ACCEPT");
+}
+
+// ---- retries: a failure then a pass is FLAKY ----
+
+TEST(Retries, AFailThenAPassIsFlakyInEveryReportAndKeepsTheFailingEvidence) {
+  const Scenario s = load("receiver/grant-final-within-length.scn");
+  ScenarioResult failed = run(s, {"grant-beyond-length"});
+  ASSERT_EQ(failed.verdict, Verdict::Fail) << failed.reason;
+  const ScenarioResult passed = run(s);
+  ASSERT_EQ(passed.verdict, Verdict::Pass) << passed.reason;
+  const auto failed_frames = failed.frames;
+  const auto failed_trace = failed.trace.size();
+
+  const ScenarioResult r = retried({failed, passed});
+  EXPECT_EQ(r.verdict, Verdict::Flaky);
+  EXPECT_EQ(r.reason.rfind("failed on try 1 of 2, then pass on try 2: ", 0), 0U) << r.reason;
+  EXPECT_EQ(r.frames, failed_frames);
+  EXPECT_EQ(r.trace.size(), failed_trace);
+  // The last try decides otherwise: a pass then a fail is a fail; an inconclusive then a pass
+  // a pass.
+  EXPECT_EQ(retried({passed, failed}).verdict, Verdict::Fail);
+  ScenarioResult inconclusive = passed;
+  inconclusive.verdict = Verdict::Inconclusive;
+  EXPECT_EQ(retried({inconclusive, passed}).verdict, Verdict::Pass);
+  EXPECT_EQ(retried({failed, inconclusive}).verdict, Verdict::Flaky);
+
+  const Counts c = count({r, passed});
+  EXPECT_EQ(c.flaky, 1U);
+  EXPECT_EQ(c.failed, 0U);
+  EXPECT_EQ(summary_line(c),
+            "1 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped, 1 flaky");
+  EXPECT_EQ(console_line(r, 1, 2).rfind("[1/2] FLAKY", 0), 0U);
+
+  const auto dir = std::filesystem::temp_directory_path() / "rdcc-flaky-report";
+  std::filesystem::remove_all(dir);
+  SuiteReport report;
+  report.iut = "exec:test";
+  report.results = {r, passed};
+  write_reports(dir.string(), report);
+  EXPECT_NE(read(dir / "summary.txt").find(", 1 flaky"), std::string::npos);
+  const std::string junit = read(dir / "junit.xml");
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(junit.find("<failure type=\"flaky\""), std::string::npos);
+  const auto results = nlohmann::json::parse(read(dir / "results.json"));
+  EXPECT_EQ(results["summary"]["flaky"], 1);
+  EXPECT_EQ(results["scenarios"][0]["verdict"], "flaky");
+  const std::string html = read(dir / "index.html");
+  EXPECT_NE(html.find("data-verdict=\"flaky\""), std::string::npos);
+  EXPECT_NE(html.find("v-flaky"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rdcc::conformance
