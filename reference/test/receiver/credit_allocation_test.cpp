@@ -449,7 +449,9 @@ TEST(LinkRates, FairShare_CountsHoldersQueuedAndParkedMessagesUpToTheOvercommit)
   link.set(1, 1, 0, 6000, false);
   link.enqueued(0);  // a queued message that holds no rate
   EXPECT_EQ(link.fair_share(policy), 6000);
-  link.park();
+  link.park(0);  // parked, it stays in the grant queue: counted once, as queued
+  EXPECT_EQ(link.fair_share(policy), 6000);
+  link.park(6000);  // a parked holder wants a share besides the one it holds
   EXPECT_EQ(link.fair_share(policy), 4000);
   link.end_pass();
   link.dequeued(0);
