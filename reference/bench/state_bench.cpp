@@ -24,7 +24,9 @@ namespace {
 using namespace rdcc;
 using namespace rdcc::ref;
 
-std::size_t heap_in_use() { return mallinfo2().uordblks; }
+std::size_t heap_in_use() {
+  return mallinfo2().uordblks;
+}
 
 std::vector<std::byte> wire(const Message& m) {
   std::vector<std::byte> out(encoded_size(m));
@@ -100,7 +102,8 @@ void sender_state(std::size_t assocs, std::size_t per_assoc) {
     }
   }
   const std::size_t with_msgs = heap_in_use();
-  const std::size_t per_msg = per_assoc > 1 ? (with_msgs - one_each) / (assocs * (per_assoc - 1)) : 0;
+  const std::size_t per_msg =
+      per_assoc > 1 ? (with_msgs - one_each) / (assocs * (per_assoc - 1)) : 0;
   std::printf("%-9s %8zu %8zu %16zu %14zu %12zu\n", "sender", assocs, assocs * per_assoc,
               with_msgs - base, (one_each - base) / assocs - per_msg, per_msg);
 }
