@@ -161,7 +161,7 @@ def connect(a):
     if a.scheduler:
         return Client(a.scheduler, timeout=a.connect_timeout), None
     cluster = LocalCluster(n_workers=max(1, a.jobs), threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 

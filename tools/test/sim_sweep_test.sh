@@ -106,19 +106,19 @@ head -1 "$work/cluster.tsv" | grep -q $'^receiver.budget\tworkload.length\tseed\
 # 2. A local cluster (the default): a point rdcc refuses is reported, never lost.
 status=0
 "$python" "$sweep" "$rdcc" "$src/docs/examples/sim/incast-8.json" --jobs 2 \
-  --set receiver.credit_unit=0,4096 --out "$work/local.json" >"$work/local.tsv" 2>"$work/local.err" ||
+  --set "receivers[0].credit_unit=0,4096" --out "$work/local.json" >"$work/local.tsv" 2>"$work/local.err" ||
   status=$?
 [ "$status" -eq 1 ] || { cat "$work/local.err" >&2; fail "local sweep with a bad point exited $status, not 1"; }
-grep -q 'point {"receiver.credit_unit": 0} seed None: exit 2: .*credit_unit: 0 is outside' "$work/local.err" ||
+grep -q 'point {"receivers\[0\].credit_unit": 0} seed None: exit 2: .*credit_unit: 0 is outside' "$work/local.err" ||
   { cat "$work/local.err" >&2; fail "the bad point's error is not on standard error"; }
 "$python" - "$work/local.json" <<'PY' || fail "local sweep results"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["scheduler"] == "local" and doc["failed"] == 1, doc
 bad, good = doc["points"]
-assert bad["values"] == {"receiver.credit_unit": 0} and bad["status"] == 2, bad
+assert bad["values"] == {"receivers[0].credit_unit": 0} and bad["status"] == 2, bad
 assert "0 is outside" in bad["error"], bad
-assert good["values"] == {"receiver.credit_unit": 4096} and good["status"] == 0 and good["finished"], good
+assert good["values"] == {"receivers[0].credit_unit": 4096} and good["status"] == 0 and good["finished"], good
 print("local sweep: the bad point reported with its error, the other finished")
 PY
 [ "$(wc -l <"$work/local.tsv")" -eq 3 ] || { cat "$work/local.tsv" >&2; fail "local table is not a header and 2 rows"; }
