@@ -114,6 +114,71 @@ void BM_GrantDecision(benchmark::State& state) {
 
 BENCHMARK(BM_GrantDecision)->Arg(10)->Arg(1000)->Arg(100000)->Unit(benchmark::kNanosecond);
 
+// The grant pass with many messages parked (docs/ns3.md: a receiver of a 1,024-host
+// all-to-all holding a thousand queued requests). N senders, one association each, each
+// announces a 4 KiB message; the first kOvercommit hold the link's whole rate, so every pass
+// parks the others (no rate to be had) until the budget ends it. Each iteration is one control
+// message (a SENDER_STATUS from the next sender, no suggestion) and the pass it makes.
+struct Parked {
+  std::vector<Address> senders;
+  std::vector<std::uint32_t> assocs;
+  std::vector<std::uint32_t> seq;
+  std::size_t next = 0;
+  std::uint16_t epoch = 0;
+  Time now{};
+};
+
+[[gnu::noinline]] void control_message_with_parked(Receiver& r, Parked& p) {
+  const std::size_t i = p.next;
+  p.next = (p.next + 1) % p.senders.size();
+  SenderStatus st;
+  st.header = {.association_id = p.assocs[i], .epoch = p.epoch, .sequence_number = ++p.seq[i]};
+  r.on_control(p.senders[i], wire(st), p.now);
+  while (auto out = r.poll_transmit()) benchmark::DoNotOptimize(out);
+}
+
+void BM_ControlMessageWithParked(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  ReceiverConfig c;
+  c.local = Address::v4(192, 0, 2, 100, 50000);
+  c.credit_unit = 4096;
+  c.budget = 2U << 20U;
+  c.unscheduled_budget = 512U << 10U;
+  c.unscheduled_limit = 0;
+  c.max_associations = n;
+  c.grant_lifetime_us = 1000000;  // no reclaim during the run
+  Receiver r(c);
+  Parked p;
+  p.epoch = c.epoch;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.senders.push_back(Address::v4(10, static_cast<std::uint8_t>(i >> 16U),
+                                    static_cast<std::uint8_t>(i >> 8U),
+                                    static_cast<std::uint8_t>(i), 40000));
+    r.on_control(p.senders[i], wire(AssocRequest{.sender_nonce = i + 1, .line_rate = 100000}),
+                 p.now);
+    while (auto d = r.poll_transmit()) {
+      if (auto m = decode(d->payload()); m && std::holds_alternative<AssocAccept>(*m)) {
+        p.assocs.push_back(header_of(*m).association_id);
+      }
+    }
+  }
+  p.seq.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    CreditRequest q;
+    q.header = {.association_id = p.assocs[i], .epoch = c.epoch, .sequence_number = ++p.seq[i]};
+    q.message_id = 1;
+    q.message_length = 4096;
+    q.binding_kind = static_cast<std::uint8_t>(BindingKind::Opaque);
+    q.binding_value = 1;
+    r.on_control(p.senders[i], wire(q), p.now);
+    while (auto d = r.poll_transmit()) benchmark::DoNotOptimize(d);
+  }
+  for (auto _ : state) control_message_with_parked(r, p);
+  state.counters["pending"] = static_cast<double>(r.pending_messages());
+}
+
+BENCHMARK(BM_ControlMessageWithParked)->Arg(64)->Arg(1024)->Unit(benchmark::kNanosecond);
+
 }  // namespace
 }  // namespace rdcc::ref
 

@@ -48,12 +48,12 @@ GrantOrder Receiver::Impl::key_of(const Msg& m) {
 
 // In the grant queue exactly while the message can take more credit, or holds an expired
 // grant that its sender asked to have renewed.
-void Receiver::Impl::requeue(Assoc&, Msg& m) {
+void Receiver::Impl::requeue(Assoc& a, Msg& m) {
   if (m.pooled) return;  // the pool (Msg 0) is queued for it
   const bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
   if (wants == m.queued) return;
   if (wants) {
-    queue.insert(key_of(m));
+    queue.insert(key_of(m), Queued{&a, &m});
     m.queued = true;
     rates.enqueued(m.rate);
   } else {
@@ -116,12 +116,11 @@ void Receiver::Impl::lower_holders(const Msg& m, double want, Time now) {
 struct Receiver::Impl::GrantPassHost {
   Impl& r;
   Time now;
-  Assoc* assoc = nullptr;  // the association of the message at the top of the queue
-  std::vector<std::pair<Assoc*, Msg*>> parked;
+  Assoc* assoc = nullptr;  // the association of the message under the queue's cursor
 
-  Msg& message(const GrantOrder& top) {
-    assoc = &r.assocs.at(top.association);
-    return assoc->msgs.at(top.message);
+  Msg& message(const Queued& q) {
+    assoc = q.assoc;
+    return *q.msg;
   }
   [[nodiscard]] std::uint64_t window(const Msg& m) const { return r.window_of(m); }
   [[nodiscard]] std::optional<std::uint64_t> fit(const Msg& m, std::uint64_t limit, bool renew,
@@ -146,12 +145,8 @@ struct Receiver::Impl::GrantPassHost {
   void skip(Msg& m) { r.dequeue(m); }
   void wait(Msg& m) { r.out_of_budget(*assoc, m, now); }
   // Every holder is at its share (kOvercommit of them): it waits until one drains (its rate
-  // is released when its last octet arrives) or is reclaimed.
-  void park(Msg& m) {
-    r.dequeue(m);
-    r.rates.park();
-    parked.emplace_back(assoc, &m);
-  }
+  // is released when its last octet arrives) or is reclaimed. The grant queue sets it aside.
+  void park(const Msg& m) { r.rates.park(m.rate); }
   // A converted unscheduled message: its in-flight unscheduled octets move into the
   // scheduled accounting when it is granted (the sender then counts it as no longer
   // outstanding and may start another). So do the octets of a window whose reservation has
@@ -161,10 +156,9 @@ struct Receiver::Impl::GrantPassHost {
   void grant(Msg& m, std::uint64_t limit, std::uint32_t rate) {
     r.issue_grant(*assoc, m, limit, rate, m.unsched_in_flight(), now);
   }
-  void end_pass() {
-    r.rates.end_pass();
-    for (auto [a, m] : parked) r.requeue(*a, *m);
-  }
+  // A parked message stays in the queue while it still wants credit.
+  void unpark(const Queued& q) { r.requeue(*q.assoc, *q.msg); }
+  void end_pass() { r.rates.end_pass(); }
 };
 
 void Receiver::Impl::grant_pass(Time now) {

@@ -31,14 +31,17 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "credit_requests_and_grants.hpp"
 #include "rdcc/codec/codec.hpp"
@@ -60,34 +63,112 @@ struct GrantOrder {
                           const GrantOrder&) = default;  // NOLINT(modernize-use-nullptr)
 };
 
+// Stride scheduling: the pass unit of the weighted round robin, and the pass of a message of
+// `weight` after it is granted `octets` more credit.
+inline constexpr std::uint64_t kStride = 1ULL << 16U;
+[[nodiscard]] inline std::uint64_t advance_pass(std::uint64_t pass, std::uint64_t octets,
+                                                std::uint8_t weight) {
+  return pass + octets * kStride / weight;
+}
+
+// The grant queue: the messages that want credit in GrantOrder, each with the `Item` the
+// receiver reaches it by (the association and the message themselves: no lookup by ID per
+// message served).
+//
+// A grant pass walks it from the top with a cursor. A message the pass parks (no rate to be
+// had: grant_pass) stays where it is, marked, and the cursor moves past it; at the end of the
+// pass the marks are cleared. So a parked message costs the pass a step of the cursor, not an
+// erase and a re-insert, and the messages the pass serves are exactly those it served when
+// parking took a message out of the queue until the end of the pass: the entries before the
+// cursor are parked, a message inserted before the cursor during the pass (a holder re-granted)
+// is where the cursor goes next, and one erased under the cursor moves it on.
+template <class Item>
 class GrantQueue {
  public:
-  // The pass unit of the weighted round robin.
-  static constexpr std::uint64_t kStride = 1ULL << 16U;
-
-  void insert(const GrantOrder& o) { queue_.insert(o); }
-  void erase(const GrantOrder& o) { queue_.erase(o); }
+  void insert(const GrantOrder& o, Item item) {
+    auto it = queue_.emplace(o, Entry{item, false}).first;
+    if (in_pass_ && (cursor_ == queue_.end() || o < cursor_->first)) cursor_ = it;
+  }
+  void erase(const GrantOrder& o) {
+    auto it = queue_.find(o);
+    if (it == queue_.end()) return;
+    if (in_pass_) {
+      if (it == cursor_) cursor_ = next_unparked(std::next(it));
+      if (it->second.parked) forget_parked(it);
+    }
+    queue_.erase(it);
+  }
   [[nodiscard]] bool empty() const { return queue_.empty(); }
   [[nodiscard]] std::size_t size() const { return queue_.size(); }
-  // The message served next.
-  [[nodiscard]] const GrantOrder& top() const { return *queue_.begin(); }
+  // The message served next, outside a pass.
+  [[nodiscard]] const GrantOrder& top() const { return queue_.begin()->first; }
 
   // Stride scheduling: a new message starts at the smallest pass of its class in the queue
   // (0 when the class has none), so it neither jumps ahead of nor waits behind the others.
   [[nodiscard]] std::uint64_t class_pass(std::uint8_t traffic_class) const {
+    assert(!in_pass_);
     auto it = queue_.lower_bound(
         GrantOrder{traffic_class, false, std::numeric_limits<std::int64_t>::min(), 0, 0, 0});
-    if (it != queue_.end() && it->traffic_class == traffic_class) return it->pass;
+    if (it != queue_.end() && it->first.traffic_class == traffic_class) return it->first.pass;
     return 0;
   }
-  // The pass of a message of `weight` after it is granted `octets` more credit.
-  [[nodiscard]] static std::uint64_t advance(std::uint64_t pass, std::uint64_t octets,
-                                             std::uint8_t weight) {
-    return pass + octets * kStride / weight;
+
+  // ---- a grant pass ----
+  void begin_pass() {
+    assert(!in_pass_ && parked_.empty());
+    in_pass_ = true;
+    cursor_ = queue_.begin();
+  }
+  // Whether every message not parked has been served.
+  [[nodiscard]] bool pass_done() const { return cursor_ == queue_.end(); }
+  // The message under the cursor: the first in order that is not parked.
+  [[nodiscard]] const Item& current() const { return cursor_->second.item; }
+  // Sets the message under the cursor aside for the rest of the pass.
+  void park_current() {
+    cursor_->second.parked = true;
+    parked_.push_back(Parked{cursor_, cursor_->second.item});
+    cursor_ = next_unparked(std::next(cursor_));
+  }
+  // The pass ends: `unparked(item)` for every message parked, in the order they were parked
+  // (one erased since is still named: it was re-granted, and the receiver looks at it again).
+  template <class F>
+  void end_pass(F&& unparked) {
+    in_pass_ = false;
+    cursor_ = queue_.end();
+    std::vector<Parked> parked;
+    parked.swap(parked_);
+    for (Parked& p : parked) {
+      if (p.where != queue_.end()) p.where->second.parked = false;
+    }
+    for (Parked& p : parked) unparked(p.item);
   }
 
  private:
-  std::set<GrantOrder> queue_;
+  struct Entry {
+    Item item;
+    bool parked = false;
+  };
+  using Map = std::map<GrantOrder, Entry>;
+  struct Parked {
+    typename Map::iterator where;  // end(): erased since it was parked
+    Item item;
+  };
+
+  typename Map::iterator next_unparked(typename Map::iterator it) {
+    while (it != queue_.end() && it->second.parked) ++it;
+    return it;
+  }
+  // A parked message erased during the pass (a holder re-granted): rare, so a search.
+  void forget_parked(typename Map::iterator it) {
+    for (Parked& p : parked_) {
+      if (p.where == it) p.where = queue_.end();
+    }
+  }
+
+  Map queue_;
+  bool in_pass_ = false;
+  typename Map::iterator cursor_ = queue_.end();
+  std::vector<Parked> parked_;
 };
 
 // ---- how much ------------------------------------------------------------------------------
@@ -122,16 +203,17 @@ struct RateOffer {
 // Serves the grant queue in class, deadline and stride order. `host` is the receiver; it
 // answers for message `m` (a MessageCredit with `received_at_grant`, the octets received when
 // its latest grant was issued):
-//   message(top)            the message at the top of the queue
+//   message(item)           the message of the queue's current item (and its association)
 //   window(m)               the credit a grant may leave outstanding (policy's grant_window)
 //   fit(m, limit, renew, reserved)  the budget's decision (CreditLedger::fit): a limit or none
 //   offer(m)                its RateOffer
 //   lower_holders(m, want)  lowers the holders of the link's rate above the fair share;
 //                           whether the scheduled credit grew (a returned limit restated)
 // and acts: skip(m) (leaves the queue: nothing to give), wait(m) (the budget cannot serve it:
-// the pass ends), park(m) (no rate to be had: set aside for the rest of the pass),
-// grant(m, limit, rate) (issues the grant; the message leaves the queue or moves on in it),
-// end_pass() (the parked messages go back to the queue).
+// the pass ends), park(m) (no rate to be had: the queue sets it aside for the rest of the
+// pass), grant(m, limit, rate) (issues the grant; the message leaves the queue or moves on in
+// it), unpark(item) (each parked message, once the pass is over: does it still want credit),
+// end_pass().
 //
 // A message that can get no rate is parked with its budget reserved, so that nothing behind
 // it in class order takes that budget, while the messages behind it that hold a rate are
@@ -142,11 +224,12 @@ struct RateOffer {
 // re-request is answered once, and never at the holders' expense"). A holder that had returned
 // credit and is re-granted counts its whole limit again (the grant gives the sender back the
 // right to use it): the message's share of the budget is then worked out anew (spec-notes 80).
-template <class Host>
-void grant_pass(const GrantQueue& queue, Host& host) {
+template <class Item, class Host>
+void grant_pass(GrantQueue<Item>& queue, Host& host) {
   std::uint64_t reserved = 0;
-  while (!queue.empty()) {
-    auto& m = host.message(queue.top());
+  queue.begin_pass();
+  while (!queue.pass_done()) {
+    auto& m = host.message(queue.current());
     const std::uint64_t covered = m.covered();
     const std::uint64_t held = m.held();
     const bool renew = m.lapsed();
@@ -170,10 +253,12 @@ void grant_pass(const GrantQueue& queue, Host& host) {
     if (offer.rate == 0) {
       reserved += limit - covered - m.accounted;
       host.park(m);
+      queue.park_current();
       continue;
     }
     host.grant(m, limit, offer.rate);
   }
+  queue.end_pass([&](const Item& item) { host.unpark(item); });
   host.end_pass();
 }
 
@@ -322,10 +407,14 @@ class LinkRates {
   void dequeued(std::uint32_t rate) {
     if (rate == 0) --queued_idle_;
   }
-  // A grant pass set a message aside that can have no rate now; it still wants a share until
-  // the pass ends.
-  void park() { ++parked_idle_; }
-  void end_pass() { parked_idle_ = 0; }
+  // A grant pass set a message that holds `rate` aside: it can have no rate now, and still
+  // wants a share until the pass ends. It stays in the grant queue (GrantQueue: parked), so
+  // one that holds no rate is counted there already; one that holds a rate wants a share
+  // besides the one it holds, and counts once more.
+  void park(std::uint32_t rate) {
+    if (rate != 0) ++parked_holders_;
+  }
+  void end_pass() { parked_holders_ = 0; }
 
   // A fair share of the link among the messages that hold a rate or want credit (each counted
   // once), at most kOvercommit of them; how it is divided is the policy's (rate_share). Whole
@@ -333,7 +422,7 @@ class LinkRates {
   // it and lower the holders again.
   [[nodiscard]] double fair_share(const ReceiverPolicy& policy) const {
     const std::size_t sharing =
-        std::clamp<std::size_t>(live_ + queued_idle_ + parked_idle_, 1, kOvercommit);
+        std::clamp<std::size_t>(live_ + queued_idle_ + parked_holders_, 1, kOvercommit);
     return static_cast<double>(std::min(capacity_, policy.rate_share(capacity_, sharing)));
   }
   // The rate a sender capped at `sender` should be granted if the link's rate were free.
@@ -383,10 +472,10 @@ class LinkRates {
 
  private:
   std::uint32_t capacity_;
-  std::uint64_t sum_ = 0;        // sum of the Pacing Rates of live grants
-  std::size_t live_ = 0;         // grants whose rate is counted in sum_
-  std::size_t queued_idle_ = 0;  // messages in the grant queue that hold no rate
-  std::size_t parked_idle_ = 0;  // set aside by this grant pass: no rate to be had
+  std::uint64_t sum_ = 0;           // sum of the Pacing Rates of live grants
+  std::size_t live_ = 0;            // grants whose rate is counted in sum_
+  std::size_t queued_idle_ = 0;     // messages in the grant queue that hold no rate
+  std::size_t parked_holders_ = 0;  // holders set aside by this grant pass: no rate to be had
   // (rate, association, Message ID) of the messages holding a rate, highest first.
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::greater<>> holders_;
 };

@@ -208,7 +208,7 @@ void Receiver::Impl::issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uin
   const std::uint32_t lifetime_field = policy->grant_lifetime_us(cfg.grant_lifetime_us);
   arm(reclaim_at(now, grant_lifetime(lifetime_field, cfg.grant_lifetime_us), cfg.d_max),
       TimerKind::Reclaim, a.id, m.id, m.generation);
-  m.pass = GrantQueue::advance(m.pass, added, m.weight);
+  m.pass = advance_pass(m.pass, added, m.weight);
   CreditGrant g = make_grant(m.id, m.length, limit, rate, lifetime_field);
   if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {
     CreditGrant pool = g;

@@ -120,6 +120,13 @@ struct Receiver::Impl {
     bool peer_recovers = false;
   };
 
+  // A message in the grant queue, as the grant pass reaches it (association table nodes and
+  // message map nodes stay put; a message leaves the queue before it is released).
+  struct Queued {
+    Assoc* assoc = nullptr;
+    Msg* msg = nullptr;
+  };
+
   enum class TimerKind : std::uint8_t {
     Reclaim,
     UnschedRelease,
@@ -147,7 +154,7 @@ struct Receiver::Impl {
   TransmitQueue out;               // what poll_transmit() hands out
   std::vector<DataNack> nacks;     // what poll_nack() hands out, oldest first
   AssociationTable<Assoc> assocs;  // "Association Establishment"
-  GrantQueue queue;                // "Credit Allocation": who is served next
+  GrantQueue<Queued> queue;        // "Credit Allocation": who is served next
   TimerList<Timer> timers;
   CreditLedger ledger;  // "Receiver Credit Budget"
   // "Credit Allocation", rule 1, for the packets on the wire: Pacing Rates count message

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,17 @@ GrantOrder msg(std::uint64_t id, std::uint8_t cls, std::uint64_t pass = 0) {
   return o;
 }
 
+// The queue of the plain tests: its item is the Message ID.
+using IdQueue = GrantQueue<std::uint64_t>;
+void put(IdQueue& q, const GrantOrder& o) {
+  q.insert(o, o.message);
+}
+
 TEST(GrantQueue, LowerClassFirst) {
-  GrantQueue q;
-  q.insert(msg(1, 3));
-  q.insert(msg(2, 0));
-  q.insert(msg(3, 7));
+  IdQueue q;
+  put(q, msg(1, 3));
+  put(q, msg(2, 0));
+  put(q, msg(3, 7));
   EXPECT_EQ(q.top().message, 2U);
   q.erase(q.top());
   EXPECT_EQ(q.top().message, 1U);
@@ -37,7 +44,7 @@ TEST(GrantQueue, LowerClassFirst) {
 }
 
 TEST(GrantQueue, EarlierDeadlineFirst_WithinAClassAndBeforeNone) {
-  GrantQueue q;
+  IdQueue q;
   GrantOrder none = msg(1, 2);
   GrantOrder late = msg(2, 2, 1000);
   late.no_deadline = false;
@@ -45,9 +52,9 @@ TEST(GrantQueue, EarlierDeadlineFirst_WithinAClassAndBeforeNone) {
   GrantOrder early = msg(3, 2, 9999);
   early.no_deadline = false;
   early.deadline = 1000;
-  q.insert(none);
-  q.insert(late);
-  q.insert(early);
+  put(q, none);
+  put(q, late);
+  put(q, early);
   std::vector<std::uint64_t> order;
   while (!q.empty()) {
     order.push_back(q.top().message);
@@ -57,32 +64,95 @@ TEST(GrantQueue, EarlierDeadlineFirst_WithinAClassAndBeforeNone) {
 }
 
 TEST(GrantQueue, ClassPass_IsTheSmallestPassOfTheClass) {
-  GrantQueue q;
+  IdQueue q;
   EXPECT_EQ(q.class_pass(1), 0U);
-  q.insert(msg(1, 1, 700));
-  q.insert(msg(2, 1, 300));
-  q.insert(msg(3, 0, 5));
-  q.insert(msg(4, 2, 9));
+  put(q, msg(1, 1, 700));
+  put(q, msg(2, 1, 300));
+  put(q, msg(3, 0, 5));
+  put(q, msg(4, 2, 9));
   EXPECT_EQ(q.class_pass(1), 300U);
   EXPECT_EQ(q.class_pass(3), 0U);
 }
 
 // Served one Credit Unit at a time, two messages of weights 1 and 3 share the credit 1:3.
 TEST(GrantQueue, Advance_SharesCreditInProportionToWeight) {
-  GrantQueue q;
+  IdQueue q;
   const std::map<std::uint64_t, std::uint8_t> weight{{1, 1}, {2, 3}};
-  q.insert(msg(1, 0));
-  q.insert(msg(2, 0));
+  put(q, msg(1, 0));
+  put(q, msg(2, 0));
   std::map<std::uint64_t, int> granted;
   for (int i = 0; i < 400; ++i) {
     GrantOrder top = q.top();
     q.erase(top);
     ++granted[top.message];
-    top.pass = GrantQueue::advance(top.pass, 4096, weight.at(top.message));
-    q.insert(top);
+    top.pass = advance_pass(top.pass, 4096, weight.at(top.message));
+    put(q, top);
   }
   EXPECT_EQ(granted[1], 100);
   EXPECT_EQ(granted[2], 300);
+}
+
+// A pass walks the queue with a cursor: what it parks stays in the queue, set aside until the
+// pass ends; the cursor is always the first message in order that is not parked.
+TEST(GrantQueue, Pass_ParkedMessagesAreSkippedAndStayQueued) {
+  IdQueue q;
+  for (std::uint64_t id = 1; id <= 4; ++id) put(q, msg(id, 0, id * 10));
+  q.begin_pass();
+  EXPECT_EQ(q.current(), 1U);
+  q.park_current();
+  EXPECT_EQ(q.current(), 2U);
+  q.park_current();
+  EXPECT_EQ(q.current(), 3U);
+  q.erase(msg(3, 0, 30));  // served: leaves the queue under the cursor
+  EXPECT_EQ(q.current(), 4U);
+  q.park_current();
+  EXPECT_TRUE(q.pass_done());
+  std::vector<std::uint64_t> unparked;
+  q.end_pass([&](std::uint64_t id) { unparked.push_back(id); });
+  EXPECT_EQ(unparked, (std::vector<std::uint64_t>{1, 2, 4}));
+  EXPECT_EQ(q.size(), 3U);
+  EXPECT_EQ(q.top().message, 1U);
+  q.begin_pass();  // the next pass sees them again
+  EXPECT_EQ(q.current(), 1U);
+  q.end_pass([](std::uint64_t) {});
+}
+
+TEST(GrantQueue, Pass_InsertBeforeTheCursor_IsServedNext) {
+  IdQueue q;
+  put(q, msg(1, 0, 10));
+  put(q, msg(2, 0, 20));
+  put(q, msg(3, 0, 30));
+  q.begin_pass();
+  q.park_current();  // 1
+  EXPECT_EQ(q.current(), 2U);
+  put(q, msg(4, 0, 5));  // ahead of the parked 1: the first not parked
+  EXPECT_EQ(q.current(), 4U);
+  q.erase(msg(4, 0, 5));
+  EXPECT_EQ(q.current(), 2U);  // past the parked 1
+  put(q, msg(5, 0, 40));       // behind the cursor: the cursor stays
+  EXPECT_EQ(q.current(), 2U);
+  q.park_current();  // 2
+  EXPECT_EQ(q.current(), 3U);
+  q.end_pass([](std::uint64_t) {});
+}
+
+TEST(GrantQueue, Pass_ParkedMessageErased_IsStillNamedAtTheEnd) {
+  IdQueue q;
+  put(q, msg(1, 0, 10));
+  put(q, msg(2, 0, 20));
+  q.begin_pass();
+  q.park_current();        // 1
+  q.erase(msg(1, 0, 10));  // re-granted during the pass
+  put(q, msg(1, 0, 50));   // and queued again, behind 2
+  EXPECT_EQ(q.current(), 2U);
+  q.erase(msg(2, 0, 20));
+  EXPECT_EQ(q.current(), 1U);  // no longer parked: served again
+  q.erase(msg(1, 0, 50));
+  EXPECT_TRUE(q.pass_done());
+  std::vector<std::uint64_t> unparked;
+  q.end_pass([&](std::uint64_t id) { unparked.push_back(id); });
+  EXPECT_EQ(unparked, (std::vector<std::uint64_t>{1}));
+  EXPECT_TRUE(q.empty());
 }
 
 // ---- how much and for how long ------------------------------------------------------------
@@ -118,7 +188,7 @@ struct FakeMessage : MessageCredit {
 // A receiver as the grant pass sees it: a fixed window, a budget of `free` octets, a rate per
 // message, and a log of what the pass did.
 struct FakeHost {
-  GrantQueue& queue;
+  GrantQueue<FakeMessage*>& queue;
   std::map<std::uint64_t, FakeMessage> msgs;
   std::uint64_t window_octets = 16384;
   std::uint64_t free = 1U << 20U;
@@ -132,11 +202,11 @@ struct FakeHost {
     m.id = id;
     m.length = length;
     m.order = GrantOrder{cls, true, 0, 0, 1, id};
-    queue.insert(m.order);
+    queue.insert(m.order, &m);
   }
   void leave(const FakeMessage& m) { queue.erase(m.order); }
 
-  FakeMessage& message(const GrantOrder& o) { return msgs.at(o.message); }
+  FakeMessage& message(FakeMessage* m) { return *m; }
   std::uint64_t window(const FakeMessage&) const { return window_octets; }
   std::optional<std::uint64_t> fit(const FakeMessage& m, std::uint64_t limit, bool renew,
                                    std::uint64_t reserved) {
@@ -164,10 +234,12 @@ struct FakeHost {
     leave(m);
   }
   void wait(FakeMessage& m) { log.push_back("wait " + std::to_string(m.id)); }
-  void park(FakeMessage& m) {
-    log.push_back("park " + std::to_string(m.id));
-    leave(m);
+  void park(FakeMessage& m) { log.push_back("park " + std::to_string(m.id)); }
+  // A parked message that no longer wants credit leaves the queue (unwanted).
+  void unpark(FakeMessage* m) {
+    if (unwanted.count(m->id) != 0) leave(*m);
   }
+  std::set<std::uint64_t> unwanted;
   void grant(FakeMessage& m, std::uint64_t limit, std::uint32_t rate) {
     log.push_back("grant " + std::to_string(m.id) + " limit=" + std::to_string(limit) +
                   " rate=" + std::to_string(rate));
@@ -181,7 +253,7 @@ struct FakeHost {
 
 class GrantPass : public ::testing::Test {
  protected:
-  GrantQueue queue;
+  GrantQueue<FakeMessage*> queue;
   FakeHost host{queue};
   std::vector<std::string> run() {
     host.log.clear();
@@ -220,6 +292,22 @@ TEST_F(GrantPass, NoRate_ParksWithItsBudgetReserved) {
   // 1 cannot have a rate, lowering the holders does not help: it is parked and its window
   // reserved, so 2 behind it finds no budget.
   EXPECT_EQ(run(), (std::vector<std::string>{"lower for 1 want=1000", "park 1", "wait 2", "end"}));
+}
+
+TEST_F(GrantPass, NoRate_ParkedStaysQueued_TheMessagesBehindItAreServed) {
+  host.add(1, 100000, 0);
+  host.add(2, 100000, 1);
+  host.add(3, 100000, 2);
+  host.offers[1] = RateOffer{0, 1000};
+  host.offers[3] = RateOffer{0, 1000};
+  host.unwanted.insert(3);  // 3 no longer wants credit when the pass ends
+  EXPECT_EQ(run(), (std::vector<std::string>{"lower for 1 want=1000", "park 1",
+                                             "grant 2 limit=16384 rate=1000",
+                                             "lower for 3 want=1000", "park 3", "end"}));
+  ASSERT_EQ(queue.size(), 1U);
+  EXPECT_EQ(queue.top().message, 1U);  // parked, still queued for the next pass
+  host.offers[1] = RateOffer{1000, 1000};
+  EXPECT_EQ(run(), (std::vector<std::string>{"grant 1 limit=16384 rate=1000", "end"}));
 }
 
 TEST_F(GrantPass, ShortOfItsWantedRate_LowersTheHoldersFirst) {
@@ -361,7 +449,9 @@ TEST(LinkRates, FairShare_CountsHoldersQueuedAndParkedMessagesUpToTheOvercommit)
   link.set(1, 1, 0, 6000, false);
   link.enqueued(0);  // a queued message that holds no rate
   EXPECT_EQ(link.fair_share(policy), 6000);
-  link.park();
+  link.park(0);  // parked, it stays in the grant queue: counted once, as queued
+  EXPECT_EQ(link.fair_share(policy), 6000);
+  link.park(6000);  // a parked holder wants a share besides the one it holds
   EXPECT_EQ(link.fair_share(policy), 4000);
   link.end_pass();
   link.dequeued(0);
