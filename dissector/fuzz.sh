@@ -28,7 +28,7 @@
 #     -s SEED    editcap's seed for the first batch (default 1); batch b has seed SEED+b
 #     -e PROB    editcap's error probability (default 0.02, Wireshark's)
 #     -b BATCH   corrupted captures per batch (default 125)
-#     -a ARGS    tshark's argument sets, comma-separated (default "-nVxr,-nr", Wireshark's)
+#     -a ARGS    tshark's argument sets, ';'-separated (default "-nVxr;-nr", Wireshark's)
 #     -d WHICH   c, lua or both (default both)
 #     -k DIR     keep the captures of findings here (default: none kept)
 #     -r DIR     also run every capture in DIR as it is (the regression captures)
@@ -41,7 +41,7 @@
 # and UDP left whole) in turn (editcap -o), so that most corruption lands in the datagrams on
 # the RDCC and data ports.
 set -uo pipefail
-count=10000 seed=1 prob=0.02 batch=125 which=both keep="" regressions="" args_list="-nVxr,-nr"
+count=10000 seed=1 prob=0.02 batch=125 which=both keep="" regressions="" args_list="-nVxr;-nr"
 while getopts "n:s:e:b:a:d:k:r:" opt; do
   case $opt in
     n) count=$OPTARG ;; s) seed=$OPTARG ;; e) prob=$OPTARG ;; b) batch=$OPTARG ;;
@@ -87,7 +87,7 @@ offsets=(0 42 62)
 # What tshark runs with (besides the dissector): RDCC on 50000 and the data transport on
 # 50001, as the golden captures carry them, and the heuristic on for every other datagram.
 prefs=(-d udp.port==50000,rdcc -d udp.port==50001,rdcc_data -o rdcc.try_heuristic:TRUE)
-IFS=, read -r -a arg_sets <<<"$args_list"
+IFS=';' read -r -a arg_sets <<<"$args_list"
 tree_ok='Malformed Packet|Packet size limited during capture'
 tree_bad='Dissector bug|Lua Error|Unknown exception|Unhandled exception'
 stderr_bad='dissector bug|lua error|critical|warning \*\*|assert|AddressSanitizer|runtime error|Segmentation|Aborted|too many items'
