@@ -1,9 +1,10 @@
 # What `cmake --install` puts where, and the Debian packages `cpack -G DEB` makes of it
-# (README.md, "Installing"). Three components, one .deb each:
+# (README.md, "Installing"). Four components, one .deb each:
 #   tools      rdcc, rdcc-conform; their scenarios and catalog (PREFIX/share/rdcc, found by
 #              rdcc-conform from its own location), docs, man pages, bash completion
 #   wireshark  the C plugin in Wireshark's plugin folder, the Lua dissector beside the data
 #   dev        the codec as a library: headers, librdcc-codec.a, find_package(rdcc), rdcc-codec.pc
+#   python     the rdcc Python package and its codec library (python/CMakeLists.txt)
 include(CMakePackageConfigHelpers)
 find_package(PkgConfig REQUIRED)
 
@@ -109,7 +110,7 @@ set(CPACK_PACKAGE_CONTACT "${RDCC_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL tools wireshark dev)
+set(CPACK_COMPONENTS_ALL tools wireshark dev python)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_STRIP_FILES ON)  # programs and the plugin without debug information (72 MB -> a few)
@@ -126,6 +127,11 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME rdcc-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "nlohmann-json3-dev (>= 3)")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
     "RDCC wire codec library (C and C++20): find_package(rdcc), pkg-config rdcc-codec")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-rdcc)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-scapy, rdcc")
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION
+    "RDCC messages from Python: decode, encode and a Scapy layer over the RDCC codec")
 include(CPack)
 
 # ---- tests -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ packages=(
   xxd bsdextrautils                        # xxd, hexdump: the hex dumps rdcc_paste_pipe pastes into rdcc decode
   python3                                  # scripts/renumber-spec-notes.py and its ctests
   python3-distributed                      # scripts/sim-sweep.py: sweeps on Dask (for /usr/bin/python3)
+  python3-pytest python3-scapy             # python/: the rdcc package's tests, the Scapy layer
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
   chromium                                 # conformance_html_browser: the HTML report in a real browser

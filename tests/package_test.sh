@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cpack -G DEB` on the build: the three packages (rdcc, rdcc-wireshark, rdcc-dev), each
+# `cpack -G DEB` on the build: the four packages (rdcc, rdcc-wireshark, rdcc-dev, python3-rdcc), each
 # depending on Debian packages only (every name in Depends is one dpkg knows), with the files
 # where Debian and Wireshark look for them; the rdcc package unpacked elsewhere runs and finds
 # its own scenarios.
@@ -9,9 +9,12 @@ set -uo pipefail
 build=$1 src=$2 version=$3 plugindir=$4
 . "$src/tools/test/lib.sh"
 
-check "cpack -G DEB" run 0 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg"
+# Four packages, each stripped and run through dpkg-shlibdeps: about 60 s on a loaded host,
+# which is run's bound; cpack gets ten minutes.
+timeout 600 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >"$work/cpack.txt" 2>&1
+check "cpack -G DEB" test $? -eq 0
 arch=$(dpkg --print-architecture)
-for name in rdcc rdcc-wireshark rdcc-dev; do
+for name in rdcc rdcc-wireshark rdcc-dev python3-rdcc; do
   deb=$work/pkg/${name}_${version}_$arch.deb
   check "$name .deb" test -s "$deb" || continue
   depends=$(dpkg-deb -f "$deb" Depends)
@@ -39,6 +42,19 @@ fi
 dpkg-deb -c "$work/pkg/rdcc-dev_${version}_$arch.deb" >"$work/dev.list"
 check "rdcc-dev.deb: the package config" grep -q 'cmake/rdcc/rdccConfig.cmake$' "$work/dev.list"
 check "rdcc-dev.deb: the C header" grep -q ' ./usr/include/rdcc/codec.h$' "$work/dev.list"
+
+dpkg-deb -c "$work/pkg/python3-rdcc_${version}_$arch.deb" >"$work/python.list"
+for f in __init__.py scapy.py _librdcc.so; do
+  check "python3-rdcc.deb has rdcc/$f" grep -q " ./usr/lib/python3/dist-packages/rdcc/$f\$" "$work/python.list"
+done
+check "python3-rdcc depends on python3" grep -qw python3 <<<"$(dpkg-deb -f "$work/pkg/python3-rdcc_${version}_$arch.deb" Depends)"
+check "unpack python3-rdcc.deb" dpkg-deb -x "$work/pkg/python3-rdcc_${version}_$arch.deb" "$work/pyroot"
+if [ -x /usr/bin/python3 ]; then
+  check "unpacked: import rdcc decodes the appendix grant" run 0 env -u RDCC_LIBRARY \
+    PYTHONPATH="$work/pyroot/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    "import rdcc; print(rdcc.format_line(bytes.fromhex('100400285a17c0de000300000000002a00000000000001010000000000040000000186a0000007d0')))"
+  check "... its line" contains "$work/out" "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42"
+fi
 
 # Unpacked anywhere, the programs run and find the package's own scenarios.
 check "unpack rdcc.deb" dpkg-deb -x "$work/pkg/rdcc_${version}_$arch.deb" "$work/root"

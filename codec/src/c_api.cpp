@@ -11,6 +11,7 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
+#include "rdcc/codec/json.hpp"
 
 namespace rdcc {
 namespace {
@@ -184,6 +185,127 @@ int code_of(EncodeErrorCode code) {
   return RDCC_E_INVALID_ARGUMENT;
 }
 
+// ---- rdcc_tables_json: the tables, for bindings in other languages -------------------------
+
+using Json = nlohmann::ordered_json;
+
+std::string_view unit_name(Unit unit) {
+  switch (unit) {
+    case Unit::Number: return "number";
+    case Unit::Id: return "id";
+    case Unit::Octets: return "octets";
+    case Unit::Mbps: return "mbps";
+    case Unit::Micros: return "micros";
+    case Unit::Enum: return "enum";
+    case Unit::Bitmask: return "bitmask";
+    case Unit::Reserved: return "reserved";
+  }
+  return "number";
+}
+
+Json registry(std::span<const NamedValue> table) {
+  Json j = Json::object();
+  for (const auto& e : table) j[std::to_string(e.value)] = e.name;
+  return j;
+}
+
+// The registry a field's names come from, by its table; "" for none.
+std::string_view registry_of(const FieldSpec& f) {
+  const auto is = [&f](std::span<const NamedValue> table) {
+    return !f.names.empty() && f.names.data() == table.data();
+  };
+  if (is(kReasonCodes)) return "reason_codes";
+  if (is(kServiceHints)) return "service_hints";
+  if (is(kBindingKinds)) return "binding_kinds";
+  if (is(kCapabilities)) return "capabilities";
+  if (is(kReportDirections)) return "report_directions";
+  if (is(kAddressFamilies)) return "address_families";
+  return "";
+}
+
+// Each field of a body in wire order: name, width, unit, registry. An address is "address",
+// 32 bits with AF 4 and 128 with AF 6.
+struct LayoutWriter {
+  Json& fields;
+  template <class T>
+  void operator()(const FieldSpec& f, const T&) {
+    fields.push_back(Json{{"name", f.name},
+                          {"bits", 8 * sizeof(T)},
+                          {"unit", unit_name(f.unit)},
+                          {"registry", registry_of(f)}});
+  }
+  void address(const FieldSpec& f, const IpAddress&, std::size_t) {
+    fields.push_back(Json{{"name", f.name}, {"bits", 0}, {"unit", "address"}, {"registry", ""}});
+  }
+};
+
+Json header_layout() {
+  Json h = Json::array();
+  const auto add = [&h](std::string_view name, int bits, std::string_view unit) {
+    h.push_back(Json{{"name", name}, {"bits", bits}, {"unit", unit}, {"registry", ""}});
+  };
+  add("version", 4, "number");
+  add("rsv", 4, "reserved");
+  add("type", 8, "enum");
+  add("length", 16, "octets");
+  add("association_id", 32, "id");
+  add("epoch", 16, "number");
+  add("flags", 16, "flags");
+  add("sequence_number", 32, "number");
+  return h;
+}
+
+std::string tables_json() {
+  Json registries = Json::object();
+  Json types = Json::object();
+  for (const auto& t : kMessageTypes) types[std::to_string(static_cast<unsigned>(t.type))] = t.name;
+  registries["message_types"] = types;
+  registries["reason_codes"] = registry(kReasonCodes);
+  registries["service_hints"] = registry(kServiceHints);
+  registries["binding_kinds"] = registry(kBindingKinds);
+  registries["capabilities"] = registry(kCapabilities);
+  registries["report_directions"] = registry(kReportDirections);
+  registries["address_families"] = registry(kAddressFamilies);
+  Json flags = Json::object();
+  for (const auto& t : kMessageTypes) flags[t.name] = Json::object();
+  for (const auto& f : kMessageFlags) flags[info(f.type).name][std::to_string(f.bit)] = f.name;
+  Json errors = Json::object();
+  for (int code = RDCC_E_TRUNCATED; code <= RDCC_E_BAD_JSON; ++code) {
+    static constexpr std::array<std::string_view, 10> kNames{"truncated",
+                                                             "bad_version",
+                                                             "unknown_type",
+                                                             "length_too_small",
+                                                             "length_beyond_datagram",
+                                                             "bad_address_family",
+                                                             "buffer_too_small",
+                                                             "field_out_of_range",
+                                                             "invalid_argument",
+                                                             "bad_json"};
+    errors[std::to_string(code)] = kNames[static_cast<std::size_t>(code - 1)];
+  }
+  Json layouts = Json::array();
+  std::size_t index = 0;
+  for (const auto& t : kMessageTypes) {
+    Json fields = Json::array();
+    LayoutWriter writer{fields};
+    auto m = blank(index++);
+    std::visit([&writer](auto& body) { std::decay_t<decltype(body)>::describe(body, writer); }, *m);
+    layouts.push_back(Json{{"type", static_cast<unsigned>(t.type)},
+                           {"name", t.name},
+                           {"size", t.size},
+                           {"max_size", t.max_size},
+                           {"fields", fields}});
+  }
+  return Json{{"message_size", sizeof(rdcc_message)},
+              {"error_size", sizeof(rdcc_error)},
+              {"registries", registries},
+              {"message_flags", flags},
+              {"error_codes", errors},
+              {"header", header_layout()},
+              {"types", layouts}}
+      .dump();
+}
+
 }  // namespace
 }  // namespace rdcc
 
@@ -253,6 +375,55 @@ size_t rdcc_format_line(const rdcc_message* message, char* out, size_t capacity)
     return line.size();
   } catch (...) {
     return 0;
+  }
+}
+
+size_t rdcc_to_json(const rdcc_message* message, char* out, size_t capacity) {
+  if (message == nullptr) return 0;
+  const auto m = rdcc::from_c(*message);
+  if (!m) return 0;
+  try {
+    const std::string text = rdcc::to_json(*m).dump();
+    if (out != nullptr) rdcc::copy_text(out, capacity, text);
+    return text.size();
+  } catch (...) {
+    return 0;
+  }
+}
+
+int rdcc_from_json(const char* text, size_t size, rdcc_message* out, rdcc_error* error) {
+  using namespace rdcc;
+  if ((text == nullptr && size > 0) || out == nullptr) {
+    return fail(error, RDCC_E_INVALID_ARGUMENT, "", "rdcc_from_json: text or out is NULL");
+  }
+  // A message's JSON is a few hundred octets; the bound keeps any text's parse small.
+  constexpr std::size_t kMaxJsonText = 65536;
+  if (size > kMaxJsonText) {
+    return fail(error, RDCC_E_BAD_JSON, "",
+                "the JSON text is longer than " + std::to_string(kMaxJsonText) + " octets");
+  }
+  try {
+    const auto j = nlohmann::ordered_json::parse(std::string_view(text, size), nullptr, false);
+    if (j.is_discarded()) return fail(error, RDCC_E_BAD_JSON, "", "not a JSON text");
+    const auto m = message_from_json(j);
+    if (!m) return fail(error, RDCC_E_BAD_JSON, m.error().key, m.error().describe());
+    *out = rdcc_message{};
+    out->type = static_cast<uint8_t>(type_of(*m));
+    auto copy = *m;
+    each_field(copy, *out, kToC);
+  } catch (...) {
+    return fail(error, RDCC_E_BAD_JSON, "", "the JSON text could not be read (out of memory)");
+  }
+  if (error != nullptr) *error = rdcc_error{};
+  return RDCC_OK;
+}
+
+const char* rdcc_tables_json(void) {
+  try {
+    static const std::string kTables = rdcc::tables_json();
+    return kTables.c_str();
+  } catch (...) {
+    return nullptr;
   }
 }
 

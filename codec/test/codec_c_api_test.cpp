@@ -5,6 +5,7 @@
 
 #include "rdcc/codec.h"
 #include "rdcc/codec/format.hpp"
+#include "rdcc/codec/json.hpp"
 #include "rdcc/testing/vectors.hpp"
 #include "test_util.hpp"
 
@@ -118,6 +119,69 @@ TEST(CApi, FormatLine_CutsToCapacityAndReturnsTheWholeLength) {
   EXPECT_EQ(rdcc_format_line(&m, small, sizeof small), expected.size());
   EXPECT_EQ(std::string(small), expected.substr(0, 7));
   EXPECT_STREQ(rdcc_version(), RDCC_VERSION);
+}
+
+TEST(CApi, Json_IsTheCodecsMappingBothWays_ForEveryVector) {
+  for (const auto& v : testing::boundary_vectors()) {
+    const auto wire = encode_to_vector(v.message);
+    rdcc_message m;
+    ASSERT_EQ(rdcc_decode(octets(wire), wire.size(), &m, nullptr), RDCC_OK) << v.name;
+    const std::string expected = to_json(*decode(wire)).dump();
+    std::string text(rdcc_to_json(&m, nullptr, 0), '\0');
+    ASSERT_EQ(text.size(), expected.size()) << v.name;
+    EXPECT_EQ(rdcc_to_json(&m, text.data(), text.size() + 1), expected.size()) << v.name;
+    EXPECT_EQ(text, expected) << v.name;
+    rdcc_message back;
+    rdcc_error e;
+    ASSERT_EQ(rdcc_from_json(text.data(), text.size(), &back, &e), RDCC_OK)
+        << v.name << ": " << e.message;
+    std::vector<std::uint8_t> out(wire.size());
+    std::size_t written = 0;
+    ASSERT_EQ(rdcc_encode(&back, out.data(), out.size(), &written, &e), RDCC_OK) << v.name;
+    EXPECT_EQ(std::memcmp(out.data(), wire.data(), wire.size()), 0) << v.name;
+  }
+}
+
+TEST(CApi, FromJson_NamesTheKeyOrTheText) {
+  rdcc_message m;
+  rdcc_error e;
+  const std::string bad_reason = R"({"type":"ERROR","reason":"NO_SUCH_REASON"})";
+  EXPECT_EQ(rdcc_from_json(bad_reason.data(), bad_reason.size(), &m, &e), RDCC_E_BAD_JSON);
+  EXPECT_STREQ(e.field, "reason");
+  EXPECT_NE(std::string(e.message).find("NO_SUCH_REASON"), std::string::npos) << e.message;
+  const std::string wide = R"({"type":"CREDIT_REQUEST","traffic_class":256})";
+  EXPECT_EQ(rdcc_from_json(wide.data(), wide.size(), &m, &e), RDCC_E_BAD_JSON);
+  EXPECT_STREQ(e.field, "traffic_class");
+  const std::string not_json = "{\"type\":";
+  EXPECT_EQ(rdcc_from_json(not_json.data(), not_json.size(), &m, &e), RDCC_E_BAD_JSON);
+  EXPECT_STREQ(e.field, "");
+  const std::string huge(70000, ' ');
+  EXPECT_EQ(rdcc_from_json(huge.data(), huge.size(), &m, &e), RDCC_E_BAD_JSON);
+  EXPECT_EQ(rdcc_from_json(nullptr, 1, &m, &e), RDCC_E_INVALID_ARGUMENT);
+}
+
+TEST(CApi, Tables_DescribeEveryTypesFieldsToItsSize) {
+  const char* text = rdcc_tables_json();
+  ASSERT_NE(text, nullptr);
+  const auto tables = nlohmann::json::parse(text);
+  ASSERT_EQ(tables["types"].size(), kMessageTypes.size());
+  std::size_t header_bits = 0;
+  for (const auto& f : tables["header"]) header_bits += f["bits"].get<std::size_t>();
+  EXPECT_EQ(header_bits, 8 * kHeaderSize);
+  for (const auto& t : tables["types"]) {
+    std::size_t bits = header_bits;
+    std::size_t addresses = 0;
+    for (const auto& f : t["fields"]) {
+      bits += f["bits"].get<std::size_t>();
+      if (f["unit"] == "address") ++addresses;
+    }
+    // CONGESTION_REPORT's two addresses are 4 octets each in its (IPv4) size.
+    EXPECT_EQ(bits / 8 + addresses * 4, t["size"].get<std::size_t>()) << t["name"];
+  }
+  EXPECT_EQ(tables["registries"]["reason_codes"]["2"], "UNKNOWN_ASSOCIATION");
+  EXPECT_EQ(tables["message_flags"]["CREDIT_GRANT"]["2"], "FINAL");
+  EXPECT_EQ(tables["error_codes"]["4"], "length_too_small");
+  EXPECT_EQ(tables["error_codes"][std::to_string(RDCC_E_BAD_JSON)], "bad_json");
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 -- (rdcc.source_address_ipv4, rdcc.source_address_ipv6, ...), so that filters are typed.
 --
 -- Also here: "rdcc_data", the toolkit's opaque data transport (docs/data-transport.md), for
--- Decode As, as in the C plugin. The C plugin alone has the stats tree (-z rdcc,tree).
+-- Decode As, as in the C plugin; and the C plugin's stats tree, `-z rdcc,tree` (at the end).
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
@@ -1007,3 +1007,106 @@ function rdcc_data.prefs_changed()
     registered_data_ports = rdcc_data.prefs["udp.port"]
     if registered_data_ports ~= "" then udp_port:add(registered_data_ports, rdcc_data) end
 end
+
+-- Statistics: `tshark -q -z rdcc,tree`, the C plugin's stats tree: messages per type (every
+-- message dissected whole: the common header's Association ID is in the tree only then),
+-- CREDIT_GRANTs per message, POOL and FINAL, and per association the credit granted, the
+-- growth of each message's (or the pool's) Grant Limit, capped at 2^31 - 1 octets a grant as
+-- the C plugin's counters are. Count and Percent columns, in the C plugin's layout.
+local STATS_TITLE = "RDCC/Messages, grants and credit:"
+local STATS_MESSAGES = "Messages by type"
+local STATS_GRANTS = "CREDIT_GRANT"
+local STATS_CREDIT = "Credit granted (octets) by association"
+local STATS_MAX_INCREASE = 2147483647
+
+local function stats_print(sections)
+    local width = #"Topic / Item"
+    for _, s in ipairs(sections) do
+        width = math.max(width, #s.name)
+        for name in pairs(s.children) do width = math.max(width, #name + 1) end
+    end
+    width = width + 2
+    local rule = string.rep("-", width + 28)
+    local function line(name, count, percent)
+        print(string.format("%-" .. width .. "s%-14d%s", name, count, percent))
+    end
+    print("")
+    print(string.rep("=", width + 28))
+    print(STATS_TITLE)
+    print(string.format("%-" .. width .. "s%-14s%s", "Topic / Item", "Count", "Percent"))
+    print(rule)
+    for _, s in ipairs(sections) do
+        line(s.name, s.count, "100%")
+        local names = {}
+        for name in pairs(s.children) do names[#names + 1] = name end
+        table.sort(names, function(a, b)
+            if s.children[a] ~= s.children[b] then return s.children[a] > s.children[b] end
+            return a < b
+        end)
+        for _, name in ipairs(names) do
+            local share = s.count > 0 and 100 * s.children[name] / s.count or 0
+            line(" " .. name, s.children[name], string.format("%.2f%%", share))
+        end
+    end
+    print("")
+    print(rule)
+end
+
+-- Field extractors are made when the script loads, before any dissection.
+local type_field = Field.new("rdcc.type")
+local association_field = Field.new("rdcc.association_id")
+local flags_field = Field.new("rdcc.flags")
+local message_id_field = Field.new("rdcc.message_id")
+local grant_limit_field = Field.new("rdcc.grant_limit")
+
+register_stat_cmd_arg("rdcc,tree", function()
+    local messages = { name = STATS_MESSAGES, count = 0, children = {} }
+    local grants = { name = STATS_GRANTS, count = 0, children = {} }
+    local credit = { name = STATS_CREDIT, count = 0, children = {} }
+    local limits = {}   -- "receiver association pool|msg id" -> the highest Grant Limit so far
+    local function tick(section, child, amount)
+        section.count = section.count + amount
+        section.children[child] = (section.children[child] or 0) + amount
+    end
+    local listener = Listener.new(nil, "rdcc")
+    function listener.packet(pinfo)
+        local associations = { association_field() }
+        if #associations == 0 then return end
+        local types = { type_field() }
+        local kind = types[#types].value
+        tick(messages, type_names[kind], 1)
+        if kind ~= CREDIT_GRANT then return end
+        local flags_values = { flags_field() }
+        local flags = flags_values[#flags_values].value
+        local pool = bit.band(flags, FLAG_POOL) ~= 0
+        grants.count = grants.count + 1
+        tick({ count = 0, children = grants.children }, pool and "POOL" or "per message", 1)
+        if bit.band(flags, FLAG_FINAL) ~= 0 then
+            tick({ count = 0, children = grants.children }, "FINAL", 1)
+        end
+        -- A grant travels from the receiver: its source names the receiver.
+        local receiver = tostring(pinfo.src)
+        local association = associations[#associations].value
+        local ids = { message_id_field() }
+        local grant_limits = { grant_limit_field() }
+        local limit = grant_limits[#grant_limits].value
+        local key = string.format("%s %08x %s %s", receiver, association, pool and "pool" or "msg",
+            pool and "0" or tostring(ids[#ids].value))
+        local more = 0
+        if limits[key] == nil or limit > limits[key] then
+            more = limits[key] == nil and limit or limit - limits[key]
+            more = more > UInt64(STATS_MAX_INCREASE) and STATS_MAX_INCREASE or more:tonumber()
+            limits[key] = limit
+        end
+        tick(credit, string.format("0x%08x at %s", association, receiver), more)
+    end
+    function listener.draw()
+        stats_print({ messages, grants, credit })
+    end
+    function listener.reset()
+        messages.count, messages.children = 0, {}
+        grants.count, grants.children = 0, {}
+        credit.count, credit.children = 0, {}
+        limits = {}
+    end
+end)

@@ -15,7 +15,8 @@
 #                               filter finds its report, in both dissectors
 #       stats                   the C plugin's stats tree (-z rdcc,tree) counts what `rdcc pcap
 #                               stats` (RDCC, the 7th argument) counts: messages per type, and
-#                               the credit granted per association
+#                               the credit granted per association; the Lua dissector's
+#                               -z rdcc,tree has the same counts as the C plugin's, line for line
 #       data                    the opaque data transport through Decode As (rdcc_data): every
 #                               data packet of the simulator's captures, none malformed, naming
 #                               the Binding Values of the CREDIT_REQUESTs; C and Lua trees equal
@@ -150,14 +151,24 @@ case "$mode" in
     if [ -z "$rdcc" ]; then echo "tshark_test.sh stats: the rdcc binary is needed" >&2; exit 2; fi
     for p in appendix_exchange sim_incast_crn sim_restart; do
       run c "$work/$p-tree.txt" -q -r "$pcaps/$p.pcap" -d udp.port==50000,rdcc -z rdcc,tree
+      run lua "$work/$p-lua-tree.txt" -q -r "$pcaps/$p.pcap" -d udp.port==50000,rdcc -z rdcc,tree
       "$rdcc" pcap stats --port 50000 --json "$pcaps/$p.pcap" >"$work/$p-stats.json"
       # The tree's lines as "section<TAB>name<TAB>count": names are padded to the Count
       # column; a child line starts with a blank and belongs to the top-level line above it.
-      awk '/^Topic/ { w = index($0, "Count") - 1; next } w && /^ ?[A-Za-z0-9]/ {
-             name = substr($0, 1, w); sub(/ +$/, "", name); child = sub(/^ /, "", name)
-             split(substr($0, w + 1), f, " ")
-             if (!child) section = name; else print section "\t" name "\t" f[1] }' \
-        "$work/$p-tree.txt" >"$work/$p-tree.tsv"
+      for tree in tree lua-tree; do
+        awk '/^Topic/ { w = index($0, "Count") - 1; next } w && /^ ?[A-Za-z0-9]/ {
+               name = substr($0, 1, w); sub(/ +$/, "", name); child = sub(/^ /, "", name)
+               split(substr($0, w + 1), f, " ")
+               if (!child) section = name; else print section "\t" name "\t" f[1] }' \
+          "$work/$p-$tree.txt" | sort >"$work/$p-$tree.tsv"
+      done
+      # The Lua dissector's tree counts what the C plugin's counts, line for line.
+      if [ ! -s "$work/$p-tree.tsv" ] || ! diff -u "$work/$p-tree.tsv" "$work/$p-lua-tree.tsv"; then
+        echo "FAIL: $p: the Lua dissector's -z rdcc,tree differs from the C plugin's (- C, + Lua)"
+        cat "$work/$p-lua-tree.txt"; status=1
+      else
+        echo "$p: the Lua -z rdcc,tree has the C plugin's $(wc -l <"$work/$p-tree.tsv") counts"
+      fi
       # Expected from rdcc pcap stats: packets per type (receivers' and reports to senders
       # together), and per association its octets granted (per message and pool).
       jq -r '[.receivers[].packets | to_entries[]] | group_by(.key)[] |

@@ -1,6 +1,7 @@
 // rdcc decode: datagrams in, the message (or a precise error naming field and offset) out.
-// A datagram is given as hex, as a hex dump (Wireshark, tshark -x, xxd, hexdump -C: hexdump.hpp)
-// or as raw octets; a whole Ethernet or IP frame is taken apart and its UDP payload decoded.
+// A datagram is given as hex (one per line, or as `xxd -p` writes it), as a hex dump (Wireshark,
+// tshark -x, xxd, hexdump -C: hexdump.hpp) or as raw octets; a whole Ethernet or IP frame is taken
+// apart and its UDP payload decoded.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -157,7 +158,7 @@ void run_decode(const DecodeOptions& opts) {
         if (decoder.failed()) throw CLI::RuntimeError(1);
         return;
       }
-      const auto lines = hex_lines(text);
+      const auto lines = join_xxd_plain_lines(hex_lines(text));
       if (lines.empty()) throw InputError(name + ": no datagram (expected hex, one per line)");
       for (const auto& l : lines) decoder.hex_text(name, l.line, l.text);
     }
@@ -174,7 +175,8 @@ void add_decode_command(CLI::App& app) {
       "Decode RDCC datagrams. Input: hex arguments; or --input FILE (or standard input, also "
       "'rdcc decode -') holding hex text, one datagram per line with '#' comments, a hex dump "
       "with offsets and an ASCII column (Wireshark 'Copy as Hex Dump', tshark -x, xxd, "
-      "hexdump -C; one datagram per dump from offset 0), or one raw binary datagram. A whole "
+      "hexdump -C; one datagram per dump from offset 0), plain hex as xxd -p writes it (a line "
+      "of 60 hex digits continues on the next), or one raw binary datagram. A whole "
       "Ethernet or IP frame is taken apart and its UDP payload decoded.");
   cmd->add_option("hex", opts->hex,
                   "The datagram in hex (octets may be separated by spaces, "

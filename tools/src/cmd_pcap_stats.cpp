@@ -322,6 +322,7 @@ void print_json(const Stats& s) {
                                      {"malformed_frames", s.summary.malformed_frames},
                                      {"decode_errors", s.summary.decode_errors},
                                      {"nacks", s.summary.nacks},
+                                     {"reassembled_packets", s.summary.reassembled_packets},
                                      {"reports_to_senders", s.reports_to_senders}}},
                                    {"receivers", receivers}};
   std::cout << out.dump(2) << '\n';

@@ -1,5 +1,6 @@
 #include "hexdump.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -180,6 +181,37 @@ HexDumpResult parse_hex_dump(std::string_view text) {
   }
   if (repeat) return fail(number, 1, "'*' at the end: the length line that ends it is missing");
   return result;
+}
+
+namespace {
+
+bool plain_hex(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_hex_digit);
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  const auto last = text.find_last_not_of(" \t\r");
+  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+std::vector<HexLine> join_xxd_plain_lines(const std::vector<HexLine>& lines) {
+  std::vector<HexLine> out;
+  bool open = false;  // the last line out is a full xxd -p line, waiting for more
+  std::size_t last_line = 0;
+  for (const HexLine& l : lines) {
+    const std::string t = trimmed(l.text);
+    if (open && l.line == last_line + 1 && plain_hex(t)) {
+      out.back().text += t;
+    } else {
+      out.push_back(l);
+    }
+    open = plain_hex(t) && t.size() == kXxdPlainLineDigits;
+    last_line = l.line;
+  }
+  return out;
 }
 
 }  // namespace rdcc::tools

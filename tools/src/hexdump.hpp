@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "input.hpp"
+
 namespace rdcc::tools {
 
 struct HexDumpBlock {
@@ -42,5 +44,13 @@ struct HexDumpResult {
   std::vector<HexDumpError> errors;  // empty, or the one error that stopped the reading
 };
 [[nodiscard]] HexDumpResult parse_hex_dump(std::string_view text);
+
+// `xxd -p` (plain hex, no offsets) writes a datagram as lines of 60 hex digits (30 octets), the
+// last shorter: a line of exactly kXxdPlainLineDigits hex digits, nothing else, is continued
+// by the line right after it when that line is plain hex digits too. A blank or comment line
+// ends a datagram; so does any shorter line. (A datagram that is a multiple of 30 octets long
+// would run into the next one: separate such datagrams by a blank line.)
+inline constexpr std::size_t kXxdPlainLineDigits = 60;
+[[nodiscard]] std::vector<HexLine> join_xxd_plain_lines(const std::vector<HexLine>& lines);
 
 }  // namespace rdcc::tools

@@ -86,6 +86,25 @@ bool cut_data(const CapturedFrame& frame, int link_type, const CaptureOptions& o
   return true;
 }
 
+// Packets the reassembler gave up on, as malformed frames named by their first fragment.
+void report_dropped(wire::Reassembler& reassembler, const ScanHandlers& handlers,
+                    ScanSummary& summary) {
+  for (const auto& d : reassembler.take_dropped()) {
+    ++summary.malformed_frames;
+    if (!handlers.malformed) continue;
+    const std::string what = "IP fragments of frames " + std::to_string(d.first_frame) + "-" +
+                             std::to_string(d.last_frame) + " not reassembled: " + d.why;
+    CapturedFrame first;
+    first.number = d.first_frame;
+    first.time_ns = d.first_time_ns;
+    first.relative_ns = d.first_time_ns - summary.first_time_ns;
+    ParsedFrame parsed;
+    parsed.kind = FrameKind::Malformed;
+    parsed.what = what;
+    handlers.malformed(first, parsed);
+  }
+}
+
 }  // namespace
 
 ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handlers) {
@@ -94,12 +113,37 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
   if (!reader.open(opts.file, error)) throw FileError(error);
   ScanSummary summary;
   summary.link_type = link_type_name(reader.link_type());
+  wire::Reassembler reassembler;
   CapturedFrame frame;
+  // One UDP datagram of the capture (of a frame, or reassembled from fragments).
+  const auto udp = [&](const ParsedFrame& parsed) {
+    const bool nack = is_data_nack(parsed.payload);
+    if (!is_rdcc(opts, parsed, nack)) {
+      if (nack) ++summary.nacks;
+      if (handlers.other_udp) handlers.other_udp(frame, parsed);
+      return;
+    }
+    ++summary.rdcc_packets;
+    const auto decoded = decode(parsed.payload);
+    if (!decoded) ++summary.decode_errors;
+    if (handlers.packet) handlers.packet(RdccPacket{frame, parsed, decoded});
+  };
   while (reader.next(frame, error)) {
     ++summary.frames;
     if (summary.frames == 1) summary.first_time_ns = frame.time_ns;
     summary.last_time_ns = frame.time_ns;
     const ParsedFrame parsed = parse_frame(frame.data, reader.link_type());
+    if (parsed.kind == FrameKind::Fragment) {
+      // The datagram is handled with the frame of its last fragment, read from the whole
+      // packet (its frame offsets are the packet's).
+      const auto packet = reassembler.add(parsed, frame.number, frame.time_ns);
+      report_dropped(reassembler, handlers, summary);
+      if (!packet) continue;
+      ++summary.reassembled_packets;
+      const ParsedFrame whole = parse_frame(*packet, wire::kLinkTypeRawIp);
+      if (whole.kind == FrameKind::Udp) udp(whole);
+      continue;
+    }
     if (parsed.kind == FrameKind::Malformed && parsed.snap_cut &&
         cut_data(frame, reader.link_type(), opts, handlers, summary)) {
       continue;
@@ -109,18 +153,10 @@ ScanSummary scan_capture(const CaptureOptions& opts, const ScanHandlers& handler
       if (handlers.malformed) handlers.malformed(frame, parsed);
       continue;
     }
-    if (parsed.kind != FrameKind::Udp) continue;
-    const bool nack = is_data_nack(parsed.payload);
-    if (!is_rdcc(opts, parsed, nack)) {
-      if (nack) ++summary.nacks;
-      if (handlers.other_udp) handlers.other_udp(frame, parsed);
-      continue;
-    }
-    ++summary.rdcc_packets;
-    const auto decoded = decode(parsed.payload);
-    if (!decoded) ++summary.decode_errors;
-    if (handlers.packet) handlers.packet(RdccPacket{frame, parsed, decoded});
+    if (parsed.kind == FrameKind::Udp) udp(parsed);
   }
+  reassembler.finish();
+  report_dropped(reassembler, handlers, summary);
   if (!error.empty()) throw FileError(error);
   return summary;
 }

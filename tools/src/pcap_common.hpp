@@ -16,6 +16,7 @@
 #include "rdcc/reference/address.hpp"
 #include "rdcc/reference/framing.hpp"
 #include "rdcc/wire/pcap.hpp"
+#include "rdcc/wire/reassembly.hpp"
 
 namespace rdcc::tools {
 
@@ -81,13 +82,17 @@ struct ScanSummary {
   std::uint64_t malformed_frames = 0;
   std::uint64_t decode_errors = 0;
   std::uint64_t nacks = 0;  // the opaque data transport's NACKs (on the RDCC port, not RDCC)
+  std::uint64_t reassembled_packets = 0;  // IP packets put together from fragments
   std::int64_t first_time_ns = 0;
   std::int64_t last_time_ns = 0;
   std::string link_type;
 };
 
-// Reads the whole capture, calling the handlers in frame order. Throws FileError if the file
-// cannot be opened or is damaged (the frames before the damage have been handled).
+// Reads the whole capture, calling the handlers in frame order. IPv4 and IPv6 fragments are
+// reassembled (wire::Reassembler): the datagram is handled with the frame of the fragment that
+// completed it; packets given up on are malformed frames named by their first fragment, handed
+// over when they are given up (incomplete ones at the end of the capture). Throws FileError if the
+// file cannot be opened or is damaged (the frames before the damage have been handled).
 struct FileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

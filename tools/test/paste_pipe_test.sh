@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The command line where people paste and pipe:
 #  - `rdcc decode` of hex dumps made here by the real tools from a real capture: `tshark -x` of
-#    whole Ethernet frames (the UDP payload is decoded), `xxd` and `hexdump -C` of the RDCC
-#    payloads (a run of zeros makes hexdump write its "*" line); a dump with a line missing is
+#    whole Ethernet frames (the UDP payload is decoded), `xxd`, `xxd -p` and `hexdump -C` of
+#    the RDCC payloads and `xxd -p` of a whole frame (a run of zeros makes hexdump write its "*" line); a dump with a line missing is
 #    an error that names the line;
 #  - '-' is standard input for every file argument (decode, pcap check/dump/stats, sim);
 #  - streaming: `rdcc pcap check -` and `pcap dump -` read a pcap written into a FIFO in two
@@ -51,6 +51,26 @@ check "xxd of 22 payloads" run 0 "$rdcc" decode --line --input "$work/xxd-all.tx
 check "xxd: the same messages" cmp -s "$work/out" "$work/want.txt"
 check "hexdump -C of 22 payloads" run 0 "$rdcc" decode --line - <"$work/hexdump-all.txt"
 check "hexdump -C: the same messages" cmp -s "$work/out" "$work/want.txt"
+
+# xxd -p (plain hex, 60 digits a line, a datagram over several lines) of each payload, one
+# after the other: the same 22 messages, the 40-octet grant read across its two lines.
+: >"$work/xxd-p-all.txt"
+for i in $(seq 1 "$n"); do xxd -p "$work/p$i.bin" >>"$work/xxd-p-all.txt"; done
+check "xxd -p wrote datagrams over two lines" test "$(wc -l <"$work/xxd-p-all.txt")" -gt "$n"
+check "xxd -p of 22 payloads" run 0 "$rdcc" decode --line - <"$work/xxd-p-all.txt"
+check "xxd -p: the same messages" cmp -s "$work/out" "$work/want.txt"
+# A whole Ethernet frame through xxd -p (frame 6, the appendix grant: 82 octets, three lines).
+tshark -r "$pcaps/appendix_exchange.pcap" -Y frame.number==6 -F pcap -w "$work/frame6.pcap" 2>/dev/null
+tail -c 82 "$work/frame6.pcap" | xxd -p >"$work/frame6.txt"
+check "xxd -p of a frame: three lines" lines "$work/frame6.txt" 3
+check "xxd -p of a frame decodes its UDP payload" run 0 "$rdcc" decode --line --input "$work/frame6.txt"
+check "the appendix grant from the frame" contains "$work/out" \
+  "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 message_id=0x101 grant_limit=262144"
+# A blank line ends a datagram: a 60-digit line then a blank line is one 30-octet datagram.
+printf '%s\n\n%s\n' "$(head -c 60 <"$work/xxd-p-all.txt")" "$(sed -n 1p "$work/xxd-p-all.txt")" \
+  >"$work/blank.txt"
+check "a blank line separates xxd -p datagrams" run 1 "$rdcc" decode --line --input "$work/blank.txt"
+check "... the first one alone, cut short" contains "$work/err" "blank.txt line 1"
 
 # hexdump's "*": a CREDIT_REQUEST whose octets 16..47 are zero (two equal lines).
 printf '\x10\x03\x00\x38\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01' >"$work/zeros.bin"

@@ -66,7 +66,7 @@ check "6: RDCC decode error with field and offsets" contains "$work/out" "6  0.0
 check "7: double VLAN tag" contains "$work/out" "7  0.000060000  10.0.0.1:50000 → 10.0.0.2:40000  CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=4"
 check "8: snap length" contains "$work/out" "8  0.000070000  malformed frame: IPv4 total length is beyond the captured frame (cut by the snap length?) (value 68) at offset 16"
 check "9: ARP is not shown" lacks "$work/out" "9  0.000080000"
-check "10: fragment" contains "$work/out" "10  0.000090000  malformed frame: IPv4 first fragment of a fragmented UDP datagram (not reassembled)"
+check "10: a lone fragment, told at the end" contains "$work/out" "10  0.000090000  malformed frame: IP fragments of frames 10-10 not reassembled: incomplete at the end of the capture"
 check "11: still decoding" contains "$work/out" "11  0.000100000  10.0.0.1:50000 → 10.0.0.2:40000  CREDIT_GRANT"
 check "dump --json of malformed frames" run 0 "$rdcc" pcap dump "$p/malformed.pcap" --port 50000 --json
 check "JSON decode error" contains "$work/out" '"error":"length_too_small","field":"length","offset":2,"frame_offset":44'

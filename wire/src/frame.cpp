@@ -95,10 +95,17 @@ void parse_ipv4(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
   const bool more_fragments = (fragment & 0x2000U) != 0;
   const std::uint16_t fragment_offset = fragment & 0x1FFFU;
   if (u8(b, at + 9) != kProtoUdp) return other(f);
-  if (fragment_offset != 0) return other(f);  // a later fragment: no UDP header in it
-  if (more_fragments) {
-    return malformed(f, "IPv4 first fragment of a fragmented UDP datagram (not reassembled)",
-                     at + 6, fragment);
+  if (more_fragments || fragment_offset != 0) {
+    f.kind = FrameKind::Fragment;
+    f.fragment = IpFragment{.ipv6 = false,
+                            .identification = be16(b, at + 4),
+                            .protocol = kProtoUdp,
+                            .offset = std::size_t{fragment_offset} * 8U,
+                            .more = more_fragments,
+                            .header = b.subspan(at, header),
+                            .next_header_at = 9,
+                            .data = b.subspan(at + header, total - header)};
+    return;
   }
   parse_udp(b, at + header, at + total, f);
   if (f.kind != FrameKind::Udp) return;
@@ -166,12 +173,20 @@ void parse_ipv6(std::span<const std::byte> b, std::size_t at, ParsedFrame& f) {
         if (pos + 8 > end)
           return malformed(f, "IPv6 fragment header is beyond the payload", next_at, next);
         const std::uint16_t fragment = be16(b, pos + 2);
-        if ((fragment & 0xFFF8U) != 0) return other(f);  // a later fragment
-        if ((fragment & 0x0001U) != 0) {
-          return malformed(f, "IPv6 first fragment of a fragmented datagram (not reassembled)",
-                           pos + 2, fragment);
+        if ((fragment & 0xFFF9U) != 0) {  // an offset or More Fragments: a real fragment
+          f.kind = FrameKind::Fragment;
+          f.fragment = IpFragment{
+              .ipv6 = true,
+              .identification = (std::uint32_t{be16(b, pos + 4)} << 16U) | be16(b, pos + 6),
+              .protocol = u8(b, pos),
+              .offset = std::size_t{fragment} & 0xFFF8U,
+              .more = (fragment & 0x0001U) != 0,
+              .header = b.subspan(at, pos - at),
+              .next_header_at = next_at - at,
+              .data = b.subspan(pos + 8, end - pos - 8)};
+          return;
         }
-        next = u8(b, pos);
+        next = u8(b, pos);  // an atomic fragment (offset 0, no More Fragments): read on
         next_at = pos;
         pos += 8;
         break;

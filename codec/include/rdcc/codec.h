@@ -143,7 +143,8 @@ enum rdcc_error_code {
   RDCC_E_BAD_ADDRESS_FAMILY = 6,     /* CONGESTION_REPORT with an AF other than 4 or 6 */
   RDCC_E_BUFFER_TOO_SMALL = 7,       /* encode: `needed` octets do not fit */
   RDCC_E_FIELD_OUT_OF_RANGE = 8,     /* encode: Version or Rsv above 15 */
-  RDCC_E_INVALID_ARGUMENT = 9        /* a NULL pointer where one is required */
+  RDCC_E_INVALID_ARGUMENT = 9,       /* a NULL pointer where one is required */
+  RDCC_E_BAD_JSON = 10               /* rdcc_from_json: not JSON, or a key's value (`field`) */
 };
 struct rdcc_error {
   int code;
@@ -169,6 +170,26 @@ int rdcc_encode(const struct rdcc_message* message, uint8_t* out, size_t capacit
  * `capacity`; returns the length of the whole line (as snprintf does), or 0 for an unknown
  * type. */
 size_t rdcc_format_line(const struct rdcc_message* message, char* out, size_t capacity);
+
+/* The message as JSON text, exactly as `rdcc decode --json` prints it (the codec's JSON mapping:
+ * the spec's field names, raw values, addresses as text), NUL-terminated and cut to `capacity`;
+ * returns the length of the whole text (as snprintf does), or 0 for an unknown type. */
+size_t rdcc_to_json(const struct rdcc_message* message, char* out, size_t capacity);
+
+/* A message from `size` octets of JSON text, as `rdcc encode` reads it (registry names, lists
+ * of flag names, "0x..." numbers; keys left out take their defaults). Returns RDCC_OK, or
+ * RDCC_E_BAD_JSON with the offending key in `error->field` ("" for the text as a whole). */
+int rdcc_from_json(const char* text, size_t size, struct rdcc_message* out,
+                   struct rdcc_error* error);
+
+/* The codec's tables as one JSON object, for bindings in other languages: "message_size" and
+ * "error_size" (sizeof the two structs, for a binding that holds them as opaque buffers),
+ * "registries" (each
+ * registry of the spec, value -> name), "message_flags" (per type name, bit -> name),
+ * "error_codes" (RDCC_E_* -> the name `rdcc decode --json` gives it), "header" and "types"
+ * (each type's fields in wire order: name, bits, unit, registry). Static storage; NULL only
+ * if it could not be built (out of memory). */
+const char* rdcc_tables_json(void);
 
 /* "CREDIT_GRANT" for 4; NULL for a type that is not one. */
 const char* rdcc_type_name(int type);

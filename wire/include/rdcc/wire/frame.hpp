@@ -8,7 +8,9 @@
 // capture v1 (SLL) and v2 (SLL2), raw IP (DLT_RAW, DLT_IPV4, DLT_IPV6) and BSD loopback
 // (DLT_NULL). Network layer: IPv4 (options skipped) and IPv6 (Hop-by-Hop, Routing,
 // Destination Options, Fragment and Authentication extension headers walked). Anything that
-// is not UDP is Other; anything that cannot be read is Malformed with the offset and what.
+// is not UDP is Other; anything that cannot be read is Malformed with the offset and what; an
+// IPv4 or IPv6 fragment is a Fragment, which a wire::Reassembler (reassembly.hpp) puts back
+// together into the IP packet that parse_frame() then reads.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +26,24 @@ namespace rdcc::wire {
 
 enum class FrameKind : std::uint8_t {
   Udp,        // a whole UDP datagram
-  Other,      // not IP, or IP but not UDP, or a non-first fragment: nothing to read here
+  Other,      // not IP, or IP but not UDP (IPv4 fragments of another protocol too)
   Malformed,  // the frame cannot be read; `what` and `offset` say why and where
+  Fragment,   // an IPv4 fragment of UDP, or an IPv6 fragment: `fragment` describes it
+};
+
+// One fragment of an IP packet, as the frame holds it.
+struct IpFragment {
+  bool ipv6 = false;
+  std::uint32_t identification = 0;  // IPv4: 16 bits; IPv6: the Fragment header's 32 bits
+  std::uint8_t protocol = 0;         // IPv4 Protocol; IPv6: the Fragment header's Next Header
+  std::size_t offset = 0;            // of `data` in the original packet's payload, in octets
+  bool more = false;                 // More Fragments
+  // IPv4: the header with its options. IPv6: the fixed header and the extension headers before
+  // the Fragment header (the unfragmentable part); `next_header_at` is the offset in it of the
+  // Next Header field that names the Fragment header.
+  std::span<const std::byte> header;
+  std::size_t next_header_at = 0;
+  std::span<const std::byte> data;  // the fragment's part of the payload
 };
 
 struct ParsedFrame {
@@ -48,6 +66,7 @@ struct ParsedFrame {
   // its length on the wire: the headers are real, payload octets past the cut are not.
   bool snap_cut = false;
   bool zero_filled = false;
+  IpFragment fragment;  // Fragment only
 };
 
 inline constexpr int kLinkTypeEthernet = 1;  // DLT_EN10MB, what udp_frame() builds
