@@ -499,6 +499,12 @@ std::string scenario_html(const ScenarioResult& r, const SuiteReport& report,
     for (std::size_t i = 0; i < r.checks.size(); ++i) o << (i ? ", " : "") << esc(r.checks[i]);
     o << "</p>\n";
   }
+  if (r.iut_exit) {
+    o << "<p class=\"iut-exit\">the IUT " << esc(r.iut_exit->describe())
+      << " during the scenario</p>\n";
+  }
+  if (r.foreign.count != 0)
+    o << "<p class=\"foreign\">" << esc(foreign_note(r.foreign)) << "</p>\n";
   if (r.verdict != Verdict::Skipped) {
     o << "<p class=\"files\">capture: <a href=\"" << esc(pcap_in_report(r)) << "\">"
       << esc(pcap_in_report(r)) << "</a>";
