@@ -78,8 +78,8 @@ std::string IutExit::describe() const {
   std::string out = "exited with status " + std::to_string(status);
   // What a shell (or timeout --preserve-status) exits with when the command it ran was killed.
   constexpr int kShellSignalBase = 128;
-  if (const char* name = status > kShellSignalBase ? ::sigabbrev_np(status - kShellSignalBase)
-                                                   : nullptr) {
+  if (const char* name =
+          status > kShellSignalBase ? ::sigabbrev_np(status - kShellSignalBase) : nullptr) {
     out += " (a shell's status for a command killed by signal " +
            std::to_string(status - kShellSignalBase) + ", SIG" + name + ")";
   }
