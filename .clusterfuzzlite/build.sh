@@ -4,7 +4,7 @@
 # the sanitizers come in through the flags, so RDCC_SANITIZE stays empty), then each harness
 # into $OUT with its seed corpus (<target>_seed_corpus.zip), options and the dictionary.
 targets=(fuzz_decode fuzz_json fuzz_json_number fuzz_text fuzz_bytes fuzz_pcap fuzz_scenario fuzz_receiver
-  fuzz_sender)
+  fuzz_sender fuzz_upper_tester)
 build=$WORK/rdcc-build
 
 cmake -S "$SRC/rdcc" -B "$build" -G Ninja \

@@ -18,7 +18,7 @@ jobs=${RDCC_COVERAGE_JOBS:-$(nproc)}
 llvm_cov=${LLVM_COV:-llvm-cov-14}
 llvm_profdata=${LLVM_PROFDATA:-llvm-profdata-14}
 targets=(fuzz_decode fuzz_json fuzz_json_number fuzz_text fuzz_bytes fuzz_pcap fuzz_scenario fuzz_receiver
-  fuzz_sender)
+  fuzz_sender fuzz_upper_tester)
 html=
 extra=()
 while [ $# -gt 0 ]; do

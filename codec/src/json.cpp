@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/codec/json_input.hpp"
 
 namespace rdcc {
 namespace {
@@ -49,7 +50,7 @@ Result<std::uint64_t, JsonError> parse_number_text(std::string_view key, std::st
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) {
-    return fail(JsonError{std::string(key), "'" + std::string(s) + "' is not a number"});
+    return fail(JsonError{std::string(key), "'" + excerpt(s) + "' is not a number"});
   }
   return v;
 }
@@ -66,7 +67,7 @@ Result<std::uint64_t, JsonError> read_scalar(std::string_view key, const json& v
     if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) != 0)) {
       return parse_number_text(key, s);
     }
-    std::string what = "unknown name '" + s + "'";
+    std::string what = "unknown name '" + excerpt(s) + "'";
     if (!names.empty()) what += " (known: " + known_names(names) + ")";
     return fail(JsonError{std::string(key), what});
   }
@@ -219,7 +220,7 @@ struct BodyFromJson {
       std::size_t i = 0;
       while (i < kParts.size() && kParts[i] != k) ++i;
       if (i == kParts.size()) {
-        error = JsonError{std::string(key) + "." + k,
+        error = JsonError{std::string(key) + "." + excerpt(k),
                           "unknown key (known: destination_qpn, first_msn, message_count)"};
         return;
       }
@@ -268,7 +269,7 @@ std::optional<JsonError> check_keys(const json& j) {
     for (auto k : kHeaderKeys) known = known || k == key;
     for (auto k : body_keys) known = known || k == key;
     if (!known) {
-      return JsonError{key, "is not a field of " + std::string(info(T::kType).name)};
+      return JsonError{excerpt(key), "is not a field of " + std::string(info(T::kType).name)};
     }
   }
   return std::nullopt;

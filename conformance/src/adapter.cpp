@@ -1,7 +1,9 @@
 #include "rdcc/conformance/adapter.hpp"
 
 #include <charconv>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 #include "rdcc/codec/constants.hpp"
@@ -66,6 +68,23 @@ bool is_config_key(const std::string& key) {
 }
 
 }  // namespace
+
+std::string IutExit::describe() const {
+  if (signal != 0) {
+    const char* name = ::sigabbrev_np(signal);
+    return "was killed by signal " + std::to_string(signal) +
+           (name == nullptr ? std::string() : " (SIG" + std::string(name) + ")");
+  }
+  std::string out = "exited with status " + std::to_string(status);
+  // What a shell (or timeout --preserve-status) exits with when the command it ran was killed.
+  constexpr int kShellSignalBase = 128;
+  if (const char* name =
+          status > kShellSignalBase ? ::sigabbrev_np(status - kShellSignalBase) : nullptr) {
+    out += " (a shell's status for a command killed by signal " +
+           std::to_string(status - kShellSignalBase) + ", SIG" + name + ")";
+  }
+  return out;
+}
 
 std::variant<std::vector<std::string>, std::string> node_config_options(
     Role role, const std::map<std::string, std::uint64_t>& config) {

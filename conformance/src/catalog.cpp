@@ -6,10 +6,11 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "rdcc/codec/json_input.hpp"
 
 namespace rdcc::conformance {
 
@@ -59,8 +60,8 @@ class EntryReader {
 
   [[noreturn]] void fail(std::string_view key, const std::string& what) const {
     std::string message = path_.string() + ": entry [" + std::to_string(index_) + "]";
-    if (!id_.empty()) message += " (" + id_ + ")";
-    if (!key.empty()) message += ": key \"" + std::string(key) + "\"";
+    if (!id_.empty()) message += " (" + excerpt(id_) + ")";
+    if (!key.empty()) message += ": key \"" + excerpt(key) + "\"";
     throw CatalogError(message + ": " + what);
   }
 
@@ -72,7 +73,7 @@ class EntryReader {
     Requirement r;
     r.id = required("id");
     if (!is_well_formed_id(r.id)) {
-      fail("id", "\"" + r.id + "\" is not RDCC-<AREA>-<NN> with AREA one of " + areas() +
+      fail("id", "\"" + excerpt(r.id) + "\" is not RDCC-<AREA>-<NN> with AREA one of " + areas() +
                      " and NN two or more digits");
     }
     r.section = required("section");
@@ -124,7 +125,8 @@ class EntryReader {
     const std::string text = required(key);
     const auto value = from_string(values, text);
     if (!value)
-      fail(key, "unknown value \"" + text + "\" (expected one of " + spellings(values) + ")");
+      fail(key,
+           "unknown value \"" + excerpt(text) + "\" (expected one of " + spellings(values) + ")");
     return *value;
   }
 
@@ -147,10 +149,12 @@ class EntryReader {
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CatalogError(path.string() + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (!read_at_most(in, kJsonMaxDocument, text)) {
+    throw CatalogError(path.string() + ": " + too_long(kJsonMaxDocument, "the file").describe());
+  }
   if (in.bad()) throw CatalogError(path.string() + ": cannot read: " + std::strerror(errno));
-  return text.str();
+  return text;
 }
 
 }  // namespace
@@ -240,12 +244,9 @@ Catalog Catalog::load(const std::filesystem::path& path) {
 }
 
 Catalog Catalog::parse(std::string_view text, const std::filesystem::path& name) {
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw CatalogError(name.string() + ": not valid JSON: " + e.what());
-  }
+  const auto read = parse_json<nlohmann::json>(text);
+  if (!read) throw CatalogError(name.string() + ": not valid JSON: " + read.error().describe());
+  const nlohmann::json& document = *read;
   if (!document.is_array()) {
     throw CatalogError(name.string() + ": expected a JSON array of requirements, found " +
                        document.type_name());

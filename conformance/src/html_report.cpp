@@ -504,6 +504,12 @@ std::string scenario_html(const ScenarioResult& r, const SuiteReport& report,
     o << "<details class=\"source\"" << (failing ? " open" : "")
       << "><summary>the scenario file</summary><pre>" << esc(r.source) << "</pre></details>\n";
   }
+  if (r.iut_exit) {
+    o << "<p class=\"iut-exit\">the IUT " << esc(r.iut_exit->describe())
+      << " during the scenario</p>\n";
+  }
+  if (r.foreign.count != 0)
+    o << "<p class=\"foreign\">" << esc(foreign_note(r.foreign)) << "</p>\n";
   if (r.verdict != Verdict::Skipped) {
     o << "<p class=\"files\">capture: <a href=\"" << esc(pcap_in_report(r)) << "\">"
       << esc(pcap_in_report(r)) << "</a>";

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "rdcc/codec/hex.hpp"
+#include "rdcc/codec/json_input.hpp"
 #include "rdcc/codec/messages.hpp"
 #include "rdcc/conformance/scenario.hpp"
 #include "rdcc/reference/address.hpp"
@@ -106,6 +107,33 @@ std::vector<std::string> queue_keys() {
 // `config` keys: the role's configuration settings (config_schema.hpp), and `seed`, the
 // in-process reference IUT's random seed.
 constexpr std::string_view kSeedKey = "seed";
+
+// Bounds on a scenario file: far above any scenario's (the longest line of the project's is
+// under 400 octets), so that a file that is no scenario costs no more than this to refuse.
+constexpr std::size_t kMaxLine = std::size_t{64} << 10U;
+constexpr std::size_t kMaxFile = std::size_t{16} << 20U;
+
+// An error's text as printed: a parse error quotes the token it concerns, and a token of
+// thousands of octets (a line of parentheses, a binary file) is cut to an excerpt, control
+// characters escaped (rdcc/codec/json_input.hpp, excerpt), so that the message stays a line.
+std::string readable(std::string_view what) {
+  std::string out;
+  while (!what.empty()) {
+    const std::size_t word = std::min(what.find(' '), what.size());
+    const std::string_view w = what.substr(0, word);
+    const bool control = std::any_of(w.begin(), w.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+    });
+    if (w.size() > kExcerpt || control) {
+      out += excerpt(w);
+    } else {
+      out += w;
+    }
+    if (word < what.size()) out += ' ';
+    what.remove_prefix(std::min(word + 1, what.size()));
+  }
+  return out;
+}
 
 // ---- tokens -------------------------------------------------------------------------------
 
@@ -353,6 +381,9 @@ class ScenarioParser {
     int number = 0;
     while (std::getline(in, line)) {
       ++number;
+      if (line.size() > kMaxLine) {
+        return ParseError{{file_, number, 1}, line_too_long(line.size(), kMaxLine)};
+      }
       LineParser lp(file_, number, line);
       if (auto e = lp.tokenize()) return *e;
       if (lp.tokens().empty()) continue;
@@ -1440,15 +1471,19 @@ std::vector<std::string> config_keys(Role role) {
 std::variant<Scenario, ParseError> parse_scenario(const std::string& text, const std::string& file,
                                                   const KnownId& known_id) {
   ScenarioParser p(file, known_id);
-  return p.run(text);
+  auto result = p.run(text);
+  if (auto* e = std::get_if<ParseError>(&result)) e->what = readable(e->what);
+  return result;
 }
 
 std::variant<Scenario, ParseError> load_scenario(const std::string& path, const KnownId& known_id) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return ParseError{{path, 0, 0}, "cannot read the file"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path, known_id);
+  std::string text;
+  if (!read_at_most(in, kMaxFile, text)) {
+    return ParseError{{path, 0, 0}, too_long(kMaxFile, "the file").describe()};
+  }
+  return parse_scenario(text, path, known_id);
 }
 
 }  // namespace rdcc::conformance

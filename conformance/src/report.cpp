@@ -116,6 +116,20 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
   if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
   if (!r.source.empty()) j["source"] = r.source;  // a generated scenario's file (--explore)
+  if (r.iut_exit) {
+    json e{{"description", r.iut_exit->describe()}};
+    if (r.iut_exit->signal != 0) {
+      e["signal"] = r.iut_exit->signal;
+    } else {
+      e["status"] = r.iut_exit->status;
+    }
+    j["iut_exit"] = e;
+  }
+  if (r.foreign.count != 0) {
+    json sources = json::array();
+    for (const auto& a : r.foreign.sources) sources.push_back(a.to_string());
+    j["foreign_datagrams"] = {{"count", r.foreign.count}, {"sources", sources}};
+  }
   return j;
 }
 
@@ -152,6 +166,13 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
     if (r.verdict == Verdict::Warn) {
       out << "        <property name=\"warning\" value=\"" << xml_escape(r.reason) << "\"/>\n";
     }
+    if (r.iut_exit) {
+      out << "        <property name=\"iut_exit\" value=\"" << xml_escape(r.iut_exit->describe())
+          << "\"/>\n";
+    }
+    if (r.foreign.count != 0) {
+      out << "        <property name=\"foreign_datagrams\" value=\"" << r.foreign.count << "\"/>\n";
+    }
     out << "      </properties>\n";
     std::string body = r.where.line == 0 ? "" : "at " + r.where.to_string() + ": " + r.step + "\n";
     if (!r.expected.empty()) body += "expected: " + r.expected + "\n";
@@ -172,9 +193,9 @@ void write_junit(const std::filesystem::path& path, const SuiteReport& report, c
         out << "      <failure type=\"" << to_string(r.verdict) << "\" message=\""
             << xml_escape(r.reason) << "\">" << xml_escape(body) << "</failure>\n";
         break;
-      case Verdict::Inconclusive:
-        out << "      <error type=\"inconclusive\" message=\"" << xml_escape(r.reason) << "\">"
-            << xml_escape(body) << "</error>\n";
+      case Verdict::Inconclusive:  // an IUT that ended during the scenario: type iut_exited
+        out << "      <error type=\"" << (r.iut_exit ? "iut_exited" : "inconclusive")
+            << "\" message=\"" << xml_escape(r.reason) << "\">" << xml_escape(body) << "</error>\n";
         break;
       case Verdict::Unsupported:
       case Verdict::Skipped:
@@ -377,7 +398,17 @@ std::string console_line(const ScenarioResult& r, std::size_t done, std::size_t 
     if (!pcap.empty()) line += "\n      pcap:     " + std::string(pcap);
     if (!r.frames.empty()) line += "\n      frames:   " + frames_text(r.frames);
   }
+  if (r.foreign.count != 0) line += "\n      note:     " + foreign_note(r.foreign);
   return line;
+}
+
+std::string foreign_note(const ForeignDatagrams& f) {
+  if (f.count == 0) return {};
+  std::string sources;
+  for (const auto& a : f.sources) sources += (sources.empty() ? "" : ", ") + a.to_string();
+  if (f.sources.size() == ForeignDatagrams::kSourcesKept) sources += ", ...";  // maybe more
+  return std::to_string(f.count) + (f.count == 1 ? " datagram" : " datagrams") +
+         " from sources that are not the IUT's (" + sources + "), dropped unjudged";
 }
 
 std::string display_filter(const std::vector<std::size_t>& frames) {

@@ -5,7 +5,9 @@
 // (docs/upper-tester.md) and its standard error kept for the report. The tester binds its
 // control and data sockets on the loopback address of the IUT's family, with ports the system
 // picks, and an "other" host's socket on 127.0.0.3 (IPv4 loopback only) for from=$other; time
-// is the monotonic clock from the start of the scenario.
+// is the monotonic clock from the start of the scenario. Only the IUT's datagrams reach the
+// scenario (from_iut): any other source is foreign, dropped and counted, never judged. An exec:
+// IUT that ends by itself before the scenario does is reported with its status (iut_exit).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -30,6 +32,7 @@
 
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/codec/json_input.hpp"
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/udp/sockaddr.hpp"
 #include "rdcc/udp/socket.hpp"
@@ -43,6 +46,8 @@ using Clock = std::chrono::steady_clock;
 // How long the upper tester may take to answer one request, and the IUT to bind its port.
 constexpr int kUpperTimeoutMs = 5000;
 constexpr int kReadyTimeoutMs = 5000;
+// How much of an upper tester's answer a reason quotes.
+constexpr std::size_t kAnswerExcerpt = 400;
 
 class Fd {
  public:
@@ -235,7 +240,8 @@ class SocketAdapter final : public Adapter {
       }
       // Every socket is read, whichever poll named: a request the IUT sent before its data is
       // in the control socket by the time the data is in the data socket, and the round is put
-      // in the order the kernel took the packets in.
+      // in the order the kernel took the packets in. At most a turn's batches per socket
+      // (receive_turn): a flood on one socket leaves the others their turn.
       std::array<udp::UdpSocket*, 3> socks{&*control_, &*data_, other_ ? &*other_ : nullptr};
       const Time at = now();
       const auto real_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -244,8 +250,12 @@ class SocketAdapter final : public Adapter {
       std::vector<Packet> round;
       for (std::size_t i = 0; i < socks.size(); ++i) {
         if (socks[i] == nullptr) continue;
-        for (auto batch = socks[i]->receive(); !batch.empty(); batch = socks[i]->receive()) {
+        socks[i]->receive_turn([&](std::span<const udp::InPacket> batch) {
           for (const udp::InPacket& in : batch) {
+            if (!from_iut(in.from, i == 1)) {
+              foreign(in.from);
+              continue;
+            }
             Packet p;
             p.time = at;
             p.from = in.from;
@@ -260,7 +270,7 @@ class SocketAdapter final : public Adapter {
             }
             round.push_back(std::move(p));
           }
-        }
+        });
       }
       std::stable_sort(round.begin(), round.end(), [](const Packet& a, const Packet& b) {
         return a.kernel_time.value_or(a.time) < b.kernel_time.value_or(b.time);
@@ -310,7 +320,7 @@ class SocketAdapter final : public Adapter {
         unsupported_ = "the IUT said unsupported to queue: " + r->value("detail", std::string());
         return unsupported_;
       }
-      return "the IUT refused queue: " + r->dump();
+      return "the IUT refused queue: " + excerpt(*r, kAnswerExcerpt);
     }
     return std::nullopt;
   }
@@ -329,6 +339,10 @@ class SocketAdapter final : public Adapter {
     return std::make_pair(*g, d);
   }
   std::string finish() override {
+    // Before the end of the scenario closes its standard input (an upper tester on stdio ends
+    // there): an IUT that has already ended did so by itself.
+    reap(false);
+    if (child_exited_) exited_during_ = exit_;
     close_upper();
     stop_child();
     // Every writer of the pipe is gone with the process group: the reader sees its end.
@@ -336,6 +350,8 @@ class SocketAdapter final : public Adapter {
     return std::move(log_);
   }
   [[nodiscard]] std::optional<nlohmann::json> hello() const override { return hello_; }
+  [[nodiscard]] std::optional<IutExit> iut_exit() const override { return exited_during_; }
+  [[nodiscard]] const ForeignDatagrams& foreign() const override { return foreign_; }
   [[nodiscard]] std::optional<std::uint8_t> unscheduled_dscp() const override {
     if (hello_ && hello_->contains("unscheduled_dscp")) {
       const auto& d = (*hello_)["unscheduled_dscp"];
@@ -348,7 +364,7 @@ class SocketAdapter final : public Adapter {
   }
   [[nodiscard]] const ref::DataFraming& data_framing() const override { return spec_.data_framing; }
   [[nodiscard]] std::optional<std::string> unsupported() const override {
-    if (child_exited_ && exit_code_ == 127) {
+    if (child_exited_ && exit_.signal == 0 && exit_.status == 127) {
       return std::string("the IUT command exited with 127 (not supported)");
     }
     return unsupported_;
@@ -464,9 +480,9 @@ class SocketAdapter final : public Adapter {
         unsupported_ = "the IUT said unsupported: " + hello->value("detail", std::string());
         return unsupported_;
       }
-      return "the IUT refused hello: " + hello->dump();
+      return "the IUT refused hello: " + excerpt(*hello, kAnswerExcerpt);
     }
-    hello_ = nlohmann::json::parse(hello->dump());
+    hello_ = *hello;
     if (has_queue(s) && !offers(*hello_, "queue")) {
       unsupported_ =
           "queue observations need the IUT's upper tester op queue, which its hello does "
@@ -515,14 +531,10 @@ class SocketAdapter final : public Adapter {
     }
     const auto until = Clock::now() + std::chrono::milliseconds(kUpperTimeoutMs);
     for (;;) {
-      const auto nl = pending_.find('\n');
-      if (nl != std::string::npos) {
-        const std::string answer = pending_.substr(0, nl);
-        pending_.erase(0, nl + 1);
-        auto j = json::parse(answer, nullptr, false);
-        if (j.is_discarded())
-          return json{{"ok", false}, {"error", "bad_answer"}, {"detail", answer}};
-        return j;
+      if (!answers_.empty()) {
+        const LineSplitter::Line answer = std::move(answers_.front());
+        answers_.pop_front();
+        return answer_of(answer);
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
       if (left.count() <= 0) return std::nullopt;
@@ -534,7 +546,61 @@ class SocketAdapter final : public Adapter {
         reap(true);
         return std::nullopt;
       }
-      pending_.append(buf, static_cast<std::size_t>(n));
+      // Lines of at most kJsonMaxLine octets: a longer answer is never held whole.
+      answer_lines_.feed(std::string_view(buf, static_cast<std::size_t>(n)),
+                         [this](LineSplitter::Line&& l) {
+                           if (l.too_long != 0 || !l.text.empty()) answers_.push_back(std::move(l));
+                         });
+    }
+  }
+
+  // An answer line of the upper tester as a JSON object whose "ok", "error" and "detail" are of
+  // their types (docs/upper-tester.md), so that the runner can read them; else bad_answer,
+  // naming what was wrong with an excerpt of the line. Read with the bounds of every JSON
+  // reader (json_input.hpp): an IUT's answer nested a million deep is refused, not copied.
+  static json answer_of(const LineSplitter::Line& line) {
+    const auto bad = [](const std::string& detail) {
+      return json{{"ok", false}, {"error", "bad_answer"}, {"detail", detail}};
+    };
+    if (line.too_long != 0) return bad(line_too_long(line.too_long, kJsonMaxLine));
+    const auto read = parse_json<json>(line.text, {kJsonMaxLine, kJsonMaxDepth});
+    if (!read) return bad("not JSON: " + read.error().describe());
+    const json& j = *read;
+    if (!j.is_object()) return bad("not a JSON object: " + excerpt(line.text, kAnswerExcerpt));
+    const auto ok = j.find("ok");
+    if (ok == j.end() || !ok->is_boolean()) {
+      return bad("'ok' is not true or false: " + excerpt(line.text, kAnswerExcerpt));
+    }
+    for (const char* key : {"error", "detail"}) {
+      const auto it = j.find(key);
+      if (it != j.end() && !it->is_string()) {
+        return bad(std::string("'") + key +
+                   "' is not a string: " + excerpt(line.text, kAnswerExcerpt));
+      }
+    }
+    return j;
+  }
+
+  // Whether a datagram from `from` is the IUT's: from one of the addresses the tester knows it
+  // by (its RDCC, data and RoCEv2 addresses: a receiver's NACKs leave from its data port), or,
+  // to the data socket, from any port of a sender IUT's host (data leaves from a port of its
+  // own, docs/data-transport.md). A CRN's are all the IUT's: its reports leave from an address
+  // of its own and the data it forwards from the flow's source, neither known to the tester.
+  [[nodiscard]] bool from_iut(const Address& from, bool data_socket) const {
+    if (spec_.role == Role::Crn) return true;
+    for (const Address* a : {&iut_, &iut_data_, &iut_rocev2_}) {
+      if (a->port != 0 && from == *a) return true;
+    }
+    return data_socket && spec_.role == Role::Sender && from.ipv6 == iut_.ipv6 &&
+           from.ip == iut_.ip;
+  }
+  // A datagram that is not the IUT's: counted, its source kept (the first few), dropped.
+  void foreign(const Address& from) {
+    ++foreign_.count;
+    if (foreign_.sources.size() < ForeignDatagrams::kSourcesKept &&
+        std::find(foreign_.sources.begin(), foreign_.sources.end(), from) ==
+            foreign_.sources.end()) {
+      foreign_.sources.push_back(from);
     }
   }
 
@@ -569,7 +635,8 @@ class SocketAdapter final : public Adapter {
     submitted_.clear();
     to_child_.reset();
     from_child_.reset();
-    pending_.clear();
+    answer_lines_ = LineSplitter();
+    answers_.clear();
   }
 
   // Collects the child's exit status if it has ended (waiting up to a second if `wait`).
@@ -579,7 +646,8 @@ class SocketAdapter final : public Adapter {
       int status = 0;
       if (::waitpid(child_, &status, WNOHANG) == child_) {
         child_exited_ = true;
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        exit_ =
+            WIFSIGNALED(status) ? IutExit{0, WTERMSIG(status)} : IutExit{WEXITSTATUS(status), 0};
         return;
       }
       if (wait) ::usleep(10000);
@@ -592,7 +660,7 @@ class SocketAdapter final : public Adapter {
              std::to_string(kUpperTimeoutMs) + " ms, or closed the connection";
     }
     reap(true);
-    if (child_exited_) return "the IUT command exited with status " + std::to_string(exit_code_);
+    if (child_exited_) return "the IUT command " + exit_.describe();
     return "the IUT command is running but did not answer within " +
            std::to_string(kUpperTimeoutMs) + " ms";
   }
@@ -623,8 +691,11 @@ class SocketAdapter final : public Adapter {
   Clock::time_point started_ = Clock::now();
   pid_t child_ = -1;
   bool child_exited_ = false;
-  int exit_code_ = 0;
-  std::string pending_;
+  IutExit exit_;                          // how the command ended, once child_exited_
+  std::optional<IutExit> exited_during_;  // it ended by itself before finish()
+  ForeignDatagrams foreign_;
+  LineSplitter answer_lines_;               // the upper tester's answers, line by line
+  std::deque<LineSplitter::Line> answers_;  // complete, not yet taken
   std::optional<std::string> unsupported_;
   std::optional<nlohmann::json> hello_;  // the upper tester's answer to hello
   std::vector<json> submitted_;          // udp: the handles this scenario's submits returned

@@ -119,6 +119,25 @@ ScenarioResult retried(std::vector<ScenarioResult> tries) {
 
 namespace {
 
+// An IUT that ended by itself during the scenario: whatever its steps came to, the run is an
+// error (inconclusive, the status in the reason), never a pass or a warning; a failure the
+// steps found stays a failure. Exit status 127 is the exec: convention for "unsupported"
+// (Adapter::unsupported), and a scenario not run is left as it is.
+void judge_iut_exit(ScenarioResult& r, const IutExit& exit) {
+  r.iut_exit = exit;
+  const bool declined = exit.signal == 0 && exit.status == 127;
+  if (declined || r.verdict == Verdict::Unsupported || r.verdict == Verdict::Skipped) return;
+  const std::string what = "the IUT " + exit.describe() + " during the scenario";
+  if (r.verdict == Verdict::Fail) {
+    r.reason += " (then " + what + ")";
+    return;
+  }
+  std::string before = to_string(r.verdict);
+  if (!r.reason.empty()) before += ": " + r.reason;
+  r.verdict = Verdict::Inconclusive;
+  r.reason = what + " (its steps had come to " + before + ")";
+}
+
 ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
   if (!options.strict) {
     if (auto why = optional_only(s, options.level_of)) return not_run(s, Verdict::Skipped, *why);
@@ -153,6 +172,8 @@ ScenarioResult run_once(const Scenario& s, const SuiteOptions& options) {
     r = run_scenario(s, *adapter, run);
   }
   r.iut_log = adapter->finish();
+  r.foreign = adapter->foreign();
+  if (auto exit = adapter->iut_exit()) judge_iut_exit(r, *exit);
   if (!r.iut_log.empty() && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) {
     r.reason += " (the IUT's standard error: scenarios/" + r.name + ".iut-stderr.txt)";
   }

@@ -7,9 +7,10 @@
 #include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "rdcc/codec/json_input.hpp"
 
 namespace rdcc::ref {
 namespace {
@@ -29,12 +30,12 @@ class FramingReader {
   FramingReader(const std::string& name, const nlohmann::json& doc) : name_(name), doc_(doc) {}
 
   [[noreturn]] void fail_at(std::string_view field, const std::string& what) const {
-    throw FramingError(name_ + ": field \"" + std::string(field) + "\": " + what);
+    throw FramingError(name_ + ": field \"" + excerpt(field) + "\": " + what);
   }
 
   std::uint64_t number(const nlohmann::json& v, std::string_view field, std::uint64_t max) const {
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
-      fail_at(field, "expected a non-negative integer, found " + v.dump());
+      fail_at(field, "expected a non-negative integer, found " + excerpt(v));
     }
     const auto n = v.get<std::uint64_t>();
     if (n > max) fail_at(field, std::to_string(n) + " is above " + std::to_string(max));
@@ -50,7 +51,7 @@ class FramingReader {
   // {"offset": N, "size": S} within the header, S in [min_size, 8].
   DataFraming::Field field(const nlohmann::json& v, std::string_view key, std::size_t header,
                            std::size_t min_size, std::size_t max_size) const {
-    if (!v.is_object()) fail_at(key, "expected {\"offset\": N, \"size\": S}, found " + v.dump());
+    if (!v.is_object()) fail_at(key, "expected {\"offset\": N, \"size\": S}, found " + excerpt(v));
     for (const auto& [k, value] : v.items()) {
       if (k != "offset" && k != "size") {
         fail_at(std::string(key) + "." + k, "unknown key (expected offset, size)");
@@ -91,18 +92,17 @@ const std::set<std::string, std::less<>> kKeys = {
 DataFraming DataFraming::load(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FramingError(path.string() + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path.string());
+  std::string text;
+  if (!read_at_most(in, kJsonMaxDocument, text)) {
+    throw FramingError(path.string() + ": " + too_long(kJsonMaxDocument, "the file").describe());
+  }
+  return parse(text, path.string());
 }
 
 DataFraming DataFraming::parse(std::string_view text, const std::string& name) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FramingError(name + ": not valid JSON: " + e.what());
-  }
+  const auto read = parse_json<nlohmann::json>(text);
+  if (!read) throw FramingError(name + ": not valid JSON: " + read.error().describe());
+  const nlohmann::json& doc = *read;
   if (!doc.is_object())
     throw FramingError(name + ": expected a JSON object, found " + doc.type_name());
   const FramingReader r(name, doc);
@@ -125,7 +125,7 @@ DataFraming DataFraming::parse(std::string_view text, const std::string& name) {
   if (f.header_length_ == 0) r.fail_at("header_length", "0: the header must carry the fields");
   const nlohmann::json& order = r.required("byte_order");
   if (order != "big" && order != "little") {
-    r.fail_at("byte_order", "expected \"big\" or \"little\", found " + order.dump());
+    r.fail_at("byte_order", "expected \"big\" or \"little\", found " + excerpt(order));
   }
   f.little_endian_ = order == "little";
   // "The Binding Value is a 64-bit message identifier": all of its 64 bits.
@@ -137,7 +137,7 @@ DataFraming DataFraming::parse(std::string_view text, const std::string& name) {
       r.fail_at(
           "payload_length",
           "expected {\"offset\": N, \"size\": S} or \"rest\" (the rest of the datagram), found " +
-              length.dump());
+              excerpt(length));
     }
     f.payload_length_ = r.field(length, "payload_length", f.header_length_, 1, 8);
   }

@@ -8,6 +8,7 @@
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/json.hpp"
+#include "rdcc/codec/json_input.hpp"
 
 namespace rdcc::tools {
 namespace {
@@ -26,54 +27,30 @@ struct JsonItem {
   json value;
 };
 
-// "line 2, column 14" for a byte offset into text.
-std::string position(const std::string& text, std::size_t byte) {
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-std::string parse_failure(const std::string& text, const json::parse_error& e) {
-  std::string what = e.what();
-  // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-  if (const auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-  return position(text, e.byte == 0 ? 0 : e.byte - 1) + ": " + what;
-}
-
 // The whole text as one JSON value (an object or an array of objects), or else JSON lines.
 std::vector<JsonItem> json_items(const std::string& name, const std::string& text) {
   std::vector<JsonItem> items;
-  try {
-    json whole = json::parse(text);
-    if (whole.is_array()) {
-      for (std::size_t i = 0; i < whole.size(); ++i) {
-        items.push_back({name + " message " + std::to_string(i + 1), whole[i]});
+  auto whole = parse_json<json>(text);
+  if (whole) {
+    if (whole->is_array()) {
+      for (std::size_t i = 0; i < whole->size(); ++i) {
+        items.push_back({name + " message " + std::to_string(i + 1), std::move((*whole)[i])});
       }
     } else {
-      items.push_back({name, whole});
-    }
-    return items;
-  } catch (const json::parse_error& whole_error) {
-    const auto lines = hex_lines(text);  // same line splitting, '#' comments allowed
-    if (lines.size() < 2) throw InputError(name + ": " + parse_failure(text, whole_error));
-    for (const auto& l : lines) {
-      try {
-        items.push_back({name + " line " + std::to_string(l.line), json::parse(l.text)});
-      } catch (const json::parse_error& e) {
-        throw InputError(name + " line " + std::to_string(l.line) + ": " +
-                         parse_failure(l.text, e));
-      }
+      items.push_back({name, std::move(*whole)});
     }
     return items;
   }
+  const auto lines = hex_lines(text);  // same line splitting, '#' comments allowed
+  if (lines.size() < 2) throw InputError(name + ": " + whole.error().describe());
+  for (const auto& l : lines) {
+    auto one = parse_json<json>(l.text, {kJsonMaxLine, kJsonMaxDepth});
+    if (!one) {
+      throw InputError(name + " line " + std::to_string(l.line) + ": " + one.error().describe());
+    }
+    items.push_back({name + " line " + std::to_string(l.line), std::move(*one)});
+  }
+  return items;
 }
 
 void run_encode(const EncodeOptions& opts) {
@@ -85,7 +62,7 @@ void run_encode(const EncodeOptions& opts) {
   if (text.empty()) {
     const std::string path = opts.input.empty() ? "-" : opts.input;
     name = path == "-" ? "stdin" : path;
-    text = read_text(path);
+    text = read_text(path, kJsonMaxDocument);
   }
   const auto items = json_items(name, text);
   if (items.empty()) throw InputError(name + ": no message");

@@ -19,6 +19,7 @@
 #include "config_json.hpp"
 #include "input.hpp"
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/codec/json_input.hpp"
 #include "rdcc/reference/random.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
@@ -394,7 +395,8 @@ class StdioUpperTester {
   static std::optional<Json> unknown_key(const udp::UpperOp& op, const Json& r) {
     for (const auto& [key, value] : r.items()) {
       if (key == "op" || key == "id" || udp::find_upper_arg(op, key) != nullptr) continue;
-      return error("bad_request", "unknown key '" + key + "' for op " + std::string(op.name));
+      return error("bad_request",
+                   "unknown key '" + excerpt(key) + "' for op " + std::string(op.name));
     }
     return std::nullopt;
   }
@@ -403,8 +405,8 @@ class StdioUpperTester {
   Json answer_op(const std::string& name, const Json& r) {
     const udp::UpperOp* op = udp::find_upper_op(name);
     if (op == nullptr) {
-      return error("bad_request",
-                   "'op' \"" + name + "\" is not one of " + udp::upper_op_names(role_bit()));
+      return error("bad_request", "'op' \"" + excerpt(name) + "\" is not one of " +
+                                      udp::upper_op_names(role_bit()));
     }
     if ((op->roles & role_bit()) == 0) {
       const std::string who = role() == "crn" ? "CRN" : std::string(role());
@@ -435,20 +437,25 @@ class StdioUpperTester {
       loop_.stop();
       return;
     }
-    pending_.append(buf, static_cast<std::size_t>(n));
-    for (auto nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n')) {
-      std::string line = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      std::cout << answer(line).dump() << std::endl;
-    }
+    // A line longer than the bound is answered bad_request once it ends, and never held whole.
+    lines_.feed(std::string_view(buf, static_cast<std::size_t>(n)), [this](auto&& line) {
+      if (line.too_long != 0) {
+        reply(error("bad_request", line_too_long(line.too_long, lines_.max_line())));
+      } else if (!line.text.empty()) {
+        reply(answer(line.text));
+      }
+    });
+  }
+
+  static void reply(const Json& j) {
+    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << std::endl;
   }
 
   Json answer(const std::string& line) {
-    const Json r = Json::parse(line, nullptr, false);
-    if (r.is_discarded() || !r.is_object())
-      return error("bad_request", "not a JSON object: " + line);
+    const auto read = parse_json<Json>(line, {kJsonMaxLine, kJsonMaxDepth});
+    if (!read) return error("bad_request", "not JSON: " + read.error().describe());
+    const Json& r = *read;
+    if (!r.is_object()) return error("bad_request", "not a JSON object: " + excerpt(r));
     const auto op_it = r.find("op");
     if (op_it == r.end() || !op_it->is_string()) return error("bad_request", "missing key 'op'");
     const std::string op = op_it->get<std::string>();
@@ -458,7 +465,7 @@ class StdioUpperTester {
   }
 
   udp::EventLoop& loop_;
-  std::string pending_;
+  LineSplitter lines_;
   bool ended_ = false;
 };
 
@@ -816,7 +823,7 @@ class CrnUpperTester final : public StdioUpperTester {
     }
     if (!it->is_number_unsigned()) {
       err = error("bad_request",
-                  std::string("'") + key + "' must be a non-negative integer, not " + it->dump());
+                  std::string("'") + key + "' must be a non-negative integer, not " + excerpt(*it));
       return std::nullopt;
     }
     const auto v = it->get<std::uint64_t>();
@@ -835,9 +842,10 @@ class CrnUpperTester final : public StdioUpperTester {
       return std::nullopt;
     }
     if (!it->is_string() || !ref::Address::parse(it->get<std::string>(), a)) {
-      err = error("bad_request",
-                  std::string("'") + key +
-                      "' must be an address \"a.b.c.d:port\" or \"[v6]:port\", not " + it->dump());
+      err =
+          error("bad_request", std::string("'") + key +
+                                   "' must be an address \"a.b.c.d:port\" or \"[v6]:port\", not " +
+                                   excerpt(*it));
       return std::nullopt;
     }
     return a;
@@ -936,7 +944,7 @@ void add_crn(CLI::App& app) {
 std::string json_value_text(const std::string& file, const std::string& key, const Json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number() || v.is_boolean()) return v.dump();
-  throw std::invalid_argument(file + ": key '" + key + "': " + v.dump() +
+  throw std::invalid_argument(file + ": key '" + excerpt(key) + "': " + excerpt(v) +
                               " is not a string, number or boolean");
 }
 
@@ -968,16 +976,15 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
   if (file.empty()) return;
   std::string text;  // "-": standard input
   try {
-    text = read_text(file);
+    text = read_text(file, kJsonMaxDocument);
+  } catch (const InputTooLong& e) {
+    throw std::invalid_argument(e.what());
   } catch (const InputError&) {
     throw std::invalid_argument(file + ": cannot open the --config file");
   }
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw std::invalid_argument(file + ": not JSON: " + e.what());
-  }
+  const auto read = parse_json<Json>(text);
+  if (!read) throw std::invalid_argument(file + ": not JSON: " + read.error().describe());
+  const Json& j = *read;
   if (!j.is_object())
     throw std::invalid_argument(file + ": the --config file must hold a JSON object");
   std::vector<std::string> extra;
@@ -1002,7 +1009,7 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
     if (opt == nullptr) {
       throw std::invalid_argument(std::string(file)
                                       .append(": key '")
-                                      .append(key)
+                                      .append(excerpt(key))
                                       .append("' is not an option of rdcc ")
                                       .append(args[0])
                                       .append(" (keys are long option names without dashes, or "
@@ -1017,7 +1024,7 @@ void expand_node_config(CLI::App& app, std::vector<std::string>& args) {
                                           .append(": key '")
                                           .append(key)
                                           .append("': ")
-                                          .append(v.dump())
+                                          .append(excerpt(v))
                                           .append(" is not true or false (--")
                                           .append(key)
                                           .append(" is a flag)"));

@@ -42,6 +42,11 @@ namespace {
 constexpr std::string_view kUdpChecksum = "RDCC-FMT-01";
 constexpr std::string_view kMalformed = "RDCC-ERR-09";
 
+// Notes (malformed frames, undecodable data, messages of another version) shown: a damaged
+// capture can hold millions, each printed on standard error as found; past this many they are
+// only counted, and the count is printed at the end.
+constexpr std::uint64_t kShownNotes = 1000;
+
 // A violation's ID, from the checker's table (static: a Finding keeps it).
 std::string_view rule_id(const ref::Violation& v) {
   const ref::InvariantRule* r = ref::invariant_rule(v.rule);
@@ -134,7 +139,7 @@ class Checker {
     drop_forgotten();
     DataPackets::Read r = data_.read(f, u);
     switch (r.kind) {
-      case DataPackets::Read::Kind::Undecodable: notes_.push_back(std::move(r.text)); return;
+      case DataPackets::Read::Kind::Undecodable: note(r.text); return;
       case DataPackets::Read::Kind::Retransmission: return;
       case DataPackets::Read::Kind::Unrequested: unrequested(f, u, r.text); return;
       case DataPackets::Read::Kind::Message:
@@ -175,16 +180,17 @@ class Checker {
     }
   }
 
-  void note(const CapturedFrame& f, const ParsedFrame& parsed) {
-    notes_.push_back("frame " + std::to_string(f.number) +
-                     ": malformed frame: " + describe_malformed(parsed));
+  void malformed(const CapturedFrame& f, const ParsedFrame& parsed) {
+    note("frame " + std::to_string(f.number) + ": malformed frame: " + describe_malformed(parsed));
   }
 
-  [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
-  // Called with each finding as it is found (the output streams: a live capture piped in is
-  // reported as its packets arrive).
+  [[nodiscard]] std::uint64_t findings() const { return findings_; }
+  // Called with each finding and each note as it is found, and neither is kept: the output
+  // streams (a live capture piped in is reported as its packets arrive), and what the check
+  // holds does not grow with what it finds (a damaged capture of 67 million empty records
+  // gives as many notes).
   void on_finding(std::function<void(const Finding&)> f) { on_finding_ = std::move(f); }
-  [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
+  void on_note(std::function<void(const std::string&)> f) { on_note_ = std::move(f); }
   [[nodiscard]] std::uint64_t suppressed() const { return suppressed_; }
   [[nodiscard]] std::uint64_t pool_suppressed() const { return pool_suppressed_; }
   [[nodiscard]] std::uint64_t stale() const { return invariants_.stale_count(); }
@@ -229,8 +235,11 @@ class Checker {
 
   void add(std::string_view id, std::vector<std::uint64_t> frames, std::int64_t t,
            std::string detail) {
-    findings_.push_back({id, std::move(frames), t, std::move(detail)});
-    if (on_finding_) on_finding_(findings_.back());
+    ++findings_;
+    if (on_finding_) on_finding_(Finding{id, std::move(frames), t, std::move(detail)});
+  }
+  void note(const std::string& text) {
+    if (on_note_) on_note_(text);
   }
 
   // ---- data packets -----------------------------------------------------------------------
@@ -320,7 +329,7 @@ class Checker {
         " [frame offset " + std::to_string(p.udp.payload_offset + e.offset) + "]";
     if (e.code == DecodeErrorCode::UnknownType || e.code == DecodeErrorCode::BadVersion) {
       // Discarded by receivers, but not a fault: a later version or a Private Use type.
-      notes_.push_back("frame " + std::to_string(p.frame.number) + ": " + e.describe() + where);
+      note("frame " + std::to_string(p.frame.number) + ": " + e.describe() + where);
       return;
     }
     add(kMalformed, {p.frame.number}, p.frame.relative_ns,
@@ -468,9 +477,9 @@ class Checker {
   MsgId last_msg_key_;
   MessageFrames* last_msg_ = nullptr;
   std::vector<MsgId> forgotten_;  // retired during the packet in hand (forget)
-  std::vector<Finding> findings_;
+  std::uint64_t findings_ = 0;
   std::function<void(const Finding&)> on_finding_;
-  std::vector<std::string> notes_;
+  std::function<void(const std::string&)> on_note_;
 };
 
 std::string frames_text(const std::vector<std::uint64_t>& frames) {
@@ -518,10 +527,28 @@ int run_check(const CheckOptions& o) {
   }
   Checker checker(o, *budget);
   const conformance::Catalog& catalog = conformance::Catalog::built_in();
-  checker.on_finding([&](const Finding& f) { print_finding(f, catalog, o.json); });
+  // --annotate: a comment per flagged frame (the rule's ID, level and sentence, then what this
+  // frame showed), written into a copy of the capture at the end; the one thing kept per finding.
+  wire::FrameComments comments;
+  checker.on_finding([&](const Finding& f) {
+    print_finding(f, catalog, o.json);
+    if (o.annotate.empty()) return;
+    const conformance::Requirement* r = catalog.find(f.rule);
+    std::string comment(f.rule);
+    if (r != nullptr) comment += " " + std::string(to_string(r->level)) + ": \"" + r->text + "\"";
+    comment += " (" + f.detail + ")";
+    for (const auto frame : f.frames) comments[frame].push_back(comment);
+  });
+  // Notes as found, on standard error, the first kShownNotes of them; the rest are counted.
+  std::uint64_t notes = 0;
+  checker.on_note([&](const std::string& n) {
+    if (++notes <= kShownNotes) std::cerr << "rdcc pcap check: note: " << n << '\n';
+  });
   ScanHandlers h;
   h.packet = [&](const RdccPacket& p) { checker.packet(p); };
-  h.malformed = [&](const CapturedFrame& f, const ParsedFrame& parsed) { checker.note(f, parsed); };
+  h.malformed = [&](const CapturedFrame& f, const ParsedFrame& parsed) {
+    checker.malformed(f, parsed);
+  };
   if (o.data_port || o.rocev2_port != 0) {
     h.other_udp = [&](const CapturedFrame& f, const ParsedFrame& parsed) {
       checker.data(f, parsed);
@@ -529,25 +556,27 @@ int run_check(const CheckOptions& o) {
   }
   CaptureOptions capture = o.capture;
   capture.data_port = o.data_port;
-  const ScanSummary summary = scan_capture(capture, h);
+  const auto unshown_notes = [&] {
+    if (notes <= kShownNotes) return;
+    std::cerr << "rdcc pcap check: note: " << notes - kShownNotes
+              << " later notes not shown (the first " << kShownNotes << " are)\n";
+  };
+  ScanSummary summary;
+  try {
+    summary = scan_capture(capture, h);
+  } catch (const FileError&) {  // a capture damaged after its good frames: exit 2
+    unshown_notes();
+    throw;
+  }
   // The findings were printed as found; --annotate writes them into a copy of the capture.
   if (!o.annotate.empty()) {
-    wire::FrameComments comments;
-    for (const Finding& f : checker.findings()) {
-      // The comment: the rule's ID, level and sentence, then what this frame showed.
-      const conformance::Requirement* r = catalog.find(f.rule);
-      std::string comment(f.rule);
-      if (r != nullptr) comment += " " + std::string(to_string(r->level)) + ": \"" + r->text + "\"";
-      comment += " (" + f.detail + ")";
-      for (const auto frame : f.frames) comments[frame].push_back(comment);
-    }
     if (auto error = wire::annotate_capture(o.capture.file, o.annotate, comments)) {
       throw FileError("--annotate " + o.annotate + ": " + *error);
     }
     std::cerr << "rdcc pcap check: " << o.annotate << ": " << comments.size()
               << " frames annotated (Wireshark: frame.comment)\n";
   }
-  for (const std::string& n : checker.notes()) std::cerr << "rdcc pcap check: note: " << n << '\n';
+  unshown_notes();
   if (checker.suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.suppressed()
               << " later data-packet findings of the same rule and message not shown\n";
@@ -564,12 +593,12 @@ int run_check(const CheckOptions& o) {
               << " control messages not newer than their originator's last (copies or reordered "
                  "on the path) discarded, as their receivers do (--network-effects)\n";
   }
-  std::cerr << "rdcc pcap check: " << capture_name(o.capture) << ": " << checker.findings().size()
+  std::cerr << "rdcc pcap check: " << capture_name(o.capture) << ": " << checker.findings()
             << " findings in " << summary.rdcc_packets << " RDCC packets and "
             << checker.data_packets() << " data packets (" << checker.unattributed()
             << " not related to a request), " << summary.nacks << " NACKs, of " << summary.frames
             << " frames (" << summary.malformed_frames << " malformed frames)\n";
-  return checker.findings().empty() ? 0 : 1;
+  return checker.findings() == 0 ? 0 : 1;
 }
 
 }  // namespace

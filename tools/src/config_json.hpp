@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "rdcc/codec/json_input.hpp"
 #include "rdcc/reference/config_schema.hpp"
 
 namespace rdcc::tools {
@@ -28,16 +29,16 @@ template <class Json>
   };
   switch (s.field.unit) {
     case ref::ConfigUnit::Bool:
-      if (!v.is_boolean()) return "expected true or false, got " + v.dump();
+      if (!v.is_boolean()) return "expected true or false, got " + excerpt(v);
       return Values{v.template get<bool>() ? 1U : 0U};
     case ref::ConfigUnit::Capabilities: {
       std::string names;
       if (v.is_string()) names = v.template get<std::string>();
       if (!v.is_array() && !v.is_string()) {
-        return "expected an array of names such as [\"POOL\", \"STATUS\"], got " + v.dump();
+        return "expected an array of names such as [\"POOL\", \"STATUS\"], got " + excerpt(v);
       }
       for (const auto& n : v.is_array() ? v : Json::array()) {
-        if (!n.is_string()) return n.dump() + " is not one of " + ref::config_range_text(s);
+        if (!n.is_string()) return excerpt(n) + " is not one of " + ref::config_range_text(s);
         names += (names.empty() ? "" : ",") + n.template get<std::string>();
       }
       return ref::parse_config_text(s, names.empty() ? "," : names);
@@ -47,12 +48,12 @@ template <class Json>
   Values out;
   if (s.repeatable && v.is_array()) {
     for (const auto& x : v) {
-      if (!x.is_number_unsigned()) return "expected unsigned integers, got " + x.dump();
+      if (!x.is_number_unsigned()) return "expected unsigned integers, got " + excerpt(x);
       out.push_back(x.template get<std::uint64_t>());
     }
     return in_range(std::move(out));
   }
-  if (!v.is_number_unsigned()) return "expected an unsigned integer, got " + v.dump();
+  if (!v.is_number_unsigned()) return "expected an unsigned integer, got " + excerpt(v);
   return in_range(Values{v.template get<std::uint64_t>()});
 }
 

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <iterator>
 
+#include "rdcc/codec/json_input.hpp"
+
 namespace rdcc::tools {
 
 std::vector<std::byte> read_all(const std::string& path) {
@@ -34,13 +36,28 @@ std::string read_text(const std::string& path) {
   return s;
 }
 
+std::string read_text(const std::string& path, std::size_t limit) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  }
+  std::string text;
+  if (!read_at_most(path == "-" ? std::cin : file, limit, text)) {
+    throw InputTooLong(path == "-" ? "standard input: " + too_long(limit).describe()
+                                   : path + ": " + too_long(limit, "the file").describe());
+  }
+  if (file.bad()) throw InputError(path + ": read error");
+  return text;
+}
+
 ref::DataFraming load_data_framing(const std::string& path) {
   if (path != "-") return ref::DataFraming::load(path);
   std::string text;
   try {
-    text = read_text(path);
+    text = read_text(path, kJsonMaxDocument);
   } catch (const InputError& e) {
-    throw ref::FramingError(std::string("standard input: ") + e.what());
+    throw ref::FramingError(e.what());
   }
   return ref::DataFraming::parse(text, "standard input");
 }

@@ -16,9 +16,17 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file (or standard input) longer than its reader's bound.
+struct InputTooLong : InputError {
+  using InputError::InputError;
+};
+
 // The whole content of `path` ("-" is standard input).
 [[nodiscard]] std::vector<std::byte> read_all(const std::string& path);
 [[nodiscard]] std::string read_text(const std::string& path);
+// The same, up to `limit` octets: InputTooLong for more, having read no more than limit + 1
+// (JSON: rdcc/codec/json_input.hpp's kJsonMaxDocument).
+[[nodiscard]] std::string read_text(const std::string& path, std::size_t limit);
 
 // A --data-framing file (docs/data-transport.md), "-" for standard input. Throws
 // ref::FramingError naming the file (and the field).

@@ -5,7 +5,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "config_json.hpp"
@@ -46,7 +45,7 @@ class Obj {
     const Json* v = get(key);
     if (v == nullptr) return;
     if (!v->is_number_unsigned()) {
-      fail(at(key), "expected an unsigned integer, got " + v->dump());
+      fail(at(key), "expected an unsigned integer, got " + excerpt(*v));
     }
     const auto x = v->get<std::uint64_t>();
     if (x < min || x > max) {
@@ -82,20 +81,20 @@ class Obj {
     const Json* v = get(key);
     if (v == nullptr) return;
     if (!v->is_number() || v->get<double>() < 0 || v->get<double>() > 1) {
-      fail(at(key), "expected a probability in [0, 1], got " + v->dump());
+      fail(at(key), "expected a probability in [0, 1], got " + excerpt(*v));
     }
     out = v->get<double>();
   }
   void boolean(const std::string& key, bool& out) {
     const Json* v = get(key);
     if (v == nullptr) return;
-    if (!v->is_boolean()) fail(at(key), "expected true or false, got " + v->dump());
+    if (!v->is_boolean()) fail(at(key), "expected true or false, got " + excerpt(*v));
     out = v->get<bool>();
   }
   void string(const std::string& key, std::string& out) {
     const Json* v = get(key);
     if (v == nullptr) return;
-    if (!v->is_string()) fail(at(key), "expected a string, got " + v->dump());
+    if (!v->is_string()) fail(at(key), "expected a string, got " + excerpt(*v));
     out = v->get<std::string>();
   }
   // An optional nested object.
@@ -123,7 +122,7 @@ class Obj {
       if (known_.count(it.key()) != 0) continue;
       std::string list;
       for (const auto& k : known_) list += (list.empty() ? "" : ", ") + k;
-      fail(at(it.key()), "unknown key (known here: " + list + ")");
+      fail(at(excerpt(it.key())), "unknown key (known here: " + list + ")");
     }
   }
 
@@ -167,7 +166,7 @@ testing::MutantSet read_mutants(Obj& o, testing::MutantRole role) {
       for (const auto* info : testing::mutants_of(role))
         known += (known.empty() ? "" : ", ") + std::string(info->name);
       o.fail(o.at("mutants") + "[" + std::to_string(i) + "]",
-             name.dump() + " is not a " + std::string(testing::to_string(role)) +
+             excerpt(name) + " is not a " + std::string(testing::to_string(role)) +
                  " mutant; these are: " + known);
     }
     set.add(m->id);
@@ -216,7 +215,7 @@ std::size_t read_receiver_ref(Obj& o, const SimConfig& c) {
       return i;
     }
   }
-  o.fail(o.at("to"), v->dump() + " names no receiver (an index from 0 or a name)");
+  o.fail(o.at("to"), excerpt(*v) + " names no receiver (an index from 0 or a name)");
 }
 
 // "from": "*" (every sender), a sender's index or name, or an array of those.
@@ -237,7 +236,7 @@ std::vector<std::size_t> read_senders_ref(Obj& o, const SimConfig& c) {
         return;
       }
     }
-    o.fail(o.at("from"), x.dump() + " names no sender (\"*\", an index from 0 or a name)");
+    o.fail(o.at("from"), excerpt(x) + " names no sender (\"*\", an index from 0 or a name)");
   };
   if (v->is_array()) {
     for (const Json& x : *v) one(x);
@@ -472,26 +471,14 @@ void read_tables(Obj& top, SimConfig& c) {
 }  // namespace
 
 SimConfig parse_sim_config(const std::string& text, const std::string& file) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // nlohmann names the byte; a person wants the line and column.
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    const std::string what = e.what();
-    const auto colon = what.find("syntax error");
-    throw std::invalid_argument(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                ": " + (colon == std::string::npos ? what : what.substr(colon)));
+  const auto read = parse_json<Json>(text);
+  if (!read) {
+    const JsonInputError& e = read.error();
+    throw std::invalid_argument(
+        file + (e.line == 0 ? "" : ":" + std::to_string(e.line) + ":" + std::to_string(e.column)) +
+        ": " + e.what);
   }
+  const Json& j = *read;
   SimConfig c;
   c.file = file;
   Obj top(j, "", file);
@@ -552,15 +539,17 @@ SimConfig parse_sim_config(const std::string& text, const std::string& file) {
 }
 
 SimConfig load_sim_config(const std::string& path) {
-  std::stringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-    return parse_sim_config(ss.str(), "standard input");
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw std::invalid_argument(path + ": cannot be read");
   }
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot be read");
-  ss << in.rdbuf();
-  return parse_sim_config(ss.str(), path);
+  const std::string name = path == "-" ? "standard input" : path;
+  std::string text;
+  if (!read_at_most(path == "-" ? std::cin : file, kJsonMaxDocument, text)) {
+    throw std::invalid_argument(name + ": " + too_long(kJsonMaxDocument, "the file").describe());
+  }
+  return parse_sim_config(text, name);
 }
 
 }  // namespace rdcc::tools

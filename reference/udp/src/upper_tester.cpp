@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "rdcc/codec/constants.hpp"
+#include "rdcc/codec/json_input.hpp"
 #include "rdcc/udp/sockaddr.hpp"
 #include "rdcc/udp/upper_tester_ops.hpp"
 
@@ -49,7 +50,7 @@ std::uint64_t get_uint(const Json& r, const char* key, std::uint64_t max,
   }
   if (!it->is_number_unsigned()) {
     throw BadRequest{std::string("'") + key + "' must be a non-negative integer, not " +
-                     it->dump()};
+                     excerpt(*it)};
   }
   const auto v = it->get<std::uint64_t>();
   if (v > max) {
@@ -74,7 +75,7 @@ bool get_bool(const Json& r, const char* key) {
   auto it = r.find(key);
   if (it == r.end()) return false;
   if (!it->is_boolean()) {
-    throw BadRequest{std::string("'") + key + "' must be true or false, not " + it->dump()};
+    throw BadRequest{std::string("'") + key + "' must be true or false, not " + excerpt(*it)};
   }
   return it->get<bool>();
 }
@@ -85,7 +86,7 @@ Address get_address(const Json& r, const char* key) {
   Address a;
   if (!it->is_string() || !Address::parse(it->get<std::string>(), a)) {
     throw BadRequest{std::string("'") + key + "' must be an address \"a.b.c.d:port\" or " +
-                     "\"[v6]:port\", not " + it->dump()};
+                     "\"[v6]:port\", not " + excerpt(*it)};
   }
   return a;
 }
@@ -98,7 +99,7 @@ std::uint32_t get_named(const Json& r, std::string_view op, const char* key) {
     if (auto v = value_of(a.names, it->get<std::string>())) return *v;
     std::string names;
     for (const auto& e : a.names) names += (names.empty() ? "" : ", ") + std::string(e.name);
-    throw BadRequest{std::string("'") + key + "' is " + it->dump() + ", not one of " + names};
+    throw BadRequest{std::string("'") + key + "' is " + excerpt(*it) + ", not one of " + names};
   }
   return static_cast<std::uint32_t>(get_uint(r, key, a.max, std::nullopt));
 }
@@ -131,7 +132,7 @@ Json submit(SenderNode& node, const Json& r) {
   // cannot honour it (Transmission Mode Selection: "A sender MAY use scheduled mode").
   if (const auto mode = r.find("mode"); mode != r.end()) {
     if (!mode->is_string() || (*mode != "scheduled" && *mode != "unscheduled")) {
-      throw BadRequest{"'mode' is " + mode->dump() + ", not \"scheduled\" or \"unscheduled\""};
+      throw BadRequest{"'mode' is " + excerpt(*mode) + ", not \"scheduled\" or \"unscheduled\""};
     }
     if (*mode == "scheduled") spec.force_scheduled = true;
     if (*mode == "unscheduled" && !node.sender().config().allow_unscheduled) {
@@ -221,28 +222,28 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
 }  // namespace
 
 UpperTesterOutcome handle_upper_tester_request(SenderNode& node, std::string_view line, Time now) {
-  Json r;
-  try {
-    r = Json::parse(line);
-  } catch (const Json::parse_error& e) {
-    return error_response("bad_request", std::string("not JSON: ") + e.what());
-  }
+  // Bounded: a value nested deeper than kJsonMaxDepth is never built (its copy and dump
+  // would recurse off the stack), and a line is no longer than kJsonMaxLine.
+  const auto read = parse_json<Json>(line, {kJsonMaxLine, kJsonMaxDepth});
+  if (!read) return error_response("bad_request", "not JSON: " + read.error().describe());
+  const Json& r = *read;
   Json id;
   try {
-    if (!r.is_object()) throw BadRequest{"the request must be a JSON object, not " + r.dump()};
+    if (!r.is_object()) throw BadRequest{"the request must be a JSON object, not " + excerpt(r)};
     if (auto it = r.find("id"); it != r.end()) id = *it;
     auto op_it = r.find("op");
     if (op_it == r.end()) throw BadRequest{"missing key 'op'"};
-    if (!op_it->is_string()) throw BadRequest{"'op' must be a string, not " + op_it->dump()};
+    if (!op_it->is_string()) throw BadRequest{"'op' must be a string, not " + excerpt(*op_it)};
     const std::string op = op_it->get<std::string>();
     const UpperOp* spec = sender_op(op);
     if (spec == nullptr) {
-      throw BadRequest{"'op' \"" + op + "\" is not one of " + upper_op_names(upper_role::kSender)};
+      throw BadRequest{"'op' \"" + excerpt(op) + "\" is not one of " +
+                       upper_op_names(upper_role::kSender)};
     }
     for (const auto& [key, value] : r.items()) {
       if (key != "op" && key != "id" && find_upper_arg(*spec, key) == nullptr) {
         std::string detail = "unknown key '";
-        detail += key;
+        detail += excerpt(key);
         detail += "' for op ";
         detail += op;
         throw BadRequest{std::move(detail)};
@@ -291,10 +292,13 @@ std::optional<nlohmann::ordered_json> complete_wait(const SenderNode& node, cons
 // tester that pipelines requests without reading never blocks the node's loop. Reading stops
 // while more than kMaxUnsent octets of answers are unread or kMaxQueued requests wait, and
 // starts again as they drain: what a channel holds stays bounded however much a tester sends.
+// A request line is at most kJsonMaxLine octets: a longer one is dropped as it arrives (never
+// held whole) and answered bad_request, and the queued requests hold at most kMaxQueuedOctets.
 class UpperTesterServer::Channel {
  public:
   static constexpr std::size_t kMaxUnsent = std::size_t{8} << 20U;
   static constexpr std::size_t kMaxQueued = 4096;
+  static constexpr std::size_t kMaxQueuedOctets = std::size_t{8} << 20U;
 
   Channel(EventLoop& loop, SenderNode& node, int in_fd, int out_fd, bool own,
           std::function<void()> on_eof)
@@ -312,10 +316,9 @@ class UpperTesterServer::Channel {
       char chunk[4096];
       for (ssize_t n = ::read(in_fd_, chunk, sizeof chunk); n > 0;
            n = ::read(in_fd_, chunk, sizeof chunk)) {
-        buffer_.append(chunk, static_cast<std::size_t>(n));
-        take_lines();
+        take_lines(std::string_view(chunk, static_cast<std::size_t>(n)));
       }
-      if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
+      splitter_.finish([this](LineSplitter::Line&& l) { queue(std::move(l)); });
       open_ = false;
       reading_ = false;
       timer_.arm(monotonic_now());
@@ -349,9 +352,14 @@ class UpperTesterServer::Channel {
       write(*answer);
     }
     while (!pending_ && !lines_.empty() && unsent() <= kMaxUnsent) {
-      const std::string line = std::move(lines_.front());
+      const LineSplitter::Line line = std::move(lines_.front());
       lines_.pop_front();
-      auto out = handle_upper_tester_request(node_, line, monotonic_now());
+      queued_octets_ -= line.text.size();
+      if (line.too_long != 0) {
+        write(error_response("bad_request", line_too_long(line.too_long, splitter_.max_line())));
+        continue;
+      }
+      auto out = handle_upper_tester_request(node_, line.text, monotonic_now());
       if (auto* w = std::get_if<PendingWait>(&out)) {
         pending_ = *w;
         timer_.arm(w->deadline);
@@ -378,28 +386,28 @@ class UpperTesterServer::Channel {
       loop_.watch_readable(in_fd_, nullptr);  // its answers may still be on their way out
       reading_ = false;
       open_ = false;
-      if (!buffer_.empty()) lines_.push_back(std::move(buffer_));
+      splitter_.finish([this](LineSplitter::Line&& l) { queue(std::move(l)); });
       poke();
       return;
     }
-    buffer_.append(chunk, static_cast<std::size_t>(n));
-    take_lines();
+    take_lines(std::string_view(chunk, static_cast<std::size_t>(n)));
     poke();
   }
 
-  // Moves every complete line of the buffer to the queue (blank lines are skipped).
-  void take_lines() {
-    for (auto nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
-      std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.find_first_not_of(" \t") != std::string::npos) lines_.push_back(std::move(line));
-    }
+  // Queues every line `chunk` completes (blank lines are skipped).
+  void take_lines(std::string_view chunk) {
+    splitter_.feed(chunk, [this](LineSplitter::Line&& l) { queue(std::move(l)); });
+  }
+  void queue(LineSplitter::Line&& line) {
+    if (line.too_long == 0 && line.text.find_first_not_of(" \t") == std::string::npos) return;
+    queued_octets_ += line.text.size();
+    lines_.push_back(std::move(line));
   }
 
   // Reads while the tester's unread answers and queued requests are within their bounds.
   void update_reading() {
-    const bool want = open_ && unsent() <= kMaxUnsent && lines_.size() < kMaxQueued;
+    const bool want = open_ && unsent() <= kMaxUnsent && lines_.size() < kMaxQueued &&
+                      queued_octets_ < kMaxQueuedOctets;
     if (want == reading_) return;
     reading_ = want;
     loop_.watch_readable(
@@ -410,7 +418,7 @@ class UpperTesterServer::Channel {
 
   void write(const Json& j) {
     if (gone_) return;
-    out_ += j.dump();
+    out_ += j.dump(-1, ' ', false, Json::error_handler_t::replace);
     out_ += '\n';
     flush();
   }
@@ -458,8 +466,9 @@ class UpperTesterServer::Channel {
   bool open_ = true;
   std::function<void()> on_eof_;
   Timer timer_;
-  std::string buffer_;
-  std::deque<std::string> lines_;
+  LineSplitter splitter_;                 // request lines, each at most kJsonMaxLine octets
+  std::deque<LineSplitter::Line> lines_;  // requests not yet answered
+  std::size_t queued_octets_ = 0;         // of lines_
   std::optional<PendingWait> pending_;
   bool socket_out_ = false;  // out_fd_ is a socket: written without blocking
   bool reading_ = true;      // in_fd_ is watched for input

@@ -66,6 +66,23 @@ struct QueueSample {
 // The answer of the upper tester: {"ok": true, ...} or {"ok": false, "error": "...", ...}.
 using UpperResponse = nlohmann::json;
 
+// How an exec: IUT's process ended.
+struct IutExit {
+  int status = 0;  // its exit status, when it exited
+  int signal = 0;  // the signal that ended it (0: it exited)
+  // "exited with status 3", "was killed by signal 11 (SIGSEGV)"
+  [[nodiscard]] std::string describe() const;
+  friend bool operator==(const IutExit&, const IutExit&) = default;
+};
+
+// Datagrams that reached the tester's sockets from a source that is not the IUT's: dropped,
+// never judged, counted for the report.
+struct ForeignDatagrams {
+  static constexpr std::size_t kSourcesKept = 4;
+  std::uint64_t count = 0;
+  std::vector<Address> sources;  // the first kSourcesKept distinct ones
+};
+
 class Adapter {
  public:
   virtual ~Adapter() = default;
@@ -116,6 +133,15 @@ class Adapter {
   }
   // Set when the IUT declared the scenario unsupported (exec adapter: exit 127, upper tester).
   [[nodiscard]] virtual std::optional<std::string> unsupported() const = 0;
+  // After finish(): how the IUT's process ended when it ended by itself before the scenario
+  // did (exec:); none when it ran to the end, or the adapter starts no process.
+  [[nodiscard]] virtual std::optional<IutExit> iut_exit() const { return std::nullopt; }
+  // The datagrams from sources other than the IUT's, which the scenario never saw (udp:,
+  // exec:; the in-process reference has none).
+  [[nodiscard]] virtual const ForeignDatagrams& foreign() const {
+    static const ForeignDatagrams none;
+    return none;
+  }
   // The IUT upper tester's answer to hello (docs/upper-tester.md), when the adapter asked for it:
   // its "ops", the submit "modes" it honours, its "unscheduled_dscp". None: not asked, or no
   // upper tester. The runner checks a scenario's needs against it before the first step.

@@ -79,6 +79,10 @@ void write_reports(const std::string& dir, const SuiteReport& report);
 // The pcap of one run: every packet the tester sent and received, Ethernet/IPv4/UDP framed.
 void write_pcap(const std::string& path, const ScenarioResult& r);
 
+// "3 datagrams from sources that are not the IUT's (127.0.0.1:40000), dropped unjudged"; empty
+// for none.
+[[nodiscard]] std::string foreign_note(const ForeignDatagrams& f);
+
 // The Wireshark display filter that selects these frames: "frame.number in {12 15}".
 [[nodiscard]] std::string display_filter(const std::vector<std::size_t>& frames);
 // "12 15 (Wireshark: frame.number in {12 15})": the cited frames in a verdict's text.

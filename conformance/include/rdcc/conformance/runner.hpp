@@ -71,7 +71,13 @@ struct ScenarioResult {
   // A generated scenario (rdcc-conform --explore): its file's text, shown in the report.
   std::string source;
   std::string iut_log;  // the IUT's standard error (exec:), kept as scenarios/<name>.iut-stderr.txt
-  Duration elapsed{};   // time of the run (virtual for the reference adapter)
+  // exec:: the IUT's process ended by itself during the scenario, with this status or signal.
+  // The verdict is then inconclusive, an error in JUnit, never a pass or a warning (a fail
+  // stays a fail), and its reason names the status.
+  std::optional<IutExit> iut_exit;
+  // Datagrams from sources other than the IUT's, dropped before the scenario saw them.
+  ForeignDatagrams foreign;
+  Duration elapsed{};  // time of the run (virtual for the reference adapter)
   double wall_seconds = 0;
 };
 
