@@ -771,6 +771,23 @@ TEST(Suite, MayOnly_IsSkippedWithoutStrict_ShouldOnlyRuns) {
   EXPECT_EQ(run_one(s, o).verdict, Verdict::Skipped);
 }
 
+// The MAY of RDCC-CRN-03 makes a node a CRN; a CRN IUT's scenarios check that MAY's conditions
+// and run without --strict, while a MAY-only scenario of an endpoint is still skipped.
+TEST(Suite, CrnScenarios_RunWithoutStrict_EndpointMayOnlyIsSkipped) {
+  Scenario s;
+  s.name = "crn-x";
+  s.role = Role::Crn;
+  s.checks = {"RDCC-CRN-03"};
+  const LevelOf levels = [](std::string_view id) -> std::optional<std::string> {
+    if (id == "RDCC-CRN-03" || id == "RDCC-ASSOC-05") return "MAY";
+    return std::nullopt;
+  };
+  EXPECT_FALSE(optional_only(s, levels));
+  s.role = Role::Receiver;
+  s.checks = {"RDCC-ASSOC-05"};
+  EXPECT_TRUE(optional_only(s, levels));
+}
+
 // ---- level-aware verdicts ----
 
 TEST(Verdicts, FailedCheck_TakesTheLevelOfItsRequirements) {
