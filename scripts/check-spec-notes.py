@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Keeps docs/spec-notes.md honest against the spec (docs/spec-notes.md, "Notes that quote the
-spec are checked against it").
+"""Keeps docs/spec-notes.md honest against the spec (the introduction of docs/spec-notes.md says
+what it checks).
 
 Every quotation in a note's block quote (the `>` lines: the sentences the note resolves) must
 appear word for word in the spec, whitespace normalised; `...` inside a quotation stands for
