@@ -61,6 +61,11 @@ bool matches_filters(const Scenario& s, const std::vector<std::string>& filters)
 
 std::optional<std::string> optional_only(const Scenario& s, const LevelOf& level_of) {
   if (!level_of) return std::nullopt;
+  // "Support for this section is OPTIONAL for network nodes" and "the CRN MAY generate
+  // CONGESTION_REPORT" decide whether a node is a CRN; an IUT tested in the role crn is one, so
+  // what the CRN scenarios check (the MAY's own conditions: above B_th, the rate limits) binds
+  // it, and they run by default (docs/spec-notes.md, "A CRN's scenarios run by default").
+  if (s.role == Role::Crn) return std::nullopt;
   std::string levels;
   for (const auto& id : s.checks) {
     const auto text = level_of(id);

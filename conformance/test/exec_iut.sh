@@ -19,8 +19,8 @@ case "$role" in
   crn)
     # The tester is the flow's sender and receiver: data comes in on {data_port}, leaves for
     # {tester_data_port} at 100 Mbit/s, and reports go to the tester's RDCC port (the domain's
-    # RDCC port here); the CRN's own address is 127.0.0.2. CRN-03 is a MAY: --strict.
-    strict=--strict
+    # RDCC port here); the CRN's own address is 127.0.0.2. No --strict: a CRN's scenarios run by
+    # default (docs/spec-notes.md, "A CRN's scenarios run by default").
     iut="exec:$rdcc crn --address 127.0.0.2 --rdcc-port {tester_port} --listen 127.0.0.1:{data_port} \
 --forward-to 127.0.0.1:{tester_data_port} --reporter-id 9 --service-rate 100 \
 --queue-threshold 65536 --queue-capacity 1048576 --unscheduled-dscp 8 --upper-tester stdio \

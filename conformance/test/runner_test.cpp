@@ -714,7 +714,10 @@ TEST(Verdicts, AssociationCap_EvictingReceiver_Warns_NonBoundingReceiver_Fails) 
     EXPECT_EQ(r.verdict, Verdict::Warn) << r.reason;
     EXPECT_EQ(r.level, "SHOULD");
     EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-SEC-04"}));
-    EXPECT_EQ(r.reason, "ERROR arrived, not CREDIT_GRANT");
+    // The ERROR (UNKNOWN_ASSOCIATION) matches neither the grant nor a receiver's declining of
+    // the opaque binding (ERROR UNSUPPORTED_BINDING, which would make the scenario unsupported).
+    EXPECT_EQ(r.reason,
+              "ERROR arrived, not CREDIT_GRANT; reason was 2, wanted = UNSUPPORTED_BINDING");
   }
   {
     EvictingReceiver evicting(spec);
@@ -769,6 +772,23 @@ TEST(Suite, MayOnly_IsSkippedWithoutStrict_ShouldOnlyRuns) {
   o.adapter.any_role = true;
   s.checks = {"RDCC-ASSOC-05"};
   EXPECT_EQ(run_one(s, o).verdict, Verdict::Skipped);
+}
+
+// The MAY of RDCC-CRN-03 makes a node a CRN; a CRN IUT's scenarios check that MAY's conditions
+// and run without --strict, while a MAY-only scenario of an endpoint is still skipped.
+TEST(Suite, CrnScenarios_RunWithoutStrict_EndpointMayOnlyIsSkipped) {
+  Scenario s;
+  s.name = "crn-x";
+  s.role = Role::Crn;
+  s.checks = {"RDCC-CRN-03"};
+  const LevelOf levels = [](std::string_view id) -> std::optional<std::string> {
+    if (id == "RDCC-CRN-03" || id == "RDCC-ASSOC-05") return "MAY";
+    return std::nullopt;
+  };
+  EXPECT_FALSE(optional_only(s, levels));
+  s.role = Role::Receiver;
+  s.checks = {"RDCC-ASSOC-05"};
+  EXPECT_TRUE(optional_only(s, levels));
 }
 
 // ---- level-aware verdicts ----

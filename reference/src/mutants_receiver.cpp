@@ -24,7 +24,10 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   std::uint32_t rate_share(std::uint32_t capacity, std::size_t sharing) const override {
     return base_->rate_share(capacity, sharing);
   }
-  double next_rate(const ref::RateUpdate& u) const override { return base_->next_rate(u); }
+  double next_rate(const ref::RateUpdate& u) const override {
+    if (on(Mutant::ReceiverIgnoresCongestion) && u.signal > 0) return u.rate;
+    return base_->next_rate(u);
+  }
   std::uint32_t grant_lifetime_us(std::uint32_t association_default_us) const override {
     return base_->grant_lifetime_us(association_default_us);
   }

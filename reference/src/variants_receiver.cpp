@@ -105,6 +105,20 @@ void use(ReceiverConfig&, std::shared_ptr<const ReceiverPolicy>& policy) {
   policy = std::make_shared<const Policy>(kArgs...);
 }
 
+// A Credit Unit of 1460 octets (an Ethernet path MTU's payload) and a per-message window of two
+// Credit Units, as `rdcc receiver --credit-unit 1460 --grant-window 2920`: no grant is a multiple
+// of 4096, so a scenario that assumes the default 4096-octet windows fails it.
+void credit_unit_1460(ReceiverConfig& c, std::shared_ptr<const ReceiverPolicy>&) {
+  c.credit_unit = 1460;
+  c.grant_window = 2U * 1460U;
+}
+
+// Binding Kind 2 (Opaque) unsupported: every opaque request is answered ERROR
+// (UNSUPPORTED_BINDING), as `rdcc receiver --bindings rocev2`.
+void rocev2_only(ReceiverConfig& c, std::shared_ptr<const ReceiverPolicy>&) {
+  c.opaque_binding = false;
+}
+
 constexpr std::string_view kAllocation = "Credit Allocation";
 constexpr std::string_view kGrants = "Credit Requests and Grants";
 constexpr std::string_view kLocal =
@@ -188,6 +202,18 @@ const ReceiverVariant kReceiverVariants[] = {
       "at the next quarter-period sweep",
       "", "Association Establishment", "RDCC-ASSOC-05"},
      use<IdleRemovalOnTime>},
+    {{"credit-unit-1460-two-unit-windows", VariantRole::Receiver,
+      "Credit Unit 1460 octets and grants of two Credit Units (2920 octets) per message at a "
+      "time",
+      "In ASSOC_ACCEPT, the fields carry U (octets), J (microseconds), N_cu (octets), the default "
+      "Grant Lifetime (microseconds), and the Credit Unit (octets, typically the path MTU "
+      "payload).",
+      "ASSOC_REQUEST and ASSOC_ACCEPT"},
+     credit_unit_1460},
+    {{"rocev2-binding-only", VariantRole::Receiver,
+      "supports only Binding Kind 1 (RoCEv2): an opaque request gets ERROR (UNSUPPORTED_BINDING)",
+      "", "Transport Bindings", "RDCC-BIND-02"},
+     rocev2_only},
 };
 
 }  // namespace

@@ -321,6 +321,10 @@ std::map<Mutant, Probe> receiver_probes() {
     const auto [before, after] = rate_around_report(ms, kCrn);
     return after >= before;
   };
+  p[Mutant::ReceiverIgnoresCongestion] = [](const MutantSet& ms) {
+    const auto [before, after] = rate_around_report(ms, kCrn);
+    return after >= before;
+  };
   p[Mutant::ReportRaisesRate] = [](const MutantSet& ms) {
     const auto [before, after] = rate_around_report(ms, kCrn, 10000);
     return before > 10000 || after > before;

@@ -1,8 +1,12 @@
 // rdcc receiver | sender | crn: the reference endpoints as processes on real UDP sockets
 // (reference/udp), for a vendor to run against their own implementation. docs/cli.md.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <algorithm>
 #include <cstring>
@@ -469,21 +473,70 @@ class StdioUpperTester {
   bool ended_ = false;
 };
 
+// --epoch-file PATH: the Epoch of this incarnation, one above the one the file holds (1 after
+// 65535), or a random non-zero one when the file does not exist yet; stored there (written to
+// PATH.tmp, synced, renamed over PATH) before the node serves anything, so a node restarted any
+// number of times never takes the Epoch of the incarnation before it, nor of the 65534 before
+// that ("A receiver that loses its state (for example, after a restart) MUST use a different
+// Epoch"; docs/spec-notes.md, "A different Epoch after a restart, without stored state").
+std::uint16_t next_epoch(const std::string& path, ref::SystemRandom& random) {
+  std::uint16_t epoch = 0;
+  if (std::ifstream in(path); in) {
+    std::string text;
+    std::getline(in, text);
+    unsigned long previous = 0;
+    std::size_t used = 0;
+    try {
+      previous = std::stoul(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || previous < 1 || previous > 65535) {
+      invalid("--epoch-file", "'" + path + "' holds '" + text +
+                                  "', not an Epoch (1..65535): remove it to start afresh");
+    }
+    epoch = static_cast<std::uint16_t>(previous % 65535U + 1U);
+  } else if (::access(path.c_str(), F_OK) == 0) {
+    invalid("--epoch-file", "'" + path + "' exists but cannot be read");
+  } else {
+    epoch = static_cast<std::uint16_t>(1U + random.uniform(65534));
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << epoch << '\n';
+    out.flush();
+    if (!out) invalid("--epoch-file", "cannot write '" + tmp + "': " + std::strerror(errno));
+  }
+  if (const int fd = ::open(tmp.c_str(), O_RDONLY); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    invalid("--epoch-file",
+            "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno));
+  }
+  return epoch;
+}
+
 // The receiver's upper tester: `hello`, `restart` (the receiver loses its state and comes back
 // with another Epoch, "A receiver that loses its state (for example, after a restart) MUST use
 // a different Epoch") and `stats`.
 class ReceiverUpperTester final : public StdioUpperTester {
  public:
-  ReceiverUpperTester(udp::EventLoop& loop, udp::ReceiverNode& node, ref::SystemRandom& random)
-      : StdioUpperTester(loop), node_(node), random_(random) {}
+  ReceiverUpperTester(udp::EventLoop& loop, udp::ReceiverNode& node, ref::SystemRandom& random,
+                      std::string epoch_file)
+      : StdioUpperTester(loop), node_(node), random_(random), epoch_file_(std::move(epoch_file)) {}
 
  private:
   [[nodiscard]] std::string_view role() const override { return "receiver"; }
   Json answer_role_op(const std::string& op, const Json&) override {
     if (op == "restart") {
       const std::uint16_t old = node_.receiver().config().epoch;
-      // Another non-zero Epoch, from the CSPRNG: never the one before.
-      auto epoch = static_cast<std::uint16_t>(1U + random_.uniform(65534));
+      // Another non-zero Epoch: the next one of --epoch-file, or one from the CSPRNG; never the
+      // one before.
+      auto epoch = epoch_file_.empty() ? static_cast<std::uint16_t>(1U + random_.uniform(65534))
+                                       : next_epoch(epoch_file_, random_);
       if (epoch == old) epoch = static_cast<std::uint16_t>(epoch % 65535U + 1U);
       node_.restart(epoch);
       print_line({{"event", "restart"}, {"epoch", epoch}});
@@ -494,6 +547,7 @@ class ReceiverUpperTester final : public StdioUpperTester {
 
   udp::ReceiverNode& node_;
   ref::SystemRandom& random_;
+  std::string epoch_file_;
 };
 
 // --data-framing FILE: the opaque transport's framing (docs/data-transport.md, "A vendor's
@@ -523,6 +577,7 @@ struct ReceiverOptions {
   bool no_icrc_check = false;
   std::optional<unsigned> unscheduled_dscp;
   std::string upper_tester;
+  std::string epoch_file;
 };
 
 // The receiver node's defaults where they are not ReceiverConfig's: a real network's delays.
@@ -544,6 +599,12 @@ void run_receiver(const ReceiverOptions& o) {
   // random non-zero one from the CSPRNG (docs/spec-notes.md).
   e.epoch = static_cast<std::uint16_t>(1U + random.uniform(65534));
   apply_config_options(o.config, e);
+  if (!o.epoch_file.empty()) {
+    if (o.config.options.at("--epoch")->count() > 0) {
+      invalid("--epoch-file", "given with --epoch: the file chooses the Epoch");
+    }
+    if (!o.c.print_config) e.epoch = next_epoch(o.epoch_file, random);
+  }
   if (e.unscheduled_budget > e.budget) {
     invalid("--unscheduled-budget", std::to_string(e.unscheduled_budget) +
                                         " is larger than --budget " + std::to_string(e.budget) +
@@ -578,7 +639,7 @@ void run_receiver(const ReceiverOptions& o) {
     if (o.upper_tester != "stdio") {
       invalid("--upper-tester", "'" + o.upper_tester + "': a receiver serves stdio only");
     }
-    upper = std::make_unique<ReceiverUpperTester>(loop, node, random);
+    upper = std::make_unique<ReceiverUpperTester>(loop, node, random, o.epoch_file);
   }
   Json ready{{"event", "ready"},
              {"role", "receiver"},
@@ -615,6 +676,9 @@ void add_receiver(CLI::App& app) {
       ->check(CLI::Range(0U, 63U));
   sub->add_option("--upper-tester", o->upper_tester,
                   "stdio: serve the upper tester (hello, restart, stats) on stdin/stdout");
+  sub->add_option("--epoch-file", o->epoch_file,
+                  "keep the Epoch in this file: each start (and upper-tester restart) takes the "
+                  "next one (1 after 65535), so a restarted node never repeats its Epoch");
   sub->callback([o] { run_receiver(*o); });
 }
 

@@ -621,7 +621,8 @@ void add_pcap_check_command(CLI::App& pcap) {
   cmd->add_option("--capture-slack", o->slack_us,
                   "How much later than at the sender the capture may see data relative to the "
                   "grants, in microseconds: data is allowed up to Lifetime + slack after the "
-                  "grant was seen, and pacing the rate's worth of it more (default 2 * D_max, "
+                  "first data only that grant authorizes (when the sender had it at the latest), "
+                  "and pacing the rate's worth of it more (default 2 * D_max, "
                   "right for a capture at the receiver; 0 for one at the sender)")
       ->check(CLI::Range(0, 1000000000));
   cmd->add_option("--data-port", o->data_port,

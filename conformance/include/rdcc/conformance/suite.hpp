@@ -29,7 +29,8 @@ struct Loaded {
 
 // Why a scenario is skipped without --strict (it checks only MAY- or OPTIONAL-level
 // requirements: behaviour the IUT need not have chosen), or nothing. SHOULD-level scenarios
-// run: a failed SHOULD is a Warn.
+// run: a failed SHOULD is a Warn. A CRN's scenarios always run: the MAY they check is what makes
+// the IUT a CRN.
 [[nodiscard]] std::optional<std::string> optional_only(const Scenario& s, const LevelOf& level_of);
 
 struct SuiteOptions {

@@ -51,6 +51,7 @@ enum class Mutant : std::uint8_t {
   SumOfUExceedsGu,
   ReceiverReportFromUnconfiguredCrn,
   ReceiverIgnoresReports,
+  ReceiverIgnoresCongestion,
   ReportRaisesRate,
   SuggestedRateIgnored,
   GrantToRequestSource,
@@ -227,6 +228,12 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "a CONGESTION_REPORT naming a flow from a sender does not reduce the rate granted to it",
      "The receiver MUST reduce the rate it grants to a sender when it observes ... a "
      "CONGESTION_REPORT naming a flow from that sender (Credit Allocation, rule 2)"},
+    {Mutant::ReceiverIgnoresCongestion, "receiver-ignores-congestion", MutantRole::Receiver,
+     "the rate controller keeps a sender's rate whatever congestion it signals: ECN CE marks, "
+     "reports and a round-trip time above the target never reduce it",
+     "The receiver MUST reduce the rate it grants to a sender when it observes congestion on "
+     "the path from that sender: ECN Congestion Experienced (CE) marks on data from that "
+     "sender, ... (Credit Allocation, rule 2)"},
     {Mutant::ReportRaisesRate, "report-raises-rate", MutantRole::Receiver,
      "a CONGESTION_REPORT naming a flow from a sender resets its rate to the link capacity and "
      "lifts its Suggested Rate",
