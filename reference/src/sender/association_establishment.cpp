@@ -31,6 +31,7 @@ void Sender::Impl::start_establishment(Assoc& a, Time now) {
         std::max<std::uint64_t>(1, policy->first_message_id_on_reestablishment(a.next_message_id));
   }
   a.attempts = 0;
+  a.refused = false;
   a.association_id = 0;
   a.epoch = 0;
   a.retx_timeout = config.assoc_initial_timeout;
@@ -55,6 +56,16 @@ void Sender::Impl::assoc_attempt(Assoc& a, Time now) {
 void Sender::Impl::assoc_timeout(Assoc& a, Time now) {
   if (a.attempts < config.assoc_max_attempts) {
     assoc_attempt(a, now);
+    return;
+  }
+  if (a.refused) {
+    // "ERROR with reason ASSOC_REFUSED | release state | ABORTED", once no attempt was accepted.
+    if (events.enabled())
+      events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
+    for_each_msg(
+        a, [&](Msg& m) { abort(m, static_cast<std::uint16_t>(ReasonCode::AssocRefused), now); });
+    set_phase(a, Phase::Idle);
+    a.retx_at = Time::never();
     return;
   }
   if (a.was_established) {
