@@ -183,11 +183,13 @@ void Sender::Impl::begin_reestablishment(Assoc& a, const char* why, Time now) {
   start_establishment(a, now);
 }
 
-// A pending message in the new association: a new Message ID (old data still in flight is
-// never counted for it), scheduled mode, a fresh CREDIT_REQUEST.
+// A pending message in the new association: a new Message ID and, where the sender drew it, a
+// new Binding Value (old data still in flight is never counted for it), scheduled mode, a fresh
+// CREDIT_REQUEST.
 void Sender::Impl::rerequest(Msg& m, Time now) {
   Assoc& a = assoc_of(m);
   set_id(m, a.next_message_id++);
+  if (m.binding_drawn) default_binding_value(m);
   m.rto = initial_rto(a);
   send_credit_request(m, false, now);
   refresh_state(m, now);

@@ -94,6 +94,9 @@ struct Sender::Impl {
   struct Msg {
     MessageHandle handle = 0;
     MessageSpec spec;
+    // spec.binding_value is the sender's draw, not the application's: a new one is drawn when
+    // the message starts over in a new association (rerequest).
+    bool binding_drawn = false;
     // The association of spec.receiver (submit() sets it; map nodes stay put and an Assoc is
     // never erased): the lookup by address was most of the scheduler's time.
     Assoc* assoc = nullptr;
