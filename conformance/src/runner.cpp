@@ -1335,8 +1335,8 @@ class Run {
       if (it != iut_messages_.end()) {
         m = &it->second;
       } else {
-        // Data no CREDIT_REQUEST named (yet): by default the Binding Value is the Message ID;
-        // judged as that message of the IUT's association, which has no credit and no window.
+        // Data no CREDIT_REQUEST named (yet): judged as a message of the IUT's association
+        // numbered by its identifier, which has no credit and no window.
         auto& guess = unnamed_[op->header.message_identifier];
         guess.association = iut_association_;
         guess.id = op->header.message_identifier;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "rdcc/codec/json.hpp"
@@ -58,6 +59,16 @@ std::uint64_t SeededRandom::next_u64() {
   s_[2] ^= t;
   s_[3] = rotl(s_[3], 45);
   return result;
+}
+
+// Seeded from this state through a constant of its own: the same seed splits the same way.
+std::unique_ptr<RandomSource> SeededRandom::split() const {
+  return std::make_unique<SeededRandom>(s_[0] ^ rotl(s_[1], 21) ^ rotl(s_[2], 42) ^ s_[3] ^
+                                        0x42696e64696e6721ULL);
+}
+
+std::unique_ptr<RandomSource> SystemRandom::split() const {
+  return std::make_unique<SystemRandom>();
 }
 
 std::uint64_t SystemRandom::next_u64() {

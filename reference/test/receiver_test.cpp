@@ -801,6 +801,12 @@ TEST_F(ReceiverTest, Receiver_UnknownType_RepliesOnlyWithinAnEstablishedAssociat
   put32(4, a.header.association_id);
   wire[8] = static_cast<std::byte>(a.header.epoch >> 8U);
   wire[9] = static_cast<std::byte>(a.header.epoch & 0xFFU);
+  // Not before its peer has sent the association a message: the ERROR (28 octets) would be
+  // larger than what came (docs/spec-notes.md, "Parameter Updates go to a peer that has
+  // answered").
+  EXPECT_TRUE(h.deliver_raw(s, wire).empty());
+  h.deliver(s, h.request(a, 1, 4096));
+  put32(12, 100);  // a Sequence Number newer than the request's
   auto out = h.deliver_raw(s, wire);
   ASSERT_EQ(out.size(), 1U);
   EXPECT_EQ(out[0].to, s);

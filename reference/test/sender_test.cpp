@@ -116,6 +116,44 @@ TEST(Sender, OutgoingSequenceNumbers_IncrementByOneIncludingRetransmissions) {
   EXPECT_EQ(r.header.epoch, h.epoch);
 }
 
+// The opaque Binding Value no application set is a non-zero draw per message, from a stream
+// split off the injected generator without shifting it (docs/spec-notes.md, "Data belongs to an
+// association, never to a host"): blind data and NACKs name nothing.
+TEST(Sender, DefaultOpaqueBindingValue_IsADrawPerMessage_NotTheMessageId) {
+  Harness h;
+  const MessageHandle a = h.submit(100000);
+  const MessageHandle b = h.submit(100000);
+  h.deliver(h.accept());
+  const auto reqs = h.sent<CreditRequest>();
+  ASSERT_EQ(reqs.size(), 2U);
+  SeededRandom same(7);
+  const auto split = same.split();
+  EXPECT_EQ(reqs[0].binding_value, split->next_u64());
+  EXPECT_EQ(reqs[1].binding_value, split->next_u64());
+  EXPECT_NE(reqs[0].binding_value, h.id(a));
+  EXPECT_NE(reqs[1].binding_value, h.id(b));
+  EXPECT_EQ(h.nonce(), same.next_u64()) << "the nonce is still the generator's first draw";
+}
+
+// A NACK naming the Message ID (the old default Binding Value, audit row 1.12) names nothing and
+// makes nothing be sent again; one naming the Binding Value, under the live grant, does.
+TEST(Sender, NackNamingNoBindingValue_ResendsNothing) {
+  Harness h;
+  const MessageHandle m = h.submit(65536, true);
+  h.establish();
+  h.deliver(h.grant(h.id(m), 65536, 100000, 100000));
+  h.run_for(microseconds(200));
+  ASSERT_EQ(h.s->status(m)->state, MessageState::Drained);
+  const OctetRange whole{0, 65536};
+  h.s->on_nack(kRecv, h.id(m), std::span<const OctetRange>(&whole, 1), h.now);
+  h.run_for(microseconds(100));
+  EXPECT_EQ(h.s->stats().resent_octets, 0U);
+  h.s->on_nack(kRecv, h.last<CreditRequest>().binding_value, std::span<const OctetRange>(&whole, 1),
+               h.now);
+  h.run_for(microseconds(100));
+  EXPECT_GT(h.s->stats().resent_octets, 0U) << "the test can see a resend";
+}
+
 // "Message IDs MUST increase with each new message of an association and MUST NOT be reused
 // within it." "zero is reserved"
 TEST(Sender, MessageIds_IncreaseAndAreNeverZero) {
@@ -156,17 +194,31 @@ TEST(Sender, IncomingSequence_StaleDuplicateAndHalfSpaceApartAreDiscarded_WrapIs
   h.deliver(older);
   EXPECT_EQ(h.s->status(m)->grant_limit, 8192U);
   EXPECT_EQ(h.s->stats().stale_discarded, 2U);
-  // Forward through the space in steps below 2^31, across the wrap: 0xFFFFFFFF, then 0.
-  for (const std::uint32_t sn : {0x40000000U, 0xBFFFFFFFU, 0xFFFFFFFFU, 0U}) {
+  // Forward by up to kSequenceWindow at a time; further ahead is discarded and moves nothing
+  // (docs/spec-notes.md, "A Sequence Number far ahead is discarded, not processed").
+  for (const std::uint32_t sn : {1001U + kSequenceWindow, 1001U + 2U * kSequenceWindow}) {
     h.seq = sn;
     h.deliver(h.grant(mid, h.s->status(m)->grant_limit + 4096));
   }
-  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 4U * 4096U);
-  // Exactly 2^31 apart is newer in neither direction: discarded.
-  h.seq = 0x80000000U;
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 2U * 4096U);
+  h.seq = 0x40000000U;
   h.deliver(h.grant(mid, 65536));
-  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 4U * 4096U);
+  EXPECT_EQ(h.s->status(m)->grant_limit, 8192U + 2U * 4096U);
   EXPECT_EQ(h.s->stats().stale_discarded, 3U);
+  // Across the wrap: 0xFFFFFFFF, then 0; exactly 2^31 apart is newer in neither direction.
+  Harness w;
+  w.seq = 0xFFFFFFF0U;
+  const MessageHandle wm = w.submit(1 << 20);
+  w.deliver(w.accept());
+  for (const std::uint32_t sn : {0xFFFFFFFFU, 0U}) {
+    w.seq = sn;
+    w.deliver(w.grant(w.id(wm), w.s->status(wm)->grant_limit + 4096));
+  }
+  EXPECT_EQ(w.s->status(wm)->grant_limit, 2U * 4096U);
+  w.seq = 0x80000000U;
+  w.deliver(w.grant(w.id(wm), 65536));
+  EXPECT_EQ(w.s->status(wm)->grant_limit, 2U * 4096U);
+  EXPECT_EQ(w.s->stats().stale_discarded, 1U);
 }
 
 // Messages of another association or Epoch are not ours.
@@ -1005,7 +1057,10 @@ TEST(Sender, ReceiverCancelOrAbortingError_AbortsTheMessage) {
 }
 
 // "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED)."
-TEST(Sender, AssocRefused_AbortsEveryPendingMessageAndStopsRetrying) {
+// The refusal carries no nonce: the procedure's attempts go on, and the messages are aborted
+// when they end unaccepted (docs/spec-notes.md, "ASSOC_REFUSED ends the association procedure,
+// not the first time it arrives").
+TEST(Sender, AssocRefused_AbortsEveryPendingMessageWhenTheAttemptsEndUnaccepted) {
   Harness h;
   const MessageHandle a = h.submit(100);
   const MessageHandle b = h.submit(1 << 20);
@@ -1013,10 +1068,31 @@ TEST(Sender, AssocRefused_AbortsEveryPendingMessageAndStopsRetrying) {
   e.header.association_id = 0;
   e.header.epoch = 0;
   h.deliver(e);
+  EXPECT_EQ(h.state(a), MessageState::New);
+  h.run_for(milliseconds(100));
+  EXPECT_EQ(h.state(a), MessageState::New);
+  h.run_for(milliseconds(300));
   EXPECT_EQ(h.state(a), MessageState::Aborted);
   EXPECT_EQ(h.state(b), MessageState::Aborted);
+  EXPECT_EQ(h.s->status(a)->abort_reason, static_cast<std::uint16_t>(ReasonCode::AssocRefused));
   h.run_for(milliseconds(300));
-  EXPECT_EQ(h.count<AssocRequest>(), 1U);
+  EXPECT_EQ(h.count<AssocRequest>(), 8U) << "eight attempts, then nothing";
+}
+
+// A forged refusal (audit row 1.6): the receiver's ASSOC_ACCEPT echoing the nonce still
+// establishes the association, and no message is aborted.
+TEST(Sender, AssocRefusedThenAccepted_EstablishesAndAbortsNothing) {
+  Harness h;
+  const MessageHandle a = h.submit(1 << 20);
+  ErrorMessage e = h.error(ReasonCode::AssocRefused);
+  e.header.association_id = 0;
+  e.header.epoch = 0;
+  h.deliver(e);
+  h.run_for(milliseconds(2));
+  h.deliver(h.accept());
+  h.run_for(milliseconds(400));
+  EXPECT_EQ(h.state(a), MessageState::Waiting);
+  EXPECT_EQ(h.s->status(a)->abort_reason, 0U);
 }
 
 // "WAITING | ERROR BUDGET_EXHAUSTED | keep the request outstanding | WAITING"; "senders keep

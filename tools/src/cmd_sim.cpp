@@ -385,7 +385,9 @@ class Run {
     switch (static_cast<ReasonCode>(reason)) {
       case ReasonCode::AssocRefused:
         return who + "refused " + std::to_string(rx ? rx->stats().associations_refused : 0) +
-               " associations at its cap max_associations = " + std::to_string(rc.max_associations);
+               " ASSOC_REQUESTs at its caps max_associations = " +
+               std::to_string(rc.max_associations) +
+               ", max_associations_per_host = " + std::to_string(rc.max_associations_per_host);
       case ReasonCode::MessageTooLarge:
         return who + "takes messages up to max_message_length = " +
                std::to_string(rc.max_message_length) + " octets";

@@ -22,6 +22,9 @@
 namespace rdcc::sim {
 namespace {
 
+// Identities of opaque data no request has named yet that the driver keeps for the checker.
+constexpr std::size_t kEarlyIdentities = std::size_t{1} << 16U;
+
 using rdcc::BindingKind;
 
 bool draw(ref::SeededRandom& rng, double p) {
@@ -86,6 +89,10 @@ struct Host {
   // Both are kept while a message is live: from its request until a while after the
   // receiver's MSG_DONE for it (forget_finished), by (sender's RDCC address, Message ID).
   std::map<std::tuple<IpAddress, std::uint16_t, std::uint64_t>, std::uint64_t> opaque_values;
+  // Opaque octets delivered before any request named their identifier, by (sender's address,
+  // binding value): the checker hears of them with the request (note_request). Stray data of
+  // finished messages lands here too: at most kEarlyIdentities are kept.
+  std::map<std::tuple<IpAddress, std::uint16_t, std::uint64_t>, std::uint64_t> early;
   std::deque<std::pair<Time, std::tuple<IpAddress, std::uint16_t, std::uint64_t>>> finished;
   std::uint16_t ip_id = 0;
 };
@@ -542,6 +549,12 @@ struct Network::Impl {
     } else {
       h.opaque_ids[{from.ip, from.port, r.binding_value}] = r.message_id;
       h.opaque_values[{from.ip, from.port, r.message_id}] = r.binding_value;
+      // Data that came before this request is the message's: the checker hears of it now,
+      // after the request and before the receiver takes it as early data.
+      if (auto e = h.early.find({from.ip, from.port, r.binding_value}); e != h.early.end()) {
+        checker.on_data_delivered(h.addr, from, r.message_id, e->second, clock);
+        h.early.erase(e);
+      }
     }
   }
 
@@ -606,12 +619,23 @@ struct Network::Impl {
       }
       obs = ref::observe_opaque(op->header, from, ce, unsched);
       auto it = h.opaque_ids.find({from.ip, from.port, op->header.message_identifier});
-      message_id = it != h.opaque_ids.end() ? it->second : op->header.message_identifier;
       // The checker counts each octet once, as the receiver does: a resent octet that had
       // arrived already (a NACK for one still on its way) is no octet more received.
       const auto [below, above] = h.delivered[{from.ip, op->header.message_identifier}].add(
           op->header.offset, op->header.offset + op->header.payload_length);
       checked_octets = below + above;
+      if (it == h.opaque_ids.end()) {
+        // No request has named its identifier (yet): which message it is, only the request
+        // that names it will tell (note_request); the Binding Value is no Message ID.
+        if (h.early.size() >= kEarlyIdentities) h.early.clear();
+        h.early[{from.ip, from.port, op->header.message_identifier}] += *checked_octets;
+        ++stats.data_packets_delivered;
+        stats.data_octets_delivered += obs.octets;
+        h.receiver->on_data(obs, clock);
+        service(h, Role::Receiver);
+        return;
+      }
+      message_id = it->second;
     }
     ++stats.data_packets_delivered;
     stats.data_octets_delivered += obs.octets;
@@ -792,6 +816,7 @@ struct Network::Impl {
       h.opaque_ids.clear();
       h.delivered.clear();
       h.opaque_values.clear();
+      h.early.clear();
       h.finished.clear();
       h.receiver_timer = Timer{};
       h.receiver_timer.last_fired = clock;

@@ -27,10 +27,15 @@ void Receiver::Impl::on_assoc_request(const Address& from, const AssocRequest& r
   if (Assoc* known = assocs.of_request(req.sender_nonce, from);
       known != nullptr && (policy->same_nonce_same_association() || req.update_acknowledgment())) {
     Assoc& a = *known;
-    a.last_activity = now;
+    // "Associations are kept alive by data and control traffic": of the association. An
+    // ASSOC_REQUEST repeated by an address that never sent the association a message (a forged
+    // one, refreshed to hold the receiver's room) keeps nothing alive (docs/spec-notes.md,
+    // "Associations per host").
+    if (a.peer_heard || req.update_acknowledgment()) a.last_activity = now;
     if (req.update_acknowledgment()) {
       if (a.update_pending) {
         a.update_pending = false;
+        a.update_attempts_left = 0;
         ledger.set_u(a, a.u);
         if (events.enabled())
           events.emit(now, "parameter_update_acknowledged", {{"association_id", a.id}, {"u", a.u}});
@@ -43,9 +48,13 @@ void Receiver::Impl::on_assoc_request(const Address& from, const AssocRequest& r
     return;
   }
   if (req.update_acknowledgment()) return;  // acknowledges nothing we know
-  if (at_association_cap(assocs.size(), policy->association_cap(cfg.max_associations))) {
+  const std::size_t cap = policy->association_cap(cfg.max_associations);
+  if (at_association_cap(assocs.size(), cap) ||
+      at_association_cap(assocs.of_host(from).size(),
+                         std::min(cap, cfg.max_associations_per_host))) {
+    // Of no association: Association ID and Epoch zero (the Epoch is not told to a stranger,
+    // docs/spec-notes.md, "What a receiver tells a source that has no association").
     ErrorMessage e;
-    e.header.epoch = cfg.epoch;
     e.reason = static_cast<std::uint16_t>(ReasonCode::AssocRefused);
     send_to(from, Message{e}, now);
     ++stats.errors_sent;
@@ -86,6 +95,19 @@ void Receiver::Impl::update_u(Assoc& a, std::uint32_t u, Time now) {
   ledger.set_u(a, std::max(a.u_accounted, u));
   a.u = u;
   a.update_pending = true;
+  start_parameter_update(a, now);
+}
+
+// "the receiver retransmits the update with exponential backoff until it is acknowledged": in
+// rounds of kUpdateAttempts, each started by a change of U or by the peer's next message, and
+// only toward a peer heard from since its association was accepted. An association a forged
+// ASSOC_REQUEST made is sent nothing but the one ASSOC_ACCEPT per request ("so the exchange
+// cannot be used for amplification"), and an unacknowledged update costs no more than the
+// larger U it keeps accounted (docs/spec-notes.md, "Parameter Updates go to a peer that has
+// answered").
+void Receiver::Impl::start_parameter_update(Assoc& a, Time now) {
+  if (!a.update_pending || !a.peer_heard || a.update_attempts_left != 0) return;
+  a.update_attempts_left = kUpdateAttempts;
   a.update_backoff = milliseconds(1);
   send_parameter_update(a, now);
 }
@@ -95,6 +117,7 @@ void Receiver::Impl::send_parameter_update(Assoc& a, Time now) {
   acc.header.flags = flag::kParameterUpdate;
   send(a, acc, now);
   ++stats.parameter_updates_sent;
+  if (--a.update_attempts_left == 0) return;
   arm(now + a.update_backoff, TimerKind::ParameterUpdate, a.id, 0, ++a.update_generation);
   a.update_backoff = std::min(a.update_backoff * 2, seconds(1));
 }
@@ -126,7 +149,9 @@ void Receiver::Impl::remove_association(Assoc& a, Time now, const char* why) {
   ledger.close(a);
   if (events.enabled())
     events.emit(now, "association_removed", {{"association_id", a.id}, {"reason", why}});
+  const Address peer = a.peer;
   assocs.remove(a);
+  if (assocs.of_host(peer).empty()) early_by_host.erase(AssociationTable<Assoc>::host_of(peer));
 }
 
 }  // namespace rdcc::ref

@@ -5,10 +5,12 @@
 // made them ("A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as
 // idempotent and return the same Association ID") and by the address bound when each was
 // accepted ("The receiver sends all messages of the association to the address and port from
-// which the accepted ASSOC_REQUEST came"). Association IDs are drawn at random, non-zero and
-// unused (unpredictable IDs limit blind injection, "Security Considerations"). `A` is the
-// receiver's association, with `id`, `peer` and `nonce`. Iterating the table visits the
-// associations as (id, association) pairs. Unit tests:
+// which the accepted ASSOC_REQUEST came"), and by the host of that address, in the order they
+// were accepted (data belongs to an association of its host through its transport identity:
+// docs/spec-notes.md, "Data belongs to an association, never to a host"). Association IDs are drawn
+// at random, non-zero and unused (unpredictable IDs limit blind injection, "Security
+// Considerations"). `A` is the receiver's association, with `id`, `peer` and `nonce`. Iterating the
+// table visits the associations as (id, association) pairs. Unit tests:
 // reference/test/receiver/association_establishment_test.cpp.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <map>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "rdcc/reference/address.hpp"
 #include "rdcc/reference/random.hpp"
@@ -44,14 +47,18 @@ class AssociationTable {
     auto it = by_nonce_.find(nonce_key(nonce, from));
     return it == by_nonce_.end() ? nullptr : &by_id_.at(it->second);
   }
-  // The association bound to `from`, or else the first bound to another port of its host
-  // (data arrives from the data transport's port, not the RDCC port).
-  [[nodiscard]] A* of_peer(const Address& from) {
-    if (auto it = by_peer_.find(from); it != by_peer_.end()) return &by_id_.at(it->second);
-    for (auto& [id, a] : by_id_) {
-      if (a.peer.same_host(from)) return &a;
-    }
-    return nullptr;
+  // The Association IDs bound to any port of the host of `from`, oldest accepted first (none:
+  // an empty list).
+  [[nodiscard]] const std::vector<std::uint32_t>& of_host(const Address& from) const {
+    static const std::vector<std::uint32_t> kNone;
+    auto it = by_host_.find(host_of(from));
+    return it == by_host_.end() ? kNone : it->second;
+  }
+
+  // The host of an address: the address with port zero.
+  [[nodiscard]] static Address host_of(Address a) {
+    a.port = 0;
+    return a;
   }
 
   // A new, unused, non-zero Association ID.
@@ -70,12 +77,17 @@ class AssociationTable {
     a.nonce = nonce;
     by_nonce_[nonce_key(nonce, peer)] = id;
     by_peer_[peer] = id;
+    by_host_[host_of(peer)].push_back(id);
     return a;
   }
   void remove(A& a) {
     by_nonce_.erase(nonce_key(a.nonce, a.peer));
     if (auto it = by_peer_.find(a.peer); it != by_peer_.end() && it->second == a.id)
       by_peer_.erase(it);
+    if (auto h = by_host_.find(host_of(a.peer)); h != by_host_.end()) {
+      std::erase(h->second, a.id);
+      if (h->second.empty()) by_host_.erase(h);
+    }
     by_id_.erase(a.id);
   }
 
@@ -88,6 +100,7 @@ class AssociationTable {
   std::map<std::pair<std::uint64_t, std::size_t>, std::uint32_t>
       by_nonce_;  // (nonce, address hash)
   std::unordered_map<Address, std::uint32_t, AddressHash> by_peer_;
+  std::unordered_map<Address, std::vector<std::uint32_t>, AddressHash> by_host_;  // port zero
 };
 
 }  // namespace rdcc::ref

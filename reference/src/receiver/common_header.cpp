@@ -22,6 +22,8 @@ bool Receiver::Impl::fresh(Assoc& a, const Header& h, Time now) {
   a.have_seq_in = true;
   a.newest_seq_in = h.sequence_number;
   a.last_activity = now;
+  a.peer_heard = true;
+  start_parameter_update(a, now);  // one it has not acknowledged yet
   return true;
 }
 

@@ -50,13 +50,15 @@ void Receiver::Impl::on_undecodable(const Address& from, const DecodeError& e, T
     // with ERROR (UNSUPPORTED_TYPE) to the address bound to that association, and it
     // MUST NOT reply otherwise."
     if (e.header) {
+      // Only to a peer that has answered: a message of unknown Type may be 16 octets, the
+      // ERROR is 28 (docs/spec-notes.md, "Parameter Updates go to a peer that has answered").
       if (Assoc* a = association_of(from, *e.header)) {
-        send_error(*a, ReasonCode::UnsupportedType, 0, now);
+        if (a->peer_heard) send_error(*a, ReasonCode::UnsupportedType, 0, now);
       } else if (policy->answer_unsupported_type_unbound(
                      assocs.contains(e.header->association_id))) {
         ErrorMessage err;
         err.header.association_id = e.header->association_id;
-        err.header.epoch = cfg.epoch;
+        err.header.epoch = e.header->epoch;  // its own: ours is no stranger's (answer_unknown_...)
         err.reason = static_cast<std::uint16_t>(ReasonCode::UnsupportedType);
         send_to(from, Message{err}, now);
       }
@@ -69,12 +71,16 @@ void Receiver::Impl::on_undecodable(const Address& from, const DecodeError& e, T
 }
 
 // "A receiver that receives a CREDIT_REQUEST for an unknown association replies with ERROR
-// (UNKNOWN_ASSOCIATION)"
+// (UNKNOWN_ASSOCIATION)". The reply restates the request's Association ID and Epoch: the
+// receiver's Epoch is one of the values that limit blind injection ("Security
+// Considerations"), and a source with no association learns none of it (docs/spec-notes.md,
+// "What a receiver tells a source that has no association"). The sender of an association
+// the receiver forgot reads its own Epoch back, as before the receiver forgot it.
 void Receiver::Impl::answer_unknown_association(const Address& from, const Header& h, Time now) {
   if (!policy->answer_unknown_association()) return;
   ErrorMessage e;
   e.header.association_id = h.association_id;
-  e.header.epoch = cfg.epoch;
+  e.header.epoch = h.epoch;
   e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
   send_to(from, Message{e}, now);
   ++stats.errors_sent;

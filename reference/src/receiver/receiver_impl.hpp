@@ -28,6 +28,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "association_establishment.hpp"
@@ -53,6 +55,9 @@ namespace rdcc::ref {
 
 struct Receiver::Impl {
   static constexpr std::size_t kDoneMemory = 4096;  // completed messages remembered per association
+  // Parameter Updates sent in one round (1 ms, doubling: the sender's eight ASSOC_REQUEST
+  // attempts); a round starts when U changes and again when the peer is next heard.
+  static constexpr int kUpdateAttempts = 8;
 
   enum class MsgState : std::uint8_t { Active, Dormant, Complete, Cancelled, Misbehaving };
 
@@ -99,6 +104,11 @@ struct Receiver::Impl {
     bool update_pending = false;
     Duration update_backoff{};
     std::uint64_t update_generation = 0;
+    int update_attempts_left = 0;  // of the round of Parameter Updates under way (none: 0)
+    // A message of the association passed its checks since it was accepted: its peer is at the
+    // address bound and received our ASSOC_ACCEPT. Only then is it sent anything unprompted
+    // (docs/spec-notes.md, "Parameter Updates go to a peer that has answered").
+    bool peer_heard = false;
     std::uint32_t seq_out = 1;
     bool have_seq_in = false;
     std::uint32_t newest_seq_in = 0;
@@ -113,7 +123,6 @@ struct Receiver::Impl {
     std::size_t done_oldest = 0;
     Time last_activity{};
     std::size_t active = 0;  // messages in Active or Dormant state
-    EarlyData early;         // octets that preceded their CREDIT_REQUEST
     BindingIndex binding;    // its messages by transport identity
     // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
     // recovery"): only such a sender is sent NACKs.
@@ -154,7 +163,10 @@ struct Receiver::Impl {
   TransmitQueue out;               // what poll_transmit() hands out
   std::vector<DataNack> nacks;     // what poll_nack() hands out, oldest first
   AssociationTable<Assoc> assocs;  // "Association Establishment"
-  GrantQueue<Queued> queue;        // "Credit Allocation": who is served next
+  // Octets that preceded their CREDIT_REQUEST, by the host they came from (port zero): no
+  // association's until a request names their identity.
+  std::unordered_map<Address, EarlyData, AddressHash> early_by_host;
+  GrantQueue<Queued> queue;  // "Credit Allocation": who is served next
   TimerList<Timer> timers;
   CreditLedger ledger;  // "Receiver Credit Budget"
   // "Credit Allocation", rule 1, for the packets on the wire: Pacing Rates count message
@@ -211,13 +223,14 @@ struct Receiver::Impl {
   AssocAccept accept_for(const Assoc& a) const;
   void on_assoc_request(const Address& from, const AssocRequest& req, Time now);
   void update_u(Assoc& a, std::uint32_t u, Time now);
+  void start_parameter_update(Assoc& a, Time now);
   void send_parameter_update(Assoc& a, Time now);
   void idle_check(Time now);
   void remove_association(Assoc& a, Time now, const char* why);
 
   // ---- unscheduled_transmission.cpp: "Unscheduled Transmission"
   std::uint32_t choose_u(std::uint32_t own = 0) const;
-  void count_early_data(Assoc& a, Msg& m);
+  void count_early_data(const Assoc& a, Msg& m);
   void release_unscheduled(Msg& m);
   void accept_unscheduled(Assoc& a, Msg& m, std::uint64_t announced, Time now);
   void convert_unscheduled(Assoc& a, Msg& m, std::uint64_t sent);
@@ -269,6 +282,10 @@ struct Receiver::Impl {
   bool binding_supported(std::uint8_t kind) const;
   void nack_missing(Assoc& a, Msg& m, Time now);
   Msg* find_message(Assoc& a, const DataObservation& d);
+  std::pair<Assoc*, Msg*> data_owner(const DataObservation& d);
+  EarlyData& early_of(const Address& from) {
+    return early_by_host[AssociationTable<Assoc>::host_of(from)];
+  }
   void on_data(const DataObservation& d, Time now);
 
   // ---- error_handling_and_recovery.cpp: "Error Handling and Recovery"

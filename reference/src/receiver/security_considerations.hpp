@@ -15,7 +15,9 @@
 namespace rdcc::ref {
 
 // Whether a new association is refused: `associations` are kept, at most `cap` ("SHOULD refuse
-// new associations rather than evicting active ones").
+// new associations rather than evicting active ones"). Asked of all associations and of those
+// of the request's host (ReceiverConfig::max_associations_per_host): requests from one host,
+// with any source port, then cannot take the room of another host's sender.
 [[nodiscard]] inline bool at_association_cap(std::size_t associations, std::size_t cap) {
   return associations >= cap;
 }

@@ -63,21 +63,33 @@ auto Receiver::Impl::find_message(Assoc& a, const DataObservation& d) -> Msg* {
   return id == nullptr ? nullptr : &a.msgs.at(*id);
 }
 
+// The association and message data belongs to (docs/spec-notes.md, "Data belongs to an
+// association, never to a host"): of the associations accepted from the data's host, the one
+// whose messages include its transport identity ("each CREDIT_REQUEST names the
+// transport-level identity of the message", Architecture); where several do (a sender that
+// re-established names its pending messages again), the one accepted last. Any number of
+// senders share an IP, and data naming no message of that host is no association's.
+auto Receiver::Impl::data_owner(const DataObservation& d) -> std::pair<Assoc*, Msg*> {
+  const std::vector<std::uint32_t>& ids = assocs.of_host(d.from);
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    Assoc& a = assocs.at(*it);
+    if (Msg* m = find_message(a, d)) return {&a, m};
+  }
+  return {nullptr, nullptr};
+}
+
 void Receiver::Impl::on_data(const DataObservation& d, Time now) {
-  Assoc* ap = assocs.of_peer(d.from);
-  if (ap == nullptr) {
+  auto [ap, mp] = data_owner(d);
+  if (mp == nullptr) {
+    // No message of its host has this identity (yet): it is kept for a request still on its way
+    // (docs/spec-notes.md, 69), and touches no association, not even its idle time.
     stats.unattributed_data_octets += d.octets;
+    if (!assocs.of_host(d.from).empty()) early_of(d.from).add(d.binding, d.key, d.octets);
     return;
   }
   Assoc& a = *ap;
   a.last_activity = now;
   a.observe_data(d.octets, d.ce, d.rtt, cfg.rtt_target);
-  Msg* mp = find_message(a, d);
-  if (mp == nullptr) {
-    stats.unattributed_data_octets += d.octets;
-    a.early.add(d.binding, d.key, d.octets);
-    return;
-  }
   Msg& m = *mp;
   const bool opaque = d.binding == BindingKind::Opaque;
   if (opaque && d.recovers) a.peer_recovers = true;

@@ -31,8 +31,8 @@ std::uint32_t Receiver::Impl::choose_u(std::uint32_t own) const {
 // of the same message: such octets belong to something else, e.g. a previous Epoch's
 // transfer still in flight when the receiver restarted (spec-notes 69). The opaque
 // binding's offsets are not kept for them, so they count from offset 0 up.
-void Receiver::Impl::count_early_data(Assoc& a, Msg& m) {
-  const auto early = a.early.take(
+void Receiver::Impl::count_early_data(const Assoc& a, Msg& m) {
+  const auto early = early_of(a.peer).take(
       m.binding, m.binding == BindingKind::Opaque ? m.binding_value : m.rocev2.destination_qpn);
   if (!early) return;
   const std::uint64_t octets = std::min({*early, m.length, m.window});

@@ -31,6 +31,7 @@ void Sender::Impl::start_establishment(Assoc& a, Time now) {
         std::max<std::uint64_t>(1, policy->first_message_id_on_reestablishment(a.next_message_id));
   }
   a.attempts = 0;
+  a.refused = false;
   a.association_id = 0;
   a.epoch = 0;
   a.retx_timeout = config.assoc_initial_timeout;
@@ -55,6 +56,16 @@ void Sender::Impl::assoc_attempt(Assoc& a, Time now) {
 void Sender::Impl::assoc_timeout(Assoc& a, Time now) {
   if (a.attempts < config.assoc_max_attempts) {
     assoc_attempt(a, now);
+    return;
+  }
+  if (a.refused) {
+    // "ERROR with reason ASSOC_REFUSED | release state | ABORTED", once no attempt was accepted.
+    if (events.enabled())
+      events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
+    for_each_msg(
+        a, [&](Msg& m) { abort(m, static_cast<std::uint16_t>(ReasonCode::AssocRefused), now); });
+    set_phase(a, Phase::Idle);
+    a.retx_at = Time::never();
     return;
   }
   if (a.was_established) {
@@ -172,11 +183,13 @@ void Sender::Impl::begin_reestablishment(Assoc& a, const char* why, Time now) {
   start_establishment(a, now);
 }
 
-// A pending message in the new association: a new Message ID (old data still in flight is
-// never counted for it), scheduled mode, a fresh CREDIT_REQUEST.
+// A pending message in the new association: a new Message ID and, where the sender drew it, a
+// new Binding Value (old data still in flight is never counted for it), scheduled mode, a fresh
+// CREDIT_REQUEST.
 void Sender::Impl::rerequest(Msg& m, Time now) {
   Assoc& a = assoc_of(m);
   set_id(m, a.next_message_id++);
+  if (m.binding_drawn) default_binding_value(m);
   m.rto = initial_rto(a);
   send_credit_request(m, false, now);
   refresh_state(m, now);

@@ -21,12 +21,14 @@ void Sender::Impl::on_error(Assoc& a, const ErrorMessage& e, Time now) {
     return;
   }
   if (reason == ReasonCode::AssocRefused && a.phase == Phase::Connecting) {
-    // The answer to our ASSOC_REQUEST: no association exists, nothing to check it against.
+    // The answer to our ASSOC_REQUEST carries nothing to check it against (no nonce), so one
+    // datagram from anyone would end the messages: the association procedure goes on, and an
+    // ASSOC_ACCEPT echoing our nonce still wins; the messages are aborted only when its
+    // attempts end unaccepted (assoc_timeout; docs/spec-notes.md, "ASSOC_REFUSED ends the
+    // association procedure, not the first time it arrives").
+    a.refused = true;
     if (events.enabled())
-      events.emit(now, "association_refused", {{"receiver", a.receiver.to_string()}});
-    for_each_msg(a, [&](Msg& m) { abort(m, e.reason, now); });
-    set_phase(a, Phase::Idle);
-    a.retx_at = Time::never();
+      events.emit(now, "association_refused_noted", {{"receiver", a.receiver.to_string()}});
     return;
   }
   if (!accept_header(a, e, now)) return;

@@ -192,6 +192,7 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   Impl::Msg& m = s.live.try_emplace(s.live.end(), handle)->second;
   m.handle = handle;
   m.spec = spec;
+  s.default_binding_value(m);
   m.submitted = now;
   if (s.events.enabled()) {
     s.events.emit(now, "message_submitted",

@@ -46,6 +46,10 @@ struct Sender::Impl {
     Phase phase = Phase::Idle;
     std::uint64_t nonce = 0;
     int attempts = 0;
+    // An ERROR (ASSOC_REFUSED) came while connecting: the messages are aborted when the attempts
+    // end unaccepted (docs/spec-notes.md, "ASSOC_REFUSED ends the association procedure, not
+    // the first time it arrives").
+    bool refused = false;
     bool was_established = false;  // the receiver has accepted an association before
     Time last_attempt{};
     Time retx_at = Time::never();
@@ -90,6 +94,9 @@ struct Sender::Impl {
   struct Msg {
     MessageHandle handle = 0;
     MessageSpec spec;
+    // spec.binding_value is the sender's draw, not the application's: a new one is drawn when
+    // the message starts over in a new association (rerequest).
+    bool binding_drawn = false;
     // The association of spec.receiver (submit() sets it; map nodes stay put and an Assoc is
     // never erased): the lookup by address was most of the scheduler's time.
     Assoc* assoc = nullptr;
@@ -166,6 +173,9 @@ struct Sender::Impl {
 
   SenderConfig config;
   RandomSource& random;
+  // The default opaque Binding Values' own stream (transport_bindings.cpp): a CSPRNG where
+  // `random` is one, and drawing from it shifts none of `random`'s draws.
+  std::unique_ptr<RandomSource> binding_random;
   std::shared_ptr<const SenderPolicy> policy;  // never null: SenderPolicy's defaults
   EventSink events;
   SenderStats stats;
@@ -250,6 +260,7 @@ struct Sender::Impl {
   Impl(SenderConfig c, RandomSource& r, Observer* o, std::shared_ptr<const SenderPolicy> p)
       : config(std::move(c)),
         random(r),
+        binding_random(r.split()),
         policy(p ? std::move(p) : std::make_shared<const SenderPolicy>()),
         events(config.name, o),
         finished(config.finished_status_capacity) {
@@ -514,6 +525,7 @@ struct Sender::Impl {
 
   // transport_bindings.cpp, "Transport Bindings":
   std::uint64_t binding_value(const Msg& m) const;
+  void default_binding_value(Msg& m);
   bool may_post(const Msg& m, std::uint64_t limit) const;
 
   // sender_message_state_machine.cpp, "Sender Message State Machine":

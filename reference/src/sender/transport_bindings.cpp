@@ -11,10 +11,22 @@
 namespace rdcc::ref {
 
 // Opaque: "a 64-bit message identifier that the data transport carries in its own headers, with
-// a meaning agreed by configuration"; none configured (zero), the Message ID.
+// a meaning agreed by configuration"; none configured (zero), a non-zero draw of the sender's
+// generator, made when the message is submitted and again when it starts over in a new
+// association (default_binding_value, rerequest: its earlier data still in flight is never
+// counted for it): data and NACKs forged without it name no message (docs/spec-notes.md, "Data
+// belongs to an association, never to a host").
 std::uint64_t Sender::Impl::binding_value(const Msg& m) const {
-  if (m.spec.binding == BindingKind::Opaque && m.spec.binding_value == 0) return m.id;
   return m.spec.binding_value;
+}
+
+void Sender::Impl::default_binding_value(Msg& m) {
+  if (m.spec.binding != BindingKind::Opaque || (m.spec.binding_value != 0 && !m.binding_drawn)) {
+    return;
+  }
+  m.binding_drawn = true;
+  m.spec.binding_value = 0;
+  while (m.spec.binding_value == 0) m.spec.binding_value = binding_random->next_u64();
 }
 
 // RoCEv2: "posts each one only when it holds credit for all of its octets": the next RDMA

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "rdcc/reference/random.hpp"
 
 namespace rdcc::ref {
@@ -30,14 +33,14 @@ TEST(AssociationTable, SameNonceFromSameAddress_FindsTheSameAssociation) {
   EXPECT_EQ(t.size(), 1U);
 }
 
-TEST(AssociationTable, OfPeer_BoundAddressFirst_ThenAnotherPortOfItsHost) {
+TEST(AssociationTable, OfHost_EveryAssociationOfAnyPortOfTheHost_OldestFirst) {
   AssociationTable<A> t;
-  A& a = t.add(1, kS1, 1);
-  A& b = t.add(2, kS2, 2);
-  EXPECT_EQ(t.of_peer(kS1), &a);
-  EXPECT_EQ(t.of_peer(kS2), &b);
-  EXPECT_EQ(t.of_peer(Address::v4(192, 0, 2, 2, 4791)), &b);  // data from the transport's port
-  EXPECT_EQ(t.of_peer(Address::v4(192, 0, 2, 3, 40000)), nullptr);
+  t.add(1, kS1, 1);
+  t.add(2, kS2, 2);
+  t.add(3, Address::v4(192, 0, 2, 1, 40001), 3);  // a second sender on the first host
+  EXPECT_EQ(t.of_host(Address::v4(192, 0, 2, 1, 4791)), (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(t.of_host(kS2), (std::vector<std::uint32_t>{2}));
+  EXPECT_TRUE(t.of_host(Address::v4(192, 0, 2, 3, 40000)).empty());
 }
 
 TEST(AssociationTable, Remove_ForgetsEveryIndex) {
@@ -47,7 +50,7 @@ TEST(AssociationTable, Remove_ForgetsEveryIndex) {
   t.remove(a);
   EXPECT_EQ(t.find(1), nullptr);
   EXPECT_EQ(t.of_request(1, kS1), nullptr);
-  EXPECT_EQ(t.of_peer(kS1), nullptr);
+  EXPECT_TRUE(t.of_host(kS1).empty());
   EXPECT_EQ(t.size(), 1U);
   std::size_t visited = 0;
   for (auto& [id, assoc] : t) {
@@ -61,6 +64,9 @@ TEST(AssociationTable, Remove_ForgetsEveryIndex) {
 class Scripted final : public RandomSource {
  public:
   std::uint64_t next_u64() override { return values_[i_++ % 3]; }
+  [[nodiscard]] std::unique_ptr<RandomSource> split() const override {
+    return std::make_unique<Scripted>();
+  }
 
  private:
   std::uint64_t values_[3] = {0, 5, 9};

@@ -28,6 +28,19 @@
 
 namespace rdcc::ref {
 
+// How far ahead of the newest processed Sequence Number a message is still processed. "An
+// endpoint MUST discard a message of an association whose Sequence Number is not newer ...
+// than the newest one it has already processed" ("Common Header"): the rule names the messages
+// that must be discarded, not all that must be processed. A message further ahead than
+// kSequenceWindow is discarded too and moves nothing, so one forged number cannot make the
+// real peer's next messages "not newer" (docs/spec-notes.md, "A Sequence Number far ahead is
+// discarded, not processed"). 2^14: more than any run of lost control messages a live
+// association survives, and a blind guess lands within it once in 2^18.
+inline constexpr std::uint32_t kSequenceWindow = 1U << 14U;
+[[nodiscard]] constexpr bool sequence_processed(std::uint32_t seq, std::uint32_t newest) noexcept {
+  return serial_newer(seq, newest) && static_cast<std::uint32_t>(seq - newest) <= kSequenceWindow;
+}
+
 // ---- receiver -------------------------------------------------------------------------------
 
 // What the receiver knows of a message when it sizes the next grant.
@@ -139,9 +152,10 @@ class ReceiverPolicy {
       std::span<const std::byte> datagram) const {
     return decode(datagram);
   }
-  // Whether Sequence Number `seq` is newer than `newest` ("Common Header": serial arithmetic).
+  // Whether Sequence Number `seq` is newer than `newest` ("Common Header": serial arithmetic)
+  // and within kSequenceWindow of it.
   [[nodiscard]] virtual bool sequence_fresh(std::uint32_t seq, std::uint32_t newest) const {
-    return serial_newer(seq, newest);
+    return sequence_processed(seq, newest);
   }
   // "The receiver MUST NOT grant credit to an association whose Epoch ... it does not recognize."
   [[nodiscard]] virtual bool recognizes_epoch(std::uint16_t epoch, std::uint16_t own) const {
@@ -270,9 +284,9 @@ class SenderPolicy {
     return decode(datagram);
   }
   // Whether a Sequence Number is newer than the newest processed one (serial number
-  // arithmetic); what is not newer is discarded.
+  // arithmetic) and within kSequenceWindow of it; what is not is discarded.
   [[nodiscard]] virtual bool newer_sequence(std::uint32_t seq, std::uint32_t newest) const {
-    return serial_newer(seq, newest);
+    return sequence_processed(seq, newest);
   }
   // Whether an ASSOC_ACCEPT echoes the current Sender Nonce.
   [[nodiscard]] virtual bool nonce_echoed(std::uint64_t echoed, std::uint64_t current) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace rdcc::ref {
 
@@ -10,6 +11,10 @@ class RandomSource {
  public:
   virtual ~RandomSource() = default;
   virtual std::uint64_t next_u64() = 0;
+  // An independent generator of the same kind, made without drawing from this one: a stream of
+  // its own for draws that must not shift this one's sequence (the sender's Binding Values, so
+  // that the simulator's nonces and start delays stay as they were).
+  [[nodiscard]] virtual std::unique_ptr<RandomSource> split() const = 0;
   // Uniform in [0, bound] (inclusive).
   std::uint64_t uniform(std::uint64_t bound);
 };
@@ -19,6 +24,7 @@ class SeededRandom final : public RandomSource {
  public:
   explicit SeededRandom(std::uint64_t seed);
   std::uint64_t next_u64() override;
+  [[nodiscard]] std::unique_ptr<RandomSource> split() const override;
 
  private:
   std::uint64_t s_[4];
@@ -29,6 +35,7 @@ class SeededRandom final : public RandomSource {
 class SystemRandom final : public RandomSource {
  public:
   std::uint64_t next_u64() override;
+  [[nodiscard]] std::unique_ptr<RandomSource> split() const override;
 };
 
 }  // namespace rdcc::ref

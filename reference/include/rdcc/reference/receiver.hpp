@@ -39,6 +39,8 @@ struct ReceiverConfig {
   Duration rtt_target = microseconds(50);  // "a round-trip time above the configured target"
   std::uint64_t grant_window = 0;          // per-message outstanding credit; 0: one BDP
   std::size_t max_associations = 1024;
+  // Of them, from one host (any port): a flood from one host leaves room for the others.
+  std::size_t max_associations_per_host = 256;
   std::size_t max_pending_per_association = 1024;
   std::uint64_t max_credit_per_association = 0;  // 0: no cap below G_s
   std::uint64_t max_message_length = 1ULL << 40U;
@@ -90,6 +92,9 @@ struct ReceiverConfig {
     v({"max_associations", U::Number, 1, kMaxConfigCount, "--max-associations",
        "associations, at most"},
       c.max_associations);
+    v({"max_associations_per_host", U::Number, 1, kMaxConfigCount, "--max-associations-per-host",
+       "associations from one host (any port), at most"},
+      c.max_associations_per_host);
     v({"max_pending_per_association", U::Number, 1, kMaxConfigCount, "--max-pending",
        "pending messages per association, at most"},
       c.max_pending_per_association);

@@ -83,7 +83,7 @@ struct MessageSpec {
   ServiceHint service_hint = ServiceHint::None;
   std::uint32_t deadline_us = 0;  // 0: none
   BindingKind binding = BindingKind::Opaque;
-  std::uint64_t binding_value = 0;  // opaque: the transport's message identifier (0: Message ID);
+  std::uint64_t binding_value = 0;  // opaque: the transport's message identifier (0: a draw);
                                     // RoCEv2: packed QPN/MSN/count (codec/rocev2.hpp)
   std::uint64_t post_unit = 0;      // RoCEv2: RDMA message size; octets are released only in
                                     // whole post units fully covered by credit (0: any octet)
