@@ -17,6 +17,7 @@ packages=(
   libxml2-utils                            # xmllint: the conformance JUnit report test, the plot test
   xxd bsdextrautils                        # xxd, hexdump: the hex dumps rdcc_paste_pipe pastes into rdcc decode
   python3                                  # scripts/renumber-spec-notes.py and its ctests
+  python3-clang libclang1-14               # reference/automutants/generate.py: the automatic mutants
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
   chromium                                 # conformance_html_browser: the HTML report in a real browser
