@@ -6,6 +6,7 @@
 set -eu
 conform=${1:?usage: auto_mutants.sh RDCC_CONFORM [IDS, e.g. 1-200]}
 report=${RDCC_REPORT:-$(mktemp -d)}
+mkdir -p "$report"
 start=$(date +%s)
 status=0
 if [ $# -ge 2 ]; then

@@ -8,6 +8,7 @@ conform=${1:?usage: random_variants.sh RDCC_CONFORM [N] [SEED]}
 n=${2:-250}
 seed=${3:-1}
 report=${RDCC_REPORT:-$(mktemp -d)}
+mkdir -p "$report"
 start=$(date +%s)
 status=0
 "$conform" --iut reference --random-variants "$n" --seed "$seed" --jobs 2 --report "$report" \
