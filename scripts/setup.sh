@@ -19,6 +19,7 @@ packages=(
   python3                                  # scripts/renumber-spec-notes.py and its ctests
   python3-distributed                      # scripts/sim-sweep.py: sweeps on Dask (for /usr/bin/python3)
   python3-pytest python3-scapy             # python/: the rdcc package's tests, the Scapy layer
+  python3-clang libclang1-14               # reference/automutants/generate.py: the automatic mutants
   help2man                                 # the man pages, from each tool's --help
   dpkg-dev file                            # cpack -G DEB: dpkg-shlibdeps finds the dependencies
   chromium                                 # conformance_html_browser: the HTML report in a real browser

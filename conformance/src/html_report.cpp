@@ -686,8 +686,12 @@ void write_matrix_html(const std::filesystem::path& file, const std::vector<Matr
     std::map<std::string, const ScenarioResult*> by_name;
     for (const auto& r : row.results) by_name[r.name] = &r;
     o << "<tr class=\"iut\" data-iut=\"" << esc(row.iut) << "\"><th><a href=\"" << esc(row.report)
-      << "/index.html\" title=\"" << esc(row.iut) << "\">" << esc(shorten(row.iut, 60))
-      << "</a></th><td>" << esc(row.kind) << "</td><td><small>"
+      << "/index.html\" title=\"" << esc(row.iut) << "\">" << esc(shorten(row.iut, 60)) << "</a>";
+    if (!row.detail.empty()) {
+      o << "<br><small class=\"detail\" title=\"" << esc(row.detail) << "\">"
+        << esc(shorten(row.detail, 160)) << "</small>";
+    }
+    o << "</th><td>" << esc(row.kind) << "</td><td><small>"
       << esc(row.note.empty() ? short_counts(count(row.results)) : "not run: " + row.note)
       << "</small></td>";
     for (const auto& s : scenarios) {

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rdcc/conformance/random_matrix.hpp"
+#include "rdcc/conformance/variant_matrix.hpp"
 #include "rdcc/version.h"
 
 namespace rdcc::conformance {
@@ -27,6 +29,8 @@ std::string folder_of(std::size_t index, const MatrixIut& iut) {
   if (iut.kind == "mutant" && !iut.adapter.mutants.empty())
     name += "-" + iut.adapter.mutants.front();
   if (iut.kind == "reference" && !iut.role.empty()) name += "-" + iut.role;
+  if (iut.kind == "random") name += "-" + iut.adapter.random_variant.substr(0, 24);
+  if (iut.kind == "auto-mutant") name += "-" + std::to_string(iut.auto_mutant);
   std::string out = num;
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -35,13 +39,23 @@ std::string folder_of(std::size_t index, const MatrixIut& iut) {
   return out;
 }
 
+AutoMutantHooks& hooks() {
+  static AutoMutantHooks h;
+  return h;
+}
+
 }  // namespace
+
+void set_auto_mutant_hooks(AutoMutantHooks h) {
+  hooks() = std::move(h);
+}
 
 MatrixIut variant_iut(const ref::VariantInfo& v, AdapterSpec base) {
   base.variant = std::string(v.name);
   base.mutants.clear();
   return {"reference variant=" + std::string(v.name), "variant", std::move(base),
-          std::string(ref::to_string(v.role))};
+          std::string(ref::to_string(v.role)),
+          "\"" + permits_text(v) + "\" (" + std::string(v.section) + ")"};
 }
 
 MatrixIut mutant_iut(const testing::MutantInfo& m, AdapterSpec base) {
@@ -49,7 +63,7 @@ MatrixIut mutant_iut(const testing::MutantInfo& m, AdapterSpec base) {
   base.variant.clear();
   const std::string iut = base.kind == AdapterSpec::Kind::Reference ? "reference" : "exec:";
   return {iut + " mutant=" + std::string(m.name), "mutant", std::move(base),
-          std::string(to_string(m.role))};
+          std::string(to_string(m.role)), "breaks " + std::string(m.requirement)};
 }
 
 std::vector<Scenario> scenarios_for(const MatrixIut& iut, const std::vector<Scenario>& scenarios) {
@@ -127,11 +141,40 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
         } else {
           names.push_back(value);
         }
+      } else if (key == "random") {
+        std::string error;
+        const auto v = testing::parse_random_variant(value, &error);
+        if (!v) throw std::runtime_error(where + error);
+        MatrixIut iut{"reference random=" + value, "random", base, "", v->values()};
+        iut.adapter.kind = AdapterSpec::Kind::Reference;
+        iut.adapter.any_role = true;
+        iut.adapter = with_random_variant(iut.adapter, *v);
+        out.push_back(std::move(iut));
+      } else if (key == "auto-mutant") {
+        const auto describe = hooks().describe;
+        std::optional<std::string> what;
+        std::uint32_t id = 0;
+        try {
+          id = static_cast<std::uint32_t>(std::stoul(value));
+        } catch (const std::exception&) {
+          id = 0;
+        }
+        if (describe) what = describe(id);
+        if (!what) {
+          throw std::runtime_error(where + "auto-mutant=" + value +
+                                   (describe ? ": no such automatic mutant (--list-auto-mutants)"
+                                             : ": needs rdcc-conform-automut"));
+        }
+        MatrixIut iut{"reference auto-mutant=" + value, "auto-mutant", base, "", *what, id};
+        iut.adapter.kind = AdapterSpec::Kind::Reference;
+        iut.adapter.any_role = true;
+        out.push_back(std::move(iut));
       } else {
-        throw std::runtime_error(std::string(where)
-                                     .append("unknown key '")
-                                     .append(key)
-                                     .append("' (role=, variant=, mutant=)"));
+        throw std::runtime_error(
+            std::string(where)
+                .append("unknown key '")
+                .append(key)
+                .append("' (role=, variant=, mutant=, random=, auto-mutant=)"));
       }
       if (space == std::string::npos) {
         rest.clear();
@@ -178,6 +221,10 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
       if (!reference) iut.label = std::string(iut_text).append(" mutant=").append(name);
       out.push_back(std::move(iut));
     }
+    if (out.size() > listed_before &&
+        (out.back().kind == "random" || out.back().kind == "auto-mutant")) {
+      continue;  // the line was the row
+    }
     if (variants.empty() && mutants.empty()) {
       const std::string kind = reference                             ? "reference"
                                : spec.kind == AdapterSpec::Kind::Udp ? "udp"
@@ -215,14 +262,31 @@ std::vector<MatrixRunRow> run_interop_matrix(
       SuiteReport report = report_template;
       report.iut = iut.label;
       report.strict = o.strict;
+      if (hooks().activate) hooks().activate(iut.auto_mutant);
       report.results = run_against(iut, scenarios_for(iut, scenarios), o);
+      if (hooks().activate) hooks().activate(0);
+      row.detail = iut.detail;
+      // A random variant's FAIL is a false failure: the page names the fewest draws causing it.
+      if (iut.kind == "random") {
+        const auto v = testing::parse_random_variant(iut.adapter.random_variant, nullptr);
+        for (const auto& r : report.results) {
+          if (r.verdict != Verdict::Fail || !v) continue;
+          for (const auto& s : scenarios) {
+            if (s.name != r.name) continue;
+            const ShrunkFailure f = shrink_failure(s, *v, o);
+            row.detail += "; FAIL " + f.scenario + " shrunk to random=" + f.variant.id();
+          }
+        }
+      }
       write_reports((std::filesystem::path(dir) / row.report).string(), report);
       row.results = verdicts_only(std::move(report.results));  // the report has the rest
     }
     nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
     for (const auto& r : row.results) verdicts[r.name] = to_string(r.verdict);
+    if (row.detail.empty()) row.detail = iut.detail;
     list.push_back({{"iut", row.iut},
                     {"kind", row.kind},
+                    {"detail", row.detail},
                     {"report", row.report + "/index.html"},
                     {"note", row.note},
                     {"summary", summary_line(count(row.results))},

@@ -2,23 +2,32 @@
 // reports a verdict per scenario tied to the spec's requirements (docs/scenario-language.md).
 // Exit status: 0 when nothing failed, 1 when a scenario failed, 2 on usage or parse errors, 3
 // when some scenario was inconclusive, 4 when one failed on a try and passed on a retry (flaky).
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <system_error>
 #include <thread>
 
 #include "rdcc/conformance/adapter.hpp"
+#ifdef RDCC_AUTOMUT
+#include "rdcc/conformance/auto_mutants.hpp"
+#endif
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/explore.hpp"
 #include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/kill_matrix.hpp"
+#include "rdcc/conformance/random_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
 #include "rdcc/conformance/variant_matrix.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/random_variants.hpp"
 #include "rdcc/version.h"
 
 namespace {
@@ -94,6 +103,16 @@ int main(int argc, char** argv) {
   bool kill_matrix = false;
   bool variant_matrix = false;
   std::string matrix_file;
+  std::uint64_t random_count = 0;
+  std::uint64_t random_seed = 1;
+  std::uint64_t random_first = 0;
+  std::string random_variant;
+  bool list_random_choices = false;
+  std::uint32_t auto_mutant = 0;
+  bool auto_mutant_matrix = false;
+  bool list_auto_mutants = false;
+  std::string auto_mutant_ids;
+  std::size_t auto_mutant_sample = 0;
   bool strict = false;
   unsigned jobs = 1;
   unsigned retries = 0;
@@ -146,6 +165,31 @@ int main(int argc, char** argv) {
                  "[variant=NAME|*] [mutant=NAME|*] [IUT as --iut takes it; default reference]) "
                  "against the scenarios of its role; write each run's report into "
                  "--report DIR/NN-NAME/ and the grid to DIR/matrix.html (and matrix.json)");
+  app.add_option("--random-variants", random_count,
+                 "Run the suite against N random conforming variants of the reference (every "
+                 "free choice drawn within the spec's bounds from --seed); any FAIL is a false "
+                 "failure, shrunk to the fewest draws that still fail (--iut reference only)");
+  app.add_option("--seed", random_seed, "The seed of --random-variants (default 1)");
+  app.add_option("--first-index", random_first,
+                 "The index of the first random variant --random-variants runs (default 0)");
+  app.add_option("--random-variant", random_variant,
+                 "Start the reference IUT with one random conforming variant: SEED:INDEX, or a "
+                 "shrunk one SEED:INDEX:NAME,NAME (as --random-variants prints them)");
+  app.add_flag("--list-random-choices", list_random_choices,
+               "List the free choices a random variant draws, each with the spec sentence that "
+               "leaves it free, and exit");
+  app.add_option("--auto-mutant", auto_mutant,
+                 "Start the reference IUT with automatic mutant ID (the rule code's operators, "
+                 "constants and sending statements changed by a tool: --list-auto-mutants); runs "
+                 "rdcc-conform-automut, the suite built against the mutated copy");
+  app.add_flag("--auto-mutant-matrix", auto_mutant_matrix,
+               "Run every automatic mutant (or --auto-mutants IDS, --auto-mutant-sample N from "
+               "--seed) against the scenarios of its role: killed, inconclusive, survived "
+               "(wire trace not the reference's), equivalent; print the mutation score");
+  app.add_option("--auto-mutants", auto_mutant_ids, "The automatic mutants to run: 1-40,77");
+  app.add_option("--auto-mutant-sample", auto_mutant_sample,
+                 "Run N automatic mutants drawn from --seed");
+  app.add_flag("--list-auto-mutants", list_auto_mutants, "List the automatic mutants and exit");
   app.add_option("--filter", filters,
                  "Select scenarios whose name, a tag or a requirement ID matches this glob "
                  "(repeatable: any match selects)");
@@ -211,6 +255,55 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+#ifndef RDCC_AUTOMUT
+  // The automatic mutants live in their own program, built against the mutated copy of the
+  // rule code; this one hands the whole command line over to it (a matrix file too, when it
+  // lists one).
+  bool matrix_of_auto_mutants = false;
+  if (!matrix_file.empty()) {
+    std::ifstream in(matrix_file);
+    std::string line;
+    while (std::getline(in, line)) matrix_of_auto_mutants |= line.find("auto-mutant=") == 0;
+  }
+  if (auto_mutant != 0 || auto_mutant_matrix || list_auto_mutants || matrix_of_auto_mutants) {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto other = (self.parent_path() / "rdcc-conform-automut").string();
+    execv(other.c_str(), argv);
+    std::cerr << "rdcc-conform: the automatic mutants need " << other << " (configure with "
+              << "-DRDCC_AUTOMUT=ON where /usr/bin/python3 has python3-clang): "
+              << std::strerror(errno) << "\n";
+    return kExitUsage;
+  }
+#else
+  set_auto_mutant_hooks({[](std::uint32_t id) { rdcc::automut::set_active(id); },
+                         [](std::uint32_t id) -> std::optional<std::string> {
+                           const auto* m = find_auto_mutant(id);
+                           if (m == nullptr) return std::nullopt;
+                           return describe(*m);
+                         }});
+  if (list_auto_mutants) {
+    for (std::size_t i = 0; i < rdcc::automut::kAutoMutantCount; ++i) {
+      std::cout << describe(rdcc::automut::kAutoMutants[i]) << "\n";
+    }
+    return 0;
+  }
+  if (auto_mutant != 0) {
+    if (find_auto_mutant(auto_mutant) == nullptr) {
+      std::cerr << "rdcc-conform: no automatic mutant " << auto_mutant << " (1.."
+                << rdcc::automut::kAutoMutantCount << ")\n";
+      return kExitUsage;
+    }
+    rdcc::automut::set_active(auto_mutant);
+  }
+#endif
+  if (list_random_choices) {
+    for (const auto& c : rdcc::testing::random_choices()) {
+      std::cout << c.name << "  [" << rdcc::ref::to_string(c.role) << "]  " << c.meaning
+                << "\n    permits: " << choice_permits_text(c) << "\n";
+    }
+    return 0;
+  }
   if (list_config) {
     std::cout << config_keys_table();
     return 0;
@@ -271,6 +364,20 @@ int main(int argc, char** argv) {
     }
   }
   options.adapter.mutants = mutants;
+  if (!random_variant.empty() || random_count > 0) {
+    std::string error;
+    if (options.adapter.kind != AdapterSpec::Kind::Reference || !variant.empty() ||
+        (!random_variant.empty() && random_count > 0)) {
+      std::cerr << "rdcc-conform: --random-variant(s) applies to the reference IUT, without "
+                   "--variant, and one of the two\n";
+      return kExitUsage;
+    }
+    if (!random_variant.empty() && !rdcc::testing::parse_random_variant(random_variant, &error)) {
+      std::cerr << "rdcc-conform: " << error << "\n";
+      return kExitUsage;
+    }
+    options.adapter.random_variant = random_variant;
+  }
   if (!variant.empty()) {
     const auto* v = rdcc::ref::find_variant(variant);
     if (v == nullptr) {
@@ -437,6 +544,61 @@ int main(int argc, char** argv) {
       std::cerr << "rdcc-conform: " << e.what() << "\n";
       return kExitUsage;
     }
+  }
+
+#ifdef RDCC_AUTOMUT
+  if (auto_mutant_matrix) {
+    std::vector<std::uint32_t> ids;
+    std::string error;
+    if (!auto_mutant_ids.empty()) {
+      ids = parse_auto_mutant_ids(auto_mutant_ids, &error);
+    } else if (auto_mutant_sample > 0) {
+      ids = sample_auto_mutants(auto_mutant_sample, random_seed);
+    } else {
+      ids = parse_auto_mutant_ids("1-" + std::to_string(rdcc::automut::kAutoMutantCount), &error);
+    }
+    if (ids.empty()) {
+      std::cerr << "rdcc-conform: " << error << "\n";
+      return kExitUsage;
+    }
+    std::cout << "rdcc-conform: " << ids.size() << " automatic mutants of "
+              << rdcc::automut::kAutoMutantCount << ", " << selected.size() << " scenarios\n";
+    const AutoMatrix m = run_auto_mutant_matrix(
+        selected, options, ids, (data / "mutants-reviewed.md").string(),
+        [](const AutoMutantRow& row) { std::cout << auto_row_text(row) << std::flush; });
+    std::cout << auto_matrix_summary(m);
+    if (!report_dir.empty()) {
+      try {
+        write_auto_matrix(report_dir, m);
+        std::cout << "report: " << report_dir << " (auto-mutants.txt, auto-mutants.json)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "rdcc-conform: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
+    for (const auto& row : m.rows) {
+      if (row.outcome == AutoOutcome::Survived && row.reviewed.empty()) return kExitFail;
+    }
+    return 0;
+  }
+#endif
+  if (random_count > 0) {
+    std::cout << "rdcc-conform: " << random_count << " random variants of seed " << random_seed
+              << " from index " << random_first << ", " << selected.size() << " scenarios\n";
+    const RandomMatrix m = run_random_variants(
+        selected, options, random_seed, random_first, random_count,
+        [](const RandomRow& row) { std::cout << random_row_text(row) << std::flush; });
+    std::cout << random_matrix_summary(m);
+    if (!report_dir.empty()) {
+      try {
+        write_random_matrix(report_dir, m);
+        std::cout << "report: " << report_dir << " (random-variants.txt, random-variants.json)\n";
+      } catch (const std::exception& e) {
+        std::cerr << "rdcc-conform: " << e.what() << "\n";
+        return kExitUsage;
+      }
+    }
+    return m.ok() ? 0 : kExitFail;
   }
 
   if (kill_matrix) {

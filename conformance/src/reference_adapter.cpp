@@ -14,6 +14,7 @@
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/mutants.hpp"
+#include "rdcc/testing/random_variants.hpp"
 #include "rdcc/testing/receiver_mutants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
 #include "rdcc/udp/upper_tester_ops.hpp"
@@ -103,6 +104,12 @@ class ReferenceAdapter final : public Adapter {
       if (v == nullptr)
         return "unknown variant '" + spec_.variant + "' (rdcc-conform --list-variants)";
       if (to_string(v->role) == to_string(spec_.role)) variant_ = v;
+    }
+    random_variant_.reset();
+    if (!spec_.random_variant.empty()) {
+      std::string error;
+      random_variant_ = testing::parse_random_variant(spec_.random_variant, &error);
+      if (!random_variant_) return error;
     }
     switch (spec_.role) {
       case Role::Receiver: return start_receiver(s);
@@ -290,10 +297,17 @@ class ReferenceAdapter final : public Adapter {
     return op.upper_step && (op.roles & role) != 0 && (op.name != "stats" || sender_);
   }
 
+  // Whether the scenario's `config` sets a key (a random variant's derived values follow the rest).
+  static testing::SetByScenario set_by(const Scenario& s) {
+    return [&s](std::string_view key) { return s.config.contains(std::string(key)); };
+  }
+
   std::optional<std::string> start_receiver(const Scenario& s) {
     ref::ReceiverConfig c = receiver_defaults();
+    if (random_variant_) testing::apply_config(*random_variant_, c);
     if (auto e = apply_config(s, c)) return e;
     std::shared_ptr<const ref::ReceiverPolicy> policy;
+    if (random_variant_) testing::apply_policy(*random_variant_, set_by(s), c, policy);
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     // Its variant and mutants, kept across an upper-tester restart.
     receiver_policy_ = testing::receiver_policy(mutants_, c, std::move(policy));
@@ -303,9 +317,11 @@ class ReferenceAdapter final : public Adapter {
 
   std::optional<std::string> start_sender(const Scenario& s) {
     ref::SenderConfig c = sender_defaults();
+    if (random_variant_) testing::apply_config(*random_variant_, c);
     if (auto e = apply_config(s, c)) return e;
     unscheduled_dscp_ = c.unscheduled_dscp;
     std::shared_ptr<const ref::SenderPolicy> policy;
+    if (random_variant_) testing::apply_policy(*random_variant_, set_by(s), c, policy);
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     sender_ = std::make_unique<ref::Sender>(c, random_, &events_,
                                             testing::sender_policy(mutants_, policy));
@@ -315,11 +331,13 @@ class ReferenceAdapter final : public Adapter {
   std::optional<std::string> start_crn(const Scenario& s) {
     ref::CrnConfig c = crn_defaults();
     crn_addr_ = c.local;
+    if (random_variant_) testing::apply_config(*random_variant_, c);
     if (auto e = apply_config(s, c)) return e;
     unscheduled_dscp_ = c.unscheduled_dscps.empty()
                             ? std::nullopt
                             : std::optional<std::uint8_t>(*c.unscheduled_dscps.begin());
     std::shared_ptr<const ref::CrnPolicy> policy;
+    if (random_variant_) testing::apply_policy(*random_variant_, set_by(s), c, policy);
     if (variant_ != nullptr) ref::apply_variant(variant_->name, c, policy);
     crn_service_rate_ = c.service_rate_mbps;
     crn_capacity_ = c.queue_capacity;
@@ -520,6 +538,7 @@ class ReferenceAdapter final : public Adapter {
   testing::MutantSet mutants_;
   std::shared_ptr<const ref::ReceiverPolicy> receiver_policy_;
   const ref::VariantInfo* variant_ = nullptr;  // --variant, when it is of this scenario's role
+  std::optional<testing::RandomVariant> random_variant_;  // --random-variant(s)
   ref::SeededRandom random_;
   Collector events_;
   Time now_{};

@@ -197,7 +197,10 @@ struct AdapterSpec {
   DeclaredParameters declared;       // udp: options; exec: the command's options
   std::vector<std::string> mutants;  // reference: --mutant
   std::string variant;               // reference: --variant (empty: the default behaviour)
-  ref::DataFraming data_framing;     // --data-framing: how the IUT frames opaque data
+  // reference: a random conforming variant, SEED:INDEX[:NAME,...]
+  // (rdcc/testing/random_variants.hpp)
+  std::string random_variant;
+  ref::DataFraming data_framing;  // --data-framing: how the IUT frames opaque data
   Duration tolerance_abs = ref::microseconds(200);
   double tolerance_rel = 0.10;
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp

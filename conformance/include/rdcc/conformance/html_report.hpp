@@ -31,6 +31,7 @@ struct MatrixRunRow {
   std::string kind;    // "reference", "variant", "mutant", "exec"
   std::string report;  // the run's report folder, relative to the matrix page
   std::string note;    // why the IUT was not run (it did not answer), or empty
+  std::string detail;  // what the row is: the sentence, the draws, the site; a FAIL's shrunk id
   std::vector<ScenarioResult> results;
 };
 

@@ -5,7 +5,9 @@
 // each with its own report and one HTML grid of them all) use it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,19 @@ struct MatrixIut {
   std::string kind;   // "reference", "variant", "mutant", "exec", "udp"
   AdapterSpec adapter;
   std::string role;  // the role of the scenarios it runs; empty: each scenario on its role's
+  // What the row is, for the page: a variant's sentence, a mutant's requirement, a random
+  // variant's draws, an automatic mutant's site.
+  std::string detail;
+  std::uint32_t auto_mutant = 0;  // an automatic mutant's id (rdcc-conform-automut only)
 };
+
+// The automatic mutants are built into rdcc-conform-automut only: its main sets these, and a
+// matrix line `auto-mutant=ID` needs them.
+struct AutoMutantHooks {
+  std::function<void(std::uint32_t)> activate;                        // 0: the reference
+  std::function<std::optional<std::string>(std::uint32_t)> describe;  // none: no such id
+};
+void set_auto_mutant_hooks(AutoMutantHooks hooks);
 
 // The reference (`base`, its role kept for exec:) with one conforming variant, or one mutant:
 // the scenarios of that variant's or mutant's role.
@@ -44,7 +58,9 @@ struct MatrixIut {
 // (if any) is written.
 [[nodiscard]] std::vector<ScenarioResult> verdicts_only(std::vector<ScenarioResult> results);
 
-// Reads a matrix file: one IUT a line, `[role=ROLE] [variant=NAME] [mutant=NAME] [IUT]`, where
+// Reads a matrix file: one IUT a line, `[role=ROLE] [variant=NAME] [mutant=NAME] [IUT]`, or
+// `random=SEED:INDEX[:NAME,...]` (a random conforming variant; a FAIL is shrunk on the page) or
+// `auto-mutant=ID` (rdcc-conform-automut), where
 // IUT is what --iut takes (reference, reference:ROLE, udp:..., exec:COMMAND to the end of the
 // line; default reference); `#` starts a comment line. `variant=*` and `mutant=*` stand for
 // every variant and every mutant. udp: and exec: need role=. Throws std::runtime_error naming
