@@ -169,7 +169,9 @@ int main(int argc, char** argv) {
                  "Run the suite against N random conforming variants of the reference (every "
                  "free choice drawn within the spec's bounds from --seed); any FAIL is a false "
                  "failure, shrunk to the fewest draws that still fail (--iut reference only)");
-  app.add_option("--seed", random_seed, "The seed of --random-variants (default 1)");
+  app.add_option("--seed", random_seed,
+                 "The seed of --random-variants, --auto-mutant samples and --explore (the same "
+                 "stimuli on every adapter; default 1)");
   app.add_option("--first-index", random_first,
                  "The index of the first random variant --random-variants runs (default 0)");
   app.add_option("--random-variant", random_variant,
@@ -230,14 +232,12 @@ int main(int argc, char** argv) {
                  "is FLAKY (exit 4), never a pass")
       ->check(CLI::Range(0U, 5U));
   bool explore_mode = false;
-  std::uint64_t seed = 1;
   std::size_t explore_steps = 200;
   std::string explore_duration;
   app.add_flag("--explore", explore_mode,
                "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver "
                "role), judged by the invariant checker, stated bounds and proof by order; a "
                "failure is shrunk to a scenario file that fails on its own");
-  app.add_option("--seed", seed, "--explore: the seed (the same stimuli on every adapter)");
   app.add_option("--steps", explore_steps, "--explore: stimuli to play in all (default 200)");
   app.add_option("--duration", explore_duration,
                  "--explore: play for this long (e.g. 30s) instead of --steps");
@@ -462,8 +462,8 @@ int main(int argc, char** argv) {
     };
   }
   if (explore_mode) {
-    return explore_main({options, role_text, explore_duration, iut, report_dir, seed, explore_steps,
-                         known_id, catalog_rows(catalog)},
+    return explore_main({options, role_text, explore_duration, iut, report_dir, random_seed,
+                         explore_steps, known_id, catalog_rows(catalog)},
                         std::cout, std::cerr);
   }
   auto loaded = load_scenarios(files, known_id);
