@@ -49,9 +49,13 @@ TEST(AddressSteps, SendFromAnotherAddress_ReachesTheIutFromThere) {
 }
 
 TEST(AddressSteps, RawVariables_AreWrittenBigEndianInTheirWidth) {
-  // An unknown Type naming the association: the reference answers UNSUPPORTED_TYPE.
+  // An unknown Type naming the association of a peer that has spoken (a CREDIT_REQUEST): the
+  // reference answers UNSUPPORTED_TYPE (to a peer never heard it answers nothing: no reflection).
   const auto pass =
-      run("send raw 10 0b 00 10 $assoc:4 $epoch:2 0000 00000009\n"
+      run("send CREDIT_REQUEST message_id=1 message_length=4096 binding_kind=OPAQUE "
+          "binding_value=1\n"
+          "expect CREDIT_GRANT within 1ms message_id=1\n"
+          "send raw 10 0b 00 10 $assoc:4 $epoch:2 0000 00000009\n"
           "expect ERROR within 1ms reason=UNSUPPORTED_TYPE association_id=$assoc\n");
   EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
   // The same with a wrong Association ID: no association, no reply.

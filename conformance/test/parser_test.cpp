@@ -293,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "epoch, budget, unscheduled_budget, link_capacity_mbps, unscheduled_limit, "
                   "start_jitter_us, backlog_threshold, grant_lifetime_us, credit_unit, d_max_us, "
                   "base_rtt_us, rtt_target_us, grant_window, max_associations, "
-                  "max_pending_per_association, max_credit_per_association, max_message_length, "
+                  "max_associations_per_host, max_pending_per_association, "
+                  "max_credit_per_association, max_message_length, "
                   "idle_timeout_ms, capabilities, opaque_binding, rocev2_binding, control_dscp)"},
         // The range comes from the configuration's one description (config_schema.hpp).
         ErrorCase{"ConfigOutOfRange", kHead + "config credit_unit=0\n",

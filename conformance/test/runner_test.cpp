@@ -408,13 +408,14 @@ TEST(Runner, SenderIut_DataOnlyAfterCredit) {
       "send ASSOC_ACCEPT sender_nonce=$nonce association_id=7 epoch=1 unscheduled_limit=0 "
       "grant_lifetime=1000 credit_unit=4096\n"
       "defaults association_id=7 epoch=1\n"
-      "expect CREDIT_REQUEST within 1ms message_length=8192 -> mid=message_id\n"
+      "expect CREDIT_REQUEST within 1ms message_length=8192 -> mid=message_id "
+      "bv=binding_value\n"
       "ignore CREDIT_REQUEST\n"
       "silence 1ms\n"
       // N_cu is 0 here, so the granted credit is a backlog: SENDER_STATUS may come first.
       "ignore CREDIT_REQUEST SENDER_STATUS\n"
       "send CREDIT_GRANT message_id=$mid grant_limit=4096 pacing_rate=100000 lifetime=1000\n"
-      "expect data within 1ms message=$mid offset=0 length=4096\n"
+      "expect data within 1ms message=$bv offset=0 length=4096\n"
       "silence 500us\n"
       "upper status handle=$h -> sent=transmitted\n");
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
@@ -435,11 +436,11 @@ TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhe
       "grant_lifetime=1000 credit_unit=1024\n"
       "defaults association_id=7 epoch=1\n"
       "expect CREDIT_REQUEST within 1ms message_length=16384 -> mid=message_id "
-      "us=unscheduled_sent\n"
+      "us=unscheduled_sent bv=binding_value\n"
       "REQUIRE\n"
       "send CREDIT_GRANT message_id=$mid grant_limit=8192 pacing_rate=100000 lifetime=1000\n"
-      "ignore CREDIT_REQUEST SENDER_STATUS data message=$mid end<8192\n"
-      "expect data within 1ms message=$mid end=8192 -> e=end\n"
+      "ignore CREDIT_REQUEST SENDER_STATUS data message=$bv end<8192\n"
+      "expect data within 1ms message=$bv end=8192 -> e=end\n"
       "silence 500us\n"
       "upper status handle=$h -> sent=transmitted\n"
       "require sent=$e \"never fails\"\n";

@@ -578,10 +578,14 @@ class ReceiverHarness {
   // accepted" (Security Considerations), and the replies of "Error Handling and Recovery".
   void check_destination(const Message& m, const ref::Address& to, const Reply* reply) {
     const Header& h = header_of(m);
-    RDCC_FUZZ_CHECK(h.epoch == receiver_.config().epoch);
     const auto bound = std::find_if(bound_.begin(), bound_.end(),
                                     [&](const auto& b) { return b.first == h.association_id; });
     const bool to_bound = bound != bound_.end() && bound->second == to;
+    // Every message carries the receiver's Epoch but an ERROR that answers a request naming no
+    // association of the receiver's: it repeats the request's Association ID and Epoch (or
+    // zero), so that it tells the source nothing (docs/spec-notes.md, "What a receiver tells a
+    // source that has no association").
+    RDCC_FUZZ_CHECK(h.epoch == receiver_.config().epoch || std::holds_alternative<ErrorMessage>(m));
     const bool answers = reply != nullptr && reply->from == to;
     if (reply != nullptr && reply->error) {
       // A datagram that does not decode is discarded; only an unknown Type of an established
