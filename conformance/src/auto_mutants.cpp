@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "rdcc/conformance/report.hpp"
+#include "write_file.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -129,13 +130,6 @@ std::variant<std::map<std::string, Played>, std::string> play_in_child(
     out[name] = {static_cast<Verdict>(std::stoi(verdict)), std::stoull(hash), reason};
   }
   return out;
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 std::string join(const std::vector<std::string>& v) {

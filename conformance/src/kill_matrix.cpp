@@ -9,6 +9,7 @@
 
 #include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
+#include "write_file.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -17,13 +18,6 @@ std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
   return out;
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 }  // namespace

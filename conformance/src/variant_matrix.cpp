@@ -9,16 +9,10 @@
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/iut_matrix.hpp"
 #include "rdcc/conformance/report.hpp"
+#include "write_file.hpp"
 
 namespace rdcc::conformance {
 namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 std::vector<const ScenarioResult*> with_verdict(const std::vector<ScenarioResult>& results,
                                                 Verdict v) {

@@ -3,20 +3,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "../write_file.hpp"
 #include "rdcc/conformance/explore.hpp"
 
 namespace rdcc::conformance {
-namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path);
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write " + path.string());
-}
-
-}  // namespace
-
 int explore_main(const ExploreCommand& c, std::ostream& out, std::ostream& err) {
   constexpr int kUsage = 2;
   if (c.role != "receiver") {
