@@ -682,6 +682,48 @@ TEST_F(CheckerTest, UnknownAssociationAnsweringAnotherEpoch_ReleasesNothing) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
+// fuzz_receiver (crash-3cb85160, issue 30's merge): a request reached an association idle for
+// 21 s, which the receiver had removed unseen; its window counted against G before the ERROR
+// (UNKNOWN_ASSOCIATION) that answered it could say so. A window announced to an association idle
+// for kIdleUnseen counts only once the receiver shows it holds the association.
+class IdleAssociationTest : public CheckerTest {
+ protected:
+  // kAssoc idle 2 s; then a second association of the sender is granted 96,000 of G = 100,000,
+  // and kAssoc announces an unscheduled window of 8192.
+  void window_after_idle() {
+    now += seconds(2);
+    second_association_requests(3, 96000);
+    both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 96000, 1000));
+    request(5, 65536, 8192);
+  }
+};
+
+TEST_F(IdleAssociationTest, ReceiverAnswersUnknownAssociation_TheWindowNeverCounts) {
+  window_after_idle();
+  ErrorMessage e;
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  EXPECT_EQ(checker.peak_outstanding(kReceiver), 96000U);
+}
+
+TEST_F(IdleAssociationTest, ReceiverShowsItHoldsTheAssociation_TheWindowCounts) {
+  window_after_idle();
+  EXPECT_TRUE(checker.ok()) << "not yet: the receiver may have removed it";
+  grant(5, 8192, false);  // the receiver names kAssoc: it holds it, the window is its
+  ASSERT_FALSE(checker.ok());
+  for (const std::string& r : rules()) EXPECT_EQ(r, "RDCC-BUDGET-01");
+}
+
+TEST_F(IdleAssociationTest, WindowOfAnAssociationInUse_CountsAtOnce) {
+  request(9, 4096);  // kAssoc is not idle: its window counts when announced
+  second_association_requests(3, 96000);
+  both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 96000, 1000));
+  request(5, 65536, 8192);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
+}
+
 // A message's length is the one its first request stated; a restated length does not move it.
 TEST_F(CheckerTest, RestatedLength_KeepsTheFirst) {
   request(1, 8192);

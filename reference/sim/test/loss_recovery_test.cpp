@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "rdcc/sim/loss_incast.hpp"
+#include "rdcc/sim/network.hpp"
 
 namespace rdcc::sim {
 namespace {
@@ -62,6 +63,31 @@ TEST(RoceV2Data, IsLosslessUnderDataImpairments) {
   EXPECT_EQ(net.status(opaque)->state, ref::MessageState::Done);
   EXPECT_GT(net.stats().data_lost, 0U);
   EXPECT_TRUE(net.checker().ok());
+}
+
+// Every data packet lost until the grant has lapsed: the receiver has not heard that this
+// sender resends (RECOVERS), so it names no lost octet, and renews the same Grant Limit on each
+// request. The sender's tail-loss probe on that renewal (docs/data-transport.md, "Loss
+// recovery") tells it; the message completes. Without the probe it waited for good: seen on
+// real nodes, rdcc_loss_nodes stalled one sender of four when a loaded host's switch queue
+// dropped all of its data.
+TEST(LossRecovery, AllDataOfASenderLost_CompletesThroughTheTailProbe) {
+  NetworkConfig cfg;
+  cfg.seed = 30;
+  cfg.record_packets = false;
+  cfg.data.loss = 1.0;
+  Network net(cfg);
+  const HostId r = net.add_receiver(ref::ReceiverConfig{});
+  const HostId s = net.add_sender(ref::SenderConfig{.name = "s"});
+  const SubmitId m = net.submit(s, r, 1U << 20U, Time{});
+  net.at(Time{ref::milliseconds(2).ns}, [](Network& n) { n.config().data.loss = 0; });
+  ASSERT_TRUE(net.run_until_done(Time{ref::seconds(2).ns}));
+  EXPECT_EQ(net.status(m)->state, ref::MessageState::Done);
+  EXPECT_GT(net.stats().data_lost, 0U);
+  EXPECT_GT(net.sender(s)->stats().tail_probes, 0U);
+  EXPECT_EQ(net.receiver(r)->stats().scheduled_octets + net.receiver(r)->stats().unscheduled_octets,
+            1U << 20U);
+  EXPECT_TRUE(net.checker().ok()) << net.checker().violations().front().detail;
 }
 
 }  // namespace

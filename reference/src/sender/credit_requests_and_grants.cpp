@@ -149,8 +149,9 @@ void Sender::Impl::on_grant(Assoc& a, const CreditGrant& g, Time now) {
   // is lost) leaves it doubling ("doubling on each retransmission up to 100 ms"), so a dead
   // data path never turns into a storm of requests (docs/spec-notes.md, "A grant that adds
   // no credit does not restart the request timeout").
-  const bool adds_credit = std::min(g.grant_limit, m->end()) >
-                           std::max(m->transmitted, own_valid(*m, now) ? own_limit(*m) : 0);
+  const bool was_live = own_valid(*m, now);
+  const bool adds_credit =
+      std::min(g.grant_limit, m->end()) > std::max(m->transmitted, was_live ? own_limit(*m) : 0);
   // Rule 1: cumulative; a grant not larger than the held limit only refreshes Lifetime and
   // Pacing Rate and never reduces credit.
   if (g.grant_limit > m->limit) {
@@ -186,6 +187,7 @@ void Sender::Impl::on_grant(Assoc& a, const CreditGrant& g, Time now) {
   // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
   // CREDIT_GRANT for it"
   if (a.unsched_outstanding == m->handle) a.unsched_outstanding.reset();
+  if (!adds_credit && !was_live) probe_tail(*m, now);
   refresh_state(*m, now);
 }
 

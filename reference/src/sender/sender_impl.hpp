@@ -554,6 +554,7 @@ struct Sender::Impl {
   void refresh_state(Msg& m, Time now);
   void request_timeout(Msg& m, Time now);
   bool plan_resend(Msg& m, Time t, Plan& p);
+  void probe_tail(Msg& m, Time now);
   void abort(Msg& m, std::uint16_t reason, Time now);
   void on_msg_done(Assoc& a, const MsgDone& d, Time now);
   void on_nack(const Address& from, std::uint64_t key, std::span<const OctetRange> ranges,

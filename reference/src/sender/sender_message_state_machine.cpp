@@ -450,6 +450,30 @@ void Sender::Impl::on_msg_done(Assoc& a, const MsgDone& d, Time now) {
   fire(*m, SenderTransition::DrainedDone, now);
 }
 
+// The tail-loss probe (docs/data-transport.md, "Loss recovery"): a grant that renews a lapsed
+// one without adding credit says the receiver has not counted octets the message sent below
+// the limit. The receiver names them only to a sender whose data told it that it resends
+// (RECOVERS); when every data packet of the association was lost (a switch's queue full while
+// they passed), it never heard that, and the message would wait for good. So the last credit
+// unit the message sent below the limit goes again, under this live grant, with RECOVERS: it
+// stays within the Grant Limit the receiver already counts ("If the data transport retransmits
+// octets already transmitted, those octets remain within the existing Grant Limit"), and the
+// receiver, hearing it, names what is missing on the next request. One segment per renewal,
+// and renewals follow the sender's requests, which back off.
+void Sender::Impl::probe_tail(Msg& m, Time now) {
+  if (m.terminal() || m.without_rdcc || m.spec.binding != BindingKind::Opaque) return;
+  if (!m.resend.empty()) return;  // a NACK's octets go first; they carry RECOVERS too
+  const std::uint64_t hi = std::min(m.transmitted, own_limit(m));
+  if (hi == 0) return;
+  const std::uint64_t cu = credit_unit(assoc_of(m));
+  const std::uint64_t lo = hi - ((hi - 1) % cu + 1);  // the last credit unit's octets
+  m.resend.add(lo, hi);
+  ++stats.tail_probes;
+  mark_may_send(m);
+  if (events.enabled())
+    events.emit(now, "tail_probe", {{"message_id", m.id}, {"offset", lo}, {"octets", hi - lo}});
+}
+
 // A receiver's NACK (docs/data-transport.md, "Loss recovery"): the octets it names that the
 // message has transmitted are sent again (plan_resend).
 void Sender::Impl::on_nack(const Address& from, std::uint64_t key,

@@ -76,6 +76,7 @@ nlohmann::ordered_json to_json(const ref::SenderStats& s) {
   RDCC_FIELD(without_rdcc_octets)
   RDCC_FIELD(nacks_received)
   RDCC_FIELD(resent_octets)
+  RDCC_FIELD(tail_probes)
   return j;
 }
 

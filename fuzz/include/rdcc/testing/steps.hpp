@@ -50,6 +50,7 @@
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/reference/invariants.hpp"
+#include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/testing/fuzz.hpp"
@@ -291,6 +292,9 @@ class ReceiverHarness {
   explicit ReceiverHarness(std::uint8_t variant)
       : receiver_(config(variant), TraceObserver::if_asked()), budget_(receiver_.config().budget) {
     checker_.add_receiver(kLocal, budget_, receiver_.config().d_max);
+    // The reference processes a message at most kSequenceWindow ahead of the newest (policy.hpp);
+    // the drawn Sequence Numbers reach further, so the checker is told (spec-notes 128).
+    checker_.set_sequence_window(ref::kSequenceWindow);
     vocab_.addresses.reserve(kPeers + 1);
     for (std::size_t i = 0; i < kPeers; ++i) vocab_.addresses.push_back(peer(i).ip);
     vocab_.addresses.push_back(kLocal.ip);
@@ -420,6 +424,10 @@ class ReceiverHarness {
   void deliver(const ref::Address& from, std::span<const std::byte> d) {
     const auto decoded = decode(d);
     if (decoded) {
+      if (TraceObserver::if_asked() != nullptr) {
+        std::fprintf(stderr, "trace rx from %s: %s\n", from.to_string().c_str(),
+                     format_line(*decoded).c_str());
+      }
       // The checker first learns of the request, so that earlier data told again for it
       // counts for its message, not for an older association's message of that number.
       checker_.on_control_delivered(from, kLocal, *decoded, now_);
@@ -674,6 +682,7 @@ class SenderHarness {
     vocab_.octets.reserve(24);
     handles_.reserve(16);
     lengths_.reserve(16);
+    checker_.set_sequence_window(ref::kSequenceWindow);  // as the receiver harness's
     for (std::size_t i = 0; i < kReceivers; ++i) {
       checker_.add_receiver(sources_[i], ~std::uint64_t{0} / 4, ref::microseconds(20));
       vocab_.addresses.push_back(sources_[i].ip);

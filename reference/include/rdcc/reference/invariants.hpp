@@ -107,6 +107,15 @@ class InvariantChecker {
   void set_discard_stale(bool discard);
   [[nodiscard]] std::uint64_t stale_count() const;
 
+  // For endpoints that process a message only when its Sequence Number is newer than the
+  // newest they processed by at most `window` (the reference's kSequenceWindow, policy.hpp):
+  // one further ahead is discarded and moves nothing. The rule obliges an endpoint to discard
+  // what is not newer, not to process all that is (docs/spec-notes.md, "A Sequence Number far
+  // ahead is discarded, not processed"), so which far-ahead messages count is the endpoint's
+  // choice, which the checker cannot see: it is told. 0, the default: every newer message is
+  // processed, the rule's plain reading.
+  void set_sequence_window(std::uint32_t window);
+
   // For an observer that does not see when the sender received a grant (a tester on real
   // sockets: the sender reads its socket whenever its host lets it). A grant delivered to the
   // sender is then pending: the sender received it at some moment no earlier than its delivery

@@ -173,7 +173,8 @@ struct SenderStats {
   std::uint64_t without_rdcc_octets = 0;   // octets sent after falling back to no RDCC
   // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").
   std::uint64_t nacks_received = 0;
-  std::uint64_t resent_octets = 0;  // octets sent again because a NACK named them
+  std::uint64_t resent_octets = 0;  // octets sent again because a NACK or a probe named them
+  std::uint64_t tail_probes = 0;    // lapsed grants renewed with nothing added: a segment resent
   // How often each row of the state machine was taken, by SenderTransition.
   std::array<std::uint64_t, kSenderTransitionCount> transitions{};
 };
