@@ -128,9 +128,9 @@ struct MsgModel {
   // Announced to an association the receiver may have removed as idle (AssocModel::
   // maybe_removed): not counted until the receiver shows it still holds the association.
   bool window_unconfirmed = false;
-  Time window_live_until{};      // J + Lifetime + 2 * D_max after the request arrived
-  std::uint64_t received = 0;    // octets delivered to the receiver
-  std::uint64_t exposure = 0;    // counted in the receiver's budget now
+  Time window_live_until{};    // J + Lifetime + 2 * D_max after the request arrived
+  std::uint64_t received = 0;  // octets delivered to the receiver
+  std::uint64_t exposure = 0;  // counted in the receiver's budget now
   // The lowest New Limit of the CREDIT_RETURNs the receiver processed since its latest grant:
   // "the offset beyond which the sender will not transmit" (docs/spec-notes.md, 65).
   std::uint64_t returned_limit = ~std::uint64_t{0};
@@ -186,7 +186,8 @@ struct AssocModel {
   bool requested = false;
   // Its ASSOC_ACCEPT or the last message of its sender the receiver processed: what the
   // receiver's idle time runs from at the latest (data keeps it alive too; the checker does
-  // not count that, and so only ever sees it idle longer). A request after kIdleUnseen of that may reach a receiver that has removed it
+  // not count that, and so only ever sees it idle longer). A request after kIdleUnseen of that may
+  // reach a receiver that has removed it
   // ("A receiver MAY remove an association that has carried no traffic for a locally
   // configured idle time ..."), which the checker cannot see: until the receiver sends
   // something else than ERROR (UNKNOWN_ASSOCIATION) naming it, such a request's window is not
@@ -381,8 +382,8 @@ struct InvariantChecker::Impl {
   std::function<void(const Retired&)> retire_observer;  // on_retire
   std::vector<Violation> violations;
   std::uint64_t violation_count = 0;
-  Duration tolerance{};        // set_timing_tolerance
-  bool discard_stale = false;  // set_discard_stale
+  Duration tolerance{};               // set_timing_tolerance
+  bool discard_stale = false;         // set_discard_stale
   std::uint32_t sequence_window = 0;  // set_sequence_window; 0: none
   // Whether an endpoint processes a message numbered `seq` after `newest` ("Common Header").
   [[nodiscard]] bool processed(std::uint32_t seq, std::uint32_t newest) const {
@@ -652,7 +653,8 @@ struct InvariantChecker::Impl {
     if (m.complete) return 0;
     std::uint64_t authorized = 0;
     if (t < m.grant_live_until) authorized = m.limit_sent;
-    if (t < m.window_live_until && !m.window_unconfirmed) authorized = std::max(authorized, m.window);
+    if (t < m.window_live_until && !m.window_unconfirmed)
+      authorized = std::max(authorized, m.window);
     if (m.length_known) authorized = std::min(authorized, m.length);
     authorized = std::min(authorized, m.returned_limit);
     if (m.cancelled && t >= m.cancel_reclaim_from) authorized = 0;
