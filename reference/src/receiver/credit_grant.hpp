@@ -3,6 +3,7 @@
 // it (codec/src/codec.cpp). Unit tests: reference/test/receiver/credit_grant_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "rdcc/codec/codec.hpp"
@@ -14,6 +15,28 @@ namespace rdcc::ref {
 // "the default Grant Lifetime of the association" (CREDIT_GRANT).
 [[nodiscard]] inline Duration grant_lifetime(std::uint32_t field_us, std::uint32_t default_us) {
   return microseconds(field_us != 0 ? field_us : default_us);
+}
+
+// The longest Lifetime a grant states to cover its Pacing Rate's averaging interval
+// (paced_lifetime_field): credit held longer than this is reclaimed too late to matter.
+inline constexpr std::uint32_t kMaxPacedLifetimeUs = 1000000;
+
+// The Lifetime field of a grant at `rate_mbps` (docs/spec-notes.md, "A grant lives at least
+// the interval its Pacing Rate is averaged over"): the policy's `field_us`, unless the
+// Lifetime it means (`default_us` for 0) is shorter than "the transmission time of ten Credit
+// Units at that rate", the interval rule 4 averages the rate over; then that interval (at most
+// kMaxPacedLifetimeUs). Within a shorter Lifetime the sender may legally send ten Credit Units,
+// far above the rate, while the receiver counts the rate towards its link only until the grant
+// lapses and then gives it to another message: the sum of the rates it issues held, the link
+// did not (77 Mbit/s through a 60 Mbit/s link, 40 messages at 3 Mbit/s with a 5 ms Lifetime).
+[[nodiscard]] inline std::uint32_t paced_lifetime_field(std::uint32_t field_us,
+                                                        std::uint32_t default_us,
+                                                        std::uint32_t rate_mbps,
+                                                        std::uint64_t credit_unit) {
+  const Duration interval = transmission_time(10 * credit_unit, rate_mbps);
+  if (interval <= grant_lifetime(field_us, default_us)) return field_us;
+  const std::int64_t us = (interval.ns + 999) / 1000;
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(us, kMaxPacedLifetimeUs));
 }
 
 // The CREDIT_GRANT for message `id` of `length` (the pool: id 0). "It sets the FINAL flag in
