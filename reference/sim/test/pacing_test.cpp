@@ -210,5 +210,62 @@ TEST(Pacing, LowRatesAndAShortLifetime_TheMessagesTogetherKeepToTheLink) {
   EXPECT_TRUE(net.checker().ok());
 }
 
+// docs/spec-notes.md 131 and 132: the workload of the reliability audit (40 messages of 2 MB
+// from one sender through a receiver whose link is 60 Mbit/s, N_cu 1 MiB). Before the rules of
+// those notes the sender sent 407,668 SENDER_STATUS (its unused credit stayed above N_cu), the
+// receiver 9,026 grants of one Credit Unit, and grants lapsed before the sender could use them
+// at their rate (89 MB expired, 6,736 NACKs): 25 control datagrams per data packet.
+TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
+  NetworkConfig cfg;
+  cfg.seed = 132;
+  cfg.record_packets = false;
+  cfg.record_events = false;
+  Network net(cfg);
+  ref::ReceiverConfig rc;
+  rc.budget = 4U << 20U;
+  rc.unscheduled_budget = 1U << 20U;
+  rc.link_capacity_mbps = 60;
+  rc.unscheduled_limit = 64 * kKiB;
+  rc.backlog_threshold = 1U << 20U;
+  rc.grant_lifetime_us = 5000;
+  rc.credit_unit = 8192;
+  rc.d_max = microseconds(100);
+  rc.base_rtt = microseconds(200);
+  rc.grant_window = 256 * kKiB;
+  const HostId r = net.add_receiver(rc);
+  const HostId s = net.add_sender(ref::SenderConfig{.name = "sender", .line_rate_mbps = 10000});
+  constexpr std::uint64_t kLength = 2000000;
+  constexpr int kMessages = 40;
+  std::vector<SubmitId> ids;
+  for (int i = 0; i < kMessages; ++i) ids.push_back(net.submit(s, r, kLength, Time{0}));
+  ASSERT_TRUE(net.run_until_done(Time{ref::seconds(60).ns}));
+  Time last{};
+  for (const SubmitId id : ids) last = std::max(last, net.status(id)->finished);
+  const NetworkStats& st = net.stats();
+  const ref::SenderStats& ss = net.sender(s)->stats();
+  const ref::ReceiverStats& rs = net.receiver(r)->stats();
+  const double per_data =
+      static_cast<double>(st.control_sent) / static_cast<double>(st.data_packets_sent);
+  const double mbps =
+      static_cast<double>(kLength * kMessages * 8) / (static_cast<double>(last.ns) / 1e3);
+  std::printf(
+      "40 x 2 MB at 60 Mbit/s: %s, %.1f Mbit/s; %llu control datagrams for %llu data packets "
+      "(%.2f): %llu CREDIT_REQUESTs, %llu SENDER_STATUS, %llu grants, %llu NACKs\n",
+      ref::format_time(last).c_str(), mbps, static_cast<unsigned long long>(st.control_sent),
+      static_cast<unsigned long long>(st.data_packets_sent), per_data,
+      static_cast<unsigned long long>(ss.credit_requests_sent),
+      static_cast<unsigned long long>(ss.sender_status_sent),
+      static_cast<unsigned long long>(rs.grants_sent),
+      static_cast<unsigned long long>(rs.nacks_sent));
+  EXPECT_TRUE(net.checker().ok());
+  EXPECT_EQ(ss.sender_status_sent, 0U);  // the association never holds more than N_cu
+  EXPECT_EQ(ss.credit_expired, 0U);      // every grant lives until its credit is used
+  EXPECT_EQ(rs.nacks_sent, 0U);
+  EXPECT_LE(rs.grants_sent * 8, st.data_packets_sent);  // no grant per Credit Unit
+  EXPECT_LE(per_data, 0.7);
+  EXPECT_LE(mbps, 60.0);
+  EXPECT_GE(mbps, 45.0);
+}
+
 }  // namespace
 }  // namespace rdcc::sim

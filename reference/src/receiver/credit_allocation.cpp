@@ -50,7 +50,13 @@ GrantOrder Receiver::Impl::key_of(const Msg& m) {
 // grant that its sender asked to have renewed.
 void Receiver::Impl::requeue(Assoc& a, Msg& m) {
   if (m.pooled) return;  // the pool (Msg 0) is queued for it
-  const bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
+  bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
+  if (wants && !m.lapsed() && association_full(a)) {
+    // It waits for its own association's data, out of the queue: counted neither in the
+    // grant pass nor in the link's fair share (docs/spec-notes.md 132).
+    wants = false;
+    mark_capped(a);
+  }
   if (wants == m.queued) return;
   if (wants) {
     queue.insert(key_of(m), Queued{&a, &m});
@@ -128,9 +134,33 @@ struct Receiver::Impl::GrantPassHost {
     BudgetBounds bounds;
     bounds.scheduled_pool = r.policy->scheduled_pool(r.cfg.budget, r.scheduled_budget());
     bounds.reserved = reserved;
-    bounds.association_cap = r.cfg.max_credit_per_association;
+    bounds.association_cap = association_cap(m);
     bounds.enforce = r.policy->enforce_budget();
-    return r.ledger.fit(*assoc, m, GrantAsk{limit, m.post_unit, r.cfg.credit_unit, renew}, bounds);
+    return r.ledger.fit(
+        *assoc, m,
+        GrantAsk{limit, m.post_unit, r.cfg.credit_unit, renew,
+                 least_new(m, std::min(bounds.scheduled_pool, bounds.association_cap == 0
+                                                                  ? bounds.scheduled_pool
+                                                                  : bounds.association_cap))},
+        bounds);
+  }
+  // "Receivers SHOULD cap the credit ... per association" (RDCC-SEC-02): the operator's cap,
+  // else the Backlog Threshold N_cu the association was told (docs/spec-notes.md 132), never
+  // below one window of the message.
+  [[nodiscard]] std::uint64_t association_cap(const Msg& m) const {
+    const std::uint64_t cap = r.association_cap();
+    return cap == 0 ? 0 : std::max(cap, r.window_of(m));
+  }
+  // The least new credit a grant short of room gives: half a window, at most a quarter of
+  // what bounds the grant, at least one Credit Unit (docs/spec-notes.md 132).
+  [[nodiscard]] std::uint64_t least_new(const Msg& m, std::uint64_t bound) const {
+    return r.least_new(r.window_of(m), bound);
+  }
+  [[nodiscard]] bool association_full(const Msg& m) const {
+    const std::uint64_t cap = association_cap(m);
+    const std::uint64_t target = target_limit(m, r.window_of(m));
+    const std::uint64_t need = target > m.held() ? target - m.held() : 0;
+    return CreditLedger::association_full(*assoc, cap, std::min(need, least_new(m, cap)));
   }
   [[nodiscard]] RateOffer offer(const Msg& m) const {
     const double sender = r.sender_rate(*assoc, now);
@@ -143,6 +173,10 @@ struct Receiver::Impl::GrantPassHost {
     return r.ledger.scheduled() > before;
   }
   void skip(Msg& m) { r.dequeue(m); }
+  void set_aside(Msg& m) {
+    r.dequeue(m);
+    r.mark_capped(*assoc);
+  }
   void wait(Msg& m) { r.out_of_budget(*assoc, m, now); }
   // Every holder is at its share (kOvercommit of them): it waits until one drains (its rate
   // is released when its last octet arrives) or is reclaimed. The grant queue sets it aside.
@@ -161,7 +195,75 @@ struct Receiver::Impl::GrantPassHost {
   void end_pass() { r.rates.end_pass(); }
 };
 
+std::uint64_t Receiver::Impl::association_cap() const {
+  return cfg.max_credit_per_association != 0 ? cfg.max_credit_per_association
+                                             : cfg.backlog_threshold;
+}
+
+std::uint64_t Receiver::Impl::least_new(std::uint64_t window, std::uint64_t bound) const {
+  const std::uint64_t cu = std::max<std::uint64_t>(cfg.credit_unit, 1);
+  return std::max(cu, std::min(window / 2, bound / 4) / cu * cu);
+}
+
+bool Receiver::Impl::association_full(const Assoc& a) const {
+  const std::uint64_t cap = association_cap();
+  if (cap == 0) return false;
+  const std::uint64_t bound = std::max(cap, grant_window());
+  return a.accounted + least_new(grant_window(), bound) > bound;
+}
+
+void Receiver::Impl::mark_capped(Assoc& a) {
+  if (a.capped) return;
+  a.capped = true;
+  capped_assocs.push_back(a.id);
+}
+
+// Room under the cap came back (its data arrived, credit was reclaimed or a message ended):
+// as many of its waiting messages as that room serves, least pass first (the stride order),
+// go back into the grant queue; the others wait on, out of the link's fair share.
+void Receiver::Impl::release_capped() {
+  if (capped_assocs.empty()) return;
+  std::vector<std::uint32_t> still;
+  std::vector<Msg*> waiting;
+  for (const std::uint32_t id : capped_assocs) {
+    Assoc* a = assocs.find(id);
+    if (a == nullptr) continue;
+    const std::uint64_t cap = association_cap();
+    const std::uint64_t bound = cap == 0 ? 0 : std::max(cap, grant_window());
+    const std::uint64_t least = least_new(grant_window(), bound);
+    if (cap != 0 && a->accounted + least > bound) {
+      still.push_back(id);
+      continue;
+    }
+    std::size_t admit = cap == 0 ? a->msgs.size() : (bound - a->accounted) / least;
+    waiting.clear();
+    for (auto& [mid, m] : a->msgs) {
+      if (m.queued) {
+        admit = admit > 0 ? admit - 1 : 0;
+      } else if (!m.pooled && m.state == MsgState::Active && wants_more(m, window_of(m))) {
+        waiting.push_back(&m);
+      }
+    }
+    std::sort(waiting.begin(), waiting.end(),
+              [](const Msg* x, const Msg* y) { return x->pass < y->pass; });
+    const std::size_t n = std::min(admit, waiting.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      Msg& m = *waiting[i];
+      queue.insert(key_of(m), Queued{a, &m});
+      m.queued = true;
+      rates.enqueued(m.rate);
+    }
+    if (n < waiting.size()) {
+      still.push_back(id);
+    } else {
+      a->capped = false;
+    }
+  }
+  capped_assocs.swap(still);
+}
+
 void Receiver::Impl::grant_pass(Time now) {
+  release_capped();
   GrantPassHost host{*this, now};
   rdcc::ref::grant_pass(queue, host);
 }

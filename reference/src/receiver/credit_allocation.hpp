@@ -206,10 +206,12 @@ struct RateOffer {
 //   message(item)           the message of the queue's current item (and its association)
 //   window(m)               the credit a grant may leave outstanding (policy's grant_window)
 //   fit(m, limit, renew, reserved)  the budget's decision (CreditLedger::fit): a limit or none
+//   association_full(m)     whether the cap on its association's credit is what leaves it none
 //   offer(m)                its RateOffer
 //   lower_holders(m, want)  lowers the holders of the link's rate above the fair share;
 //                           whether the scheduled credit grew (a returned limit restated)
-// and acts: skip(m) (leaves the queue: nothing to give), wait(m) (the budget cannot serve it:
+// and acts: skip(m) (leaves the queue: nothing to give), set_aside(m) (leaves the queue until
+// its association has room under its cap again), wait(m) (the budget cannot serve it:
 // the pass ends), park(m) (no rate to be had: the queue sets it aside for the rest of the
 // pass), grant(m, limit, rate) (issues the grant; the message leaves the queue or moves on in
 // it), unpark(item) (each parked message, once the pass is over: does it still want credit),
@@ -239,6 +241,12 @@ void grant_pass(GrantQueue<Item>& queue, Host& host) {
       continue;
     }
     const std::optional<std::uint64_t> fit = host.fit(m, wanted_limit, renew, reserved);
+    if (!fit && host.association_full(m)) {
+      // Its association is at its cap: it leaves the queue to wait for that association's own
+      // data, and the messages of other associations behind it are served.
+      host.set_aside(m);
+      continue;
+    }
     if (!fit) {
       host.wait(m);
       break;

@@ -204,10 +204,11 @@ void Receiver::Impl::issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uin
   a.granted_rate = rate;
   ++m.generation;
   // "Lifetime zero means the default Grant Lifetime of the association"; which one a grant
-  // states is the policy's choice, lengthened to the interval its rate is averaged over.
+  // states is the policy's choice, lengthened to the interval its rate is averaged over and to
+  // the time its credit takes at that rate.
   const std::uint32_t lifetime_field =
       paced_lifetime_field(policy->grant_lifetime_us(cfg.grant_lifetime_us), cfg.grant_lifetime_us,
-                           rate, cfg.credit_unit);
+                           rate, cfg.credit_unit, m.outstanding());
   arm(reclaim_at(now, grant_lifetime(lifetime_field, cfg.grant_lifetime_us), cfg.d_max),
       TimerKind::Reclaim, a.id, m.id, m.generation);
   m.pass = advance_pass(m.pass, added, m.weight);

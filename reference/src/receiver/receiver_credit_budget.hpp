@@ -84,6 +84,9 @@ struct GrantAsk {
   std::uint64_t post_unit = 0;  // RoCEv2: credit in whole RDMA messages of this size; 0: none
   std::uint32_t credit_unit = 0;
   bool renew = false;  // the grant lapsed (MessageCredit::lapsed): a grant may restate it
+  // Short of room for the whole ask, the least new credit worth a grant (whole Credit Units
+  // rounded); 0: any. A renewal may always restate what it holds.
+  std::uint64_t least_new = 0;
 };
 
 // The bounds a grant is fitted within (CreditLedger::fit).
@@ -163,7 +166,8 @@ class CreditLedger {
   // - Short of room for the whole ask, as much as there is: new credit in whole Credit Units,
   //   a RoCEv2 message's in whole RDMA messages ("posts each one only when it holds credit for
   //   all of its octets"). Grant Limits never go down: if that cannot even restate the old
-  //   limit, or gives nothing new to a grant that has not lapsed, the message waits.
+  //   limit, or gives nothing new to a grant that has not lapsed, the message waits; so it does
+  //   when what it gives is less than `ask.least_new`.
   [[nodiscard]] std::optional<std::uint64_t> fit(const AssociationCredit& a, const MessageCredit& m,
                                                  const GrantAsk& ask, const BudgetBounds& b) const {
     const std::uint64_t moved = m.unsched_in_flight();
@@ -185,7 +189,19 @@ class CreditLedger {
       fit -= (fit - held) % ask.credit_unit;
     }
     if (fit < m.limit || (fit <= held && !ask.renew)) return std::nullopt;
+    // A sliver of room (one Credit Unit freed by each arriving packet) is not worth a grant
+    // per packet: the message waits until the room is worth one (docs/spec-notes.md 132).
+    if (!ask.renew && fit > held && fit < ask.limit && fit - held < ask.least_new) {
+      return std::nullopt;
+    }
     return fit;
+  }
+
+  // Whether association `a` has less than `least` room left under `cap` (0: no cap): its
+  // messages wait for their own data, not the others'.
+  [[nodiscard]] static bool association_full(const AssociationCredit& a, std::uint64_t cap,
+                                             std::uint64_t least) {
+    return cap != 0 && a.accounted + least > cap;
   }
 
   // Each total equals the sum of the associations' parts.

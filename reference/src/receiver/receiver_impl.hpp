@@ -127,6 +127,8 @@ struct Receiver::Impl {
     // Its data said that its sender resends what a NACK names (docs/data-transport.md, "Loss
     // recovery"): only such a sender is sent NACKs.
     bool peer_recovers = false;
+    // Its messages wait out of the grant queue: its credit is at its cap (capped_assocs).
+    bool capped = false;
   };
 
   // A message in the grant queue, as the grant pass reaches it (association table nodes and
@@ -260,6 +262,16 @@ struct Receiver::Impl {
   void dequeue(Msg& m);
   static GrantOrder key_of(const Msg& m);
   void requeue(Assoc&, Msg& m);
+  // "Receivers SHOULD cap the credit ... per association": the cap (0: none), and whether the
+  // association has less than a grant's worth of room under it (docs/spec-notes.md 132).
+  [[nodiscard]] std::uint64_t association_cap() const;
+  [[nodiscard]] std::uint64_t least_new(std::uint64_t window, std::uint64_t bound) const;
+  [[nodiscard]] bool association_full(const Assoc& a) const;
+  // Associations whose messages wait out of the queue for room under the cap: at each grant
+  // pass, those with room again have their messages queued.
+  std::vector<std::uint32_t> capped_assocs;
+  void mark_capped(Assoc& a);
+  void release_capped();
   void stop_waiting(Assoc& a, Msg& m);
   [[nodiscard]] double sender_rate(const Assoc& a, Time now) const;
   [[nodiscard]] double min_rate() const;

@@ -210,6 +210,7 @@ struct FakeHost {
   std::uint64_t window(const FakeMessage&) const { return window_octets; }
   std::optional<std::uint64_t> fit(const FakeMessage& m, std::uint64_t limit, bool renew,
                                    std::uint64_t reserved) {
+    if (full.count(m.id) != 0) return std::nullopt;  // its association is at its cap
     const std::uint64_t room = free > reserved ? free - reserved : 0;
     if (limit - m.covered() - m.accounted <= room) return limit;
     if (renew) return m.limit;
@@ -249,6 +250,12 @@ struct FakeHost {
     leave(m);
   }
   void end_pass() { log.emplace_back("end"); }
+  std::set<std::uint64_t> full;  // messages whose association is at its cap
+  [[nodiscard]] bool association_full(const FakeMessage& m) const { return full.count(m.id) != 0; }
+  void set_aside(FakeMessage& m) {
+    log.push_back("aside " + std::to_string(m.id));
+    leave(m);
+  }
 };
 
 class GrantPass : public ::testing::Test {
@@ -267,6 +274,21 @@ TEST_F(GrantPass, ServesTheQueueInOrder_AWindowEach) {
   host.add(1, 10000, 0);
   EXPECT_EQ(run(), (std::vector<std::string>{"grant 1 limit=10000 rate=1000",
                                              "grant 2 limit=16384 rate=1000", "end"}));
+}
+
+// docs/spec-notes.md 132: a message whose association is at its cap leaves the queue, and the
+// messages behind it (of other associations) are served in the same pass; one short of the
+// budget G_s ends the pass.
+TEST_F(GrantPass, AssociationAtItsCap_StepsAsideAndTheOthersAreServed) {
+  host.add(1, 100000);
+  host.add(2, 100000);
+  host.full.insert(1);
+  EXPECT_EQ(run(), (std::vector<std::string>{"aside 1", "grant 2 limit=16384 rate=1000", "end"}));
+  EXPECT_TRUE(queue.empty());
+  host.add(3, 100000);
+  host.add(4, 100000);
+  host.free = 0;
+  EXPECT_EQ(run(), (std::vector<std::string>{"wait 3", "end"}));
 }
 
 TEST_F(GrantPass, NothingToGive_LeavesTheQueue) {

@@ -147,10 +147,11 @@ class BudgetFit : public CreditLedgerTest {
     bounds.scheduled_pool = 65536;
   }
   std::optional<std::uint64_t> fit(std::uint64_t limit, bool renew = false) {
-    return ledger.fit(a, m, GrantAsk{limit, post_unit, 4096, renew}, bounds);
+    return ledger.fit(a, m, GrantAsk{limit, post_unit, 4096, renew, least_new}, bounds);
   }
   BudgetBounds bounds;
   std::uint64_t post_unit = 0;
+  std::uint64_t least_new = 0;
 };
 
 TEST_F(BudgetFit, RoomForTheWholeAsk_GrantsIt) {
@@ -196,6 +197,30 @@ TEST_F(BudgetFit, NeverBelowTheLimitIssued_AndNothingNewMeansWait) {
   ledger.set_scheduled(b, other, 65536 - 32768);
   EXPECT_EQ(fit(65536), std::nullopt);  // restates it, adds nothing: not a renewal
   EXPECT_EQ(fit(65536, true), 32768U);  // a renewal may restate it
+}
+
+// docs/spec-notes.md 132: a sliver of room is not worth a grant; the whole ask, or a renewal,
+// always is.
+TEST_F(BudgetFit, ShortOfRoom_WaitsUntilTheRoomIsWorthAGrant) {
+  least_new = 16384;
+  MessageCredit other;
+  ledger.set_scheduled(b, other, 65536 - 8192);  // 8192 left: two Credit Units
+  EXPECT_EQ(fit(65536), std::nullopt);
+  ledger.set_scheduled(b, other, 65536 - 16384);  // 16384 left
+  EXPECT_EQ(fit(65536), 16384U);
+  ledger.set_scheduled(b, other, 65536 - 8192);
+  EXPECT_EQ(fit(8192), 8192U);  // the whole ask
+  m.limit = 4096;               // lapsed: a renewal may add what there is
+  EXPECT_EQ(fit(65536, true), 8192U);
+}
+
+TEST_F(CreditLedgerTest, AssociationFull_WhenLessThanAGrantIsLeftUnderTheCap) {
+  MessageCredit mine;
+  ledger.set_scheduled(a, mine, 60000);
+  EXPECT_FALSE(CreditLedger::association_full(a, 0, 16384));  // no cap
+  EXPECT_TRUE(CreditLedger::association_full(a, 65536, 16384));
+  EXPECT_FALSE(CreditLedger::association_full(a, 65536, 4096));
+  EXPECT_FALSE(CreditLedger::association_full(b, 65536, 16384));  // per association
 }
 
 TEST_F(BudgetFit, WithoutEnforcement_TheBudgetIsNoBound) {

@@ -42,7 +42,7 @@ struct ReceiverConfig {
   // Of them, from one host (any port): a flood from one host leaves room for the others.
   std::size_t max_associations_per_host = 256;
   std::size_t max_pending_per_association = 1024;
-  std::uint64_t max_credit_per_association = 0;  // 0: no cap below G_s
+  std::uint64_t max_credit_per_association = 0;  // 0: the N_cu advertised (backlog_threshold)
   std::uint64_t max_message_length = 1ULL << 40U;
   Duration idle_timeout = seconds(10);  // "SHOULD be at least 10 seconds"
   std::vector<Address> crn_addresses;
@@ -99,7 +99,7 @@ struct ReceiverConfig {
        "pending messages per association, at most"},
       c.max_pending_per_association);
     v({"max_credit_per_association", U::Octets, 0, kAny, "--max-credit-per-association",
-       "credit per association, at most (0: no cap below G_s)"},
+       "credit per association, at most (0: the Backlog Threshold N_cu advertised)"},
       c.max_credit_per_association);
     v({"max_message_length", U::Octets, 1, kAny, "--max-message-length",
        "longer messages are refused"},
