@@ -171,53 +171,23 @@ TEST(Pacing, IncastRatesCountHeaders_TheQueueTowardTheReceiverStaysShort) {
   EXPECT_LT(counted * 2, payload_only);
 }
 
-// docs/spec-notes.md 131: forty messages of 1 MB from one sender to a receiver whose link
-// (60 Mbit/s) its policy shares out at a few Mbit/s each, with a 5 ms default Lifetime. Ten
-// Credit Units take 218 ms at 3 Mbit/s: under 5 ms grants each message could legally send its
-// ten at line rate, and the receiver gave the rate of a lapsed grant to the next message, so
-// the messages together went at 76 Mbit/s. With grants that live the rate's averaging interval
-// they go no faster than the link.
-TEST(Pacing, LowRatesAndAShortLifetime_TheMessagesTogetherKeepToTheLink) {
-  NetworkConfig cfg;
-  cfg.seed = 131;
-  cfg.record_packets = false;
-  cfg.record_events = false;
-  Network net(cfg);
-  ref::ReceiverConfig rc;
-  rc.budget = 4U << 20U;
-  rc.unscheduled_budget = 1U << 20U;
-  rc.link_capacity_mbps = 60;
-  rc.unscheduled_limit = 64 * kKiB;
-  rc.grant_lifetime_us = 5000;
-  rc.credit_unit = 8192;
-  rc.d_max = microseconds(100);
-  rc.base_rtt = microseconds(200);
-  rc.grant_window = 256 * kKiB;
-  const HostId r = net.add_receiver(rc);
-  const HostId s = net.add_sender(ref::SenderConfig{.name = "sender", .line_rate_mbps = 10000});
-  constexpr std::uint64_t kLength = 1000000;
-  constexpr int kMessages = 40;
-  std::vector<SubmitId> ids;
-  for (int i = 0; i < kMessages; ++i) ids.push_back(net.submit(s, r, kLength, Time{0}));
-  ASSERT_TRUE(net.run_until_done(Time{ref::seconds(60).ns}));
-  Time last{};
-  for (const SubmitId id : ids) last = std::max(last, net.status(id)->finished);
-  const double mbps =
-      static_cast<double>(kLength * kMessages * 8) / (static_cast<double>(last.ns) / 1e3);
-  std::printf("40 x 1 MB at a 60 Mbit/s link: last done %s, %.1f Mbit/s of payload\n",
-              ref::format_time(last).c_str(), mbps);
-  EXPECT_LE(mbps, 60.0);
-  EXPECT_TRUE(net.checker().ok());
-}
+// The workload of the reliability audit (shared/audits/reliability.md): `messages` messages of
+// `length` octets at once from one sender (10 Gbit/s) to a receiver whose link is 60 Mbit/s,
+// with the audit's parameters (G 4 MiB, G_u 1 MiB, N_cu 1 MiB, Lifetime 5 ms, Credit Unit
+// 8 KiB, grant window 256 KiB).
+struct SlowLinkRun {
+  Time last{};      // the last message DONE
+  double mbps = 0;  // payload over that time
+  NetworkStats network;
+  ref::SenderStats sender;
+  ref::ReceiverStats receiver;
+  bool done = false;
+  bool checker_ok = false;
+};
 
-// docs/spec-notes.md 131 and 132: the workload of the reliability audit (40 messages of 2 MB
-// from one sender through a receiver whose link is 60 Mbit/s, N_cu 1 MiB). Before the rules of
-// those notes the sender sent 407,668 SENDER_STATUS (its unused credit stayed above N_cu), the
-// receiver 9,026 grants of one Credit Unit, and grants lapsed before the sender could use them
-// at their rate (89 MB expired, 6,736 NACKs): 25 control datagrams per data packet.
-TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
+SlowLinkRun run_slow_link(int messages, std::uint64_t length, std::uint64_t seed) {
   NetworkConfig cfg;
-  cfg.seed = 132;
+  cfg.seed = seed;
   cfg.record_packets = false;
   cfg.record_events = false;
   Network net(cfg);
@@ -234,37 +204,63 @@ TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
   rc.grant_window = 256 * kKiB;
   const HostId r = net.add_receiver(rc);
   const HostId s = net.add_sender(ref::SenderConfig{.name = "sender", .line_rate_mbps = 10000});
-  constexpr std::uint64_t kLength = 2000000;
-  constexpr int kMessages = 40;
   std::vector<SubmitId> ids;
-  for (int i = 0; i < kMessages; ++i) ids.push_back(net.submit(s, r, kLength, Time{0}));
-  ASSERT_TRUE(net.run_until_done(Time{ref::seconds(60).ns}));
-  Time last{};
-  for (const SubmitId id : ids) last = std::max(last, net.status(id)->finished);
-  const NetworkStats& st = net.stats();
-  const ref::SenderStats& ss = net.sender(s)->stats();
-  const ref::ReceiverStats& rs = net.receiver(r)->stats();
+  for (int i = 0; i < messages; ++i) ids.push_back(net.submit(s, r, length, Time{0}));
+  SlowLinkRun out;
+  out.done = net.run_until_done(Time{ref::seconds(60).ns});
+  for (const SubmitId id : ids) out.last = std::max(out.last, net.status(id)->finished);
+  out.mbps = static_cast<double>(length * static_cast<std::uint64_t>(messages) * 8) /
+             (static_cast<double>(out.last.ns) / 1e3);
+  out.network = net.stats();
+  out.sender = net.sender(s)->stats();
+  out.receiver = net.receiver(r)->stats();
+  out.checker_ok = net.checker().ok();
+  return out;
+}
+
+// docs/spec-notes.md 131: forty messages of 1 MB, which the receiver's policy shares the link
+// among at a few Mbit/s each, with a 5 ms default Lifetime. Ten Credit Units take 218 ms at
+// 3 Mbit/s: under 5 ms grants each message could legally send its ten at line rate, and the
+// receiver gave the rate of a lapsed grant to the next message, so the messages together went
+// at 76 Mbit/s. With grants that live the rate's averaging interval they go no faster than the
+// link.
+TEST(Pacing, LowRatesAndAShortLifetime_TheMessagesTogetherKeepToTheLink) {
+  const SlowLinkRun run = run_slow_link(40, 1000000, 131);
+  ASSERT_TRUE(run.done);
+  std::printf("40 x 1 MB at a 60 Mbit/s link: last done %s, %.1f Mbit/s of payload\n",
+              ref::format_time(run.last).c_str(), run.mbps);
+  EXPECT_LE(run.mbps, 60.0);
+  EXPECT_TRUE(run.checker_ok);
+}
+
+// docs/spec-notes.md 131 and 132: the audit's 40 messages of 2 MB. Before the rules of those
+// notes the sender sent 407,668 SENDER_STATUS (its unused credit stayed above N_cu), the
+// receiver 9,026 grants of one Credit Unit, and grants lapsed before the sender could use them
+// at their rate (89 MB expired, 6,736 NACKs): 25 control datagrams per data packet.
+TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
+  const SlowLinkRun run = run_slow_link(40, 2000000, 132);
+  ASSERT_TRUE(run.done);
+  const NetworkStats& st = run.network;
   const double per_data =
       static_cast<double>(st.control_sent) / static_cast<double>(st.data_packets_sent);
-  const double mbps =
-      static_cast<double>(kLength * kMessages * 8) / (static_cast<double>(last.ns) / 1e3);
   std::printf(
       "40 x 2 MB at 60 Mbit/s: %s, %.1f Mbit/s; %llu control datagrams for %llu data packets "
       "(%.2f): %llu CREDIT_REQUESTs, %llu SENDER_STATUS, %llu grants, %llu NACKs\n",
-      ref::format_time(last).c_str(), mbps, static_cast<unsigned long long>(st.control_sent),
+      ref::format_time(run.last).c_str(), run.mbps,
+      static_cast<unsigned long long>(st.control_sent),
       static_cast<unsigned long long>(st.data_packets_sent), per_data,
-      static_cast<unsigned long long>(ss.credit_requests_sent),
-      static_cast<unsigned long long>(ss.sender_status_sent),
-      static_cast<unsigned long long>(rs.grants_sent),
-      static_cast<unsigned long long>(rs.nacks_sent));
-  EXPECT_TRUE(net.checker().ok());
-  EXPECT_EQ(ss.sender_status_sent, 0U);  // the association never holds more than N_cu
-  EXPECT_EQ(ss.credit_expired, 0U);      // every grant lives until its credit is used
-  EXPECT_EQ(rs.nacks_sent, 0U);
-  EXPECT_LE(rs.grants_sent * 8, st.data_packets_sent);  // no grant per Credit Unit
+      static_cast<unsigned long long>(run.sender.credit_requests_sent),
+      static_cast<unsigned long long>(run.sender.sender_status_sent),
+      static_cast<unsigned long long>(run.receiver.grants_sent),
+      static_cast<unsigned long long>(run.receiver.nacks_sent));
+  EXPECT_TRUE(run.checker_ok);
+  EXPECT_EQ(run.sender.sender_status_sent, 0U);  // the association never holds more than N_cu
+  EXPECT_EQ(run.sender.credit_expired, 0U);      // every grant lives until its credit is used
+  EXPECT_EQ(run.receiver.nacks_sent, 0U);
+  EXPECT_LE(run.receiver.grants_sent * 8, st.data_packets_sent);  // no grant per Credit Unit
   EXPECT_LE(per_data, 0.7);
-  EXPECT_LE(mbps, 60.0);
-  EXPECT_GE(mbps, 45.0);
+  EXPECT_LE(run.mbps, 60.0);
+  EXPECT_GE(run.mbps, 45.0);
 }
 
 }  // namespace
