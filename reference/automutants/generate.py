@@ -25,6 +25,7 @@ usage: generate.py SOURCE_ROOT OUT_DIR [-I DIR ...]
 import json
 import multiprocessing
 import os
+import re
 import sys
 
 import clang.cindex as ci
@@ -120,12 +121,41 @@ def is_constexpr_function(cursor):
     return False
 
 
+# Function-like macros of the rule code: libclang sees their expansion, whose extents are not
+# the source's text (a `!` in `assert(!x)` rendered as `negation(id, ())assert(...)`); nothing
+# inside their parentheses is mutated.
+MACROS = ("assert",)
+
+
+def macro_ranges(source):
+    """The [start, end) offsets of each MACROS invocation's parentheses in `source`."""
+    ranges = []
+    for name in MACROS:
+        for m in re.finditer(r"\b" + name + r"\s*\(", source):
+            depth, i = 0, m.end() - 1
+            while i < len(source):
+                if source[i] == "(":
+                    depth += 1
+                elif source[i] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i += 1
+            ranges.append((m.start(), i + 1))
+    return ranges
+
+
 class Collector:
     def __init__(self, path, source, targets):
         self.path = path
         self.source = source
         self.targets = targets
         self.sites = []
+        self.macros = macro_ranges(source)
+
+    def in_macro(self, cursor):
+        start = cursor.extent.start.offset
+        return any(a <= start < b for a, b in self.macros)
 
     def in_file(self, cursor):
         f = cursor.location.file
@@ -150,7 +180,13 @@ class Collector:
         # (a run-time choice is no constant expression) are left as they are.
         if fn is None or is_constexpr_function(fn) or fn.spelling.startswith("operator"):
             return
-        if any(s.kind == ci.CursorKind.STATIC_ASSERT for s in stack):
+        if any(s.kind == ci.CursorKind.STATIC_ASSERT for s in stack) or self.in_macro(c):
+            return
+        # In a declaration's type (`std::array<Candidate, kMax + 1> best`: before its name) an
+        # expression is a constant: no run-time choice.
+        if any(s.kind in (ci.CursorKind.VAR_DECL, ci.CursorKind.FIELD_DECL)
+               and s.location.file is not None
+               and c.extent.start.offset < s.location.offset for s in stack):
             return
         kids = list(c.get_children())
         site = None

@@ -84,10 +84,6 @@ constexpr std::string_view kDmax =
     "D_max after it sent or received the CANCEL.";
 constexpr std::string_view kLifetime0 =
     "Lifetime zero means the default Grant Lifetime of the association.";
-constexpr std::string_view kRerequest =
-    "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a request "
-    "timeout, initially twice the smoothed round-trip time and at least 100 microseconds, "
-    "doubling on each retransmission up to 100 ms.";
 constexpr std::string_view kPool =
     "Pool grants allow a sender to divide credit among its messages according to without a round "
     "trip per message.";
@@ -203,7 +199,7 @@ const ChoiceEntry kChoices[] = {
     {{"receiver.rerequest_answer", VariantRole::Receiver,
       "a CREDIT_REQUEST while a grant is live: 0 a grant when credit is due, 1 nothing, 2 a "
       "grant restating the limit",
-      kRerequest, kSecGrants},
+      "", kSecGrants, "RDCC-GRANT-15"},
      [](Stream& s) { return s.in(0, 2); }},
     {{"receiver.unscheduled_allocation", VariantRole::Receiver,
       "0: the configured U while G_u has room; 1: G_u shared evenly by the association cap",

@@ -168,11 +168,8 @@ const ReceiverVariant kReceiverVariants[] = {
       "Example Exchange and Encodings"},
      use<ExplicitLifetime, 2000U>},
     {{"rerequest-never-while-live", VariantRole::Receiver,
-      "a CREDIT_REQUEST for a message whose grant is live gets nothing until the grant expires",
-      "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a "
-      "request timeout, initially twice the smoothed round-trip time and at least 100 "
-      "microseconds, doubling on each retransmission up to 100 ms.",
-      kGrants},
+      "a CREDIT_REQUEST for a message whose grant is live gets nothing until the grant expires", "",
+      kGrants, "RDCC-GRANT-15"},
      use<ReRequests, ReRequestAnswer::Never>},
     {{"rerequest-always-answered", VariantRole::Receiver,
       "a CREDIT_REQUEST for a message whose grant is live is answered with a grant restating "

@@ -18,6 +18,9 @@ port=$(free_port)
 data=$(free_port)
 # Starts the node, reads the Epoch of its ready line, stops it (SIGKILL: a crash, no clean exit).
 start_once() {
+  # The redirection below truncates the file in the child, which may run after the wait loop
+  # has read the last start's ready line: no file until the child makes it.
+  rm -f "$work/node.err"
   "$rdcc" receiver "${params[@]}" --rdcc-port "$port" --data-port "$data" \
     --epoch-file "$file" >"$work/node.out" 2>"$work/node.err" &
   local pid=$!
