@@ -223,7 +223,12 @@ std::vector<std::pair<std::string, std::string>> load_reviewed(const std::string
     if (line.rfind("| `", 0) != 0) continue;
     const auto end = line.find('`', 3);
     if (end == std::string::npos) continue;
-    out.emplace_back(line.substr(3, end - 3), line);
+    // A `|` in a table cell is written `\|`, in a code span too (GitHub's tables).
+    std::string key = line.substr(3, end - 3);
+    for (std::size_t at = key.find("\\|"); at != std::string::npos; at = key.find("\\|", at)) {
+      key.erase(at, 1);
+    }
+    out.emplace_back(key, line);
   }
   return out;
 }
