@@ -17,17 +17,36 @@ params=(--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 --link
 port=$(free_port)
 data=$(free_port)
 # Starts the node, reads the Epoch of its ready line, stops it (SIGKILL: a crash, no clean exit).
+# The ports stay free between starts only as long as no other process takes them: under
+# `ctest -j` another test's socket may be given one by the kernel, and the node then cannot bind
+# it. Such a start (it exits, printing no ready line) is tried again on new ports, at most twice,
+# and said on stderr.
 start_once() {
-  # The redirection below truncates the file in the child, which may run after the wait loop
-  # has read the last start's ready line: no file until the child makes it.
-  rm -f "$work/node.err"
-  "$rdcc" receiver "${params[@]}" --rdcc-port "$port" --data-port "$data" \
-    --epoch-file "$file" >"$work/node.out" 2>"$work/node.err" &
-  local pid=$!
-  for _ in $(seq 200); do grep -q '"ready"' "$work/node.err" 2>/dev/null && break; sleep 0.01; done
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  sed -n 's/.*"ready".*"epoch":\([0-9]*\).*/\1/p' "$work/node.err"
+  local attempt epoch
+  for attempt in 1 2 3; do
+    # The redirection below truncates the file in the child, which may run after the wait loop
+    # has read the last start's ready line: no file until the child makes it.
+    rm -f "$work/node.err"
+    "$rdcc" receiver "${params[@]}" --rdcc-port "$port" --data-port "$data" \
+      --epoch-file "$file" >"$work/node.out" 2>"$work/node.err" &
+    local pid=$!
+    # Up to 10 s: a sanitized node on a loaded host (ctest -j2 under ASan) can take seconds.
+    for _ in $(seq 1000); do
+      grep -q '"ready".*"epoch":[0-9]*}' "$work/node.err" 2>/dev/null && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.01
+    done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    epoch=$(sed -n 's/.*"ready".*"epoch":\([0-9]*\).*/\1/p' "$work/node.err")
+    if [ -n "$epoch" ]; then
+      echo "$epoch"
+      return
+    fi
+    echo "epoch_file: start $attempt printed no Epoch: $(head -c 300 "$work/node.err")" >&2
+    port=$(free_port)
+    data=$(free_port)
+  done
 }
 
 : >"$work/epochs"
