@@ -205,11 +205,14 @@ std::uint64_t Receiver::Impl::least_new(std::uint64_t window, std::uint64_t boun
   return std::max(cu, std::min(window / 2, bound / 4) / cu * cu);
 }
 
-bool Receiver::Impl::association_full(const Assoc& a) const {
+std::uint64_t Receiver::Impl::association_bound() const {
   const std::uint64_t cap = association_cap();
-  if (cap == 0) return false;
-  const std::uint64_t bound = std::max(cap, grant_window());
-  return a.accounted + least_new(grant_window(), bound) > bound;
+  return cap == 0 ? 0 : std::max(cap, grant_window());
+}
+
+bool Receiver::Impl::association_full(const Assoc& a) const {
+  const std::uint64_t bound = association_bound();
+  return CreditLedger::association_full(a, bound, least_new(grant_window(), bound));
 }
 
 void Receiver::Impl::mark_capped(Assoc& a) {
@@ -228,14 +231,13 @@ void Receiver::Impl::release_capped() {
   for (const std::uint32_t id : capped_assocs) {
     Assoc* a = assocs.find(id);
     if (a == nullptr) continue;
-    const std::uint64_t cap = association_cap();
-    const std::uint64_t bound = cap == 0 ? 0 : std::max(cap, grant_window());
-    const std::uint64_t least = least_new(grant_window(), bound);
-    if (cap != 0 && a->accounted + least > bound) {
+    if (association_full(*a)) {
       still.push_back(id);
       continue;
     }
-    std::size_t admit = cap == 0 ? a->msgs.size() : (bound - a->accounted) / least;
+    // Only an association with a cap is ever capped, and it has room: bound > accounted.
+    const std::uint64_t bound = association_bound();
+    std::size_t admit = (bound - a->accounted) / least_new(grant_window(), bound);
     waiting.clear();
     for (auto& [mid, m] : a->msgs) {
       if (m.queued) {
@@ -247,12 +249,7 @@ void Receiver::Impl::release_capped() {
     std::sort(waiting.begin(), waiting.end(),
               [](const Msg* x, const Msg* y) { return x->pass < y->pass; });
     const std::size_t n = std::min(admit, waiting.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      Msg& m = *waiting[i];
-      queue.insert(key_of(m), Queued{a, &m});
-      m.queued = true;
-      rates.enqueued(m.rate);
-    }
+    for (std::size_t i = 0; i < n; ++i) requeue(*a, *waiting[i]);
     if (n < waiting.size()) {
       still.push_back(id);
     } else {

@@ -265,6 +265,8 @@ struct Receiver::Impl {
   // "Receivers SHOULD cap the credit ... per association": the cap (0: none), and whether the
   // association has less than a grant's worth of room under it (docs/spec-notes.md 132).
   [[nodiscard]] std::uint64_t association_cap() const;
+  // The cap an association's credit is held to with the default window (0: none).
+  [[nodiscard]] std::uint64_t association_bound() const;
   [[nodiscard]] std::uint64_t least_new(std::uint64_t window, std::uint64_t bound) const;
   [[nodiscard]] bool association_full(const Assoc& a) const;
   // Associations whose messages wait out of the queue for room under the cap: at each grant
