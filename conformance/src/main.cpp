@@ -234,13 +234,19 @@ int main(int argc, char** argv) {
   bool explore_mode = false;
   std::size_t explore_steps = 200;
   std::string explore_duration;
-  app.add_flag("--explore", explore_mode,
-               "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver "
-               "role), judged by the invariant checker, stated bounds and proof by order; a "
-               "failure is shrunk to a scenario file that fails on its own");
+  app.add_flag(
+      "--explore", explore_mode,
+      "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver "
+      "or sender role), judged by the invariant checker, stated bounds and proof by order; a "
+      "failure is shrunk to a scenario file that fails on its own");
   app.add_option("--steps", explore_steps, "--explore: stimuli to play in all (default 200)");
   app.add_option("--duration", explore_duration,
                  "--explore: play for this long (e.g. 30s) instead of --steps");
+  std::size_t explore_episodes = 6;
+  app.add_option("--explore-episodes", explore_episodes,
+                 "Episodes of explore (of --seed, 24 stimuli each) the suite plays against a "
+                 "sender beside its scenario files, as scenarios explore-sender-SEED-N (default "
+                 "6; 0: none; docs/explore.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -462,7 +468,12 @@ int main(int argc, char** argv) {
     };
   }
   if (explore_mode) {
-    return explore_main({options, role_text, explore_duration, iut, report_dir, random_seed,
+    // reference:sender names the role itself; --role names it for udp: and exec:.
+    std::string explore_role = role_text;
+    if (options.adapter.kind == AdapterSpec::Kind::Reference && !options.adapter.any_role) {
+      explore_role = std::string(to_string(options.adapter.role));
+    }
+    return explore_main({options, explore_role, explore_duration, iut, report_dir, random_seed,
                          explore_steps, known_id, catalog_rows(catalog)},
                         std::cout, std::cerr);
   }
@@ -470,6 +481,11 @@ int main(int argc, char** argv) {
   if (!loaded.errors.empty()) {
     for (const auto& e : loaded.errors) std::cerr << e.describe() << "\n";
     return kExitUsage;
+  }
+  // Explore's episodes beside the files: stimuli nobody listed, in every run (the sender's;
+  // the receiver's explore runs with --explore).
+  for (auto& s : explore_scenarios(Role::Sender, random_seed, explore_episodes, known_id)) {
+    loaded.scenarios.push_back(std::move(s));
   }
   std::vector<Scenario> selected;
   for (auto& s : loaded.scenarios) {

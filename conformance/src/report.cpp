@@ -115,6 +115,10 @@ json result_json(const ScenarioResult& r, const std::vector<RequirementRow>& cat
   if (!r.frames.empty()) j["display_filter"] = display_filter(r.frames);
   j["events"] = "scenarios/" + r.name + ".events.jsonl";
   if (!r.iut_log.empty()) j["iut_stderr"] = "scenarios/" + r.name + ".iut-stderr.txt";
+  if (r.checker_tolerance.ns != 0) {  // real-time adapters: what the checker allowed for timing
+    j["checker_tolerance_us"] = r.checker_tolerance.micros();
+    j["wake_jitter_us"] = r.wake_jitter.micros();
+  }
   if (!r.source.empty()) j["source"] = r.source;  // a generated scenario's file (--explore)
   if (r.iut_exit) {
     json e{{"description", r.iut_exit->describe()}};

@@ -125,9 +125,18 @@ class Run {
       // send them, and never sees when the IUT read the tester's: the checker allows the one
       // (data after a Lifetime, pacing, a receiver's reclamation) and does not assume the
       // other (a grant's Lifetime runs from the first data only it authorizes).
-      checker_.set_timing_tolerance(o_.checker_tolerance);
+      tolerance_ = o_.checker_tolerance;
+      // Explore's episodes are not timing scenarios: their short Lifetimes and high rates put
+      // a real IUT's sends at a boundary many times per episode, where a host's scheduling
+      // delay between the IUT's decision and its send would be judged a violation. On real
+      // sockets they judge timing with the window tolerance and at least 2 ms (limits, Sequence
+      // Numbers and unscheduled rules stay exact); in process, exactly (docs/explore.md).
+      if (std::find(s_.tags.begin(), s_.tags.end(), "explore") != s_.tags.end()) {
+        tolerance_ = std::max({tolerance_, o_.tolerance_abs, Duration{ref::milliseconds(2)}});
+      }
+      checker_.set_timing_tolerance(tolerance_);
       checker_.set_grant_reception_unseen(true);
-      checker_.set_send_time_tolerance(o_.checker_tolerance);
+      checker_.set_send_time_tolerance(tolerance_);
     }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
@@ -172,6 +181,10 @@ class Run {
         if (r.frames.empty() && r.actual == "nothing") r.frames = last_sent_frame();
         break;
       }
+    }
+    if (!a_.virtual_time()) {
+      r.checker_tolerance = tolerance_;
+      r.wake_jitter = a_.wake_jitter();
     }
     r.hosts = hosts();
     r.trace = std::move(trace_);
@@ -1260,7 +1273,22 @@ class Run {
                 it->second.text, parts, it->second.checks};
   }
 
+  // On real sockets the host's scheduling delays the IUT's sends as it delays the tester's
+  // wake-ups: packets the IUT paced can reach the tester's kernel bunched by as much. The
+  // checker's timing tolerance grows to three times the latest wake-up the tester measured so
+  // far in the run, when that is more than the configured one (issue 28, item 4); the report
+  // prints both.
+  void widen_tolerance() {
+    if (a_.virtual_time()) return;
+    const Duration wanted = a_.wake_jitter() * 3;
+    if (wanted.ns <= tolerance_.ns) return;
+    tolerance_ = wanted;
+    checker_.set_timing_tolerance(tolerance_);
+    checker_.set_send_time_tolerance(tolerance_);
+  }
+
   void feed_checker(const Packet& p, bool from_tester) {
+    widen_tolerance();
     if (!p.data) {
       auto m = decode(p.payload);
       if (!m) return;
@@ -1398,8 +1426,13 @@ class Run {
       const auto& x = v[violations_seen_];
       if (!rule_binds(x, s_.role)) continue;
       const std::string id = requirement_of_rule(x.rule);
+      const std::string timing = a_.virtual_time()
+                                     ? ""
+                                     : " (timing tolerance " + describe_duration(tolerance_) +
+                                           ", the tester's wake-up jitter " +
+                                           describe_duration(a_.wake_jitter()) + ")";
       return Stop{Verdict::Fail,
-                  "invariant '" + x.rule + "' violated at " + ref::format_time(x.time),
+                  "invariant '" + x.rule + "' violated at " + ref::format_time(x.time) + timing,
                   "the invariant '" + x.rule + "' holds",
                   x.detail,
                   {id.empty() ? x.rule : id},
@@ -1470,6 +1503,7 @@ class Run {
   const RunOptions& o_;
   Time start_{};
   ref::InvariantChecker checker_;
+  Duration tolerance_{};  // the checker's timing tolerance now (widen_tolerance)
   std::size_t violations_seen_ = 0;
   std::vector<std::size_t> violation_frames_;  // per violation of checker_, its frame (1-based)
   std::map<std::string, std::uint64_t> vars_;
@@ -1571,6 +1605,7 @@ ScenarioResult not_run(const Scenario& s, Verdict v, std::string reason) {
   r.checks = s.checks;
   r.tags = s.tags;
   r.description = s.description;
+  r.source = s.source;
   r.verdict = v;
   r.reason = std::move(reason);
   return r;

@@ -173,6 +173,7 @@ class SocketAdapter final : public Adapter {
       other_addr_ = other_->local();
     }
     started_ = Clock::now();
+    wake_jitter_ = Duration{};
     if (spec_.kind == AdapterSpec::Kind::Exec) return spawn(s, loopback);
     if (!spec_.upper.empty()) {
       if (auto e = connect_upper()) return e;
@@ -235,7 +236,11 @@ class SocketAdapter final : public Adapter {
       const int n = ::ppoll(fds.data(), fds.size(), &timeout, nullptr);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        if (now() >= deadline) return std::nullopt;
+        const Time woke = now();
+        if (n == 0 && wait_ns > 0 && woke > deadline) {
+          wake_jitter_ = std::max(wake_jitter_, woke - deadline);
+        }
+        if (woke >= deadline) return std::nullopt;
         continue;
       }
       // Every socket is read, whichever poll named: a request the IUT sent before its data is
@@ -278,6 +283,8 @@ class SocketAdapter final : public Adapter {
       for (auto& p : round) inbox_.push_back(std::move(p));
     }
   }
+
+  [[nodiscard]] Duration wake_jitter() const override { return wake_jitter_; }
 
   UpperResponse upper(const nlohmann::json& request) override {
     const bool exec = spec_.kind == AdapterSpec::Kind::Exec && child_ > 0 && !child_exited_;
@@ -689,6 +696,7 @@ class SocketAdapter final : public Adapter {
   std::deque<Packet> inbox_;
   std::map<std::string, std::uint64_t> config_;  // the scenario's `config`
   Clock::time_point started_ = Clock::now();
+  Duration wake_jitter_{};  // the latest this run's waits woke past their deadline
   pid_t child_ = -1;
   bool child_exited_ = false;
   IutExit exit_;                          // how the command ended, once child_exited_

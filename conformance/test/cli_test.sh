@@ -18,8 +18,11 @@ check "summary.txt" grep -qE '^[0-9]+ passed, 0 warned, 0 failed' "$work/r/summa
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
 done
-total=$(find "$scenarios" -name '*.scn' | wc -l)
+# Every file, and the six explore episodes the suite plays against a sender (--explore-episodes).
+total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 6 ))
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
+check "each explore episode's scenario text is in the report" \
+  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 6
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
 # The project version (CMakeLists.txt) in --version, the JUnit suite's properties and results.json.

@@ -187,6 +187,107 @@ TEST(Explore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
   }
 }
 
+// ---- against a sender: the tester plays its receiver ----
+
+ExploreOptions sender_options(std::uint64_t seed, std::size_t steps,
+                              const std::vector<std::string>& mutants = {},
+                              const std::string& variant = "") {
+  ExploreOptions o = explore_options(seed, steps, mutants, variant);
+  o.role = Role::Sender;
+  o.suite = reference_options("reference:sender");
+  o.suite.adapter.mutants = mutants;
+  o.suite.adapter.variant = variant;
+  return o;
+}
+
+TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
+  const auto catalog = Catalog::load(RDCC_CATALOG_PATH);
+  const KnownId known = [&](std::string_view id) { return catalog.find(id) != nullptr; };
+  std::map<std::string, std::size_t> kinds;
+  std::string all;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto p = generate_program(Role::Sender, seed, seed % 4, 24);
+    const auto text = render(p);
+    EXPECT_EQ(text, render(generate_program(Role::Sender, seed, seed % 4, 24)));
+    auto parsed = parse_scenario(text, "explore.scn", known);
+    EXPECT_TRUE(std::holds_alternative<Scenario>(parsed))
+        << std::get<ParseError>(parsed).describe() << "\n"
+        << text;
+    for (const auto& st : p.stimuli) {
+      ++kinds[st.kind];
+      for (const auto& l : st.lines) all += l + "\n";
+      for (const auto n : st.needs) EXPECT_LT(n, &st - p.stimuli.data());
+    }
+  }
+  for (const char* k :
+       {"associate", "submit", "grant", "zero-rate-grant", "stale-grant", "forged-grant",
+        "pool-grant", "msg-done", "cancel", "return-credit", "wait"}) {
+    EXPECT_GT(kinds[k], 0U) << k;
+  }
+  // Unaligned Credit Units, Lifetime zero (the default), Pacing Rate zero, an Epoch of zero,
+  // Sequence Numbers near the wrap, FINAL.
+  EXPECT_NE(all.find(" credit_unit=1460"), std::string::npos);
+  EXPECT_NE(all.find(" lifetime=0"), std::string::npos);
+  EXPECT_NE(all.find(" pacing_rate=0 "), std::string::npos);
+  EXPECT_NE(all.find(" epoch=0 "), std::string::npos);
+  EXPECT_NE(all.find("sequence_number=429496"), std::string::npos);
+  EXPECT_NE(all.find(" flags=FINAL"), std::string::npos);
+}
+
+TEST(SenderExplore, PassesTheReferenceAndEverySenderVariant) {
+  for (const std::uint64_t seed : {1U, 2U, 3U, 4U}) {
+    const auto r = explore(sender_options(seed, 120));
+    EXPECT_FALSE(r.failed) << explore_text(r);
+    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+    EXPECT_EQ(r.stimuli, 120U);
+  }
+  for (const auto& v : ref::variants()) {
+    if (v.role != ref::VariantRole::Sender) continue;
+    const auto r = explore(sender_options(1, 120, {}, std::string(v.name)));
+    EXPECT_FALSE(r.failed) << v.name << ": " << explore_text(r);
+    EXPECT_EQ(r.inconclusive, 0U) << v.name << ": " << explore_text(r);
+  }
+}
+
+// Explore alone fails each of these sender mutants (the Grant Limit beyond a stale, zero-rate or
+// over-used grant, the Lifetime, the pace, a second unscheduled message, a reused Message ID),
+// and the shrunk scenario fails it alone and passes the reference.
+TEST(SenderExplore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
+  for (const char* mutant :
+       {"sender-exceeds-grant", "sender-ignores-pacing", "sender-uses-zero-rate-grant",
+        "sender-stale-accepted", "sender-ignores-lifetime", "sender-reuses-message-id",
+        "multiple-unscheduled", "unscheduled-data-before-request", "scheduled-without-credit"}) {
+    const auto r = explore(sender_options(1, 400, {mutant}));
+    ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
+    EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);
+    const Scenario shrunk = parse(r.shrunk_text);
+    SuiteOptions o = reference_options("reference:sender");
+    o.adapter.mutants = {mutant};
+    EXPECT_EQ(run_one(shrunk, o).verdict, Verdict::Fail) << mutant << "\n" << r.shrunk_text;
+    o.adapter.mutants.clear();
+    const auto clean = run_one(shrunk, o);
+    EXPECT_EQ(clean.verdict, Verdict::Pass) << mutant << ": " << clean.reason << "\n"
+                                            << r.shrunk_text;
+  }
+}
+
+// The suite plays explore's first episodes against a sender beside its files.
+TEST(SenderExplore, EpisodesJoinTheSuiteAsScenarios) {
+  const auto catalog = Catalog::load(RDCC_CATALOG_PATH);
+  const KnownId known = [&](std::string_view id) { return catalog.find(id) != nullptr; };
+  const auto episodes = explore_scenarios(Role::Sender, 1, 6, known);
+  ASSERT_EQ(episodes.size(), 6U);
+  EXPECT_EQ(episodes[0].name, "explore-sender-1-0");
+  EXPECT_EQ(episodes[0].source, render(generate_program(Role::Sender, 1, 0, 24)));
+  EXPECT_TRUE(explore_scenarios(Role::Crn, 1, 6, known).empty());
+  const auto r = run_one(episodes[0], reference_options("reference:sender"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  EXPECT_EQ(r.source, episodes[0].source);
+  SuiteOptions bad = reference_options("reference:sender");
+  bad.adapter.mutants = {"sender-exceeds-grant"};
+  EXPECT_EQ(run_one(episodes[0], bad).verdict, Verdict::Fail);
+}
+
 // ---- proof by order ----
 
 TEST(OrderProof, DeadlineIsThePatienceAfterTheWitnessAndNeverEarlier) {

@@ -9,17 +9,19 @@
 namespace rdcc::conformance {
 int explore_main(const ExploreCommand& c, std::ostream& out, std::ostream& err) {
   constexpr int kUsage = 2;
-  if (c.role != "receiver") {
-    err << "rdcc-conform: --explore plays against a receiver IUT (--role receiver); the sender "
-           "and CRN models are not written yet\n";
+  if (c.role != "receiver" && c.role != "sender") {
+    err << "rdcc-conform: --explore plays against a receiver or a sender IUT (--role receiver "
+           "or --role sender), not '"
+        << c.role << "'; the CRN model is not written yet\n";
     return kUsage;
   }
+  const Role role = c.role == "sender" ? Role::Sender : Role::Receiver;
   ExploreOptions o;
-  o.role = Role::Receiver;
+  o.role = role;
   o.seed = c.seed;
   o.steps = c.steps;
   o.suite = c.suite;
-  o.suite.adapter.role = Role::Receiver;
+  o.suite.adapter.role = role;
   o.known_id = c.known_id;
   if (!c.duration.empty()) {
     const auto d = parse_duration(c.duration);

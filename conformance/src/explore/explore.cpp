@@ -47,6 +47,28 @@ std::size_t stimulus_at(const Program& p, const std::vector<std::size_t>& keep, 
 
 }  // namespace
 
+std::vector<Scenario> explore_scenarios(Role role, std::uint64_t seed, std::size_t episodes,
+                                        const KnownId& known_id) {
+  std::vector<Scenario> out;
+  if (role != Role::Sender && role != Role::Receiver) return out;
+  constexpr std::size_t kStimuli = 24;  // an episode of --explore
+  for (std::size_t e = 0; e < episodes; ++e) {
+    const Program p = generate_program(role, seed, e, kStimuli);
+    const std::string text = render(p);
+    auto parsed = parse_scenario(text, p.name + ".scn", known_id);
+    // The generator writes only what the parser takes (explore_test: every program parses).
+    if (auto* s = std::get_if<Scenario>(&parsed)) {
+      s->source = text;
+      s->description = "Explore episode " + std::to_string(e) + " of seed " + std::to_string(seed) +
+                       ": stimuli drawn from what the spec lets the tester send (docs/explore.md); "
+                       "shrink a failure with rdcc-conform --explore --seed " +
+                       std::to_string(seed);
+      out.push_back(std::move(*s));
+    }
+  }
+  return out;
+}
+
 ExploreResult explore(const ExploreOptions& o,
                       const std::function<void(const std::string&)>& progress) {
   ExploreResult out;

@@ -16,20 +16,17 @@
 #include <utility>
 #include <vector>
 
+#include "models.hpp"
 #include "rdcc/conformance/explore.hpp"
 #include "rdcc/reference/random.hpp"
 
 namespace rdcc::conformance {
 namespace {
 
+using explore_model::hex;
+
 // The receiver's messages to a sender, all skipped by an expect but the ones it names.
 constexpr const char* kAllReplies = "CREDIT_GRANT MSG_DONE ERROR CANCEL";
-
-std::string hex(std::uint64_t v) {
-  std::array<char, 24> b{};
-  std::snprintf(b.data(), b.size(), "0x%llx", static_cast<unsigned long long>(v));
-  return b.data();
-}
 
 struct Message {
   std::size_t requested = 0, completed = 0;  // the stimuli that requested and transferred it
@@ -534,6 +531,7 @@ class ReceiverModel {
 }  // namespace
 
 Program generate_program(Role role, std::uint64_t seed, std::size_t episode, std::size_t count) {
+  if (role == Role::Sender) return explore_model::sender_program(seed, episode, count);
   Program p;
   p.role = role;
   p.name = "explore-" + std::to_string(seed) + "-" + std::to_string(episode);
@@ -559,8 +557,9 @@ std::vector<std::size_t> with_needs(const Program& p, std::vector<std::size_t> k
 }
 
 std::string render(const Program& p, const std::vector<std::size_t>& keep) {
-  // The scenario checks what its steps check, and the budget the invariant checker watches.
-  std::set<std::string> ids{"RDCC-BUDGET-01"};
+  // The scenario checks what its steps check, and what the invariant checker watches: the
+  // budget of a receiver, the credit a sender sends under.
+  std::set<std::string> ids{p.role == Role::Sender ? "RDCC-GRANT-03" : "RDCC-BUDGET-01"};
   for (const auto i : keep) {
     for (const auto& l : p.stimuli[i].lines) {
       const auto at = l.find(" checks ");

@@ -111,6 +111,11 @@ class Adapter {
   virtual void send(const Packet& p) = 0;
   // The next packet from the IUT, waiting (or advancing virtual time) until `deadline`.
   [[nodiscard]] virtual std::optional<Packet> receive(Time deadline) = 0;
+  // On real sockets: how late, at most, the tester woke from its waits so far in this run (the
+  // host's scheduling jitter, which the IUT's sends suffer as well); zero in virtual time. The
+  // runner widens the checker's timing tolerance to a multiple of it (docs/scenario-language.md,
+  // "Timing on real adapters").
+  [[nodiscard]] virtual Duration wake_jitter() const { return {}; }
   // The IUT's upper tester.
   [[nodiscard]] virtual UpperResponse upper(const nlohmann::json& request) = 0;
   // A queue observation (CRN IUT); an error text if the adapter cannot.

@@ -86,6 +86,14 @@ struct ExploreResult {
   ScenarioResult shrunk;
 };
 
+// The first `episodes` episodes of `seed` against `role` as scenarios of the suite (tag
+// `explore`, the text in Scenario::source): the default run plays them beside the written
+// scenarios, so that a vendor's device meets stimuli nobody listed without asking for them.
+// Empty for a role explore has no model of (the CRN).
+[[nodiscard]] std::vector<Scenario> explore_scenarios(Role role, std::uint64_t seed,
+                                                      std::size_t episodes,
+                                                      const KnownId& known_id);
+
 // Explores; `progress` gets a line per episode. Never throws for IUT behaviour.
 [[nodiscard]] ExploreResult explore(const ExploreOptions& options,
                                     const std::function<void(const std::string&)>& progress = {});

@@ -46,6 +46,10 @@ struct ScenarioResult {
   std::string reason;    // why (empty on a plain pass)
   std::string expected;  // what the failing step wanted
   std::string actual;    // what arrived (JSON of the message), or "nothing"
+  // Real-time adapters: the checker's timing tolerance at the end of the run (the configured
+  // one, or three times the tester's own wake-up jitter when that is larger) and that jitter.
+  Duration checker_tolerance{};
+  Duration wake_jitter{};
   // Inconclusive because the IUT stayed silent for the tester's patience where the spec sets no
   // deadline (RunOptions::patience): nothing proves a fault, but the reference answers there.
   bool patience_elapsed = false;

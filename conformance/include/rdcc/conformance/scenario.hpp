@@ -150,6 +150,9 @@ struct Scenario {
   std::map<std::string, std::uint64_t> config;  // reference IUT configuration (config key=value)
   std::vector<Step> steps;
   Location where;  // the file
+  // A generated scenario's text (explore's episodes in the suite, docs/explore.md): the report
+  // carries it, since no file holds it. Empty for a scenario read from a file.
+  std::string source;
 };
 
 // Built-in variables: the addresses and ports of a run, set by the runner from the adapter

@@ -1,0 +1,24 @@
+// The models explore draws its stimuli from, one per role the tester plays against
+// (explore.hpp, docs/explore.md): program.cpp holds the receiver's, sender_model.cpp the
+// sender's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "rdcc/conformance/explore.hpp"
+
+namespace rdcc::conformance::explore_model {
+
+inline std::string hex(std::uint64_t v) {
+  std::array<char, 24> b{};
+  std::snprintf(b.data(), b.size(), "0x%llx", static_cast<unsigned long long>(v));
+  return b.data();
+}
+
+// The stimuli of one episode against a sender IUT: the tester plays its receiver.
+[[nodiscard]] Program sender_program(std::uint64_t seed, std::size_t episode, std::size_t count);
+
+}  // namespace rdcc::conformance::explore_model

@@ -1,0 +1,409 @@
+// The model of what the tester, playing the receiver of a sender IUT, may send it, and the
+// programs drawn from it (explore.hpp, docs/explore.md, "Against a sender"). The tester accepts
+// the association with parameters drawn from what the spec allows (any Credit Unit, U, J,
+// default Lifetime, Epoch), submits messages of unaligned lengths through the upper tester, and
+// answers them as a receiver may: grants with unaligned limits that straddle Credit Units,
+// lower and equal limits (refreshes), every Pacing Rate (lowered ones too), Lifetimes from zero
+// (the default) to long, pool grants, MSG_DONE. Between them, what the sender must not act on:
+// a grant with Pacing Rate zero, a grant with a stale or equal Sequence Number, a grant with
+// another Epoch or Association ID. Sequence Numbers are the tester's own, with gaps, across the
+// 32-bit wrap in odd episodes. The oracle is the invariant checker, which sees every segment
+// the sender sends against the grants it may use (the Grant Limit, the Lifetime, the Pacing
+// Rate, U and the one outstanding unscheduled message), and the expects: each new message's
+// Message ID is larger than the one before (RDCC-GRANT-01).
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models.hpp"
+#include "rdcc/reference/random.hpp"
+
+namespace rdcc::conformance::explore_model {
+namespace {
+
+// Everything a sender sends its receiver but CREDIT_REQUEST: skipped by every expect (the
+// checker judges all of it as it arrives).
+constexpr const char* kSenderTraffic =
+    "ASSOC_REQUEST ASSOC_ACCEPT SENDER_STATUS CANCEL CREDIT_RETURN ERROR MSG_DONE CREDIT_GRANT "
+    "CONGESTION_REPORT data";
+
+struct Message {
+  std::size_t submitted = 0;  // the stimulus that submitted it (and captured its ID)
+  std::string h, m;           // its variables: the upper tester's handle, the Message ID
+  std::uint64_t length = 0;
+  std::uint64_t held = 0;  // the highest Grant Limit the tester has granted it
+  // Submitted without force_scheduled and no larger than U: the sender may send it
+  // unscheduled, and then no other unscheduled message until this one is answered.
+  bool maybe_unscheduled = false;
+  bool answered = false;  // a usable grant or MSG_DONE was sent for it
+  bool done = false;      // MSG_DONE sent
+  bool cancelled = false;
+  bool forced = false;  // submitted with force_scheduled
+};
+
+class SenderModel {
+ public:
+  SenderModel(std::uint64_t seed, std::size_t episode)
+      : rng_(seed * 0xD1B54A32D192ED03ULL + episode + 7),
+        odd_(episode % 2 == 1),
+        upper_extras_(episode % 4 == 3) {}
+
+  Stimulus next() {
+    Stimulus s = index_ == 0 ? associate() : draw();
+    ++index_;
+    std::sort(s.needs.begin(), s.needs.end());
+    s.needs.erase(std::unique(s.needs.begin(), s.needs.end()), s.needs.end());
+    return s;
+  }
+
+ private:
+  Stimulus draw() {
+    for (;;) {
+      const auto pick = below(100);
+      if (pick < 14 && messages_.size() < 10) return submit();
+      if (pick < 46) {
+        if (auto s = grant()) return *s;
+        continue;
+      }
+      if (pick < 53) {
+        if (auto s = zero_rate()) return *s;
+        continue;
+      }
+      if (pick < 60) {
+        if (auto s = stale()) return *s;
+        continue;
+      }
+      if (pick < 67) {
+        if (auto s = forged()) return *s;
+        continue;
+      }
+      if (pick < 71) {
+        if (auto s = pool_grant()) return *s;
+        continue;
+      }
+      if (pick < 79) {
+        if (auto s = msg_done()) return *s;
+        continue;
+      }
+      if (pick < 83 && upper_extras_) {
+        if (auto s = cancel()) return *s;
+        continue;
+      }
+      if (pick < 87 && upper_extras_) {
+        if (auto s = return_credit()) return *s;
+        continue;
+      }
+      return wait();
+    }
+  }
+
+  std::uint64_t below(std::uint64_t n) { return rng_.uniform(n - 1); }
+  std::uint64_t in(std::uint64_t lo, std::uint64_t hi) { return lo + rng_.uniform(hi - lo); }
+  template <std::size_t N>
+  std::uint64_t one_of(const std::array<std::uint64_t, N>& v) {
+    return v[below(N)];
+  }
+
+  // The tester's next Sequence Number: newer than every one it sent, by one or (at times) by a
+  // gap well inside the window a receiver processes (policy.hpp, kSequenceWindow).
+  std::string seq() {
+    if (below(4) == 0) seq_ += in(1, 3000);
+    return " sequence_number=" + std::to_string(static_cast<std::uint32_t>(seq_++));
+  }
+
+  // A length no other message of the episode has (the tester tells the requests apart by it).
+  std::uint64_t length() {
+    for (;;) {
+      std::uint64_t l = 0;
+      switch (below(6)) {
+        case 0: l = in(1, cu_); break;
+        case 1: l = in(1, u_ == 0 ? cu_ : u_); break;
+        case 2: l = in(cu_ + 1, 65536 + cu_); break;
+        case 3: l = in(65537, 409600); break;
+        case 4: l = cu_ * in(1, 48); break;
+        default: l = cu_ * in(1, 16) + in(1, cu_ - 1); break;
+      }
+      if (lengths_.insert(l).second) return l;
+    }
+  }
+
+  std::uint64_t rate() {
+    return one_of(std::array<std::uint64_t, 8>{in(1, 100), in(100, 1000), in(1000, 10000), 10000,
+                                               100000, 400000, in(1, 400000),
+                                               std::max<std::uint64_t>(1, last_rate_ / 2)});
+  }
+  // Zero (the association's default), short enough to lapse while data is paced, long.
+  std::uint64_t lifetime() {
+    return one_of(std::array<std::uint64_t, 5>{0, in(20, 300), in(300, 3000), 100000, 0});
+  }
+
+  Stimulus associate() {
+    cu_ = one_of(std::array<std::uint64_t, 6>{1024, 1460, 4096, 8960, in(256, 9000), 4096});
+    u_ = one_of(std::array<std::uint64_t, 5>{0, cu_, in(1, 65536), 16384, 16384});
+    const std::uint64_t j = one_of(std::array<std::uint64_t, 3>{0, 10, in(1, 500)});
+    lifetime_ = one_of(std::array<std::uint64_t, 4>{100, 1000, in(100, 5000), 20000});
+    const std::uint64_t n_cu =
+        one_of(std::array<std::uint64_t, 3>{4 * cu_, 1048576, in(cu_, 4194304)});
+    static constexpr std::array<const char*, 4> kCaps = {"0", "POOL", "STATUS|CRN",
+                                                         "POOL|STATUS|CRN"};
+    const char* caps = kCaps[below(kCaps.size())];
+    assoc_ = in(1, 0xFFFFFFFFULL);
+    epoch_ = below(8) == 0 ? 0 : in(1, 0xFFFF);
+    // Odd episodes number the tester's messages from just below the 32-bit wrap.
+    seq_ = odd_ ? 0x100000000ULL - in(1, 300) : in(0, 0x7FFFFFFFULL);
+    Message first = new_message();
+    Stimulus s{"associate", {submit_line(first)}};
+    s.lines.emplace_back("expect ASSOC_REQUEST within 10ms -> nonce=sender_nonce");
+    s.lines.emplace_back("ignore ASSOC_REQUEST sender_nonce=$nonce");
+    s.lines.push_back(
+        "send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce association_id=" + hex(assoc_) +
+        " epoch=" + std::to_string(epoch_) + " capabilities=" + caps +
+        " unscheduled_limit=" + std::to_string(u_) + " start_jitter=" + std::to_string(j) +
+        " backlog_threshold=" + std::to_string(n_cu) +
+        " grant_lifetime=" + std::to_string(lifetime_) + " credit_unit=" + std::to_string(cu_));
+    s.lines.push_back("defaults association_id=" + hex(assoc_) +
+                      " epoch=" + std::to_string(epoch_));
+    expect_request(s, first);
+    messages_.push_back(first);
+    return s;
+  }
+
+  Message new_message() {
+    Message m;
+    const auto k = std::to_string(messages_.size() + 1);
+    m.h = "h" + k;
+    m.m = "m" + k;
+    m.length = length();
+    m.forced = below(3) == 0;
+    m.maybe_unscheduled = !m.forced && m.length <= u_;
+    m.submitted = index_;
+    return m;
+  }
+
+  static std::string submit_line(const Message& m) {
+    return "upper submit length=" + std::to_string(m.length) +
+           (m.forced ? " force_scheduled=true" : "") + " -> " + m.h + "=handle";
+  }
+
+  // The message's CREDIT_REQUEST (which comes first, also for an unscheduled message): its
+  // Message ID is captured and must be larger than the previous message's.
+  void expect_request(Stimulus& s, const Message& m) {
+    const std::string len = std::to_string(m.length);
+    s.lines.push_back(std::string("ignore ") + kSenderTraffic +
+                      " CREDIT_REQUEST message_length!=" + len);
+    std::string line = "expect CREDIT_REQUEST within 20ms message_length=" + len;
+    if (!messages_.empty()) {
+      line += " message_id>$" + messages_.back().m;
+      s.needs.push_back(messages_.back().submitted);
+    }
+    line += " -> " + m.m + "=message_id";
+    if (!messages_.empty()) line += " checks RDCC-GRANT-01";
+    s.lines.push_back(line);
+    s.lines.push_back(std::string("ignore ") + kSenderTraffic + " CREDIT_REQUEST");
+  }
+
+  // A grant for `m`, numbered next unless `number` is given (a stale copy); `head` names
+  // another association or Epoch (a forgery).
+  std::string grant_line(const Message& m, std::uint64_t limit, std::uint64_t rate,
+                         std::uint64_t life, const std::string& head = "",
+                         std::optional<std::uint32_t> number = std::nullopt) {
+    const std::string n = number ? " sequence_number=" + std::to_string(*number) : seq();
+    return "send CREDIT_GRANT" + head + n + " message_id=$" + m.m +
+           " grant_limit=" + std::to_string(limit) + " pacing_rate=" + std::to_string(rate) +
+           " lifetime=" + std::to_string(life) + (limit == m.length ? " flags=FINAL" : "");
+  }
+
+  std::string pause() {
+    return "wait " +
+           std::to_string(one_of(std::array<std::uint64_t, 5>{50, 300, 1000, 3000, 1000})) + "us";
+  }
+
+  Stimulus submit() {
+    Message m = new_message();
+    Stimulus s{"submit", {submit_line(m)}, {0}};
+    if (m.maybe_unscheduled) {
+      // Another message that may have gone unscheduled and has had no answer: this one may
+      // wait for it (one unscheduled message outstanding per association), so the tester
+      // waits (a sender that sends a second unscheduled message meanwhile breaks
+      // RDCC-UNSCHED-03), then answers the other with a grant for all of it.
+      for (auto& other : messages_) {
+        if (!other.maybe_unscheduled || other.answered) continue;
+        s.lines.emplace_back("wait 2ms");
+        s.lines.push_back(grant_line(other, other.length, rate(), 100000));
+        other.held = other.length;
+        other.answered = true;
+        s.needs.push_back(other.submitted);
+      }
+    }
+    expect_request(s, m);
+    messages_.push_back(m);
+    return s;
+  }
+
+  // A message the tester may still grant: requested, not done.
+  template <class Pred>
+  Message* pick(Pred pred) {
+    std::vector<Message*> all;
+    for (auto& m : messages_) {
+      if (!m.done && pred(m)) all.push_back(&m);
+    }
+    if (all.empty()) return nullptr;
+    return all[below(all.size())];
+  }
+
+  // A limit for `m`: unaligned and straddling a Credit Unit, the whole message, aligned, lower
+  // than or equal to the one held (a refresh), or anywhere.
+  std::uint64_t limit_for(const Message& m) {
+    const std::uint64_t held = m.held;
+    switch (below(6)) {
+      case 0: return std::min(m.length, held + in(1, 3 * cu_));
+      case 1: return m.length;
+      case 2: return std::min(m.length, cu_ * in(1, 64));
+      case 3: return held > 1 ? in(1, held) : std::min(m.length, held + in(1, cu_));
+      case 4: return held > 0 ? held : std::min(m.length, in(1, 2 * cu_));
+      default: return in(1, m.length);
+    }
+  }
+
+  std::optional<Stimulus> grant() {
+    Message* m = pick([](const Message&) { return true; });
+    if (m == nullptr) return std::nullopt;
+    const std::uint64_t limit = limit_for(*m);
+    const std::uint64_t r = rate();
+    last_rate_ = r;
+    Stimulus s{"grant", {grant_line(*m, limit, r, lifetime()), pause()}, {0, m->submitted}};
+    m->held = std::max(m->held, limit);
+    m->answered = true;
+    return s;
+  }
+
+  // More credit than held, with Pacing Rate zero: the sender ignores it (RDCC-FMT-10), so
+  // sending beyond the limit it held breaks RDCC-GRANT-03.
+  std::optional<Stimulus> zero_rate() {
+    Message* m = pick([](const Message& x) { return x.held < x.length; });
+    if (m == nullptr) return std::nullopt;
+    const std::uint64_t limit = std::min(m->length, m->held + in(1, 8 * cu_));
+    return Stimulus{
+        "zero-rate-grant",
+        {grant_line(*m, limit, 0, one_of(std::array<std::uint64_t, 2>{0, 100000})), "wait 1ms"},
+        {0, m->submitted}};
+  }
+
+  // A refresh at a number X, then more credit numbered X - d (d = 0: equal; else older by up to
+  // 2^31 - 1): the sender discards it (RDCC-FMT-06).
+  std::optional<Stimulus> stale() {
+    Message* m = pick([](const Message& x) { return x.held > 0 && x.held < x.length; });
+    if (m == nullptr) return std::nullopt;
+    Stimulus s{"stale-grant", {}, {0, m->submitted}};
+    const std::uint64_t r = rate();
+    last_rate_ = r;
+    s.lines.push_back(grant_line(*m, m->held, r, 100000));
+    const auto x = static_cast<std::uint32_t>(seq_ - 1);
+    const std::uint64_t d = one_of(std::array<std::uint64_t, 3>{0, 1, in(2, (1ULL << 31) - 1)});
+    const std::uint32_t old = x - static_cast<std::uint32_t>(d);
+    const std::uint64_t more = std::min(m->length, m->held + in(1, 8 * cu_));
+    s.lines.push_back(grant_line(*m, more, r, 100000, "", old));
+    s.lines.emplace_back("wait 1ms");
+    return s;
+  }
+
+  // More credit under another Epoch or Association ID (a blind forgery): not the sender's
+  // association, so it gives no credit.
+  std::optional<Stimulus> forged() {
+    Message* m = pick([](const Message& x) { return x.held < x.length; });
+    if (m == nullptr) return std::nullopt;
+    const std::uint64_t limit = std::min(m->length, m->held + in(1, 8 * cu_));
+    std::string head;
+    if (below(2) == 0) {
+      head = " epoch=" + std::to_string((epoch_ + in(1, 0xFFFF)) & 0xFFFFU);
+    } else {
+      const std::uint64_t other = assoc_ ^ (1ULL << below(32));
+      head = " association_id=" + hex(other == 0 ? 1 : other);
+    }
+    return Stimulus{"forged-grant",
+                    {grant_line(*m, limit, rate(), 100000, head), "wait 1ms"},
+                    {0, m->submitted}};
+  }
+
+  // A pool grant (Message ID 0, POOL): credit across the association's scheduled messages.
+  std::optional<Stimulus> pool_grant() {
+    if (messages_.empty()) return std::nullopt;
+    pool_ += in(1, 16 * cu_);
+    const std::uint64_t r = rate();
+    last_rate_ = r;
+    return Stimulus{"pool-grant",
+                    {"send CREDIT_GRANT" + seq() + " message_id=0 flags=POOL grant_limit=" +
+                         std::to_string(pool_) + " pacing_rate=" + std::to_string(r) +
+                         " lifetime=" + std::to_string(lifetime()),
+                     pause()},
+                    {0}};
+  }
+
+  // MSG_DONE for a message the tester granted whole, or that may have gone unscheduled, after
+  // a wait for its data (a receiver sends it when all octets arrived; one that arrives early
+  // only ends the message sooner).
+  std::optional<Stimulus> msg_done() {
+    Message* m = pick([](const Message& x) { return x.held == x.length || x.maybe_unscheduled; });
+    if (m == nullptr) return std::nullopt;
+    m->done = true;
+    m->answered = true;
+    return Stimulus{"msg-done",
+                    {"wait 2ms", "send MSG_DONE" + seq() + " message_id=$" + m->m +
+                                     " octets_received=" + std::to_string(m->length)},
+                    {0, m->submitted}};
+  }
+
+  std::optional<Stimulus> cancel() {
+    Message* m = pick([](const Message& x) { return !x.cancelled; });
+    if (m == nullptr) return std::nullopt;
+    m->cancelled = true;
+    return Stimulus{"cancel", {"upper cancel handle=$" + m->h, pause()}, {0, m->submitted}};
+  }
+
+  // The sender gives back what it will not use beyond the limit it holds (never below what it
+  // transmitted: it holds no more than that for the message, and the pool is not drawn on).
+  std::optional<Stimulus> return_credit() {
+    Message* m = pick([this](const Message& x) {
+      return !x.cancelled && !x.maybe_unscheduled && x.held > 0 && pool_ == 0;
+    });
+    if (m == nullptr) return std::nullopt;
+    return Stimulus{
+        "return-credit",
+        {"upper return_credit handle=$" + m->h + " new_limit=" + std::to_string(m->held), pause()},
+        {0, m->submitted}};
+  }
+
+  Stimulus wait() {
+    return {"wait",
+            {"wait " + std::to_string(one_of(std::array<std::uint64_t, 4>{10, 150, 1200, 5000})) +
+             "us"}};
+  }
+
+  ref::SeededRandom rng_;
+  bool odd_ = false;
+  bool upper_extras_ = false;  // cancel and return_credit (ops an IUT's upper tester may lack)
+  std::size_t index_ = 0;
+  std::vector<Message> messages_;
+  std::set<std::uint64_t> lengths_;
+  std::uint64_t cu_ = 4096, u_ = 0, lifetime_ = 1000, assoc_ = 1, epoch_ = 1;
+  std::uint64_t seq_ = 0;  // the tester's next Sequence Number (mod 2^32)
+  std::uint64_t pool_ = 0;
+  std::uint64_t last_rate_ = 100000;
+};
+
+}  // namespace
+
+Program sender_program(std::uint64_t seed, std::size_t episode, std::size_t count) {
+  Program p;
+  p.role = Role::Sender;
+  p.name = "explore-sender-" + std::to_string(seed) + "-" + std::to_string(episode);
+  SenderModel model(seed, episode);
+  for (std::size_t i = 0; i < count; ++i) p.stimuli.push_back(model.next());
+  return p;
+}
+
+}  // namespace rdcc::conformance::explore_model
