@@ -3,6 +3,7 @@
 // sender's.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,13 @@ inline std::string hex(std::uint64_t v) {
   std::array<char, 24> b{};
   std::snprintf(b.data(), b.size(), "0x%llx", static_cast<unsigned long long>(v));
   return b.data();
+}
+
+// A drawn stimulus's needs in increasing order, each once (shrinking walks them backwards).
+inline Stimulus with_sorted_needs(Stimulus s) {
+  std::sort(s.needs.begin(), s.needs.end());
+  s.needs.erase(std::unique(s.needs.begin(), s.needs.end()), s.needs.end());
+  return s;
 }
 
 // The stimuli of one episode against a sender IUT: the tester plays its receiver.

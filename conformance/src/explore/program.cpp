@@ -56,9 +56,7 @@ class ReceiverModel {
   Stimulus next() {
     Stimulus s = draw();
     ++index_;
-    std::sort(s.needs.begin(), s.needs.end());
-    s.needs.erase(std::unique(s.needs.begin(), s.needs.end()), s.needs.end());
-    return s;
+    return explore_model::with_sorted_needs(std::move(s));
   }
 
  private:

@@ -55,9 +55,7 @@ class SenderModel {
   Stimulus next() {
     Stimulus s = index_ == 0 ? associate() : draw();
     ++index_;
-    std::sort(s.needs.begin(), s.needs.end());
-    s.needs.erase(std::unique(s.needs.begin(), s.needs.end()), s.needs.end());
-    return s;
+    return explore_model::with_sorted_needs(std::move(s));
   }
 
  private:
