@@ -219,9 +219,9 @@ TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
       for (const auto n : st.needs) EXPECT_LT(n, &st - p.stimuli.data());
     }
   }
-  for (const char* k :
-       {"associate", "submit", "grant", "zero-rate-grant", "stale-grant", "forged-grant",
-        "pool-grant", "msg-done", "cancel", "return-credit", "wait"}) {
+  for (const char* k : {"associate", "submit", "grant", "zero-rate-grant", "stale-grant",
+                        "forged-grant", "bad-version-grant", "unknown-association", "pool-grant",
+                        "msg-done", "cancel", "return-credit", "wait"}) {
     EXPECT_GT(kinds[k], 0U) << k;
   }
   // Unaligned Credit Units, Lifetime zero (the default), Pacing Rate zero, an Epoch of zero,
@@ -232,6 +232,8 @@ TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
   EXPECT_NE(all.find(" epoch=0 "), std::string::npos);
   EXPECT_NE(all.find("sequence_number=429496"), std::string::npos);
   EXPECT_NE(all.find(" flags=FINAL"), std::string::npos);
+  EXPECT_NE(all.find(" from=$other"), std::string::npos);
+  EXPECT_NE(all.find(" version=2"), std::string::npos);
 }
 
 TEST(SenderExplore, PassesTheReferenceAndEverySenderVariant) {
@@ -256,7 +258,9 @@ TEST(SenderExplore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
   for (const char* mutant :
        {"sender-exceeds-grant", "sender-ignores-pacing", "sender-uses-zero-rate-grant",
         "sender-stale-accepted", "sender-ignores-lifetime", "sender-reuses-message-id",
-        "multiple-unscheduled", "unscheduled-data-before-request", "scheduled-without-credit"}) {
+        "multiple-unscheduled", "unscheduled-data-before-request", "scheduled-without-credit",
+        "sender-serial-without-wraparound", "sender-version-not-checked",
+        "sender-grant-from-any-address", "sender-ignores-unknown-association"}) {
     const auto r = explore(sender_options(1, 400, {mutant}));
     ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
     EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);

@@ -138,8 +138,11 @@ struct MsgModel {
   // grant): from then on it may reclaim all of its credit ("Receiver Credit Budget").
   Time cancel_reclaim_from{};
   // Sender side.
-  std::uint64_t held_limit = 0;         // highest usable Grant Limit delivered to the sender
-  Time held_valid_until{};              // reception + Lifetime of the latest such grant
+  std::uint64_t held_limit = 0;  // highest usable Grant Limit delivered to the sender
+  Time held_valid_until{};       // reception + Lifetime of the latest such grant
+  // That grant was cut short by an ERROR (UNKNOWN_ASSOCIATION) (discard_sender_credit), and no
+  // grant has come since.
+  bool discarded = false;
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
 };
 
@@ -161,7 +164,10 @@ struct AssocModel {
   std::uint32_t j = 0;
   std::uint32_t lifetime_us = 0;
   std::uint32_t credit_unit = 0;
-  bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
+  bool sender_accepted = false;  // the sender got an ASSOC_ACCEPT it accepts for it
+  // An ERROR (UNKNOWN_ASSOCIATION) for it reached the sender at credit_discarded_at.
+  bool credit_discarded = false;
+  Time credit_discarded_at{};
   std::uint16_t sender_epoch = 0;    // of that incarnation
   std::uint64_t accepted_nonce = 0;  // the Sender Nonce that incarnation's ASSOC_ACCEPT echoed
   bool have_seq = false;
@@ -1169,6 +1175,7 @@ struct InvariantChecker::Impl {
     // incarnation the sender accepted.
     if (const auto* e = std::get_if<ErrorMessage>(&m);
         e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
+      discard_sender_credit(ai, t);
       end_unscheduled(ai, m);
       return;
     }
@@ -1226,7 +1233,40 @@ struct InvariantChecker::Impl {
     }
     msg.held_limit = std::max(msg.held_limit, g->grant_limit);
     msg.held_valid_until = valid_until;
+    msg.discarded = false;
     set_rate(msg, g->pacing_rate);
+  }
+
+  // "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST
+  // discard all credit held for that association": every grant of its messages and its pool
+  // lapses at `t` (data after it, beyond the timing tolerance, breaks RDCC-ASSOC-04), and what
+  // was pending is dropped. Credit comes again only from grants of the association it
+  // re-establishes.
+  void discard_sender_credit(std::uint32_t ai, Time t) {
+    AssocModel& a = assocs[ai];
+    if (!a.sender_accepted) return;
+    a.credit_discarded = true;
+    a.credit_discarded_at = t;
+    a.pool_valid_until = std::min(a.pool_valid_until, t);
+    a.pool_pending = false;
+    a.pool_pending_limit = 0;
+    a.pool_pending_life = Duration{};
+    for (const auto& [key, index] : msg_index) {
+      if (key.owner != ai) continue;
+      MsgModel& msg = msgs[index];
+      if (msg.held_valid_until > t) {
+        msg.held_valid_until = t;
+        msg.discarded = true;
+      }
+      if (msg.pending != kNone) {
+        pending_grants.give(msg.pending);
+        msg.pending = kNone;
+      }
+      if (msg.early != kNone) {
+        EarlyGrant& e = early_grants[msg.early];
+        e.valid_until = std::min(e.valid_until, t);
+      }
+    }
   }
 
   // A grant delivered where its reception is unseen: kept pending until data shows it was
@@ -1260,6 +1300,7 @@ struct InvariantChecker::Impl {
     pending_grants.give(msg.pending);
     msg.held_limit = std::max(msg.held_limit, p.limit);
     msg.held_valid_until = t + p.life;
+    msg.discarded = false;
     set_rate(msg, p.rate);
   }
 
@@ -1389,6 +1430,18 @@ struct InvariantChecker::Impl {
       if (end <= e.limit && t < e.valid_until + tolerance) return;
     }
     if (!keeping()) return;
+    if (end <= msg.held_limit && msg.discarded) {
+      violate(t, rule::kCreditDiscarded,
+              "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
+                  std::to_string(s.message_id) + " sent " +
+                  format_duration(t - msg.held_valid_until) +
+                  " after ERROR (UNKNOWN_ASSOCIATION) for its association reached the sender, "
+                  "under the credit it had to discard (Grant Limit " +
+                  std::to_string(msg.held_limit) + ")" +
+                  (tolerance.ns != 0 ? " (tolerance " + format_duration(tolerance) + ")"
+                                     : std::string()));
+      return;
+    }
     if (end <= msg.held_limit) {
       // Rule 3: "MUST NOT transmit under a grant after the Lifetime of that grant has elapsed"
       violate(t, rule::kGrantExpired,

@@ -1202,3 +1202,50 @@ TEST_F(ForgettingTest, UnfinishedMessage_IsKept) {
 
 }  // namespace
 }  // namespace rdcc::ref
+
+namespace rdcc::ref {
+namespace {
+
+// "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST discard
+// all credit held for that association": octets it sent under that credit before the ERROR are
+// fine; one octet after it is RDCC-ASSOC-04, though the grant's Lifetime has not elapsed.
+TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request(1, 65536);
+  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000);
+  g.lifetime = 100000;  // 100 ms: still live below
+  both_ways(kReceiver, kSender, g);
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  ErrorMessage e;
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  now += microseconds(10);
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
+}
+
+// The credit of a re-established association is credit again.
+TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request(1, 65536);
+  both_ways(kReceiver, kSender, grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000));
+  ErrorMessage e;
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  ask(8);
+  accept_reaches_sender(8, 2, 0, 50, 0x99);
+  CreditRequest again = request_of(2, 1, 1, 65536, 0);
+  again.header.association_id = 0x99;
+  checker.on_control_sent(kSender, kReceiver, again, now);
+  both_ways(kReceiver, kSender, grant_of(0x99, 2, 0, 51, 1, 32768, 100000));
+  segment_sent(0x99, 1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+}
+
+}  // namespace
+}  // namespace rdcc::ref

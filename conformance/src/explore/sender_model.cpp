@@ -42,7 +42,8 @@ struct Message {
   bool answered = false;  // a usable grant or MSG_DONE was sent for it
   bool done = false;      // MSG_DONE sent
   bool cancelled = false;
-  bool forced = false;  // submitted with force_scheduled
+  bool forced = false;      // submitted with force_scheduled
+  unsigned generation = 0;  // the association (re-established ones count up) it was submitted on
 };
 
 class SenderModel {
@@ -50,7 +51,8 @@ class SenderModel {
   SenderModel(std::uint64_t seed, std::size_t episode)
       : rng_(seed * 0xD1B54A32D192ED03ULL + episode + 7),
         odd_(episode % 2 == 1),
-        upper_extras_(episode % 4 == 3) {}
+        upper_extras_(episode % 4 == 3),
+        other_address_(episode % 3 == 1) {}
 
   Stimulus next() {
     Stimulus s = index_ == 0 ? associate() : draw();
@@ -62,7 +64,7 @@ class SenderModel {
   Stimulus draw() {
     for (;;) {
       const auto pick = below(100);
-      if (pick < 14 && messages_.size() < 10) return submit();
+      if (pick < 16 && messages_.size() < 10) return submit();
       if (pick < 46) {
         if (auto s = grant()) return *s;
         continue;
@@ -79,6 +81,11 @@ class SenderModel {
         if (auto s = forged()) return *s;
         continue;
       }
+      if (pick < 69) {
+        if (auto s = malformed()) return *s;
+        continue;
+      }
+      if (pick < 71 && reassociations_ < 2) return unknown_association();
       if (pick < 71) {
         if (auto s = pool_grant()) return *s;
         continue;
@@ -117,9 +124,12 @@ class SenderModel {
   std::uint64_t length() {
     for (;;) {
       std::uint64_t l = 0;
-      switch (below(6)) {
+      // Small ones (no larger than U: the sender may send them unscheduled) in three of eight.
+      switch (below(8)) {
         case 0: l = in(1, cu_); break;
-        case 1: l = in(1, u_ == 0 ? cu_ : u_); break;
+        case 1:
+        case 6:
+        case 7: l = in(1, u_ == 0 ? cu_ : u_); break;
         case 2: l = in(cu_ + 1, 65536 + cu_); break;
         case 3: l = in(65537, 409600); break;
         case 4: l = cu_ * in(1, 48); break;
@@ -157,12 +167,12 @@ class SenderModel {
     Stimulus s{"associate", {submit_line(first)}};
     s.lines.emplace_back("expect ASSOC_REQUEST within 10ms -> nonce=sender_nonce");
     s.lines.emplace_back("ignore ASSOC_REQUEST sender_nonce=$nonce");
-    s.lines.push_back(
-        "send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce association_id=" + hex(assoc_) +
-        " epoch=" + std::to_string(epoch_) + " capabilities=" + caps +
-        " unscheduled_limit=" + std::to_string(u_) + " start_jitter=" + std::to_string(j) +
-        " backlog_threshold=" + std::to_string(n_cu) +
-        " grant_lifetime=" + std::to_string(lifetime_) + " credit_unit=" + std::to_string(cu_));
+    accept_params_ =
+        std::string(" capabilities=") + caps + " unscheduled_limit=" + std::to_string(u_) +
+        " start_jitter=" + std::to_string(j) + " backlog_threshold=" + std::to_string(n_cu) +
+        " grant_lifetime=" + std::to_string(lifetime_) + " credit_unit=" + std::to_string(cu_);
+    s.lines.push_back("send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce association_id=" +
+                      hex(assoc_) + " epoch=" + std::to_string(epoch_) + accept_params_);
     s.lines.push_back("defaults association_id=" + hex(assoc_) +
                       " epoch=" + std::to_string(epoch_));
     expect_request(s, first);
@@ -177,6 +187,7 @@ class SenderModel {
     m.m = "m" + k;
     m.length = length();
     m.forced = below(3) == 0;
+    m.generation = generation_;
     m.maybe_unscheduled = !m.forced && m.length <= u_;
     m.submitted = index_;
     return m;
@@ -194,12 +205,14 @@ class SenderModel {
     s.lines.push_back(std::string("ignore ") + kSenderTraffic +
                       " CREDIT_REQUEST message_length!=" + len);
     std::string line = "expect CREDIT_REQUEST within 20ms message_length=" + len;
-    if (!messages_.empty()) {
+    // Message IDs increase within an association (a re-established one may start again).
+    const bool after = !messages_.empty() && messages_.back().generation == generation_;
+    if (after) {
       line += " message_id>$" + messages_.back().m;
       s.needs.push_back(messages_.back().submitted);
     }
     line += " -> " + m.m + "=message_id";
-    if (!messages_.empty()) line += " checks RDCC-GRANT-01";
+    if (after) line += " checks RDCC-GRANT-01";
     s.lines.push_back(line);
     s.lines.push_back(std::string("ignore ") + kSenderTraffic + " CREDIT_REQUEST");
   }
@@ -301,7 +314,10 @@ class SenderModel {
     last_rate_ = r;
     s.lines.push_back(grant_line(*m, m->held, r, 100000));
     const auto x = static_cast<std::uint32_t>(seq_ - 1);
-    const std::uint64_t d = one_of(std::array<std::uint64_t, 3>{0, 1, in(2, (1ULL << 31) - 1)});
+    // Equal, older by one, older by up to 2^31 - 1, or older and numerically larger (x + 2^31
+    // + k: serial arithmetic says older, plain comparison larger).
+    const std::uint64_t d = one_of(
+        std::array<std::uint64_t, 4>{0, 1, in(2, (1ULL << 31) - 1), (1ULL << 31) - in(1, 1000)});
     const std::uint32_t old = x - static_cast<std::uint32_t>(d);
     const std::uint64_t more = std::min(m->length, m->held + in(1, 8 * cu_));
     s.lines.push_back(grant_line(*m, more, r, 100000, "", old));
@@ -316,7 +332,10 @@ class SenderModel {
     if (m == nullptr) return std::nullopt;
     const std::uint64_t limit = std::min(m->length, m->held + in(1, 8 * cu_));
     std::string head;
-    if (below(2) == 0) {
+    if (other_address_ && below(3) == 0) {
+      // From another host of the network: not the receiver the association was bound to.
+      head = " from=$other";
+    } else if (below(2) == 0) {
       head = " epoch=" + std::to_string((epoch_ + in(1, 0xFFFF)) & 0xFFFFU);
     } else {
       const std::uint64_t other = assoc_ ^ (1ULL << below(32));
@@ -325,6 +344,58 @@ class SenderModel {
     return Stimulus{"forged-grant",
                     {grant_line(*m, limit, rate(), 100000, head), "wait 1ms"},
                     {0, m->submitted}};
+  }
+
+  // More credit in a message of an unknown Version (RDCC-ERR-05): discarded, so no credit.
+  std::optional<Stimulus> malformed() {
+    Message* m = pick([](const Message& x) { return x.held < x.length; });
+    if (m == nullptr) return std::nullopt;
+    const std::uint64_t limit = std::min(m->length, m->held + in(1, 8 * cu_));
+    return Stimulus{"bad-version-grant",
+                    {grant_line(*m, limit, rate(), 100000, " version=2"), "wait 1ms"},
+                    {0, m->submitted}};
+  }
+
+  // ERROR (UNKNOWN_ASSOCIATION) carrying the association's ID: the sender discards all credit
+  // it holds for it (RDCC-ASSOC-04: the checker holds every later octet under that credit
+  // against it), re-establishes it (its ASSOC_REQUEST, same or new nonce, is answered with a
+  // new Association ID and Epoch) and requests its pending messages again, under any Message
+  // IDs. The tester grants only messages submitted after it.
+  Stimulus unknown_association() {
+    ++reassociations_;
+    ++generation_;
+    const std::string k = std::to_string(generation_);
+    Stimulus s{"unknown-association", {}, {0}};
+    // Mostly while the sender is sending: a slow grant for the rest of a message first, so
+    // that credit is in use when the ERROR comes.
+    if (Message* m = pick([](const Message& x) { return x.held < x.length; });
+        m != nullptr && below(4) != 0) {
+      s.lines.push_back(grant_line(*m, m->length, in(1, 100), 100000));
+      s.lines.emplace_back("wait 200us");
+      s.needs.push_back(m->submitted);
+    }
+    s.lines.push_back("send ERROR" + seq() + " reason=UNKNOWN_ASSOCIATION message_id=0");
+    s.lines.emplace_back(
+        "ignore ASSOC_ACCEPT SENDER_STATUS CANCEL CREDIT_RETURN ERROR MSG_DONE CREDIT_GRANT "
+        "CONGESTION_REPORT data CREDIT_REQUEST");
+    s.lines.push_back("expect ASSOC_REQUEST within 20ms -> nonce" + k + "=sender_nonce");
+    assoc_ = (assoc_ + in(1, 0xFFFF)) & 0xFFFFFFFFULL;
+    if (assoc_ == 0) assoc_ = 1;
+    epoch_ = (epoch_ + in(1, 0xFFFE)) & 0xFFFFU;
+    s.lines.push_back("ignore " + std::string(kSenderTraffic) + " CREDIT_REQUEST");
+    s.lines.push_back("send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce" + k +
+                      " association_id=" + hex(assoc_) + " epoch=" + std::to_string(epoch_) +
+                      accept_params_);
+    s.lines.push_back("defaults association_id=" + hex(assoc_) +
+                      " epoch=" + std::to_string(epoch_));
+    s.lines.emplace_back("wait 1ms");
+    // Its messages are the old association's: no more grants or MSG_DONE name them.
+    for (auto& m : messages_) {
+      m.done = true;
+      m.answered = true;
+    }
+    pool_ = 0;
+    return s;
   }
 
   // A pool grant (Message ID 0, POOL): credit across the association's scheduled messages.
@@ -384,6 +455,9 @@ class SenderModel {
   ref::SeededRandom rng_;
   bool odd_ = false;
   bool upper_extras_ = false;  // cancel and return_credit (ops an IUT's upper tester may lack)
+  // Grants from another address ($other: a udp: IUT off this host may make the episode
+  // unsupported, so only every third episode sends them).
+  bool other_address_ = false;
   std::size_t index_ = 0;
   std::vector<Message> messages_;
   std::set<std::uint64_t> lengths_;
@@ -391,6 +465,9 @@ class SenderModel {
   std::uint64_t seq_ = 0;  // the tester's next Sequence Number (mod 2^32)
   std::uint64_t pool_ = 0;
   std::uint64_t last_rate_ = 100000;
+  std::string accept_params_;  // the ASSOC_ACCEPT's parameters after its IDs
+  unsigned generation_ = 0;    // associations re-established so far
+  unsigned reassociations_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,9 @@
 //    that moment (RDCC-GRANT-03) under a grant whose Lifetime had not elapsed since its
 //    reception (RDCC-GRANT-04), or is part of an unscheduled message no larger than U
 //    (RDCC-MODE-03), announced by a CREDIT_REQUEST first (RDCC-UNSCHED-02).
+//  - credit discarded (RDCC-ASSOC-04): once ERROR (UNKNOWN_ASSOCIATION) carrying the sender's
+//    Association ID reached it, no octet is sent under the credit it held for that association
+//    (every grant and the pool lapse then; the re-established association's grants count).
 //  - at most one unscheduled message outstanding per association (RDCC-UNSCHED-03): a
 //    CREDIT_REQUEST announcing unscheduled octets of a message while another one's has had
 //    neither MSG_DONE nor a usable CREDIT_GRANT (nor a CANCEL or ERROR ending it) reach the

@@ -22,6 +22,7 @@ inline constexpr std::string_view kSequence = "RDCC-FMT-06";
 inline constexpr std::string_view kBudget = "RDCC-BUDGET-01";
 inline constexpr std::string_view kSenderCredit = "RDCC-GRANT-03";
 inline constexpr std::string_view kGrantExpired = "RDCC-GRANT-04";
+inline constexpr std::string_view kCreditDiscarded = "RDCC-ASSOC-04";
 inline constexpr std::string_view kPacing = "RDCC-GRANT-05";
 inline constexpr std::string_view kPacingRateZero = "RDCC-GRANT-06";
 inline constexpr std::string_view kGrantBeyondLength = "RDCC-GRANT-07";
@@ -49,6 +50,7 @@ inline constexpr InvariantRule kInvariantRules[] = {
     {rule::kBudget, Binds::Receiver},
     {rule::kSenderCredit, Binds::Sender},
     {rule::kGrantExpired, Binds::Sender},
+    {rule::kCreditDiscarded, Binds::Sender},
     {rule::kPacing, Binds::Sender},
     {rule::kPacingRateZero, Binds::Receiver},
     {rule::kGrantBeyondLength, Binds::Receiver},
