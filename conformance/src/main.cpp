@@ -482,10 +482,13 @@ int main(int argc, char** argv) {
     for (const auto& e : loaded.errors) std::cerr << e.describe() << "\n";
     return kExitUsage;
   }
-  // Explore's episodes beside the files: stimuli nobody listed, in every run (the sender's;
-  // the receiver's explore runs with --explore).
-  for (auto& s : explore_scenarios(Role::Sender, random_seed, explore_episodes, known_id)) {
-    loaded.scenarios.push_back(std::move(s));
+  // Explore's episodes beside the files: stimuli nobody listed, in every run. The sender's
+  // only: the receiver model still fails some random conforming variants (docs/explore.md,
+  // "Limits"), and a false failure in every run is worse than a miss.
+  for (const Role role : {Role::Sender}) {
+    for (auto& s : explore_scenarios(role, random_seed, explore_episodes, known_id)) {
+      loaded.scenarios.push_back(std::move(s));
+    }
   }
   std::vector<Scenario> selected;
   for (auto& s : loaded.scenarios) {

@@ -103,7 +103,8 @@ for m in $(jq -r --arg r "$role" '.mutants[] | select(.role == $r) | .mutant' "$
   elif [ -n "${may_survive[$m]:-}" ]; then
     echo "  survived through udp: $m: ${may_survive[$m]}" >&2
   else
-    echo "  SURVIVED through udp: $m (played: $(echo $killers))" >&2
+    echo "  SURVIVED through udp: $m (played: $(echo $killers)); the last play said:" >&2
+    tail -n 5 "$work/run.out" >&2
     unexpected=$((unexpected + 1))
   fi
 done

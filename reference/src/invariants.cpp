@@ -164,10 +164,7 @@ struct AssocModel {
   std::uint32_t j = 0;
   std::uint32_t lifetime_us = 0;
   std::uint32_t credit_unit = 0;
-  bool sender_accepted = false;  // the sender got an ASSOC_ACCEPT it accepts for it
-  // An ERROR (UNKNOWN_ASSOCIATION) for it reached the sender at credit_discarded_at.
-  bool credit_discarded = false;
-  Time credit_discarded_at{};
+  bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
   std::uint16_t sender_epoch = 0;    // of that incarnation
   std::uint64_t accepted_nonce = 0;  // the Sender Nonce that incarnation's ASSOC_ACCEPT echoed
   bool have_seq = false;
@@ -1239,14 +1236,15 @@ struct InvariantChecker::Impl {
 
   // "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST
   // discard all credit held for that association": every grant of its messages and its pool
-  // lapses at `t` (data after it, beyond the timing tolerance, breaks RDCC-ASSOC-04), and what
+  // lapses at `at` (data after it, beyond the timing tolerance, breaks RDCC-ASSOC-04), and what
   // was pending is dropped. Credit comes again only from grants of the association it
   // re-establishes.
-  void discard_sender_credit(std::uint32_t ai, Time t) {
+  void discard_sender_credit(std::uint32_t ai, Time at) {
     AssocModel& a = assocs[ai];
     if (!a.sender_accepted) return;
-    a.credit_discarded = true;
-    a.credit_discarded_at = t;
+    // Data of the same instant is not after it: a sender may have sent it (a burst) before it
+    // read the ERROR.
+    const Time t = at + Duration{1};
     a.pool_valid_until = std::min(a.pool_valid_until, t);
     a.pool_pending = false;
     a.pool_pending_limit = 0;

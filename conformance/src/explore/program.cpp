@@ -137,7 +137,29 @@ class ReceiverModel {
                       as.a + "=association_id " + as.e + "=epoch checks RDCC-ASSOC-01");
     ++sent_;
     assocs_.push_back(std::move(as));
+    if (assocs_.size() == 1) first_request(s);
     return s;
+  }
+
+  // The episode's first message: a small one in the opaque binding, which the receiver grants
+  // (its own grant or a pool grant) or declines the way the spec prescribes for a binding it
+  // does not support (ERROR UNSUPPORTED_BINDING: the episode is then unsupported, as the
+  // scenarios are, since every message explore sends is opaque).
+  void first_request(Stimulus& s) {
+    Association& as = assocs_.back();
+    Message m = new_message(as);
+    m.length = in(1, 4096);
+    m.requested = index_;
+    const std::string id = std::to_string(m.id);
+    s.lines.emplace_back("ignore MSG_DONE CANCEL ASSOC_ACCEPT ERROR reason!=UNSUPPORTED_BINDING");
+    s.lines.push_back(request_line(as, m, 2, ""));
+    ++sent_;
+    s.lines.emplace_back("expect one of within 10ms");
+    s.lines.push_back("| CREDIT_GRANT message_id=" + id);
+    s.lines.emplace_back("| CREDIT_GRANT message_id=0");
+    s.lines.push_back("| unsupported ERROR reason=UNSUPPORTED_BINDING message_id=" + id);
+    s.lines.push_back(std::string("ignore ") + kAllReplies + " ASSOC_ACCEPT flags&1");
+    as.messages.push_back(m);
   }
 
   static std::string assoc_request(const Association& as, const std::string& seq) {
@@ -304,7 +326,9 @@ class ReceiverModel {
     drain(s);
     // The grant for the message, or a pool grant (Message ID 0) of a receiver that uses them.
     const std::string id = std::to_string(m.id);
-    s.lines.push_back("ignore CREDIT_GRANT message_id>" + id + " CREDIT_GRANT message_id<" + id +
+    // Grants of the other associations (their pool grants too) are not this one's.
+    s.lines.push_back("ignore CREDIT_GRANT association_id!=$" + as.a + " CREDIT_GRANT message_id>" +
+                      id + " CREDIT_GRANT message_id<" + id +
                       " message_id!=0 MSG_DONE ERROR CANCEL ASSOC_ACCEPT");
     s.lines.push_back("send SENDER_STATUS " + head(as) + " unused_credit=" +
                       std::to_string(length()) + " congestion_level=" + std::to_string(below(256)) +
@@ -313,7 +337,8 @@ class ReceiverModel {
     sent_ += 2;
     s.lines.emplace_back("expect one of within 10ms checks RDCC-ALLOC-03");
     s.lines.push_back("| CREDIT_GRANT message_id=" + id + " pacing_rate<=" + std::to_string(rate));
-    s.lines.push_back("| CREDIT_GRANT message_id=0 pacing_rate<=" + std::to_string(rate));
+    s.lines.push_back("| CREDIT_GRANT association_id=$" + as.a +
+                      " message_id=0 pacing_rate<=" + std::to_string(rate));
     as.messages.push_back(m);
     return s;
   }
