@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   unsigned retries = 0;
   const std::filesystem::path data = data_dir();
   std::string scenarios_dir = (data / "scenarios").string();
+  const std::string suite_dir = scenarios_dir;  // the suite's own scenarios
   std::string report_dir;
   std::string catalog_path = (data / "catalog" / "requirements.json").string();
   std::string tolerance_abs = "200us";
@@ -243,10 +244,12 @@ int main(int argc, char** argv) {
   app.add_option("--duration", explore_duration,
                  "--explore: play for this long (e.g. 30s) instead of --steps");
   std::size_t explore_episodes = 6;
-  app.add_option("--explore-episodes", explore_episodes,
-                 "Episodes of explore (of --seed, 24 stimuli each) the suite plays against a "
-                 "sender beside its scenario files, as scenarios explore-sender-SEED-N (default "
-                 "6; 0: none; docs/explore.md)");
+  auto* episodes_option =
+      app.add_option("--explore-episodes", explore_episodes,
+                     "Episodes of explore (of --seed, 24 stimuli each) the suite plays against a "
+                     "receiver and a sender beside its own scenario files, as scenarios "
+                     "explore-SEED-N and explore-sender-SEED-N (default 6; 0: none; beside a "
+                     "--scenarios folder of your own only when given; docs/explore.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -482,12 +485,15 @@ int main(int argc, char** argv) {
     for (const auto& e : loaded.errors) std::cerr << e.describe() << "\n";
     return kExitUsage;
   }
-  // Explore's episodes beside the files: stimuli nobody listed, in every run. The sender's
-  // only: the receiver model still fails some random conforming variants (docs/explore.md,
-  // "Limits"), and a false failure in every run is worse than a miss.
-  for (const Role role : {Role::Sender}) {
-    for (auto& s : explore_scenarios(role, random_seed, explore_episodes, known_id)) {
-      loaded.scenarios.push_back(std::move(s));
+  // Explore's episodes beside the suite's files: stimuli nobody listed, in every run of the
+  // suite (not beside a folder of one's own, unless --explore-episodes asks for them).
+  std::error_code same_ec;
+  const bool the_suite = std::filesystem::equivalent(scenarios_dir, suite_dir, same_ec);
+  if (the_suite || episodes_option->count() > 0) {
+    for (const Role role : {Role::Receiver, Role::Sender}) {
+      for (auto& s : explore_scenarios(role, random_seed, explore_episodes, known_id)) {
+        loaded.scenarios.push_back(std::move(s));
+      }
     }
   }
   std::vector<Scenario> selected;

@@ -18,11 +18,12 @@ check "summary.txt" grep -qE '^[0-9]+ passed, 0 warned, 0 failed' "$work/r/summa
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
 done
-# Every file, and the six explore episodes the suite plays against a sender (--explore-episodes).
-total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 6 ))
+# Every file, and the six explore episodes the suite plays against a receiver and a sender each
+# (--explore-episodes).
+total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 12 ))
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
 check "each explore episode's scenario text is in the report" \
-  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 6
+  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 12
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
 # The project version (CMakeLists.txt) in --version, the JUnit suite's properties and results.json.
@@ -178,8 +179,20 @@ check "no scenarios exits 2" run 2 "$conform" --iut reference --scenarios "$work
 check "list" run 0 "$conform" --list --scenarios "$scenarios"
 check "list names" contains "$work/out" "receiver-assoc-idempotent  [receiver]  checks RDCC-ASSOC-01"
 with_id=$(grep -l '^checks.* RDCC-ERR-05\b' -r "$scenarios" | wc -l)
-check "filter by requirement" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter RDCC-ERR-05
+check "filter by requirement" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter RDCC-ERR-05 \
+  --explore-episodes 0
 check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 warned, 0 failed"
+# The explore episodes are scenarios of the run like the files: --filter selects them too.
+check "filter selects explore episodes" run 0 "$conform" --iut reference --scenarios "$scenarios" \
+  --filter explore
+check "filter ran the twelve episodes" contains "$work/out" "12 passed, 0 warned, 0 failed"
+# A folder of one's own gets no episodes unless asked.
+mkdir -p "$work/own" && cp "$scenarios/receiver/bad-version-discarded.scn" "$work/own/"
+check "own folder" run 0 "$conform" --iut reference --scenarios "$work/own"
+check "own folder: its one file" contains "$work/out" "1 passed, 0 warned, 0 failed"
+check "own folder with episodes" run 0 "$conform" --iut reference --scenarios "$work/own" \
+  --explore-episodes 2
+check "own folder: its file and two episodes per role" contains "$work/out" "5 passed, 0 warned, 0 failed"
 check "filter by name" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter receiver-bad-version-discarded
 check "filter ran one" contains "$work/out" "1 passed, 0 warned, 0 failed"
 malformed=$(grep -lE '^tags.* malformed( |$)' "$scenarios"/receiver/*.scn | wc -l)

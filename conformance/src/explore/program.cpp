@@ -303,7 +303,9 @@ class ReceiverModel {
     as.unscheduled_sent = true;
     Message m = new_message(as);
     m.length = in(1, 4096);
-    m.unscheduled = m.transferred = true;
+    // Not "transferred": the receiver's U for the association may be smaller than the message
+    // (zero too), and then it need not count the data, so no MSG_DONE is owed for it.
+    m.unscheduled = m.abandoned = true;
     m.requested = m.completed = index_;
     ++sent_;
     Stimulus s{"unscheduled",
@@ -335,10 +337,14 @@ class ReceiverModel {
                       " service_hint=0 suggested_rate=" + std::to_string(rate));
     s.lines.push_back(request_line(as, m, 2, ""));
     sent_ += 2;
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-ALLOC-03");
+    // Judged only within 100 us: "A receiver ignores a Suggested Rate from a SENDER_STATUS
+    // received more than four default Grant Lifetimes ago" (at least 100 us each), and a
+    // receiver short of budget may grant the message much later, at any rate.
+    s.lines.emplace_back("expect one of within 100us checks RDCC-ALLOC-03");
     s.lines.push_back("| CREDIT_GRANT message_id=" + id + " pacing_rate<=" + std::to_string(rate));
     s.lines.push_back("| CREDIT_GRANT association_id=$" + as.a +
                       " message_id=0 pacing_rate<=" + std::to_string(rate));
+    s.lines.emplace_back("| silence");
     as.messages.push_back(m);
     return s;
   }
