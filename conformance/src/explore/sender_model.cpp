@@ -65,40 +65,41 @@ class SenderModel {
     for (;;) {
       const auto pick = below(100);
       if (pick < 16 && messages_.size() < 10) return submit();
-      if (pick < 46) {
+      if (pick < 44) {
         if (auto s = grant()) return *s;
         continue;
       }
-      if (pick < 53) {
+      if (pick < 50) {
         if (auto s = zero_rate()) return *s;
         continue;
       }
-      if (pick < 60) {
+      if (pick < 56) {
         if (auto s = stale()) return *s;
         continue;
       }
-      if (pick < 67) {
+      if (pick < 62) {
         if (auto s = forged()) return *s;
         continue;
       }
-      if (pick < 69) {
+      if (pick < 65) {
         if (auto s = malformed()) return *s;
         continue;
       }
-      if (pick < 71 && reassociations_ < 2) return unknown_association();
-      if (pick < 71) {
+      if (pick < 67 && reassociations_ < 2) return unknown_association();
+      if (pick < 70) return report();
+      if (pick < 74) {
         if (auto s = pool_grant()) return *s;
         continue;
       }
-      if (pick < 79) {
+      if (pick < 82) {
         if (auto s = msg_done()) return *s;
         continue;
       }
-      if (pick < 83 && upper_extras_) {
+      if (pick < 85 && upper_extras_) {
         if (auto s = cancel()) return *s;
         continue;
       }
-      if (pick < 87 && upper_extras_) {
+      if (pick < 88 && upper_extras_) {
         if (auto s = return_credit()) return *s;
         continue;
       }
@@ -396,6 +397,25 @@ class SenderModel {
     }
     pool_ = 0;
     return s;
+  }
+
+  // A CONGESTION_REPORT from the domain's CRN (the tester's host) naming the sender's data flow,
+  // with a Suggested Rate: "An endpoint MUST NOT increase any rate or credit in response to a
+  // CONGESTION_REPORT" (a faster pace than the grants' is RDCC-GRANT-05, more octets
+  // RDCC-GRANT-03); it may stop unscheduled transmission (the sender requests those messages
+  // again).
+  Stimulus report() {
+    const std::uint64_t r = one_of(std::array<std::uint64_t, 3>{400000, in(1, 400000), 0});
+    return {"report",
+            {"send CONGESTION_REPORT reporter_id=" + std::to_string(in(1, 255)) +
+                 " queue_depth=" + std::to_string(in(65537, 4194304)) +
+                 " queue_threshold=65536 congestion_degree=" + std::to_string(in(1, 255)) +
+                 " direction=TO_SENDER address_family=4 protocol=17 source_port=$iut_port "
+                 "destination_port=$tester_data_port source_address=$iut_ip "
+                 "destination_address=$tester_ip suggested_rate=" +
+                 std::to_string(r),
+             pause()},
+            {0}};
   }
 
   // A pool grant (Message ID 0, POOL): credit across the association's scheduled messages.
