@@ -137,6 +137,12 @@ class Run {
       checker_.set_timing_tolerance(tolerance_);
       checker_.set_grant_reception_unseen(true);
       checker_.set_send_time_tolerance(tolerance_);
+      // When the sender read an ERROR (UNKNOWN_ASSOCIATION) has no proof like a grant's first
+      // data: an IUT that reads its control socket between batches of data may send under the
+      // credit it must discard for a while (RDCC-ASSOC-04 allows the window tolerance and at
+      // least 2 ms; a sender that ignores the ERROR sends on for the grant's whole Lifetime).
+      checker_.set_discard_slack(
+          std::max({tolerance_, o_.tolerance_abs, Duration{ref::milliseconds(2)}}));
     }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);

@@ -375,6 +375,7 @@ struct InvariantChecker::Impl {
   Slots<PendingGrant> pending_grants;
   bool reception_unseen = false;   // set_grant_reception_unseen
   Duration send_time_tolerance{};  // set_send_time_tolerance
+  Duration discard_slack{};        // set_discard_slack
   // (pair, Message ID) to a slot of `peer_msgs`; a message's entry goes when it retires.
   std::unordered_map<MsgKey, std::uint32_t, OwnedMessageKeyHash> peer_msg_index;
   Slots<PeerMsgModel> peer_msgs;
@@ -1243,8 +1244,8 @@ struct InvariantChecker::Impl {
     AssocModel& a = assocs[ai];
     if (!a.sender_accepted) return;
     // Data of the same instant is not after it: a sender may have sent it (a burst) before it
-    // read the ERROR.
-    const Time t = at + Duration{1};
+    // read the ERROR; an observer that does not see the sender read it allows the slack.
+    const Time t = at + Duration{1} + discard_slack;
     a.pool_valid_until = std::min(a.pool_valid_until, t);
     a.pool_pending = false;
     a.pool_pending_limit = 0;
@@ -1406,6 +1407,7 @@ struct InvariantChecker::Impl {
       return;
     }
     if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) {
+      if (pool_instead(msg, a, s, t)) return;
       check_pacing(msg, a, s, t);
       return;
     }
@@ -1476,6 +1478,26 @@ struct InvariantChecker::Impl {
     if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) return false;
     if (msg.pending != kNone && end <= pending_grants[msg.pending].limit) return false;
     return end <= msg.announced_unsched;
+  }
+
+  // Octets below the message's own Grant Limit that its own grant's pace would not admit now,
+  // while the association's pool credit covers them: the sender may have sent them under the
+  // pool (pool grants "cover all scheduled messages of the association"), for example just
+  // before it read the own grant, in the same instant. Counted as pool octets; true if so.
+  bool pool_instead(MsgModel& msg, AssocModel& a, const DataSegment& s, Time t) {
+    if (msg.rate == 0 || a.credit_unit == 0 || msg.paced == kNone) return false;
+    if (!(t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit)) {
+      return false;
+    }
+    const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
+    std::uint64_t octets = s.length;
+    for (const auto& [when, n] : pacing_windows[msg.paced]) {
+      if (t - when < window) octets += n;
+    }
+    if (octets <= 11ULL * a.credit_unit + octets_in(tolerance, msg.rate)) return false;
+    a.pool_used += s.length;
+    msg.pool_sent_end = std::max(msg.pool_sent_end, s.offset + s.length);
+    return true;
   }
 
   // "MUST NOT transmit the message faster than the Pacing Rate, averaged over any interval
@@ -1602,6 +1624,9 @@ void InvariantChecker::set_grant_reception_unseen(bool unseen) {
 }
 void InvariantChecker::set_send_time_tolerance(Duration tolerance) {
   impl_->send_time_tolerance = tolerance;
+}
+void InvariantChecker::set_discard_slack(Duration slack) {
+  impl_->discard_slack = slack;
 }
 void InvariantChecker::set_sequence_window(std::uint32_t window) {
   impl_->sequence_window = window;

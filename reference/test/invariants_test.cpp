@@ -1227,6 +1227,64 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
 }
 
+// On real sockets the sender may read the ERROR late: within the slack its data is not held
+// against it, after it it is.
+TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_WithinTheSlack_IsNotCaught) {
+  checker.set_discard_slack(milliseconds(2));
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request(1, 65536);
+  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 1000);
+  g.lifetime = 100000;
+  both_ways(kReceiver, kSender, g);
+  ErrorMessage e;
+  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
+  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
+  both_ways(kReceiver, kSender, e);
+  now += milliseconds(1);
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += milliseconds(2);
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
+}
+
+// Octets below a message's own Grant Limit that its own pace would not admit, while pool credit
+// covers them, may have gone under the pool (in the same instant as the own grant, before the
+// sender read it): no RDCC-GRANT-05. Without pool credit the same burst is one.
+class PoolBurstTest : public CheckerTest {
+ protected:
+  // The sender's side alone (no receiver budget in play): a 1 MiB message, a pool grant of
+  // 1 MiB if `pool`, its own grant of 80000 octets at 1000 Mbit/s, then four segments of 20000
+  // octets in one instant (ten Credit Units of 4096 and one segment allowed).
+  void burst(bool pool) {
+    ask(7);
+    accept_reaches_sender(7, 1);
+    request_sent(1, 1, 1, 1 << 20);
+    std::uint32_t seq = 10;
+    if (pool) {
+      CreditGrant p = grant_of(kAssoc, 1, flag::kPool, ++seq, 0, 1 << 20, 1000);
+      p.lifetime = 100000;
+      checker.on_control_delivered(kReceiver, kSender, p, now);
+    }
+    CreditGrant g = grant_of(kAssoc, 1, 0, ++seq, 1, 80000, 1000);
+    g.lifetime = 100000;
+    checker.on_control_delivered(kReceiver, kSender, g, now);
+    for (std::uint32_t off = 0; off < 80000; off += 20000) segment_sent(kAssoc, 1, off, 20000);
+  }
+};
+
+TEST_F(PoolBurstTest, CoveredByThePool_IsNotAPacingFault) {
+  burst(true);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+}
+
+TEST_F(PoolBurstTest, WithoutThePool_IsAPacingFault) {
+  burst(false);
+  ASSERT_FALSE(checker.ok());
+  EXPECT_EQ(checker.violations()[0].rule, "RDCC-GRANT-05");
+}
+
 // The credit of a re-established association is credit again.
 TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
   ask(7);

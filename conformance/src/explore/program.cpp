@@ -174,7 +174,10 @@ class ReceiverModel {
       case 1: return in(4097, 65536);
       case 2: return in(65537, 409600);
       case 3: return 4096 * in(1, 64);
-      default: return 4096 * in(1, 16) + in(1, 4095);
+      default: {
+        const std::uint64_t units = in(1, 16);  // one draw per statement (sender_status)
+        return 4096 * units + in(1, 4095);
+      }
     }
   }
 
@@ -190,7 +193,8 @@ class ReceiverModel {
   Message new_message(Association& as) {
     Message m;
     m.id = as.next_id;
-    as.next_id += 1 + below(3) * below(1000);  // Message IDs increase, with gaps at times
+    const std::uint64_t gap = below(3);   // one draw per statement (sender_status)
+    as.next_id += 1 + gap * below(1000);  // Message IDs increase, with gaps at times
     m.length = length();
     m.binding = ++bindings_ * 0x10001ULL;
     m.klass = static_cast<unsigned>(below(10));    // above 7 is treated as 7
@@ -332,8 +336,10 @@ class ReceiverModel {
     s.lines.push_back("ignore CREDIT_GRANT association_id!=$" + as.a + " CREDIT_GRANT message_id>" +
                       id + " CREDIT_GRANT message_id<" + id +
                       " message_id!=0 MSG_DONE ERROR CANCEL ASSOC_ACCEPT");
+    const std::uint64_t unused = length();  // one draw per statement (sender_status)
+    const std::uint64_t level = below(256);
     s.lines.push_back("send SENDER_STATUS " + head(as) + " unused_credit=" +
-                      std::to_string(length()) + " congestion_level=" + std::to_string(below(256)) +
+                      std::to_string(unused) + " congestion_level=" + std::to_string(level) +
                       " service_hint=0 suggested_rate=" + std::to_string(rate));
     s.lines.push_back(request_line(as, m, 2, ""));
     sent_ += 2;
@@ -517,10 +523,15 @@ class ReceiverModel {
     Association& as = any_assoc();
     const std::uint64_t rate = below(3) == 0 ? 0 : in(1000, 100000);
     ++sent_;
+    // One draw per statement: the operands of + are evaluated in no fixed order, so two draws
+    // in one expression could give other stimuli from the same seed in another build.
+    const std::uint64_t unused = length();
+    const std::uint64_t level = below(256);
+    const std::uint64_t hint = below(3);
     return {"sender-status",
-            {"send SENDER_STATUS " + head(as) + " unused_credit=" + std::to_string(length()) +
-             " congestion_level=" + std::to_string(below(256)) + " service_hint=" +
-             std::to_string(below(3)) + " suggested_rate=" + std::to_string(rate)},
+            {"send SENDER_STATUS " + head(as) + " unused_credit=" + std::to_string(unused) +
+             " congestion_level=" + std::to_string(level) +
+             " service_hint=" + std::to_string(hint) + " suggested_rate=" + std::to_string(rate)},
             {as.made}};
   }
 

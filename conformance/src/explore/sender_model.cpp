@@ -134,7 +134,11 @@ class SenderModel {
         case 2: l = in(cu_ + 1, 65536 + cu_); break;
         case 3: l = in(65537, 409600); break;
         case 4: l = cu_ * in(1, 48); break;
-        default: l = cu_ * in(1, 16) + in(1, cu_ - 1); break;
+        default: {
+          const std::uint64_t units = in(1, 16);  // one draw per statement (report)
+          l = cu_ * units + in(1, cu_ - 1);
+          break;
+        }
       }
       if (lengths_.insert(l).second) return l;
     }
@@ -405,11 +409,16 @@ class SenderModel {
   // RDCC-GRANT-03); it may stop unscheduled transmission (the sender requests those messages
   // again).
   Stimulus report() {
+    // One draw per statement: the operands of + are evaluated in no fixed order, so two draws
+    // in one expression could give other stimuli from the same seed in another build.
     const std::uint64_t r = one_of(std::array<std::uint64_t, 3>{400000, in(1, 400000), 0});
+    const std::uint64_t reporter = in(1, 255);
+    const std::uint64_t depth = in(65537, 4194304);
+    const std::uint64_t degree = in(1, 255);
     return {"report",
-            {"send CONGESTION_REPORT reporter_id=" + std::to_string(in(1, 255)) +
-                 " queue_depth=" + std::to_string(in(65537, 4194304)) +
-                 " queue_threshold=65536 congestion_degree=" + std::to_string(in(1, 255)) +
+            {"send CONGESTION_REPORT reporter_id=" + std::to_string(reporter) +
+                 " queue_depth=" + std::to_string(depth) +
+                 " queue_threshold=65536 congestion_degree=" + std::to_string(degree) +
                  " direction=TO_SENDER address_family=4 protocol=17 source_port=$iut_port "
                  "destination_port=$tester_data_port source_address=$iut_ip "
                  "destination_address=$tester_ip suggested_rate=" +
@@ -424,10 +433,12 @@ class SenderModel {
     pool_ += in(1, 16 * cu_);
     const std::uint64_t r = rate();
     last_rate_ = r;
+    const std::uint64_t life = lifetime();  // one draw per statement (report)
+    const std::string number = seq();
     return Stimulus{"pool-grant",
-                    {"send CREDIT_GRANT" + seq() + " message_id=0 flags=POOL grant_limit=" +
-                         std::to_string(pool_) + " pacing_rate=" + std::to_string(r) +
-                         " lifetime=" + std::to_string(lifetime()),
+                    {"send CREDIT_GRANT" + number +
+                         " message_id=0 flags=POOL grant_limit=" + std::to_string(pool_) +
+                         " pacing_rate=" + std::to_string(r) + " lifetime=" + std::to_string(life),
                      pause()},
                     {0}};
   }

@@ -137,6 +137,12 @@ class InvariantChecker {
   // any case). Zero, the default, where the checker sees the receiver's own events.
   void set_send_time_tolerance(Duration tolerance);
 
+  // For an observer that does not see when the sender read an ERROR (UNKNOWN_ASSOCIATION) (a
+  // tester on real sockets): the sender may go on sending under the credit it must discard
+  // for this long after the ERROR was delivered (RDCC-ASSOC-04). Zero, the default: from the
+  // delivery on (data of that very instant excepted).
+  void set_discard_slack(Duration slack);
+
   // The violations kept: the first 1,000 since the last take_violations(), so that a broken
   // run cannot exhaust memory; violation_count() counts them all.
   [[nodiscard]] const std::vector<Violation>& violations() const;
