@@ -126,13 +126,17 @@ class Run {
       // (data after a Lifetime, pacing, a receiver's reclamation) and does not assume the
       // other (a grant's Lifetime runs from the first data only it authorizes).
       tolerance_ = o_.checker_tolerance;
+      // Where the tester cannot see a boundary the IUT acts on (explore's episodes, the read of
+      // an ERROR below): the window tolerance and at least 2 ms.
+      const Duration boundary_slack =
+          std::max({tolerance_, o_.tolerance_abs, Duration{ref::milliseconds(2)}});
       // Explore's episodes are not timing scenarios: their short Lifetimes and high rates put
       // a real IUT's sends at a boundary many times per episode, where a host's scheduling
       // delay between the IUT's decision and its send would be judged a violation. On real
       // sockets they judge timing with the window tolerance and at least 2 ms (limits, Sequence
       // Numbers and unscheduled rules stay exact); in process, exactly (docs/explore.md).
       if (std::find(s_.tags.begin(), s_.tags.end(), "explore") != s_.tags.end()) {
-        tolerance_ = std::max({tolerance_, o_.tolerance_abs, Duration{ref::milliseconds(2)}});
+        tolerance_ = boundary_slack;
       }
       checker_.set_timing_tolerance(tolerance_);
       checker_.set_grant_reception_unseen(true);
@@ -141,8 +145,7 @@ class Run {
       // data: an IUT that reads its control socket between batches of data may send under the
       // credit it must discard for a while (RDCC-ASSOC-04 allows the window tolerance and at
       // least 2 ms; a sender that ignores the ERROR sends on for the grant's whole Lifetime).
-      checker_.set_discard_slack(
-          std::max({tolerance_, o_.tolerance_abs, Duration{ref::milliseconds(2)}}));
+      checker_.set_discard_slack(boundary_slack);
     }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);

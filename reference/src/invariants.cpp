@@ -1480,6 +1480,17 @@ struct InvariantChecker::Impl {
     return end <= msg.announced_unsched;
   }
 
+  // Rule 4's interval: the transmission time of ten Credit Units at the message's rate.
+  static Duration pacing_window(const MsgModel& msg, const AssocModel& a) {
+    return transmission_time(10ULL * a.credit_unit, msg.rate);
+  }
+  // The octets that may start within one such interval: ten Credit Units and the segment that
+  // starts at its end. An observer away from the sender may see packets closer together than
+  // they were sent (set_timing_tolerance): the rate's worth of the tolerance more.
+  [[nodiscard]] std::uint64_t pacing_allowance(const MsgModel& msg, const AssocModel& a) const {
+    return 11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
+  }
+
   // Octets below the message's own Grant Limit that its own grant's pace would not admit now,
   // while the association's pool credit covers them: the sender may have sent them under the
   // pool (pool grants "cover all scheduled messages of the association"), for example just
@@ -1489,12 +1500,12 @@ struct InvariantChecker::Impl {
     if (!(t < a.pool_valid_until + tolerance && a.pool_used + s.length <= a.pool_limit)) {
       return false;
     }
-    const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
+    const Duration window = pacing_window(msg, a);
     std::uint64_t octets = s.length;
     for (const auto& [when, n] : pacing_windows[msg.paced]) {
       if (t - when < window) octets += n;
     }
-    if (octets <= 11ULL * a.credit_unit + octets_in(tolerance, msg.rate)) return false;
+    if (octets <= pacing_allowance(msg, a)) return false;
     a.pool_used += s.length;
     msg.pool_sent_end = std::max(msg.pool_sent_end, s.offset + s.length);
     return true;
@@ -1506,7 +1517,7 @@ struct InvariantChecker::Impl {
   // segment that starts at its end.
   void check_pacing(MsgModel& msg, const AssocModel& a, const DataSegment& s, Time t) {
     if (msg.rate == 0 || a.credit_unit == 0) return;
-    const Duration window = transmission_time(10ULL * a.credit_unit, msg.rate);
+    const Duration window = pacing_window(msg, a);
     if (msg.paced == kNone) msg.paced = pacing_windows.take();
     auto& recent = pacing_windows[msg.paced];
     recent.erase(recent.begin(), std::find_if(recent.begin(), recent.end(),
@@ -1514,10 +1525,7 @@ struct InvariantChecker::Impl {
     recent.emplace_back(t, s.length);
     std::uint64_t octets = 0;
     for (const auto& [when, n] : recent) octets += n;
-    // An observer away from the sender may see packets closer together than they were sent
-    // (set_timing_tolerance): the rate's worth of the tolerance more.
-    const std::uint64_t allowance = 11ULL * a.credit_unit + octets_in(tolerance, msg.rate);
-    if (octets > allowance && keeping()) {
+    if (octets > pacing_allowance(msg, a) && keeping()) {
       violate(t, rule::kPacing,
               std::to_string(octets) + " octets of message " + std::to_string(s.message_id) +
                   " within the transmission time of ten Credit Units at " +

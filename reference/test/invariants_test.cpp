@@ -108,14 +108,18 @@ class CheckerTest : public ::testing::Test {
     s.last = unsched;
     checker.on_segment_sent(kSender, s, now);
   }
-  // A CREDIT_REQUEST of kAssoc naming `epoch`, answered with ERROR (UNKNOWN_ASSOCIATION); then
-  // a second association of the sender (0x77) is granted 64 KiB.
-  void unknown_association_then_another_grant(std::uint16_t epoch) {
-    both_ways(kSender, kReceiver, request_of(epoch, ++tx_seq, 2, 65536, 8192));
+  // ERROR (UNKNOWN_ASSOCIATION) naming kAssoc, both ways (exempt from the sequence check: 0).
+  void unknown_association() {
     ErrorMessage e;
     e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
     e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
     both_ways(kReceiver, kSender, e);
+  }
+  // A CREDIT_REQUEST of kAssoc naming `epoch`, answered with ERROR (UNKNOWN_ASSOCIATION); then
+  // a second association of the sender (0x77) is granted 64 KiB.
+  void unknown_association_then_another_grant(std::uint16_t epoch) {
+    both_ways(kSender, kReceiver, request_of(epoch, ++tx_seq, 2, 65536, 8192));
+    unknown_association();
     second_association_requests(3, 65536);
     both_ways(kReceiver, kSender, grant_of(0x77, 1, flag::kFinal, 2, 3, 65536, 1000));
   }
@@ -700,10 +704,7 @@ class IdleAssociationTest : public CheckerTest {
 
 TEST_F(IdleAssociationTest, ReceiverAnswersUnknownAssociation_TheWindowNeverCounts) {
   window_after_idle();
-  ErrorMessage e;
-  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
-  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
-  both_ways(kReceiver, kSender, e);
+  unknown_association();
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
   EXPECT_EQ(checker.peak_outstanding(kReceiver), 96000U);
 }
@@ -1218,10 +1219,7 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
   both_ways(kReceiver, kSender, g);
   segment(1, 0, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
-  ErrorMessage e;
-  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
-  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
-  both_ways(kReceiver, kSender, e);
+  unknown_association();
   now += microseconds(10);
   segment(1, 4096, 4096);
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
@@ -1237,10 +1235,7 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_WithinTheSlack_IsNotCaught
   CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 1000);
   g.lifetime = 100000;
   both_ways(kReceiver, kSender, g);
-  ErrorMessage e;
-  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
-  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
-  both_ways(kReceiver, kSender, e);
+  unknown_association();
   now += milliseconds(1);
   segment(1, 0, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
@@ -1291,10 +1286,7 @@ TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
   accept_reaches_sender(7, 1);
   request(1, 65536);
   both_ways(kReceiver, kSender, grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000));
-  ErrorMessage e;
-  e.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 0};
-  e.reason = static_cast<std::uint16_t>(ReasonCode::UnknownAssociation);
-  both_ways(kReceiver, kSender, e);
+  unknown_association();
   ask(8);
   accept_reaches_sender(8, 2, 0, 50, 0x99);
   CreditRequest again = request_of(2, 1, 1, 65536, 0);
