@@ -789,6 +789,11 @@ class ScenarioParser {
         p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
         continue;
       }
+      if (as.field == kWithinUField) {
+        if (auto e = within_u_field(lp, as, matchers, type == MessageType::CreditRequest)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
       if (check_fields) {
         auto info = message_field(type, as.field);
         if (!info) {
@@ -873,6 +878,19 @@ class ScenarioParser {
     return std::nullopt;
   }
 
+  // within_u=1: only on a send of CREDIT_REQUEST or data (scenario.hpp, kWithinUField).
+  static std::optional<ParseError> within_u_field(const LineParser& lp, const Assignment& as,
+                                                  bool matchers, bool here) {
+    if (matchers || !here) {
+      return ParseError{lp.at(as.column),
+                        "'within_u' belongs to send CREDIT_REQUEST and send data only"};
+    }
+    if (as.op != Op::Eq || as.value.kind != Value::Kind::Number || as.value.number != 1) {
+      return ParseError{lp.at(as.column), "'within_u' takes only =1"};
+    }
+    return std::nullopt;
+  }
+
   std::optional<ParseError> data_assignments(const LineParser& lp, std::size_t from, Pattern& p,
                                              bool matchers) {
     const auto& t = lp.tokens();
@@ -886,6 +904,11 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (matchers && (as.field == kFromField || as.field == kToField)) {
         if (auto e = address_field(lp, as, matchers)) return e;
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
+      if (as.field == kWithinUField) {
+        if (auto e = within_u_field(lp, as, matchers, true)) return e;
         p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
         continue;
       }
@@ -1202,10 +1225,11 @@ class ScenarioParser {
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);
       if (as.field != "message_id" && as.field != "message" && as.field != "length" &&
-          as.field != "offset" && as.field != "segment" && as.field != "ce") {
+          as.field != "offset" && as.field != "segment" && as.field != "ce" &&
+          as.field != "overrun") {
         return lp.error_at(i,
-                           "transfer takes message_id=, message=, length=, offset=, segment= "
-                           "and ce=, not '" +
+                           "transfer takes message_id=, message=, length=, offset=, segment=, "
+                           "ce= and overrun=, not '" +
                                as.field + "'");
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "rdcc/codec/codec.hpp"
+#include "rdcc/codec/format.hpp"
 #include "rdcc/codec/hex.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/rocev2.hpp"
@@ -86,6 +87,11 @@ std::string describe_duration(Duration d) {
 
 // How long transfer waits for credit before it asks again.
 constexpr ref::Duration kTransferRetry = ref::milliseconds(1);
+// transfer overrun=N: how long after its data beyond the Grant Limit a grant may still have
+// been sent before that data arrived (widened on real sockets), and how long after the repeated
+// request the tester waits for a grant the receiver must not send.
+constexpr ref::Duration kOverrunSlack = ref::microseconds(100);
+constexpr ref::Duration kOverrunWatch = ref::milliseconds(4);
 
 struct DataView {
   std::uint64_t message = 0, offset = 0, length = 0, last = 0, unscheduled = 0, ce = 0, dscp = 0;
@@ -429,11 +435,27 @@ class Run {
       for (const auto& [k, v] : defaults_) j[k] = v;
     }
     j["sequence_number"] = next_sequence_;
+    bool within_u = false;
     for (const auto& m : p.matchers) {
       if (m.field == kFromField) continue;  // the packet's source, not a field
+      if (m.field == kWithinUField) {
+        within_u = true;
+        continue;
+      }
       auto v = to_json_value(m.value);
       if (!v) return unresolved(m.value);
       j[m.field] = *v;
+    }
+    if (within_u && j.contains("unscheduled_sent") && j["unscheduled_sent"].is_number() &&
+        j.contains("association_id") && j["association_id"].is_number()) {
+      const auto u = u_in_force_.find(j["association_id"].get<std::uint32_t>());
+      const std::uint64_t allowed = u == u_in_force_.end() ? 0 : u->second;
+      if (j["unscheduled_sent"].get<std::uint64_t>() > allowed) {
+        j["unscheduled_sent"] = std::uint64_t{0};
+        if (j.contains("binding_value") && j["binding_value"].is_number()) {
+          scheduled_instead_.insert(j["binding_value"].get<std::uint64_t>());
+        }
+      }
     }
     if (auto stop = no_source(step)) return stop;
     auto msg = message_from_json(j);
@@ -453,6 +475,7 @@ class Run {
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
       last_request_[{cr->header.association_id, cr->message_id}] = *cr;
       message_of_binding_[cr->binding_value] = cr->message_id;
+      key_of_binding_[cr->binding_value] = {cr->header.association_id, cr->message_id};
       if (cr->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
         auto& q = rocev2_messages_[unpack_rocev2(cr->binding_value).destination_qpn];
         const bool known = std::any_of(
@@ -530,10 +553,19 @@ class Run {
         {"message", &dv.message}, {"offset", &dv.offset},           {"length", &dv.length},
         {"last", &dv.last},       {"unscheduled", &dv.unscheduled}, {"ce", &dv.ce},
         {"dscp", &dv.dscp}};
+    bool within_u = false;
     for (const auto& m : step.pattern.matchers) {
+      if (m.field == kWithinUField) {
+        within_u = true;
+        continue;
+      }
       auto v = resolve(m.value);
       if (!v) return unresolved(m.value);
       *slots.at(m.field) = *v;
+    }
+    // The message went scheduled (U too small for it): no unscheduled octet of it.
+    if (within_u && dv.unscheduled != 0 && scheduled_instead_.count(dv.message) != 0) {
+      return std::nullopt;
     }
     if (dv.length > 65000) {
       return Stop{Verdict::Inconclusive,
@@ -575,6 +607,7 @@ class Run {
     std::uint64_t length = 0;
     std::uint64_t segment = 4096;
     std::optional<std::uint64_t> offset;
+    std::uint64_t overrun = 0;
     for (const auto& m : step.pattern.matchers) {
       auto v = resolve(m.value);
       if (!v) return unresolved(m.value);
@@ -584,6 +617,7 @@ class Run {
       if (m.field == "segment") segment = *v;
       if (m.field == "ce") dv.ce = *v;
       if (m.field == "offset") offset = *v;
+      if (m.field == "overrun") overrun = *v;
     }
     if (segment == 0 || segment > 65000) {
       return Stop{
@@ -620,6 +654,17 @@ class Run {
         }
       }
       if (at >= length) break;
+      if (overrun != 0 && at > 0) {
+        if (auto done = overrun_beyond(step, assoc, mid, dv, length, segment, overrun)) {
+          keep();
+          return *done;
+        }
+        // Not here: the sender gives the message up (CANCEL), so that its credit is released
+        // and the rest of the scenario meets a receiver whose budget holds no unfinished
+        // message of the tester's.
+        keep();
+        return cancel_message(assoc, mid);
+      }
       // No credit for a while: the grant may have expired before its octets arrived (a loaded
       // host), and a sender then asks again, as a sender does when its Lifetime has elapsed
       // (Credit Requests and Grants, rule 3).
@@ -648,6 +693,80 @@ class Run {
     }
     keep();
     return std::nullopt;
+  }
+
+  // transfer ... overrun=N: the tester plays a misbehaving sender. "Data received for a
+  // message beyond its Grant Limit and outside its unscheduled window indicates a misbehaving
+  // sender. The receiver MAY discard such data, MUST NOT grant further credit to the
+  // association for that message" (Error Handling and Recovery). Once the first credit is
+  // used, the tester waits until nothing has arrived for a while (every grant the IUT sent for
+  // those octets is in), then sends N octets at the highest Grant Limit it holds (or at U, the
+  // largest the association was given, if that is higher) and, after a while, the message's
+  // request again, as a sender asks once its Lifetime has elapsed. From then on, to the end of
+  // the scenario, a grant for the message above that limit fails (RDCC-ERR-02). A higher limit
+  // read within the slack of the overrun was on its way before the octets arrived, which then
+  // prove nothing. Not where the association has pool grants (they may cover the octets), nor
+  // where the limit or U already reaches the length: then (nullopt) the transfer goes on as a
+  // conforming sender's. Otherwise the step's end: a Stop, or none.
+  std::optional<std::optional<Stop>> overrun_beyond(const Step& step, std::uint64_t assoc,
+                                                    std::uint64_t mid, DataView dv,
+                                                    std::uint64_t length, std::uint64_t segment,
+                                                    std::uint64_t octets) {
+    std::deque<Packet> kept;
+    const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
+    while (auto p = next(a_.now() + widen(kTransferRetry))) kept.push_back(std::move(*p));
+    const auto g = granted_.find({assoc, mid});
+    const std::uint64_t limit = g == granted_.end() ? 0 : std::min(g->second, length);
+    const auto u = u_largest_.find(static_cast<std::uint32_t>(assoc));
+    const std::uint64_t from =
+        std::max<std::uint64_t>(limit, u == u_largest_.end() ? 0 : u->second);
+    if (granted_.count({assoc, 0}) != 0 || from >= length) {
+      keep();
+      return std::nullopt;
+    }
+    dv.offset = from;
+    dv.length = std::min({octets, segment, length - from});
+    dv.last = from + dv.length == length ? 1 : 0;
+    if (auto stop = send_opaque(step, dv)) {
+      keep();
+      return stop;
+    }
+    const Duration slack = widen(kOverrunSlack);
+    overruns_[{assoc, mid}] = Overrun{limit, a_.now() + slack, step.where.to_string()};
+    const Time rerequest_at = a_.now() + slack + widen(kTransferRetry);
+    const Time end = rerequest_at + widen(kOverrunWatch);
+    bool asked = false;
+    while (!watch_failure_) {
+      auto p = next(asked ? end : rerequest_at);
+      if (p) {
+        kept.push_back(std::move(*p));
+        continue;
+      }
+      if (asked) break;
+      asked = true;
+      if (auto stop = rerequest(assoc, mid)) {
+        keep();
+        return stop;
+      }
+    }
+    keep();
+    return std::optional<Stop>{};
+  }
+
+  // CANCEL (APPLICATION_ABORT) for the message, with the next Sequence Number.
+  std::optional<Stop> cancel_message(std::uint64_t assoc, std::uint64_t mid) {
+    Cancel c;
+    c.header.association_id = static_cast<std::uint32_t>(assoc);
+    const auto e = last_request_.find({assoc, mid});
+    if (e != last_request_.end()) c.header.epoch = e->second.header.epoch;
+    c.header.sequence_number = next_sequence_++;
+    c.message_id = mid;
+    c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
+    std::array<std::byte, 64> buf{};
+    auto n = encode(Message{c}, buf);
+    if (!n)
+      return Stop{Verdict::Inconclusive, "cannot encode a CANCEL: " + n.error().describe(), "", ""};
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
   }
 
   // The message's last CREDIT_REQUEST again, with the next Sequence Number.
@@ -1180,6 +1299,22 @@ class Run {
     while (violation_frames_.size() < checker_.violations().size())
       violation_frames_.push_back(trace_.size());
     if (!from_tester && !p.data) track_rates(p);
+    if (from_tester && !p.data) end_rates(p);
+  }
+
+  // A CANCEL or CREDIT_RETURN the tester sends ends the message's rate for the pacing_sum
+  // watch: the sender gives up the credit (CREDIT_RETURN: "the offset beyond which the sender
+  // will not transmit"), and a receiver may give the rate to another message at once. The
+  // watch then counts less, never more.
+  void end_rates(const Packet& p) {
+    auto m = decode(p.payload);
+    if (!m) return;
+    const auto& h = header_of(*m);
+    if (const auto* c = std::get_if<Cancel>(&*m)) {
+      rates_.erase({h.association_id, c->message_id});
+    } else if (const auto* r = std::get_if<CreditReturn>(&*m)) {
+      rates_.erase({h.association_id, r->message_id});
+    }
   }
 
   // ---- watch pacing_sum<=N: the Pacing Rates in force, summed (Credit Allocation, rule 1) ----
@@ -1192,6 +1327,7 @@ class Run {
   };
   struct RateInForce {
     std::uint64_t rate = 0;
+    std::uint64_t limit = 0;    // the grant's Grant Limit
     std::optional<Time> until;  // the grant's Lifetime; none: lifetime unknown, until MSG_DONE
   };
 
@@ -1204,6 +1340,8 @@ class Run {
     if (const auto* a = std::get_if<AssocAccept>(&*m)) {
       default_lifetime_[h.association_id] = a->grant_lifetime;
       u_in_force_[h.association_id] = a->unscheduled_limit;
+      auto& largest = u_largest_[h.association_id];
+      largest = std::max(largest, a->unscheduled_limit);
       if (!watch_failure_) {
         watch_failure_ = check_unscheduled_watch();
         if (watch_failure_) watch_failure_->frames = {trace_.size()};
@@ -1217,12 +1355,30 @@ class Run {
       if (g->pacing_rate == 0) return;  // ignored by the sender; the checker flags it
       auto& granted = granted_[{h.association_id, g->message_id}];
       granted = std::max(granted, g->grant_limit);
+      // A higher limit read within the slack was on its way when the overrun left: the octets
+      // may not have been beyond the receiver's limit when they arrived, so they prove nothing.
+      if (const auto o = overruns_.find({h.association_id, g->message_id});
+          o != overruns_.end() && g->grant_limit > o->second.limit && p.time <= o->second.from) {
+        overruns_.erase(o);
+      }
+      if (const auto o = overruns_.find({h.association_id, g->message_id});
+          o != overruns_.end() && g->grant_limit > o->second.limit && !watch_failure_) {
+        watch_failure_ = Stop{Verdict::Fail,
+                              "a grant for message " + std::to_string(g->message_id) + " up to " +
+                                  std::to_string(g->grant_limit) +
+                                  " after the tester sent data beyond its " + "Grant Limit " +
+                                  std::to_string(o->second.limit) + " (" + o->second.where + ")",
+                              "no further credit for the message",
+                              rdcc::format_line(*m),
+                              {"RDCC-ERR-02"}};
+        watch_failure_->frames = {trace_.size()};
+      }
       std::uint32_t lifetime = g->lifetime;
       if (lifetime == 0) {
         const auto it = default_lifetime_.find(h.association_id);
         if (it != default_lifetime_.end()) lifetime = it->second;
       }
-      RateInForce r{g->pacing_rate, std::nullopt};
+      RateInForce r{g->pacing_rate, g->grant_limit, std::nullopt};
       // Real time: the IUT measures from when it sent the grant, the tester from when it read
       // it, later by however long a loaded host took; the tolerance covers that. Where the
       // tester's kernel stamped the grant's arrival (on loopback, within the IUT's send), the
@@ -1253,6 +1409,16 @@ class Run {
     std::string parts;
     for (const auto& [k, r] : rates_) {
       if (r.until && *r.until < now) continue;
+      // Every octet up to its Grant Limit sent (a pool grant's: the octets the tester spent of
+      // the association's pool): the grant carries no more data.
+      if (const auto sent = tester_sent_end_.find(k);
+          k.second != 0 && sent != tester_sent_end_.end() && sent->second >= r.limit) {
+        continue;
+      }
+      if (const auto pool = pool_used_.find(k.first);
+          k.second == 0 && pool != pool_used_.end() && pool->second >= r.limit) {
+        continue;
+      }
       sum += r.rate;
       parts += (parts.empty() ? "" : " + ") + std::to_string(r.rate) + " (message " +
                std::to_string(k.second) + ")";
@@ -1328,6 +1494,10 @@ class Run {
       if (!dv) return;
       const auto it = message_of_binding_.find(dv->message);
       const std::uint64_t id = it != message_of_binding_.end() ? it->second : dv->message;
+      if (const auto k = key_of_binding_.find(dv->message); k != key_of_binding_.end()) {
+        auto& end = tester_sent_end_[k->second];
+        end = std::max(end, dv->offset + dv->length);
+      }
       checker_.on_data_delivered(a_.iut_control(), a_.tester_control(), id, dv->length, p.time);
     } else if (p.segment) {  // data from a sender IUT, as the reference released it
       checker_.on_segment_sent(a_.iut_control(), *p.segment, p.time);
@@ -1521,6 +1691,14 @@ class Run {
   std::map<std::string, std::string> text_vars_;
   std::map<std::string, Watch, std::less<>> watches_;  // by field: pacing_sum, unscheduled_sum
   std::map<std::uint32_t, std::uint32_t> u_in_force_;  // association -> its latest U
+  std::map<std::uint32_t, std::uint32_t> u_largest_;   // association -> the largest U it had
+  // (association, message) -> the tester sent data beyond the Grant Limit (transfer overrun=N).
+  struct Overrun {
+    std::uint64_t limit = 0;  // the highest Grant Limit the IUT had granted
+    Time from{};              // grants read after this were sent after the data arrived
+    std::string where;        // the transfer step
+  };
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Overrun> overruns_;
   // (association, message) -> the highest Grant Limit the IUT granted (transfer).
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> granted_;
   std::map<std::uint64_t, std::uint64_t> sent_;  // opaque message -> end of the data sent
@@ -1534,6 +1712,12 @@ class Run {
   std::deque<Packet> held_;
   std::uint32_t next_sequence_ = 1;
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;
+  // Binding Values of messages a `within_u=1` request sent scheduled (U below their length).
+  std::set<std::uint64_t> scheduled_instead_;
+  // Binding Value -> (association, message) of the tester's requests, and the end of the octets
+  // the tester sent of each (a grant's rate is no longer in force once its octets are sent).
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> key_of_binding_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> tester_sent_end_;
   // A sender IUT's messages by the Binding Value of its requests (opaque), by Message ID
   // (RoCEv2, through the responder), and data that named none; its latest association.
   std::map<std::uint64_t, IutMessage> iut_messages_;

@@ -105,18 +105,42 @@ TEST(Programs, DrawTheStimuliTheModelOffers) {
   std::map<std::string, std::size_t> kinds;
   std::string all;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    for (const auto& s : generate_program(Role::Receiver, seed, seed % 2, 24).stimuli) {
+    for (const auto& s : generate_program(Role::Receiver, seed, seed % 3, 24).stimuli) {
       ++kinds[s.kind];
       for (const auto& l : s.lines) all += l + "\n";
     }
   }
-  for (const char* k :
-       {"associate", "request", "transfer", "msg-done-again", "unknown-association",
-        "unsupported-binding", "wrong-epoch", "stale-sequence", "sequence-jump", "cancel",
-        "credit-return", "sender-status", "retransmit", "wait", "big-request", "unscheduled",
-        "suggested-rate", "bad-version", "length-too-small"}) {
+  for (const char* k : {"associate",
+                        "request",
+                        "transfer",
+                        "msg-done-again",
+                        "unknown-association",
+                        "unsupported-binding",
+                        "wrong-epoch",
+                        "stale-sequence",
+                        "sequence-jump",
+                        "cancel",
+                        "credit-return",
+                        "sender-status",
+                        "retransmit",
+                        "wait",
+                        "big-request",
+                        "unscheduled",
+                        "suggested-rate",
+                        "bad-version",
+                        "length-too-small",
+                        "unknown-type",
+                        "unknown-type-other-address",
+                        "foreign-request",
+                        "overrun",
+                        "unscheduled-late"}) {
     EXPECT_GT(kinds[k], 0U) << k;
   }
+  // The small-budget episodes hold the sum of U and of the Pacing Rates by watches.
+  const Program budget = generate_program(Role::Receiver, 1, 2, 24);
+  EXPECT_NE(budget.config.find("link_capacity_mbps="), std::string::npos);
+  EXPECT_EQ(budget.preamble.size(), 2U);
+  EXPECT_NE(render(budget).find("\nwatch pacing_sum<=100000"), std::string::npos);
   // Field boundaries: classes above 7, weight 0, an equal Sequence Number, the wrap.
   EXPECT_NE(all.find(" traffic_class=9 "), std::string::npos);
   EXPECT_NE(all.find(" weight=0 "), std::string::npos);
@@ -174,8 +198,11 @@ TEST(Explore, PassesEveryReceiverVariant) {
 // A sample of the receiver mutants (tools/bench/explore_kill_matrix.sh runs them all): explore
 // alone fails each, and the shrunk scenario fails it on its own and passes the reference.
 TEST(Explore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
-  for (const char* mutant : {"no-msg-done-again", "unknown-association-silent",
-                             "receiver-serial-without-wraparound", "grant-beyond-length"}) {
+  for (const char* mutant :
+       {"no-msg-done-again", "unknown-association-silent", "receiver-serial-without-wraparound",
+        "grant-beyond-length", "misbehaving-sender-granted", "assoc-id-not-idempotent",
+        "unsupported-type-outside-association", "unsupported-type-to-source",
+        "grant-to-request-source", "sum-of-u-exceeds-gu"}) {
     const auto r = explore(explore_options(1, 400, {mutant}));
     ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
     EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);
@@ -222,7 +249,7 @@ TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
   }
   for (const char* k : {"associate", "submit", "grant", "zero-rate-grant", "stale-grant",
                         "forged-grant", "bad-version-grant", "unknown-association", "pool-grant",
-                        "msg-done", "cancel", "return-credit", "wait"}) {
+                        "msg-done", "cancel", "return-credit", "wait", "forged-accept"}) {
     EXPECT_GT(kinds[k], 0U) << k;
   }
   // Unaligned Credit Units, Lifetime zero (the default), Pacing Rate zero, an Epoch of zero,
@@ -261,7 +288,8 @@ TEST(SenderExplore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
         "sender-stale-accepted", "sender-ignores-lifetime", "sender-reuses-message-id",
         "multiple-unscheduled", "unscheduled-data-before-request", "scheduled-without-credit",
         "sender-serial-without-wraparound", "sender-version-not-checked",
-        "sender-grant-from-any-address", "sender-ignores-unknown-association"}) {
+        "sender-grant-from-any-address", "sender-ignores-unknown-association",
+        "sender-accepts-wrong-nonce"}) {
     const auto r = explore(sender_options(1, 400, {mutant}));
     ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
     EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);

@@ -366,12 +366,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:7: expected pacing_sum<=N or pacing_sum<N (N in Mbit/s), or "
                   "unscheduled_sum<=N or unscheduled_sum<N (N in octets); N a number or $variable; "
                   "found 'pacing_rate<=5'"},
+        ErrorCase{"WithinUOnAnExpect", kHead + "expect CREDIT_GRANT within_u=1\n",
+                  "t.scn:4:21: 'within_u' belongs to send CREDIT_REQUEST and send data only"},
+        ErrorCase{"WithinUOnAGrant", kHead + "send CREDIT_GRANT message_id=1 within_u=1\n",
+                  "t.scn:4:32: 'within_u' belongs to send CREDIT_REQUEST and send data only"},
+        ErrorCase{"WithinUTwo", kHead + "send data message=1 offset=0 length=1 within_u=2\n",
+                  "t.scn:4:39: 'within_u' takes only =1"},
         ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
                   "t.scn:4:1: transfer needs length="},
         ErrorCase{"TransferUnknownField",
                   kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
-                  "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment= "
-                  "and ce=, not 'flags'"}),
+                  "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment=, "
+                  "ce= and overrun=, not 'flags'"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {

@@ -580,6 +580,79 @@ TEST(Runner, WatchPacingSum_FailsWhenTheRatesInForceExceedIt) {
   EXPECT_EQ(fail.actual, "98556 (message 1)");
 }
 
+// A CANCEL the tester sends ends its message's rate for the watch: the reference gives the
+// whole link to the next message once the cancelled one's credit is released, well within the
+// cancelled grant's 100 ms Lifetime (spec-notes 78).
+TEST(Runner, WatchPacingSum_ARateEndsWithTheTestersCancel) {
+  const auto r = run_text(
+      "scenario t\nrole receiver\nchecks RDCC-ALLOC-01\nconfig grant_lifetime_us=100000\n"
+      "watch pacing_sum<=98556\n" +
+      kAssociate +
+      "send CREDIT_REQUEST message_id=1 message_length=1048576 binding_kind=OPAQUE "
+      "binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1 pacing_rate=98556\n"
+      "send CANCEL message_id=1 reason=APPLICATION_ABORT\n"
+      "wait 1ms\n"
+      "send CREDIT_REQUEST message_id=2 message_length=1048576 binding_kind=OPAQUE "
+      "binding_value=2\n"
+      "ignore CANCEL\n"
+      "expect CREDIT_GRANT within 1ms message_id=2 pacing_rate=98556\n"
+      "silence 1ms\n");
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+}
+
+// transfer ... overrun=N: data beyond the Grant Limit, then the request again. The reference
+// grants the message nothing more; a receiver that keeps granting FAILs RDCC-ERR-02.
+TEST(Runner, TransferOverrun_FailsFurtherCreditForTheMessage) {
+  const std::string text =
+      "scenario t\nrole receiver\nchecks RDCC-ERR-02\n"
+      "config budget=262144 unscheduled_budget=24576 unscheduled_limit=16384\n" +
+      kAssociate +
+      "send CREDIT_REQUEST message_id=1 message_length=1000000 binding_kind=OPAQUE "
+      "binding_value=1\n"
+      "transfer within 1s message_id=1 message=1 length=1000000 segment=4096 overrun=100\n"
+      "ignore ASSOC_ACCEPT CANCEL ERROR MSG_DONE CREDIT_GRANT\n"
+      "silence 5ms\n";
+  const auto pass = run_text(text);
+  EXPECT_EQ(pass.verdict, Verdict::Pass) << pass.reason;
+  auto parsed = parse_scenario(text, "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed));
+  SuiteOptions o;
+  o.adapter.any_role = true;
+  o.adapter.mutants = {"misbehaving-sender-granted"};
+  const auto fail = run_one(std::get<Scenario>(parsed), o);
+  EXPECT_EQ(fail.verdict, Verdict::Fail) << fail.reason;
+  EXPECT_EQ(fail.cited, (std::vector<std::string>{"RDCC-ERR-02"}));
+  EXPECT_NE(fail.reason.find("after the tester sent data beyond its Grant Limit"),
+            std::string::npos)
+      << fail.reason;
+}
+
+// within_u=1: a message announced unscheduled only within the U the IUT gave the association;
+// above it the request goes scheduled and its unscheduled data stays unsent.
+TEST(Runner, WithinU_SendsUnscheduledOnlyWhereUAllows) {
+  const auto run_with_u = [](const std::string& u, const std::string& expect) {
+    return run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-13\nconfig unscheduled_limit=" +
+                    u + "\n" + kAssociate +
+                    "send CREDIT_REQUEST message_id=1 message_length=4096 binding_kind=OPAQUE "
+                    "binding_value=1 unscheduled_sent=4096 within_u=1\n"
+                    "send data message=1 offset=0 length=4096 last=1 unscheduled=1 within_u=1\n" +
+                    expect);
+  };
+  const auto unscheduled = run_with_u("16384", "expect MSG_DONE within 1ms message_id=1\n");
+  EXPECT_EQ(unscheduled.verdict, Verdict::Pass) << unscheduled.reason;
+  const auto scheduled = run_with_u(
+      "0", "expect CREDIT_GRANT within 1ms message_id=1 grant_limit=4096\nsilence 1ms\n");
+  EXPECT_EQ(scheduled.verdict, Verdict::Pass) << scheduled.reason;
+  ASSERT_FALSE(scheduled.trace.empty());
+  for (const auto& e : scheduled.trace) EXPECT_FALSE(e.packet.data) << "unscheduled data went out";
+  const auto sent_data = [](const ScenarioResult& r) {
+    return std::any_of(r.trace.begin(), r.trace.end(),
+                       [](const TraceEntry& e) { return e.from_tester && e.packet.data; });
+  };
+  EXPECT_TRUE(sent_data(unscheduled));
+}
+
 TEST(Runner, RuleBinds_TheViolatingPartyOnly) {
   const auto violation = [](std::string_view rule, ref::Party party) {
     ref::Violation v;

@@ -121,6 +121,9 @@ struct MsgModel {
   // (docs/spec-notes.md, "Resent octets: under which grant, counted how, and when a receiver
   // asks for them").
   std::uint64_t pool_sent_end = 0;
+  // Sender side: one past the highest octet of it the sender transmitted (a CREDIT_RETURN's
+  // floor).
+  std::uint64_t sent_end = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;  // highest Grant Limit the receiver sent
   Time grant_live_until{};       // Lifetime + 2 * D_max after the latest grant was sent
@@ -1322,6 +1325,20 @@ struct InvariantChecker::Impl {
       pm.offer_tag = tag;
       return;
     }
+    if (const auto* ret = std::get_if<CreditReturn>(&m)) {
+      // "New Limit MUST NOT be smaller than the octets already transmitted": the octets this
+      // observer saw it send before the CREDIT_RETURN (one it reads later can only hide a
+      // violation, never invent one).
+      const std::uint32_t ai = assoc(peer(rx, tx), ret->header.association_id);
+      const std::uint32_t mi = find_msg(ai, ret->message_id);
+      if (mi != kNone && ret->new_limit < msgs[mi].sent_end && keeping()) {
+        violate(t, rule::kCreditReturnFloor,
+                "New Limit " + std::to_string(ret->new_limit) + " below the " +
+                    std::to_string(msgs[mi].sent_end) + " octets of message " +
+                    std::to_string(ret->message_id) + " already transmitted: " + format_line(m));
+      }
+      return;
+    }
     const bool cancel = std::holds_alternative<Cancel>(m);
     const auto* req = std::get_if<CreditRequest>(&m);
     if (!cancel && req == nullptr) return;
@@ -1391,6 +1408,7 @@ struct InvariantChecker::Impl {
     msg.sender_knows = true;
     AssocModel& a = assocs[ai];
     const std::uint64_t end = s.offset + s.length;
+    msg.sent_end = std::max(msg.sent_end, end);
     if (s.unscheduled) {
       // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
       // Unscheduled Sent field set to the message length"; the message is at most U.

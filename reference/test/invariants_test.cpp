@@ -1225,6 +1225,29 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
 }
 
+// "New Limit MUST NOT be smaller than the octets already transmitted": a CREDIT_RETURN below
+// the octets the checker saw the sender send is RDCC-FMT-11; one at or above them is not.
+TEST_F(CheckerTest, CreditReturnBelowTheOctetsTransmitted_IsCaught) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request(1, 65536);
+  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000);
+  g.lifetime = 100000;
+  both_ways(kReceiver, kSender, g);
+  segment(1, 0, 4096);
+  segment(1, 4096, 4096);
+  CreditReturn r;
+  r.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++tx_seq};
+  r.message_id = 1;
+  r.new_limit = 8192;
+  both_ways(kSender, kReceiver, r);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  r.header.sequence_number = ++tx_seq;
+  r.new_limit = 4096;
+  both_ways(kSender, kReceiver, r);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-FMT-11"});
+}
+
 // On real sockets the sender may read the ERROR late: within the slack its data is not held
 // against it, after it it is.
 TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_WithinTheSlack_IsNotCaught) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -51,7 +52,10 @@ struct Association {
 class ReceiverModel {
  public:
   ReceiverModel(std::uint64_t seed, std::size_t episode)
-      : rng_(seed * 0x9E3779B97F4A7C15ULL + episode + 1), odd_(episode % 2 == 1) {}
+      : rng_(seed * 0x9E3779B97F4A7C15ULL + episode + 1),
+        odd_(episode % 2 == 1),
+        other_address_(episode % 3 == 1),
+        budget_(episode % 3 == 2) {}
 
   Stimulus next() {
     Stimulus s = draw();
@@ -63,7 +67,7 @@ class ReceiverModel {
   Stimulus draw() {
     if (assocs_.empty()) return associate();
     for (;;) {
-      const auto pick = below(100);
+      const auto pick = below(112);
       if (pick < 6 && assocs_.size() < 3) return associate();
       if (pick < 26) return request(any_assoc());
       if (pick < 30) return big_request();
@@ -93,10 +97,20 @@ class ReceiverModel {
       if (pick < 94) return malformed();
       if (pick < 96) return suggested_rate();
       if (pick < 98) {
-        if (auto s = unscheduled()) return *s;
+        if (auto s = unscheduled(budget_ && below(2) == 0)) return *s;
         continue;
       }
-      return wait();
+      if (pick < 100) return wait();
+      if (pick < 103) return unknown_type();
+      if (pick < 106) {
+        if (other_address_) return foreign_request();
+        continue;
+      }
+      if (pick < 109) {
+        if (auto s = overrun()) return *s;
+        continue;
+      }
+      if (auto s = unscheduled(true)) return *s;
     }
   }
 
@@ -263,8 +277,13 @@ class ReceiverModel {
     ++sent_;
     return assoc_request(as, seq);
   }
+  // The same Association ID: "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same
+  // nonce as idempotent and return the same Association ID" (RDCC-ASSOC-01).
+  static std::string probe_fields(const Association& as) {
+    return "sender_nonce=" + hex(as.nonce) + " association_id=$" + as.a;
+  }
   static std::string probe_answer(const Association& as) {
-    return "ASSOC_ACCEPT sender_nonce=" + hex(as.nonce);
+    return "ASSOC_ACCEPT " + probe_fields(as);
   }
 
   // A request for a completed message gets MSG_DONE again (Sender Message State Machine).
@@ -279,7 +298,7 @@ class ReceiverModel {
     s.lines.push_back(request_line(*as, *m, 2, ""));
     ++sent_;
     s.lines.push_back(probe(*as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-SM-01");
+    s.lines.emplace_back("expect one of within 10ms checks RDCC-SM-01 RDCC-ASSOC-01");
     s.lines.push_back("| MSG_DONE " + head(*as) + " message_id=" + std::to_string(m->id));
     s.lines.push_back("| later " + probe_answer(*as));
     return s;
@@ -301,21 +320,132 @@ class ReceiverModel {
 
   // A short message in unscheduled mode on the newest association (its data comes from the
   // tester's one address): the request with Unscheduled Sent = the length, then the data.
-  std::optional<Stimulus> unscheduled() {
+  // `late`: a message larger than the budget is requested before the unscheduled data comes,
+  // 200 us after the announcement (within the window a start delay of up to J and the data's
+  // way may take): the announced octets still count against G ("sum over a of (Granted(a) +
+  // Unsched(a)) <= G") while the receiver grants the large message.
+  std::optional<Stimulus> unscheduled(bool late) {
     Association& as = assocs_.back();
     if (as.unscheduled_sent) return std::nullopt;
     as.unscheduled_sent = true;
     Message m = new_message(as);
-    m.length = in(1, 4096);
+    m.length = in(1, late ? 16384 : 4096);
     // Not "transferred": the receiver's U for the association may be smaller than the message
     // (zero too), and then it need not count the data, so no MSG_DONE is owed for it.
     m.unscheduled = m.abandoned = true;
     m.requested = m.completed = index_;
     ++sent_;
-    Stimulus s{"unscheduled",
-               {request_line(as, m, 2, " unscheduled_sent=" + std::to_string(m.length)),
-                "send data message=" + hex(m.binding) +
-                    " offset=0 length=" + std::to_string(m.length) + " last=1 unscheduled=1"},
+    // Unscheduled only within the U the receiver gave the association (within_u=1: a sender
+    // beyond it would misbehave, and a receiver may stop granting it); else scheduled.
+    Stimulus s{
+        late ? "unscheduled-late" : "unscheduled",
+        {request_line(as, m, 2, " unscheduled_sent=" + std::to_string(m.length) + " within_u=1")},
+        {as.made}};
+    as.messages.push_back(m);
+    if (late) {
+      Message big = new_message(as);
+      big.length = in(512 * 1024, 6 * 1024 * 1024);
+      big.abandoned = true;
+      big.requested = index_;
+      ++sent_;
+      s.lines.push_back(request_line(as, big, 2, ""));
+      s.lines.emplace_back("wait 200us");
+      as.messages.push_back(big);
+    }
+    s.lines.push_back("send data message=" + hex(m.binding) + " offset=0 length=" +
+                      std::to_string(m.length) + " last=1 unscheduled=1 within_u=1");
+    return s;
+  }
+
+  // A message of unknown Type: outside any association (Association ID 0 or one never
+  // assigned) it gets no reply; naming an association from another address, at most ERROR
+  // (UNSUPPORTED_TYPE) to the address bound to the association ("if the message belongs to an
+  // established association, the receiver MAY reply with ERROR (UNSUPPORTED_TYPE) to the
+  // address bound to that association, and it MUST NOT reply otherwise"; docs/spec-notes.md
+  // 58). Proof by order: a reply before the probe's answer fails.
+  Stimulus unknown_type() {
+    Association& as = any_assoc();
+    const auto type = static_cast<unsigned>(in(0x0B, 0xFF));
+    Stimulus s{"unknown-type", {}, {as.made}};
+    drain(s);
+    std::array<char, 160> b{};
+    std::string seq;
+    if (other_address_ && below(2) == 0) {
+      s.kind = "unknown-type-other-address";
+      const auto x = static_cast<std::uint32_t>(anchor_ + sent_ + kSequenceMargin + below(4096));
+      const auto after = x + 1000U;
+      anchor_ = after;
+      sent_ = 1;
+      seq = " sequence_number=" + std::to_string(after);
+      s.lines.push_back(
+          "ignore CREDIT_GRANT to=$tester MSG_DONE to=$tester CANCEL to=$tester ERROR to=$tester "
+          "ASSOC_ACCEPT sender_nonce!=" +
+          hex(as.nonce) + " to=$tester");
+      std::snprintf(b.data(), b.size(), "send raw from=$other 10 %02x 00 10 $%s:4 $%s:2 0000 %08x",
+                    type, as.a.c_str(), as.e.c_str(), x);
+    } else {
+      s.lines.push_back(
+          "ignore CREDIT_GRANT MSG_DONE CANCEL ERROR reason!=UNSUPPORTED_TYPE ASSOC_ACCEPT "
+          "sender_nonce!=" +
+          hex(as.nonce));
+      const std::uint64_t id = below(2) == 0 ? 0 : in(0x40000000ULL, 0xFFFFFFFFULL);
+      const std::uint64_t epoch = below(0x10000);
+      std::snprintf(b.data(), b.size(), "send raw 10 %02x 00 10 %08llx %04llx 0000 %08llx", type,
+                    static_cast<unsigned long long>(id), static_cast<unsigned long long>(epoch),
+                    static_cast<unsigned long long>(below(0x100000000ULL)));
+    }
+    s.lines.emplace_back(b.data());
+    s.lines.push_back(probe(as, seq));
+    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) +
+                      " checks RDCC-ERR-06 RDCC-ERR-08 RDCC-ASSOC-01");
+    if (!seq.empty()) resync(s, static_cast<std::uint32_t>(anchor_));
+    return s;
+  }
+
+  // A CREDIT_REQUEST naming an association, from another address: never a grant for it, and
+  // nothing to that address but ERROR (UNKNOWN_ASSOCIATION) ("receivers send all other
+  // messages only to the address bound when the association was accepted", Security
+  // Considerations; docs/spec-notes.md 58). The message is not the association's: no later
+  // stimulus names it.
+  Stimulus foreign_request() {
+    Association& as = any_assoc();
+    const Message m = new_message(as);
+    const std::string id = std::to_string(m.id);
+    Stimulus s{"foreign-request", {}, {as.made}};
+    drain(s);
+    s.lines.push_back("ignore CREDIT_GRANT message_id!=" + id +
+                      " to=$tester MSG_DONE to=$tester CANCEL to=$tester ERROR to=$tester "
+                      "ERROR reason=UNKNOWN_ASSOCIATION to=$other ASSOC_ACCEPT sender_nonce!=" +
+                      hex(as.nonce) + " to=$tester");
+    std::string forged = request_line(as, m, 2, "");
+    forged.insert(std::string("send CREDIT_REQUEST").size(), " from=$other");
+    s.lines.push_back(forged);
+    ++sent_;
+    s.lines.push_back(probe(as));
+    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) +
+                      " checks RDCC-ALLOC-04 RDCC-ASSOC-01");
+    return s;
+  }
+
+  // The tester as a misbehaving sender: a message larger than most budgets, its granted octets
+  // sent, then octets beyond its Grant Limit (transfer overrun=N, docs/scenario-language.md):
+  // "The receiver ... MUST NOT grant further credit to the association for that message"
+  // (RDCC-ERR-02), judged to the end of the episode. On the newest association, whose data the
+  // receiver relates to it.
+  std::optional<Stimulus> overrun() {
+    Association& as = assocs_.back();
+    Message m = new_message(as);
+    m.length = in(300 * 1024, 2 * 1024 * 1024);
+    m.abandoned = true;
+    m.requested = m.completed = index_;
+    ++sent_;
+    const std::uint64_t segment = std::array<std::uint64_t, 3>{4096, 1460, 8999}[below(3)];
+    const std::uint64_t beyond = in(1, 4096);
+    Stimulus s{"overrun",
+               {request_line(as, m, 2, ""), "defaults " + head(as),
+                "transfer within 1s message_id=" + std::to_string(m.id) +
+                    " message=" + hex(m.binding) + " length=" + std::to_string(m.length) +
+                    " segment=" + std::to_string(segment) + " overrun=" + std::to_string(beyond)},
                {as.made}};
     as.messages.push_back(m);
     return s;
@@ -374,9 +504,11 @@ class ReceiverModel {
                   static_cast<unsigned long long>(m.id), static_cast<unsigned long long>(m.length),
                   m.klass, m.weight, m.hint, static_cast<unsigned long long>(m.deadline),
                   static_cast<unsigned long long>(m.binding));
-    return must_not_grant(version ? "bad-version" : "length-too-small", as, m, b.data(),
-                          " sequence_number=" + std::to_string(after),
-                          version ? "RDCC-ERR-05" : "RDCC-ERR-09");
+    Stimulus s = must_not_grant(version ? "bad-version" : "length-too-small", as, m, b.data(),
+                                " sequence_number=" + std::to_string(after),
+                                version ? "RDCC-ERR-05" : "RDCC-ERR-09");
+    resync(s, after);
+    return s;
   }
 
   // A request on an association the receiver never assigned gets ERROR UNKNOWN_ASSOCIATION.
@@ -394,7 +526,7 @@ class ReceiverModel {
                       " binding_kind=OPAQUE binding_value=" + hex(++bindings_ * 0x10001ULL));
     ++sent_;
     s.lines.push_back(probe(as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-ERR-10");
+    s.lines.emplace_back("expect one of within 10ms checks RDCC-ERR-10 RDCC-ASSOC-01");
     s.lines.push_back("| ERROR reason=UNKNOWN_ASSOCIATION association_id=" + hex(id));
     s.lines.push_back("| later " + probe_answer(as));
     return s;
@@ -411,7 +543,7 @@ class ReceiverModel {
     s.lines.push_back(request_line(as, m, 9, ""));
     ++sent_;
     s.lines.push_back(probe(as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-BIND-02");
+    s.lines.emplace_back("expect one of within 10ms checks RDCC-BIND-02 RDCC-ASSOC-01");
     s.lines.push_back("| ERROR reason=UNSUPPORTED_BINDING message_id=" + std::to_string(m.id));
     s.lines.push_back("| later " + probe_answer(as));
     return s;
@@ -428,8 +560,8 @@ class ReceiverModel {
                       " MSG_DONE ERROR CANCEL ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce));
     s.lines.push_back(forged);
     s.lines.push_back(probe(as, probe_seq));
-    s.lines.push_back("expect ASSOC_ACCEPT within 10ms sender_nonce=" + hex(as.nonce) + " checks " +
-                      checks);
+    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) + " checks " + checks +
+                      " RDCC-ASSOC-01");
     return s;
   }
 
@@ -463,6 +595,24 @@ class ReceiverModel {
     anchor_ = n;
     sent_ = 1;
     return on_as;
+  }
+
+  // After a stimulus whose numbered message the receiver does not process (malformed, of
+  // unknown Type), numbered `after` and beyond: a SENDER_STATUS on every association carries the
+  // numbering on, so that no association's newest processed number falls behind by more than
+  // one such jump (several in a row would put the next message far ahead of it, which a
+  // receiver may discard).
+  void resync(Stimulus& s, std::uint32_t after) {
+    std::uint32_t n = after + 1;
+    for (const auto& as : assocs_) {
+      s.lines.push_back("send SENDER_STATUS " + head(as) +
+                        " unused_credit=0 congestion_level=0 suggested_rate=0 sequence_number=" +
+                        std::to_string(n++));
+    }
+    anchor_ = n;
+    sent_ = 1;
+    const auto all = made_all();
+    s.needs.insert(s.needs.end(), all.begin(), all.end());
   }
 
   Stimulus jump_sequence() {
@@ -561,6 +711,10 @@ class ReceiverModel {
   std::vector<Association> assocs_;
   std::uint64_t bindings_ = 0;
   bool odd_ = false;
+  // Messages from another address ($other: a udp: IUT off this host may make the episode
+  // unsupported, so only every third episode sends them).
+  bool other_address_ = false;
+  bool budget_ = false;       // the episode's configuration has a small budget (generate_program)
   std::uint64_t anchor_ = 0;  // the last Sequence Number the tester set
   // How far past the numbers the tester used a jump lands at least: more than the runner sends
   // between two stimuli (retransmitted requests of a transfer included).
@@ -575,7 +729,17 @@ Program generate_program(Role role, std::uint64_t seed, std::size_t episode, std
   Program p;
   p.role = role;
   p.name = "explore-" + std::to_string(seed) + "-" + std::to_string(episode);
-  if (episode % 3 == 2) p.config = "budget=262144 unscheduled_budget=65536 unscheduled_limit=16384";
+  // Every third episode a small budget, so that demand exceeds G, with G_u for one and a half
+  // associations' U (a second association must get less: "the sum of U over all associations
+  // with a non-zero U does not exceed G_u") and an access link below the senders' line rates
+  // ("The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
+  // access link"): both held by watches over the whole episode.
+  if (episode % 3 == 2) {
+    p.config =
+        "budget=262144 unscheduled_budget=24576 unscheduled_limit=16384 link_capacity_mbps=100000";
+    p.preamble = {"watch unscheduled_sum<=24576 checks RDCC-UNSCHED-06",
+                  "watch pacing_sum<=100000 checks RDCC-ALLOC-01"};
+  }
   ReceiverModel model(seed, episode);
   for (std::size_t i = 0; i < count; ++i) p.stimuli.push_back(model.next());
   return p;
@@ -600,11 +764,15 @@ std::string render(const Program& p, const std::vector<std::size_t>& keep) {
   // The scenario checks what its steps check, and what the invariant checker watches: the
   // budget of a receiver, the credit a sender sends under.
   std::set<std::string> ids{p.role == Role::Sender ? "RDCC-GRANT-03" : "RDCC-BUDGET-01"};
+  const auto cited = [&](const std::string& l) {
+    const auto at = l.find(" checks ");
+    if (at == std::string::npos) return;
+    std::istringstream words(l.substr(at + 8));
+    for (std::string id; words >> id;) ids.insert(id);
+  };
+  for (const auto& l : p.preamble) cited(l);
   for (const auto i : keep) {
-    for (const auto& l : p.stimuli[i].lines) {
-      const auto at = l.find(" checks ");
-      if (at != std::string::npos) ids.insert(l.substr(at + 8));
-    }
+    for (const auto& l : p.stimuli[i].lines) cited(l);
   }
   std::string checks;
   for (const auto& id : ids) checks += " " + id;
@@ -613,6 +781,7 @@ std::string render(const Program& p, const std::vector<std::size_t>& keep) {
                     "\ntags explore\n"
                     "description \"Generated by rdcc-conform --explore (docs/explore.md)\"\n" +
                     (p.config.empty() ? "" : "config " + p.config + "\n") + "\n";
+  for (const auto& l : p.preamble) out += l + "\n";
   for (const auto i : keep) {
     const auto& s = p.stimuli[i];
     out += "# " + std::to_string(i + 1) + ": " + s.kind + "\n";

@@ -86,6 +86,7 @@ class SenderModel {
         continue;
       }
       if (pick < 67 && reassociations_ < 2) return unknown_association();
+      if (pick < 68) return forged_accept();
       if (pick < 70) return report();
       if (pick < 74) {
         if (auto s = pool_grant()) return *s;
@@ -99,7 +100,7 @@ class SenderModel {
         if (auto s = cancel()) return *s;
         continue;
       }
-      if (pick < 88 && upper_extras_) {
+      if (pick < 94 && upper_extras_) {
         if (auto s = return_credit()) return *s;
         continue;
       }
@@ -209,7 +210,11 @@ class SenderModel {
     const std::string len = std::to_string(m.length);
     s.lines.push_back(std::string("ignore ") + kSenderTraffic +
                       " CREDIT_REQUEST message_length!=" + len);
-    std::string line = "expect CREDIT_REQUEST within 20ms message_length=" + len;
+    // Under the association the tester accepted last (a sender that took a forged
+    // ASSOC_ACCEPT would name another).
+    std::string line = "expect CREDIT_REQUEST within 20ms message_length=" + len +
+                       " association_id=" + hex(assoc_) + " epoch=" + std::to_string(epoch_);
+    if (associated_ < index_) s.needs.push_back(associated_);
     // Message IDs increase within an association (a re-established one may start again).
     const bool after = !messages_.empty() && messages_.back().generation == generation_;
     if (after) {
@@ -388,9 +393,18 @@ class SenderModel {
     if (assoc_ == 0) assoc_ = 1;
     epoch_ = (epoch_ + in(1, 0xFFFE)) & 0xFFFFU;
     s.lines.push_back("ignore " + std::string(kSenderTraffic) + " CREDIT_REQUEST");
+    // At times an off-path forgery first: an ASSOC_ACCEPT for another association that does
+    // not echo the nonce ("A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes
+    // its current Sender Nonce"); the sender's requests must name the real one.
+    if (below(2) == 0) {
+      s.lines.push_back(forged_accept_line("$nonce" + k));
+      s.lines.emplace_back("wait 300us");
+    }
     s.lines.push_back("send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce" + k +
                       " association_id=" + hex(assoc_) + " epoch=" + std::to_string(epoch_) +
                       accept_params_);
+    associated_ = index_;
+    nonce_ = "$nonce" + k;
     s.lines.push_back("defaults association_id=" + hex(assoc_) +
                       " epoch=" + std::to_string(epoch_));
     s.lines.emplace_back("wait 1ms");
@@ -400,6 +414,29 @@ class SenderModel {
       m.answered = true;
     }
     pool_ = 0;
+    return s;
+  }
+
+  // An ASSOC_ACCEPT of another Association ID and Epoch whose Sender Nonce is not the sender's
+  // (the nonce + 1): "it binds the response to the request and prevents off-path injection of
+  // ASSOC_ACCEPT".
+  std::string forged_accept_line(const std::string& nonce) {
+    std::uint64_t other = (assoc_ + in(1, 0xFFFF)) & 0xFFFFFFFFULL;
+    if (other == 0) other = 1;
+    const std::uint64_t other_epoch = (epoch_ + in(1, 0xFFFE)) & 0xFFFFU;
+    return "send ASSOC_ACCEPT" + seq() + " sender_nonce=" + nonce +
+           "+1 association_id=" + hex(other) + " epoch=" + std::to_string(other_epoch) +
+           accept_params_;
+  }
+
+  // A forged ASSOC_ACCEPT while the association is up, then a new message: its CREDIT_REQUEST
+  // names the association the tester accepted (expect_request), not the forged one.
+  Stimulus forged_accept() {
+    Stimulus s{"forged-accept", {forged_accept_line(nonce_), "wait 300us"}, {0, associated_}};
+    Message m = new_message();
+    s.lines.push_back(submit_line(m));
+    expect_request(s, m);
+    messages_.push_back(m);
     return s;
   }
 
@@ -471,9 +508,12 @@ class SenderModel {
       return !x.cancelled && !x.maybe_unscheduled && x.held > 0 && pool_ == 0;
     });
     if (m == nullptr) return std::nullopt;
+    // At times below what it may have transmitted: "New Limit MUST NOT be smaller than the
+    // octets already transmitted" (the checker holds every CREDIT_RETURN to the octets it saw).
+    const std::uint64_t limit = one_of(std::array<std::uint64_t, 3>{m->held, 0, in(0, m->held)});
     return Stimulus{
         "return-credit",
-        {"upper return_credit handle=$" + m->h + " new_limit=" + std::to_string(m->held), pause()},
+        {"upper return_credit handle=$" + m->h + " new_limit=" + std::to_string(limit), pause()},
         {0, m->submitted}};
   }
 
@@ -496,8 +536,10 @@ class SenderModel {
   std::uint64_t seq_ = 0;  // the tester's next Sequence Number (mod 2^32)
   std::uint64_t pool_ = 0;
   std::uint64_t last_rate_ = 100000;
-  std::string accept_params_;  // the ASSOC_ACCEPT's parameters after its IDs
-  unsigned generation_ = 0;    // associations re-established so far
+  std::string accept_params_;     // the ASSOC_ACCEPT's parameters after its IDs
+  unsigned generation_ = 0;       // associations re-established so far
+  std::size_t associated_ = 0;    // the stimulus that accepted the current association
+  std::string nonce_ = "$nonce";  // the variable holding its Sender Nonce
   unsigned reassociations_ = 0;
 };
 

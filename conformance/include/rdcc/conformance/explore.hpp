@@ -38,6 +38,9 @@ struct Program {
   // The IUT's configuration for the episode (a scenario's `config` line): every third episode
   // a small budget, so that demand exceeds G. Dropped on udp:, whose IUT is already running.
   std::string config;
+  // Lines played before the stimuli (watches that hold over the whole episode), kept whatever
+  // shrinking drops.
+  std::vector<std::string> preamble;
   std::vector<Stimulus> stimuli;
 };
 

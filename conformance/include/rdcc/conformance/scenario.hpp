@@ -229,5 +229,11 @@ struct FieldInfo {
 // `to=IP:PORT` / `from=IP:PORT` (= or !=) in an expect.
 inline constexpr std::string_view kFromField = "from";
 inline constexpr std::string_view kToField = "to";
+// `within_u=1` on `send CREDIT_REQUEST ... unscheduled_sent=N`: the tester announces the
+// message unscheduled only if N is at most the U the IUT gave the association (its latest
+// ASSOC_ACCEPT), and otherwise requests it scheduled (Unscheduled Sent 0); on `send data
+// ... unscheduled=1` the packet goes only if its message's request went unscheduled. A
+// conforming sender's choice, for a tester that cannot know U when the scenario is written.
+inline constexpr std::string_view kWithinUField = "within_u";
 
 }  // namespace rdcc::conformance

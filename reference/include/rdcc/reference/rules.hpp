@@ -24,6 +24,7 @@ inline constexpr std::string_view kSenderCredit = "RDCC-GRANT-03";
 inline constexpr std::string_view kGrantExpired = "RDCC-GRANT-04";
 inline constexpr std::string_view kCreditDiscarded = "RDCC-ASSOC-04";
 inline constexpr std::string_view kPacing = "RDCC-GRANT-05";
+inline constexpr std::string_view kCreditReturnFloor = "RDCC-FMT-11";
 inline constexpr std::string_view kPacingRateZero = "RDCC-GRANT-06";
 inline constexpr std::string_view kGrantBeyondLength = "RDCC-GRANT-07";
 inline constexpr std::string_view kPoolUnadvertised = "RDCC-GRANT-08";
@@ -52,6 +53,7 @@ inline constexpr InvariantRule kInvariantRules[] = {
     {rule::kGrantExpired, Binds::Sender},
     {rule::kCreditDiscarded, Binds::Sender},
     {rule::kPacing, Binds::Sender},
+    {rule::kCreditReturnFloor, Binds::Sender},
     {rule::kPacingRateZero, Binds::Receiver},
     {rule::kGrantBeyondLength, Binds::Receiver},
     {rule::kPoolUnadvertised, Binds::Receiver},
