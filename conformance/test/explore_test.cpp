@@ -202,7 +202,7 @@ TEST(Explore, KillsMutantsAndShrinksToAScenarioThatFailsAlone) {
        {"no-msg-done-again", "unknown-association-silent", "receiver-serial-without-wraparound",
         "grant-beyond-length", "misbehaving-sender-granted", "assoc-id-not-idempotent",
         "unsupported-type-outside-association", "unsupported-type-to-source",
-        "grant-to-request-source", "sum-of-u-exceeds-gu"}) {
+        "grant-to-request-source", "sum-of-u-exceeds-gu", "msg-done-never"}) {
     const auto r = explore(explore_options(1, 400, {mutant}));
     ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
     EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);

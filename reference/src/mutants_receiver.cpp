@@ -99,6 +99,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
     // MSG_DONE once half the octets are in.
     return on(Mutant::MsgDoneEarly) ? (length + 1) / 2 : base_->completion_octets(length);
   }
+  bool send_msg_done() const override {
+    return !on(Mutant::MsgDoneNever) && base_->send_msg_done();
+  }
   bool answer_done_again() const override {
     return !on(Mutant::NoMsgDoneAgain) && base_->answer_done_again();
   }

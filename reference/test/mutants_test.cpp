@@ -292,6 +292,12 @@ std::map<Mutant, Probe> receiver_probes() {
     (void)h.deliver(kS1, h.request(a, 1, 8192));
     return !only<MsgDone>(h.data(kS1, 1, 0, 4096, 1)).empty();
   };
+  p[Mutant::MsgDoneNever] = [](const MutantSet& ms) {
+    ReceiverHarness h(receiver_config(), ms);
+    const auto a = h.associate(kS1, 1);
+    (void)h.deliver(kS1, h.request(a, 1, 4096));
+    return only<MsgDone>(h.data(kS1, 1, 0, 4096, 1)).empty();
+  };
   p[Mutant::NoMsgDoneAgain] = [](const MutantSet& ms) {
     ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1);

@@ -261,6 +261,15 @@ class ReceiverModel {
     s.lines.push_back("transfer within 1s message_id=" + std::to_string(m->id) +
                       " message=" + hex(m->binding) + " length=" + std::to_string(m->length) +
                       " segment=" + std::to_string(segment) + (below(6) == 0 ? " ce=1" : ""));
+    // "When the receiver has received all octets of a message it sends MSG_DONE": owed now,
+    // proven missing by order (the probe's answer, then the tester's patience).
+    s.lines.push_back("ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" +
+                      std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
+    s.lines.push_back(probe(*as));
+    s.lines.emplace_back("expect one of within 10ms checks RDCC-GRANT-13 RDCC-ASSOC-01");
+    s.lines.push_back("| MSG_DONE association_id=$" + as->a +
+                      " message_id=" + std::to_string(m->id));
+    s.lines.push_back("| later " + probe_answer(*as));
     return s;
   }
 

@@ -16,11 +16,13 @@ void Receiver::Impl::complete(Assoc& a, Msg& m, Time now) {
   const std::uint64_t octets = m.received();
   release_message(a, m, now, true);
   remember_done(a, id, octets);
-  MsgDone done;
-  done.message_id = id;
-  done.octets_received = octets;
-  send(a, done, now);
-  ++stats.msg_done_sent;
+  if (policy->send_msg_done()) {
+    MsgDone done;
+    done.message_id = id;
+    done.octets_received = octets;
+    send(a, done, now);
+    ++stats.msg_done_sent;
+  }
   if (events.enabled())
     events.emit(now, "message_complete",
                 {{"association_id", a.id}, {"message_id", id}, {"octets", octets}});

@@ -194,6 +194,8 @@ class ReceiverPolicy {
   [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const {
     return length;
   }
+  // "When the receiver has received all octets of a message it sends MSG_DONE"
+  [[nodiscard]] virtual bool send_msg_done() const { return true; }
   // "a receiver that receives CREDIT_REQUEST for a completed message answers with MSG_DONE again"
   [[nodiscard]] virtual bool answer_done_again() const { return true; }
   // "replies with ERROR (UNKNOWN_ASSOCIATION)"

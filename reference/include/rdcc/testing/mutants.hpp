@@ -46,6 +46,7 @@ enum class Mutant : std::uint8_t {
   ReceiverVersionNotChecked,
   ReceiverLengthNotChecked,
   MsgDoneEarly,
+  MsgDoneNever,
   NoMsgDoneAgain,
   UnknownAssociationSilent,
   SumOfUExceedsGu,
@@ -206,6 +207,11 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "the UDP payload, MUST be discarded (Error Handling and Recovery)"},
     {Mutant::MsgDoneEarly, "msg-done-early", MutantRole::Receiver,
      "MSG_DONE is sent as soon as half of the message's octets have arrived",
+     "When the receiver has received all octets of a message it sends MSG_DONE (Credit Requests "
+     "and Grants)"},
+    {Mutant::MsgDoneNever, "msg-done-never", MutantRole::Receiver,
+     "MSG_DONE is never sent when a message's last octet arrives (a request for the completed "
+     "message still gets it)",
      "When the receiver has received all octets of a message it sends MSG_DONE (Credit Requests "
      "and Grants)"},
     {Mutant::NoMsgDoneAgain, "no-msg-done-again", MutantRole::Receiver,
