@@ -1469,8 +1469,18 @@ class Run {
       if (!m) return;
       const Time t = p.kernel_time.value_or(p.time);
       if (!from_tester) learn_iut_binding(*m);
-      checker_.on_control_sent(p.from, p.to, *m, t);
-      checker_.on_control_delivered(p.from, p.to, *m, t);
+      // A message the tester sends a sender IUT from another address ($other) naming the
+      // association: the spec names no source check among a sender's protections against
+      // injection (docs/spec-notes.md 140), so the sender may take it for its receiver's. The
+      // checker counts it as the receiver's: credit the sender may hold, never credit it must
+      // not use.
+      Address from = p.from;
+      if (from_tester && s_.role == Role::Sender && a_.other_control().port != 0 &&
+          from == a_.other_control()) {
+        from = a_.tester_control();
+      }
+      checker_.on_control_sent(from, p.to, *m, t);
+      checker_.on_control_delivered(from, p.to, *m, t);
       return;
     }
     if (from_tester && p.rocev2) {

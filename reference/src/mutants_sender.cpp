@@ -55,9 +55,6 @@ class SenderFaults final : public ref::SenderPolicy {
   [[nodiscard]] bool nonce_echoed(std::uint64_t echoed, std::uint64_t current) const override {
     return has(Mutant::SenderAcceptsWrongNonce) || base_->nonce_echoed(echoed, current);
   }
-  [[nodiscard]] bool match_unknown_peer_by_association_id() const override {
-    return has(Mutant::SenderGrantFromAnyAddress) || base_->match_unknown_peer_by_association_id();
-  }
   [[nodiscard]] bool honour_unknown_association() const override {
     return !has(Mutant::SenderIgnoresUnknownAssociation) && base_->honour_unknown_association();
   }

@@ -25,6 +25,13 @@ class FirstWindowOneCreditUnit final : public ReceiverPolicy {
   }
 };
 
+// A message naming an association with its Epoch is the association's, whatever address it
+// came from; every answer still goes to the address the association was bound to.
+class AnyAddress final : public ReceiverPolicy {
+ public:
+  [[nodiscard]] bool accept_from_any_address() const override { return true; }
+};
+
 // Each message is granted at most link / k, however few share the link.
 class LinkOverK final : public ReceiverPolicy {
  public:
@@ -207,6 +214,14 @@ const ReceiverVariant kReceiverVariants[] = {
       "payload).",
       "ASSOC_REQUEST and ASSOC_ACCEPT"},
      credit_unit_1460},
+    {{"requests-from-any-address", VariantRole::Receiver,
+      "a message naming an association with its Association ID and Epoch is processed whatever "
+      "address it came from (a CREDIT_REQUEST from another host is granted); every answer still "
+      "goes to the address the association was bound to",
+      "RDCC limits the impact of blind injection with the random 64-bit Sender Nonce, the 32-bit "
+      "Association ID, the Epoch, and sequence-number checks.",
+      "Security Considerations"},
+     use<AnyAddress>},
     {{"rocev2-binding-only", VariantRole::Receiver,
       "supports only Binding Kind 1 (RoCEv2): an opaque request gets ERROR (UNSUPPORTED_BINDING)",
       "", "Transport Bindings", "RDCC-BIND-02"},

@@ -70,6 +70,13 @@ class ReestablishNonce final : public SenderPolicy {
   bool fresh_;
 };
 
+// Control messages of an association are matched to it by Association ID (and Epoch and
+// Sequence Number), whatever address they came from.
+class AnyAddress final : public SenderPolicy {
+ public:
+  [[nodiscard]] bool match_unknown_peer_by_association_id() const override { return true; }
+};
+
 class NoCreditReturn final : public SenderPolicy {
  public:
   [[nodiscard]] bool send_credit_return() const override { return false; }
@@ -99,7 +106,7 @@ void local_backlog_threshold(SenderConfig& config,
 
 constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 
-const std::array<SenderVariant, 12> kSenderVariants{{
+const std::array<SenderVariant, 13> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
       "uses scheduled mode for every message, also those no larger than U", "",
       "Transmission Mode Selection", "RDCC-MODE-04"},
@@ -149,6 +156,13 @@ const std::array<SenderVariant, 12> kSenderVariants{{
       "(SENDER_STATUS supported), 0x00000004 CRN (on-path reports are processed).",
       "ASSOC_REQUEST and ASSOC_ACCEPT"},
      &advertise_neither_pool_nor_status},
+    {{"grants-from-any-address", VariantRole::Sender,
+      "takes a grant (any control message) naming its association with the right Association "
+      "ID, Epoch and a newer Sequence Number for its receiver's, whatever address it came from",
+      "RDCC limits the impact of blind injection with the random 64-bit Sender Nonce, the 32-bit "
+      "Association ID, the Epoch, and sequence-number checks.",
+      "Security Considerations"},
+     &use<AnyAddress>},
     {{"no-credit-return", VariantRole::Sender,
       "never sends CREDIT_RETURN: credit it will not use is simply left unused (a SHOULD-level "
       "alternative)",

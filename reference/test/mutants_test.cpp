@@ -515,13 +515,6 @@ std::map<Mutant, Probe> sender_probes() {
     h.run_for(microseconds(100));
     return h.data_octets(id) != 0;
   };
-  p[Mutant::SenderGrantFromAnyAddress] = [](const MutantSet& ms) {
-    Harness h(default_config(), 7, testing::sender_policy(ms));
-    const auto id = scheduled_message(h, 65536);
-    h.deliver(h.grant(id, 8192), kRecv2);
-    h.run_for(microseconds(100));
-    return h.data_octets(id) != 0;
-  };
   p[Mutant::SenderReportFromUnconfiguredCrn] = [](const MutantSet& ms) {
     Harness h(default_config(), 7, testing::sender_policy(ms));
     (void)h.submit(16000);

@@ -296,7 +296,7 @@ auto Receiver::Impl::association_of(const Address& from, const Header& h) -> Ass
     return nullptr;
   }
   if (a->peer != from && policy->follow_request_source()) a->peer = from;
-  if (a->peer != from) {
+  if (a->peer != from && !policy->accept_from_any_address()) {
     ++stats.requests_from_wrong_address;
     return nullptr;
   }

@@ -165,6 +165,11 @@ class ReceiverPolicy {
   // ("receivers send all other messages only to the address bound when the association was
   // accepted": no).
   [[nodiscard]] virtual bool follow_request_source() const { return false; }
+  // Whether a message of an association from another address is processed as the
+  // association's (its answers still go to the bound address): the spec names the Sender
+  // Nonce, the Association ID, the Epoch and the Sequence Numbers as the protections against
+  // blind injection, not the source address. The reference discards it (docs/spec-notes.md 58).
+  [[nodiscard]] virtual bool accept_from_any_address() const { return false; }
   // "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same nonce as idempotent".
   [[nodiscard]] virtual bool same_nonce_same_association() const { return true; }
   // "Receivers MUST bound the number of associations and of pending messages": the bounds in

@@ -74,7 +74,6 @@ enum class Mutant : std::uint8_t {
   UnscheduledDataBeforeRequest,
   UnscheduledSentNotLength,
   ScheduledWithoutCredit,
-  SenderGrantFromAnyAddress,
   SenderReportFromUnconfiguredCrn,
   SenderIgnoresReports,
   SenderAcceptsWrongNonce,
@@ -327,10 +326,6 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "a scheduled message transmits its first Credit Unit before it holds any credit",
      "the sender MUST send CREDIT_REQUEST and MUST NOT transmit any octet of the message until it "
      "holds credit for that octet (Transmission Mode Selection)"},
-    {Mutant::SenderGrantFromAnyAddress, "sender-grant-from-any-address", MutantRole::Sender,
-     "control messages are matched to an association by Association ID, from any source address",
-     "receivers send all other messages only to the address bound when the association was "
-     "accepted, so an attacker cannot direct grants to a third party (Security Considerations)"},
     {Mutant::SenderReportFromUnconfiguredCrn, "sender-report-from-unconfigured-crn",
      MutantRole::Sender, "CONGESTION_REPORTs from any source address are acted on",
      "An endpoint MUST ignore reports whose source address is not within the set of CRN "
