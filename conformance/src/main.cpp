@@ -243,12 +243,12 @@ int main(int argc, char** argv) {
   app.add_option("--steps", explore_steps, "--explore: stimuli to play in all (default 200)");
   app.add_option("--duration", explore_duration,
                  "--explore: play for this long (e.g. 30s) instead of --steps");
-  std::size_t explore_episodes = 6;
+  std::size_t explore_episodes = 12;
   auto* episodes_option =
       app.add_option("--explore-episodes", explore_episodes,
                      "Episodes of explore (of --seed, 24 stimuli each) the suite plays against a "
                      "receiver and a sender beside its own scenario files, as scenarios "
-                     "explore-SEED-N and explore-sender-SEED-N (default 6; 0: none; beside a "
+                     "explore-SEED-N and explore-sender-SEED-N (default 12; 0: none; beside a "
                      "--scenarios folder of your own only when given; docs/explore.md)");
   try {
     app.parse(argc, argv);

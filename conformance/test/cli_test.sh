@@ -18,12 +18,12 @@ check "summary.txt" grep -qE '^[0-9]+ passed, 0 warned, 0 failed' "$work/r/summa
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
 done
-# Every file, and the six explore episodes the suite plays against a receiver and a sender each
+# Every file, and the twelve explore episodes the suite plays against a receiver and a sender each
 # (--explore-episodes).
-total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 12 ))
+total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 24 ))
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
 check "each explore episode's scenario text is in the report" \
-  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 12
+  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 24
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
 # The project version (CMakeLists.txt) in --version, the JUnit suite's properties and results.json.
@@ -185,7 +185,7 @@ check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 wa
 # The explore episodes are scenarios of the run like the files: --filter selects them too.
 check "filter selects explore episodes" run 0 "$conform" --iut reference --scenarios "$scenarios" \
   --filter explore
-check "filter ran the twelve episodes" contains "$work/out" "12 passed, 0 warned, 0 failed"
+check "filter ran the twenty-four episodes" contains "$work/out" "24 passed, 0 warned, 0 failed"
 # A folder of one's own gets no episodes unless asked.
 mkdir -p "$work/own" && cp "$scenarios/receiver/bad-version-discarded.scn" "$work/own/"
 check "own folder" run 0 "$conform" --iut reference --scenarios "$work/own"

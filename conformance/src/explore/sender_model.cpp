@@ -150,6 +150,12 @@ class SenderModel {
                                                100000, 400000, in(1, 400000),
                                                std::max<std::uint64_t>(1, last_rate_ / 2)});
   }
+  // For credit the sender must not use: fast, so that a sender that uses it shows it within the
+  // stimulus's wait whatever the host's load (at 9 Mbit/s one Credit Unit of 8960 octets takes
+  // 8 ms: a stale grant taken at that rate went unseen on a loaded host).
+  std::uint64_t fast_rate() {
+    return one_of(std::array<std::uint64_t, 4>{10000, 100000, 400000, in(10000, 400000)});
+  }
   // Zero (the association's default), short enough to lapse while data is paced, long.
   std::uint64_t lifetime() {
     return one_of(std::array<std::uint64_t, 5>{0, in(20, 300), in(300, 3000), 100000, 0});
@@ -320,7 +326,7 @@ class SenderModel {
     Message* m = pick([](const Message& x) { return x.held > 0 && x.held < x.length; });
     if (m == nullptr) return std::nullopt;
     Stimulus s{"stale-grant", {}, {0, m->submitted}};
-    const std::uint64_t r = rate();
+    const std::uint64_t r = fast_rate();
     last_rate_ = r;
     s.lines.push_back(grant_line(*m, m->held, r, 100000));
     const auto x = static_cast<std::uint32_t>(seq_ - 1);
@@ -352,7 +358,7 @@ class SenderModel {
       head = " association_id=" + hex(other == 0 ? 1 : other);
     }
     return Stimulus{"forged-grant",
-                    {grant_line(*m, limit, rate(), 100000, head), "wait 1ms"},
+                    {grant_line(*m, limit, fast_rate(), 100000, head), "wait 1ms"},
                     {0, m->submitted}};
   }
 
@@ -362,7 +368,7 @@ class SenderModel {
     if (m == nullptr) return std::nullopt;
     const std::uint64_t limit = std::min(m->length, m->held + in(1, 8 * cu_));
     return Stimulus{"bad-version-grant",
-                    {grant_line(*m, limit, rate(), 100000, " version=2"), "wait 1ms"},
+                    {grant_line(*m, limit, fast_rate(), 100000, " version=2"), "wait 1ms"},
                     {0, m->submitted}};
   }
 
