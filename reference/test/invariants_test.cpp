@@ -108,6 +108,16 @@ class CheckerTest : public ::testing::Test {
     s.last = unsched;
     checker.on_segment_sent(kSender, s, now);
   }
+  // The sender holds 32768 octets of message 1 (65536 long) at `rate` Mbit/s, for 100 ms.
+  void hold_grant(std::uint32_t rate) {
+    ask(7);
+    accept_reaches_sender(7, 1);
+    request(1, 65536);
+    CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, rate);
+    g.lifetime = 100000;
+    both_ways(kReceiver, kSender, g);
+  }
+
   // ERROR (UNKNOWN_ASSOCIATION) naming kAssoc, both ways (exempt from the sequence check: 0).
   void unknown_association() {
     ErrorMessage e;
@@ -1211,12 +1221,7 @@ namespace {
 // all credit held for that association": octets it sent under that credit before the ERROR are
 // fine; one octet after it is RDCC-ASSOC-04, though the grant's Lifetime has not elapsed.
 TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
-  ask(7);
-  accept_reaches_sender(7, 1);
-  request(1, 65536);
-  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000);
-  g.lifetime = 100000;  // 100 ms: still live below
-  both_ways(kReceiver, kSender, g);
+  hold_grant(100000);
   segment(1, 0, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   unknown_association();
@@ -1228,12 +1233,7 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_IsCaught) {
 // "New Limit MUST NOT be smaller than the octets already transmitted": a CREDIT_RETURN below
 // the octets the checker saw the sender send is RDCC-FMT-11; one at or above them is not.
 TEST_F(CheckerTest, CreditReturnBelowTheOctetsTransmitted_IsCaught) {
-  ask(7);
-  accept_reaches_sender(7, 1);
-  request(1, 65536);
-  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 100000);
-  g.lifetime = 100000;
-  both_ways(kReceiver, kSender, g);
+  hold_grant(100000);
   segment(1, 0, 4096);
   segment(1, 4096, 4096);
   CreditReturn r;
@@ -1252,12 +1252,7 @@ TEST_F(CheckerTest, CreditReturnBelowTheOctetsTransmitted_IsCaught) {
 // against it, after it it is.
 TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_WithinTheSlack_IsNotCaught) {
   checker.set_discard_slack(milliseconds(2));
-  ask(7);
-  accept_reaches_sender(7, 1);
-  request(1, 65536);
-  CreditGrant g = grant_of(kAssoc, 1, 0, ++rx_seq, 1, 32768, 1000);
-  g.lifetime = 100000;
-  both_ways(kReceiver, kSender, g);
+  hold_grant(1000);
   unknown_association();
   now += milliseconds(1);
   segment(1, 0, 4096);
