@@ -475,7 +475,6 @@ class Run {
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
       last_request_[{cr->header.association_id, cr->message_id}] = *cr;
       message_of_binding_[cr->binding_value] = cr->message_id;
-      key_of_binding_[cr->binding_value] = {cr->header.association_id, cr->message_id};
       if (cr->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2)) {
         auto& q = rocev2_messages_[unpack_rocev2(cr->binding_value).destination_qpn];
         const bool known = std::any_of(
@@ -765,11 +764,7 @@ class Run {
     c.header.sequence_number = next_sequence_++;
     c.message_id = mid;
     c.reason = static_cast<std::uint16_t>(ReasonCode::ApplicationAbort);
-    std::array<std::byte, 64> buf{};
-    auto n = encode(Message{c}, buf);
-    if (!n)
-      return Stop{Verdict::Inconclusive, "cannot encode a CANCEL: " + n.error().describe(), "", ""};
-    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
+    return send_own(Message{c}, "CANCEL");
   }
 
   // The message's last CREDIT_REQUEST again, with the next Sequence Number.
@@ -778,11 +773,18 @@ class Run {
     if (it == last_request_.end()) return std::nullopt;
     CreditRequest r = it->second;
     r.header.sequence_number = next_sequence_++;
+    return send_own(Message{r}, "CREDIT_REQUEST");
+  }
+
+  // A message the tester makes itself (a transfer's CREDIT_REQUEST again, its CANCEL), sent
+  // from its RDCC address.
+  std::optional<Stop> send_own(const Message& m, std::string_view type) {
     std::array<std::byte, 256> buf{};
-    auto n = encode(Message{r}, buf);
-    if (!n)
-      return Stop{Verdict::Inconclusive, "cannot encode a CREDIT_REQUEST: " + n.error().describe(),
-                  "", ""};
+    auto n = encode(m, buf);
+    if (!n) {
+      return Stop{Verdict::Inconclusive,
+                  "cannot encode a " + std::string(type) + ": " + n.error().describe(), "", ""};
+    }
     return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
   }
 
@@ -1358,23 +1360,23 @@ class Run {
       if (g->pacing_rate == 0) return;  // ignored by the sender; the checker flags it
       auto& granted = granted_[{h.association_id, g->message_id}];
       granted = std::max(granted, g->grant_limit);
-      // A higher limit read within the slack was on its way when the overrun left: the octets
-      // may not have been beyond the receiver's limit when they arrived, so they prove nothing.
       if (const auto o = overruns_.find({h.association_id, g->message_id});
-          o != overruns_.end() && g->grant_limit > o->second.limit && p.time <= o->second.from) {
-        overruns_.erase(o);
-      }
-      if (const auto o = overruns_.find({h.association_id, g->message_id});
-          o != overruns_.end() && g->grant_limit > o->second.limit && !watch_failure_) {
-        watch_failure_ = Stop{Verdict::Fail,
-                              "a grant for message " + std::to_string(g->message_id) + " up to " +
-                                  std::to_string(g->grant_limit) +
-                                  " after the tester sent data beyond its " + "Grant Limit " +
-                                  std::to_string(o->second.limit) + " (" + o->second.where + ")",
-                              "no further credit for the message",
-                              rdcc::format_line(*m),
-                              {"RDCC-ERR-02"}};
-        watch_failure_->frames = {trace_.size()};
+          o != overruns_.end() && g->grant_limit > o->second.limit) {
+        if (p.time <= o->second.from) {
+          // On its way when the overrun left: the octets may not have been beyond the
+          // receiver's limit when they arrived, so they prove nothing.
+          overruns_.erase(o);
+        } else if (!watch_failure_) {
+          watch_failure_ = Stop{Verdict::Fail,
+                                "a grant for message " + std::to_string(g->message_id) + " up to " +
+                                    std::to_string(g->grant_limit) +
+                                    " after the tester sent data beyond its Grant Limit " +
+                                    std::to_string(o->second.limit) + " (" + o->second.where + ")",
+                                "no further credit for the message",
+                                rdcc::format_line(*m),
+                                {"RDCC-ERR-02"}};
+          watch_failure_->frames = {trace_.size()};
+        }
       }
       std::uint32_t lifetime = g->lifetime;
       if (lifetime == 0) {
@@ -1414,10 +1416,7 @@ class Run {
       if (r.until && *r.until < now) continue;
       // Every octet up to its Grant Limit sent (a pool grant's: the octets the tester spent of
       // the association's pool): the grant carries no more data.
-      if (const auto sent = tester_sent_end_.find(k);
-          k.second != 0 && sent != tester_sent_end_.end() && sent->second >= r.limit) {
-        continue;
-      }
+      if (k.second != 0 && tester_sent(k) >= r.limit) continue;
       if (const auto pool = pool_used_.find(k.first);
           k.second == 0 && pool != pool_used_.end() && pool->second >= r.limit) {
         continue;
@@ -1431,6 +1430,15 @@ class Run {
                 "the Pacing Rates in force sum to " + std::to_string(sum) + " Mbit/s at " +
                     ref::format_time(now),
                 watch.text, parts, watch.checks};
+  }
+
+  // The end of the octets the tester sent of message (association, message ID): of the data of
+  // the Binding Value its latest request named.
+  std::uint64_t tester_sent(const std::pair<std::uint64_t, std::uint64_t>& key) const {
+    const auto r = last_request_.find(key);
+    if (r == last_request_.end()) return 0;
+    const auto s = sent_.find(r->second.binding_value);
+    return s == sent_.end() ? 0 : s->second;
   }
 
   // "the sum of U over all associations with a non-zero U does not exceed G_u": each
@@ -1507,10 +1515,6 @@ class Run {
       if (!dv) return;
       const auto it = message_of_binding_.find(dv->message);
       const std::uint64_t id = it != message_of_binding_.end() ? it->second : dv->message;
-      if (const auto k = key_of_binding_.find(dv->message); k != key_of_binding_.end()) {
-        auto& end = tester_sent_end_[k->second];
-        end = std::max(end, dv->offset + dv->length);
-      }
       checker_.on_data_delivered(a_.iut_control(), a_.tester_control(), id, dv->length, p.time);
     } else if (p.segment) {  // data from a sender IUT, as the reference released it
       checker_.on_segment_sent(a_.iut_control(), *p.segment, p.time);
@@ -1727,10 +1731,6 @@ class Run {
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;
   // Binding Values of messages a `within_u=1` request sent scheduled (U below their length).
   std::set<std::uint64_t> scheduled_instead_;
-  // Binding Value -> (association, message) of the tester's requests, and the end of the octets
-  // the tester sent of each (a grant's rate is no longer in force once its octets are sent).
-  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> key_of_binding_;
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> tester_sent_end_;
   // A sender IUT's messages by the Binding Value of its requests (opaque), by Message ID
   // (RoCEv2, through the responder), and data that named none; its latest association.
   std::map<std::uint64_t, IutMessage> iut_messages_;

@@ -1325,11 +1325,15 @@ struct InvariantChecker::Impl {
       pm.offer_tag = tag;
       return;
     }
-    if (const auto* ret = std::get_if<CreditReturn>(&m)) {
+    const bool cancel = std::holds_alternative<Cancel>(m);
+    const auto* req = std::get_if<CreditRequest>(&m);
+    const auto* ret = std::get_if<CreditReturn>(&m);
+    if (!cancel && req == nullptr && ret == nullptr) return;
+    const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
+    if (ret != nullptr) {
       // "New Limit MUST NOT be smaller than the octets already transmitted": the octets this
       // observer saw it send before the CREDIT_RETURN (one it reads later can only hide a
       // violation, never invent one).
-      const std::uint32_t ai = assoc(peer(rx, tx), ret->header.association_id);
       const std::uint32_t mi = find_msg(ai, ret->message_id);
       if (mi != kNone && ret->new_limit < msgs[mi].sent_end && keeping()) {
         violate(t, rule::kCreditReturnFloor,
@@ -1339,10 +1343,6 @@ struct InvariantChecker::Impl {
       }
       return;
     }
-    const bool cancel = std::holds_alternative<Cancel>(m);
-    const auto* req = std::get_if<CreditRequest>(&m);
-    if (!cancel && req == nullptr) return;
-    const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
     if (cancel) {
       if (const std::uint64_t id = std::get<Cancel>(m).message_id; id != 0) {
         msgs[msg(ai, id)].sender_knows = true;

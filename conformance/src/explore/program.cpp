@@ -28,6 +28,9 @@ using explore_model::hex;
 
 // The receiver's messages to a sender, all skipped by an expect but the ones it names.
 constexpr const char* kAllReplies = "CREDIT_GRANT MSG_DONE ERROR CANCEL";
+// The same, to the address the association is bound to only (a stimulus from $other).
+constexpr const char* kToBound =
+    "CREDIT_GRANT to=$tester MSG_DONE to=$tester CANCEL to=$tester ERROR to=$tester";
 
 struct Message {
   std::size_t requested = 0, completed = 0;  // the stimuli that requested and transferred it
@@ -265,11 +268,8 @@ class ReceiverModel {
     // proven missing by order (the probe's answer, then the tester's patience).
     s.lines.push_back("ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" +
                       std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
-    s.lines.push_back(probe(*as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-GRANT-13 RDCC-ASSOC-01");
-    s.lines.push_back("| MSG_DONE association_id=$" + as->a +
-                      " message_id=" + std::to_string(m->id));
-    s.lines.push_back("| later " + probe_answer(*as));
+    by_order(s, *as, "RDCC-GRANT-13",
+             "MSG_DONE association_id=$" + as->a + " message_id=" + std::to_string(m->id));
     return s;
   }
 
@@ -294,6 +294,23 @@ class ReceiverModel {
   static std::string probe_answer(const Association& as) {
     return "ASSOC_ACCEPT " + probe_fields(as);
   }
+  // The probe, and its answer awaited: a reply the step's ignore line does not skip, before
+  // it, fails `checks`.
+  void answered_probe(Stimulus& s, const Association& as, const std::string& checks,
+                      const std::string& seq = "") {
+    s.lines.push_back(probe(as, seq));
+    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) + " checks " + checks +
+                      " RDCC-ASSOC-01");
+  }
+  // The probe, then `answer` (owed for what the tester sent before it) or, proof by order, the
+  // probe's answer first and `answer` within the tester's patience after it.
+  void by_order(Stimulus& s, const Association& as, const std::string& checks,
+                const std::string& answer) {
+    s.lines.push_back(probe(as));
+    s.lines.push_back("expect one of within 10ms checks " + checks + " RDCC-ASSOC-01");
+    s.lines.push_back("| " + answer);
+    s.lines.push_back("| later " + probe_answer(as));
+  }
 
   // A request for a completed message gets MSG_DONE again (Sender Message State Machine).
   std::optional<Stimulus> msg_done_again() {
@@ -306,10 +323,8 @@ class ReceiverModel {
                       std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
     s.lines.push_back(request_line(*as, *m, 2, ""));
     ++sent_;
-    s.lines.push_back(probe(*as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-SM-01 RDCC-ASSOC-01");
-    s.lines.push_back("| MSG_DONE " + head(*as) + " message_id=" + std::to_string(m->id));
-    s.lines.push_back("| later " + probe_answer(*as));
+    by_order(s, *as, "RDCC-SM-01",
+             "MSG_DONE " + head(*as) + " message_id=" + std::to_string(m->id));
     return s;
   }
 
@@ -378,18 +393,13 @@ class ReceiverModel {
     Stimulus s{"unknown-type", {}, {as.made}};
     drain(s);
     std::array<char, 160> b{};
-    std::string seq;
+    std::optional<std::uint32_t> renumbered;  // the probe's number, past the message's
     if (other_address_ && below(2) == 0) {
       s.kind = "unknown-type-other-address";
-      const auto x = static_cast<std::uint32_t>(anchor_ + sent_ + kSequenceMargin + below(4096));
-      const auto after = x + 1000U;
-      anchor_ = after;
-      sent_ = 1;
-      seq = " sequence_number=" + std::to_string(after);
-      s.lines.push_back(
-          "ignore CREDIT_GRANT to=$tester MSG_DONE to=$tester CANCEL to=$tester ERROR to=$tester "
-          "ASSOC_ACCEPT sender_nonce!=" +
-          hex(as.nonce) + " to=$tester");
+      const auto [x, after] = unprocessed_number();
+      renumbered = after;
+      s.lines.push_back(std::string("ignore ") + kToBound +
+                        " ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce) + " to=$tester");
       std::snprintf(b.data(), b.size(), "send raw from=$other 10 %02x 00 10 $%s:4 $%s:2 0000 %08x",
                     type, as.a.c_str(), as.e.c_str(), x);
     } else {
@@ -404,10 +414,9 @@ class ReceiverModel {
                     static_cast<unsigned long long>(below(0x100000000ULL)));
     }
     s.lines.emplace_back(b.data());
-    s.lines.push_back(probe(as, seq));
-    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) +
-                      " checks RDCC-ERR-06 RDCC-ERR-08 RDCC-ASSOC-01");
-    if (!seq.empty()) resync(s, static_cast<std::uint32_t>(anchor_));
+    answered_probe(s, as, "RDCC-ERR-06 RDCC-ERR-08",
+                   renumbered ? " sequence_number=" + std::to_string(*renumbered) : "");
+    if (renumbered) resync(s, *renumbered);
     return s;
   }
 
@@ -421,17 +430,14 @@ class ReceiverModel {
     const Message m = new_message(as);
     Stimulus s{"foreign-request", {}, {as.made}};
     drain(s);
-    s.lines.push_back(
-        "ignore CREDIT_GRANT to=$tester MSG_DONE to=$tester CANCEL to=$tester ERROR to=$tester "
-        "ERROR reason=UNKNOWN_ASSOCIATION to=$other ASSOC_ACCEPT sender_nonce!=" +
-        hex(as.nonce) + " to=$tester");
+    s.lines.push_back(std::string("ignore ") + kToBound +
+                      " ERROR reason=UNKNOWN_ASSOCIATION to=$other ASSOC_ACCEPT sender_nonce!=" +
+                      hex(as.nonce) + " to=$tester");
     std::string forged = request_line(as, m, 2, "");
     forged.insert(std::string("send CREDIT_REQUEST").size(), " from=$other");
     s.lines.push_back(forged);
     ++sent_;
-    s.lines.push_back(probe(as));
-    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) +
-                      " checks RDCC-ALLOC-04 RDCC-ASSOC-01");
+    answered_probe(s, as, "RDCC-ALLOC-04");
     return s;
   }
 
@@ -500,10 +506,7 @@ class ReceiverModel {
     Association& as = any_assoc();
     const Message m = new_message(as);
     const bool version = below(2) == 0;
-    const auto x = static_cast<std::uint32_t>(anchor_ + sent_ + kSequenceMargin + below(4096));
-    const auto after = x + 1000U;
-    anchor_ = after;
-    sent_ = 1;
+    const auto [x, after] = unprocessed_number();
     std::array<char, 256> b{};
     std::snprintf(b.data(), b.size(),
                   "send raw %s 03 00 %s $%s:4 $%s:2 0000 %08x %016llx %016llx 0000000000000000 "
@@ -533,10 +536,7 @@ class ReceiverModel {
                       " message_id=1 message_length=" + std::to_string(length()) +
                       " binding_kind=OPAQUE binding_value=" + hex(++bindings_ * 0x10001ULL));
     ++sent_;
-    s.lines.push_back(probe(as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-ERR-10 RDCC-ASSOC-01");
-    s.lines.push_back("| ERROR reason=UNKNOWN_ASSOCIATION association_id=" + hex(id));
-    s.lines.push_back("| later " + probe_answer(as));
+    by_order(s, as, "RDCC-ERR-10", "ERROR reason=UNKNOWN_ASSOCIATION association_id=" + hex(id));
     return s;
   }
 
@@ -550,10 +550,8 @@ class ReceiverModel {
                       std::to_string(m.id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce));
     s.lines.push_back(request_line(as, m, 9, ""));
     ++sent_;
-    s.lines.push_back(probe(as));
-    s.lines.emplace_back("expect one of within 10ms checks RDCC-BIND-02 RDCC-ASSOC-01");
-    s.lines.push_back("| ERROR reason=UNSUPPORTED_BINDING message_id=" + std::to_string(m.id));
-    s.lines.push_back("| later " + probe_answer(as));
+    by_order(s, as, "RDCC-BIND-02",
+             "ERROR reason=UNSUPPORTED_BINDING message_id=" + std::to_string(m.id));
     return s;
   }
 
@@ -567,9 +565,7 @@ class ReceiverModel {
     s.lines.push_back("ignore CREDIT_GRANT message_id!=" + std::to_string(m.id) +
                       " MSG_DONE ERROR CANCEL ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce));
     s.lines.push_back(forged);
-    s.lines.push_back(probe(as, probe_seq));
-    s.lines.push_back("expect ASSOC_ACCEPT within 10ms " + probe_fields(as) + " checks " + checks +
-                      " RDCC-ASSOC-01");
+    answered_probe(s, as, checks, probe_seq);
     return s;
   }
 
@@ -603,6 +599,17 @@ class ReceiverModel {
     anchor_ = n;
     sent_ = 1;
     return on_as;
+  }
+
+  // The number of a message the receiver must not process: newer than every number the runner
+  // may have used since the model last set one (so that only the fault it carries makes it
+  // discarded), and the number after it, which the tester goes on from (anchor_).
+  std::pair<std::uint32_t, std::uint32_t> unprocessed_number() {
+    const auto x = static_cast<std::uint32_t>(anchor_ + sent_ + kSequenceMargin + below(4096));
+    const auto after = x + 1000U;
+    anchor_ = after;
+    sent_ = 1;
+    return {x, after};
   }
 
   // After a stimulus whose numbered message the receiver does not process (malformed, of

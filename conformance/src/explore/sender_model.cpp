@@ -395,9 +395,8 @@ class SenderModel {
         "ignore ASSOC_ACCEPT SENDER_STATUS CANCEL CREDIT_RETURN ERROR MSG_DONE CREDIT_GRANT "
         "CONGESTION_REPORT data CREDIT_REQUEST");
     s.lines.push_back("expect ASSOC_REQUEST within 20ms -> nonce" + k + "=sender_nonce");
-    assoc_ = (assoc_ + in(1, 0xFFFF)) & 0xFFFFFFFFULL;
-    if (assoc_ == 0) assoc_ = 1;
-    epoch_ = (epoch_ + in(1, 0xFFFE)) & 0xFFFFU;
+    assoc_ = another_association();
+    epoch_ = another_epoch();
     s.lines.push_back("ignore " + std::string(kSenderTraffic) + " CREDIT_REQUEST");
     // At times an off-path forgery first: an ASSOC_ACCEPT for another association that does
     // not echo the nonce ("A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes
@@ -423,13 +422,20 @@ class SenderModel {
     return s;
   }
 
+  // A non-zero Association ID and an Epoch other than the current association's (a
+  // re-established association's, or a forgery's).
+  std::uint64_t another_association() {
+    const std::uint64_t other = (assoc_ + in(1, 0xFFFF)) & 0xFFFFFFFFULL;
+    return other == 0 ? 1 : other;
+  }
+  std::uint64_t another_epoch() { return (epoch_ + in(1, 0xFFFE)) & 0xFFFFU; }
+
   // An ASSOC_ACCEPT of another Association ID and Epoch whose Sender Nonce is not the sender's
   // (the nonce + 1): "it binds the response to the request and prevents off-path injection of
   // ASSOC_ACCEPT".
   std::string forged_accept_line(const std::string& nonce) {
-    std::uint64_t other = (assoc_ + in(1, 0xFFFF)) & 0xFFFFFFFFULL;
-    if (other == 0) other = 1;
-    const std::uint64_t other_epoch = (epoch_ + in(1, 0xFFFE)) & 0xFFFFU;
+    const std::uint64_t other = another_association();
+    const std::uint64_t other_epoch = another_epoch();
     return "send ASSOC_ACCEPT" + seq() + " sender_nonce=" + nonce +
            "+1 association_id=" + hex(other) + " epoch=" + std::to_string(other_epoch) +
            accept_params_;
