@@ -237,8 +237,8 @@ int main(int argc, char** argv) {
   std::string explore_duration;
   app.add_flag(
       "--explore", explore_mode,
-      "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver "
-      "or sender role), judged by the invariant checker, stated bounds and proof by order; a "
+      "Explore mode (docs/explore.md): play generated stimuli against the IUT (receiver, "
+      "sender or CRN role), judged by the invariant checker, stated bounds and proof by order; a "
       "failure is shrunk to a scenario file that fails on its own");
   app.add_option("--steps", explore_steps, "--explore: stimuli to play in all (default 200)");
   app.add_option("--duration", explore_duration,
@@ -247,8 +247,9 @@ int main(int argc, char** argv) {
   auto* episodes_option =
       app.add_option("--explore-episodes", explore_episodes,
                      "Episodes of explore (of --seed, 24 stimuli each) the suite plays against a "
-                     "receiver and a sender beside its own scenario files, as scenarios "
-                     "explore-SEED-N and explore-sender-SEED-N (default 12; 0: none; beside a "
+                     "receiver, a sender and a CRN beside its own scenario files, as scenarios "
+                     "explore-SEED-N, explore-sender-SEED-N and explore-crn-SEED-N (default 12; "
+                     "0: none; beside a "
                      "--scenarios folder of your own only when given; docs/explore.md)");
   try {
     app.parse(argc, argv);
@@ -490,7 +491,7 @@ int main(int argc, char** argv) {
   std::error_code same_ec;
   const bool the_suite = std::filesystem::equivalent(scenarios_dir, suite_dir, same_ec);
   if (the_suite || episodes_option->count() > 0) {
-    for (const Role role : {Role::Receiver, Role::Sender}) {
+    for (const Role role : {Role::Receiver, Role::Sender, Role::Crn}) {
       for (auto& s : explore_scenarios(role, random_seed, explore_episodes, known_id)) {
         loaded.scenarios.push_back(std::move(s));
       }

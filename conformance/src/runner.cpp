@@ -14,6 +14,7 @@
 #include "rdcc/codec/rocev2.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/udp/upper_tester_ops.hpp"
+#include "steps/crn_reports.hpp"
 #include "steps/order_proof.hpp"
 
 namespace rdcc::conformance {
@@ -152,6 +153,10 @@ class Run {
       // credit it must discard for a while (RDCC-ASSOC-04 allows the window tolerance and at
       // least 2 ms; a sender that ignores the ERROR sends on for the grant's whole Lifetime).
       checker_.set_discard_slack(boundary_slack);
+    }
+    if (s_.role == Role::Crn) {
+      crn_reports_.emplace(s_.config, a_.unscheduled_dscp(), a_.tester_control().port,
+                           a_.virtual_time() ? Duration{} : tolerance_);
     }
     for (const auto& step : s_.steps) {
       std::optional<Stop> stop = play(step);
@@ -547,6 +552,7 @@ class Run {
   }
 
   std::optional<Stop> send_data(const Step& step) {
+    if (crn_reports_) crn_reports_->data_sent();
     DataView dv;
     std::map<std::string, std::uint64_t*> slots{
         {"message", &dv.message}, {"offset", &dv.offset},           {"length", &dv.length},
@@ -1276,6 +1282,7 @@ class Run {
       if (m.field == "flows") q.flows = static_cast<std::uint32_t>(*v);
     }
     if (auto e = a_.queue(q)) return Stop{Verdict::Unsupported, *e, "", ""};
+    if (crn_reports_) crn_reports_->observed(q, a_.now());
     return std::nullopt;
   }
 
@@ -1304,7 +1311,21 @@ class Run {
     while (violation_frames_.size() < checker_.violations().size())
       violation_frames_.push_back(trace_.size());
     if (!from_tester && !p.data) track_rates(p);
+    if (!from_tester && !p.data && crn_reports_) judge_report(p);
     if (from_tester && !p.data) end_rates(p);
+  }
+
+  // Every report of a CRN IUT, judged against the tester's queue observations
+  // (steps/crn_reports.hpp): a wrong one fails the step it arrives in.
+  void judge_report(const Packet& p) {
+    auto m = decode(p.payload);
+    const auto* r = m ? std::get_if<CongestionReport>(&*m) : nullptr;
+    if (r == nullptr || watch_failure_) return;
+    if (auto f = crn_reports_->report(*r, p.to, p.kernel_time.value_or(p.time))) {
+      watch_failure_ =
+          Stop{Verdict::Fail, f->reason, f->expected, rdcc::format_line(*m), {"RDCC-CRN-03"}};
+      watch_failure_->frames = {trace_.size()};
+    }
   }
 
   // A CANCEL or CREDIT_RETURN the tester sends ends the message's rate for the pacing_sum
@@ -1724,6 +1745,7 @@ class Run {
   // (association, message) -> its latest CREDIT_REQUEST, which transfer repeats.
   std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
   std::optional<Stop> watch_failure_;
+  std::optional<CrnReportJudge> crn_reports_;  // role crn: every report against the queue
   std::map<std::pair<std::uint64_t, std::uint64_t>, RateInForce> rates_;
   std::map<std::uint32_t, std::uint32_t> default_lifetime_;
   std::deque<Packet> held_;

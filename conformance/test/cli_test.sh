@@ -18,12 +18,12 @@ check "summary.txt" grep -qE '^[0-9]+ passed, 0 warned, 0 failed' "$work/r/summa
 for f in junit.xml results.json coverage.md coverage.json; do
   check "report $f" test -s "$work/r/$f"
 done
-# Every file, and the twelve explore episodes the suite plays against a receiver and a sender each
-# (--explore-episodes).
-total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 24 ))
+# Every file, and the twelve explore episodes the suite plays against a receiver, a sender and a
+# CRN each (--explore-episodes).
+total=$(( $(find "$scenarios" -name '*.scn' | wc -l) + 36 ))
 check "junit is XML" xmllint --noout "$work/r/junit.xml"
 check "each explore episode's scenario text is in the report" \
-  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 24
+  test "$(grep -o '"source":' "$work/r/results.json" | wc -l)" -eq 36
 check "junit has every scenario" test "$(xmllint --xpath 'count(//testcase)' "$work/r/junit.xml")" -eq "$total"
 check "junit requirement properties" test "$(xmllint --xpath 'count(//property[@name="requirement"])' "$work/r/junit.xml")" -gt 0
 # The project version (CMakeLists.txt) in --version, the JUnit suite's properties and results.json.
@@ -34,7 +34,7 @@ check "junit rdcc_version property" test "$(xmllint --xpath 'string(//testsuite/
 check "results.json rdcc_version" contains "$work/r/results.json" "\"rdcc_version\": \"$version\""
 # Without --scenarios and --catalog, from a folder outside the tree: the build's own source tree.
 check "defaults from another cwd" run 0 env -C "$work" "$conform" --iut reference:crn --strict
-check "defaults: the CRN scenarios" grep -qx "$(find "$scenarios/crn" -name '*.scn' | wc -l) passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped" "$work/out"
+check "defaults: the CRN scenarios and episodes" grep -qx "$(( $(find "$scenarios/crn" -name '*.scn' | wc -l) + 12 )) passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 0 skipped" "$work/out"
 check "defaults: the catalog found" lacks "$work/err" "no catalog"
 check "coverage: a requirement with its scenario" grep -qE '^\| RDCC-ERR-05 \| MUST \| any \| wire \| pass \| .*receiver-bad-version-discarded \(pass\)' "$work/r/coverage.md"
 check "coverage: uncovered wire MUSTs listed" contains "$work/r/coverage.md" "## Wire-testable MUSTs without a scenario"
@@ -185,14 +185,14 @@ check "filter ran those checking it" contains "$work/out" "$with_id passed, 0 wa
 # The explore episodes are scenarios of the run like the files: --filter selects them too.
 check "filter selects explore episodes" run 0 "$conform" --iut reference --scenarios "$scenarios" \
   --filter explore
-check "filter ran the twenty-four episodes" contains "$work/out" "24 passed, 0 warned, 0 failed"
+check "filter ran the thirty-six episodes" contains "$work/out" "36 passed, 0 warned, 0 failed"
 # A folder of one's own gets no episodes unless asked.
 mkdir -p "$work/own" && cp "$scenarios/receiver/bad-version-discarded.scn" "$work/own/"
 check "own folder" run 0 "$conform" --iut reference --scenarios "$work/own"
 check "own folder: its one file" contains "$work/out" "1 passed, 0 warned, 0 failed"
 check "own folder with episodes" run 0 "$conform" --iut reference --scenarios "$work/own" \
   --explore-episodes 2
-check "own folder: its file and two episodes per role" contains "$work/out" "5 passed, 0 warned, 0 failed"
+check "own folder: its file and two episodes per role" contains "$work/out" "7 passed, 0 warned, 0 failed"
 check "filter by name" run 0 "$conform" --iut reference --scenarios "$scenarios" --filter receiver-bad-version-discarded
 check "filter ran one" contains "$work/out" "1 passed, 0 warned, 0 failed"
 malformed=$(grep -lE '^tags.* malformed( |$)' "$scenarios"/receiver/*.scn | wc -l)

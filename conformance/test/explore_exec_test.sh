@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Explore mode through exec: against the real `rdcc receiver` and `rdcc sender` nodes, started afresh per episode on
+# Explore mode through exec: against the real `rdcc receiver`, `rdcc sender` and `rdcc crn` nodes, started afresh per episode on
 # loopback, as a vendor runs it: fixed seeds pass; a mutated node is failed by explore alone, and
 # the shrunk scenario it writes fails that node on its own and passes the unmutated one.
 # Usage: explore_exec_test.sh RDCC_CONFORM SOURCE_DIR RDCC
@@ -64,4 +64,27 @@ check "exec: the shrunk sender scenario fails the mutated node alone" runlong 1 
   --explore-episodes 0 --iut "$iut --mutant sender-stale-accepted"
 check "exec: and passes the node" runlong 0 "$conform" --role sender "${tolerance[@]}" \
   --catalog "$catalog" --scenarios "$work/salone" --explore-episodes 0 --iut "$iut"
+
+# ---- against the real `rdcc crn`: the tester fills its queue through the upper tester ----
+role=crn
+. "$src/conformance/test/exec_iut.sh"
+explore_crn=("$conform" --role crn "${tolerance[@]}" --catalog "$catalog" --explore)
+for seed in 1 2; do
+  check "exec: crn explore seed $seed passes the node" \
+    runlong 0 "${explore_crn[@]}" --seed "$seed" --steps 96 --iut "$iut"
+  check "exec: crn explore seed $seed played 96 stimuli" contains "$work/out" "96 stimuli, no failure"
+done
+# Faults no CRN scenario file catches: the judge of every report finds them.
+for mutant in crn-suggested-rate-undivided crn-degree-32bit crn-no-flow-limit; do
+  check "exec: crn explore fails a node with $mutant" \
+    runlong 1 "${explore_crn[@]}" --seed 1 --steps 240 --iut "${iut/ crn / crn --mutant $mutant }" \
+    --report "$work/c-$mutant"
+  check "exec: the $mutant failure cites RDCC-CRN-03" contains "$work/out" "RDCC-CRN-03"
+done
+mkdir -p "$work/calone" && cp "$work"/c-crn-degree-32bit/*-shrunk.scn "$work/calone/"
+check "exec: the shrunk crn scenario fails the mutated node alone" runlong 1 "$conform" \
+  --role crn "${tolerance[@]}" --catalog "$catalog" --scenarios "$work/calone" \
+  --explore-episodes 0 --iut "${iut/ crn / crn --mutant crn-degree-32bit }"
+check "exec: and passes the node" runlong 0 "$conform" --role crn "${tolerance[@]}" \
+  --catalog "$catalog" --scenarios "$work/calone" --explore-episodes 0 --iut "$iut"
 finish explore_exec_test

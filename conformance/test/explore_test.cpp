@@ -7,15 +7,18 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../src/steps/crn_reports.hpp"
 #include "../src/steps/order_proof.hpp"
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/suite.hpp"
 #include "rdcc/reference/variants.hpp"
+#include "rdcc/testing/mutants.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -311,7 +314,7 @@ TEST(SenderExplore, EpisodesJoinTheSuiteAsScenarios) {
   ASSERT_EQ(episodes.size(), 6U);
   EXPECT_EQ(episodes[0].name, "explore-sender-1-0");
   EXPECT_EQ(episodes[0].source, render(generate_program(Role::Sender, 1, 0, 24)));
-  EXPECT_TRUE(explore_scenarios(Role::Crn, 1, 6, known).empty());
+  EXPECT_TRUE(explore_scenarios(Role::Any, 1, 6, known).empty());
   const auto r = run_one(episodes[0], reference_options("reference:sender"));
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
   EXPECT_EQ(r.source, episodes[0].source);
@@ -321,6 +324,177 @@ TEST(SenderExplore, EpisodesJoinTheSuiteAsScenarios) {
   EXPECT_TRUE(std::any_of(episodes.begin(), episodes.end(), [&](const Scenario& e) {
     return run_one(e, bad).verdict == Verdict::Fail;
   }));
+}
+
+// ---- against a CRN ----
+
+ExploreOptions crn_options(std::uint64_t seed, std::size_t steps,
+                           const std::vector<std::string>& mutants = {},
+                           const std::string& variant = "") {
+  ExploreOptions o = explore_options(seed, steps, mutants, variant);
+  o.role = Role::Crn;
+  o.suite.adapter.role = Role::Crn;
+  return o;
+}
+
+TEST(CrnPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
+  std::string all;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const auto p = generate_program(Role::Crn, seed, seed % 5, 24);
+    const std::string text = render(p);
+    EXPECT_EQ(text, render(generate_program(Role::Crn, seed, seed % 5, 24)));
+    parse(text);
+    all += text;
+    // The episode configures the CRN with what the judge needs.
+    for (const char* key : {"queue_threshold=", "queue_capacity=", "service_rate_mbps=",
+                            "per_flow_interval_us=", "per_port_interval_us="}) {
+      EXPECT_NE(p.config.find(key), std::string::npos) << key;
+    }
+  }
+  EXPECT_NE(all.find(" protocol=6 "), std::string::npos);
+  EXPECT_NE(all.find(" dscp=$unscheduled_dscp "), std::string::npos);
+  EXPECT_NE(all.find("source=$tester_data"), std::string::npos);
+  EXPECT_NE(all.find("destination=$tester_data"), std::string::npos);
+  EXPECT_NE(all.find("expect CONGESTION_REPORT within 1ms"), std::string::npos);
+  EXPECT_NE(all.find("ignore CONGESTION_REPORT"), std::string::npos);
+  EXPECT_NE(all.find("wait 4000us"), std::string::npos);
+  EXPECT_NE(all.find("dequeue at or below B_th"), std::string::npos);
+}
+
+TEST(CrnExplore, PassesTheReferenceAndEveryCrnVariant) {
+  for (const std::uint64_t seed : {1U, 2U, 3U, 4U}) {
+    const auto r = explore(crn_options(seed, 240));
+    EXPECT_FALSE(r.failed) << explore_text(r);
+    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+  }
+  for (const auto& v : ref::variants()) {
+    if (v.role != ref::VariantRole::Crn) continue;
+    const auto r = explore(crn_options(1, 240, {}, std::string(v.name)));
+    EXPECT_FALSE(r.failed) << v.name << ": " << explore_text(r);
+    EXPECT_EQ(r.inconclusive, 0U) << v.name << ": " << explore_text(r);
+  }
+}
+
+// Explore alone fails every CRN mutant, and the shrunk scenario fails it alone and passes the
+// reference.
+TEST(CrnExplore, KillsEveryCrnMutantAndShrinksToAScenarioThatFailsAlone) {
+  for (const auto& m : testing::all_mutants()) {
+    if (m.role != testing::MutantRole::Crn) continue;
+    const std::string mutant(m.name);
+    const auto r = explore(crn_options(1, 400, {mutant}));
+    ASSERT_TRUE(r.failed) << mutant << ": " << explore_text(r);
+    EXPECT_EQ(r.shrunk.verdict, Verdict::Fail) << mutant << ": " << explore_text(r);
+    const Scenario shrunk = parse(r.shrunk_text);
+    SuiteOptions o = reference_options("reference:crn");
+    o.adapter.mutants = {mutant};
+    EXPECT_EQ(run_one(shrunk, o).verdict, Verdict::Fail) << mutant << "\n" << r.shrunk_text;
+    o.adapter.mutants.clear();
+    const auto clean = run_one(shrunk, o);
+    EXPECT_EQ(clean.verdict, Verdict::Pass) << mutant << ": " << clean.reason << "\n"
+                                            << r.shrunk_text;
+  }
+}
+
+// The report judge on its own: each sentence it holds a report to.
+struct JudgeFixture {
+  CrnReportJudge judge{{{"queue_threshold", 1000},
+                        {"queue_capacity", 2000},
+                        {"service_rate_mbps", 100000},
+                        {"per_flow_interval_us", 50},
+                        {"per_port_interval_us", 5}},
+                       std::uint8_t{8},
+                       50000,
+                       ref::Duration{}};
+  QueueSample q;
+  CongestionReport r;
+  Address to = Address::v4(192, 0, 2, 9, 50000);
+  JudgeFixture() {
+    q.port = 1;
+    q.occupancy = 1500;
+    q.dscp = 26;
+    q.source = Address::v4(192, 0, 2, 5, 40000);
+    q.destination = Address::v4(192, 0, 2, 9, 4791);
+    q.protocol = 17;
+    q.flows = 4;
+    r.queue_depth = 1500;
+    r.queue_threshold = 1000;
+    r.congestion_degree = 127;  // floor(255 * 500 / 1000)
+    r.direction = 1;
+    r.protocol = 17;
+    r.source_port = 40000;
+    r.destination_port = 4791;
+    r.suggested_rate = 25000;
+    r.source_address = q.source.ip;
+    r.destination_address = q.destination.ip;
+    judge.observed(q, ref::Time{});
+  }
+  std::string verdict(const CongestionReport& x, ref::Time at = ref::Time{}) {
+    auto f = judge.report(x, to, at);
+    return f ? f->reason : "ok";
+  }
+};
+
+TEST(CrnReportJudge, TakesTheReportThePacketCallsForAndNamesEachWrongField) {
+  {
+    JudgeFixture j;
+    EXPECT_EQ(j.verdict(j.r), "ok");
+    auto none = j.r;
+    none.suggested_rate = 0;  // "optionally"
+    EXPECT_EQ(j.verdict(none, ref::Time{ref::microseconds(60).ns}), "ok");
+  }
+  const std::vector<std::pair<std::string, std::function<void(JudgeFixture&)>>> faults = {
+      {"Congestion Degree 128", [](JudgeFixture& j) { j.r.congestion_degree = 128; }},
+      {"Queue Depth 500", [](JudgeFixture& j) { j.r.queue_depth = 500; }},
+      {"Queue Threshold 2000", [](JudgeFixture& j) { j.r.queue_threshold = 2000; }},
+      {"Direction 2 for a packet of DSCP 26",
+       [](JudgeFixture& j) {
+         j.r.direction = 2;
+         j.to = Address::v4(192, 0, 2, 7, 50000);
+       }},
+      {"sent to 192.0.2.5", [](JudgeFixture& j) { j.to = Address::v4(192, 0, 2, 5, 50000); }},
+      {"to port 4791", [](JudgeFixture& j) { j.to.port = 4791; }},
+      {"Association ID 7", [](JudgeFixture& j) { j.r.header.association_id = 7; }},
+      {"Suggested Rate 100000", [](JudgeFixture& j) { j.r.suggested_rate = 100000; }},
+      {"never put into the CRN's queue", [](JudgeFixture& j) { j.r.protocol = 6; }},
+  };
+  for (const auto& [want, fault] : faults) {
+    JudgeFixture j;
+    fault(j);
+    const auto got = j.verdict(j.r);
+    EXPECT_NE(got.find(want), std::string::npos) << want << " / " << got;
+  }
+  {  // At B_th: "While Q exceeds B_th".
+    JudgeFixture j;
+    auto q = j.q;
+    q.source.port = 40001;
+    q.occupancy = 1000;
+    j.judge.observed(q, ref::Time{});
+    auto r = j.r;
+    r.source_port = 40001;
+    r.queue_depth = 1000;
+    r.congestion_degree = 0;
+    EXPECT_NE(j.verdict(r).find("not above its Queue Threshold"), std::string::npos);
+  }
+  {  // The per-flow interval (50 us): 49 us after the last is too soon, 50 us is not.
+    JudgeFixture j;
+    EXPECT_EQ(j.verdict(j.r), "ok");
+    EXPECT_NE(j.verdict(j.r, ref::Time{ref::microseconds(49).ns}).find("per flow"),
+              std::string::npos);
+    JudgeFixture k;
+    EXPECT_EQ(k.verdict(k.r), "ok");
+    EXPECT_EQ(k.verdict(k.r, ref::Time{ref::microseconds(50).ns}), "ok");
+  }
+  {  // The per-port interval (5 us), for another flow on the same port.
+    JudgeFixture j;
+    auto q = j.q;
+    q.source.port = 40002;
+    j.judge.observed(q, ref::Time{});
+    auto r = j.r;
+    r.source_port = 40002;
+    EXPECT_EQ(j.verdict(j.r), "ok");
+    EXPECT_NE(j.verdict(r, ref::Time{ref::microseconds(4).ns}).find("aggregate limit per port"),
+              std::string::npos);
+  }
 }
 
 // ---- proof by order ----

@@ -132,6 +132,8 @@ class CrnFaults final : public ref::CrnPolicy {
   // The conforming choices: the base's.
   [[nodiscard]] std::uint32_t suggested_rate(std::uint32_t service_rate_mbps,
                                              std::uint32_t flows_in_queue) const override {
+    // crn-suggested-rate-undivided: the service rate, not divided by the flows.
+    if (has(Mutant::CrnSuggestedRateUndivided)) return service_rate_mbps;
     return base_->suggested_rate(service_rate_mbps, flows_in_queue);
   }
   [[nodiscard]] ref::Duration report_interval(ref::Duration configured) const override {
@@ -148,6 +150,11 @@ class CrnFaults final : public ref::CrnPolicy {
                                                std::uint64_t q_max) const override {
     if (has(Mutant::CrnDegreeFormula) && q > b_th && q_max != 0) {
       return static_cast<std::uint8_t>(std::min<std::uint64_t>(255U, 255U * (q - b_th) / q_max));
+    }
+    if (has(Mutant::CrnDegree32Bit) && q > b_th && q_max > b_th) {
+      const auto product = static_cast<std::uint32_t>(255U * static_cast<std::uint32_t>(q - b_th));
+      return static_cast<std::uint8_t>(
+          std::min<std::uint64_t>(255U, product / static_cast<std::uint32_t>(q_max - b_th)));
     }
     return base_->congestion_degree(formula, q, b_th, q_max);
   }
@@ -169,6 +176,8 @@ class CrnFaults final : public ref::CrnPolicy {
       r->header.association_id = r->reporter_id;
       r->header.epoch = 1;
     }
+    if (has(Mutant::CrnProtocolFixed)) r->protocol = 17;
+    if (has(Mutant::CrnDepthAboveThreshold)) r->queue_depth -= r->queue_threshold;
     if (has(Mutant::CrnDirectionSwapped)) {  // Direction 2 toward the receiver, 1 toward the sender
       r->direction = static_cast<std::uint8_t>(
           r->direction == static_cast<std::uint8_t>(ReportDirection::ToSender)

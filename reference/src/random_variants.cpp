@@ -271,6 +271,14 @@ const ChoiceEntry kChoices[] = {
     {{"crn.no_suggested_rate", VariantRole::Crn, "1: reports without a Suggested Rate", kCrnRate,
       "On-Path Congestion Reporting"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(40)); }},
+    {{"crn.suggested_rate_round_up", VariantRole::Crn,
+      "1: the Suggested Rate is the service rate divided by the flows, rounded up (0: down)",
+      kCrnRate, "On-Path Congestion Reporting"},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(50)); }},
+    {{"crn.port_interval_us", VariantRole::Crn,
+      "per-port report interval, microseconds (at least the configured one)", "",
+      "On-Path Congestion Reporting", "RDCC-CRN-03"},
+     [](Stream& s) { return s.log_in(5, 50); }},
     {{"crn.report_interval_us", VariantRole::Crn,
       "per-flow report interval, microseconds (at least the configured one)", "",
       "On-Path Congestion Reporting", "RDCC-CRN-03"},
@@ -369,18 +377,26 @@ class RandomSenderPolicy final : public ref::SenderPolicy {
 
 class RandomCrnPolicy final : public ref::CrnPolicy {
  public:
-  RandomCrnPolicy(bool no_rate, ref::Duration floor) : no_rate_(no_rate), floor_(floor) {}
+  RandomCrnPolicy(bool no_rate, bool round_up, ref::Duration floor, ref::Duration port_floor)
+      : no_rate_(no_rate), round_up_(round_up), floor_(floor), port_floor_(port_floor) {}
   [[nodiscard]] std::uint32_t suggested_rate(std::uint32_t service,
                                              std::uint32_t flows) const override {
-    return no_rate_ ? 0 : CrnPolicy::suggested_rate(service, flows);
+    if (no_rate_) return 0;
+    if (round_up_ && flows != 0) return (service + flows - 1) / flows;
+    return CrnPolicy::suggested_rate(service, flows);
   }
   [[nodiscard]] ref::Duration report_interval(ref::Duration configured) const override {
     return std::max(configured, floor_);
   }
+  [[nodiscard]] ref::Duration port_report_interval(ref::Duration configured) const override {
+    return std::max(configured, port_floor_);
+  }
 
  private:
   bool no_rate_;
+  bool round_up_;
   ref::Duration floor_;
+  ref::Duration port_floor_;
 };
 
 template <class Config>
@@ -571,8 +587,9 @@ void apply_policy(const RandomVariant& v, const SetByScenario& /*set_by_scenario
   if (v.of_role(VariantRole::Crn).empty()) return;
   const Drawn d{v};
   policy = std::make_shared<const RandomCrnPolicy>(
-      d.get("crn.no_suggested_rate", 0) != 0,
-      ref::microseconds(static_cast<std::int64_t>(d.get("crn.report_interval_us", 0))));
+      d.get("crn.no_suggested_rate", 0) != 0, d.get("crn.suggested_rate_round_up", 0) != 0,
+      ref::microseconds(static_cast<std::int64_t>(d.get("crn.report_interval_us", 0))),
+      ref::microseconds(static_cast<std::int64_t>(d.get("crn.port_interval_us", 0))));
 }
 
 }  // namespace rdcc::testing

@@ -616,6 +616,30 @@ std::map<Mutant, Probe> crn_probes() {
     const auto r = one_report(ms);
     return r.size() != 1 || r[0].first.port != 50000;
   };
+  p[Mutant::CrnSuggestedRateUndivided] = [](const MutantSet& ms) {
+    const auto r = one_report(ms);
+    return r.size() != 1 || r[0].second.suggested_rate != 25000;  // 100000 Mbit/s over 4 flows
+  };
+  p[Mutant::CrnProtocolFixed] = [](const MutantSet& ms) {
+    Crn crn(crn_test_config(), nullptr, testing::crn_policy(ms));
+    auto o = queue_observation(300000);
+    o.flow.protocol = 6;
+    crn.on_dequeue(o, Time{});
+    const auto r = crn_reports(crn);
+    return r.size() != 1 || r[0].second.protocol != 6;
+  };
+  p[Mutant::CrnDegree32Bit] = [](const MutantSet& ms) {
+    auto c = crn_test_config();
+    c.queue_capacity = 100000 + (64U << 20U);  // Q_max - B_th 64 MiB
+    Crn crn(c, nullptr, testing::crn_policy(ms));
+    crn.on_dequeue(queue_observation(100000 + (32U << 20U)), Time{});
+    const auto r = crn_reports(crn);
+    return r.size() != 1 || r[0].second.congestion_degree != 127;  // floor(255 / 2)
+  };
+  p[Mutant::CrnDepthAboveThreshold] = [](const MutantSet& ms) {
+    const auto r = one_report(ms);
+    return r.size() != 1 || r[0].second.queue_depth != 300000;
+  };
   p[Mutant::CrnDirectionSwapped] = [](const MutantSet& ms) {
     const auto r = one_report(ms);
     return r.size() != 1 || r[0].second.direction != 1;

@@ -9,13 +9,15 @@
 namespace rdcc::conformance {
 int explore_main(const ExploreCommand& c, std::ostream& out, std::ostream& err) {
   constexpr int kUsage = 2;
-  if (c.role != "receiver" && c.role != "sender") {
-    err << "rdcc-conform: --explore plays against a receiver or a sender IUT (--role receiver "
-           "or --role sender), not '"
-        << c.role << "'; the CRN model is not written yet\n";
+  if (c.role != "receiver" && c.role != "sender" && c.role != "crn") {
+    err << "rdcc-conform: --explore plays against a receiver, a sender or a CRN IUT (--role "
+           "receiver, sender or crn), not '"
+        << c.role << "'\n";
     return kUsage;
   }
-  const Role role = c.role == "sender" ? Role::Sender : Role::Receiver;
+  const Role role = c.role == "sender" ? Role::Sender
+                    : c.role == "crn"  ? Role::Crn
+                                       : Role::Receiver;
   ExploreOptions o;
   o.role = role;
   o.seed = c.seed;

@@ -50,7 +50,7 @@ std::size_t stimulus_at(const Program& p, const std::vector<std::size_t>& keep, 
 std::vector<Scenario> explore_scenarios(Role role, std::uint64_t seed, std::size_t episodes,
                                         const KnownId& known_id) {
   std::vector<Scenario> out;
-  if (role != Role::Sender && role != Role::Receiver) return out;
+  if (role != Role::Sender && role != Role::Receiver && role != Role::Crn) return out;
   constexpr std::size_t kStimuli = 24;  // an episode of --explore
   for (std::size_t e = 0; e < episodes; ++e) {
     const Program p = generate_program(role, seed, e, kStimuli);

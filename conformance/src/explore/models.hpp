@@ -1,6 +1,6 @@
 // The models explore draws its stimuli from, one per role the tester plays against
 // (explore.hpp, docs/explore.md): program.cpp holds the receiver's, sender_model.cpp the
-// sender's.
+// sender's, crn_model.cpp the CRN's.
 #pragma once
 
 #include <algorithm>
@@ -28,5 +28,7 @@ inline Stimulus with_sorted_needs(Stimulus s) {
 
 // The stimuli of one episode against a sender IUT: the tester plays its receiver.
 [[nodiscard]] Program sender_program(std::uint64_t seed, std::size_t episode, std::size_t count);
+// The stimuli of one episode against a CRN IUT: the tester fills its queue (crn_model.cpp).
+[[nodiscard]] Program crn_program(std::uint64_t seed, std::size_t episode, std::size_t count);
 
 }  // namespace rdcc::conformance::explore_model

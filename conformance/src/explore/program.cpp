@@ -741,6 +741,7 @@ class ReceiverModel {
 
 Program generate_program(Role role, std::uint64_t seed, std::size_t episode, std::size_t count) {
   if (role == Role::Sender) return explore_model::sender_program(seed, episode, count);
+  if (role == Role::Crn) return explore_model::crn_program(seed, episode, count);
   Program p;
   p.role = role;
   p.name = "explore-" + std::to_string(seed) + "-" + std::to_string(episode);
@@ -778,7 +779,9 @@ std::vector<std::size_t> with_needs(const Program& p, std::vector<std::size_t> k
 std::string render(const Program& p, const std::vector<std::size_t>& keep) {
   // The scenario checks what its steps check, and what the invariant checker watches: the
   // budget of a receiver, the credit a sender sends under.
-  std::set<std::string> ids{p.role == Role::Sender ? "RDCC-GRANT-03" : "RDCC-BUDGET-01"};
+  std::set<std::string> ids{p.role == Role::Sender ? "RDCC-GRANT-03"
+                            : p.role == Role::Crn  ? "RDCC-CRN-03"
+                                                   : "RDCC-BUDGET-01"};
   const auto cited = [&](const std::string& l) {
     const auto at = l.find(" checks ");
     if (at == std::string::npos) return;

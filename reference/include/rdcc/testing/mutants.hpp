@@ -89,10 +89,14 @@ enum class Mutant : std::uint8_t {
   CrnBelowThreshold,
   CrnWrongPort,
   CrnDirectionSwapped,
+  CrnSuggestedRateUndivided,
+  CrnProtocolFixed,
+  CrnDegree32Bit,
+  CrnDepthAboveThreshold,
 };
 
 inline constexpr std::size_t kMutantCount =
-    static_cast<std::size_t>(Mutant::CrnDirectionSwapped) + 1;
+    static_cast<std::size_t>(Mutant::CrnDepthAboveThreshold) + 1;
 
 enum class MutantRole : std::uint8_t { Receiver, Sender, Crn };
 
@@ -385,6 +389,23 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "sender",
      "Direction is 1 when the report is sent to the receiver and 2 when it is sent to the sender "
      "(CONGESTION_REPORT)"},
+    {Mutant::CrnSuggestedRateUndivided, "crn-suggested-rate-undivided", MutantRole::Crn,
+     "the Suggested Rate is the queue's whole service rate, whatever the number of flows",
+     "optionally, a Suggested Rate equal to the queue's service rate divided by the number of "
+     "flows the CRN observes in the queue (On-Path Congestion Reporting)"},
+    {Mutant::CrnProtocolFixed, "crn-protocol-fixed", MutantRole::Crn,
+     "the Protocol field always says 17 (UDP), whatever the data packet's protocol",
+     "Protocol, ports, and addresses are those of the data packet that triggered the report "
+     "(CONGESTION_REPORT)"},
+    {Mutant::CrnDegree32Bit, "crn-degree-32bit", MutantRole::Crn,
+     "the Congestion Degree's 255 * (Q - B_th) is computed in 32 bits, so it wraps once Q - B_th "
+     "exceeds 16 MiB",
+     "the Congestion Degree, computed as min(255, floor(255 * (Q - B_th) / (Q_max - B_th))) "
+     "(On-Path Congestion Reporting)"},
+    {Mutant::CrnDepthAboveThreshold, "crn-depth-above-threshold", MutantRole::Crn,
+     "the Queue Depth field carries Q - B_th (the excess over the threshold), not Q",
+     "the queue occupancy and threshold, in octets (On-Path Congestion Reporting); Queue Depth "
+     "and Queue Threshold are in octets (CONGESTION_REPORT)"},
 }};
 
 [[nodiscard]] constexpr const MutantInfo& info(Mutant m) noexcept {
