@@ -454,13 +454,15 @@ class ScenarioParser {
       e = step_set(lp, step);
     } else if (kw == "queue") {
       e = step_queue(lp, step);
+    } else if (kw == "spread") {
+      e = step_spread(lp, step);
     } else {
-      return lp.error_at(
-          0,
-          "expected a step (send, expect, silence, ignore, defaults, upper, "
-          "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
-          "description, config), found '" +
-              kw + "'");
+      return lp.error_at(0,
+                         "expected a step (send, expect, silence, ignore, defaults, upper, "
+                         "queue, wait, watch, set, transfer, spread) or a header item (scenario, "
+                         "role, checks, tags, "
+                         "description, config), found '" +
+                             kw + "'");
     }
     if (e) return e;
     scenario_.steps.push_back(std::move(step));
@@ -479,10 +481,10 @@ class ScenarioParser {
     while (at < t.size() && (t[at].quoted || t[at].text != "checks")) ++at;
     if (at == t.size()) return std::nullopt;
     const std::string& kw = t[0].text;
-    if (kw != "expect" && kw != "silence" && kw != "watch") {
+    if (kw != "expect" && kw != "silence" && kw != "watch" && kw != "spread") {
       return lp.error_at(at,
                          "a 'checks' annotation belongs on a step that can fail (expect, "
-                         "silence, watch), not on '" +
+                         "silence, watch, spread), not on '" +
                              kw + "'");
     }
     step.checks_where = lp.at_token(at);
@@ -636,6 +638,39 @@ class ScenarioParser {
   }
 
   // ---- steps ----
+
+  // spread $V1 ... $VN over D: N >= kMinSpreadSamples captured samples (microseconds).
+  static std::optional<ParseError> step_spread(const LineParser& lp, Step& step) {
+    step.kind = Step::Kind::Spread;
+    const auto& t = lp.tokens();
+    std::size_t over = 1;
+    while (over < t.size() && t[over].text != "over") ++over;
+    if (over + 2 != t.size()) {
+      return lp.error_at(std::min(over + 2, t.size() - 1),
+                         "expected spread $VAR ... over DURATION (the samples, then the D of "
+                         "[0, D] they are drawn from)");
+    }
+    for (std::size_t i = 1; i < over; ++i) {
+      const auto& v = t[i].text;
+      if (v.size() < 2 || v[0] != '$' || !is_identifier(v.substr(1))) {
+        return lp.error_at(i, "expected a $variable holding a sample, found '" + v + "'");
+      }
+      step.samples.push_back(v.substr(1));
+    }
+    if (step.samples.size() < kMinSpreadSamples) {
+      return lp.error_at(over, "expected at least " + std::to_string(kMinSpreadSamples) +
+                                   " samples (fewer prove nothing: all of N uniform draws fall "
+                                   "in one quarter with probability 4^-N), found " +
+                                   std::to_string(step.samples.size()));
+    }
+    auto d = parse_duration(t[over + 1].text);
+    if (!d || d->ns <= 0) {
+      return lp.error_at(over + 1,
+                         "expected a duration such as 100ms, found '" + t[over + 1].text + "'");
+    }
+    step.within = *d;
+    return std::nullopt;
+  }
 
   std::optional<ParseError> single_duration(const LineParser& lp, ref::Duration& out) {
     const auto& t = lp.tokens();
@@ -864,7 +899,8 @@ class ScenarioParser {
         return lp.error_at(i, "expected a capture name=field, found '" + s + "'");
       }
       const std::string field = s.substr(eq + 1);
-      if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
+      if (field != kSinceSubmitField &&
+          std::find(fields.begin(), fields.end(), field) == fields.end()) {
         return ParseError{lp.at(t[i].column + static_cast<int>(eq) + 1),
                           "unknown field '" + field + "' to capture (known: " + join(fields) + ")"};
       }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <map>
@@ -312,6 +314,7 @@ class Run {
         return field == kPacingSum ? check_watch(a_.now()) : check_unscheduled_watch();
       }
       case Step::Kind::Require: return require(step);
+      case Step::Kind::Spread: return spread(step);
     }
     return std::nullopt;
   }
@@ -1153,6 +1156,17 @@ class Run {
                       frame_of(*p)};
         }
         for (const auto& c : alt.captures) {
+          if (c.field == kSinceSubmitField) {
+            if (!last_submit_) {
+              return Stop{Verdict::Inconclusive,
+                          "cannot capture '" + c.field + "': no upper submit before", expected,
+                          describe(*p)};
+            }
+            const Duration since = p->kernel_time.value_or(p->time) - *last_submit_;
+            vars_[c.variable] =
+                static_cast<std::uint64_t>(std::max<std::int64_t>(0, since.micros()));
+            continue;
+          }
           const json& v = fields[c.field];
           if (!v.is_number_unsigned()) {
             return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
@@ -1229,6 +1243,7 @@ class Run {
         req[m.field] = *v;
       }
     }
+    if (step.upper_op == "submit") last_submit_ = a_.now();
     const auto resp = a_.upper(nlohmann::json::parse(req.dump()));
     log_tester(a_.now(), "upper", json{{"request", req}, {"response", json::parse(resp.dump())}});
     if (!resp.is_object() || !resp.value("ok", false)) {
@@ -1254,6 +1269,56 @@ class Run {
       }
       vars_[c.variable] = it->get<std::uint64_t>();
     }
+    return std::nullopt;
+  }
+
+  // spread $V... over D: samples of a uniform draw from [0, D] ("a random duration drawn
+  // uniformly from [0, J]"). All N in the lowest quarter, or all in the highest, happens to a
+  // uniform draw with probability 4^-N: a failure. On real sockets a sample is late by the
+  // host's delays, so the highest quarter begins that much later.
+  std::optional<Stop> spread(const Step& step) {
+    std::vector<std::uint64_t> v;
+    for (const auto& name : step.samples) {
+      const auto it = vars_.find(name);
+      if (it == vars_.end()) {
+        return Stop{Verdict::Inconclusive,
+                    "the sample $" + name +
+                        " was never captured (the step that captures it "
+                        "did not run to its end)",
+                    "", ""};
+      }
+      v.push_back(it->second);
+    }
+    const std::uint64_t d = static_cast<std::uint64_t>(step.within.micros());
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    const std::uint64_t late = static_cast<std::uint64_t>(widen(step.within).micros()) - d;
+    const auto list = [&] {
+      std::string out;
+      for (const auto x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+      return out + " us";
+    }();
+    const double p = std::pow(0.25, static_cast<double>(v.size()));
+    char chance[32];
+    std::snprintf(chance, sizeof chance, "%.1e", p);
+    const std::string expected = "samples spread over [0, " + std::to_string(d) + " us]";
+    if (*hi < d / 4) {
+      return Stop{Verdict::Fail,
+                  "all " + std::to_string(v.size()) + " samples lie below " +
+                      std::to_string(d / 4) + " us, the lowest quarter of [0, " +
+                      std::to_string(d) + " us]: a uniform draw does that with probability " +
+                      chance,
+                  expected, list};
+    }
+    if (*lo > 3 * d / 4 + late) {
+      return Stop{Verdict::Fail,
+                  "all " + std::to_string(v.size()) + " samples lie above " +
+                      std::to_string(3 * d / 4 + late) + " us, the highest quarter of [0, " +
+                      std::to_string(d) + " us]" +
+                      (late != 0 ? " and the window tolerance" : std::string()) +
+                      ": a uniform draw does that with probability " + chance,
+                  expected, list};
+    }
+    log_tester(a_.now(), "spread", json{{"samples_us", v}, {"over_us", d}});
     return std::nullopt;
   }
 
@@ -1746,6 +1811,7 @@ class Run {
   std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
   std::optional<Stop> watch_failure_;
   std::optional<CrnReportJudge> crn_reports_;  // role crn: every report against the queue
+  std::optional<Time> last_submit_;            // the latest upper submit (since_submit_us)
   std::map<std::pair<std::uint64_t, std::uint64_t>, RateInForce> rates_;
   std::map<std::uint32_t, std::uint32_t> default_lifetime_;
   std::deque<Packet> held_;

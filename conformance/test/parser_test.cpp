@@ -184,8 +184,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{
             "UnknownKeyword", kHead + "sned ERROR\n",
             "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
-            "queue, wait, watch, set, transfer) or a header item (scenario, role, checks, tags, "
-            "description, config), found 'sned'"},
+            "queue, wait, watch, set, transfer, spread) or a header item (scenario, role, checks, "
+            "tags, description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
                   "t.scn:4:6: expected a message type (ASSOC_REQUEST, ASSOC_ACCEPT, "
                   "CREDIT_REQUEST, CREDIT_GRANT, SENDER_STATUS, CONGESTION_REPORT, MSG_DONE, "
@@ -323,7 +323,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:5:16: expected the pattern the IUT declines with"},
         ErrorCase{"AnnotationOnSend", kHead + "send ERROR reason=NO_ERROR checks RDCC-ASSOC-01\n",
                   "t.scn:4:28: a 'checks' annotation belongs on a step that can fail (expect, "
-                  "silence, watch), not on 'send'"},
+                  "silence, watch, spread), not on 'send'"},
         ErrorCase{"AnnotationWithoutIds", kHead + "expect ERROR within 1ms checks\n",
                   "t.scn:4:25: expected one or more requirement IDs after 'checks'"},
         ErrorCase{"AnnotationBadId", kHead + "silence 1ms checks RDCC-ASSOC-1\n",
@@ -372,6 +372,19 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:32: 'within_u' belongs to send CREDIT_REQUEST and send data only"},
         ErrorCase{"WithinUTwo", kHead + "send data message=1 offset=0 length=1 within_u=2\n",
                   "t.scn:4:39: 'within_u' takes only =1"},
+        ErrorCase{"SpreadFewSamples", kHead + "spread $a $b $c over 1ms\n",
+                  "t.scn:4:17: expected at least 8 samples (fewer prove nothing: all of N uniform "
+                  "draws fall in one quarter with probability 4^-N), found 3"},
+        ErrorCase{"SpreadNotAVariable", kHead + "spread $a b $c $d $e $f $g $h over 1ms\n",
+                  "t.scn:4:11: expected a $variable holding a sample, found 'b'"},
+        ErrorCase{"SpreadWithoutOver", kHead + "spread $a $b $c $d $e $f $g $h\n",
+                  "t.scn:4:29: expected spread $VAR ... over DURATION (the samples, then the D of "
+                  "[0, D] they are drawn from)"},
+        ErrorCase{"SpreadBadDuration", kHead + "spread $a $b $c $d $e $f $g $h over soon\n",
+                  "t.scn:4:37: expected a duration such as 100ms, found 'soon'"},
+        ErrorCase{"CaptureUnknownDataField", kHead + "expect data -> d=since_send_us\n",
+                  "t.scn:4:18: unknown field 'since_send_us' to capture (known: message, offset, "
+                  "length, last, unscheduled, ce, dscp, end)"},
         ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
                   "t.scn:4:1: transfer needs length="},
         ErrorCase{"TransferUnknownField",
@@ -400,6 +413,22 @@ TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
   EXPECT_EQ(st[3].kind, Step::Kind::Watch);
   EXPECT_NE(find_builtin("tester_data_port"), nullptr);
   EXPECT_EQ(find_builtin("nonce"), nullptr);
+}
+
+// spread $V... over D, and the since_submit_us capture it reads.
+TEST(Parser, Spread_TakesSamplesAndTheirRange) {
+  auto r = parse_scenario(kHead +
+                              "expect data -> d1=since_submit_us\n"
+                              "spread $d1 $d2 $d3 $d4 $d5 $d6 $d7 $d8 over 100ms checks "
+                              "RDCC-ASSOC-01\n",
+                          "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
+  const auto& st = std::get<Scenario>(r).steps;
+  EXPECT_EQ(st[0].alternatives[0].captures[0].field, kSinceSubmitField);
+  EXPECT_EQ(st[1].kind, Step::Kind::Spread);
+  EXPECT_EQ(st[1].samples.size(), 8U);
+  EXPECT_EQ(st[1].samples[7], "d8");
+  EXPECT_EQ(st[1].within.micros(), 100000);
 }
 
 // require VAR OP VALUE ... "reason": conditions on captured variables, and why the scenario

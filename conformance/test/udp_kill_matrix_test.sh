@@ -26,9 +26,6 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXI
 declare -A may_survive
 case "$role" in
   sender)
-    may_survive[no-start-jitter]="as through exec: (exec_kill_matrix_test.sh): one sample of the \
-random start delay, which the real-time tolerance narrows to nothing, and a delay of 0 is a \
-legal draw"
     may_survive[sender-report-from-unconfigured-crn]="as through exec: the report must be read \
 before the random start delay ends, which a loaded host may miss" ;;
   receiver)

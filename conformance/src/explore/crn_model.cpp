@@ -23,12 +23,12 @@ namespace rdcc::conformance::explore_model {
 namespace {
 
 struct Flow {
-  std::string far;          // the side the tester does not play: 127.0.0.K:PORT
+  std::string far;  // the side the tester does not play: 127.0.0.K:PORT
   std::uint16_t far_port = 0;
   bool tester_receives = true;  // the flow goes to $tester_data (else comes from it)
   unsigned protocol = 17;
-  unsigned port = 1;             // the egress port it leaves by
-  std::string dscp;              // of its latest packet
+  unsigned port = 1;            // the egress port it leaves by
+  std::string dscp;             // of its latest packet
   bool maybe_reported = false;  // a packet above B_th was dequeued: a report may have gone
 };
 
@@ -37,7 +37,8 @@ class CrnModel {
   CrnModel(std::uint64_t seed, std::size_t episode)
       : rng_(seed * 0xA0761D6478BD642FULL + episode + 3) {
     b_th_ = below(8) == 0 ? 1 + below(4096) : 1500 + below(1U << 20U);
-    const std::uint64_t span = below(4) == 0 ? (32U << 20U) + below(32U << 20U) : 1 + below(2U << 20U);
+    const std::uint64_t span =
+        below(4) == 0 ? (32U << 20U) + below(32U << 20U) : 1 + below(2U << 20U);
     q_max_ = b_th_ + span;
     service_ = std::array<std::uint64_t, 6>{1000, 10000, 25000, 100000, 400000, 799999}[below(6)];
     // Short intervals test their boundary in virtual time; 100 ms ones outlast an episode, so
@@ -57,10 +58,10 @@ class CrnModel {
 
   Stimulus next() {
     const auto pick = below(20);
-    Stimulus s = index_ == 0 ? observe(std::nullopt)
-                 : pick < 4  ? wait()
+    Stimulus s = index_ == 0               ? observe(std::nullopt)
+                 : pick < 4                ? wait()
                  : pick < 7 && last_above_ ? observe(last_above_)  // the same flow again
-                             : observe(std::nullopt);
+                                           : observe(std::nullopt);
     ++index_;
     return with_sorted_needs(std::move(s));
   }
@@ -150,8 +151,8 @@ class CrnModel {
       s.lines.push_back(
           "expect CONGESTION_REPORT within 1ms " +
           std::string(f.tester_receives
-                          ? "source_address=" + far_ip + " source_port=" +
-                                std::to_string(f.far_port) +
+                          ? "source_address=" + far_ip +
+                                " source_port=" + std::to_string(f.far_port) +
                                 " destination_address=$tester_ip destination_port=$tester_data_port"
                           : "source_address=$tester_ip source_port=$tester_data_port "
                             "destination_address=" +

@@ -45,8 +45,8 @@ CrnReportJudge::CrnReportJudge(const std::map<std::string, std::uint64_t>& confi
 }
 
 void CrnReportJudge::observed(const QueueSample& q, ref::Time at) {
-  const FlowKey key{q.source.ip,   q.destination.ip, q.source.port, q.destination.port,
-                    q.protocol,    q.source.ipv6};
+  const FlowKey key{q.source.ip,        q.destination.ip, q.source.port,
+                    q.destination.port, q.protocol,       q.source.ipv6};
   flows_[key].push_back({q, at});
 }
 
@@ -91,9 +91,10 @@ std::optional<std::string> CrnReportJudge::mismatch(const CongestionReport& r,
     const std::uint64_t low = *service_rate_ / flows;
     const std::uint64_t high = (*service_rate_ + flows - 1) / flows;
     if (r.suggested_rate != low && r.suggested_rate != high) {
-      return "Suggested Rate " + std::to_string(r.suggested_rate) + " Mbit/s, but the service rate " +
-             std::to_string(*service_rate_) + " Mbit/s divided by the " + std::to_string(flows) +
-             " flows in the queue is " + std::to_string(low) +
+      return "Suggested Rate " + std::to_string(r.suggested_rate) +
+             " Mbit/s, but the service rate " + std::to_string(*service_rate_) +
+             " Mbit/s divided by the " + std::to_string(flows) + " flows in the queue is " +
+             std::to_string(low) +
              (low == high ? "" : " (or " + std::to_string(high) + " rounded up)") +
              " (\"optionally, a Suggested Rate equal to the queue's service rate divided by the "
              "number of flows the CRN observes in the queue\")";
@@ -141,13 +142,12 @@ std::optional<CrnFinding> CrnReportJudge::report(const CongestionReport& r, cons
                    "no report while Q <= B_th");
   }
   const bool ipv6 = r.ipv6();
-  const FlowKey key{r.source_address, r.destination_address, r.source_port,
-                    r.destination_port, r.protocol,          ipv6};
-  const std::string flow_text = ip_text(r.source_address, ipv6) + ":" +
-                                std::to_string(r.source_port) + " -> " +
-                                ip_text(r.destination_address, ipv6) + ":" +
-                                std::to_string(r.destination_port) + " protocol " +
-                                std::to_string(r.protocol);
+  const FlowKey key{
+      r.source_address, r.destination_address, r.source_port, r.destination_port, r.protocol, ipv6};
+  const std::string flow_text =
+      ip_text(r.source_address, ipv6) + ":" + std::to_string(r.source_port) + " -> " +
+      ip_text(r.destination_address, ipv6) + ":" + std::to_string(r.destination_port) +
+      " protocol " + std::to_string(r.protocol);
   const auto it = flows_.find(key);
   if (it == flows_.end()) {
     if (data_sent_) return std::nullopt;  // a flow of the data the tester sent
@@ -178,8 +178,8 @@ std::optional<CrnFinding> CrnReportJudge::report(const CongestionReport& r, cons
   const Address& named = to_sender ? flow_src : flow_dst;
   const Address& other = to_sender ? flow_dst : flow_src;
   if (!named.same_host(other) && to.ipv6 == other.ipv6 && wire::same_octets(to.ip, other.ip)) {
-    return finding("a CONGESTION_REPORT with Direction " + std::to_string(r.direction) + " sent to " +
-                       ip_text(to.ip, to.ipv6) + ", the flow's " +
+    return finding("a CONGESTION_REPORT with Direction " + std::to_string(r.direction) +
+                       " sent to " + ip_text(to.ip, to.ipv6) + ", the flow's " +
                        (to_sender ? "receiver" : "sender") +
                        ": \"Direction is 1 when the report is sent to the receiver and 2 when it "
                        "is sent to the sender\"",
@@ -196,8 +196,10 @@ std::optional<CrnFinding> CrnReportJudge::report(const CongestionReport& r, cons
     for (const auto& o : obs) {
       if (std::min(o.q.occupancy, kDepthMax) == r.queue_depth) best = &o;
     }
-    return finding("a CONGESTION_REPORT on " + flow_text + " that no packet of it dequeued by the "
-                       "tester explains: " + *mismatch(r, *best),
+    return finding("a CONGESTION_REPORT on " + flow_text +
+                       " that no packet of it dequeued by the "
+                       "tester explains: " +
+                       *mismatch(r, *best),
                    "a report of the packet dequeued at Q " + std::to_string(best->q.occupancy));
   }
   if (per_flow_) {

@@ -111,6 +111,7 @@ struct Step {
                  // data for every octet the IUT grants, as a conforming sender does
     Set,         // set name=value ... (a variable's value until a capture replaces it)
     Require,     // require VAR OP VALUE ... "reason" (unsupported unless every condition holds)
+    Spread,      // spread $V1 ... $VN over D: the captured samples are a uniform draw from [0, D]
   };
   Kind kind = Kind::Wait;
   Location where;
@@ -137,6 +138,8 @@ struct Step {
   std::vector<std::string> checks;
   Location checks_where;
   std::string reason;  // Require: why the scenario cannot test the IUT otherwise
+  // Spread: the variables holding the samples (without '$'); `within` is D.
+  std::vector<std::string> samples;
 };
 
 // The IUT's role: Role::Receiver, Role::Sender or Role::Crn (catalog.hpp).
@@ -235,5 +238,11 @@ inline constexpr std::string_view kToField = "to";
 // ... unscheduled=1` the packet goes only if its message's request went unscheduled. A
 // conforming sender's choice, for a tester that cannot know U when the scenario is written.
 inline constexpr std::string_view kWithinUField = "within_u";
+// `-> d=since_submit_us` on an expect: the microseconds from the latest `upper submit` to the
+// packet's arrival (its kernel timestamp on real sockets), for a `spread` of start delays.
+inline constexpr std::string_view kSinceSubmitField = "since_submit_us";
+// `spread` needs at least this many samples: all of N uniform draws from [0, D] fall in one
+// quarter of it with probability 4^-N, 1.5e-5 at eight.
+inline constexpr std::size_t kMinSpreadSamples = 8;
 
 }  // namespace rdcc::conformance
