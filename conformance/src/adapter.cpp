@@ -157,6 +157,39 @@ std::string config_keys_text(const std::map<std::string, std::uint64_t>& config)
   return out;
 }
 
+std::optional<std::string> parse_class_dscps(std::string_view text,
+                                             std::optional<ClassDscps>& out) {
+  if (text == "none") {
+    out = std::nullopt;
+    return std::nullopt;
+  }
+  ClassDscps map{};
+  std::size_t n = 0;
+  std::string_view rest = text;
+  while (true) {
+    const auto cut = rest.find(',');
+    const auto item = rest.substr(0, cut);
+    unsigned v = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (n == map.size()) {
+      return "takes eight DSCPs (class 0 to 7) or none: '" + std::string(text) + "' has more";
+    }
+    if (item.empty() || ec != std::errc{} || ptr != item.data() + item.size() || v > 63) {
+      return "takes DSCPs 0..63: item " + std::to_string(n + 1) + " (class " + std::to_string(n) +
+             ") of '" + std::string(text) + "' is '" + std::string(item) + "'";
+    }
+    map.at(n++) = static_cast<std::uint8_t>(v);
+    if (cut == std::string_view::npos) break;
+    rest = rest.substr(cut + 1);
+  }
+  if (n != map.size()) {
+    return "takes eight DSCPs (class 0 to 7) or none: '" + std::string(text) + "' has " +
+           std::to_string(n);
+  }
+  out = map;
+  return std::nullopt;
+}
+
 std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text) {
   AdapterSpec spec;
   const auto colon = text.find(':');

@@ -188,6 +188,7 @@ std::vector<MatrixIut> load_matrix_file(const std::string& path, const AdapterSp
     AdapterSpec spec = std::get<AdapterSpec>(parsed);
     spec.data_framing = base.data_framing;
     spec.unscheduled_dscp = base.unscheduled_dscp;
+    spec.class_dscps = base.class_dscps;
     spec.tolerance_abs = base.tolerance_abs;
     spec.tolerance_rel = base.tolerance_rel;
     const bool reference = spec.kind == AdapterSpec::Kind::Reference;

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   std::string tolerance_abs = "200us";
   std::string tolerance_rel = "10%";
   std::string unscheduled_dscp = "8";
+  std::string class_dscp = "0,0,0,0,0,0,0,0";
   std::string checker_tolerance = "100us";
   std::string patience = "100ms";
   app.add_option("--iut", iut,
@@ -219,6 +220,11 @@ int main(int argc, char** argv) {
                  "udp:, exec: the DSCP the domain configures for unscheduled data as the IUT has "
                  "it (0..63), or 'none'; an IUT's upper tester that says it in hello overrides it "
                  "(default 8)");
+  app.add_option("--class-dscp", class_dscp,
+                 "udp:, exec: the DSCP the domain configures for each Traffic Class as the IUT "
+                 "has it: eight values 0..63, class 0 first, comma-separated, or 'none'; an IUT's "
+                 "upper tester that says it in hello (\"class_dscp\") overrides it (default 0 "
+                 "for every class)");
   app.add_option("--checker-tolerance", checker_tolerance,
                  "Real-time adapters: how far the invariant checker's view of the IUT's data "
                  "timing may be from the IUT's own (the tester reads kernel receive timestamps; "
@@ -423,6 +429,10 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     options.adapter.unscheduled_dscp = static_cast<std::uint8_t>(d);
+  }
+  if (auto e = parse_class_dscps(class_dscp, options.adapter.class_dscps)) {
+    std::cerr << "rdcc-conform: --class-dscp " << *e << "\n";
+    return kExitUsage;
   }
   const auto checker_abs = parse_duration(checker_tolerance);
   if (!checker_abs) {

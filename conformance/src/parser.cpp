@@ -1509,6 +1509,14 @@ const std::vector<BuiltinVariable>& builtin_variables() {
       {"other", K::Address, "a host that is neither the association's peer nor a configured CRN"},
       {"other_ip", K::Ip, "the IP of that host"},
       {"unscheduled_dscp", K::Number, "the DSCP the domain configures for unscheduled data"},
+      {"class_dscp_0", K::Number, "the DSCP the domain configures for Traffic Class 0"},
+      {"class_dscp_1", K::Number, "the DSCP the domain configures for Traffic Class 1"},
+      {"class_dscp_2", K::Number, "the DSCP the domain configures for Traffic Class 2"},
+      {"class_dscp_3", K::Number, "the DSCP the domain configures for Traffic Class 3"},
+      {"class_dscp_4", K::Number, "the DSCP the domain configures for Traffic Class 4"},
+      {"class_dscp_5", K::Number, "the DSCP the domain configures for Traffic Class 5"},
+      {"class_dscp_6", K::Number, "the DSCP the domain configures for Traffic Class 6"},
+      {"class_dscp_7", K::Number, "the DSCP the domain configures for Traffic Class 7"},
   };
   return kBuiltins;
 }

@@ -57,6 +57,9 @@ ref::SenderConfig sender_defaults() {
   c.local = kIut;
   c.crn_addresses = {kTester};
   c.unscheduled_dscp = kUnscheduledDscp;
+  // A domain whose classes are told apart (AF11, AF21, ... and CS5 for class 7), so that a
+  // scenario that assumed DSCP 0 for every class would fail the reference.
+  c.class_dscp = {0, 10, 18, 26, 34, 12, 20, 40};
   return c;
 }
 const Address kCrn = Address::v4(10, 0, 0, 254, kRdccPort);
@@ -280,10 +283,15 @@ class ReferenceAdapter final : public Adapter {
     } else {
       j["unscheduled_dscp"] = nullptr;
     }
+    if (sender_) j["class_dscp"] = sender_->config().class_dscp;
     return nlohmann::json::parse(j.dump());
   }
   [[nodiscard]] std::optional<std::uint8_t> unscheduled_dscp() const override {
     return unscheduled_dscp_;
+  }
+  [[nodiscard]] std::optional<ClassDscps> class_dscps() const override {
+    if (sender_) return sender_->config().class_dscp;
+    return ClassDscps{};
   }
 
  private:

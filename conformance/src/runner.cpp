@@ -38,17 +38,21 @@ bool pattern_uses(const Pattern& p, std::string_view name) {
                      [&](const Matcher& m) { return is_variable(m.value, name); });
 }
 
+// Whether the step `st` reads the variable `name`.
+bool step_uses(const Step& st, std::string_view name) {
+  const auto in = [&](const std::vector<Pattern>& ps) {
+    return std::any_of(ps.begin(), ps.end(),
+                       [&](const Pattern& p) { return pattern_uses(p, name); });
+  };
+  return pattern_uses(st.pattern, name) || in(st.alternatives) || in(st.ignore_patterns) ||
+         std::any_of(st.raw_fields.begin(), st.raw_fields.end(),
+                     [&](const RawField& f) { return is_variable(f.value, name); });
+}
+
 // Whether any step of `s` reads the variable `name`.
 bool uses_variable(const Scenario& s, std::string_view name) {
-  return std::any_of(s.steps.begin(), s.steps.end(), [&](const Step& st) {
-    const auto in = [&](const std::vector<Pattern>& ps) {
-      return std::any_of(ps.begin(), ps.end(),
-                         [&](const Pattern& p) { return pattern_uses(p, name); });
-    };
-    return pattern_uses(st.pattern, name) || in(st.alternatives) || in(st.ignore_patterns) ||
-           std::any_of(st.raw_fields.begin(), st.raw_fields.end(),
-                       [&](const RawField& f) { return is_variable(f.value, name); });
-  });
+  return std::any_of(s.steps.begin(), s.steps.end(),
+                     [&](const Step& st) { return step_uses(st, name); });
 }
 
 // The names a JSON array of strings holds, or none when it is not one.
@@ -239,16 +243,27 @@ class Run {
                                  "{rocev2_port} in the command; udp: add ,rocev2=PORT)"};
       }
     }
+    // The first step that reads the variable.
+    const auto step_using = [&](const std::string& name) {
+      const Step* st = first([&](const Step& x) { return step_uses(x, name); });
+      return st != nullptr ? st : &s_.steps.front();
+    };
     if (!a_.unscheduled_dscp() && uses_variable(s_, "unscheduled_dscp")) {
-      const Step* st = first([](const Step& x) {
-        return pattern_uses(x.pattern, "unscheduled_dscp") ||
-               std::any_of(x.alternatives.begin(), x.alternatives.end(),
-                           [](const Pattern& p) { return pattern_uses(p, "unscheduled_dscp"); });
-      });
-      return std::pair{st != nullptr ? st : &s_.steps.front(),
+      return std::pair{step_using("unscheduled_dscp"),
                        "needs the DSCP the domain configures for unscheduled data "
                        "($unscheduled_dscp), and the IUT has none configured (its hello's "
                        "\"unscheduled_dscp\", or --unscheduled-dscp)"};
+    }
+    if (!a_.class_dscps()) {
+      for (std::size_t c = 0; c < ClassDscps{}.size(); ++c) {
+        const std::string name = "class_dscp_" + std::to_string(c);
+        if (!uses_variable(s_, name)) continue;
+        return std::pair{step_using(name),
+                         "needs the DSCP the domain configures for Traffic Class " +
+                             std::to_string(c) + " ($" + name +
+                             "), and the IUT declares none (its hello's \"class_dscp\" is null, "
+                             "or --class-dscp none)"};
+      }
     }
     const auto hello = a_.hello();
     if (!hello) return std::nullopt;
@@ -373,6 +388,11 @@ class Run {
       vars_["iut_rocev2_port"] = a_.iut_rocev2().port;
     }
     if (auto d = a_.unscheduled_dscp()) vars_["unscheduled_dscp"] = *d;
+    if (auto map = a_.class_dscps()) {
+      for (std::size_t c = 0; c < map->size(); ++c) {
+        vars_["class_dscp_" + std::to_string(c)] = map->at(c);
+      }
+    }
   }
 
   // An address or IP as text: written in the scenario, or a built-in variable.

@@ -40,6 +40,18 @@
 namespace rdcc::conformance {
 namespace {
 
+// A hello's "class_dscp": eight DSCPs, class 0 first; null: the IUT knows none. Anything else is
+// malformed (hello() refuses it, naming the value).
+std::optional<ClassDscps> class_dscps_of(const nlohmann::json& v) {
+  if (!v.is_array() || v.size() != ClassDscps{}.size()) return std::nullopt;
+  ClassDscps out{};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() > 63) return std::nullopt;
+    out.at(i) = static_cast<std::uint8_t>(v[i].get<std::uint64_t>());
+  }
+  return out;
+}
+
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -369,6 +381,10 @@ class SocketAdapter final : public Adapter {
     }
     return spec_.unscheduled_dscp;
   }
+  [[nodiscard]] std::optional<ClassDscps> class_dscps() const override {
+    if (hello_ && hello_->contains("class_dscp")) return class_dscps_of((*hello_)["class_dscp"]);
+    return spec_.class_dscps;
+  }
   [[nodiscard]] const ref::DataFraming& data_framing() const override { return spec_.data_framing; }
   [[nodiscard]] std::optional<std::string> unsupported() const override {
     if (child_exited_ && exit_.signal == 0 && exit_.status == 127) {
@@ -488,6 +504,11 @@ class SocketAdapter final : public Adapter {
         return unsupported_;
       }
       return "the IUT refused hello: " + excerpt(*hello, kAnswerExcerpt);
+    }
+    if (hello->contains("class_dscp") && !(*hello)["class_dscp"].is_null() &&
+        !class_dscps_of((*hello)["class_dscp"])) {
+      return "the IUT's hello has \"class_dscp\": " + excerpt((*hello)["class_dscp"], 80) +
+             ", not eight DSCPs 0..63 (class 0 first) or null";
     }
     hello_ = *hello;
     if (has_queue(s) && !offers(*hello_, "queue")) {

@@ -221,6 +221,24 @@ check "sender without unscheduled DSCP" run 0 "$conform" --role sender --toleran
   --scenarios "$scenarios" --catalog "$catalog" --filter sender-unscheduled-request-first \
   --iut "exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} --data-port {tester_data_port} --line-rate 100000 --upper-tester stdio"
 check "sender without unscheduled DSCP: unsupported" contains "$work/out" "UNSUPPORTED  sender-unscheduled-request-first: needs the DSCP the domain configures for unscheduled data"
+# The class DSCPs: --class-dscp's errors name the item; the IUT's hello overrides the option, and
+# a malformed "class_dscp" in it is refused, named.
+check "bad --class-dscp exits 2" run 2 "$conform" --iut reference --class-dscp 0,0,64,0,0,0,0,0 --scenarios "$scenarios"
+check "bad --class-dscp named" contains "$work/err" "rdcc-conform: --class-dscp takes DSCPs 0..63: item 3 (class 2) of '0,0,64,0,0,0,0,0' is '64'"
+check "short --class-dscp exits 2" run 2 "$conform" --iut reference --class-dscp 0,18 --scenarios "$scenarios"
+check "short --class-dscp named" contains "$work/err" "takes eight DSCPs (class 0 to 7) or none: '0,18' has 2"
+sender_exec="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} --data-port {tester_data_port} --line-rate 100000 --unscheduled-dscp 8 --upper-tester stdio"
+check "class DSCP from the hello" run 0 "$conform" --role sender --tolerance-abs 20ms \
+  --scenarios "$scenarios" --catalog "$catalog" --filter sender-scheduled-class-dscp --class-dscp 0,0,46,0,0,0,0,0 \
+  --iut "$sender_exec --class-dscp 0,0,34,0,0,0,0,0"
+check "class DSCP from the hello: passed" contains "$work/out" "1 passed, 0 warned, 0 failed"
+check "class DSCP declared none" run 0 "$conform" --role sender --tolerance-abs 20ms \
+  --scenarios "$scenarios" --catalog "$catalog" --filter sender-scheduled-class-dscp --class-dscp none \
+  --iut 'exec:read l; echo "{\"ok\":true,\"role\":\"sender\",\"class_dscp\":null}"; sleep 5'
+check "class DSCP declared none: unsupported" contains "$work/out" "UNSUPPORTED  sender-scheduled-class-dscp: needs the DSCP the domain configures for Traffic Class 2"
+check "malformed class_dscp in hello: inconclusive" run 3 "$conform" --role sender --scenarios "$work/upper" \
+  --iut 'exec:read l; echo "{\"ok\":true,\"role\":\"sender\",\"class_dscp\":[0,1,99]}"; sleep 5'
+check "malformed class_dscp in hello named" contains "$work/out" "INCONCLUSIVE needs-upper: the IUT did not start: the IUT's hello has \"class_dscp\": [0,1,99], not eight DSCPs 0..63 (class 0 first) or null"
 # A sender that uses scheduled mode for every message declines mode=unscheduled (its hello).
 check "scheduled-only sender" run 0 "$conform" --role sender --tolerance-abs 20ms \
   --scenarios "$scenarios" --catalog "$catalog" --filter sender-link-pause-stops-unscheduled \

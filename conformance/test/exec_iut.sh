@@ -1,11 +1,14 @@
 # The reference node of one role as an exec: IUT (sourced by exec_suite_test.sh and
-# exec_kill_matrix_test.sh; needs $role and $rdcc): sets $iut, $strict and $receiver_opts.
+# exec_kill_matrix_test.sh; needs $role and $rdcc): sets $iut, $strict, $receiver_opts and
+# $sender_class_opts.
 strict=
 # The reference IUT's configuration (docs/scenario-language.md, "The reference IUT"), as options.
 receiver_opts="--address 127.0.0.1 --budget 4194304 --unscheduled-budget 1048576 \
 --link-capacity 100000 --unscheduled-limit 65536 --start-jitter 10 --backlog-threshold 1048576 \
 --grant-lifetime 1000 --credit-unit 4096 --d-max 20 --base-rtt 10 --rtt-target 50 \
 --crn 127.0.0.1 --unscheduled-dscp 8 --events /dev/stderr"
+# The reference IUT's domain tells its Traffic Classes apart (what its hello says as "class_dscp").
+sender_class_opts="--class-dscp 0,10,18,26,34,12,20,40"
 case "$role" in
   receiver)
     # --strict: the MAY-level scenarios too (idle associations removed), and a failed SHOULD fails.
@@ -15,7 +18,7 @@ case "$role" in
   sender)
     iut="exec:$rdcc sender --address 127.0.0.1 --rdcc-port {rdcc_port} \
 --data-port {tester_data_port} --line-rate 100000 --crn 127.0.0.1 --unscheduled-dscp 8 \
---upper-tester stdio --events /dev/stderr" ;;
+$sender_class_opts --upper-tester stdio --events /dev/stderr" ;;
   crn)
     # The tester is the flow's sender and receiver: data comes in on {data_port}, leaves for
     # {tester_data_port} at 100 Mbit/s, and reports go to the tester's RDCC port (the domain's

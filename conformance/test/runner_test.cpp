@@ -675,25 +675,48 @@ TEST(Runner, RuleBinds_TheViolatingPartyOnly) {
 
 // ---- receiver-association-cap: the MUST and the SHOULD of one sentence ----
 
-// A receiver that evicts its oldest association to admit a new one: the reference receiver with
-// room for one more association than the scenario configures, which from then on forgets the
-// first association it accepted (its CREDIT_REQUESTs go unanswered).
-class EvictingReceiver : public Adapter {
+// The in-process reference of `spec` as an adapter that a test changes in one place: by default
+// every call goes to the reference.
+class Forwarding : public Adapter {
  public:
-  explicit EvictingReceiver(const AdapterSpec& spec) : inner_(make_reference_adapter(spec)) {}
-  std::optional<std::string> start(const Scenario& s) override {
-    Scenario roomier = s;
-    roomier.config["max_associations"] = s.config.at("max_associations") + 1;
-    return inner_->start(roomier);
-  }
+  explicit Forwarding(const AdapterSpec& spec) : inner_(make_reference_adapter(spec)) {}
+  std::optional<std::string> start(const Scenario& s) override { return inner_->start(s); }
   Address iut_control() const override { return inner_->iut_control(); }
   Address iut_data() const override { return inner_->iut_data(); }
   Address tester_control() const override { return inner_->tester_control(); }
   Address tester_data() const override { return inner_->tester_data(); }
   Address other_control() const override { return inner_->other_control(); }
   bool virtual_time() const override { return true; }
-  std::string describe() const override { return "evicting receiver"; }
+  std::string describe() const override { return "changed " + inner_->describe(); }
   Time now() override { return inner_->now(); }
+  void send(const Packet& p) override { inner_->send(p); }
+  std::optional<Packet> receive(Time deadline) override { return inner_->receive(deadline); }
+  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
+  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
+  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
+  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
+    return inner_->receiver_budget();
+  }
+  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<std::uint8_t> unscheduled_dscp() const override {
+    return inner_->unscheduled_dscp();
+  }
+
+ protected:
+  std::unique_ptr<Adapter> inner_;
+};
+
+// A receiver that evicts its oldest association to admit a new one: the reference receiver with
+// room for one more association than the scenario configures, which from then on forgets the
+// first association it accepted (its CREDIT_REQUESTs go unanswered).
+class EvictingReceiver : public Forwarding {
+ public:
+  using Forwarding::Forwarding;
+  std::optional<std::string> start(const Scenario& s) override {
+    Scenario roomier = s;
+    roomier.config["max_associations"] = s.config.at("max_associations") + 1;
+    return inner_->start(roomier);
+  }
   // The first association was evicted: a CREDIT_REQUEST of it gets what an unknown
   // association's does ("replies with ERROR (UNKNOWN_ASSOCIATION)", Error Handling and Recovery).
   void send(const Packet& p) override {
@@ -730,19 +753,8 @@ class EvictingReceiver : public Adapter {
     }
     return p;
   }
-  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
-  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
-  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
-  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
-    return inner_->receiver_budget();
-  }
-  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
-  std::optional<std::uint8_t> unscheduled_dscp() const override {
-    return inner_->unscheduled_dscp();
-  }
 
  private:
-  std::unique_ptr<Adapter> inner_;
   int accepted_ = 0;
   std::optional<std::uint32_t> first_;
   std::deque<Packet> replies_;
@@ -804,6 +816,73 @@ TEST(Verdicts, AssociationCap_EvictingReceiver_Warns_NonBoundingReceiver_Fails) 
     EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
     EXPECT_EQ(r.level, "MUST");
     EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-SEC-03"}));
+  }
+  {
+    // Bounded, but the request it cannot admit is dropped, not answered (N9 of the audit).
+    spec.mutants = {"association-refused-silently"};
+    auto silent = make_reference_adapter(spec);
+    const auto r = run_association_cap(*silent, c, false);
+    EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
+    EXPECT_EQ(r.level, "RULE");
+    EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-ASSOC-07"}));
+  }
+}
+
+// A receiver whose controller lowers the rate of every grant after the first by a tenth, with
+// or without congestion (as one that holds a round-trip-time target on a slow path would): the
+// reference, its grants rewritten on the way out.
+class FallingRateReceiver : public Forwarding {
+ public:
+  using Forwarding::Forwarding;
+  std::optional<Packet> receive(Time deadline) override {
+    auto p = inner_->receive(deadline);
+    if (!p) return p;
+    auto m = decode(p->payload);
+    if (!m || !std::holds_alternative<CreditGrant>(*m)) return p;
+    auto& g = std::get<CreditGrant>(*m);
+    if (grants_++ > 0) g.pacing_rate = std::max<std::uint32_t>(1, g.pacing_rate / 10 * 9);
+    if (!encode(*m, p->payload)) ADD_FAILURE() << "re-encoding a grant";
+    return p;
+  }
+
+ private:
+  int grants_ = 0;
+};
+
+TEST(Verdicts, ReportFromUnconfiguredAddress_JudgedAgainstAControl) {
+  const CatalogLevels c;
+  const auto run = [&](Adapter& adapter) {
+    auto parsed = load_scenario(
+        std::string(RDCC_SCENARIOS_DIR) + "/receiver/report-from-unconfigured-address.scn",
+        c.known());
+    const auto& s = std::get<Scenario>(parsed);
+    if (auto e = adapter.start(s)) ADD_FAILURE() << *e;
+    RunOptions o;
+    o.level_of = c.levels();
+    return run_scenario(s, adapter, o);
+  };
+  AdapterSpec spec;
+  spec.role = Role::Receiver;
+  {
+    auto reference = make_reference_adapter(spec);
+    const auto r = run(*reference);
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  }
+  {
+    // Its rate falls with no report at all: the forged reports cannot be judged (the old
+    // scenario failed it).
+    FallingRateReceiver falling(spec);
+    const auto r = run(falling);
+    EXPECT_EQ(r.verdict, Verdict::Unsupported) << r.reason;
+    EXPECT_NE(r.reason.find("lowered its rate with no report at all"), std::string::npos)
+        << r.reason;
+  }
+  {
+    spec.mutants = {"receiver-report-from-unconfigured-crn"};
+    auto violator = make_reference_adapter(spec);
+    const auto r = run(*violator);
+    EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
+    EXPECT_EQ(r.cited, (std::vector<std::string>{"RDCC-CRN-07"}));
   }
 }
 

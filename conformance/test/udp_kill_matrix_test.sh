@@ -55,8 +55,10 @@ start_node() {
     wait_for "$work/node.err" '"ready"' || return 1
     iut_udp="udp:127.0.0.1:$port,data=$data,rocev2=$rocev2,budget=4194304,d_max=20"
   else
+    # shellcheck disable=SC2086
     "$rdcc" sender --address 127.0.0.1 --rdcc-port "$port" --data-port "$data" --line-rate 100000 \
-      --crn 127.0.0.1 --unscheduled-dscp 8 --upper-tester tcp:127.0.0.1:0 --mutant "$m" "$@" \
+      --crn 127.0.0.1 --unscheduled-dscp 8 $sender_class_opts --upper-tester tcp:127.0.0.1:0 \
+      --mutant "$m" "$@" \
       2>"$work/node.err" &
     pids+=($!)
     wait_for "$work/node.err" '"upper_tester"' || return 1

@@ -108,6 +108,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   bool answer_unknown_association() const override {
     return !on(Mutant::UnknownAssociationSilent) && base_->answer_unknown_association();
   }
+  bool answer_refusal() const override {
+    return !on(Mutant::AssociationRefusedSilently) && base_->answer_refusal();
+  }
   bool answer_unsupported_type_unbound(bool association_exists) const override {
     return on(Mutant::UnsupportedTypeOutsideAssociation) ||
            (on(Mutant::UnsupportedTypeToSource) && association_exists) ||

@@ -93,6 +93,10 @@ class SenderFaults final : public ref::SenderPolicy {
   [[nodiscard]] bool one_unscheduled_outstanding() const override {
     return !has(Mutant::MultipleUnscheduled) && base_->one_unscheduled_outstanding();
   }
+  [[nodiscard]] std::uint8_t class_dscp(const std::array<std::uint8_t, 8>& map,
+                                        std::uint8_t traffic_class) const override {
+    return base_->class_dscp(map, has(Mutant::ClassDscpIgnored) ? 0 : traffic_class);
+  }
   [[nodiscard]] std::uint64_t start_delay_ns(std::uint64_t max_ns,
                                              ref::RandomSource& random) const override {
     return has(Mutant::NoStartJitter) ? 0 : base_->start_delay_ns(max_ns, random);

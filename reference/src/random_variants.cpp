@@ -123,6 +123,13 @@ struct ChoiceEntry {
 const std::array<std::uint64_t, 9> kCreditUnits{512,  1024, 1460, 1472, 2048,
                                                 4096, 8192, 8960, 9000};
 
+// A first Sequence Number: the reference's (`usual`), one just below the 32-bit wrap, or any.
+std::uint64_t first_sequence(Stream& s, std::uint64_t usual) {
+  if (s.chance(30)) return usual;
+  if (s.chance(50)) return 0xFFFFFFFFULL - s.in(0, 20);
+  return s.in(0, 0xFFFFFFFFULL);
+}
+
 const ChoiceEntry kChoices[] = {
     // Receiver: the parameters it advertises and configures.
     {{"receiver.credit_unit", VariantRole::Receiver, "Credit Unit, octets (a path MTU payload)",
@@ -215,6 +222,14 @@ const ChoiceEntry kChoices[] = {
     {{"receiver.idle_removal_on_time", VariantRole::Receiver,
       "1: an idle association removed at the idle time exactly", "", kSecAssoc, "RDCC-ASSOC-05"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
+    {{"receiver.first_sequence", VariantRole::Receiver,
+      "the Sequence Number of an association's first message (often just below the wrap)", "",
+      "Common Header", "RDCC-FMT-06"},
+     [](Stream& s) { return first_sequence(s, 1); }},
+    {{"receiver.requests_from_any_address", VariantRole::Receiver,
+      "1: a request naming an association is taken from any address (answers go to the bound one)",
+      "", kSecAssoc, "RDCC-ASSOC-01"},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(20)); }},
     // Sender.
     {{"sender.segment", VariantRole::Sender,
       "data segment octets (0: one Credit Unit; 1: all the credit one pacing window allows)",
@@ -267,6 +282,24 @@ const ChoiceEntry kChoices[] = {
       "segment size before a Credit Unit is advertised, octets", kFormats,
       "Scope and Applicability"},
      [](Stream& s) { return s.in(256, 9000); }},
+    {{"sender.first_sequence", VariantRole::Sender,
+      "the Sequence Number of the first message toward a receiver (often just below the wrap)", "",
+      "Common Header", "RDCC-FMT-06"},
+     [](Stream& s) { return first_sequence(s, 0); }},
+    {{"sender.class_dscp", VariantRole::Sender,
+      "the DSCP the domain configures for each Traffic Class: 6 bits each, class 0 lowest (0: "
+      "every class 0)",
+      "", "Traffic Classes and Pool Credit", "RDCC-POOL-01"},
+     [](Stream& s) -> std::uint64_t {
+       if (s.chance(30)) return 0;
+       std::uint64_t packed = 0;
+       for (unsigned c = 0; c < 8; ++c) packed |= s.in(0, 63) << (6U * c);
+       return packed;
+     }},
+    {{"sender.grants_from_any_address", VariantRole::Sender,
+      "1: a grant naming the association is taken from any address", "", kSecAssoc,
+      "RDCC-ASSOC-01"},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(20)); }},
     // CRN.
     {{"crn.no_suggested_rate", VariantRole::Crn, "1: reports without a Suggested Rate", kCrnRate,
       "On-Path Congestion Reporting"},
@@ -301,8 +334,12 @@ class RandomReceiverPolicy final : public ref::ReceiverPolicy {
     bool pool = false;
     bool budget_error = false;
     bool idle_on_time = false;
+    std::uint32_t first_sequence = 1;
+    bool any_address = false;
   };
   explicit RandomReceiverPolicy(Params p) : p_(p) {}
+  [[nodiscard]] std::uint32_t first_sequence_number() const override { return p_.first_sequence; }
+  [[nodiscard]] bool accept_from_any_address() const override { return p_.any_address; }
 
   [[nodiscard]] std::uint64_t grant_window(const ref::WindowContext& c) const override {
     if (p_.whole_message) return c.length;
@@ -349,8 +386,14 @@ class RandomSenderPolicy final : public ref::SenderPolicy {
     bool same_nonce = false;
     bool no_suggestion = false;
     bool no_credit_return = false;
+    std::uint32_t first_sequence = 0;
+    bool any_address = false;
   };
   explicit RandomSenderPolicy(Params p) : p_(p) {}
+  [[nodiscard]] std::uint32_t first_sequence_number() const override { return p_.first_sequence; }
+  [[nodiscard]] bool match_unknown_peer_by_association_id() const override {
+    return p_.any_address;
+  }
 
   [[nodiscard]] bool use_unscheduled(std::uint64_t length) const override {
     return !p_.unscheduled_up_to || length <= *p_.unscheduled_up_to;
@@ -535,6 +578,14 @@ void apply_config(const RandomVariant& v, ref::SenderConfig& c) {
   set(c, v, "sender.capabilities", "capabilities");
   set(c, v, "sender.default_credit_unit", "default_credit_unit");
   set(c, v, "sender.local_backlog_threshold", "local_backlog_threshold");
+  if (auto packed = v.value("sender.class_dscp")) {
+    for (std::size_t cls = 0; cls < c.class_dscp.size(); ++cls) {
+      auto d = static_cast<std::uint8_t>((*packed >> (6U * cls)) & 63U);
+      // A domain tells unscheduled data from scheduled by its DSCP: no class shares it.
+      if (c.unscheduled_dscp == d) d = static_cast<std::uint8_t>((d + 1U) & 63U);
+      c.class_dscp.at(cls) = d;
+    }
+  }
 }
 
 void apply_config(const RandomVariant& /*v*/, ref::CrnConfig& /*c*/) {}
@@ -559,6 +610,8 @@ void apply_policy(const RandomVariant& v, const SetByScenario& set_by_scenario,
   p.pool = d.get("receiver.pool_grants", 0) != 0;
   p.budget_error = d.get("receiver.budget_exhausted_error", 0) != 0;
   p.idle_on_time = d.get("receiver.idle_removal_on_time", 0) != 0;
+  p.first_sequence = static_cast<std::uint32_t>(d.get("receiver.first_sequence", 1));
+  p.any_address = d.get("receiver.requests_from_any_address", 0) != 0;
   if (v.of_role(VariantRole::Receiver).empty()) return;
   policy = std::make_shared<const RandomReceiverPolicy>(p);
 }
@@ -578,6 +631,8 @@ void apply_policy(const RandomVariant& v, const SetByScenario& /*set_by_scenario
   p.same_nonce = d.get("sender.reestablish_same_nonce", 0) != 0;
   p.no_suggestion = d.get("sender.no_suggested_rate", 0) != 0;
   p.no_credit_return = d.get("sender.no_credit_return", 0) != 0;
+  p.first_sequence = static_cast<std::uint32_t>(d.get("sender.first_sequence", 0));
+  p.any_address = d.get("sender.grants_from_any_address", 0) != 0;
   if (v.of_role(VariantRole::Sender).empty()) return;
   policy = std::make_shared<const RandomSenderPolicy>(p);
 }

@@ -260,6 +260,17 @@ std::map<Mutant, Probe> receiver_probes() {
     (void)h.associate(ReceiverHarness::sender(2), 2);
     return h.associate(ReceiverHarness::sender(3), 3).header.association_id != 0;
   };
+  p[Mutant::AssociationRefusedSilently] = [](const MutantSet& ms) {
+    ReceiverConfig c = receiver_config();
+    c.max_associations = 1;
+    ReceiverHarness h(c, ms);
+    (void)h.associate(ReceiverHarness::sender(1), 1);
+    AssocRequest third;
+    third.sender_nonce = 2;
+    third.capabilities = capability::kStatus;
+    third.line_rate = 100000;
+    return h.deliver(ReceiverHarness::sender(2), third).empty();
+  };
   p[Mutant::PendingCapIgnored] = [](const MutantSet& ms) {
     ReceiverConfig c = receiver_config();
     c.max_pending_per_association = 2;
@@ -568,6 +579,19 @@ std::map<Mutant, Probe> sender_probes() {
     h.deliver(h.grant(id, 65536, 1000));
     h.run_for(microseconds(50));
     return h.count<SenderStatus>() == 0;
+  };
+  p[Mutant::ClassDscpIgnored] = [](const MutantSet& ms) {
+    SenderConfig c = default_config();
+    c.class_dscp = {0, 10, 18, 26, 34, 12, 20, 28};
+    Harness h(c, 7, testing::sender_policy(ms));
+    const MessageHandle m = h.submit(8192, true, 2);
+    h.establish();
+    h.deliver(h.grant(h.id(m), 8192, 100000, 0, flag::kFinal));
+    h.run_for(microseconds(50));
+    for (const auto& [t, d] : h.data) {
+      if (d.dscp != 18) return true;
+    }
+    return h.data.empty();
   };
   return p;
 }

@@ -54,17 +54,20 @@ void Receiver::Impl::on_assoc_request(const Address& from, const AssocRequest& r
                          std::min(cap, cfg.max_associations_per_host))) {
     // Of no association: Association ID and Epoch zero (the Epoch is not told to a stranger,
     // docs/spec-notes.md, "What a receiver tells a source that has no association").
-    ErrorMessage e;
-    e.reason = static_cast<std::uint16_t>(ReasonCode::AssocRefused);
-    send_to(from, Message{e}, now);
-    ++stats.errors_sent;
     ++stats.associations_refused;
+    if (policy->answer_refusal()) {
+      ErrorMessage e;
+      e.reason = static_cast<std::uint16_t>(ReasonCode::AssocRefused);
+      send_to(from, Message{e}, now);
+      ++stats.errors_sent;
+    }
     if (events.enabled()) events.emit(now, "association_refused", {{"from", from.to_string()}});
     return;
   }
   const std::uint32_t id = assocs.new_id(*random);
   // "to the address and port from which the accepted ASSOC_REQUEST came"
   Assoc& stored = assocs.add(id, from, req.sender_nonce);
+  stored.seq_out = policy->first_sequence_number();
   stored.capabilities = req.capabilities;
   stored.line_rate = req.line_rate;
   stored.u = choose_u();

@@ -375,7 +375,7 @@ DataSegment Sender::Impl::emit_resend(Plan& p, Time now) {
   s.offset = p.offset;
   s.length = static_cast<std::uint32_t>(p.len);
   s.traffic_class = m.cls();
-  s.dscp = config.class_dscp[m.cls()];
+  s.dscp = policy->class_dscp(config.class_dscp, m.cls());
   s.binding = m.spec.binding;
   s.binding_value = binding_value(m);
   s.last = p.offset + p.len == m.spec.length;
@@ -411,8 +411,9 @@ DataSegment Sender::Impl::emit(Plan& p, Time now) {
   s.traffic_class = m.cls();
   // "MUST mark the data packets with the DSCP that the domain configures for unscheduled
   // RDCC traffic, if one is configured"; otherwise the class's DSCP.
-  s.dscp = p.unscheduled && config.unscheduled_dscp ? *config.unscheduled_dscp
-                                                    : config.class_dscp[m.cls()];
+  s.dscp = p.unscheduled && config.unscheduled_dscp
+               ? *config.unscheduled_dscp
+               : policy->class_dscp(config.class_dscp, m.cls());
   s.binding = m.spec.binding;
   s.binding_value = binding_value(m);
   s.last = m.transmitted + p.len == m.spec.length;

@@ -204,7 +204,10 @@ MessageHandle Sender::submit(const MessageSpec& spec, Time now) {
   }
   auto [it, inserted] = s.assocs.try_emplace(spec.receiver);
   Impl::Assoc& a = it->second;
-  if (inserted) a.receiver = spec.receiver;
+  if (inserted) {
+    a.receiver = spec.receiver;
+    a.next_seq = s.policy->first_sequence_number();
+  }
   s.link(a, m);
   s.count_hint_weight(m, +1);
   s.count_hint(m, +1);

@@ -164,7 +164,8 @@ Json status_response(const ref::MessageStatus& s) {
 UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json& r, Time now) {
   if (op == "hello") {
     // What this sender offers, so that a tester can see a scenario's needs before its first
-    // step: the ops, the submit modes, and the domain's unscheduled DSCP as configured.
+    // step: the ops, the submit modes, and the domain's unscheduled and class DSCPs as
+    // configured.
     Json ops_list = Json::array();
     for (const auto& name : upper_op_list(upper_role::kSender)) ops_list.push_back(name);
     const auto& config = node.sender().config();
@@ -177,7 +178,8 @@ UpperTesterOutcome dispatch(SenderNode& node, const std::string& op, const Json&
                 {"version", kImplementationVersion},
                 {"ops", ops_list},
                 {"modes", modes},
-                {"unscheduled_dscp", dscp}};
+                {"unscheduled_dscp", dscp},
+                {"class_dscp", config.class_dscp}};
   }
   if (op == "submit") return submit(node, r);
   if (op == "cancel") {

@@ -72,6 +72,7 @@ TEST_F(UpperTester, Hello_NamesRoleImplementationAndVersion) {
                                   R"("stats","status","submit","wait"])"));
   EXPECT_EQ(r["modes"], Json::parse(R"(["scheduled","unscheduled"])"));
   EXPECT_TRUE(r["unscheduled_dscp"].is_null());  // none configured here
+  EXPECT_EQ(r["class_dscp"], Json::parse("[0,0,0,0,0,0,0,0]"));
 }
 
 TEST_F(UpperTester, SubmitMode_ScheduledOnlySenderDeclinesUnscheduled) {
@@ -79,10 +80,12 @@ TEST_F(UpperTester, SubmitMode_ScheduledOnlySenderDeclinesUnscheduled) {
   sc.endpoint.local = Address::v4(127, 0, 0, 3, 0);
   sc.endpoint.allow_unscheduled = false;
   sc.endpoint.unscheduled_dscp = 8;
+  sc.endpoint.class_dscp = {0, 10, 18, 26, 34, 12, 20, 40};
   sender = std::make_unique<SenderNode>(loop, sc);
   const Json hello = request(R"({"op":"hello"})");
   EXPECT_EQ(hello["modes"], Json::parse(R"(["scheduled"])"));
   EXPECT_EQ(hello["unscheduled_dscp"], 8);
+  EXPECT_EQ(hello["class_dscp"], Json::parse("[0,10,18,26,34,12,20,40]"));
   const Json r = request(R"({"op":"submit","receiver":")" + receiver_text() +
                          R"(","length":4096,"mode":"unscheduled"})");
   EXPECT_EQ(r["ok"], false) << r.dump();

@@ -7,11 +7,13 @@
 //    its stdin/stdout the upper tester (docs/upper-tester.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -29,6 +31,9 @@ namespace rdcc::conformance {
 using ref::Address;
 using ref::Duration;
 using ref::Time;
+
+// The DSCP of each Traffic Class, class 0 first.
+using ClassDscps = std::array<std::uint8_t, 8>;
 
 // One UDP datagram between the tester and the IUT.
 struct Packet {
@@ -156,6 +161,11 @@ class Adapter {
   // IUT has none configured), else --unscheduled-dscp. None: no unscheduled DSCP is configured
   // ("if one is configured", Unscheduled Transmission, rule 4): $unscheduled_dscp is unset.
   [[nodiscard]] virtual std::optional<std::uint8_t> unscheduled_dscp() const = 0;
+  // The DSCP the domain configures for each Traffic Class, as the IUT has it ("the DSCP that the
+  // domain configures for that class", Traffic Classes and Pool Credit): the hello answer's
+  // "class_dscp" (eight numbers, class 0 first; null: none known), else --class-dscp. None:
+  // $class_dscp_0 .. $class_dscp_7 are unset, and a scenario that uses one is unsupported.
+  [[nodiscard]] virtual std::optional<ClassDscps> class_dscps() const { return std::nullopt; }
 };
 
 // What --iut names: "reference:receiver",
@@ -211,6 +221,9 @@ struct AdapterSpec {
   // udp:, exec: the domain's unscheduled DSCP as the IUT is configured with it (--unscheduled-dscp
   // N|none), unless its upper tester's hello says otherwise.
   std::optional<std::uint8_t> unscheduled_dscp = 8;
+  // udp:, exec: the domain's DSCP of each Traffic Class (--class-dscp D0,...,D7|none), unless
+  // the IUT's hello says otherwise; by default 0 for every class (Default forwarding).
+  std::optional<ClassDscps> class_dscps = ClassDscps{};
 };
 
 // A scenario's configuration (`config KEY=VALUE ...`) as options of the reference node of its
@@ -221,6 +234,10 @@ struct AdapterSpec {
 // The same as written, for exec:'s {config_keys}: "budget=262144 unscheduled_budget=65536".
 [[nodiscard]] std::string config_keys_text(const std::map<std::string, std::uint64_t>& config);
 
+// Parses --class-dscp's text into `out`: "none" (no map known), or eight DSCPs 0..63 separated
+// by commas, class 0 first. An error names the item and why; `out` is then unchanged.
+[[nodiscard]] std::optional<std::string> parse_class_dscps(std::string_view text,
+                                                           std::optional<ClassDscps>& out);
 // Parses --iut; an error text names what was wrong.
 [[nodiscard]] std::variant<AdapterSpec, std::string> parse_adapter_spec(const std::string& text);
 // Before a run against a udp: IUT: whether anything answers at its address, so that an IUT

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -165,6 +166,9 @@ class ReceiverPolicy {
   // ("receivers send all other messages only to the address bound when the association was
   // accepted": no).
   [[nodiscard]] virtual bool follow_request_source() const { return false; }
+  // The Sequence Number of an association's first message ("Incremented by one for each
+  // message the originator sends on the association": where it starts is the receiver's).
+  [[nodiscard]] virtual std::uint32_t first_sequence_number() const { return 1; }
   // Whether a message of an association from another address is processed as the
   // association's (its answers still go to the bound address): the spec names the Sender
   // Nonce, the Association ID, the Epoch and the Sequence Numbers as the protections against
@@ -205,6 +209,8 @@ class ReceiverPolicy {
   [[nodiscard]] virtual bool answer_done_again() const { return true; }
   // "replies with ERROR (UNKNOWN_ASSOCIATION)"
   [[nodiscard]] virtual bool answer_unknown_association() const { return true; }
+  // "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED)"
+  [[nodiscard]] virtual bool answer_refusal() const { return true; }
   // An unknown Type outside an established association: "it MUST NOT reply otherwise".
   // `association_exists`: the Association ID is one of ours (from another address or Epoch).
   [[nodiscard]] virtual bool answer_unsupported_type_unbound(bool association_exists) const {
@@ -302,6 +308,9 @@ class SenderPolicy {
   // Whether a control message from an address with no association is matched to an
   // association by its Association ID (never: the receiver's address binds it).
   [[nodiscard]] virtual bool match_unknown_peer_by_association_id() const { return false; }
+  // The Sequence Number of the first message toward a receiver (where it starts is the
+  // sender's; it then counts on across re-establishments).
+  [[nodiscard]] virtual std::uint32_t first_sequence_number() const { return 0; }
   // Whether ERROR (UNKNOWN_ASSOCIATION) carrying our Association ID discards our credit and
   // re-establishes the association.
   [[nodiscard]] virtual bool honour_unknown_association() const { return true; }
@@ -338,6 +347,11 @@ class SenderPolicy {
   [[nodiscard]] virtual std::uint64_t message_id_step() const { return 1; }
   // Whether at most one unscheduled message per association is outstanding.
   [[nodiscard]] virtual bool one_unscheduled_outstanding() const { return true; }
+  // The DSCP of a class's data: "the DSCP that the domain configures for that class" (`map`).
+  [[nodiscard]] virtual std::uint8_t class_dscp(const std::array<std::uint8_t, 8>& map,
+                                                std::uint8_t traffic_class) const {
+    return map.at(traffic_class % map.size());
+  }
   // The random start delay of an unscheduled message, ns: uniform in [0, max_ns].
   [[nodiscard]] virtual std::uint64_t start_delay_ns(std::uint64_t max_ns,
                                                      RandomSource& random) const {

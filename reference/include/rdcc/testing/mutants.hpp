@@ -59,6 +59,7 @@ enum class Mutant : std::uint8_t {
   RateSumExceedsLink,
   Rocev2AnyQueuePair,
   PoolFlagMismatch,
+  AssociationRefusedSilently,
   // Sender.
   SenderHonoursLowerLimit,
   SenderExceedsGrant,
@@ -80,6 +81,7 @@ enum class Mutant : std::uint8_t {
   SenderVersionNotChecked,
   CreditReturnBelowTransmitted,
   SenderStatusMissing,
+  ClassDscpIgnored,
   // CRN.
   CrnDegreeFormula,
   CrnWrongSide,
@@ -273,6 +275,11 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "A grant with Message ID zero and the POOL flag set is a pool grant: it covers all scheduled "
      "messages of the association (Credit Requests and Grants); 0x0001 POOL (Message ID is zero "
      "and the grant covers the association's pool) (CREDIT_GRANT)"},
+    {Mutant::AssociationRefusedSilently, "association-refused-silently", MutantRole::Receiver,
+     "an ASSOC_REQUEST beyond the bound on associations is dropped: no ERROR (ASSOC_REFUSED) "
+     "answers it",
+     "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED) "
+     "(Association Establishment)"},
     // ---- sender ------------------------------------------------------------------------
     {Mutant::SenderHonoursLowerLimit, "sender-honours-lower-limit", MutantRole::Sender,
      "a newer grant with a smaller Grant Limit lowers the credit held for the message",
@@ -355,6 +362,10 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "When the total credit the sender holds and has not yet used ... exceeds its Backlog "
      "Threshold, the sender MUST send SENDER_STATUS on each association that holds such credit "
      "(Sender Backlog Indication and Suggested Rates)"},
+    {Mutant::ClassDscpIgnored, "class-dscp-ignored", MutantRole::Sender,
+     "scheduled data of every Traffic Class carries the DSCP the domain configures for class 0",
+     "The sender MUST mark the data packets of each class with the DSCP that the domain "
+     "configures for that class (Traffic Classes and Pool Credit)"},
     // ---- CRN ---------------------------------------------------------------------------
     {Mutant::CrnDegreeFormula, "crn-degree-formula", MutantRole::Crn,
      "the Congestion Degree is computed as floor(255 * (Q - B_th) / Q_max)",
