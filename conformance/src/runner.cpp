@@ -636,9 +636,11 @@ class Run {
     std::uint64_t segment = 4096;
     std::optional<std::uint64_t> offset;
     std::uint64_t overrun = 0;
+    std::uint64_t gap_us = 0;
     for (const auto& m : step.pattern.matchers) {
       auto v = resolve(m.value);
       if (!v) return unresolved(m.value);
+      if (m.field == "gap_us") gap_us = *v;
       if (m.field == "message_id") mid = *v;
       if (m.field == "message") dv.message = *v;
       if (m.field == "length") length = *v;
@@ -680,8 +682,16 @@ class Run {
           keep();
           return stop;
         }
+        // gap_us: the data spread over time, as a sender paced well below the Pacing Rate sends
+        // it, so that every interval of a receiver's controller sees some of it.
+        if (gap_us != 0 && at + dv.length < length) {
+          const Time until = a_.now() + ref::microseconds(static_cast<std::int64_t>(gap_us));
+          while (auto p = next(until)) kept.push_back(std::move(*p));
+        }
       }
       if (at >= length) break;
+      // Credit that came while the tester spaced its segments is spent before it waits again.
+      if (gap_us != 0 && more_credit(assoc, mid, at, length)) continue;
       if (overrun != 0 && at > 0) {
         if (auto done = overrun_beyond(step, assoc, mid, dv, length, segment, overrun)) {
           keep();
@@ -721,6 +731,17 @@ class Run {
     }
     keep();
     return std::nullopt;
+  }
+
+  // Whether the grants of message `mid` (its own, or the association's pool) now allow octets at
+  // `at` and beyond, below `length`.
+  bool more_credit(std::uint64_t assoc, std::uint64_t mid, std::uint64_t at,
+                   std::uint64_t length) const {
+    const auto g = granted_.find({assoc, mid});
+    if (g != granted_.end() && std::min(length, g->second) > at) return true;
+    const auto pool = granted_.find({assoc, 0});
+    const auto used = pool_used_.find(assoc);
+    return pool != granted_.end() && pool->second > (used == pool_used_.end() ? 0 : used->second);
   }
 
   // transfer ... overrun=N: the tester plays a misbehaving sender. "Data received for a
