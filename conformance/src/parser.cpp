@@ -432,6 +432,9 @@ class ScenarioParser {
       e = step_send(lp, step);
     } else if (kw == "expect") {
       e = step_expect(lp, step);
+    } else if (kw == "wait" && lp.tokens().size() == 3 && lp.tokens()[1].text.starts_with("$")) {
+      step.kind = Step::Kind::Wait;
+      e = variable_duration(lp, step);
     } else if (kw == "silence" || kw == "wait") {
       step.kind = kw == "silence" ? Step::Kind::Silence : Step::Kind::Wait;
       e = single_duration(lp, step.within);
@@ -682,6 +685,24 @@ class ScenarioParser {
       return lp.error_at(
           1, "expected a duration such as 2ms, 500us, 1s or 100ns, found '" + t[1].text + "'");
     out = *d;
+    return std::nullopt;
+  }
+
+  // wait $VAR[+N] us|ms: a duration the scenario learnt (a grant's Lifetime), in the unit given;
+  // the variable as a matcher of the step's pattern (field "duration"), the unit in `within`.
+  static std::optional<ParseError> variable_duration(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    auto v = parse_value(t[1].text, false);
+    if (auto* e = std::get_if<std::string>(&v)) return lp.error_at(1, "expected " + *e);
+    if (t[2].text != "us" && t[2].text != "ms") {
+      return lp.error_at(2, "expected the unit of $" + std::get<Value>(v).text +
+                                " (us or ms), found '" + t[2].text + "'");
+    }
+    Value value = std::get<Value>(v);
+    value.where = lp.at_token(1);
+    step.pattern.where = lp.at_token(0);
+    step.pattern.matchers.push_back({"duration", Op::Eq, value, lp.at_token(1)});
+    step.within = t[2].text == "us" ? ref::microseconds(1) : ref::milliseconds(1);
     return std::nullopt;
   }
 

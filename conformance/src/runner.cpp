@@ -94,6 +94,8 @@ std::string describe_duration(Duration d) {
 
 // How long transfer waits for credit before it asks again.
 constexpr ref::Duration kTransferRetry = ref::milliseconds(1);
+// The longest `wait $VAR us|ms` the tester plays: ten seconds (a Lifetime is at most 2^32 us).
+constexpr ref::Duration kMaxVariableWait = ref::milliseconds(10000);
 // transfer overrun=N: how long after its data beyond the Grant Limit a grant may still have
 // been sent before that data arrived (widened on real sockets), and how long after the repeated
 // request the tester waits for a grant the receiver must not send.
@@ -318,7 +320,21 @@ class Run {
         return std::nullopt;
       case Step::Kind::Upper: return upper(step);
       case Step::Kind::Queue: return queue(step);
-      case Step::Kind::Wait: return wait(step.within);
+      case Step::Kind::Wait: {
+        if (step.pattern.matchers.empty()) return wait(step.within);
+        // wait $VAR us|ms: the variable's value in the step's unit.
+        auto v = resolve(step.pattern.matchers.front().value);
+        if (!v) return unresolved(step.pattern.matchers.front().value);
+        if (*v > static_cast<std::uint64_t>(kMaxVariableWait.ns / step.within.ns)) {
+          return Stop{Verdict::Inconclusive,
+                      step.where.to_string() + ": a wait of " + std::to_string(*v) +
+                          (step.within == ref::microseconds(1) ? " us" : " ms") +
+                          " is longer than the tester waits (" +
+                          describe_duration(kMaxVariableWait) + ")",
+                      step.text, ""};
+        }
+        return wait(step.within * static_cast<std::int64_t>(*v));
+      }
       case Step::Kind::Transfer: return transfer(step);
       case Step::Kind::Watch: {
         auto v = resolve(step.pattern.matchers.front().value);

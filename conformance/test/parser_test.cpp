@@ -69,6 +69,18 @@ TEST(Parser, SetAndDeclinedAlternative) {
   EXPECT_EQ(s.steps[1].alternatives[1].type, MessageType::Error);
 }
 
+TEST(Parser, WaitForAVariable_TakesItsUnit) {
+  const auto s = parse_ok(kHead + "set life=250\nwait $life+50 us\nwait $life ms\nwait 2ms\n");
+  ASSERT_EQ(s.steps.size(), 4U);
+  EXPECT_EQ(s.steps[1].kind, Step::Kind::Wait);
+  ASSERT_EQ(s.steps[1].pattern.matchers.size(), 1U);
+  EXPECT_EQ(s.steps[1].pattern.matchers[0].value.to_string(), "$life+50");
+  EXPECT_EQ(s.steps[1].within, ref::microseconds(1));
+  EXPECT_EQ(s.steps[2].within, ref::milliseconds(1));
+  EXPECT_TRUE(s.steps[3].pattern.matchers.empty());
+  EXPECT_EQ(s.steps[3].within, ref::milliseconds(2));
+}
+
 TEST(Parser, StepAnnotation_UnknownId_IsAnErrorAtItsColumn) {
   const KnownId known = [](std::string_view id) { return id == "RDCC-SEC-03"; };
   EXPECT_EQ(error_of("scenario s1\nrole receiver\nchecks RDCC-SEC-03\n"
@@ -387,6 +399,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "length, last, unscheduled, ce, dscp, end)"},
         ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
                   "t.scn:4:1: transfer needs length="},
+        ErrorCase{"WaitVariableWithoutUnit", kHead + "wait $life s\n",
+                  "t.scn:4:12: expected the unit of $life (us or ms), found 's'"},
+        ErrorCase{"WaitVariableBadName", kHead + "wait $ us\n",
+                  "t.scn:4:6: expected a variable name after '$'"},
         ErrorCase{"TransferUnknownField",
                   kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
                   "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment=, "

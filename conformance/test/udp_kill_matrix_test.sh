@@ -40,8 +40,18 @@ check "the kill matrix in process" run 0 "$conform" --role "$role" --kill-matrix
 matrix="$work/inproc/kill-matrix.json"
 
 # start_node MUTANT [NODE-OPTION...]: a fresh node of this role with the mutant and the options
-# (a scenario's configuration); sets $iut_udp.
+# (a scenario's configuration); sets $iut_udp. A port that another test bound between free_port
+# and the node's bind is drawn again (three tries), not read as a surviving mutant.
 start_node() {
+  local try
+  for try in 1 2 3; do
+    if start_node_once "$@"; then return 0; fi
+    grep -q 'Address already in use' "$work/node.err" || return 1
+    echo "  try $try: a port was taken before the node bound it; new ports" >&2
+  done
+  return 1
+}
+start_node_once() {
   local m=$1 port data rocev2
   shift
   port=$(free_port)
