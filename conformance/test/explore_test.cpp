@@ -68,6 +68,11 @@ ScenarioResult run(const Scenario& s, const std::vector<std::string>& mutants = 
 
 // ---- delta debugging ----
 
+// Every one of `parts` occurs in the programs' text `all`.
+void expect_all_in(const std::string& all, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) EXPECT_NE(all.find(part), std::string::npos) << part;
+}
+
 TEST(Ddmin, FindsTheTwoStimuliAFailureNeedsAmongForty) {
   std::size_t calls = 0;
   const auto fails = [&](const std::vector<std::size_t>& keep) {
@@ -145,9 +150,7 @@ TEST(Programs, DrawTheStimuliTheModelOffers) {
   EXPECT_EQ(budget.preamble.size(), 2U);
   EXPECT_NE(render(budget).find("\nwatch pacing_sum<=100000"), std::string::npos);
   // Field boundaries: classes above 7, weight 0, an equal Sequence Number, the wrap.
-  EXPECT_NE(all.find(" traffic_class=9 "), std::string::npos);
-  EXPECT_NE(all.find(" weight=0 "), std::string::npos);
-  EXPECT_NE(all.find("sequence_number=429496"), std::string::npos);
+  expect_all_in(all, {" traffic_class=9 ", " weight=0 ", "sequence_number=429496"});
 }
 
 TEST(Programs, ShrinkingKeepsWhatAStimulusNeeds) {
@@ -257,14 +260,8 @@ TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
   }
   // Unaligned Credit Units, Lifetime zero (the default), Pacing Rate zero, an Epoch of zero,
   // Sequence Numbers near the wrap, FINAL.
-  EXPECT_NE(all.find(" credit_unit=1460"), std::string::npos);
-  EXPECT_NE(all.find(" lifetime=0"), std::string::npos);
-  EXPECT_NE(all.find(" pacing_rate=0 "), std::string::npos);
-  EXPECT_NE(all.find(" epoch=0 "), std::string::npos);
-  EXPECT_NE(all.find("sequence_number=429496"), std::string::npos);
-  EXPECT_NE(all.find(" flags=FINAL"), std::string::npos);
-  EXPECT_NE(all.find(" from=$other"), std::string::npos);
-  EXPECT_NE(all.find(" version=2"), std::string::npos);
+  expect_all_in(all, {" credit_unit=1460", " lifetime=0", " pacing_rate=0 ", " epoch=0 ",
+                      "sequence_number=429496", " flags=FINAL", " from=$other", " version=2"});
 }
 
 TEST(SenderExplore, PassesTheReferenceAndEverySenderVariant) {
@@ -351,14 +348,9 @@ TEST(CrnPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
       EXPECT_NE(p.config.find(key), std::string::npos) << key;
     }
   }
-  EXPECT_NE(all.find(" protocol=6 "), std::string::npos);
-  EXPECT_NE(all.find(" dscp=$unscheduled_dscp "), std::string::npos);
-  EXPECT_NE(all.find("source=$tester_data"), std::string::npos);
-  EXPECT_NE(all.find("destination=$tester_data"), std::string::npos);
-  EXPECT_NE(all.find("expect CONGESTION_REPORT within 1ms"), std::string::npos);
-  EXPECT_NE(all.find("ignore CONGESTION_REPORT"), std::string::npos);
-  EXPECT_NE(all.find("wait 4000us"), std::string::npos);
-  EXPECT_NE(all.find("dequeue at or below B_th"), std::string::npos);
+  expect_all_in(all, {" protocol=6 ", " dscp=$unscheduled_dscp ", "source=$tester_data",
+                      "destination=$tester_data", "expect CONGESTION_REPORT within 1ms",
+                      "ignore CONGESTION_REPORT", "wait 4000us", "dequeue at or below B_th"});
 }
 
 TEST(CrnExplore, PassesTheReferenceAndEveryCrnVariant) {

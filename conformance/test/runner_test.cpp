@@ -274,15 +274,11 @@ TEST(Runner, UpperOnAReceiver_IsUnsupported_BeforeTheFirstStep) {
 
 // ---- needs, checked before the first step ----
 
-// The reference adapter of `role`, with what its hello answer and unscheduled DSCP say replaced.
-class Declaring : public Adapter {
+// The in-process reference of `spec` as an adapter that a test changes in one place: by default
+// every call goes to the reference.
+class Forwarding : public Adapter {
  public:
-  Declaring(Role role, std::optional<nlohmann::json> hello, std::optional<std::uint8_t> dscp)
-      : hello_(std::move(hello)), dscp_(dscp) {
-    AdapterSpec spec;
-    spec.role = role;
-    inner_ = make_reference_adapter(spec);
-  }
+  explicit Forwarding(const AdapterSpec& spec) : inner_(make_reference_adapter(spec)) {}
   std::optional<std::string> start(const Scenario& s) override { return inner_->start(s); }
   Address iut_control() const override { return inner_->iut_control(); }
   Address iut_data() const override { return inner_->iut_data(); }
@@ -290,7 +286,7 @@ class Declaring : public Adapter {
   Address tester_data() const override { return inner_->tester_data(); }
   Address other_control() const override { return inner_->other_control(); }
   bool virtual_time() const override { return true; }
-  std::string describe() const override { return "declaring"; }
+  std::string describe() const override { return "changed " + inner_->describe(); }
   Time now() override { return inner_->now(); }
   void send(const Packet& p) override { inner_->send(p); }
   std::optional<Packet> receive(Time deadline) override { return inner_->receive(deadline); }
@@ -301,13 +297,35 @@ class Declaring : public Adapter {
     return inner_->receiver_budget();
   }
   std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
+  std::optional<std::uint8_t> unscheduled_dscp() const override {
+    return inner_->unscheduled_dscp();
+  }
+
+ protected:
+  std::unique_ptr<Adapter> inner_;
+};
+
+// The reference adapter of `role`, with what its hello answer, unscheduled DSCP and class DSCPs
+// say replaced.
+class Declaring : public Forwarding {
+ public:
+  Declaring(Role role, std::optional<nlohmann::json> hello, std::optional<std::uint8_t> dscp,
+            std::optional<ClassDscps> classes = ClassDscps{})
+      : Forwarding(spec_of(role)), hello_(std::move(hello)), dscp_(dscp), classes_(classes) {}
+  std::string describe() const override { return "declaring"; }
   std::optional<nlohmann::json> hello() const override { return hello_; }
   std::optional<std::uint8_t> unscheduled_dscp() const override { return dscp_; }
+  std::optional<ClassDscps> class_dscps() const override { return classes_; }
 
  private:
-  std::unique_ptr<Adapter> inner_;
+  static AdapterSpec spec_of(Role role) {
+    AdapterSpec spec;
+    spec.role = role;
+    return spec;
+  }
   std::optional<nlohmann::json> hello_;
   std::optional<std::uint8_t> dscp_;
+  std::optional<ClassDscps> classes_;
 };
 
 ScenarioResult run_on(Adapter& a, const std::string& text) {
@@ -346,6 +364,34 @@ TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
   EXPECT_EQ(run_on(eight, kUnscheduledSender).verdict, Verdict::Pass);
   Declaring other(Role::Sender, std::nullopt, 10);
   EXPECT_EQ(run_on(other, kUnscheduledSender).verdict, Verdict::Fail);
+}
+
+// sender-scheduled-class-dscp reads the class's DSCP as the IUT declares it ($class_dscp_2).
+TEST(Needs, ClassDscps_TheDeclaredMapIsTheOneChecked_NoneIsUnsupported) {
+  const auto run = [](Adapter& a) {
+    auto parsed =
+        load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/sender/scheduled-class-dscp.scn", {});
+    const auto& s = std::get<Scenario>(parsed);
+    if (auto e = a.start(s)) ADD_FAILURE() << *e;
+    return run_scenario(s, a, RunOptions{});
+  };
+  // The reference's domain marks class 2 with 18: declared so, it passes.
+  Declaring right(Role::Sender, std::nullopt, 8, ClassDscps{0, 10, 18, 26, 34, 12, 20, 40});
+  EXPECT_EQ(run(right).verdict, Verdict::Pass);
+  // Declared as DSCP 0 for every class (what the scenario assumed before), the data's 18 fails.
+  Declaring zero(Role::Sender, std::nullopt, 8, ClassDscps{});
+  const auto wrong = run(zero);
+  EXPECT_EQ(wrong.verdict, Verdict::Fail) << wrong.reason;
+  EXPECT_EQ(wrong.cited.front(), "RDCC-POOL-01") << wrong.reason;
+  // None declared: unsupported before the first step, naming the class.
+  Declaring none(Role::Sender, std::nullopt, 8, std::nullopt);
+  const auto r = run(none);
+  EXPECT_EQ(r.verdict, Verdict::Unsupported);
+  EXPECT_NE(r.reason.find("needs the DSCP the domain configures for Traffic Class 2 "
+                          "($class_dscp_2)"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_TRUE(r.trace.empty());
 }
 
 TEST(Needs, UnscheduledModeTheIutDoesNotOffer_IsUnsupported) {
@@ -674,37 +720,6 @@ TEST(Runner, RuleBinds_TheViolatingPartyOnly) {
 }
 
 // ---- receiver-association-cap: the MUST and the SHOULD of one sentence ----
-
-// The in-process reference of `spec` as an adapter that a test changes in one place: by default
-// every call goes to the reference.
-class Forwarding : public Adapter {
- public:
-  explicit Forwarding(const AdapterSpec& spec) : inner_(make_reference_adapter(spec)) {}
-  std::optional<std::string> start(const Scenario& s) override { return inner_->start(s); }
-  Address iut_control() const override { return inner_->iut_control(); }
-  Address iut_data() const override { return inner_->iut_data(); }
-  Address tester_control() const override { return inner_->tester_control(); }
-  Address tester_data() const override { return inner_->tester_data(); }
-  Address other_control() const override { return inner_->other_control(); }
-  bool virtual_time() const override { return true; }
-  std::string describe() const override { return "changed " + inner_->describe(); }
-  Time now() override { return inner_->now(); }
-  void send(const Packet& p) override { inner_->send(p); }
-  std::optional<Packet> receive(Time deadline) override { return inner_->receive(deadline); }
-  UpperResponse upper(const nlohmann::json& r) override { return inner_->upper(r); }
-  std::optional<std::string> queue(const QueueSample& q) override { return inner_->queue(q); }
-  std::vector<ref::Event> take_events() override { return inner_->take_events(); }
-  std::optional<std::pair<std::uint64_t, Duration>> receiver_budget() const override {
-    return inner_->receiver_budget();
-  }
-  std::optional<std::string> unsupported() const override { return inner_->unsupported(); }
-  std::optional<std::uint8_t> unscheduled_dscp() const override {
-    return inner_->unscheduled_dscp();
-  }
-
- protected:
-  std::unique_ptr<Adapter> inner_;
-};
 
 // A receiver that evicts its oldest association to admit a new one: the reference receiver with
 // room for one more association than the scenario configures, which from then on forgets the
