@@ -233,11 +233,13 @@ std::vector<std::pair<std::string, std::string>> load_reviewed(const std::string
   return out;
 }
 
-AutoMatrix run_auto_mutant_matrix(const std::vector<Scenario>& scenarios,
-                                  const SuiteOptions& options,
+AutoMatrix run_auto_mutant_matrix(const std::vector<Scenario>& scenarios, SuiteOptions options,
                                   const std::vector<std::uint32_t>& ids,
                                   const std::string& reviewed_path,
                                   const std::function<void(const AutoMutantRow&)>& progress) {
+  // As the named mutants' kill matrix: under --strict, so that a mutant that breaks a SHOULD
+  // (a WARN in a default run) counts as found.
+  options.strict = true;
   automut::set_active(0);
   const auto reference = play_all(scenarios, options);
   const auto reviewed = load_reviewed(reviewed_path);

@@ -65,8 +65,9 @@ struct AutoMatrix {
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> load_reviewed(
     const std::string& path);
 
+// Played under --strict whatever `options` say, as the named mutants' kill matrix is.
 [[nodiscard]] AutoMatrix run_auto_mutant_matrix(
-    const std::vector<Scenario>& scenarios, const SuiteOptions& options,
+    const std::vector<Scenario>& scenarios, SuiteOptions options,
     const std::vector<std::uint32_t>& ids, const std::string& reviewed_path,
     const std::function<void(const AutoMutantRow&)>& progress = {});
 
