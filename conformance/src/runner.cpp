@@ -49,12 +49,6 @@ bool step_uses(const Step& st, std::string_view name) {
                      [&](const RawField& f) { return is_variable(f.value, name); });
 }
 
-// Whether any step of `s` reads the variable `name`.
-bool uses_variable(const Scenario& s, std::string_view name) {
-  return std::any_of(s.steps.begin(), s.steps.end(),
-                     [&](const Step& st) { return step_uses(st, name); });
-}
-
 // The names a JSON array of strings holds, or none when it is not one.
 std::optional<std::set<std::string>> names_in(const nlohmann::json& hello, const char* key) {
   const auto it = hello.find(key);
@@ -245,26 +239,27 @@ class Run {
                                  "{rocev2_port} in the command; udp: add ,rocev2=PORT)"};
       }
     }
-    // The first step that reads the variable.
+    // The first step that reads the variable (none: the scenario does not use it).
     const auto step_using = [&](const std::string& name) {
-      const Step* st = first([&](const Step& x) { return step_uses(x, name); });
-      return st != nullptr ? st : &s_.steps.front();
+      return first([&](const Step& x) { return step_uses(x, name); });
     };
-    if (!a_.unscheduled_dscp() && uses_variable(s_, "unscheduled_dscp")) {
-      return std::pair{step_using("unscheduled_dscp"),
-                       "needs the DSCP the domain configures for unscheduled data "
-                       "($unscheduled_dscp), and the IUT has none configured (its hello's "
-                       "\"unscheduled_dscp\", or --unscheduled-dscp)"};
+    if (!a_.unscheduled_dscp()) {
+      if (const Step* st = step_using("unscheduled_dscp")) {
+        return std::pair{st,
+                         "needs the DSCP the domain configures for unscheduled data "
+                         "($unscheduled_dscp), and the IUT has none configured (its hello's "
+                         "\"unscheduled_dscp\", or --unscheduled-dscp)"};
+      }
     }
     if (!a_.class_dscps()) {
       for (std::size_t c = 0; c < ClassDscps{}.size(); ++c) {
         const std::string name = "class_dscp_" + std::to_string(c);
-        if (!uses_variable(s_, name)) continue;
-        return std::pair{step_using(name),
-                         "needs the DSCP the domain configures for Traffic Class " +
-                             std::to_string(c) + " ($" + name +
-                             "), and the IUT declares none (its hello's \"class_dscp\" is null, "
-                             "or --class-dscp none)"};
+        if (const Step* st = step_using(name)) {
+          return std::pair{st, "needs the DSCP the domain configures for Traffic Class " +
+                                   std::to_string(c) + " ($" + name +
+                                   "), and the IUT declares none (its hello's \"class_dscp\" "
+                                   "is null, or --class-dscp none)"};
+        }
       }
     }
     const auto hello = a_.hello();
@@ -679,6 +674,7 @@ class Run {
     std::deque<Packet> kept;
     const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
     for (;;) {
+      const std::size_t kept_before = kept.size();
       const auto g = granted_.find({assoc, mid});
       const std::uint64_t limit = std::min(length, g == granted_.end() ? 0 : g->second);
       // Octets the message's own grants allow, then what the association's pool grants (Message
@@ -706,8 +702,9 @@ class Run {
         }
       }
       if (at >= length) break;
-      // Credit that came while the tester spaced its segments is spent before it waits again.
-      if (gap_us != 0 && more_credit(assoc, mid, at, length)) continue;
+      // What came while the tester spaced its segments (credit, perhaps) is read before it
+      // waits again.
+      if (kept.size() != kept_before) continue;
       if (overrun != 0 && at > 0) {
         if (auto done = overrun_beyond(step, assoc, mid, dv, length, segment, overrun)) {
           keep();
@@ -747,17 +744,6 @@ class Run {
     }
     keep();
     return std::nullopt;
-  }
-
-  // Whether the grants of message `mid` (its own, or the association's pool) now allow octets at
-  // `at` and beyond, below `length`.
-  bool more_credit(std::uint64_t assoc, std::uint64_t mid, std::uint64_t at,
-                   std::uint64_t length) const {
-    const auto g = granted_.find({assoc, mid});
-    if (g != granted_.end() && std::min(length, g->second) > at) return true;
-    const auto pool = granted_.find({assoc, 0});
-    const auto used = pool_used_.find(assoc);
-    return pool != granted_.end() && pool->second > (used == pool_used_.end() ? 0 : used->second);
   }
 
   // transfer ... overrun=N: the tester plays a misbehaving sender. "Data received for a

@@ -68,6 +68,13 @@ ScenarioResult run(const Scenario& s, const std::vector<std::string>& mutants = 
 
 // ---- delta debugging ----
 
+// An explore run that neither failed nor ended inconclusive; `label` names the variant.
+void expect_clean(const ExploreResult& r, std::string_view label = {}) {
+  const std::string who = label.empty() ? std::string() : std::string(label) + ": ";
+  EXPECT_FALSE(r.failed) << who << explore_text(r);
+  EXPECT_EQ(r.inconclusive, 0U) << who << explore_text(r);
+}
+
 // Every one of `parts` occurs in the programs' text `all`.
 void expect_all_in(const std::string& all, std::initializer_list<const char*> parts) {
   for (const char* part : parts) EXPECT_NE(all.find(part), std::string::npos) << part;
@@ -181,8 +188,7 @@ TEST(Programs, ShrinkingKeepsWhatAStimulusNeeds) {
 TEST(Explore, PassesTheReferenceWithFixedSeeds) {
   for (const std::uint64_t seed : {1U, 2U, 3U}) {
     const auto r = explore(explore_options(seed, 96));
-    EXPECT_FALSE(r.failed) << explore_text(r);
-    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+    expect_clean(r);
     EXPECT_EQ(r.stimuli, 96U);
   }
 }
@@ -267,15 +273,12 @@ TEST(SenderPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
 TEST(SenderExplore, PassesTheReferenceAndEverySenderVariant) {
   for (const std::uint64_t seed : {1U, 2U, 3U, 4U}) {
     const auto r = explore(sender_options(seed, 120));
-    EXPECT_FALSE(r.failed) << explore_text(r);
-    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+    expect_clean(r);
     EXPECT_EQ(r.stimuli, 120U);
   }
   for (const auto& v : ref::variants()) {
     if (v.role != ref::VariantRole::Sender) continue;
-    const auto r = explore(sender_options(1, 120, {}, std::string(v.name)));
-    EXPECT_FALSE(r.failed) << v.name << ": " << explore_text(r);
-    EXPECT_EQ(r.inconclusive, 0U) << v.name << ": " << explore_text(r);
+    expect_clean(explore(sender_options(1, 120, {}, std::string(v.name))), v.name);
   }
 }
 
@@ -355,15 +358,11 @@ TEST(CrnPrograms, SameSeedSameStimuliAndTheBoundariesTheModelOffers) {
 
 TEST(CrnExplore, PassesTheReferenceAndEveryCrnVariant) {
   for (const std::uint64_t seed : {1U, 2U, 3U, 4U}) {
-    const auto r = explore(crn_options(seed, 240));
-    EXPECT_FALSE(r.failed) << explore_text(r);
-    EXPECT_EQ(r.inconclusive, 0U) << explore_text(r);
+    expect_clean(explore(crn_options(seed, 240)));
   }
   for (const auto& v : ref::variants()) {
     if (v.role != ref::VariantRole::Crn) continue;
-    const auto r = explore(crn_options(1, 240, {}, std::string(v.name)));
-    EXPECT_FALSE(r.failed) << v.name << ": " << explore_text(r);
-    EXPECT_EQ(r.inconclusive, 0U) << v.name << ": " << explore_text(r);
+    expect_clean(explore(crn_options(1, 240, {}, std::string(v.name))), v.name);
   }
 }
 

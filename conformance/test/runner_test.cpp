@@ -339,6 +339,20 @@ ScenarioResult run_on(Adapter& a, const std::string& text) {
   return run_scenario(s, a, RunOptions{});
 }
 
+// The suite's scenario file at `relative` (under conformance/scenarios) against `a`, started for
+// it; `known` checks its requirement IDs, `o` the run's options.
+ScenarioResult run_file(Adapter& a, const std::string& relative, const KnownId& known = {},
+                        const RunOptions& o = {}) {
+  auto parsed = load_scenario(std::string(RDCC_SCENARIOS_DIR) + relative, known);
+  if (auto* e = std::get_if<ParseError>(&parsed)) {
+    ADD_FAILURE() << e->describe();
+    return {};
+  }
+  const auto& s = std::get<Scenario>(parsed);
+  if (auto e = a.start(s)) ADD_FAILURE() << *e;
+  return run_scenario(s, a, o);
+}
+
 const std::string kUnscheduledSender =
     "scenario t\nrole sender\nchecks RDCC-UNSCHED-04\n"
     "upper submit length=4096 mode=unscheduled -> h=handle\n"
@@ -368,13 +382,7 @@ TEST(Needs, NoUnscheduledDscpConfigured_IsUnsupported_NotAFailOnTheDscp) {
 
 // sender-scheduled-class-dscp reads the class's DSCP as the IUT declares it ($class_dscp_2).
 TEST(Needs, ClassDscps_TheDeclaredMapIsTheOneChecked_NoneIsUnsupported) {
-  const auto run = [](Adapter& a) {
-    auto parsed =
-        load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/sender/scheduled-class-dscp.scn", {});
-    const auto& s = std::get<Scenario>(parsed);
-    if (auto e = a.start(s)) ADD_FAILURE() << *e;
-    return run_scenario(s, a, RunOptions{});
-  };
+  const auto run = [](Adapter& a) { return run_file(a, "/sender/scheduled-class-dscp.scn"); };
   // The reference's domain marks class 2 with 18: declared so, it passes.
   Declaring right(Role::Sender, std::nullopt, 8, ClassDscps{0, 10, 18, 26, 34, 12, 20, 40});
   EXPECT_EQ(run(right).verdict, Verdict::Pass);
@@ -790,14 +798,10 @@ struct CatalogLevels {
 };
 
 ScenarioResult run_association_cap(Adapter& adapter, const CatalogLevels& c, bool strict) {
-  auto parsed =
-      load_scenario(std::string(RDCC_SCENARIOS_DIR) + "/receiver/association-cap.scn", c.known());
-  const auto& s = std::get<Scenario>(parsed);
-  if (auto e = adapter.start(s)) ADD_FAILURE() << *e;
   RunOptions o;
   o.level_of = c.levels();
   o.strict = strict;
-  return run_scenario(s, adapter, o);
+  return run_file(adapter, "/receiver/association-cap.scn", c.known(), o);
 }
 
 TEST(Verdicts, AssociationCap_EvictingReceiver_Warns_NonBoundingReceiver_Fails) {
@@ -866,15 +870,10 @@ class FallingRateReceiver : public Forwarding {
 
 TEST(Verdicts, ReportFromUnconfiguredAddress_JudgedAgainstAControl) {
   const CatalogLevels c;
+  RunOptions o;
+  o.level_of = c.levels();
   const auto run = [&](Adapter& adapter) {
-    auto parsed = load_scenario(
-        std::string(RDCC_SCENARIOS_DIR) + "/receiver/report-from-unconfigured-address.scn",
-        c.known());
-    const auto& s = std::get<Scenario>(parsed);
-    if (auto e = adapter.start(s)) ADD_FAILURE() << *e;
-    RunOptions o;
-    o.level_of = c.levels();
-    return run_scenario(s, adapter, o);
+    return run_file(adapter, "/receiver/report-from-unconfigured-address.scn", c.known(), o);
   };
   AdapterSpec spec;
   spec.role = Role::Receiver;

@@ -202,17 +202,14 @@ std::optional<CrnFinding> CrnReportJudge::report(const CongestionReport& r, cons
                        *mismatch(r, *best),
                    "a report of the packet dequeued at Q " + std::to_string(best->q.occupancy));
   }
-  if (per_flow_) {
-    if (const auto last = last_flow_report_.find(key);
-        last != last_flow_report_.end() && (at - last->second) + slack_ < *per_flow_) {
-      return finding("a second CONGESTION_REPORT on " + flow_text + " " +
-                         std::to_string((at - last->second).micros()) +
-                         " us after the first: \"a rate limit of at most one report per flow per "
-                         "configured report interval\" (" +
-                         std::to_string(per_flow_->micros()) + " us)",
-                     "no report on the flow until " + std::to_string(per_flow_->micros()) +
-                         " us after the last");
-    }
+  if (const auto gap = too_soon(last_flow_report_, key, at, per_flow_)) {
+    return finding("a second CONGESTION_REPORT on " + flow_text + " " +
+                       std::to_string(gap->micros()) +
+                       " us after the first: \"a rate limit of at most one report per flow per "
+                       "configured report interval\" (" +
+                       std::to_string(per_flow_->micros()) + " us)",
+                   "no report on the flow until " + std::to_string(per_flow_->micros()) +
+                       " us after the last");
   }
   last_flow_report_[key] = at;
   // The per-port limit where the packet's port is certain: every packet that explains the
@@ -220,17 +217,14 @@ std::optional<CrnFinding> CrnReportJudge::report(const CongestionReport& r, cons
   const std::uint16_t port = matching.front()->q.port;
   const bool one_port = std::all_of(matching.begin(), matching.end(),
                                     [&](const Observation* o) { return o->q.port == port; });
-  if (one_port && per_port_) {
-    if (const auto last = last_port_report_.find(port);
-        last != last_port_report_.end() && (at - last->second) + slack_ < *per_port_) {
-      return finding("a CONGESTION_REPORT for port " + std::to_string(port) + " " +
-                         std::to_string((at - last->second).micros()) +
-                         " us after the port's last: \"and an aggregate limit per port\" "
-                         "(configured: one report per " +
-                         std::to_string(per_port_->micros()) + " us)",
-                     "no report for the port until " + std::to_string(per_port_->micros()) +
-                         " us after its last");
-    }
+  if (const auto gap = one_port ? too_soon(last_port_report_, port, at, per_port_) : std::nullopt) {
+    return finding("a CONGESTION_REPORT for port " + std::to_string(port) + " " +
+                       std::to_string(gap->micros()) +
+                       " us after the port's last: \"and an aggregate limit per port\" "
+                       "(configured: one report per " +
+                       std::to_string(per_port_->micros()) + " us)",
+                   "no report for the port until " + std::to_string(per_port_->micros()) +
+                       " us after its last");
   }
   if (one_port) last_port_report_[port] = at;
   return std::nullopt;

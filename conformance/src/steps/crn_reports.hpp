@@ -63,6 +63,17 @@ class CrnReportJudge {
   };
   [[nodiscard]] std::optional<std::string> mismatch(const CongestionReport& r,
                                                     const Observation& o) const;
+  // How long after the last report of `key` in `last` a report at `at` comes, when that is
+  // shorter than `interval` (less the slack): a report the rate limit does not allow.
+  template <class Key>
+  [[nodiscard]] std::optional<ref::Duration> too_soon(
+      const std::map<Key, ref::Time>& last, const Key& key, ref::Time at,
+      const std::optional<ref::Duration>& interval) const {
+    if (!interval) return std::nullopt;
+    const auto it = last.find(key);
+    if (it == last.end() || (at - it->second) + slack_ >= *interval) return std::nullopt;
+    return at - it->second;
+  }
 
   std::optional<std::uint64_t> threshold_, capacity_, service_rate_, unscheduled_dscp_;
   std::optional<ref::Duration> per_flow_, per_port_;
