@@ -87,6 +87,31 @@ TEST(ReceiverData, UnknownIdentity_TouchesNoAssociation) {
             (std::vector<std::string>{"t=0.000ms tx MSG_DONE to=192.0.2.1:40000 msg=1"}));
 }
 
+// Data of a message already complete (a resend that crossed the octets it replaced) is late,
+// not data of no message: it is counted apart from forged data, and completes nothing again.
+TEST(ReceiverData, DataOfAFinishedMessage_IsLateNotUnattributed) {
+  ReceiverHarness h(config());
+  const AssocAccept a = h.associate(kHost1Port1, 1);
+  CreditRequest r = h.request(a, 1, 4096);
+  r.binding_value = 0xA1;
+  h.deliver(kHost1Port1, r);
+  const Time t = h.now();
+  EXPECT_EQ(log_of(h.data(kHost1Data, 0xA1, 0, 4096, 1), t),
+            (std::vector<std::string>{"t=0.000ms tx MSG_DONE to=192.0.2.1:40000 msg=1"}));
+  EXPECT_TRUE(h.data(kHost1Data, 0xA1, 1024, 1024, 1).empty());
+  EXPECT_TRUE(h.data(kHost1Data, 0xB2, 0, 512, 1).empty());
+  EXPECT_EQ(h.receiver().stats().late_data_octets, 1024U);
+  EXPECT_EQ(h.receiver().stats().unattributed_data_octets, 512U);
+  // The same identity taken by a later message is that message's again.
+  CreditRequest r2 = h.request(a, 2, 4096);
+  r2.binding_value = 0xA1;
+  h.deliver(kHost1Port1, r2);
+  const Time t2 = h.now();
+  EXPECT_EQ(log_of(h.data(kHost1Data, 0xA1, 0, 4096, 1), t2),
+            (std::vector<std::string>{"t=0.000ms tx MSG_DONE to=192.0.2.1:40000 msg=2"}));
+  EXPECT_EQ(h.receiver().stats().late_data_octets, 1024U);
+}
+
 // A sender that re-established names its message again with the same identity: its data counts
 // for the association accepted last, while the first still lives.
 TEST(ReceiverData, IdentityTwoAssociationsOfTheHostKnow_CountsForTheOneAcceptedLast) {

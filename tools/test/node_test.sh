@@ -205,6 +205,8 @@ check "crn exits cleanly" stop "$crn"
 check "no tail drops, queue below capacity" json_check "$work/crn.err" \
   '.stats.queue | .tail_drops == 0 and .max_occupancy < 1048576 and .forwarded > 0' 
 check "receiver stops after the incast" stop "$receiver"
+# A NACKed segment that was only late arrives twice; the second copy, after its message completed,
+# is late data of that message, never data of no message.
 check "every octet attributed to its sender" json_check "$work/r3.err" \
   '.stats.receiver | .scheduled_octets == 8 * 524288 and .unattributed_data_octets == 0' 
 

@@ -37,6 +37,7 @@ class AssociationTable {
     return it == by_id_.end() ? nullptr : &it->second;
   }
   [[nodiscard]] A& at(std::uint32_t id) { return by_id_.at(id); }
+  [[nodiscard]] const A& at(std::uint32_t id) const { return by_id_.at(id); }
   auto begin() { return by_id_.begin(); }
   auto end() { return by_id_.end(); }
   [[nodiscard]] auto begin() const { return by_id_.begin(); }

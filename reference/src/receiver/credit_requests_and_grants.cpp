@@ -14,8 +14,8 @@ namespace rdcc::ref {
 void Receiver::Impl::complete(Assoc& a, Msg& m, Time now) {
   const std::uint64_t id = m.id;
   const std::uint64_t octets = m.received();
+  remember_done(a, m, octets);
   release_message(a, m, now, true);
-  remember_done(a, id, octets);
   if (policy->send_msg_done()) {
     MsgDone done;
     done.message_id = id;

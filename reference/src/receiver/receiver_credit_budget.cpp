@@ -36,7 +36,7 @@ void Receiver::Impl::release_message(Assoc& a, Msg& m, Time now, bool forget) {
 // "the credit of a cancelled message no earlier than 2 * D_max after it sent or received the
 // CANCEL": its reclamation timer fired.
 void Receiver::Impl::reclaim_cancelled(Assoc& a, Msg& m, Time now) {
-  remember_done(a, m.id, std::nullopt);
+  remember_done(a, m, std::nullopt);
   release_message(a, m, now, true);
 }
 

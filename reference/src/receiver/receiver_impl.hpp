@@ -55,6 +55,13 @@ namespace rdcc::ref {
 
 struct Receiver::Impl {
   static constexpr std::size_t kDoneMemory = 4096;  // completed messages remembered per association
+  // A finished message as remembered: its ID and transport identity (binding, opaque Binding
+  // Value or RoCEv2 destination queue pair number).
+  struct Finished {
+    std::uint64_t id = 0;
+    BindingKind binding = BindingKind::Opaque;
+    std::uint64_t key = 0;
+  };
   // Parameter Updates sent in one round (1 ms, doubling: the sender's eight ASSOC_REQUEST
   // attempts); a round starts when U changes and again when the peer is next heard.
   static constexpr int kUpdateAttempts = 8;
@@ -117,10 +124,14 @@ struct Receiver::Impl {
     // Finished message -> octets received, or nothing for a cancelled one (it is not complete:
     // a late request for it gets no MSG_DONE).
     std::map<std::uint64_t, std::optional<std::uint64_t>> done;
-    // Their Message IDs in the order they finished: the newest kDoneMemory, a ring from
-    // done_oldest once full (a deque allocated on construction, for every association).
-    std::vector<std::uint64_t> done_order;
+    // Their Message IDs and transport identities in the order they finished: the newest
+    // kDoneMemory, a ring from done_oldest once full.
+    std::vector<Finished> done_order;
     std::size_t done_oldest = 0;
+    // The transport identity of each message remembered in `done` -> its Message ID: data
+    // naming it is late data of a finished message (a resend that crossed the octets it
+    // replaced, or the original that crossed its resend), not data of no message.
+    std::map<std::pair<BindingKind, std::uint64_t>, std::uint64_t> done_identities;
     Time last_activity{};
     std::size_t active = 0;  // messages in Active or Dormant state
     BindingIndex binding;    // its messages by transport identity
@@ -315,7 +326,8 @@ struct Receiver::Impl {
   // ---- sender_message_state_machine.cpp: "Sender Message State Machine"
   void answer_finished(Assoc& a, std::uint64_t message_id,
                        const std::optional<std::uint64_t>& octets, Time now);
-  void remember_done(Assoc& a, std::uint64_t id, std::optional<std::uint64_t> octets);
+  void remember_done(Assoc& a, const Msg& m, std::optional<std::uint64_t> octets);
+  bool names_finished(const DataObservation& d) const;
 
   // ---- congestion_control_considerations.cpp: "Congestion Control Considerations"
   void ensure_breaker(Time now);

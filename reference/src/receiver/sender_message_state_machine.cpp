@@ -30,16 +30,33 @@ void Receiver::Impl::answer_finished(Assoc& a, std::uint64_t message_id,
   ++stats.msg_done_sent;
 }
 
-void Receiver::Impl::remember_done(Assoc& a, std::uint64_t id,
-                                   std::optional<std::uint64_t> octets) {
-  a.done[id] = octets;
+void Receiver::Impl::remember_done(Assoc& a, const Msg& m, std::optional<std::uint64_t> octets) {
+  a.done[m.id] = octets;
+  const Finished f{m.id, m.binding,
+                   m.binding == BindingKind::Opaque ? m.binding_value : m.rocev2.destination_qpn};
+  a.done_identities[{f.binding, f.key}] = f.id;
   if (a.done_order.size() < kDoneMemory) {
-    a.done_order.push_back(id);
+    a.done_order.push_back(f);
     return;
   }
-  a.done.erase(a.done_order[a.done_oldest]);
-  a.done_order[a.done_oldest] = id;
+  const Finished& oldest = a.done_order[a.done_oldest];
+  a.done.erase(oldest.id);
+  // Only if no later finished message took the identity since.
+  if (auto it = a.done_identities.find({oldest.binding, oldest.key});
+      it != a.done_identities.end() && it->second == oldest.id) {
+    a.done_identities.erase(it);
+  }
+  a.done_order[a.done_oldest] = f;
   a.done_oldest = (a.done_oldest + 1) % kDoneMemory;
+}
+
+// Data that names no live message but a finished one of an association of its host: late data
+// (a resend that crossed the octets it replaced, or the original that crossed its resend).
+bool Receiver::Impl::names_finished(const DataObservation& d) const {
+  for (const std::uint32_t id : assocs.of_host(d.from)) {
+    if (assocs.at(id).done_identities.contains({d.binding, d.key})) return true;
+  }
+  return false;
 }
 
 }  // namespace rdcc::ref

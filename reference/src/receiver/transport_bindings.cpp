@@ -82,8 +82,10 @@ void Receiver::Impl::on_data(const DataObservation& d, Time now) {
   auto [ap, mp] = data_owner(d);
   if (mp == nullptr) {
     // No message of its host has this identity (yet): it is kept for a request still on its way
-    // (docs/spec-notes.md, 69), and touches no association, not even its idle time.
-    stats.unattributed_data_octets += d.octets;
+    // (docs/spec-notes.md, 69), and touches no association, not even its idle time. Data naming
+    // a message already finished is late, not unattributed (a later message may still take the
+    // identity, so it is kept all the same).
+    (names_finished(d) ? stats.late_data_octets : stats.unattributed_data_octets) += d.octets;
     if (!assocs.of_host(d.from).empty()) early_of(d.from).add(d.binding, d.key, d.octets);
     return;
   }

@@ -35,6 +35,7 @@ nlohmann::ordered_json to_json(const ref::ReceiverStats& s) {
   RDCC_FIELD(unknown_type_discarded)
   RDCC_FIELD(misbehaving_data_octets)
   RDCC_FIELD(unattributed_data_octets)
+  RDCC_FIELD(late_data_octets)
   RDCC_FIELD(circuit_breaker_trips)
   RDCC_FIELD(invariant_violations)
   RDCC_FIELD(nacks_sent)

@@ -148,7 +148,8 @@ struct ReceiverStats {
   std::uint64_t malformed_discarded = 0;
   std::uint64_t unknown_type_discarded = 0;
   std::uint64_t misbehaving_data_octets = 0;
-  std::uint64_t unattributed_data_octets = 0;
+  std::uint64_t unattributed_data_octets = 0;  // data naming no message of its host
+  std::uint64_t late_data_octets = 0;  // data naming only a message already finished
   std::uint64_t circuit_breaker_trips = 0;
   std::uint64_t invariant_violations = 0;
   // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").
