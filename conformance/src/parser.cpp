@@ -432,6 +432,8 @@ class ScenarioParser {
       e = step_send(lp, step);
     } else if (kw == "expect") {
       e = step_expect(lp, step);
+    } else if (kw == "seen") {
+      e = step_seen(lp, step);
     } else if (kw == "wait" && lp.tokens().size() == 3 && lp.tokens()[1].text.starts_with("$")) {
       step.kind = Step::Kind::Wait;
       e = variable_duration(lp, step);
@@ -461,7 +463,7 @@ class ScenarioParser {
       e = step_spread(lp, step);
     } else {
       return lp.error_at(0,
-                         "expected a step (send, expect, silence, ignore, defaults, upper, "
+                         "expected a step (send, expect, seen, silence, ignore, defaults, upper, "
                          "queue, wait, watch, set, transfer, spread) or a header item (scenario, "
                          "role, checks, tags, "
                          "description, config), found '" +
@@ -484,9 +486,9 @@ class ScenarioParser {
     while (at < t.size() && (t[at].quoted || t[at].text != "checks")) ++at;
     if (at == t.size()) return std::nullopt;
     const std::string& kw = t[0].text;
-    if (kw != "expect" && kw != "silence" && kw != "watch" && kw != "spread") {
+    if (kw != "expect" && kw != "seen" && kw != "silence" && kw != "watch" && kw != "spread") {
       return lp.error_at(at,
-                         "a 'checks' annotation belongs on a step that can fail (expect, "
+                         "a 'checks' annotation belongs on a step that can fail (expect, seen, "
                          "silence, watch, spread), not on '" +
                              kw + "'");
     }
@@ -1060,6 +1062,22 @@ class ScenarioParser {
                             name + " has none"};
     }
     return std::nullopt;
+  }
+
+  // seen [within D | by D] TYPE|data matchers [-> captures]: an expect over every packet since
+  // the scenario began.
+  std::optional<ParseError> step_seen(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    if (t.size() > 2 && t[1].text == "one" && t[2].text == "of") {
+      return lp.error_at(1, "'seen' takes one pattern, not 'one of'");
+    }
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      if (!t[i].quoted && t[i].text == "after") {
+        return lp.error_at(i, "'seen' takes no 'after' (the packet may have come at any time)");
+      }
+    }
+    step.seen = true;
+    return step_expect(lp, step);
   }
 
   // expect [one of] [after D] [within D | by D] ...

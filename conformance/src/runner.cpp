@@ -296,7 +296,7 @@ class Run {
       case Step::Kind::SendRaw: return send_raw(step);
       case Step::Kind::SendData: return send_data(step);
       case Step::Kind::SendRocev2: return send_rocev2(step);
-      case Step::Kind::Expect: return expect(step);
+      case Step::Kind::Expect: return step.seen ? seen(step) : expect(step);
       case Step::Kind::Silence: return silence(step);
       case Step::Kind::Ignore: ignored_ = step.ignore_patterns; return std::nullopt;
       case Step::Kind::Set:
@@ -1110,6 +1110,68 @@ class Run {
   std::optional<Stop> expect(const Step& step) {
     std::deque<Packet> later;
     auto stop = expect_until(step, later);
+    held_.insert(held_.begin(), later.begin(), later.end());
+    return stop;
+  }
+
+  // seen: a packet from the IUT that matches, received at any time since the scenario began
+  // (ignored, kept or consumed by another step); else the first to arrive within the step's
+  // window, every packet read meanwhile kept for the steps that follow.
+  std::optional<Stop> seen(const Step& step) {
+    const Pattern& want = step.alternatives.front();
+    const auto matches = [&](const Packet& p) -> std::variant<bool, Stop> {
+      json fields;
+      auto m = match(want, p, fields);
+      if (auto* stop = std::get_if<Stop>(&m)) return *stop;
+      if (std::holds_alternative<std::string>(m)) return false;
+      for (const auto& c : want.captures) {
+        const json& v = fields[c.field];
+        if (!v.is_number_unsigned()) {
+          return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
+                      want.to_string(), describe(p)};
+        }
+        vars_[c.variable] = v.get<std::uint64_t>();
+      }
+      return true;
+    };
+    for (const auto& [p, from_tester] : trace_) {
+      if (from_tester) continue;
+      auto m = matches(p);
+      if (auto* stop = std::get_if<Stop>(&m)) return *stop;
+      if (std::get<bool>(m)) return std::nullopt;
+    }
+    const Duration window = step.bound ? step.within : std::max(step.within, o_.patience);
+    const Time deadline = a_.now() + widen(window);
+    std::deque<Packet> later;
+    std::optional<Stop> stop;
+    for (;;) {
+      auto p = next(deadline);
+      if (!p) {
+        const std::string expected = "seen " + want.to_string() +
+                                     (step.bound ? " by " : " within ") +
+                                     describe_duration(step.within);
+        stop = step.bound ? Stop{Verdict::Fail,
+                                 "none arrived since the scenario began, nor by " +
+                                     describe_duration(step.within) + ", a time the spec states",
+                                 expected, "nothing"}
+                          : Stop{Verdict::Inconclusive,
+                                 "none arrived since the scenario began, nor within the "
+                                 "tester's patience of " +
+                                     describe_duration(window) + " (the spec sets no deadline)",
+                                 expected,
+                                 "nothing",
+                                 {},
+                                 true};
+        break;
+      }
+      later.push_back(*p);
+      auto m = matches(*p);
+      if (auto* s = std::get_if<Stop>(&m)) {
+        stop = *s;
+        break;
+      }
+      if (std::get<bool>(m)) break;
+    }
     held_.insert(held_.begin(), later.begin(), later.end());
     return stop;
   }

@@ -149,6 +149,17 @@ TEST(Parser, ExpectWithoutWithin_HasTheDefaultWindow) {
   EXPECT_EQ(s.steps[0].within, kDefaultWindow);
 }
 
+TEST(Parser, Seen_IsAnExpectOverTheWholeScenario) {
+  const auto s =
+      parse_ok(kHead + "seen ERROR by 2ms reason=UNKNOWN_ASSOCIATION -> a=association_id\n");
+  EXPECT_EQ(s.steps[0].kind, Step::Kind::Expect);
+  EXPECT_TRUE(s.steps[0].seen);
+  EXPECT_TRUE(s.steps[0].bound);
+  EXPECT_EQ(s.steps[0].within, ref::milliseconds(2));
+  EXPECT_EQ(s.steps[0].alternatives.size(), 1U);
+  EXPECT_FALSE(parse_ok(kHead + "expect ERROR within 1ms\n").steps[0].seen);
+}
+
 TEST(Parser, UpperAndQueue_ForTheirRoles) {
   const auto s = parse_ok(
       "scenario s\nrole sender\nchecks RDCC-MODE-02\n"
@@ -195,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{
             "UnknownKeyword", kHead + "sned ERROR\n",
-            "t.scn:4:1: expected a step (send, expect, silence, ignore, defaults, upper, "
+            "t.scn:4:1: expected a step (send, expect, seen, silence, ignore, defaults, upper, "
             "queue, wait, watch, set, transfer, spread) or a header item (scenario, role, checks, "
             "tags, description, config), found 'sned'"},
         ErrorCase{"UnknownType", kHead + "send CREDIT_GRUNT message_id=1\n",
@@ -307,7 +318,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "base_rtt_us, rtt_target_us, grant_window, max_associations, "
                   "max_associations_per_host, max_pending_per_association, "
                   "max_credit_per_association, max_message_length, "
-                  "idle_timeout_ms, capabilities, opaque_binding, rocev2_binding, control_dscp)"},
+                  "idle_timeout_ms, capabilities, opaque_binding, rocev2_binding, control_dscp, "
+                  "loss_threshold_ppm, loss_window_ms)"},
         // The range comes from the configuration's one description (config_schema.hpp).
         ErrorCase{"ConfigOutOfRange", kHead + "config credit_unit=0\n",
                   "t.scn:4:20: config key 'credit_unit': 0 is outside 1..65507"},
@@ -335,7 +347,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:5:16: expected the pattern the IUT declines with"},
         ErrorCase{"AnnotationOnSend", kHead + "send ERROR reason=NO_ERROR checks RDCC-ASSOC-01\n",
                   "t.scn:4:28: a 'checks' annotation belongs on a step that can fail (expect, "
-                  "silence, watch, spread), not on 'send'"},
+                  "seen, silence, watch, spread), not on 'send'"},
+        ErrorCase{"SeenOneOf", kHead + "seen one of\n  | ERROR\n",
+                  "t.scn:4:6: 'seen' takes one pattern, not 'one of'"},
+        ErrorCase{"SeenAfter", kHead + "seen ERROR after 1ms by 2ms\n",
+                  "t.scn:4:12: 'seen' takes no 'after' (the packet may have come at any time)"},
         ErrorCase{"AnnotationWithoutIds", kHead + "expect ERROR within 1ms checks\n",
                   "t.scn:4:25: expected one or more requirement IDs after 'checks'"},
         ErrorCase{"AnnotationBadId", kHead + "silence 1ms checks RDCC-ASSOC-1\n",

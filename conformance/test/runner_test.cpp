@@ -68,6 +68,37 @@ TEST(Runner, WrongExpectation_FailsWithExpectedAndActual) {
   EXPECT_EQ(r.where.line, 8);
 }
 
+// seen: a packet an earlier step ignored or consumed still counts, its fields captured; one that
+// never came fails by a `by`, is inconclusive past a `within`; one still to come is waited for,
+// and the packets read meanwhile are kept for the next steps.
+TEST(Runner, Seen_FindsAnyPacketSinceTheStart_OrWaitsForIt) {
+  const std::string grant =
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE "
+      "binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1\n";
+  auto r = run_text(receiver(grant + "seen ASSOC_ACCEPT by 1ms sender_nonce=0x1122334455667788 "
+                                     "-> again=association_id\n"
+                                     "seen CREDIT_GRANT by 1ms message_id=1 grant_limit=$again\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;  // $again is the Association ID
+  r = run_text(receiver(grant +
+                        "seen ASSOC_ACCEPT by 1ms association_id=$assoc -> again=association_id\n"
+                        "seen CREDIT_GRANT by 1ms message_id=1 association_id=$again\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected;
+  r = run_text(receiver(grant + "seen CREDIT_GRANT by 2ms message_id=2\n"));
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "none arrived since the scenario began, nor by 2ms, a time the spec states");
+  EXPECT_EQ(r.expected, "seen CREDIT_GRANT message_id=2 by 2ms");
+  r = run_text(receiver(grant + "seen CREDIT_GRANT within 2ms message_id=2\n"));
+  EXPECT_EQ(r.verdict, Verdict::Inconclusive);
+  // Not yet come: waited for; the packets read on the way stay for the next expect.
+  r = run_text(receiver(
+      "send CREDIT_REQUEST message_id=1 message_length=8192 binding_kind=OPAQUE binding_value=1\n"
+      "send CREDIT_REQUEST message_id=2 message_length=8192 binding_kind=OPAQUE binding_value=2\n"
+      "seen CREDIT_GRANT by 1ms message_id=2\n"
+      "expect CREDIT_GRANT within 1ms message_id=1\n"));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason << "\n" << r.expected << "\n" << r.actual;
+}
+
 // The verdict cites the frame of the message that did not match (1-based, the trace's order,
 // which is the pcap's), and the ladder highlights that frame and draws the expected message.
 TEST(Runner, Fail_CitesTheFrameOfTheActualMessage_AndTheLadderHighlightsIt) {

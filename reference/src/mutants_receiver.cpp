@@ -111,6 +111,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   bool answer_refusal() const override {
     return !on(Mutant::AssociationRefusedSilently) && base_->answer_refusal();
   }
+  bool circuit_breaker() const override {
+    return !on(Mutant::NoCircuitBreaker) && base_->circuit_breaker();
+  }
   bool answer_unsupported_type_unbound(bool association_exists) const override {
     return on(Mutant::UnsupportedTypeOutsideAssociation) ||
            (on(Mutant::UnsupportedTypeToSource) && association_exists) ||

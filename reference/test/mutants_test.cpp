@@ -271,6 +271,17 @@ std::map<Mutant, Probe> receiver_probes() {
     third.line_rate = 100000;
     return h.deliver(ReceiverHarness::sender(2), third).empty();
   };
+  p[Mutant::NoCircuitBreaker] = [](const MutantSet& ms) {
+    ReceiverConfig c = receiver_config();
+    c.loss_window = milliseconds(20);
+    ReceiverHarness h(c, ms);
+    const auto a = h.associate(kS1, 1);
+    (void)h.deliver(kS1, h.request(a, 1, a.unscheduled_limit, a.unscheduled_limit));
+    for (const AssocAccept& u : only<AssocAccept>(h.advance(milliseconds(100)))) {
+      if (u.parameter_update() && u.unscheduled_limit == 0) return false;
+    }
+    return true;
+  };
   p[Mutant::PendingCapIgnored] = [](const MutantSet& ms) {
     ReceiverConfig c = receiver_config();
     c.max_pending_per_association = 2;

@@ -20,7 +20,8 @@ void Receiver::Impl::ensure_breaker(Time now) {
 void Receiver::Impl::breaker_tick(Time now) {
   breaker_armed = false;
   const double loss = breaker.loss_rate();
-  switch (breaker.end_window(cfg.loss_threshold)) {
+  const auto change = breaker.end_window(static_cast<double>(cfg.loss_threshold_ppm) / 1e6);
+  switch (policy->circuit_breaker() ? change : CircuitBreaker::Change::None) {
     case CircuitBreaker::Change::Tripped:
       ++stats.circuit_breaker_trips;
       if (events.enabled()) events.emit(now, "circuit_breaker_tripped", {{"loss_rate", loss}});

@@ -130,6 +130,9 @@ struct Step {
   // nothing arriving by it fails. A `within` is the tester's patience: nothing arriving within it
   // is inconclusive.
   bool bound = false;
+  // Expect written `seen`: the packet may have arrived at any time since the scenario began,
+  // before or after the steps in between, ignored or kept; only if none has does the step wait.
+  bool seen = false;
   std::vector<std::string> ignore;       // Ignore: type names, or "data"
   std::vector<Pattern> ignore_patterns;  // Ignore: one per name, with its field matchers
   std::string upper_op;  // Upper: submit, cancel, return_credit, link_pause, status, ...

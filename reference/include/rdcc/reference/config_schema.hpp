@@ -6,7 +6,7 @@
 // sim`), the scenario language's `config` keys and exec:'s `{config}` all walk that one list,
 // so that a key means one member everywhere and a value out of range gets one error.
 //
-// Members not described (the name, the addresses, the CRN list, the AIMD and circuit-breaker
+// Members not described (the name, the addresses, the CRN list, the AIMD
 // constants, the association timers) are set by the program that runs the endpoint or fixed
 // by the reference.
 #pragma once

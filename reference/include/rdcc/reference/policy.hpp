@@ -211,6 +211,9 @@ class ReceiverPolicy {
   [[nodiscard]] virtual bool answer_unknown_association() const { return true; }
   // "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED)"
   [[nodiscard]] virtual bool answer_refusal() const { return true; }
+  // "a receiver that observes a loss rate of unscheduled data above a configured threshold ...
+  // MUST set U to zero for all associations"
+  [[nodiscard]] virtual bool circuit_breaker() const { return true; }
   // An unknown Type outside an established association: "it MUST NOT reply otherwise".
   // `association_exists`: the Association ID is one of ours (from another address or Epoch).
   [[nodiscard]] virtual bool answer_unsupported_type_unbound(bool association_exists) const {

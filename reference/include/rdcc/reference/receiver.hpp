@@ -51,7 +51,9 @@ struct ReceiverConfig {
   bool opaque_binding = true;
   double aimd_beta = 0.5;
   std::uint32_t aimd_alpha_mbps = 0;  // 0: one percent of the link capacity
-  double loss_threshold = 0.01;       // circuit breaker: RECOMMENDED 1% over 1 s
+  // The circuit breaker: RECOMMENDED one percent over one second (Congestion Control
+  // Considerations), the threshold in parts per million of the unscheduled octets announced.
+  std::uint32_t loss_threshold_ppm = 10000;
   Duration loss_window = seconds(1);
   std::uint8_t control_dscp = 46;
 
@@ -118,6 +120,12 @@ struct ReceiverConfig {
       c.rocev2_binding);
     v({"control_dscp", U::Dscp, 0, 63, "--control-dscp", "DSCP of RDCC control messages"},
       c.control_dscp);
+    v({"loss_threshold_ppm", U::Number, 1, 999999, "--loss-threshold",
+       "circuit breaker: U goes to zero above this loss rate of unscheduled data, ppm"},
+      c.loss_threshold_ppm);
+    v({"loss_window_ms", U::Millis, 1, 3600000, "--loss-window",
+       "circuit breaker: the window the loss rate is measured over"},
+      c.loss_window);
   }
 };
 
@@ -149,7 +157,7 @@ struct ReceiverStats {
   std::uint64_t unknown_type_discarded = 0;
   std::uint64_t misbehaving_data_octets = 0;
   std::uint64_t unattributed_data_octets = 0;  // data naming no message of its host
-  std::uint64_t late_data_octets = 0;  // data naming only a message already finished
+  std::uint64_t late_data_octets = 0;          // data naming only a message already finished
   std::uint64_t circuit_breaker_trips = 0;
   std::uint64_t invariant_violations = 0;
   // Loss recovery on the opaque transport (docs/data-transport.md, "Loss recovery").

@@ -60,6 +60,7 @@ enum class Mutant : std::uint8_t {
   Rocev2AnyQueuePair,
   PoolFlagMismatch,
   AssociationRefusedSilently,
+  NoCircuitBreaker,
   // Sender.
   SenderHonoursLowerLimit,
   SenderExceedsGrant,
@@ -280,6 +281,12 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "answers it",
      "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED) "
      "(Association Establishment)"},
+    {Mutant::NoCircuitBreaker, "no-circuit-breaker", MutantRole::Receiver,
+     "the circuit breaker never trips: U stays as it was whatever share of the unscheduled data "
+     "is lost",
+     "As a circuit breaker, a receiver that observes a loss rate of unscheduled data above a "
+     "configured threshold ... MUST set U to zero for all associations (Congestion Control "
+     "Considerations)"},
     // ---- sender ------------------------------------------------------------------------
     {Mutant::SenderHonoursLowerLimit, "sender-honours-lower-limit", MutantRole::Sender,
      "a newer grant with a smaller Grant Limit lowers the credit held for the message",
