@@ -48,6 +48,15 @@ const Address kHost1Port1 = Address::v4(192, 0, 2, 1, 40000);
 const Address kHost1Port2 = Address::v4(192, 0, 2, 1, 40001);
 const Address kHost1Data = Address::v4(192, 0, 2, 1, 33333);  // the data transport's port
 
+// Requests message `id` of `length` octets on the association of kHost1Port1, with opaque
+// Binding Value `binding_value`.
+void request_named(ReceiverHarness& h, const AssocAccept& a, std::uint64_t id, std::uint64_t length,
+                   std::uint64_t binding_value) {
+  CreditRequest r = h.request(a, id, length);
+  r.binding_value = binding_value;
+  h.deliver(kHost1Port1, r);
+}
+
 // Two senders on one host: each one's data counts for its own message, whatever came first.
 TEST(ReceiverData, TwoSendersOnOneHost_EachOnesDataCountsForItsOwnMessage) {
   ReceiverHarness h(config());
@@ -72,9 +81,7 @@ TEST(ReceiverData, TwoSendersOnOneHost_EachOnesDataCountsForItsOwnMessage) {
 TEST(ReceiverData, UnknownIdentity_TouchesNoAssociation) {
   ReceiverHarness h(config());
   const AssocAccept a = h.associate(kHost1Port1, 1);
-  CreditRequest r = h.request(a, 1, 8192);
-  r.binding_value = 0xA1;
-  h.deliver(kHost1Port1, r);
+  request_named(h, a, 1, 8192, 0xA1);
   // Beyond the Grant Limit, had it named the message: forged with the Message ID as identifier,
   // and the right identifier from another host.
   EXPECT_TRUE(h.data(kHost1Data, 1, 8192 - 1000, 1000, 1).empty());
@@ -92,9 +99,7 @@ TEST(ReceiverData, UnknownIdentity_TouchesNoAssociation) {
 TEST(ReceiverData, DataOfAFinishedMessage_IsLateNotUnattributed) {
   ReceiverHarness h(config());
   const AssocAccept a = h.associate(kHost1Port1, 1);
-  CreditRequest r = h.request(a, 1, 4096);
-  r.binding_value = 0xA1;
-  h.deliver(kHost1Port1, r);
+  request_named(h, a, 1, 4096, 0xA1);
   const Time t = h.now();
   EXPECT_EQ(log_of(h.data(kHost1Data, 0xA1, 0, 4096, 1), t),
             (std::vector<std::string>{"t=0.000ms tx MSG_DONE to=192.0.2.1:40000 msg=1"}));
@@ -103,9 +108,7 @@ TEST(ReceiverData, DataOfAFinishedMessage_IsLateNotUnattributed) {
   EXPECT_EQ(h.receiver().stats().late_data_octets, 1024U);
   EXPECT_EQ(h.receiver().stats().unattributed_data_octets, 512U);
   // The same identity taken by a later message is that message's again.
-  CreditRequest r2 = h.request(a, 2, 4096);
-  r2.binding_value = 0xA1;
-  h.deliver(kHost1Port1, r2);
+  request_named(h, a, 2, 4096, 0xA1);
   const Time t2 = h.now();
   EXPECT_EQ(log_of(h.data(kHost1Data, 0xA1, 0, 4096, 1), t2),
             (std::vector<std::string>{"t=0.000ms tx MSG_DONE to=192.0.2.1:40000 msg=2"}));
