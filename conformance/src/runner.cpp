@@ -1114,6 +1114,31 @@ class Run {
     return stop;
   }
 
+  // The captures of `alt` from the packet `p` it matched (its decoded `fields`): each into its
+  // variable; inconclusive when a field is not a number, or since_submit_us has no submit.
+  std::optional<Stop> capture(const Pattern& alt, const Packet& p, const json& fields,
+                              const std::string& expected) {
+    for (const auto& c : alt.captures) {
+      if (c.field == kSinceSubmitField) {
+        if (!last_submit_) {
+          return Stop{Verdict::Inconclusive,
+                      "cannot capture '" + c.field + "': no upper submit before", expected,
+                      describe(p)};
+        }
+        const Duration since = p.kernel_time.value_or(p.time) - *last_submit_;
+        vars_[c.variable] = static_cast<std::uint64_t>(std::max<std::int64_t>(0, since.micros()));
+        continue;
+      }
+      const auto v = fields.find(c.field);
+      if (v == fields.end() || !v->is_number_unsigned()) {
+        return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
+                    expected, describe(p)};
+      }
+      vars_[c.variable] = v->get<std::uint64_t>();
+    }
+    return std::nullopt;
+  }
+
   // seen: a packet from the IUT that matches, received at any time since the scenario began
   // (ignored, kept or consumed by another step); else the first to arrive within the step's
   // window, every packet read meanwhile kept for the steps that follow.
@@ -1124,14 +1149,7 @@ class Run {
       auto m = match(want, p, fields);
       if (auto* stop = std::get_if<Stop>(&m)) return *stop;
       if (std::holds_alternative<std::string>(m)) return false;
-      for (const auto& c : want.captures) {
-        const json& v = fields[c.field];
-        if (!v.is_number_unsigned()) {
-          return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
-                      want.to_string(), describe(p)};
-        }
-        vars_[c.variable] = v.get<std::uint64_t>();
-      }
+      if (auto stop = capture(want, p, fields, want.to_string())) return *stop;
       return true;
     };
     for (const auto& [p, from_tester] : trace_) {
@@ -1260,26 +1278,7 @@ class Run {
                       false,
                       frame_of(*p)};
         }
-        for (const auto& c : alt.captures) {
-          if (c.field == kSinceSubmitField) {
-            if (!last_submit_) {
-              return Stop{Verdict::Inconclusive,
-                          "cannot capture '" + c.field + "': no upper submit before", expected,
-                          describe(*p)};
-            }
-            const Duration since = p->kernel_time.value_or(p->time) - *last_submit_;
-            vars_[c.variable] =
-                static_cast<std::uint64_t>(std::max<std::int64_t>(0, since.micros()));
-            continue;
-          }
-          const json& v = fields[c.field];
-          if (!v.is_number_unsigned()) {
-            return Stop{Verdict::Inconclusive, "cannot capture '" + c.field + "': not a number",
-                        expected, describe(*p)};
-          }
-          vars_[c.variable] = v.get<std::uint64_t>();
-        }
-        return std::nullopt;
+        return capture(alt, *p, fields, expected);
       }
       std::string reason;
       for (const auto& w : why) reason += (reason.empty() ? "" : "; ") + w;
