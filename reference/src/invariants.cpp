@@ -1256,13 +1256,21 @@ struct InvariantChecker::Impl {
     for (const auto& [key, index] : msg_index) {
       if (key.owner != ai) continue;
       MsgModel& msg = msgs[index];
+      if (msg.pending != kNone) {
+        // A grant no data has yet shown received may have reached the sender before the ERROR
+        // (it was sent first): the sender held that credit too, for its Lifetime from when it
+        // read it and until it read the ERROR (the slack covers both reads).
+        const PendingGrant& p = pending_grants[msg.pending];
+        if (p.from <= at) {
+          msg.held_limit = std::max(msg.held_limit, p.limit);
+          msg.held_valid_until = std::max(msg.held_valid_until, p.from + p.life + (t - at));
+        }
+        pending_grants.give(msg.pending);
+        msg.pending = kNone;
+      }
       if (msg.held_valid_until > t) {
         msg.held_valid_until = t;
         msg.discarded = true;
-      }
-      if (msg.pending != kNone) {
-        pending_grants.give(msg.pending);
-        msg.pending = kNone;
       }
       if (msg.early != kNone) {
         EarlyGrant& e = early_grants[msg.early];

@@ -1262,6 +1262,28 @@ TEST_F(CheckerTest, CreditUsedAfterUnknownAssociation_WithinTheSlack_IsNotCaught
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
 }
 
+// Where reception is unseen, a grant sent just before the ERROR may have been read before it: data
+// under it within the slack is not held against the sender (a sender node on a loaded host sent
+// its first packet 3 ms after the tester's ERROR, in explore-sender-1-7); after the slack it is.
+TEST_F(CheckerTest, GrantStillUnprovenAtUnknownAssociation_IsHeldUntilTheSlack) {
+  checker.set_grant_reception_unseen(true);
+  checker.set_discard_slack(milliseconds(20));
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request(1, 65536);
+  CreditGrant g = grant_of(kAssoc, 1, flag::kFinal, ++rx_seq, 1, 65536, 100000);
+  g.lifetime = 100000;  // 100 ms, as explore's grant
+  both_ways(kReceiver, kSender, g);
+  now += microseconds(200);
+  unknown_association();
+  now += milliseconds(3);
+  segment(1, 0, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += milliseconds(20);
+  segment(1, 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-04"});
+}
+
 // Octets below a message's own Grant Limit that its own pace would not admit, while pool credit
 // covers them, may have gone under the pool (in the same instant as the own grant, before the
 // sender read it): no RDCC-GRANT-05. Without pool credit the same burst is one.
