@@ -1117,8 +1117,10 @@ class ScenarioParser {
     if (i < t.size() && window_word(i)) {
       return lp.error_at(i + 1, "expected a duration after '" + t[i].text + "'");
     }
-    if (step.after >= step.within) {
-      return lp.error_at(1, "'after' must be shorter than 'within' (or 'by')");
+    // `after D by D` is a time the spec states exactly ("starting at 1 ms and doubling"): in
+    // virtual time the packet must come at D, on real sockets within the tolerance around it.
+    if (step.bound ? step.after > step.within : step.after >= step.within) {
+      return lp.error_at(1, "'after' must be shorter than 'within' (or at most 'by')");
     }
     if (one_of) {
       if (i < t.size()) {

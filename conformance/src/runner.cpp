@@ -161,6 +161,7 @@ class Run {
                            a_.virtual_time() ? Duration{} : tolerance_);
     }
     for (const auto& step : s_.steps) {
+      origin_ = std::exchange(matched_at_, std::nullopt);
       std::optional<Stop> stop = play(step);
       collect_events();
       // A broken invariant or watch is a failure even where the step itself ended undecided
@@ -957,6 +958,10 @@ class Run {
   // ---- receiving ----
 
   // The next packet: one held by a wait, or a new one before `deadline`.
+  // When the packet reached the tester: its kernel's timestamp on real sockets, where the IUT's
+  // timing is judged (the tester may read it later).
+  static Time arrival(const Packet& p) { return p.kernel_time.value_or(p.time); }
+
   std::optional<Packet> next(Time deadline) {
     if (!held_.empty()) {
       Packet p = std::move(held_.front());
@@ -1125,7 +1130,7 @@ class Run {
                       "cannot capture '" + c.field + "': no upper submit before", expected,
                       describe(p)};
         }
-        const Duration since = p.kernel_time.value_or(p.time) - *last_submit_;
+        const Duration since = arrival(p) - *last_submit_;
         vars_[c.variable] = static_cast<std::uint64_t>(std::max<std::int64_t>(0, since.micros()));
         continue;
       }
@@ -1195,7 +1200,10 @@ class Run {
   }
 
   std::optional<Stop> expect_until(const Step& step, std::deque<Packet>& later) {
-    const Time t0 = a_.now();
+    // The window starts when the step starts, or, right after an expect, when the packet it
+    // matched arrived: the gap between two packets of the IUT is the IUT's, however late the
+    // tester read the first ("starting at 1 ms and doubling", `sender-assoc-backoff`).
+    const Time t0 = origin_ ? std::min(a_.now(), *origin_) : a_.now();
     const Time earliest = t0 + narrow(step.after);
     std::string expected;
     std::string types;  // what the step waits for, for the reason of an inconclusive wait
@@ -1266,18 +1274,30 @@ class Run {
           return Stop{Verdict::Unsupported,
                       "the IUT declined: " + alt.to_string() + " (" + describe(*p) + ")", "", ""};
         }
-        if (narrow(step.after).ns != 0 && p->time < earliest) {
+        const Time at = arrival(*p);
+        if (narrow(step.after).ns != 0 && at < earliest) {
           return Stop{Verdict::Fail,
-                      "arrived " + describe_duration(p->time - t0) +
-                          " after the step began, "
-                          "earlier than " +
-                          describe_duration(step.after),
+                      "arrived " + describe_duration(at - t0) + " after the step began, " +
+                          "earlier than " + describe_duration(step.after),
                       expected,
                       describe(*p),
                       {},
                       false,
                       frame_of(*p)};
         }
+        // A packet the tester read late can still have arrived past a stated bound.
+        if (step.bound && at > deadline) {
+          return Stop{Verdict::Fail,
+                      "arrived " + describe_duration(at - t0) + " after the step began, " +
+                          "later than " + describe_duration(step.within) +
+                          ", a time the spec states",
+                      expected,
+                      describe(*p),
+                      {},
+                      false,
+                      frame_of(*p)};
+        }
+        matched_at_ = at;
         return capture(alt, *p, fields, expected);
       }
       std::string reason;
@@ -1490,7 +1510,7 @@ class Run {
     auto m = decode(p.payload);
     const auto* r = m ? std::get_if<CongestionReport>(&*m) : nullptr;
     if (r == nullptr || watch_failure_) return;
-    if (auto f = crn_reports_->report(*r, p.to, p.kernel_time.value_or(p.time))) {
+    if (auto f = crn_reports_->report(*r, p.to, arrival(p))) {
       watch_failure_ =
           Stop{Verdict::Fail, f->reason, f->expected, rdcc::format_line(*m), {"RDCC-CRN-03"}};
       watch_failure_->frames = {trace_.size()};
@@ -1586,7 +1606,7 @@ class Run {
       }
       rates_[key(g->message_id)] = r;
       if (!watch_failure_) {
-        watch_failure_ = check_watch(p.kernel_time.value_or(p.time));
+        watch_failure_ = check_watch(arrival(p));
         if (watch_failure_) watch_failure_->frames = {trace_.size()};
       }
     } else if (const auto* d = std::get_if<MsgDone>(&*m)) {
@@ -1668,8 +1688,12 @@ class Run {
     if (!p.data) {
       auto m = decode(p.payload);
       if (!m) return;
-      const Time t = p.kernel_time.value_or(p.time);
-      if (!from_tester) learn_iut_binding(*m);
+      const Time t = arrival(p);
+      if (from_tester) {
+        learn_iut_association(*m);
+      } else {
+        learn_iut_binding(*m);
+      }
       // A message the tester sends a sender IUT from another address ($other) naming the
       // association: the spec names no source check among a sender's protections against
       // injection (docs/spec-notes.md 140), so the sender may take it for its receiver's. The
@@ -1726,7 +1750,22 @@ class Run {
     std::uint64_t end = 0;      // the highest offset (exclusive) seen: octets arrive once
   };
 
+  // A sender IUT has an association once the tester accepts its current nonce: data naming no
+  // request is then a message's under RDCC (and judged); before it, data goes without RDCC
+  // ("if none is answered, the sender concludes that the receiver does not support RDCC and
+  // sends without it", Association Establishment) and is the checker's to ignore.
+  void learn_iut_association(const Message& m) {
+    const auto* a = std::get_if<AssocAccept>(&m);
+    if (a == nullptr || s_.role != Role::Sender || a->parameter_update()) return;
+    if (iut_nonce_ && a->sender_nonce == *iut_nonce_) iut_association_ = a->header.association_id;
+  }
+
   void learn_iut_binding(const Message& m) {
+    if (const auto* q = std::get_if<AssocRequest>(&m);
+        q != nullptr && !q->update_acknowledgment()) {
+      iut_nonce_ = q->sender_nonce;
+      return;
+    }
     const auto* r = std::get_if<CreditRequest>(&m);
     if (r == nullptr || s_.role != Role::Sender) return;
     iut_association_ = r->header.association_id;
@@ -1740,7 +1779,7 @@ class Run {
   }
 
   void observe_iut_data(const Packet& p) {
-    const Time t = p.kernel_time.value_or(p.time);
+    const Time t = arrival(p);
     ref::DataSegment s;
     s.receiver = a_.tester_control();
     IutMessage* m = nullptr;
@@ -1929,7 +1968,12 @@ class Run {
   std::map<std::uint64_t, IutMessage> iut_rocev2_;
   std::map<std::uint64_t, IutMessage> unnamed_;
   ref::Rocev2Responder iut_responder_;
-  std::uint32_t iut_association_ = 0;
+  // When the packet the last step matched arrived, and so where the window of the step after
+  // it starts (expect_until).
+  std::optional<Time> matched_at_;
+  std::optional<Time> origin_;
+  std::uint32_t iut_association_ = 0;       // 0: none accepted; its data is sent without RDCC
+  std::optional<std::uint64_t> iut_nonce_;  // the Sender Nonce of its latest ASSOC_REQUEST
   // RoCEv2: the messages requested on each queue pair, oldest first, and the PSN to send next.
   struct Rocev2Message {
     std::uint64_t id = 0;

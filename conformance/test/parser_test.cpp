@@ -149,6 +149,14 @@ TEST(Parser, ExpectWithoutWithin_HasTheDefaultWindow) {
   EXPECT_EQ(s.steps[0].within, kDefaultWindow);
 }
 
+TEST(Parser, AfterEqualToBy_IsAnExactStatedTime) {
+  // "starting at 1 ms and doubling": the packet is due at 1 ms, neither before nor after.
+  const auto s = parse_ok(kHead + "expect ERROR after 1ms by 1ms\n");
+  EXPECT_TRUE(s.steps[0].bound);
+  EXPECT_EQ(s.steps[0].after, ref::milliseconds(1));
+  EXPECT_EQ(s.steps[0].within, ref::milliseconds(1));
+}
+
 TEST(Parser, Seen_IsAnExpectOverTheWholeScenario) {
   const auto s =
       parse_ok(kHead + "seen ERROR by 2ms reason=UNKNOWN_ASSOCIATION -> a=association_id\n");
@@ -240,7 +248,11 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"WithinWithoutDuration", kHead + "expect ERROR within\n",
                   "t.scn:4:20: expected a duration after 'within'"},
         ErrorCase{"AfterNotBeforeWithin", kHead + "expect ERROR after 2ms within 1ms\n",
-                  "t.scn:4:8: 'after' must be shorter than 'within' (or 'by')"},
+                  "t.scn:4:8: 'after' must be shorter than 'within' (or at most 'by')"},
+        ErrorCase{"AfterEqualToWithin", kHead + "expect ERROR after 1ms within 1ms\n",
+                  "t.scn:4:8: 'after' must be shorter than 'within' (or at most 'by')"},
+        ErrorCase{"AfterPastBy", kHead + "expect ERROR after 2ms by 1ms\n",
+                  "t.scn:4:8: 'after' must be shorter than 'within' (or at most 'by')"},
         ErrorCase{"OneAlternative", kHead + "expect one of\n  | ERROR\nsilence 1ms\n",
                   "t.scn:4:1: expected two or more '| ...' alternatives on the lines after "
                   "'expect one of'"},

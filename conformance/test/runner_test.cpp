@@ -359,6 +359,31 @@ class Declaring : public Forwarding {
   std::optional<ClassDscps> classes_;
 };
 
+// The reference read late, as a loaded tester reads a real socket: it wakes `lag` after each
+// deadline and finds what arrived meanwhile; each packet's `time` is when it was read, its
+// kernel_time when it arrived.
+class LateReader : public Forwarding {
+ public:
+  LateReader(Role role, Duration lag) : Forwarding(spec_of(role)), lag_(lag) {}
+  Time now() override { return inner_->now() + lag_; }
+  std::optional<Packet> receive(Time deadline) override {
+    auto p = inner_->receive(deadline + lag_);
+    if (p) {
+      p->kernel_time = p->time;
+      p->time = p->time + lag_;
+    }
+    return p;
+  }
+
+ private:
+  static AdapterSpec spec_of(Role role) {
+    AdapterSpec spec;
+    spec.role = role;
+    return spec;
+  }
+  Duration lag_;
+};
+
 ScenarioResult run_on(Adapter& a, const std::string& text) {
   auto parsed = parse_scenario(text, "t.scn", {});
   if (auto* e = std::get_if<ParseError>(&parsed)) {
@@ -382,6 +407,23 @@ ScenarioResult run_file(Adapter& a, const std::string& relative, const KnownId& 
   const auto& s = std::get<Scenario>(parsed);
   if (auto e = a.start(s)) ADD_FAILURE() << *e;
   return run_scenario(s, a, o);
+}
+
+// A stated gap is measured between the two packets' arrivals, however late the tester read the
+// first; one that arrived past a `by` fails even when the tester read it late
+// (docs/spec-notes.md 151).
+TEST(Runner, StatedGap_IsMeasuredBetweenArrivals_AndALateArrivalFails) {
+  LateReader late(Role::Sender, ref::microseconds(700));
+  const auto backoff = run_file(late, "/sender/assoc-backoff.scn");
+  EXPECT_EQ(backoff.verdict, Verdict::Pass) << backoff.reason << "\n" << backoff.expected;
+  LateReader again(Role::Sender, ref::microseconds(700));
+  const auto r = run_on(again,
+                        "scenario t\nrole sender\nchecks RDCC-ASSOC-09\n"
+                        "upper submit length=8192 force_scheduled=true -> h=handle\n"
+                        "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+                        "expect ASSOC_REQUEST by 900us sender_nonce=$nonce\n");
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.reason, "arrived 1ms after the step began, later than 900us, a time the spec states");
 }
 
 const std::string kUnscheduledSender =

@@ -1411,6 +1411,10 @@ struct InvariantChecker::Impl {
   }
 
   void segment(const AddrKey& tx, const DataSegment& s, Time t) {
+    // Association ID zero is no association ("assigns a non-zero Association ID"): data the
+    // sender sends without RDCC once its attempts went unanswered ("sends without it",
+    // Association Establishment), which no rule of credit binds (docs/spec-notes.md 151).
+    if (s.association_id == 0) return;
     const std::uint32_t ai = assoc(peer(key_of(s.receiver), tx), s.association_id);
     MsgModel& msg = msgs[this->msg(ai, s.message_id)];
     msg.sender_knows = true;

@@ -212,6 +212,18 @@ TEST_F(CheckerTest, DataBeyondTheGrant_IsCaught) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
+// "if none is answered, the sender concludes that the receiver does not support RDCC and sends
+// without it" (Association Establishment): data of Association ID zero is under no association,
+// so no rule of credit binds it; the same octets under the association are judged
+// (docs/spec-notes.md 151).
+TEST_F(CheckerTest, DataOfNoAssociation_IsNotJudged) {
+  checker.on_segment_sent(kSender, segment_of(0, 0, 0, 4096, false), now);
+  checker.on_segment_sent(kSender, segment_of(0, 0, 4096, 4096, false), now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment(9, 0, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
+}
+
 TEST_F(CheckerTest, DataAfterTheLifetime_IsCaught) {
   request(1, 65536);
   grant(1, 8192, false);

@@ -39,8 +39,8 @@ struct Datagram {
 // A run of octets of one message that a sender may put on the data transport now. The
 // transport binding turns it into packets (docs/data-transport.md for the opaque binding).
 struct DataSegment {
-  Address receiver;  // the receiver's RDCC address (the binding maps it to data)
-  std::uint32_t association_id = 0;
+  Address receiver;                  // the receiver's RDCC address (the binding maps it to data)
+  std::uint32_t association_id = 0;  // 0: sent without RDCC (no association was accepted)
   std::uint64_t message_id = 0;
   std::uint64_t offset = 0;  // octet offset within the message
   std::uint32_t length = 0;  // at most one Credit Unit
