@@ -305,6 +305,13 @@ TEST(Runner, UpperOnAReceiver_IsUnsupported_BeforeTheFirstStep) {
 
 // ---- needs, checked before the first step ----
 
+// The in-process reference of `role`, with the default configuration.
+AdapterSpec spec_of(Role role) {
+  AdapterSpec spec;
+  spec.role = role;
+  return spec;
+}
+
 // The in-process reference of `spec` as an adapter that a test changes in one place: by default
 // every call goes to the reference.
 class Forwarding : public Adapter {
@@ -349,11 +356,6 @@ class Declaring : public Forwarding {
   std::optional<ClassDscps> class_dscps() const override { return classes_; }
 
  private:
-  static AdapterSpec spec_of(Role role) {
-    AdapterSpec spec;
-    spec.role = role;
-    return spec;
-  }
   std::optional<nlohmann::json> hello_;
   std::optional<std::uint8_t> dscp_;
   std::optional<ClassDscps> classes_;
@@ -376,11 +378,6 @@ class LateReader : public Forwarding {
   }
 
  private:
-  static AdapterSpec spec_of(Role role) {
-    AdapterSpec spec;
-    spec.role = role;
-    return spec;
-  }
   Duration lag_;
 };
 
