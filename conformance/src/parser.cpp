@@ -852,6 +852,16 @@ class ScenarioParser {
         p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
         continue;
       }
+      if (as.field == kGapField) {
+        if (!matchers) {
+          return ParseError{lp.at(as.column), "'gap_us' is measured on an expect, not sent"};
+        }
+        if (as.value.kind == Value::Kind::Names) {
+          return ParseError{lp.at(as.column), "'gap_us' is a number of microseconds"};
+        }
+        p.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+        continue;
+      }
       if (check_fields) {
         auto info = message_field(type, as.field);
         if (!info) {
@@ -922,7 +932,7 @@ class ScenarioParser {
         return lp.error_at(i, "expected a capture name=field, found '" + s + "'");
       }
       const std::string field = s.substr(eq + 1);
-      if (field != kSinceSubmitField &&
+      if (field != kSinceSubmitField && field != kGapField &&
           std::find(fields.begin(), fields.end(), field) == fields.end()) {
         return ParseError{lp.at(t[i].column + static_cast<int>(eq) + 1),
                           "unknown field '" + field + "' to capture (known: " + join(fields) + ")"};

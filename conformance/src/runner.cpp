@@ -1039,6 +1039,21 @@ class Run {
     return to_json(*m).dump();
   }
 
+  // A gap measured on real sockets, moved toward `want` by the window tolerance (as `after` and
+  // `by` are) or the checker's timing tolerance, which grows with the wake-up jitter measured in
+  // the run (a late timer of the IUT lengthens one gap and, relative to it, shortens the next):
+  // a comparison fails only by more than the host's timing allows.
+  std::uint64_t gap_toward(std::uint64_t gap_us, Op op, std::uint64_t want_us) {
+    if (a_.virtual_time()) return gap_us;
+    widen_tolerance();
+    const Duration want{static_cast<std::int64_t>(want_us) * 1000};
+    const auto slack =
+        static_cast<std::uint64_t>(std::max(widen(want) - want, tolerance_).micros());
+    if (op == Op::Gt || op == Op::Ge) return gap_us + slack;
+    if (op == Op::Lt || op == Op::Le) return gap_us > slack ? gap_us - slack : 0;
+    return gap_us;
+  }
+
   static bool compare(std::uint64_t actual, Op op, std::uint64_t want) {
     switch (op) {
       case Op::Eq: return actual == want;
@@ -1073,7 +1088,16 @@ class Run {
       }
       fields = to_json(*m);
     }
+    if (origin_) {
+      fields[std::string(kGapField)] =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, (arrival(p) - *origin_).micros()));
+    }
     for (const auto& mt : pat.matchers) {
+      if (mt.field == kGapField && !origin_) {
+        return Stop{Verdict::Inconclusive,
+                    "gap_us needs a packet matched by the step before (the scenario's error)",
+                    pat.to_string(), describe(p)};
+      }
       if (mt.field == kFromField || mt.field == kToField) {
         const Address& a = mt.field == kToField ? p.to : p.from;
         Address want;
@@ -1102,7 +1126,7 @@ class Run {
       auto want = expected_number(mt, info_of);
       if (!want) return unresolved(mt.value);
       const auto a = actual.get<std::uint64_t>();
-      if (!compare(a, mt.op, *want)) {
+      if (!compare(mt.field == kGapField ? gap_toward(a, mt.op, *want) : a, mt.op, *want)) {
         std::string w = mt.value.to_string();
         if (mt.value.kind == Value::Kind::Variable) w += " (" + std::to_string(*want) + ")";
         return mt.field + " was " + std::to_string(a) + ", wanted " + to_string(mt.op) + " " + w;

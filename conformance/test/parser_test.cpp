@@ -157,6 +157,15 @@ TEST(Parser, AfterEqualToBy_IsAnExactStatedTime) {
   EXPECT_EQ(s.steps[0].within, ref::milliseconds(1));
 }
 
+TEST(Parser, GapUs_IsMatchedAndCapturedOnAnExpect) {
+  const auto s = parse_ok(kHead +
+                          "expect ERROR within 1ms\n"
+                          "expect ERROR within 1ms gap_us>0 -> g=gap_us\n");
+  ASSERT_EQ(s.steps[1].alternatives.front().matchers.size(), 1U);
+  EXPECT_EQ(s.steps[1].alternatives.front().matchers[0].field, "gap_us");
+  EXPECT_EQ(s.steps[1].alternatives.front().captures[0].field, "gap_us");
+}
+
 TEST(Parser, Seen_IsAnExpectOverTheWholeScenario) {
   const auto s =
       parse_ok(kHead + "seen ERROR by 2ms reason=UNKNOWN_ASSOCIATION -> a=association_id\n");
@@ -253,6 +262,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:8: 'after' must be shorter than 'within' (or at most 'by')"},
         ErrorCase{"AfterPastBy", kHead + "expect ERROR after 2ms by 1ms\n",
                   "t.scn:4:8: 'after' must be shorter than 'within' (or at most 'by')"},
+        ErrorCase{"GapUsSent", kHead + "send ERROR gap_us=3\n",
+                  "t.scn:4:12: 'gap_us' is measured on an expect, not sent"},
         ErrorCase{"OneAlternative", kHead + "expect one of\n  | ERROR\nsilence 1ms\n",
                   "t.scn:4:1: expected two or more '| ...' alternatives on the lines after "
                   "'expect one of'"},

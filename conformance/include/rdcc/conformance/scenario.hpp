@@ -244,6 +244,10 @@ inline constexpr std::string_view kWithinUField = "within_u";
 // `-> d=since_submit_us` on an expect: the microseconds from the latest `upper submit` to the
 // packet's arrival (its kernel timestamp on real sockets), for a `spread` of start delays.
 inline constexpr std::string_view kSinceSubmitField = "since_submit_us";
+// `gap_us>$g` / `-> g=gap_us` on an expect right after an expect: the microseconds from the
+// arrival of the packet the step before matched to this one's (kernel timestamps on real
+// sockets, where a comparison allows the window tolerance): "exponential backoff" as gaps.
+inline constexpr std::string_view kGapField = "gap_us";
 // `spread` needs at least this many samples: all of N uniform draws from [0, D] fall in one
 // quarter of it with probability 4^-N, 1.5e-5 at eight.
 inline constexpr std::size_t kMinSpreadSamples = 8;
