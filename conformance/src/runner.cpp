@@ -1282,6 +1282,12 @@ class Run {
         continue;
       }
       if (is_ignored(*p)) continue;
+      // Read late, but it arrived after the window: a step that accepts silence had a silent
+      // window, and the packet is for the steps that follow.
+      if (silence_ok && arrival(*p) > deadline) {
+        later.push_back(std::move(*p));
+        return std::nullopt;
+      }
       std::vector<std::string> why;
       for (const auto& alt : step.alternatives) {
         if (alt.silence || alt.later) continue;

@@ -421,6 +421,18 @@ TEST(Runner, StatedGap_IsMeasuredBetweenArrivals_AndALateArrivalFails) {
                         "expect ASSOC_REQUEST by 900us sender_nonce=$nonce\n");
   EXPECT_EQ(r.verdict, Verdict::Fail);
   EXPECT_EQ(r.reason, "arrived 1ms after the step began, later than 900us, a time the spec states");
+  // A step that accepts silence: what arrived after its window, though read late, is not judged
+  // by it but kept for the next step.
+  LateReader third(Role::Sender, ref::microseconds(700));
+  const auto quiet = run_on(third,
+                            "scenario t\nrole sender\nchecks RDCC-ASSOC-09\n"
+                            "upper submit length=8192 force_scheduled=true -> h=handle\n"
+                            "expect ASSOC_REQUEST within 1ms -> nonce=sender_nonce\n"
+                            "expect one of within 900us\n"
+                            "  | ASSOC_REQUEST sender_nonce=$nonce+1\n"
+                            "  | silence\n"
+                            "expect ASSOC_REQUEST within 1ms sender_nonce=$nonce\n");
+  EXPECT_EQ(quiet.verdict, Verdict::Pass) << quiet.reason << "\n" << quiet.actual;
 }
 
 const std::string kUnscheduledSender =
