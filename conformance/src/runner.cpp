@@ -1582,6 +1582,12 @@ class Run {
     auto m = decode(p.payload);
     if (!m) return;
     const auto& h = header_of(*m);
+    if (const auto* e = std::get_if<ErrorMessage>(&*m);
+        e != nullptr && e->reason == static_cast<std::uint16_t>(ReasonCode::UnknownAssociation)) {
+      // The IUT has no such association (an idle one it removed): no U of it is in force.
+      u_in_force_.erase(h.association_id);
+      return;
+    }
     if (const auto* a = std::get_if<AssocAccept>(&*m)) {
       default_lifetime_[h.association_id] = a->grant_lifetime;
       u_in_force_[h.association_id] = a->unscheduled_limit;
