@@ -22,7 +22,22 @@ receiver_params=(--address 127.0.0.1 --rdcc-port "$rdcc_port" --data-port "$data
 
 # capture NAME SENDER-OPTIONS...: a receiver and one sender (three messages: 1 MiB and 256 KiB
 # scheduled, 2 KiB unscheduled), captured on lo; the sender's exit line in $work/NAME.sender.
+# A capture in which dumpcap itself dropped packets ("Packets received/dropped on interface ...:
+# N/D" with D > 0) is no record of what the nodes sent: it is taken again, up to three times.
 capture() {
+  local attempt
+  for attempt in 1 2 3; do
+    capture_once "$@" || return 1
+    local dropped
+    dropped=$(sed -n 's/.*received\/dropped on interface .*: [0-9]*\/\([0-9]*\).*/\1/p' \
+      "$work/$1.dumpcap" | head -n 1)
+    [ "${dropped:-0}" -eq 0 ] && return 0
+    echo "  dumpcap dropped $dropped packets of capture $1 (try $attempt): capturing again" >&2
+  done
+  return 1
+}
+
+capture_once() {
   local name=$1
   shift
   local receiver_extra=()
