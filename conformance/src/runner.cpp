@@ -957,11 +957,11 @@ class Run {
 
   // ---- receiving ----
 
-  // The next packet: one held by a wait, or a new one before `deadline`.
   // When the packet reached the tester: its kernel's timestamp on real sockets, where the IUT's
   // timing is judged (the tester may read it later).
   static Time arrival(const Packet& p) { return p.kernel_time.value_or(p.time); }
 
+  // The next packet: one held by a wait, or a new one before `deadline`.
   std::optional<Packet> next(Time deadline) {
     if (!held_.empty()) {
       Packet p = std::move(held_.front());
@@ -1041,11 +1041,11 @@ class Run {
 
   // A gap measured on real sockets, moved toward `want` by the window tolerance (as `after` and
   // `by` are) or the checker's timing tolerance, which grows with the wake-up jitter measured in
-  // the run (a late timer of the IUT lengthens one gap and, relative to it, shortens the next):
-  // a comparison fails only by more than the host's timing allows.
-  std::uint64_t gap_toward(std::uint64_t gap_us, Op op, std::uint64_t want_us) {
+  // the run (widen_tolerance, on every packet read, the matched one included: a late timer of
+  // the IUT lengthens one gap and, relative to it, shortens the next): a comparison fails only
+  // by more than the host's timing allows.
+  std::uint64_t gap_toward(std::uint64_t gap_us, Op op, std::uint64_t want_us) const {
     if (a_.virtual_time()) return gap_us;
-    widen_tolerance();
     const Duration want{static_cast<std::int64_t>(want_us) * 1000};
     const auto slack =
         static_cast<std::uint64_t>(std::max(widen(want) - want, tolerance_).micros());
@@ -1797,13 +1797,14 @@ class Run {
   }
 
   void learn_iut_binding(const Message& m) {
+    if (s_.role != Role::Sender) return;
     if (const auto* q = std::get_if<AssocRequest>(&m);
         q != nullptr && !q->update_acknowledgment()) {
       iut_nonce_ = q->sender_nonce;
       return;
     }
     const auto* r = std::get_if<CreditRequest>(&m);
-    if (r == nullptr || s_.role != Role::Sender) return;
+    if (r == nullptr) return;
     iut_association_ = r->header.association_id;
     const bool rocev2 = r->binding_kind == static_cast<std::uint8_t>(BindingKind::RoCEv2);
     // Opaque data names its message by the Binding Value, RoCEv2 data through the responder.
@@ -1994,6 +1995,10 @@ class Run {
   std::map<std::pair<std::uint64_t, std::uint64_t>, RateInForce> rates_;
   std::map<std::uint32_t, std::uint32_t> default_lifetime_;
   std::deque<Packet> held_;
+  // When the packet the last step matched arrived, and so where the window of the step after
+  // it starts (expect_until) and what its gap_us counts from.
+  std::optional<Time> matched_at_;
+  std::optional<Time> origin_;
   std::uint32_t next_sequence_ = 1;
   std::map<std::uint64_t, std::uint64_t> message_of_binding_;
   // Binding Values of messages a `within_u=1` request sent scheduled (U below their length).
@@ -2004,10 +2009,6 @@ class Run {
   std::map<std::uint64_t, IutMessage> iut_rocev2_;
   std::map<std::uint64_t, IutMessage> unnamed_;
   ref::Rocev2Responder iut_responder_;
-  // When the packet the last step matched arrived, and so where the window of the step after
-  // it starts (expect_until).
-  std::optional<Time> matched_at_;
-  std::optional<Time> origin_;
   std::uint32_t iut_association_ = 0;       // 0: none accepted; its data is sent without RDCC
   std::optional<std::uint64_t> iut_nonce_;  // the Sender Nonce of its latest ASSOC_REQUEST
   // RoCEv2: the messages requested on each queue pair, oldest first, and the PSN to send next.
