@@ -263,13 +263,31 @@ std::variant<Value, std::string> parse_value(std::string_view s, bool quoted) {
     }
     v.text = std::string(s.substr(1, end - 1));
     if (v.text.empty()) return std::string("a variable name after '$'");
-    if (end < s.size()) {
-      if (s[end] != '+' && s[end] != '-') return std::string("'+' or '-' after $" + v.text);
-      const auto n = parse_number(s.substr(end + 1));
-      if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        return std::string("a number after '" + std::string(1, s[end]) + "'");
+    // `*N`, then `/N`, then `+N` or `-N`, each at most once and in that order.
+    const std::string_view order = "*/+";
+    std::size_t next_allowed = 0;
+    while (end < s.size()) {
+      const char op = s[end];
+      const std::size_t rank = order.find(op == '-' ? '+' : op);
+      if (rank == std::string_view::npos || rank < next_allowed) {
+        return std::string("'*', '/', '+' or '-' (in that order) after $" + v.text);
       }
-      v.offset = static_cast<std::int64_t>(*n) * (s[end] == '-' ? -1 : 1);
+      std::size_t stop = end + 1;
+      while (stop < s.size() &&
+             order.find(s[stop] == '-' ? '+' : s[stop]) == std::string_view::npos) {
+        ++stop;
+      }
+      const auto n = parse_number(s.substr(end + 1, stop - end - 1));
+      if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()) ||
+          (op != '+' && op != '-' && *n == 0)) {
+        return std::string("a number after '" + std::string(1, op) + "'" +
+                           (op == '*' || op == '/' ? " (1 to 2147483647)" : ""));
+      }
+      if (op == '*') v.multiply = *n;
+      if (op == '/') v.divide = *n;
+      if (op == '+' || op == '-') v.offset = static_cast<std::int64_t>(*n) * (op == '-' ? -1 : 1);
+      next_allowed = rank + 1;
+      end = stop;
     }
     return v;
   }
@@ -766,7 +784,8 @@ class ScenarioParser {
     }
     if (as.value.kind == Value::Kind::Variable) {
       const auto* b = find_builtin(as.value.text);
-      if (b != nullptr && b->kind == BuiltinVariable::Kind::Address && as.value.offset == 0) {
+      if (b != nullptr && b->kind == BuiltinVariable::Kind::Address && as.value.offset == 0 &&
+          as.value.multiply == 1 && as.value.divide == 1) {
         return std::nullopt;
       }
       return ParseError{as.value.where, "'" + as.field +
@@ -905,8 +924,8 @@ class ScenarioParser {
                                                               "variable such as $tester_ip)"
                                                             : " (not a number)")};
       }
-      if (ip && as.value.offset != 0) {
-        return ParseError{as.value.where, "$" + as.value.text + " takes no offset"};
+      if (ip && (as.value.offset != 0 || as.value.multiply != 1 || as.value.divide != 1)) {
+        return ParseError{as.value.where, "$" + as.value.text + " takes no arithmetic"};
       }
     }
     if (as.value.kind == Value::Kind::Text && !info.address) {
@@ -1482,6 +1501,8 @@ std::string Value::to_string() const {
     case Kind::Text: return text;
     case Kind::Variable: {
       std::string s = "$" + text;
+      if (multiply != 1) s += "*" + std::to_string(multiply);
+      if (divide != 1) s += "/" + std::to_string(divide);
       if (offset > 0) s += "+" + std::to_string(offset);
       if (offset < 0) s += std::to_string(offset);
       return s;

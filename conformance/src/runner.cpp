@@ -421,7 +421,10 @@ class Run {
     if (v.kind != Value::Kind::Variable) return std::nullopt;
     const auto it = vars_.find(v.text);
     if (it == vars_.end()) return std::nullopt;
-    return it->second + static_cast<std::uint64_t>(v.offset);
+    // x * m / d without the intermediate overflowing (m and d are below 2^31).
+    const std::uint64_t x = it->second;
+    const std::uint64_t scaled = x / v.divide * v.multiply + x % v.divide * v.multiply / v.divide;
+    return scaled + static_cast<std::uint64_t>(v.offset);
   }
 
   Stop unresolved(const Value& v) const {

@@ -166,6 +166,21 @@ TEST(Parser, GapUs_IsMatchedAndCapturedOnAnExpect) {
   EXPECT_EQ(s.steps[1].alternatives.front().captures[0].field, "gap_us");
 }
 
+// "doubling on each retransmission": a gap compared with a multiple of the one before.
+TEST(Parser, VariableArithmetic_MultipliesDividesThenAdds) {
+  const auto s = parse_ok(kHead +
+                          "expect ERROR within 1ms -> g=gap_us\n"
+                          "expect ERROR within 1ms gap_us>$g*3/2-5 gap_us<$g*5/2\n");
+  const auto& m = s.steps[1].alternatives.front().matchers;
+  ASSERT_EQ(m.size(), 2U);
+  EXPECT_EQ(m[0].value.multiply, 3U);
+  EXPECT_EQ(m[0].value.divide, 2U);
+  EXPECT_EQ(m[0].value.offset, -5);
+  EXPECT_EQ(m[0].value.to_string(), "$g*3/2-5");
+  EXPECT_EQ(m[1].value.divide, 2U);
+  EXPECT_EQ(m[1].value.to_string(), "$g*5/2");
+}
+
 TEST(Parser, Seen_IsAnExpectOverTheWholeScenario) {
   const auto s =
       parse_ok(kHead + "seen ERROR by 2ms reason=UNKNOWN_ASSOCIATION -> a=association_id\n");
@@ -248,8 +263,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "belong to expect)"},
         ErrorCase{"BadNumber", kHead + "send ERROR message_id=12x\n",
                   "t.scn:4:23: expected a number (decimal or 0x hex), not '12x'"},
-        ErrorCase{"BadVariable", kHead + "send ERROR message_id=$a*2\n",
-                  "t.scn:4:23: expected '+' or '-' after $a"},
+        ErrorCase{"BadVariable", kHead + "send ERROR message_id=$a%2\n",
+                  "t.scn:4:23: expected '*', '/', '+' or '-' (in that order) after $a"},
+        ErrorCase{"VariableOpsOutOfOrder", kHead + "send ERROR message_id=$a+1*2\n",
+                  "t.scn:4:23: expected '*', '/', '+' or '-' (in that order) after $a"},
+        ErrorCase{"VariableDividedByZero", kHead + "send ERROR message_id=$a/0\n",
+                  "t.scn:4:23: expected a number after '/' (1 to 2147483647)"},
         ErrorCase{"BadDuration", kHead + "silence 2 ms\n",
                   "t.scn:4:11: expected one duration (e.g. 2ms, 500us)"},
         ErrorCase{"BadDurationUnit", kHead + "wait 2min\n",

@@ -41,8 +41,12 @@ struct Value {
   Kind kind = Kind::Number;
   std::uint64_t number = 0;
   std::vector<std::string> names;
-  std::string text;         // Text: the text; Variable: the variable's name
-  std::int64_t offset = 0;  // Variable: added to its value
+  std::string text;  // Text: the text; Variable: the variable's name
+  // Variable: its value times multiply, divided by divide (rounded down), plus offset:
+  // `$g1*3/2+10`.
+  std::uint64_t multiply = 1;
+  std::uint64_t divide = 1;
+  std::int64_t offset = 0;
   Location where;
   [[nodiscard]] std::string to_string() const;  // as written
 };
