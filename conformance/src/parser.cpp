@@ -1313,8 +1313,9 @@ class ScenarioParser {
   // tester sends the opaque data of message ID (Binding Value BV) for every octet the IUT grants
   // it, from offset O (the end of what it has sent of the message), in segments of at most S
   // octets (4096), until it has sent up to N; what arrives meanwhile is kept for the next steps.
-  // gap_us=G: G microseconds between one segment and the next.
-  static std::optional<ParseError> step_transfer(const LineParser& lp, Step& step) {
+  // gap_us=G: G microseconds between one segment and the next. `-> s=stalled_us`: the longest
+  // wait for credit (kStalledField).
+  std::optional<ParseError> step_transfer(const LineParser& lp, Step& step) {
     step.kind = Step::Kind::Transfer;
     step.within = kDefaultWindow;
     step.pattern.where = lp.at_token(0);
@@ -1328,6 +1329,16 @@ class ScenarioParser {
     }
     std::set<std::string> seen;
     for (; i < t.size(); ++i) {
+      if (t[i].text == "->") {
+        if (auto e = captures(lp, i + 1, step.pattern, {std::string(kStalledField)})) return e;
+        for (const auto& c : step.pattern.captures) {
+          if (c.field != kStalledField) {
+            return lp.error_at(i + 1, "a transfer captures only " + std::string(kStalledField) +
+                                          ", not '" + c.field + "'");
+          }
+        }
+        break;
+      }
       auto a = parse_assignment(lp, i, false);
       if (auto* e = std::get_if<ParseError>(&a)) return *e;
       auto& as = std::get<Assignment>(a);

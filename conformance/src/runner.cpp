@@ -677,6 +677,9 @@ class Run {
     std::uint64_t at = offset.value_or(sent_[dv.message]);
     std::deque<Packet> kept;
     const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
+    // Since when the transfer has had no credit, and the longest such wait (stalled_us).
+    std::optional<Time> starved_since;
+    Duration longest_stall{};
     for (;;) {
       const std::size_t kept_before = kept.size();
       const auto g = granted_.find({assoc, mid});
@@ -694,6 +697,10 @@ class Run {
         dv.length = std::min(segment, own ? limit - at : std::min(pool_left, length - at));
         dv.last = at + dv.length == length ? 1 : 0;
         if (!own) pool_used += dv.length;
+        if (starved_since) {
+          longest_stall = std::max(longest_stall, a_.now() - *starved_since);
+          starved_since.reset();
+        }
         if (auto stop = send_opaque(step, dv)) {
           keep();
           return stop;
@@ -706,6 +713,7 @@ class Run {
         }
       }
       if (at >= length) break;
+      if (!starved_since) starved_since = a_.now();
       // What came while the tester spaced its segments (credit, perhaps) is read before it
       // waits again.
       if (kept.size() != kept_before) continue;
@@ -747,6 +755,10 @@ class Run {
       kept.push_back(std::move(*p));
     }
     keep();
+    for (const auto& c : step.pattern.captures) {
+      vars_[c.variable] =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, longest_stall.micros()));
+    }
     return std::nullopt;
   }
 

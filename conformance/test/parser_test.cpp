@@ -181,6 +181,14 @@ TEST(Parser, VariableArithmetic_MultipliesDividesThenAdds) {
   EXPECT_EQ(m[1].value.to_string(), "$g*5/2");
 }
 
+TEST(Parser, Transfer_CapturesItsLongestStall) {
+  const auto s =
+      parse_ok(kHead + "transfer message_id=1 message=1 length=4096 gap_us=10 -> s=stalled_us\n");
+  ASSERT_EQ(s.steps[0].pattern.captures.size(), 1U);
+  EXPECT_EQ(s.steps[0].pattern.captures[0].variable, "s");
+  EXPECT_EQ(s.steps[0].pattern.captures[0].field, "stalled_us");
+}
+
 TEST(Parser, Seen_IsAnExpectOverTheWholeScenario) {
   const auto s =
       parse_ok(kHead + "seen ERROR by 2ms reason=UNKNOWN_ASSOCIATION -> a=association_id\n");
@@ -265,6 +273,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:23: expected a number (decimal or 0x hex), not '12x'"},
         ErrorCase{"BadVariable", kHead + "send ERROR message_id=$a%2\n",
                   "t.scn:4:23: expected '*', '/', '+' or '-' (in that order) after $a"},
+        ErrorCase{"TransferCapturesOnlyItsStall",
+                  kHead + "transfer message_id=1 message=1 length=4096 -> g=gap_us\n",
+                  "t.scn:4:48: a transfer captures only stalled_us, not 'gap_us'"},
         ErrorCase{"VariableOpsOutOfOrder", kHead + "send ERROR message_id=$a+1*2\n",
                   "t.scn:4:23: expected '*', '/', '+' or '-' (in that order) after $a"},
         ErrorCase{"VariableDividedByZero", kHead + "send ERROR message_id=$a/0\n",

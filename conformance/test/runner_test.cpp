@@ -686,6 +686,28 @@ TEST(Runner, Transfer_SendsTheGrantedOctetsUntilTheLength_AndKeepsThePackets) {
       << stuck.reason;
 }
 
+// `-> s=stalled_us`: the longest wait for credit in a transfer. A receiver whose grants outlive
+// the data's spacing keeps it continuous; one whose 50 us grants lapse (the reference
+// reclaims, and grants again only when the tester asks, after 1 ms without credit) makes the
+// transfer wait about a millisecond at a time.
+TEST(Runner, Transfer_CapturesItsLongestWaitForCredit) {
+  const auto run = [](const std::string& lifetime) {
+    return run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-01\nconfig budget=196608 "
+                    "unscheduled_budget=65536 grant_lifetime_us=" +
+                    lifetime + "\n" + kAssociate +
+                    "send CREDIT_REQUEST message_id=1 message_length=1048576 "
+                    "binding_kind=OPAQUE binding_value=1\n"
+                    "expect CREDIT_GRANT within 1ms message_id=1\n"
+                    "transfer message_id=1 message=1 length=524288 gap_us=10 -> s=stalled_us\n"
+                    "require s<200 \"stalled\"\n");
+  };
+  const auto continuous = run("100000");
+  EXPECT_EQ(continuous.verdict, Verdict::Pass) << continuous.reason;
+  const auto stalled = run("50");
+  EXPECT_EQ(stalled.verdict, Verdict::Unsupported) << stalled.reason;
+  EXPECT_NE(stalled.reason.find("stalled ($s was 1"), std::string::npos) << stalled.reason;
+}
+
 TEST(Runner, WatchUnscheduledSum_FailsWhenTheNonZeroUExceedIt) {
   std::string steps;
   for (int i = 1; i <= 3; ++i) {

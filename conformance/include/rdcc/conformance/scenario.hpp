@@ -252,6 +252,10 @@ inline constexpr std::string_view kSinceSubmitField = "since_submit_us";
 // arrival of the packet the step before matched to this one's (kernel timestamps on real
 // sockets, where a comparison allows the window tolerance): "exponential backoff" as gaps.
 inline constexpr std::string_view kGapField = "gap_us";
+// `-> s=stalled_us` on a transfer: the longest time, in microseconds, the transfer waited for
+// credit between running out of it and sending again (the data was not continuous for that
+// long): a scenario that needs data in every interval of a controller requires it short.
+inline constexpr std::string_view kStalledField = "stalled_us";
 // `spread` needs at least this many samples: all of N uniform draws from [0, D] fall in one
 // quarter of it with probability 4^-N, 1.5e-5 at eight.
 inline constexpr std::size_t kMinSpreadSamples = 8;
