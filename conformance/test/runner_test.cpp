@@ -692,14 +692,15 @@ TEST(Runner, Transfer_SendsTheGrantedOctetsUntilTheLength_AndKeepsThePackets) {
 // transfer wait about a millisecond at a time.
 TEST(Runner, Transfer_CapturesItsLongestWaitForCredit) {
   const auto run = [](const std::string& lifetime) {
-    return run_text("scenario t\nrole receiver\nchecks RDCC-GRANT-01\nconfig budget=196608 "
-                    "unscheduled_budget=65536 grant_lifetime_us=" +
-                    lifetime + "\n" + kAssociate +
-                    "send CREDIT_REQUEST message_id=1 message_length=1048576 "
-                    "binding_kind=OPAQUE binding_value=1\n"
-                    "expect CREDIT_GRANT within 1ms message_id=1\n"
-                    "transfer message_id=1 message=1 length=524288 gap_us=10 -> s=stalled_us\n"
-                    "require s<200 \"stalled\"\n");
+    return run_text(
+        "scenario t\nrole receiver\nchecks RDCC-GRANT-01\nconfig budget=196608 "
+        "unscheduled_budget=65536 grant_lifetime_us=" +
+        lifetime + "\n" + kAssociate +
+        "send CREDIT_REQUEST message_id=1 message_length=1048576 "
+        "binding_kind=OPAQUE binding_value=1\n"
+        "expect CREDIT_GRANT within 1ms message_id=1\n"
+        "transfer message_id=1 message=1 length=524288 gap_us=10 -> s=stalled_us\n"
+        "require s<200 \"stalled\"\n");
   };
   const auto continuous = run("100000");
   EXPECT_EQ(continuous.verdict, Verdict::Pass) << continuous.reason;
