@@ -273,13 +273,23 @@ void Receiver::Impl::ensure_aimd(Time now) {
 
 // "Every update interval T_upd ... if congestion signal s_i > 0 in the last interval:
 // r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i = min(R_max_i, r_i + alpha)"
+// Each association with messages is updated, by itself. Those not in aimd_due are at rest:
+// their last update had no signal and left r_i as it was, and no Suggested Rate is in force,
+// so each update since had the same arguments and gave r_i again (the controller is a function
+// of its arguments, ReceiverPolicy::next_rate): they are left out until a signal, a Suggested
+// Rate, a change of r_i or a first message lists them again (aimd_wake). A tick costs the
+// associations it can change, not all of them.
 void Receiver::Impl::aimd_tick(Time now) {
   aimd_armed = false;
   const double r_min = min_rate();
-  for (auto& [id, a] : assocs) {
-    if (a.active == 0) continue;
-    const double r_max = a.r_max(a.line_rate, cfg.link_capacity_mbps, now, lifetime());
-    a.update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
+  for (const std::uint32_t id : aimd_due.take()) {
+    Assoc* a = assocs.find(id);
+    if (a == nullptr || a->active == 0) continue;
+    const double r_max = a->r_max(a->line_rate, cfg.link_capacity_mbps, now, lifetime());
+    const double before = a->rate;
+    const bool quiet = a->signal() == 0;
+    a->update(*policy, r_min, r_max, cfg.aimd_alpha_mbps, cfg.aimd_beta);
+    if (!quiet || a->rate != before || a->suggestion(now, lifetime()) != 0) aimd_due.add(id);
   }
   if (active_assocs != 0) ensure_aimd(now);
 }
@@ -301,6 +311,12 @@ auto Receiver::Impl::association_of(const Address& from, const Header& h) -> Ass
     return nullptr;
   }
   return a;
+}
+
+// `a` is listed for the next update interval (aimd_tick): it has messages, and what it observed
+// or was told may change r_i.
+void Receiver::Impl::aimd_wake(const Assoc& a) {
+  if (a.active != 0) aimd_due.add(a.id);
 }
 
 }  // namespace rdcc::ref

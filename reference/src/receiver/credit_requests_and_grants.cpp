@@ -80,7 +80,10 @@ void Receiver::Impl::on_credit_request(Assoc& a, const CreditRequest& r, Time no
     a.binding.add_queue_pair(m.rocev2.destination_qpn, m.id);
   }
   m.pass = queue.class_pass(m.traffic_class);
-  if (a.active++ == 0) ++active_assocs;
+  if (a.active++ == 0) {
+    ++active_assocs;
+    aimd_wake(a);  // its rate is updated again from the next interval
+  }
   ++pending;
   accept_unscheduled(a, m, r.unscheduled_sent, now);
   if (events.enabled())

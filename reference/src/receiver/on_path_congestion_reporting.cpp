@@ -30,6 +30,7 @@ void Receiver::Impl::on_report(const Address& from, const CongestionReport& r, T
   const ReportReaction reaction = policy->report_reaction();
   for (auto& [id, a] : assocs) {
     if (!a.peer.same_host(flow_source) || reaction == ReportReaction::Ignore) continue;
+    aimd_wake(a);
     if (reaction == ReportReaction::ResetRate) {
       a.rate = cfg.link_capacity_mbps;
       a.suggested_rate = 0;

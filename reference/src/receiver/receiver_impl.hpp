@@ -18,7 +18,8 @@
 // - transport_bindings.hpp: arriving data related to its message and counted.
 // - association_establishment.hpp: the associations by ID, by request and by address.
 // - ../timer_list.hpp: the armed timers; ../transmit_queue.hpp: what poll_transmit hands out
-//   (mechanisms, not rules: shared with the CRN).
+//   (mechanisms, not rules: shared with the CRN); ../due_list.hpp: the associations the next
+//   update interval of the rate controller updates (a mechanism too).
 #pragma once
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include "credit_allocation.hpp"
 #include "credit_grant.hpp"
 #include "credit_requests_and_grants.hpp"
+#include "due_list.hpp"
 #include "error_handling_and_recovery.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/rocev2.hpp"
@@ -294,6 +296,10 @@ struct Receiver::Impl {
   void grant_pass(Time now);
   void ensure_aimd(Time now);
   void aimd_tick(Time now);
+  // The Association IDs the next update interval updates: the others with messages are at rest
+  // (aimd_tick).
+  DueList<std::uint32_t> aimd_due;
+  void aimd_wake(const Assoc& a);
   Assoc* association_of(const Address& from, const Header& h);
 
   // ---- sender_backlog_indication_and_suggested_rates.cpp: "Sender Backlog Indication and

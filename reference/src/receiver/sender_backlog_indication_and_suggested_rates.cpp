@@ -12,6 +12,7 @@ void Receiver::Impl::on_sender_status(Assoc& a, const SenderStatus& status, Time
   ++stats.sender_status_received;
   a.suggested_rate = policy->suggested_rate(status.suggested_rate);
   a.suggested_at = now;
+  aimd_wake(a);
   if (events.enabled())
     events.emit(now, "sender_status",
                 {{"association_id", a.id},

@@ -92,6 +92,7 @@ void Receiver::Impl::on_data(const DataObservation& d, Time now) {
   Assoc& a = *ap;
   a.last_activity = now;
   a.observe_data(d.octets, d.ce, d.rtt, cfg.rtt_target);
+  aimd_wake(a);
   Msg& m = *mp;
   const bool opaque = d.binding == BindingKind::Opaque;
   if (opaque && d.recovers) a.peer_recovers = true;

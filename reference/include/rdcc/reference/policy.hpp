@@ -105,7 +105,9 @@ class ReceiverPolicy {
   }
   // The rate controller: r_i after one update interval. The reference is the RECOMMENDED AIMD:
   // "if congestion signal s_i > 0 ...: r_i = max(R_min, r_i * (1 - beta * s_i)) else: r_i =
-  // min(R_max_i, r_i + alpha)". Any controller must lower the rate when s_i > 0 (rule 2).
+  // min(R_max_i, r_i + alpha)". Any controller must lower the rate when s_i > 0 (rule 2). A
+  // function of `u` alone: the receiver skips an update whose arguments are those of the last
+  // one, which left the rate as it was (Receiver::Impl::aimd_tick).
   [[nodiscard]] virtual double next_rate(const RateUpdate& u) const {
     if (u.signal > 0) return std::max(u.r_min, u.rate * (1.0 - u.beta * u.signal));
     return std::min(u.r_max, u.rate + u.alpha);
