@@ -26,7 +26,7 @@ std::uint64_t Receiver::Impl::window_of(const Msg& m) const {
 }
 
 std::uint64_t Receiver::Impl::grant_window() const {
-  return default_window(cfg.grant_window, cfg.base_rtt, cfg.link_capacity_mbps, cfg.credit_unit);
+  return own_window;
 }
 
 void Receiver::Impl::set_rate(Msg& m, std::uint32_t rate) {
@@ -86,7 +86,7 @@ double Receiver::Impl::sender_rate(const Assoc& a, Time now) const {
 
 // "R_min is one Credit Unit per update interval".
 double Receiver::Impl::min_rate() const {
-  return ref::min_rate(cfg.credit_unit, cfg.base_rtt);
+  return own_min_rate;
 }
 
 std::uint32_t Receiver::Impl::rate_for(const Assoc& a, const Msg& m, Time now) const {
@@ -117,18 +117,18 @@ void Receiver::Impl::lower_holders(const Msg& m, double want, Time now) {
                       });
 }
 
-// The receiver as the grant pass (grant_pass, credit_allocation.hpp) sees it, for one pass at
-// `now`.
+// The receiver as the grant pass (grant_pass, credit_allocation.hpp) sees it at `now`.
 struct Receiver::Impl::GrantPassHost {
   Impl& r;
   Time now;
   Assoc* assoc = nullptr;  // the association of the message under the queue's cursor
-
+  std::uint64_t win = 0;   // and its window_of, asked for again and again as it is looked at
   Msg& message(const Queued& q) {
     assoc = q.assoc;
+    win = r.window_of(*q.msg);
     return *q.msg;
   }
-  [[nodiscard]] std::uint64_t window(const Msg& m) const { return r.window_of(m); }
+  [[nodiscard]] std::uint64_t window(const Msg& /*m*/) const { return win; }
   [[nodiscard]] std::optional<std::uint64_t> fit(const Msg& m, std::uint64_t limit, bool renew,
                                                  std::uint64_t reserved) const {
     BudgetBounds bounds;
@@ -147,18 +147,18 @@ struct Receiver::Impl::GrantPassHost {
   // "Receivers SHOULD cap the credit ... per association" (RDCC-SEC-02): the operator's cap,
   // else the Backlog Threshold N_cu the association was told (docs/spec-notes.md 132), never
   // below one window of the message.
-  [[nodiscard]] std::uint64_t association_cap(const Msg& m) const {
+  [[nodiscard]] std::uint64_t association_cap(const Msg& /*m*/) const {
     const std::uint64_t cap = r.association_cap();
-    return cap == 0 ? 0 : std::max(cap, r.window_of(m));
+    return cap == 0 ? 0 : std::max(cap, win);
   }
   // The least new credit a grant short of room gives: half a window, at most a quarter of
   // what bounds the grant, at least one Credit Unit (docs/spec-notes.md 132).
-  [[nodiscard]] std::uint64_t least_new(const Msg& m, std::uint64_t bound) const {
-    return r.least_new(r.window_of(m), bound);
+  [[nodiscard]] std::uint64_t least_new(const Msg& /*m*/, std::uint64_t bound) const {
+    return r.least_new(win, bound);
   }
   [[nodiscard]] bool association_full(const Msg& m) const {
     const std::uint64_t cap = association_cap(m);
-    const std::uint64_t target = target_limit(m, r.window_of(m));
+    const std::uint64_t target = target_limit(m, win);
     const std::uint64_t need = target > m.held() ? target - m.held() : 0;
     return CreditLedger::association_full(*assoc, cap, std::min(need, least_new(m, cap)));
   }
@@ -211,8 +211,7 @@ std::uint64_t Receiver::Impl::association_bound() const {
 }
 
 bool Receiver::Impl::association_full(const Assoc& a) const {
-  const std::uint64_t bound = association_bound();
-  return CreditLedger::association_full(a, bound, least_new(grant_window(), bound));
+  return CreditLedger::association_full(a, own_bound, own_least_new);
 }
 
 void Receiver::Impl::mark_capped(Assoc& a) {

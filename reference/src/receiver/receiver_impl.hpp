@@ -300,6 +300,15 @@ struct Receiver::Impl {
   // (aimd_tick).
   DueList<std::uint32_t> aimd_due;
   void aimd_wake(const Assoc& a);
+  // Of the configuration alone, worked out once (the grant pass asks for them for each message
+  // it looks at): the receiver's own window (grant_window), R_min (min_rate), and the bound on
+  // an association's credit with the least new credit of a grant under it (association_full).
+  // Each is worked out from those above it and `cfg` as constructed.
+  std::uint64_t own_window =
+      default_window(cfg.grant_window, cfg.base_rtt, cfg.link_capacity_mbps, cfg.credit_unit);
+  double own_min_rate = ref::min_rate(cfg.credit_unit, cfg.base_rtt);
+  std::uint64_t own_bound = association_bound();
+  std::uint64_t own_least_new = least_new(own_window, own_bound);
   Assoc* association_of(const Address& from, const Header& h);
 
   // ---- sender_backlog_indication_and_suggested_rates.cpp: "Sender Backlog Indication and
