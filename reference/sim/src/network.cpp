@@ -11,6 +11,7 @@
 #include <queue>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 
@@ -175,6 +176,9 @@ struct Network::Impl {
   ref::EventLog log;
   ref::InvariantChecker checker;
   std::vector<Host> hosts;
+  // Each host's index by its address with port zero (the first host of an address, as host_of
+  // found it by walking the hosts: a lookup per packet, not a walk of the fabric).
+  std::unordered_map<Address, HostId, ref::AddressHash> host_by_addr;
   std::vector<Port> ports;
   std::unique_ptr<ref::Crn> crn;
   Address crn_addr;
@@ -219,6 +223,9 @@ struct Network::Impl {
     h.addr = Address::v4(10, 0, static_cast<std::uint8_t>(n / 250),
                          static_cast<std::uint8_t>(n % 250 + 1), cfg.rdcc_port);
     h.link = link;
+    Address key = h.addr;
+    key.port = 0;
+    host_by_addr.try_emplace(key, h.id);
     hosts.push_back(std::move(h));
     ports.emplace_back();
     return hosts.back().id;
@@ -260,12 +267,11 @@ struct Network::Impl {
     h.sender = std::make_unique<ref::Sender>(sc, *h.sender_random, observer(), std::move(policy));
   }
 
-  Host* host_of(const Address& a) {
+  Host* host_of(Address a) {
     if (a.ipv6) return nullptr;
-    for (auto& h : hosts) {
-      if (h.addr.same_host(a)) return &h;
-    }
-    return nullptr;
+    a.port = 0;
+    auto it = host_by_addr.find(a);
+    return it == host_by_addr.end() ? nullptr : &hosts[it->second];
   }
 
   // ---- packets ------------------------------------------------------------------------
