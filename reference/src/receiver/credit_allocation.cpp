@@ -235,8 +235,8 @@ void Receiver::Impl::release_capped() {
       continue;
     }
     // Only an association with a cap is ever capped, and it has room: bound > accounted.
-    const std::uint64_t bound = association_bound();
-    std::size_t admit = (bound - a->accounted) / least_new(grant_window(), bound);
+    // own_bound and own_least_new: association_bound() and its least new credit, worked out once.
+    std::size_t admit = (own_bound - a->accounted) / own_least_new;
     waiting.clear();
     for (auto& [mid, m] : a->msgs) {
       if (m.queued) {
