@@ -263,29 +263,31 @@ std::variant<Value, std::string> parse_value(std::string_view s, bool quoted) {
     }
     v.text = std::string(s.substr(1, end - 1));
     if (v.text.empty()) return std::string("a variable name after '$'");
-    // `*N`, then `/N`, then `+N` or `-N`, each at most once and in that order.
-    const std::string_view order = "*/+";
+    // `*N`, then `/N`, then `+N` or `-N`, each at most once and in that order: the rank of an
+    // operator character in that order, or npos for any other character.
+    const auto rank_of = [](char c) { return std::string_view("*/+").find(c == '-' ? '+' : c); };
     std::size_t next_allowed = 0;
     while (end < s.size()) {
       const char op = s[end];
-      const std::size_t rank = order.find(op == '-' ? '+' : op);
+      const std::size_t rank = rank_of(op);
       if (rank == std::string_view::npos || rank < next_allowed) {
         return std::string("'*', '/', '+' or '-' (in that order) after $" + v.text);
       }
       std::size_t stop = end + 1;
-      while (stop < s.size() &&
-             order.find(s[stop] == '-' ? '+' : s[stop]) == std::string_view::npos) {
-        ++stop;
-      }
+      while (stop < s.size() && rank_of(s[stop]) == std::string_view::npos) ++stop;
       const auto n = parse_number(s.substr(end + 1, stop - end - 1));
-      if (!n || *n > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()) ||
-          (op != '+' && op != '-' && *n == 0)) {
+      const bool offset = op == '+' || op == '-';
+      // An offset as before (any int64); a factor from 1 to 2^31 - 1 (resolve's x * m / d).
+      if (!n ||
+          (offset && *n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) ||
+          (!offset && (*n == 0 || *n > static_cast<std::uint64_t>(
+                                           std::numeric_limits<std::int32_t>::max())))) {
         return std::string("a number after '" + std::string(1, op) + "'" +
-                           (op == '*' || op == '/' ? " (1 to 2147483647)" : ""));
+                           (offset ? "" : " (1 to 2147483647)"));
       }
       if (op == '*') v.multiply = *n;
       if (op == '/') v.divide = *n;
-      if (op == '+' || op == '-') v.offset = static_cast<std::int64_t>(*n) * (op == '-' ? -1 : 1);
+      if (offset) v.offset = static_cast<std::int64_t>(*n) * (op == '-' ? -1 : 1);
       next_allowed = rank + 1;
       end = stop;
     }

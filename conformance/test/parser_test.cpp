@@ -179,6 +179,9 @@ TEST(Parser, VariableArithmetic_MultipliesDividesThenAdds) {
   EXPECT_EQ(m[0].value.to_string(), "$g*3/2-5");
   EXPECT_EQ(m[1].value.divide, 2U);
   EXPECT_EQ(m[1].value.to_string(), "$g*5/2");
+  // An offset keeps its whole range; only the factors are bounded.
+  const auto big = parse_ok(kHead + "send ERROR message_id=$a+3000000000\n");
+  EXPECT_EQ(big.steps[0].pattern.matchers[0].value.offset, 3000000000);
 }
 
 TEST(Parser, Transfer_CapturesItsLongestStall) {
