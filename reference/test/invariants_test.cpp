@@ -329,6 +329,32 @@ TEST_F(CheckerTest, SendTimeTolerance_ReclaimSlightlyEarlierThanObserved_Passes_
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
 }
 
+// The tolerance widened during a run (the tester measured a longer scheduling delay) holds for
+// the grants seen before it too: message 2's grant, 110 us after message 1's (Lifetime 100 us,
+// D_max 10 us: 120 us), is within a tolerance of 10 us widened after message 1's grant was
+// seen, and outside the 5 us it was seen with.
+class WidenedToleranceTest : public CheckerTest {
+ protected:
+  void two_grants(bool widen) {
+    checker.set_send_time_tolerance(microseconds(5));
+    request(1, 65536);
+    request(2, 65536);
+    grant(1, 60000, false);
+    now += microseconds(100);
+    if (widen) checker.set_send_time_tolerance(microseconds(10));
+    now += microseconds(10);
+    grant(2, 60000, false);
+  }
+};
+TEST_F(WidenedToleranceTest, HoldsForGrantsAlreadySeen) {
+  two_grants(true);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+}
+TEST_F(WidenedToleranceTest, NotWidened_TheSameGrantsAreCaught) {
+  two_grants(false);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-BUDGET-01"});
+}
+
 // A tolerance above Lifetime + 2 * D_max still counts a grant when it is sent.
 TEST_F(CheckerTest, SendTimeTolerance_AGrantAlwaysCountsWhenSent) {
   checker.set_send_time_tolerance(microseconds(1000));
@@ -512,6 +538,21 @@ TEST_F(CheckerTest, PacingMakeUpOfALateWakeUp_TenCreditUnitsPass_MoreIsCaught) {
   for (int i = 0; i < 10; ++i, offset += 4096) segment(1, offset, 4096);
   EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
   for (int i = 0; i < 2; ++i, offset += 4096) segment(1, offset, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
+}
+
+// Segments shorter than a Credit Unit: what may start within the interval is ten Credit Units
+// and the one segment that starts at its end, not eleven Credit Units (a sender of 1 KiB
+// segments that averages over eleven Credit Units passed before). After one window's gap, 40
+// segments of 1 KiB and the 41st at once keep to the rule; the 42nd breaks it.
+TEST_F(CheckerTest, PacingWithShortSegments_TenCreditUnitsAndTheLastSegment) {
+  request(1, 98304);
+  grant(1, 98304, true, 10000);
+  now += transmission_time(std::uint64_t{10} * 4096, 10000);
+  std::uint64_t offset = 0;
+  for (int i = 0; i < 41; ++i, offset += 1024) segment(1, offset, 1024);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment(1, offset, 1024);
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
 }
 
@@ -1330,6 +1371,37 @@ TEST_F(PoolBurstTest, WithoutThePool_IsAPacingFault) {
   burst(false);
   ASSERT_FALSE(checker.ok());
   EXPECT_EQ(checker.violations()[0].rule, "RDCC-GRANT-05");
+}
+
+// Rule 4 binds "the message" to "the Pacing Rate", and a pool grant carries one: a message sent
+// under the pool is paced at the pool grant's rate. Each message is judged on its own (the
+// sender may pace the pool's messages together, as the reference does, which keeps each
+// within it): two messages of ten Credit Units at once each pass; eleven Credit Units and one
+// more segment of one message at once are RDCC-GRANT-05 (before, pool credit could be sent at
+// any rate).
+TEST_F(CheckerTest, PoolCredit_IsPacedAtThePoolGrantsRate_EachMessageOnItsOwn) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request_sent(1, 1, 1, 1 << 20);
+  request_sent(1, 2, 2, 1 << 20);
+  CreditGrant p = grant_of(kAssoc, 1, flag::kPool, 10, 0, 1 << 21, 1000);
+  p.lifetime = 100000;
+  checker.on_control_delivered(kReceiver, kSender, p, now);
+  for (const std::uint64_t id : {1ULL, 2ULL}) {
+    for (std::uint32_t off = 0; off < 10 * 4096; off += 4096) segment_sent(kAssoc, id, off, 4096);
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += transmission_time(std::uint64_t{10} * 4096, 1000);  // one window later: ten more each
+  for (const std::uint64_t id : {1ULL, 2ULL}) {
+    for (std::uint32_t off = 10 * 4096; off < 20 * 4096; off += 4096) {
+      segment_sent(kAssoc, id, off, 4096);
+    }
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment_sent(kAssoc, 1, 20 * 4096, 4096);  // the segment at the window's end
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment_sent(kAssoc, 1, 21 * 4096, 4096);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
 }
 
 // The credit of a re-established association is credit again.
