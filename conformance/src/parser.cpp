@@ -1315,8 +1315,9 @@ class ScenarioParser {
   // tester sends the opaque data of message ID (Binding Value BV) for every octet the IUT grants
   // it, from offset O (the end of what it has sent of the message), in segments of at most S
   // octets (4096), until it has sent up to N; what arrives meanwhile is kept for the next steps.
-  // gap_us=G: G microseconds between one segment and the next. `-> s=stalled_us`: the longest
-  // wait for credit (kStalledField).
+  // gap_us=G: G microseconds between one segment and the next. report=1: before each segment,
+  // the latest CONGESTION_REPORT the scenario sent, again. `-> s=stalled_us`: the longest wait
+  // for credit (kStalledField).
   std::optional<ParseError> step_transfer(const LineParser& lp, Step& step) {
     step.kind = Step::Kind::Transfer;
     step.within = kDefaultWindow;
@@ -1346,10 +1347,10 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (as.field != "message_id" && as.field != "message" && as.field != "length" &&
           as.field != "offset" && as.field != "segment" && as.field != "ce" &&
-          as.field != "overrun" && as.field != "gap_us") {
+          as.field != "overrun" && as.field != "gap_us" && as.field != "report") {
         return lp.error_at(i,
                            "transfer takes message_id=, message=, length=, offset=, segment=, "
-                           "ce=, gap_us= and overrun=, not '" +
+                           "ce=, gap_us=, report= and overrun=, not '" +
                                as.field + "'");
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {

@@ -515,6 +515,9 @@ class Run {
                   step.where.to_string() + ": cannot encode the message: " + n.error().describe(),
                   "", ""};
     }
+    if (const auto* report = std::get_if<CongestionReport>(&*msg)) {
+      last_report_ = LastReport{*report, source(p)};
+    }
     if (const auto* cr = std::get_if<CreditRequest>(&*msg)) {
       last_request_[{cr->header.association_id, cr->message_id}] = *cr;
       message_of_binding_[cr->binding_value] = cr->message_id;
@@ -526,6 +529,19 @@ class Run {
       }
     }
     return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, source(p));
+  }
+
+  // The latest CONGESTION_REPORT again, with the next Sequence Number, from the address it named.
+  std::optional<Stop> resend_report() {
+    CongestionReport r = last_report_->report;
+    r.header.sequence_number = next_sequence_++;
+    std::array<std::byte, 256> buf{};
+    auto n = encode(Message{r}, buf);
+    if (!n) {
+      return Stop{Verdict::Inconclusive, "cannot encode the report again: " + n.error().describe(),
+                  "", ""};
+    }
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, last_report_->from);
   }
 
   // The address a send names with from=, if any.
@@ -652,10 +668,12 @@ class Run {
     std::optional<std::uint64_t> offset;
     std::uint64_t overrun = 0;
     std::uint64_t gap_us = 0;
+    std::uint64_t report = 0;
     for (const auto& m : step.pattern.matchers) {
       auto v = resolve(m.value);
       if (!v) return unresolved(m.value);
       if (m.field == "gap_us") gap_us = *v;
+      if (m.field == "report") report = *v;
       if (m.field == "message_id") mid = *v;
       if (m.field == "message") dv.message = *v;
       if (m.field == "length") length = *v;
@@ -669,6 +687,13 @@ class Run {
           Verdict::Inconclusive,
           step.where.to_string() + ": segment " + std::to_string(segment) + " is not 1..65000", "",
           ""};
+    }
+    if (report != 0 && !last_report_) {
+      return Stop{Verdict::Inconclusive,
+                  step.where.to_string() +
+                      ": report=1 sends again the latest CONGESTION_REPORT, and none was sent "
+                      "before (the scenario's error)",
+                  "", ""};
     }
     const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
     // No deadline binds the receiver's grants: the wait for credit is the tester's patience.
@@ -700,6 +725,13 @@ class Run {
         if (starved_since) {
           longest_stall = std::max(longest_stall, a_.now() - *starved_since);
           starved_since.reset();
+        }
+        // report=1: a CRN on the path that reports the congestion each packet meets.
+        if (report != 0) {
+          if (auto stop = resend_report()) {
+            keep();
+            return stop;
+          }
         }
         if (auto stop = send_opaque(step, dv)) {
           keep();
@@ -2004,6 +2036,13 @@ class Run {
       pool_used_;  // association -> octets sent under pool grants
   // (association, message) -> its latest CREDIT_REQUEST, which transfer repeats.
   std::map<std::pair<std::uint64_t, std::uint64_t>, CreditRequest> last_request_;
+  // The latest CONGESTION_REPORT a send step sent, and the address it named (transfer report=1
+  // sends it again before each segment).
+  struct LastReport {
+    CongestionReport report;
+    std::optional<Address> from;
+  };
+  std::optional<LastReport> last_report_;
   std::optional<Stop> watch_failure_;
   std::optional<CrnReportJudge> crn_reports_;  // role crn: every report against the queue
   std::optional<Time> last_submit_;            // the latest upper submit (since_submit_us)

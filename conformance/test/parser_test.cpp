@@ -478,7 +478,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"TransferUnknownField",
                   kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
                   "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment=, "
-                  "ce=, gap_us= and overrun=, not 'flags'"}),
+                  "ce=, gap_us=, report= and overrun=, not 'flags'"},
+        ErrorCase{"TransferReportTwice",
+                  kHead + "transfer message_id=1 message=1 length=8 report=1 report=1\n",
+                  "t.scn:4:51: 'report' given twice"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {

@@ -709,6 +709,47 @@ TEST(Runner, Transfer_CapturesItsLongestWaitForCredit) {
   EXPECT_NE(stalled.reason.find("stalled ($s was 1"), std::string::npos) << stalled.reason;
 }
 
+// transfer report=1: the latest CONGESTION_REPORT again before each segment, each with the next
+// Sequence Number; without a report sent before, the scenario's error (INCONCLUSIVE).
+TEST(Runner, Transfer_ReportSendsTheLatestReportBeforeEachSegment) {
+  const std::string report =
+      "send CONGESTION_REPORT reporter_id=9 queue_depth=1048576 queue_threshold=65536 "
+      "congestion_degree=255 direction=TO_RECEIVER address_family=4 protocol=17 "
+      "source_port=$tester_port destination_port=$iut_data_port source_address=$tester_ip "
+      "destination_address=$iut_ip\n";
+  const std::string steps =
+      "send CREDIT_REQUEST message_id=1 message_length=32768 binding_kind=OPAQUE "
+      "binding_value=1\n"
+      "expect CREDIT_GRANT within 1ms message_id=1\n";
+  const std::string transfer = "transfer message_id=1 message=1 length=32768 report=1\n";
+  const auto r = run_text(receiver(steps + report + transfer));
+  ASSERT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  std::size_t segments = 0;
+  std::vector<std::uint32_t> reports;
+  for (const TraceEntry& e : r.trace) {
+    if (!e.from_tester) continue;
+    if (e.packet.data) {
+      ++segments;
+      continue;
+    }
+    const auto m = decode(e.packet.payload);
+    if (!m) continue;
+    if (const auto* c = std::get_if<CongestionReport>(&*m)) {
+      reports.push_back(c->header.sequence_number);
+      EXPECT_EQ(c->congestion_degree, 255);
+    }
+  }
+  EXPECT_EQ(segments, 8U);
+  ASSERT_EQ(reports.size(), 9U);  // the send step's and one per segment
+  for (std::size_t i = 1; i < reports.size(); ++i) EXPECT_GT(reports[i], reports[i - 1]);
+  const auto none = run_text(receiver(steps + transfer));
+  EXPECT_EQ(none.verdict, Verdict::Inconclusive);
+  EXPECT_NE(
+      none.reason.find("report=1 sends again the latest CONGESTION_REPORT, and none was sent"),
+      std::string::npos)
+      << none.reason;
+}
+
 TEST(Runner, WatchUnscheduledSum_FailsWhenTheNonZeroUExceedIt) {
   std::string steps;
   for (int i = 1; i <= 3; ++i) {
