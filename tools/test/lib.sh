@@ -20,9 +20,12 @@ contains() { grep -qF -- "$2" "$1"; }
 lacks() { ! grep -qF -- "$2" "$1"; }
 lines() { test "$(wc -l <"$1")" -eq "$2"; }
 run() {  # run EXPECTED_STATUS CMD... ; stdout -> $work/out, stderr -> $work/err; 60 s at most
-  local expected=$1
-  shift
-  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  runfor 60 "$@"
+}
+runfor() {  # runfor SECONDS EXPECTED_STATUS CMD... ; as run, SECONDS at most
+  local limit=$1 expected=$2
+  shift 2
+  timeout "$limit" "$@" >"$work/out" 2>"$work/err"
   local status=$?
   if [ "$status" -ne "$expected" ]; then
     echo "  '$*' exited $status, expected $expected; stderr:" >&2
