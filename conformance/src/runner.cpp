@@ -535,13 +535,7 @@ class Run {
   std::optional<Stop> resend_report() {
     CongestionReport r = last_report_->report;
     r.header.sequence_number = next_sequence_++;
-    std::array<std::byte, 256> buf{};
-    auto n = encode(Message{r}, buf);
-    if (!n) {
-      return Stop{Verdict::Inconclusive, "cannot encode the report again: " + n.error().describe(),
-                  "", ""};
-    }
-    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, last_report_->from);
+    return send_own(Message{r}, "CONGESTION_REPORT", last_report_->from);
   }
 
   // The address a send names with from=, if any.
@@ -876,16 +870,17 @@ class Run {
     return send_own(Message{r}, "CREDIT_REQUEST");
   }
 
-  // A message the tester makes itself (a transfer's CREDIT_REQUEST again, its CANCEL), sent
-  // from its RDCC address.
-  std::optional<Stop> send_own(const Message& m, std::string_view type) {
+  // A message the tester makes itself (a transfer's CREDIT_REQUEST again, its CANCEL, a
+  // report again), sent from its RDCC address or `from`.
+  std::optional<Stop> send_own(const Message& m, std::string_view type,
+                               std::optional<Address> from = std::nullopt) {
     std::array<std::byte, 256> buf{};
     auto n = encode(m, buf);
     if (!n) {
       return Stop{Verdict::Inconclusive,
                   "cannot encode a " + std::string(type) + ": " + n.error().describe(), "", ""};
     }
-    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {});
+    return send_bytes(std::span<const std::byte>(buf.data(), *n), false, {}, std::move(from));
   }
 
   // send rocev2: one RC RDMA WRITE packet (BTH, RETH on First/Only, payload, pad, ICRC) to the
