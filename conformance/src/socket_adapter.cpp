@@ -34,6 +34,7 @@
 #include "rdcc/codec/json.hpp"
 #include "rdcc/codec/json_input.hpp"
 #include "rdcc/conformance/adapter.hpp"
+#include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/sockaddr.hpp"
 #include "rdcc/udp/socket.hpp"
 
@@ -261,9 +262,7 @@ class SocketAdapter final : public Adapter {
       // (receive_turn): a flood on one socket leaves the others their turn.
       std::array<udp::UdpSocket*, 3> socks{&*control_, &*data_, other_ ? &*other_ : nullptr};
       const Time at = now();
-      const auto real_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+      const std::int64_t real_now = udp::realtime_now_ns();
       std::vector<Packet> round;
       for (std::size_t i = 0; i < socks.size(); ++i) {
         if (socks[i] == nullptr) continue;
@@ -281,10 +280,8 @@ class SocketAdapter final : public Adapter {
             p.dscp = udp::dscp_of(in.tos);
             p.ce = udp::ecn_of(in.tos) == kCe;
             p.payload.assign(in.bytes.begin(), in.bytes.end());
-            if (in.kernel_time_ns != 0) {
-              const std::int64_t age = std::max<std::int64_t>(0, real_now - in.kernel_time_ns);
-              p.kernel_time = Time{std::max<std::int64_t>(0, at.ns - age)};
-            }
+            if (in.kernel_time_ns != 0)
+              p.kernel_time = udp::kernel_arrival(in.kernel_time_ns, at, real_now);
             round.push_back(std::move(p));
           }
         });

@@ -23,6 +23,7 @@ CrnNode::CrnNode(EventLoop& loop, CrnNodeConfig config, ref::Observer* observer)
   ref::CrnConfig c = cfg_.crn;
   c.local = reports_.local();
   crn_ = std::make_unique<ref::Crn>(c, observer, cfg_.policy);
+  ingress_.timestamp_receipts();
   loop_.add(ingress_.fd(), [this] { on_ingress(); });
 }
 
@@ -32,8 +33,18 @@ CrnNode::~CrnNode() {
 
 void CrnNode::on_ingress() {
   ingress_.receive_turn([&](std::span<const InPacket> batch) {
+    // The queue is modelled at the times the kernel took the packets in, not at the time this
+    // process got to them: a node descheduled for a millisecond must not see a millisecond of
+    // arrivals as one burst (a switch's queue does not wait for its control plane).
     const Time now = monotonic_now();
+    const std::int64_t real_now = realtime_now_ns();
+    std::vector<Queued> sent;
     for (const InPacket& p : batch) {
+      const Time arrival =
+          std::max(last_arrival_, kernel_arrival(p.kernel_time_ns, now, real_now));
+      last_arrival_ = arrival;
+      // What the link finished before this packet arrived has left the queue.
+      serve(arrival, sent);
       const std::uint64_t size = p.bytes.size() + ip_udp_overhead(p.from);
       // Tail drop beyond the queue's capacity in octets.
       if (occupancy_ + size > cfg_.crn.queue_capacity) {
@@ -53,13 +64,14 @@ void CrnNode::on_ingress() {
         q.tos = tos(dscp_of(q.tos), ref::kEcnCe);
         ++stats_.ce_marked;
       }
-      if (queue_.empty() && link_free_ < now) link_free_ = now;
+      if (queue_.empty() && link_free_ < arrival) link_free_ = arrival;
       occupancy_ += size;
       stats_.max_occupancy = std::max(stats_.max_occupancy, occupancy_);
       ++flows_[q.source];
       queue_.push_back(std::move(q));
       ++stats_.enqueued;
     }
+    forward(sent);
     dequeue_due();
   });
 }
@@ -78,14 +90,12 @@ UdpSocket& CrnNode::egress_for(const Address& source) {
   }
 }
 
-void CrnNode::dequeue_due() {
-  const Time now = monotonic_now();
-  std::vector<Queued> sent;
+void CrnNode::serve(Time until, std::vector<Queued>& sent) {
   // Store and forward at the service rate: the head leaves when the link has serialized it.
   while (!queue_.empty()) {
     const Queued& head = queue_.front();
     const Time done = link_free_ + ref::transmission_time(head.size, cfg_.crn.service_rate_mbps);
-    if (done > now) break;
+    if (done > until) break;
     link_free_ = done;
     ref::QueueObservation obs;
     obs.occupancy = occupancy_;  // Q at dequeue, this packet included
@@ -93,7 +103,8 @@ void CrnNode::dequeue_due() {
     obs.flow.source = head.source;
     obs.flow.destination = head.destination;
     obs.flows_in_queue = static_cast<std::uint32_t>(flows_.size());
-    crn_->on_dequeue(obs, now);
+    crn_time_ = std::max(crn_time_, done);
+    crn_->on_dequeue(obs, crn_time_);
     occupancy_ -= head.size;
     if (auto f = flows_.find(head.source); f != flows_.end() && --f->second == 0) flows_.erase(f);
     ++stats_.forwarded;
@@ -101,8 +112,18 @@ void CrnNode::dequeue_due() {
     sent.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
+}
+
+void CrnNode::forward(std::vector<Queued>& sent) {
   for (const Queued& q : sent)
     egress_for(q.source).send(std::vector<OutPacket>{{q.destination, q.tos, q.bytes}});
+  sent.clear();
+}
+
+void CrnNode::dequeue_due() {
+  std::vector<Queued> sent;
+  serve(monotonic_now(), sent);
+  forward(sent);
   send_reports();
   if (queue_.empty()) {
     timer_.disarm();
@@ -123,7 +144,8 @@ void CrnNode::send_reports() {
 }
 
 void CrnNode::observe(const ref::QueueObservation& observation) {
-  crn_->on_dequeue(observation, monotonic_now());
+  crn_time_ = std::max(crn_time_, monotonic_now());
+  crn_->on_dequeue(observation, crn_time_);
   send_reports();
 }
 

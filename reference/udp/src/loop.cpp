@@ -4,6 +4,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <ctime>
@@ -15,6 +16,18 @@ Time monotonic_now() {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return Time{static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec};
+}
+
+std::int64_t realtime_now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+Time kernel_arrival(std::int64_t kernel_time_ns, Time at, std::int64_t real_now_ns) {
+  if (kernel_time_ns == 0) return at;
+  const std::int64_t age = std::max<std::int64_t>(0, real_now_ns - kernel_time_ns);
+  return Time{std::max<std::int64_t>(0, at.ns - age)};
 }
 
 EventLoop::EventLoop() {

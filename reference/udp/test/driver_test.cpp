@@ -378,6 +378,33 @@ TEST(Driver, Incast8To1ThroughCrn_QueueStaysBelowCapacity_AllComplete) {
   EXPECT_EQ(r.receiver().stats().invariant_violations, 0U);
 }
 
+// The CRN's queue is modelled at the times the kernel took the packets in: a node that reads
+// two packets in one turn, the second sent after the first had been served, never held both
+// (a node descheduled for a while must not see its arrivals as one burst, rdcc_node's incast).
+TEST(Driver, CrnQueue_IsModelledAtTheKernelsArrivalTimes_NotWhenTheNodeReadsThem) {
+  EventLoop loop;
+  UdpSocket sink(v4(1));
+  UdpSocket source(v4(2));
+  CrnNodeConfig cc;
+  cc.crn.local = v4(1);
+  cc.crn.rdcc_port = sink.local().port;
+  cc.crn.queue_threshold = 1U << 20U;
+  cc.crn.queue_capacity = 2U << 20U;
+  cc.crn.service_rate_mbps = 8;  // 1,028 octets in 1.03 ms
+  cc.listen = v4(1);
+  cc.forward_to = sink.local();
+  CrnNode crn(loop, cc);
+  // Receive timestamps take effect a moment after they are asked for (a deferred static key).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::vector<std::byte> payload(1000, std::byte{1});
+  source.send(std::vector<OutPacket>{{crn.listen_address(), 0, payload}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the first is served by then
+  source.send(std::vector<OutPacket>{{crn.listen_address(), 0, payload}});
+  ASSERT_TRUE(loop.run_until([&] { return crn.stats().forwarded == 2; }, kWait));
+  EXPECT_EQ(crn.stats().max_occupancy, 1028U);  // one packet at a time, never two
+  EXPECT_EQ(crn.stats().tail_drops, 0U);
+}
+
 TEST(Driver, CeMarkedByTheCrn_ReachesTheReceiversDataObservations) {
   // The CRN marks ECT data CE above an occupancy of one octet; the receiver node reads the ECN
   // field of every datagram (IP_RECVTOS) and hands CE to the endpoint.

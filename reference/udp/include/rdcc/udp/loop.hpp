@@ -16,6 +16,12 @@ using ref::Time;
 
 // CLOCK_MONOTONIC as endpoint time.
 [[nodiscard]] Time monotonic_now();
+// CLOCK_REALTIME now, in nanoseconds: what the kernel's receive timestamps are read against.
+[[nodiscard]] std::int64_t realtime_now_ns();
+// When a datagram the kernel stamped `kernel_time_ns` (CLOCK_REALTIME; 0: not stamped) arrived,
+// on a clock that read `at` when CLOCK_REALTIME read `real_now_ns`: never after `at` nor before
+// that clock's zero; `at` when the datagram has no stamp.
+[[nodiscard]] Time kernel_arrival(std::int64_t kernel_time_ns, Time at, std::int64_t real_now_ns);
 
 class EventLoop {
  public:

@@ -225,7 +225,11 @@ class CrnNode {
     std::uint64_t size = 0;  // IP packet octets (UDP payload + IP and UDP headers)
   };
   void on_ingress();
+  // Moves every packet whose serialization has ended by `until` to `sent`, in order.
+  void serve(Time until, std::vector<Queued>& sent);
+  // Serves the queue up to now, forwards what left it and arms the timer for the next.
   void dequeue_due();
+  void forward(std::vector<Queued>& sent);
   void send_reports();
   UdpSocket& egress_for(const Address& source);
 
@@ -239,7 +243,9 @@ class CrnNode {
   std::uint64_t occupancy_ = 0;
   std::map<Address, std::uint32_t, bool (*)(const Address&, const Address&)> flows_;
   std::map<Address, UdpSocket, bool (*)(const Address&, const Address&)> egress_;
-  Time link_free_{};  // when the egress link finishes the packet it is sending
+  Time link_free_{};     // when the egress link finishes the packet it is sending
+  Time last_arrival_{};  // the latest arrival the queue has taken in
+  Time crn_time_{};      // the latest time the CRN was given
   CrnNodeStats stats_;
 };
 
