@@ -40,8 +40,7 @@ void CrnNode::on_ingress() {
     const std::int64_t real_now = realtime_now_ns();
     std::vector<Queued> sent;
     for (const InPacket& p : batch) {
-      const Time arrival =
-          std::max(last_arrival_, kernel_arrival(p.kernel_time_ns, now, real_now));
+      const Time arrival = std::max(last_arrival_, kernel_arrival(p.kernel_time_ns, now, real_now));
       last_arrival_ = arrival;
       // What the link finished before this packet arrived has left the queue.
       serve(arrival, sent);
