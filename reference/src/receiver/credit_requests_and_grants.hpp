@@ -15,10 +15,18 @@ namespace rdcc::ref {
 // The Grant Limit a grant would carry: `window` octets past what the sender owes nothing more
 // for (MessageCredit::covered), never beyond the message (RDCC-GRANT-07: "The receiver MUST
 // NOT grant beyond the message length"), and never below the limit already issued: a
-// renewal restates at least the old limit ("it never reduces credit", RDCC-GRANT-11).
+// renewal restates at least the old limit ("it never reduces credit", RDCC-GRANT-11). A RoCEv2
+// message's window ends where an RDMA message ends (`post_unit`, its length over their number):
+// the sender "posts each one only when it holds credit for all of its octets" (Transport
+// Bindings), so credit that ends inside one is credit it cannot use, and a receiver that waits
+// for its data before granting the rest waits for ever (docs/spec-notes.md 174).
 template <class M>
 [[nodiscard]] std::uint64_t target_limit(const M& m, std::uint64_t window) {
-  return std::max(m.limit, std::min(m.length, m.covered() + window));
+  std::uint64_t end = m.covered() + window;
+  if constexpr (requires { m.post_unit; }) {
+    if (m.post_unit != 0 && end % m.post_unit != 0) end += m.post_unit - end % m.post_unit;
+  }
+  return std::max(m.limit, std::min(m.length, end));
 }
 
 // RDCC-GRANT-13: "When the receiver has received all octets of a message it sends MSG_DONE".

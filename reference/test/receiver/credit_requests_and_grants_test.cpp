@@ -27,6 +27,23 @@ TEST(GrantSize, TargetLimit_IsAWindowPastCoveredWithinTheMessage) {
   EXPECT_EQ(target_limit(m, 16384), 60000U);
 }
 
+// A RoCEv2 message's window ends where an RDMA message ends: with 1460-octet Credit Units, three
+// of them past 2048 octets received would end 2332 octets into the second 4096-octet RDMA WRITE,
+// credit its sender cannot post with (random variant 7:5 of receiver-rocev2-queue-pair-count).
+TEST(GrantSize, TargetLimit_OfARocev2Message_EndsWhereAnRdmaMessageEnds) {
+  struct RdmaMessage : MessageCredit {
+    std::uint64_t post_unit = 4096;
+  } m;
+  m.length = 3 * 4096 - 100;  // the last RDMA WRITE is shorter
+  m.sched_received = 2048;
+  EXPECT_EQ(target_limit(m, 3 * 1460), 8192U);
+  m.sched_received = 4096;
+  EXPECT_EQ(target_limit(m, 4096), 8192U);                 // already at an end
+  EXPECT_EQ(target_limit(m, 3 * 1460), 3 * 4096U - 100U);  // not beyond the message
+  m.post_unit = 0;                                         // opaque: Credit Units only
+  EXPECT_EQ(target_limit(m, 3 * 1460), 4096U + 3 * 1460U);
+}
+
 TEST(ReceivedAll, WhenEveryOctetArrived) {  // RDCC-GRANT-13
   MessageCredit m = message(10000, 4096);
   m.unsched_received = 4096;
