@@ -1467,6 +1467,18 @@ struct InvariantChecker::Impl {
       }
       return;
     }
+    // No credit covers octets past the message's end: a grant never goes beyond the length
+    // (RDCC-GRANT-07), and pool credit covers the association's messages, not more than they
+    // hold (docs/spec-notes.md 175).
+    if (msg.length != 0 && end > msg.length) {
+      if (keeping()) {
+        violate(t, rule::kSenderCredit,
+                "octets " + std::to_string(s.offset) + ".." + std::to_string(end) + " of message " +
+                    std::to_string(s.message_id) + " beyond its length " +
+                    std::to_string(msg.length) + " (no grant, own or pool, covers them)");
+      }
+      return;
+    }
     if (end <= msg.held_limit && t < msg.held_valid_until + tolerance) {
       if (pool_instead(msg, a, s, t)) return;
       check_pacing(msg, a, s, t);

@@ -1404,6 +1404,23 @@ TEST_F(CheckerTest, PoolCredit_IsPacedAtThePoolGrantsRate_EachMessageOnItsOwn) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-05"});
 }
 
+// Pool credit covers the association's messages, not octets past a message's end: 64 KiB of a
+// 16 KiB message sent under a 1 MiB pool is 48 KiB of nothing's credit.
+TEST_F(CheckerTest, PoolCredit_DoesNotCoverOctetsPastTheMessagesEnd) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request_sent(1, 1, 1, 16384);
+  CreditGrant p = grant_of(kAssoc, 1, flag::kPool, 10, 0, 1 << 20, 100000);
+  p.lifetime = 100000;
+  checker.on_control_delivered(kReceiver, kSender, p, now);
+  for (std::uint32_t off = 0; off < 16384; off += 4096) segment_sent(kAssoc, 1, off, 4096);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  segment_sent(kAssoc, 1, 16384, 4096);
+  ASSERT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
+  EXPECT_NE(checker.violations()[0].detail.find("beyond its length 16384"), std::string::npos)
+      << checker.violations()[0].detail;
+}
+
 // The credit of a re-established association is credit again.
 TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
   ask(7);
