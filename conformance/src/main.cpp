@@ -234,9 +234,9 @@ int main(int argc, char** argv) {
                  "MSG_DONE, an ERROR reply, data): nothing arriving within it is inconclusive, "
                  "never a failure (default 100ms)");
   app.add_option("--retries", retries,
-                 "Real-time adapters: play a scenario that failed or was inconclusive up to N "
-                 "more times, each on a fresh IUT (the report says so); a failure then a pass "
-                 "is FLAKY (exit 4), never a pass")
+                 "Real-time adapters: play a scenario that failed, warned, was inconclusive or "
+                 "unsupported by a `require` up to N more times, each on a fresh IUT (the report "
+                 "says so); a failure then a pass is FLAKY (exit 4), never a pass")
       ->check(CLI::Range(0U, 5U));
   bool explore_mode = false;
   std::size_t explore_steps = 200;

@@ -88,11 +88,22 @@ ScenarioResult run_one(const Scenario& s, const SuiteOptions& options) {
   if (options.adapter.kind == AdapterSpec::Kind::Reference) return r;
   std::vector<ScenarioResult> tries{std::move(r)};
   while (tries.size() <= options.retries) {
-    const Verdict v = tries.back().verdict;
-    if (v != Verdict::Fail && v != Verdict::Inconclusive && v != Verdict::Warn) break;
+    if (!worth_another_try(tries.back())) break;
     tries.push_back(run_once(s, options));
   }
   return retried(std::move(tries));
+}
+
+bool worth_another_try(const ScenarioResult& r) {
+  switch (r.verdict) {
+    case Verdict::Fail:
+    case Verdict::Inconclusive:
+    case Verdict::Warn: return true;
+    // A `require` that did not hold may measure this play, not the IUT (receiver-report-reduces-
+    // rate's stall on a loaded host): another play may hold it.
+    case Verdict::Unsupported: return r.step.starts_with("require ");
+    default: return false;
+  }
 }
 
 ScenarioResult retried(std::vector<ScenarioResult> tries) {

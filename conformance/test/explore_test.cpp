@@ -541,6 +541,24 @@ TEST(OrderProof, ParserRejectsLaterWithSilenceOrAlone) {
 
 // ---- retries: a failure then a pass is FLAKY ----
 
+// An unsupported play is played again only where a `require` measured the play (a transfer that
+// waited for credit on a loaded host left the congestion it showed not continuous), never where
+// the IUT declined.
+TEST(Retries, AnUnsupportedPlayIsPlayedAgainOnlyWhereARequireMeasuredIt) {
+  ScenarioResult r;
+  r.verdict = Verdict::Unsupported;
+  r.step = "require stall<200 \"the tester waited for credit\"";
+  EXPECT_TRUE(worth_another_try(r));
+  r.step = "expect one of within 1ms";
+  EXPECT_FALSE(worth_another_try(r));
+  r.verdict = Verdict::Pass;
+  EXPECT_FALSE(worth_another_try(r));
+  for (const Verdict v : {Verdict::Fail, Verdict::Inconclusive, Verdict::Warn}) {
+    r.verdict = v;
+    EXPECT_TRUE(worth_another_try(r));
+  }
+}
+
 TEST(Retries, AFailThenAPassIsFlakyInEveryReportAndKeepsTheFailingEvidence) {
   const Scenario s = load("receiver/grant-final-within-length.scn");
   ScenarioResult failed = run(s, {"grant-beyond-length"});

@@ -38,7 +38,8 @@ struct SuiteOptions {
   RunOptions run;
   bool strict = false;
   unsigned jobs = 1;
-  // Real-time adapters: a scenario that fails or is inconclusive is played again, up to this
+  // Real-time adapters: a scenario that fails or is inconclusive (worth_another_try) is played
+  // again, up to this
   // many more times (a loaded host); the verdict is the last one's, its reason names the tries,
   // except that a failure followed by a try that did not fail is Flaky (retried()).
   unsigned retries = 0;
@@ -53,6 +54,11 @@ struct SuiteOptions {
 
 // Starts a fresh adapter for `s` and runs it (again on --retries: retried()).
 [[nodiscard]] ScenarioResult run_one(const Scenario& s, const SuiteOptions& options);
+
+// Whether a play that ended so is played again (--retries): a fail, a warn, an inconclusive, and
+// an unsupported whose `require` measured the play itself (a transfer that waited for credit on a
+// loaded host), not what the IUT supports.
+[[nodiscard]] bool worth_another_try(const ScenarioResult& r);
 
 // The verdict of the tries of one scenario, in the order played: one try is itself; else the
 // last try's, its reason naming the earlier ones; but a Fail followed by a try that did not fail
