@@ -81,6 +81,9 @@ class Slots {
   std::vector<std::uint32_t> free_;
 };
 
+// Credit of a TiB or more: beyond any SENDER_STATUS ceiling the checker keeps (status_sent).
+constexpr std::uint64_t kUnboundedCredit = std::uint64_t{1} << 40U;
+
 struct MsgModel {
   std::uint32_t assoc = 0;  // its association's number (kNone: a free slot)
   std::uint32_t rate = 0;   // its Pacing Rate (sender side)
@@ -129,6 +132,9 @@ struct MsgModel {
   // Sender side: one past the highest octet of it the sender transmitted (a CREDIT_RETURN's
   // floor).
   std::uint64_t sent_end = 0;
+  // Sender side: the highest Grant Limit any grant for it carried to the sender (held, pending or
+  // early), for the bound on the Unused Credit its SENDER_STATUS may report (unused_bound).
+  std::uint64_t granted_max = 0;
   // Receiver side.
   std::uint64_t limit_sent = 0;  // highest Grant Limit the receiver sent
   Time grant_live_until{};       // Lifetime + 2 * D_max after the latest grant was sent
@@ -211,6 +217,21 @@ struct AssocModel {
   // where the checker saw that request, and the request's tag.
   bool capabilities_known = false;
   bool pool_advertised = false;
+  // The most credit its sender can hold unused (SENDER_STATUS, "carries the Unused Credit on
+  // that association"): over its modelled messages, the highest Grant Limit delivered beyond the
+  // octets sent, plus the highest pool Grant Limit delivered. Only an upper bound (expired
+  // grants count, pool octets do not), so never a false finding; kept as grants and data come.
+  // Judged only where the checker saw the incarnation's ASSOC_REQUEST (status_bounded): a
+  // capture that starts later misses grants.
+  std::uint64_t unused_bound = 0;
+  std::uint32_t unbounded_terms = 0;  // messages whose term is 2^62 or more: no ceiling at all
+  std::uint64_t pool_granted = 0;
+  bool status_bounded = false;
+  // The octets its messages' sends advanced in the latest instant (segments within the timing
+  // tolerance of `recent_at`): a status the sender composed before that burst may go out after
+  // it, so they are excused to a status of the same instant.
+  std::uint64_t recent_sent = 0;
+  Time recent_at{};
   std::uint64_t offer_tag = 0;
   // The Sequence Numbers each originator sent on it ("Common Header"): [0] the sender's, [1]
   // the receiver's, with the message and its tag (to name an identical copy). The Epoch of the
@@ -617,6 +638,7 @@ struct InvariantChecker::Impl {
       if (r != kNone) receivers[r].outstanding -= m.exposure;
     }
     if (m.windowed) std::erase(a.windowed, index);
+    set_unused_term(a, m, 0, 0);
     pacing_windows.give(m.paced);
     pacing_windows.give(m.pool_paced);
     early_grants.give(m.early);
@@ -1165,6 +1187,7 @@ struct InvariantChecker::Impl {
         pm.has_sender_current = pm.has_sender_nonce;
         pm.sender_current = ai;
         a.sender_accepted = true;
+        a.status_bounded = a.status_bounded || pm.has_sender_nonce;
         a.sender_epoch = h.epoch;
         a.accepted_nonce = acc->sender_nonce;
         a.u = 0;
@@ -1230,6 +1253,7 @@ struct InvariantChecker::Impl {
     const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
     const Time valid_until = t + life;
     if (g->pool()) {
+      a.pool_granted = std::max(a.pool_granted, g->grant_limit);
       if (reception_unseen) {
         if (!a.pool_pending) a.pool_pending_from = t;
         a.pool_pending = true;
@@ -1246,6 +1270,7 @@ struct InvariantChecker::Impl {
       return;
     }
     MsgModel& msg = msgs[this->msg(ai, g->message_id)];
+    set_unused_term(a, msg, std::max(msg.granted_max, g->grant_limit), msg.sent_end);
     if (!msg.sender_knows) {
       // A grant for a message the sender has not shown it holds (a Message ID it has not used
       // yet): the sender may have ignored it as for an unknown message, and send the message,
@@ -1354,6 +1379,50 @@ struct InvariantChecker::Impl {
     a.pool_pending_life = Duration{};
   }
 
+  // A message's part of its association's unused_bound: its highest Grant Limit beyond what it
+  // sent. Sets both and keeps the sum.
+  static void set_unused_term(AssocModel& a, MsgModel& m, std::uint64_t granted,
+                              std::uint64_t sent) {
+    // A term of 2^40 octets (a TiB) or more bounds nothing, and summed it could wrap: counted
+    // apart; below it, even 2^23 messages' terms sum below 2^63.
+    constexpr std::uint64_t kHuge = kUnboundedCredit;
+    const auto term = [](std::uint64_t g, std::uint64_t s) { return g > s ? g - s : 0; };
+    const std::uint64_t before = term(m.granted_max, m.sent_end);
+    const std::uint64_t after = term(granted, sent);
+    if (before >= kHuge) {
+      --a.unbounded_terms;
+    } else {
+      a.unused_bound -= before;
+    }
+    if (after >= kHuge) {
+      ++a.unbounded_terms;
+    } else {
+      a.unused_bound += after;
+    }
+    m.granted_max = granted;
+    m.sent_end = sent;
+  }
+
+  // "SENDER_STATUS carries the Unused Credit on that association" (RDCC-STATUS-04): never more
+  // than all credit delivered on it and not used (docs/spec-notes.md 176).
+  void status_sent(std::uint32_t ai, const SenderStatus& st, Time t) {
+    const AssocModel& a = assocs[ai];
+    if (!a.status_bounded || !keeping()) return;
+    // Each part is small (else there is no ceiling), so the sum cannot wrap.
+    constexpr std::uint64_t kHuge = kUnboundedCredit;
+    if (a.unbounded_terms != 0 || a.pool_granted >= kHuge || a.recent_sent >= kHuge) return;
+    const std::uint64_t bound =
+        a.unused_bound + a.pool_granted + (t <= a.recent_at + tolerance ? a.recent_sent : 0);
+    if (st.unused_credit <= bound) return;
+    violate(t, rule::kStatusUnused,
+            "SENDER_STATUS reports " + std::to_string(st.unused_credit) +
+                " octets of Unused Credit on association " +
+                std::to_string(st.header.association_id) + ", more than the " +
+                std::to_string(bound) +
+                " octets of credit delivered on it and not yet used (every grant's highest Grant "
+                "Limit beyond the octets sent before that instant, and the pool's)");
+  }
+
   void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t) {
     if (const auto* q = std::get_if<AssocRequest>(&m);
         q != nullptr && !q->update_acknowledgment()) {
@@ -1362,6 +1431,12 @@ struct InvariantChecker::Impl {
       pm.sender_nonce = q->sender_nonce;
       pm.sender_capabilities = q->capabilities;
       pm.offer_tag = tag;
+      return;
+    }
+    if (const auto* st = std::get_if<SenderStatus>(&m)) {
+      const std::uint32_t p = peer_index.find({rx, tx});
+      const std::uint32_t ai = p == kNone ? kNone : find_assoc(p, st->header.association_id);
+      if (ai != kNone) status_sent(ai, *st, t);
       return;
     }
     const bool cancel = std::holds_alternative<Cancel>(m);
@@ -1451,7 +1526,15 @@ struct InvariantChecker::Impl {
     msg.sender_knows = true;
     AssocModel& a = assocs[ai];
     const std::uint64_t end = s.offset + s.length;
-    msg.sent_end = std::max(msg.sent_end, end);
+    if (end > msg.sent_end) {
+      if (t > a.recent_at + tolerance) {
+        a.recent_sent = 0;
+        a.recent_at = t;
+      }
+      a.recent_sent = std::min(kUnboundedCredit,
+                               a.recent_sent + std::min(kUnboundedCredit, end - msg.sent_end));
+    }
+    set_unused_term(a, msg, msg.granted_max, std::max(msg.sent_end, end));
     if (s.unscheduled) {
       // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
       // Unscheduled Sent field set to the message length"; the message is at most U.

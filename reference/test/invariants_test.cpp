@@ -1421,6 +1421,54 @@ TEST_F(CheckerTest, PoolCredit_DoesNotCoverOctetsPastTheMessagesEnd) {
       << checker.violations()[0].detail;
 }
 
+// "SENDER_STATUS carries the Unused Credit on that association": never more than the credit
+// delivered on it and not yet used. 64 KiB granted, 16 KiB sent: 48 KiB may be reported, not
+// more (an automatic mutant reported 2^64 - 1399, the difference of a limit below the octets
+// sent under the pool, wrapped).
+TEST_F(CheckerTest, SenderStatus_ReportsNoMoreUnusedCreditThanWasDeliveredAndNotUsed) {
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request_sent(1, 1, 1, 1 << 20);
+  grant_reaches_sender(kAssoc, 1, 2, 1, 65536);
+  for (std::uint32_t off = 0; off < 16384; off += 4096) segment_sent(kAssoc, 1, off, 4096);
+  SenderStatus st;
+  st.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 2};
+  // In the instant of the burst the status may predate it (composed first, sent after it).
+  st.unused_credit = 65536;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += microseconds(1);
+  st.header.sequence_number = 3;
+  st.unused_credit = 49152;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  // A pool grant's credit counts whole (the checker does not split pool octets from own ones).
+  CreditGrant pool = grant_of(kAssoc, 1, flag::kPool, 3, 0, 8192, 100000);
+  pool.lifetime = 100000;
+  checker.on_control_delivered(kReceiver, kSender, pool, now);
+  st.header.sequence_number = 4;
+  st.unused_credit = 49152 + 8192;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  st.header.sequence_number = 5;
+  st.unused_credit = 49152 + 8192 + 1;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  ASSERT_EQ(rules(), std::vector<std::string>{"RDCC-STATUS-04"});
+  EXPECT_NE(checker.violations()[0].detail.find("more than the 57344 octets"), std::string::npos)
+      << checker.violations()[0].detail;
+}
+
+// A capture that starts after the ASSOC_REQUEST may miss grants: no bound is judged there.
+TEST_F(CheckerTest, SenderStatus_NotJudgedWhereTheAssociationsStartWasNotSeen) {
+  accept_reaches_sender(7, 1);
+  request_sent(1, 1, 1, 1 << 20);
+  SenderStatus st;
+  st.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 2};
+  st.unused_credit = 1 << 30;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+}
+
 // The credit of a re-established association is credit again.
 TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
   ask(7);

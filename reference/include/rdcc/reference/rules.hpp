@@ -36,6 +36,7 @@ inline constexpr std::string_view kUnscheduledOutstanding = "RDCC-UNSCHED-03";
 inline constexpr std::string_view kUnscheduledBeyondU = "RDCC-MODE-03";
 inline constexpr std::string_view kUnsupportedTypeReply = "RDCC-ERR-08";
 inline constexpr std::string_view kUnknownAssociationReply = "RDCC-ERR-10";
+inline constexpr std::string_view kStatusUnused = "RDCC-STATUS-04";
 }  // namespace rule
 
 struct InvariantRule {
@@ -65,6 +66,7 @@ inline constexpr InvariantRule kInvariantRules[] = {
     {rule::kUnscheduledBeyondU, Binds::Sender},
     {rule::kUnsupportedTypeReply, Binds::Receiver},
     {rule::kUnknownAssociationReply, Binds::Receiver},
+    {rule::kStatusUnused, Binds::Sender},
 };
 
 // The entry of `id`; nullptr for an ID the checker does not report.
