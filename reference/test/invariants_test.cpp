@@ -1458,6 +1458,27 @@ TEST_F(CheckerTest, SenderStatus_ReportsNoMoreUnusedCreditThanWasDeliveredAndNot
       << checker.violations()[0].detail;
 }
 
+// Observed in real time (a timing tolerance), the status may have been composed before any of
+// the data seen: only the credit delivered bounds it, whatever was sent.
+TEST_F(CheckerTest, SenderStatus_InRealTime_IsBoundedByTheCreditDelivered) {
+  checker.set_timing_tolerance(microseconds(200));
+  ask(7);
+  accept_reaches_sender(7, 1);
+  request_sent(1, 1, 1, 1 << 20);
+  grant_reaches_sender(kAssoc, 1, 2, 1, 65536);
+  for (std::uint32_t off = 0; off < 16384; off += 4096) segment_sent(kAssoc, 1, off, 4096);
+  now += milliseconds(5);
+  SenderStatus st;
+  st.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = 2};
+  st.unused_credit = 65536;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  st.header.sequence_number = 3;
+  st.unused_credit = 65537;
+  checker.on_control_sent(kSender, kReceiver, st, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-STATUS-04"});
+}
+
 // A capture that starts after the ASSOC_REQUEST may miss grants: no bound is judged there.
 TEST_F(CheckerTest, SenderStatus_NotJudgedWhereTheAssociationsStartWasNotSeen) {
   accept_reaches_sender(7, 1);

@@ -23,6 +23,8 @@ check "the ready line names the data source port" contains "$work/clean.sender" 
 sent_packets=$(tail -n 1 "$work/clean.sender" | jq '.stats.data.packets')
 sent_octets=$(tail -n 1 "$work/clean.sender" | jq '.stats.data.octets')
 check "pcap check: no finding" run 0 "$rdcc" pcap check "$work/clean.pcapng" "${check_args[@]}"
+# What was found, if anything: to tell a fault from a loaded host's timing in a CI log.
+grep '^RDCC-' "$work/out" | sed 's/^/    finding: /' >&2
 check "pcap check counts every data packet the sender sent ($sent_packets)" \
   grep -qE "0 findings in [0-9]+ RDCC packets and $sent_packets data packets \(0 not related" "$work/err"
 check "no data packet read as RDCC" lacks "$work/out" "version"
