@@ -231,9 +231,9 @@ struct AssocModel {
   std::uint32_t unbounded_terms = 0;  // messages whose term is 2^40 or more: no ceiling at all
   std::uint64_t pool_granted = 0;
   bool status_bounded = false;
-  // The octets its messages' sends advanced in the latest instant (segments within the timing
-  // tolerance of `recent_at`): a status the sender composed before that burst may go out after
-  // it, so they are excused to a status of the same instant.
+  // The octets its messages' sends advanced in the latest instant, `recent_at`: a status the
+  // sender composed before that burst may go out after it, so they are excused to a status of
+  // the same instant (in virtual time; in real time no octet sent is counted, status_sent).
   std::uint64_t recent_sent = 0;
   Time recent_at{};
   std::uint64_t offer_tag = 0;
@@ -1387,33 +1387,23 @@ struct InvariantChecker::Impl {
   // sent. Sets both and keeps the sum.
   static void set_unused_term(AssocModel& a, MsgModel& m, std::uint64_t granted,
                               std::uint64_t sent) {
-    // A term of 2^40 octets (a TiB) or more bounds nothing, and summed it could wrap: counted
-    // apart; below it, even 2^23 messages' terms sum below 2^63.
-    constexpr std::uint64_t kHuge = kUnboundedCredit;
+    // A part of a TiB or more bounds nothing, and summed it could wrap: counted apart; below it,
+    // even 2^23 messages' parts sum below 2^63.
+    const auto replace = [&a](std::uint64_t& sum, std::uint64_t before, std::uint64_t after) {
+      if (before >= kUnboundedCredit) {
+        --a.unbounded_terms;
+      } else {
+        sum -= before;
+      }
+      if (after >= kUnboundedCredit) {
+        ++a.unbounded_terms;
+      } else {
+        sum += after;
+      }
+    };
     const auto term = [](std::uint64_t g, std::uint64_t s) { return g > s ? g - s : 0; };
-    const std::uint64_t before = term(m.granted_max, m.sent_end);
-    const std::uint64_t after = term(granted, sent);
-    // granted_max below kHuge keeps granted_sum from wrapping; a larger one counts as unbounded.
-    if (m.granted_max >= kHuge) {
-      --a.unbounded_terms;
-    } else {
-      a.granted_sum -= m.granted_max;
-    }
-    if (granted >= kHuge) {
-      ++a.unbounded_terms;
-    } else {
-      a.granted_sum += granted;
-    }
-    if (before >= kHuge) {
-      --a.unbounded_terms;
-    } else {
-      a.unused_bound -= before;
-    }
-    if (after >= kHuge) {
-      ++a.unbounded_terms;
-    } else {
-      a.unused_bound += after;
-    }
+    replace(a.granted_sum, m.granted_max, granted);
+    replace(a.unused_bound, term(m.granted_max, m.sent_end), term(granted, sent));
     m.granted_max = granted;
     m.sent_end = sent;
   }
@@ -1424,14 +1414,15 @@ struct InvariantChecker::Impl {
     const AssocModel& a = assocs[ai];
     if (!a.status_bounded || !keeping()) return;
     // Each part is small (else there is no ceiling), so the sum cannot wrap.
-    constexpr std::uint64_t kHuge = kUnboundedCredit;
-    if (a.unbounded_terms != 0 || a.pool_granted >= kHuge || a.recent_sent >= kHuge) return;
+    if (a.unbounded_terms != 0 || a.pool_granted >= kUnboundedCredit ||
+        a.recent_sent >= kUnboundedCredit) {
+      return;
+    }
     // In virtual time (no tolerance) the octets sent before the status's instant are used;
     // in real time, none: the sender composed the status at a time the observer cannot see.
     const std::uint64_t bound =
-        tolerance.ns == 0
-            ? a.unused_bound + a.pool_granted + (t <= a.recent_at + tolerance ? a.recent_sent : 0)
-            : a.granted_sum + a.pool_granted;
+        tolerance.ns == 0 ? a.unused_bound + a.pool_granted + (t == a.recent_at ? a.recent_sent : 0)
+                          : a.granted_sum + a.pool_granted;
     if (st.unused_credit <= bound) return;
     violate(t, rule::kStatusUnused,
             "SENDER_STATUS reports " + std::to_string(st.unused_credit) +
@@ -1549,7 +1540,7 @@ struct InvariantChecker::Impl {
     AssocModel& a = assocs[ai];
     const std::uint64_t end = s.offset + s.length;
     if (end > msg.sent_end) {
-      if (t > a.recent_at + tolerance) {
+      if (t > a.recent_at) {
         a.recent_sent = 0;
         a.recent_at = t;
       }

@@ -39,9 +39,9 @@ struct SuiteOptions {
   bool strict = false;
   unsigned jobs = 1;
   // Real-time adapters: a scenario that fails or is inconclusive (worth_another_try) is played
-  // again, up to this
-  // many more times (a loaded host); the verdict is the last one's, its reason names the tries,
-  // except that a failure followed by a try that did not fail is Flaky (retried()).
+  // again, up to this many more times (a loaded host); the verdict is the last one's, its reason
+  // names the tries, except that a failure followed by a try that did not fail is Flaky
+  // (retried()).
   unsigned retries = 0;
   LevelOf level_of;
   // Called after each scenario finishes (from the thread that ran it, under a lock).
