@@ -22,8 +22,24 @@ done
 
 work=$(mktemp -d)
 pids=()
+# Workers go before the scheduler (a worker asked to stop while its scheduler is gone may try to
+# reach it again), each is given 10 s to close and is then killed: a process that does not
+# close never holds the test past its result (CI once printed PASS and timed out here).
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  local i p
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
+  for _ in $(seq 100); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.1
+  done
+  for p in "${pids[@]}"; do
+    if kill -0 "$p" 2>/dev/null; then
+      echo "process $p did not stop within 10 s of SIGTERM: killed" >&2
+      kill -KILL "$p" 2>/dev/null || true
+    fi
+  done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
