@@ -2006,7 +2006,7 @@ class Run {
   Adapter& a_;
   const RunOptions& o_;
   Time start_{};
-  ref::InvariantChecker checker_;
+  checker::InvariantChecker checker_;
   Duration tolerance_{};  // the checker's timing tolerance now (widen_tolerance)
   std::size_t violations_seen_ = 0;
   std::vector<std::size_t> violation_frames_;  // per violation of checker_, its frame (1-based)
@@ -2107,17 +2107,17 @@ Verdict verdict_of_failure(const std::vector<std::string>& ids, const LevelOf& l
 }
 
 std::string requirement_of_rule(std::string_view rule) {
-  // The InvariantChecker names its rules by catalog ID (rdcc/reference/rules.hpp).
+  // The InvariantChecker names its rules by catalog ID (rdcc/checker/rules.hpp).
   return is_well_formed_id(rule) ? std::string(rule) : std::string();
 }
 
-bool rule_binds(const ref::Violation& v, Role iut_role) {
-  // The party comes from the one table (rdcc/reference/rules.hpp, held to the catalog's roles
+bool rule_binds(const checker::Violation& v, Role iut_role) {
+  // The party comes from the one table (rdcc/checker/rules.hpp, held to the catalog's roles
   // by rules_test): a rule of one role is held against that role, a rule of every endpoint
   // ("any") against the endpoint that originated the message.
   switch (iut_role) {
-    case Role::Sender: return v.party == ref::Party::Sender;
-    case Role::Receiver: return v.party == ref::Party::Receiver;
+    case Role::Sender: return v.party == checker::Party::Sender;
+    case Role::Receiver: return v.party == checker::Party::Receiver;
     case Role::Crn:
     case Role::Any:
     case Role::Operator: return false;

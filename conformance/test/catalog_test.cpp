@@ -433,7 +433,8 @@ TEST(HeadingSlug, LowercasesAndJoinsWordsWithOneUnderscore) {
 // for the map), and besides them only the glue, ROLE.cpp and ROLE_impl.hpp; reference/test/ROLE/
 // holds their unit tests, HEADING_test.cpp. The map's cells that name a file of such a directory
 // name that one file, in the role's column, named after the row's heading. A role not split
-// (its directory absent: the map names reference/src/ROLE.cpp) is not checked.
+// (its directory absent: the map names reference/src/ROLE.cpp) is not checked. The checker's
+// rules (checker/src/) are held to the same naming.
 TEST_F(CatalogAgainstSpec, ReferenceMap_RoleDirectoriesHoldOneFilePerHeading) {
   if (!has_spec()) GTEST_SKIP() << no_spec();
   const std::filesystem::path root = RDCC_SOURCE_DIR;
@@ -512,6 +513,19 @@ TEST_F(CatalogAgainstSpec, ReferenceMap_RoleDirectoriesHoldOneFilePerHeading) {
           << "reference/test/" << role << "/" << name << " tests no file of reference/src/" << role
           << "/ (HEADING_test.cpp for HEADING.hpp)";
     }
+  }
+  // The checker's rules (checker/src/) likewise: a file per heading, besides its glue (the API,
+  // the wire model, its state, the dense index).
+  const std::set<std::string, std::less<>> checker_glue = {"checker", "model", "impl",
+                                                           "dense_index"};
+  for (const auto& entry : std::filesystem::directory_iterator(root / "checker" / "src")) {
+    const std::string name = entry.path().filename().string();
+    ++checked_files;
+    EXPECT_TRUE(entry.is_regular_file() && (name.ends_with(".hpp") || name.ends_with(".cpp")) &&
+                (checker_glue.contains(stem_of(name)) || slugs.contains(stem_of(name))))
+        << "checker/src/" << name
+        << " is named after no heading of the spec (only checker, model, impl and dense_index "
+           "are not)";
   }
   // Something was checked once a role is split.
   if (std::filesystem::is_directory(root / "reference" / "src" / "receiver")) {

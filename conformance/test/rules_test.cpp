@@ -1,4 +1,4 @@
-// One identity per rule: the InvariantChecker's rules (rdcc/reference/rules.hpp) are catalog
+// One identity per rule: the InvariantChecker's rules (rdcc/checker/rules.hpp) are catalog
 // IDs whose role is the one the table binds, the catalog built into the programs is the file,
 // and no sentence of the catalog is copied anywhere else in the code base.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
+#include "rdcc/checker/rules.hpp"
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/variant_matrix.hpp"
-#include "rdcc/reference/rules.hpp"
 #include "rdcc/reference/variants.hpp"
 
 namespace rdcc::conformance {
@@ -24,18 +24,18 @@ const Catalog& file_catalog() {
   return c;
 }
 
-Role role_of(ref::Binds b) {
+Role role_of(checker::Binds b) {
   switch (b) {
-    case ref::Binds::Sender: return Role::Sender;
-    case ref::Binds::Receiver: return Role::Receiver;
-    case ref::Binds::Originator: return Role::Any;
+    case checker::Binds::Sender: return Role::Sender;
+    case checker::Binds::Receiver: return Role::Receiver;
+    case checker::Binds::Originator: return Role::Any;
   }
   return Role::Operator;
 }
 
 TEST(InvariantRules, EachIsACatalogEntry_BindingTheCatalogsRole) {
   std::set<std::string_view> seen;
-  for (const ref::InvariantRule& r : ref::kInvariantRules) {
+  for (const checker::InvariantRule& r : checker::kInvariantRules) {
     EXPECT_TRUE(seen.insert(r.id).second) << r.id << " twice in kInvariantRules";
     const Requirement* q = file_catalog().find(r.id);
     ASSERT_NE(q, nullptr) << r.id << " is not in the catalog";
@@ -47,8 +47,8 @@ TEST(InvariantRules, EachIsACatalogEntry_BindingTheCatalogsRole) {
         q->level == Level::Must || q->level == Level::MustNot || q->level == Level::Rule;
     EXPECT_TRUE(prohibitive) << r.id << " is " << to_string(q->level);
   }
-  EXPECT_EQ(ref::invariant_rule("RDCC-NOT-A-RULE"), nullptr);
-  EXPECT_EQ(ref::invariant_rule(ref::rule::kBudget)->binds, ref::Binds::Receiver);
+  EXPECT_EQ(checker::invariant_rule("RDCC-NOT-A-RULE"), nullptr);
+  EXPECT_EQ(checker::invariant_rule(checker::rule::kBudget)->binds, checker::Binds::Receiver);
 }
 
 TEST(BuiltInCatalog, IsTheFile) {

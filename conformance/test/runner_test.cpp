@@ -854,23 +854,25 @@ TEST(Runner, WithinU_SendsUnscheduledOnlyWhereUAllows) {
 }
 
 TEST(Runner, RuleBinds_TheViolatingPartyOnly) {
-  const auto violation = [](std::string_view rule, ref::Party party) {
-    ref::Violation v;
+  const auto violation = [](std::string_view rule, checker::Party party) {
+    checker::Violation v;
     v.rule = std::string(rule);
     v.party = party;
     return v;
   };
-  const auto credit = violation(ref::rule::kSenderCredit, ref::Party::Sender);
+  const auto credit = violation(checker::rule::kSenderCredit, checker::Party::Sender);
   EXPECT_TRUE(rule_binds(credit, Role::Sender));
   EXPECT_FALSE(rule_binds(credit, Role::Receiver));
-  const auto beyond = violation(ref::rule::kGrantBeyondLength, ref::Party::Receiver);
+  const auto beyond = violation(checker::rule::kGrantBeyondLength, checker::Party::Receiver);
   EXPECT_TRUE(rule_binds(beyond, Role::Receiver));
   EXPECT_FALSE(rule_binds(beyond, Role::Sender));
   EXPECT_FALSE(rule_binds(beyond, Role::Crn));
   // A rule of every endpoint binds the originator: a stale Sequence Number the tester sends
   // (playing the sender) is not held against a receiver IUT.
-  EXPECT_FALSE(rule_binds(violation(ref::rule::kSequence, ref::Party::Sender), Role::Receiver));
-  EXPECT_TRUE(rule_binds(violation(ref::rule::kSequence, ref::Party::Receiver), Role::Receiver));
+  EXPECT_FALSE(
+      rule_binds(violation(checker::rule::kSequence, checker::Party::Sender), Role::Receiver));
+  EXPECT_TRUE(
+      rule_binds(violation(checker::rule::kSequence, checker::Party::Receiver), Role::Receiver));
 }
 
 // ---- receiver-association-cap: the MUST and the SHOULD of one sentence ----
@@ -1128,8 +1130,8 @@ TEST(Verdicts, FailedCheck_TakesTheLevelOfItsRequirements) {
 }
 
 TEST(Verdicts, InvariantRules_AreTheirCatalogRequirement) {
-  // The checker names every rule by its catalog ID (rdcc/reference/rules.hpp).
-  for (const ref::InvariantRule& r : ref::kInvariantRules) {
+  // The checker names every rule by its catalog ID (rdcc/checker/rules.hpp).
+  for (const checker::InvariantRule& r : checker::kInvariantRules) {
     EXPECT_EQ(requirement_of_rule(r.id), std::string(r.id));
   }
   EXPECT_EQ(requirement_of_rule("budget"), "");  // a name, not an ID

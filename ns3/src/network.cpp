@@ -104,7 +104,7 @@ struct Network::Impl {
   sim::NetworkConfig cfg;
   Topology topology;
   ref::EventLog log;
-  ref::InvariantChecker checker;
+  checker::InvariantChecker checker;
   std::vector<std::unique_ptr<Host>> hosts;
   std::vector<std::unique_ptr<Switch>> switches;
   std::vector<Submission> subs;
@@ -615,7 +615,7 @@ Time Network::now() const {
   return impl_->clock();
 }
 
-ref::InvariantChecker& Network::checker() {
+checker::InvariantChecker& Network::checker() {
   return impl_->checker;
 }
 const ref::EventLog& Network::events() const {

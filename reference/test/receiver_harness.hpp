@@ -10,12 +10,16 @@
 #include <span>
 #include <vector>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/codec/codec.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/testing/receiver_mutants.hpp"
 
 namespace rdcc::ref {
+
+using checker::InvariantChecker;
+using checker::Party;
+using checker::Violation;
 
 struct Sent {
   Address to;

@@ -6,10 +6,10 @@
 
 #include <numeric>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "receiver_harness.hpp"
 

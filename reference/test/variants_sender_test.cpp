@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/codec/codec.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/variants.hpp"
 #include "rdcc/testing/sender_mutants.hpp"
 #include "sender_harness.hpp"
 
 namespace rdcc::ref {
+
+using checker::InvariantChecker;
+using checker::Party;
+using checker::Violation;
 namespace {
 
 // A Harness around a Sender with variant `name` ("" : the default sender), and an invariant

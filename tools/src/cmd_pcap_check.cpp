@@ -26,12 +26,12 @@
 #include "data_packets.hpp"
 #include "pcap_commands.hpp"
 #include "pcap_common.hpp"
+#include "rdcc/checker/dense_index.hpp"
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/json.hpp"
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/reference/bindings.hpp"
-#include "rdcc/reference/dense_index.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/wire/annotate.hpp"
 
 namespace rdcc::tools {
@@ -48,8 +48,8 @@ constexpr std::string_view kMalformed = "RDCC-ERR-09";
 constexpr std::uint64_t kShownNotes = 1000;
 
 // A violation's ID, from the checker's table (static: a Finding keeps it).
-std::string_view rule_id(const ref::Violation& v) {
-  const ref::InvariantRule* r = ref::invariant_rule(v.rule);
+std::string_view rule_id(const checker::Violation& v) {
+  const checker::InvariantRule* r = checker::invariant_rule(v.rule);
   assert(r != nullptr);
   return r->id;
 }
@@ -111,7 +111,7 @@ struct AssocIdHash {
   }
 };
 // (association number, Message ID)
-using MsgId = ref::OwnedMessageKey;
+using MsgId = checker::OwnedMessageKey;
 
 class Checker {
  public:
@@ -130,7 +130,7 @@ class Checker {
     invariants_.set_discard_stale(network_effects_);
     if (network_effects_) data_.keep_early();
     data_.set_framing(data_framing_of(o.data_framing));
-    invariants_.on_retire([this](const ref::InvariantChecker::Retired& r) { forget(r); });
+    invariants_.on_retire([this](const checker::InvariantChecker::Retired& r) { forget(r); });
   }
 
   // A UDP datagram that is not RDCC: a data packet if it goes to the data port or RoCEv2's.
@@ -221,7 +221,7 @@ class Checker {
   // The checker forgot a message that ended (InvariantChecker::on_retire): so does this, once
   // the packet in hand is done with (its record may be in use). What the capture shows of it
   // later starts a fresh record (findings then name fewer frames).
-  void forget(const ref::InvariantChecker::Retired& r) {
+  void forget(const checker::InvariantChecker::Retired& r) {
     const std::uint32_t a = assoc_index_.find({r.receiver, r.sender, r.association_id});
     if (a != kNone) forgotten_.push_back({a, r.message_id});
   }
@@ -264,7 +264,7 @@ class Checker {
     if (network_effects_) return;  // its request may have been lost before the capture point
     if (!accepted_hosts_.count({ip_of(u.source), ip_of(u.destination)})) return;
     if (!unrequested_reported_.insert({ip_of(u.source), ip_of(u.destination)}).second) return;
-    add(ref::rule::kSenderCredit, {f.number}, f.relative_ns,
+    add(checker::rule::kSenderCredit, {f.number}, f.relative_ns,
         "data " + u.source.to_string() + " \u2192 " + u.destination.to_string() + " for " + what +
             ", which no CREDIT_REQUEST in the capture names, between hosts that established an "
             "association in it (later such packets are not reported)");
@@ -307,15 +307,15 @@ class Checker {
       std::vector<std::uint64_t> frames;
       if (m != nullptr && m->request != 0) frames.push_back(m->request);
       if (m != nullptr) {
-        const std::uint64_t g = id == ref::rule::kGrantExpired ? m->latest_grant : m->grant;
-        if (g != 0 && (id == ref::rule::kGrantExpired || id == ref::rule::kSenderCredit ||
-                       id == ref::rule::kPacing)) {
+        const std::uint64_t g = id == checker::rule::kGrantExpired ? m->latest_grant : m->grant;
+        if (g != 0 && (id == checker::rule::kGrantExpired || id == checker::rule::kSenderCredit ||
+                       id == checker::rule::kPacing)) {
           frames.push_back(g);
         }
       }
       frames.push_back(f.number);
       std::string detail = v[i].detail;
-      detail += id == ref::rule::kBudget
+      detail += id == checker::rule::kBudget
                     ? " at " + r.receiver.to_string()
                     : " (" + r.sender.to_string() + " \u2192 " + r.receiver.to_string() +
                           ", association " + hex(r.association_id) + ")";
@@ -374,7 +374,7 @@ class Checker {
       const std::string_view id = rule_id(v[i]);
       if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
       seen.push_back(id);
-      if (id == ref::rule::kPoolUnadvertised) {
+      if (id == checker::rule::kPoolUnadvertised) {
         // The first per association: a receiver that does it, does it often.
         if (assocs_[assoc].pool_reported) {
           ++pool_suppressed_;
@@ -389,7 +389,8 @@ class Checker {
         req != nullptr && req->unscheduled_sent != 0) {
       AssociationState& a = assocs_[assoc];
       a.unsched_requested = true;
-      if (std::find(seen.begin(), seen.end(), ref::rule::kUnscheduledOutstanding) == seen.end()) {
+      if (std::find(seen.begin(), seen.end(), checker::rule::kUnscheduledOutstanding) ==
+          seen.end()) {
         a.unsched_request = p.frame.number;
       }
     }
@@ -405,17 +406,17 @@ class Checker {
   }
 
   // The frames a violation found at a control message concerns, this one last.
-  std::vector<std::uint64_t> frames_of_violation(const ref::Violation& v, std::string_view id,
+  std::vector<std::uint64_t> frames_of_violation(const checker::Violation& v, std::string_view id,
                                                  const RdccPacket& p, const Message& m,
                                                  std::uint32_t assoc) {
     std::vector<std::uint64_t> frames;
-    if (id == ref::rule::kSequence || id == ref::rule::kPoolUnadvertised) {
+    if (id == checker::rule::kSequence || id == checker::rule::kPoolUnadvertised) {
       if (v.related != 0) frames.push_back(v.related);
-    } else if (id == ref::rule::kUnscheduledOutstanding &&
+    } else if (id == checker::rule::kUnscheduledOutstanding &&
                std::holds_alternative<CreditRequest>(m)) {
       if (assocs_[assoc].unsched_requested) frames.push_back(assocs_[assoc].unsched_request);
-    } else if (id != ref::rule::kPoolGrantId && id != ref::rule::kUnsupportedTypeReply &&
-               id != ref::rule::kUnknownAssociationReply) {
+    } else if (id != checker::rule::kPoolGrantId && id != checker::rule::kUnsupportedTypeReply &&
+               id != checker::rule::kUnknownAssociationReply) {
       if (const auto message = message_id_of(m)) {
         const MessageFrames& f = frames_of(assoc, *message);
         if (f.request != 0) frames.push_back(f.request);
@@ -425,19 +426,19 @@ class Checker {
     return frames;
   }
 
-  std::string detail_of(const ref::Violation& v, std::string_view id, const RdccPacket& p,
+  std::string detail_of(const checker::Violation& v, std::string_view id, const RdccPacket& p,
                         const Roles::Sides& s) const {
     std::string detail = v.detail;
-    if (id == ref::rule::kBudget) {
+    if (id == checker::rule::kBudget) {
       detail += " at " + s.receiver.to_string();
       if (!data_port_ || data_.packets() == 0) {
         detail +=
             " (octets of messages whose data is not in the capture count as received "
             "when MSG_DONE states them)";
       }
-    } else if (id == ref::rule::kSequence || id == ref::rule::kPoolUnadvertised ||
-               id == ref::rule::kPoolGrantId || id == ref::rule::kUnsupportedTypeReply ||
-               id == ref::rule::kUnknownAssociationReply || id == ref::rule::kMsgDone) {
+    } else if (id == checker::rule::kSequence || id == checker::rule::kPoolUnadvertised ||
+               id == checker::rule::kPoolGrantId || id == checker::rule::kUnsupportedTypeReply ||
+               id == checker::rule::kUnknownAssociationReply || id == checker::rule::kMsgDone) {
       detail += " (" + p.udp.source.to_string() + " \u2192 " + p.udp.destination.to_string() + ")";
     }
     return detail;
@@ -449,7 +450,7 @@ class Checker {
   std::optional<std::uint16_t> data_port_;
   DataPackets data_;
   bool network_effects_;
-  ref::InvariantChecker invariants_;
+  checker::InvariantChecker invariants_;
   // Hashed maps keyed by packed addresses: each RDCC packet looks several of them up, and a
   // capture holds millions (none is iterated, so their order shows nowhere).
   template <class K, class V>
@@ -466,14 +467,14 @@ class Checker {
   bool have_last_known_ = false;
   AddrKey last_known_;
   // Associations and messages, numbered (DenseIndex): each RDCC packet looks its own up once.
-  static constexpr std::uint32_t kNone = ref::DenseIndex<AssocId, AssocIdHash>::kNone;
-  ref::DenseIndex<AssocId, AssocIdHash> assoc_index_;
+  static constexpr std::uint32_t kNone = checker::DenseIndex<AssocId, AssocIdHash>::kNone;
+  checker::DenseIndex<AssocId, AssocIdHash> assoc_index_;
   std::vector<AssociationState> assocs_;
   AssocId last_assoc_key_;
   std::uint32_t last_assoc_ = kNone;
   // Per message until the checker forgets it (forget): as many as are live, not every one seen.
   // A node map: a record's reference stays valid while others come and go.
-  std::unordered_map<MsgId, MessageFrames, ref::OwnedMessageKeyHash> msgs_;
+  std::unordered_map<MsgId, MessageFrames, checker::OwnedMessageKeyHash> msgs_;
   MsgId last_msg_key_;
   MessageFrames* last_msg_ = nullptr;
   std::vector<MsgId> forgotten_;  // retired during the packet in hand (forget)
@@ -584,7 +585,7 @@ int run_check(const CheckOptions& o) {
   if (checker.pool_suppressed() != 0) {
     std::cerr << "rdcc pcap check: note: " << checker.pool_suppressed()
               << " later pool grants on associations already reported ("
-              << ref::rule::kPoolUnadvertised
+              << checker::rule::kPoolUnadvertised
               << ") "
                  "not shown\n";
   }

@@ -328,7 +328,7 @@ class Run {
     for (const auto& v : net_->checker().violations()) {
       vs.push_back({{"time_us", us(v.time)},
                     {"rule", v.rule},
-                    {"party", v.party == ref::Party::Sender ? "sender" : "receiver"},
+                    {"party", v.party == checker::Party::Sender ? "sender" : "receiver"},
                     {"detail", v.detail}});
     }
     j["violations"] = vs;

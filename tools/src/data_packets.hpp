@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "pcap_common.hpp"
+#include "rdcc/checker/dense_index.hpp"
 #include "rdcc/reference/bindings.hpp"
-#include "rdcc/reference/dense_index.hpp"
 
 namespace rdcc::tools {
 
@@ -161,16 +161,16 @@ class DataPackets {
   std::uint16_t rocev2_port_;
   std::optional<std::uint8_t> unscheduled_dscp_;
   std::uint64_t packets_ = 0;
-  ref::DenseIndex<PeerKey, PeerKeyHash> peer_index_;
+  checker::DenseIndex<PeerKey, PeerKeyHash> peer_index_;
   std::vector<std::pair<ref::Address, ref::Address>> peers_;  // (receiver, sender)
-  ref::DenseIndex<BoundKey, BoundKeyHash> message_index_;
+  checker::DenseIndex<BoundKey, BoundKeyHash> message_index_;
   std::vector<Binding> bindings_;
-  ref::DenseIndex<std::pair<IpKey, IpKey>, KeyHash> hosts_index_;  // (sender, receiver) hosts
-  std::vector<bool> opaque_seen_;                                  // per host pair: data seen
+  checker::DenseIndex<std::pair<IpKey, IpKey>, KeyHash> hosts_index_;  // (sender, receiver) hosts
+  std::vector<bool> opaque_seen_;                                      // per host pair: data seen
   // (sender host, receiver host, Binding Value) -> message number for the opaque transport;
   // per receiver host a Rocev2Responder and (receiver host, QPN, Message ID) -> message number
   // for RoCEv2.
-  ref::DenseIndex<ValueKey, ValueKeyHash> opaque_index_;
+  checker::DenseIndex<ValueKey, ValueKeyHash> opaque_index_;
   std::vector<std::uint32_t> opaque_ids_;
   Map<IpKey, ref::Rocev2Responder> responders_;
   Map<std::tuple<IpKey, std::uint32_t, std::uint64_t>, std::uint32_t> rocev2_ids_;

@@ -174,7 +174,7 @@ struct Network::Impl {
   NetworkConfig cfg;
   ref::SeededRandom rng;
   ref::EventLog log;
-  ref::InvariantChecker checker;
+  checker::InvariantChecker checker;
   std::vector<Host> hosts;
   // Each host's index by its address with port zero (the first host of an address, as host_of
   // found it by walking the hosts: a lookup per packet, not a walk of the fabric).
@@ -1061,7 +1061,7 @@ Time Network::now() const {
   return impl_->clock;
 }
 
-ref::InvariantChecker& Network::checker() {
+checker::InvariantChecker& Network::checker() {
   return impl_->checker;
 }
 const ref::EventLog& Network::events() const {

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/conformance/adapter.hpp"
 #include "rdcc/conformance/scenario.hpp"
-#include "rdcc/reference/invariants.hpp"
 
 namespace rdcc::conformance {
 
@@ -70,7 +70,7 @@ struct ScenarioResult {
   std::vector<std::pair<std::string, std::string>> hosts;
   std::vector<TraceEntry> trace;
   std::vector<nlohmann::ordered_json> events;  // the IUT's and the tester's events
-  std::vector<ref::Violation> violations;
+  std::vector<checker::Violation> violations;
   std::vector<std::size_t> violation_frames;  // per violation, the frame it was found on (0: none)
   // A generated scenario (rdcc-conform --explore): its file's text, shown in the report.
   std::string source;
@@ -109,7 +109,7 @@ struct RunOptions {
                                          const LevelOf& level_of, bool strict, std::string& level);
 
 // The catalog requirement an InvariantChecker rule checks: the checker names each by its
-// catalog ID (rdcc/reference/rules.hpp), so the rule itself; empty for a name that is not one.
+// catalog ID (rdcc/checker/rules.hpp), so the rule itself; empty for a name that is not one.
 [[nodiscard]] std::string requirement_of_rule(std::string_view rule);
 
 // Runs `s` on a started adapter. Never throws for IUT behaviour; a scenario that cannot be
@@ -121,8 +121,8 @@ struct RunOptions {
 [[nodiscard]] ScenarioResult not_run(const Scenario& s, Verdict v, std::string reason);
 
 // Whether a violation the InvariantChecker found binds an IUT of this role (the others concern
-// the tester): the rule's role in rdcc/reference/rules.hpp, the originator for a rule of every
+// the tester): the rule's role in rdcc/checker/rules.hpp, the originator for a rule of every
 // endpoint.
-[[nodiscard]] bool rule_binds(const ref::Violation& v, Role iut_role);
+[[nodiscard]] bool rule_binds(const checker::Violation& v, Role iut_role);
 
 }  // namespace rdcc::conformance

@@ -46,10 +46,10 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/policy.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
@@ -253,7 +253,7 @@ inline void corrupt(WireBuffer& d, std::uint8_t at, std::uint8_t value, std::uin
   if (cut < octets.size()) d.resize(cut);
 }
 
-[[noreturn]] inline void invariant_violated(const ref::InvariantChecker& checker) {
+[[noreturn]] inline void invariant_violated(const checker::InvariantChecker& checker) {
   for (const auto& v : checker.violations()) {
     std::fprintf(stderr, "%s invariant %s: %s\n", ref::format_time(v.time).c_str(), v.rule.c_str(),
                  v.detail.c_str());
@@ -637,7 +637,7 @@ class ReceiverHarness {
   ref::Receiver receiver_;
   std::uint64_t budget_;
   WireBuffer wire_;
-  ref::InvariantChecker checker_;
+  checker::InvariantChecker checker_;
   ref::Time now_{};
   Vocabulary vocab_;
   std::array<ref::Address, kPeers + 1> sources_{peer(0), peer(1), peer(2), peer(3)};
@@ -957,7 +957,7 @@ class SenderHarness {
   ref::SeededRandom random_;
   ref::Sender sender_;
   WireBuffer wire_;
-  ref::InvariantChecker checker_;
+  checker::InvariantChecker checker_;
   ref::Time now_{};
   Vocabulary vocab_;
   std::array<ref::Address, kReceivers + 2> sources_{

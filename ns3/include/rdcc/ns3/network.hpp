@@ -18,8 +18,8 @@
 #include <optional>
 #include <string>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/reference/events.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
 #include "rdcc/sim/network.hpp"
@@ -82,7 +82,7 @@ class Network {
   void run_until_idle(Time limit);
   [[nodiscard]] Time now() const;
 
-  [[nodiscard]] ref::InvariantChecker& checker();
+  [[nodiscard]] checker::InvariantChecker& checker();
   [[nodiscard]] const ref::EventLog& events() const;
   [[nodiscard]] const sim::NetworkStats& stats() const;
   [[nodiscard]] sim::NetworkConfig& config();

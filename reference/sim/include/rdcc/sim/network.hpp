@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "rdcc/checker/invariants.hpp"
 #include "rdcc/reference/bindings.hpp"
 #include "rdcc/reference/crn.hpp"
 #include "rdcc/reference/events.hpp"
-#include "rdcc/reference/invariants.hpp"
 #include "rdcc/reference/receiver.hpp"
 #include "rdcc/reference/sender.hpp"
 
@@ -195,7 +195,7 @@ class Network {
   void run_until_idle(Time limit);
   [[nodiscard]] Time now() const;
 
-  [[nodiscard]] ref::InvariantChecker& checker();
+  [[nodiscard]] checker::InvariantChecker& checker();
   [[nodiscard]] const ref::EventLog& events() const;
   [[nodiscard]] const std::vector<PacketRecord>& packets() const;
   [[nodiscard]] const NetworkStats& stats() const;

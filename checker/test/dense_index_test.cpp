@@ -1,6 +1,6 @@
 // The dense numbering of keys (dense_index.hpp): DenseIndex, and MessageIndex, which must give
 // the same answers as a map whatever order the keys come in.
-#include "rdcc/reference/dense_index.hpp"
+#include "rdcc/checker/dense_index.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace rdcc::ref {
+namespace rdcc::checker {
+
+using wire::Address;
 namespace {
 
 // Feeds `keys` to a MessageIndex and to a map numbering them in order of first appearance,
@@ -138,4 +140,4 @@ TEST(Address, EqualityComparesFamilyEveryOctetAndPort_SameHostIgnoresThePort) {
 }
 
 }  // namespace
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker

@@ -1,6 +1,6 @@
-// The one invariant checker (STYLE.md): it watches what crosses the wire and recomputes, on
-// its own, what the spec says must hold. The simulator calls it on every event; tests and
-// the fuzz harnesses use it; the capture checker will reuse it. It never looks inside an
+// The one invariant checker (STYLE.md, ARCHITECTURE.md "checker"): it watches what crosses the
+// wire and recomputes, on its own, what the spec says must hold. The simulator, ns-3, the
+// conformance runner, `rdcc pcap check` and the fuzz harnesses feed it. It never looks inside an
 // endpoint, so a faulty endpoint (or a mutant) cannot hide from it.
 //
 // Each rule is named by its requirement catalog ID (rules.hpp: the table, and the role each
@@ -51,12 +51,21 @@
 #include <string_view>
 #include <vector>
 
+#include "rdcc/checker/rules.hpp"
 #include "rdcc/codec/messages.hpp"
-#include "rdcc/reference/address.hpp"
 #include "rdcc/reference/io.hpp"
-#include "rdcc/reference/rules.hpp"
+#include "rdcc/reference/time.hpp"
+#include "rdcc/wire/address.hpp"
 
-namespace rdcc::ref {
+namespace rdcc::checker {
+
+// What the checker is fed: the endpoints' boundary types (reference/include: header-only, no
+// endpoint code; checker/CMakeLists.txt holds the checker to those) and the toolkit's addresses.
+using ref::DataSegment;
+using ref::Duration;
+using ref::Time;
+using wire::Address;
+using wire::AddressKey;
 
 struct Violation {
   Time time;
@@ -178,4 +187,4 @@ class InvariantChecker {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker

@@ -2,10 +2,16 @@
 // exchange and expects exactly that rule, and a clean one and expects nothing.
 #include <gtest/gtest.h>
 
-#include "rdcc/reference/invariants.hpp"
+#include "rdcc/checker/invariants.hpp"
 
-namespace rdcc::ref {
+namespace rdcc::checker {
 namespace {
+
+using ref::microseconds;
+using ref::milliseconds;
+using ref::nanoseconds;
+using ref::seconds;
+using ref::transmission_time;
 
 const Address kReceiver = Address::v4(192, 0, 2, 100, 50000);
 const Address kSender = Address::v4(192, 0, 2, 1, 40000);
@@ -1265,9 +1271,9 @@ TEST_F(ForgettingTest, UnfinishedMessage_IsKept) {
 }
 
 }  // namespace
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker
 
-namespace rdcc::ref {
+namespace rdcc::checker {
 namespace {
 
 // "A sender that receives ERROR (UNKNOWN_ASSOCIATION) carrying its Association ID MUST discard
@@ -1508,4 +1514,4 @@ TEST_F(CheckerTest, CreditOfTheReestablishedAssociation_IsUsable) {
 }
 
 }  // namespace
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker

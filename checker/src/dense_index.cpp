@@ -1,12 +1,12 @@
 // advise_huge_pages (dense_index.hpp): the system call stays out of the public header.
-#include "rdcc/reference/dense_index.hpp"
+#include "rdcc/checker/dense_index.hpp"
 
 #include <sys/mman.h>
 
 #include <bit>
 #include <cstdint>
 
-namespace rdcc::ref {
+namespace rdcc::checker {
 
 void advise_huge_pages(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -22,4 +22,4 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 #endif
 }
 
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker

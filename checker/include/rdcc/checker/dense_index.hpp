@@ -15,9 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "rdcc/reference/address.hpp"
+#include "rdcc/wire/address.hpp"
 
-namespace rdcc::ref {
+namespace rdcc::checker {
+
+using wire::hash_mix;
 
 // A message of a numbered owner (an association, or a pair of peers) by its Message ID: the key
 // of the message indexes of the invariant checker and the capture check.
@@ -257,4 +259,4 @@ class MessageIndex {
   std::uint32_t count_ = 0;
 };
 
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker

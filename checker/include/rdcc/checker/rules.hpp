@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace rdcc::ref {
+namespace rdcc::checker {
 
 // Who a violation of a rule is held against.
 enum class Party : std::uint8_t { Sender, Receiver };
@@ -77,4 +77,4 @@ inline constexpr InvariantRule kInvariantRules[] = {
   return nullptr;
 }
 
-}  // namespace rdcc::ref
+}  // namespace rdcc::checker
