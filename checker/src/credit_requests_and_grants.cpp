@@ -5,6 +5,14 @@
 
 namespace rdcc::checker {
 
+// A MSG_DONE is sent "when the receiver has received all octets of a message" (RDCC-GRANT-13),
+// so its Octets Received is the message's length: fewer says it has not, and more than both the
+// length and every octet delivered to it (duplicates counted) is a count of octets it never got
+// (docs/spec-notes.md 178). A count between the two (duplicates, resent octets) is not judged.
+bool InvariantChecker::Impl::miscounted(std::uint64_t octets_received, const MsgModel& m) {
+  return octets_received < m.length || octets_received > std::max(m.length, m.received);
+}
+
 // The receiver (number `r`) sent a control message.
 void InvariantChecker::Impl::receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx,
                                            const Message& m, Time t) {
@@ -98,6 +106,14 @@ void InvariantChecker::Impl::receiver_sent(std::uint32_t r, const AddrKey& rx, c
       violate(t, rule::kMsgDone,
               "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
                   std::to_string(msgs[mi].length) + " octets: " + format_line(m));
+    } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
+               miscounted(done->octets_received, msgs[mi]) && keeping()) {
+      violate(t, rule::kMsgDone,
+              "MSG_DONE states Octets Received " + std::to_string(done->octets_received) +
+                  " of a message of " + std::to_string(msgs[mi].length) + " octets (" +
+                  std::to_string(msgs[mi].received) +
+                  " delivered to the receiver): it is sent when all of them have arrived: " +
+                  format_line(m));
     }
     if (mi != kNone) done_sent(mi);
   }

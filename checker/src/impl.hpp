@@ -170,6 +170,7 @@ struct InvariantChecker::Impl {
 
   // "Credit Requests and Grants": grants sent and held, data under them
   // (credit_requests_and_grants.cpp)
+  static bool miscounted(std::uint64_t octets_received, const MsgModel& m);
   void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m,
                      Time t);
   void sender_got(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t);

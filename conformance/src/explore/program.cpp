@@ -269,7 +269,8 @@ class ReceiverModel {
     s.lines.push_back("ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" +
                       std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
     by_order(s, *as, "RDCC-GRANT-13",
-             "MSG_DONE association_id=$" + as->a + " message_id=" + std::to_string(m->id));
+             "MSG_DONE association_id=$" + as->a + " message_id=" + std::to_string(m->id) +
+                 " octets_received=" + std::to_string(m->length));
     return s;
   }
 
@@ -324,7 +325,8 @@ class ReceiverModel {
     s.lines.push_back(request_line(*as, *m, 2, ""));
     ++sent_;
     by_order(s, *as, "RDCC-SM-01",
-             "MSG_DONE " + head(*as) + " message_id=" + std::to_string(m->id));
+             "MSG_DONE " + head(*as) + " message_id=" + std::to_string(m->id) +
+                 " octets_received=" + std::to_string(m->length));
     return s;
   }
 
