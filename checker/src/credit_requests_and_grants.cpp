@@ -28,31 +28,7 @@ void InvariantChecker::Impl::receiver_sent(std::uint32_t r, const AddrKey& rx, c
     confirm_held(ai, t);
   }
   if (const auto* acc = std::get_if<AssocAccept>(&m)) {
-    a.u = std::max(a.u, acc->unscheduled_limit);
-    a.last_traffic = t;
-    if (!a.accepted) {
-      // Once: an association the receiver forgot (spec-notes 93) may be accepted again.
-      std::vector<std::uint32_t>& accepted = peers[p].accepted;
-      if (std::find(accepted.begin(), accepted.end(), ai) == accepted.end()) accepted.push_back(ai);
-    }
-    if (!a.accepted || acc->parameter_update()) {
-      a.u_accounted =
-          a.accepted ? std::max(a.u_accounted, acc->unscheduled_limit) : acc->unscheduled_limit;
-    }
-    a.accepted = true;
-    a.established = true;
-    if (const PeerModel& pm = peers[p];
-        pm.has_sender_nonce && pm.sender_nonce == acc->sender_nonce) {
-      a.capabilities_known = true;
-      a.pool_advertised = (pm.sender_capabilities & capability::kPool) != 0;
-      a.offer_tag = pm.offer_tag;
-    }
-    a.epoch = h.epoch;
-    a.nonce = acc->sender_nonce;
-    a.u_current = acc->unscheduled_limit;
-    a.j = acc->start_jitter;
-    a.lifetime_us = acc->grant_lifetime;
-    a.credit_unit = acc->credit_unit;
+    accept_sent(p, ai, h, *acc, t);
   } else if (const auto* g = std::get_if<CreditGrant>(&m)) {
     if (g->pacing_rate == 0 && keeping()) {
       violate(t, rule::kPacingRateZero, "receiver issued Pacing Rate 0: " + format_line(m));
@@ -93,30 +69,37 @@ void InvariantChecker::Impl::receiver_sent(std::uint32_t r, const AddrKey& rx, c
     error_rules(a, *e, t);
     refused(ai, *e, t);
   } else if (const auto* done = std::get_if<MsgDone>(&m)) {
-    const std::uint32_t mi = find_msg(ai, done->message_id);
-    if (a.established && (mi == kNone || !msgs[mi].requested) && keeping()) {
-      // Only where the association was accepted in view: otherwise its request may predate
-      // what the checker saw.
-      violate(t, rule::kMsgDone,
-              "MSG_DONE for a message no CREDIT_REQUEST of which reached the receiver, on an "
-              "association it accepted: " +
-                  format_line(m));
-    } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
-               msgs[mi].received < msgs[mi].length && keeping()) {
-      violate(t, rule::kMsgDone,
-              "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
-                  std::to_string(msgs[mi].length) + " octets: " + format_line(m));
-    } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
-               miscounted(done->octets_received, msgs[mi]) && keeping()) {
-      violate(t, rule::kMsgDone,
-              "MSG_DONE states Octets Received " + std::to_string(done->octets_received) +
-                  " of a message of " + std::to_string(msgs[mi].length) + " octets (" +
-                  std::to_string(msgs[mi].received) +
-                  " delivered to the receiver): it is sent when all of them have arrived: " +
-                  format_line(m));
-    }
-    if (mi != kNone) done_sent(mi);
+    done_rules(ai, *done, t);
   }
+}
+
+// The receiver sent MSG_DONE (association `ai`): only for a message requested of it, whose
+// every octet arrived, stating them all (RDCC-GRANT-13).
+void InvariantChecker::Impl::done_rules(std::uint32_t ai, const MsgDone& done, Time t) {
+  const AssocModel& a = assocs[ai];
+  const std::uint32_t mi = find_msg(ai, done.message_id);
+  if (a.established && (mi == kNone || !msgs[mi].requested) && keeping()) {
+    // Only where the association was accepted in view: otherwise its request may predate
+    // what the checker saw.
+    violate(t, rule::kMsgDone,
+            "MSG_DONE for a message no CREDIT_REQUEST of which reached the receiver, on an "
+            "association it accepted: " +
+                format_line(done));
+  } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
+             msgs[mi].received < msgs[mi].length && keeping()) {
+    violate(t, rule::kMsgDone,
+            "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
+                std::to_string(msgs[mi].length) + " octets: " + format_line(done));
+  } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
+             miscounted(done.octets_received, msgs[mi]) && keeping()) {
+    violate(t, rule::kMsgDone,
+            "MSG_DONE states Octets Received " + std::to_string(done.octets_received) +
+                " of a message of " + std::to_string(msgs[mi].length) + " octets (" +
+                std::to_string(msgs[mi].received) +
+                " delivered to the receiver): it is sent when all of them have arrived: " +
+                format_line(done));
+  }
+  if (mi != kNone) done_sent(mi);
 }
 
 // A sender got a control message from a receiver: the credit it may use.
@@ -127,58 +110,7 @@ void InvariantChecker::Impl::sender_got(const AddrKey& tx, const AddrKey& rx, co
   const std::uint32_t ai = assoc(p, h.association_id);
   AssocModel& a = assocs[ai];
   if (const auto* acc = std::get_if<AssocAccept>(&m)) {
-    // "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
-    // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
-    // parameters change only by a fresh Parameter Update (Association Establishment).
-    PeerModel& pm = peers[p];
-    if (pm.has_sender_nonce && pm.sender_nonce != acc->sender_nonce) return;
-    // "assigns a non-zero Association ID": the sender refuses an accept of zero as it refuses
-    // a wrong nonce (docs/spec-notes.md, 88).
-    if (h.association_id == 0) return;
-    // An ASSOC_ACCEPT echoing a newer nonce than the incarnation's (the sender associated
-    // again) starts one too, even with the same Epoch: it carries the association's parameters.
-    const bool new_nonce = pm.has_sender_nonce && a.accepted_nonce != acc->sender_nonce;
-    // So does one naming another association than the sender's current one, even an earlier
-    // incarnation the checker holds with this Epoch (docs/spec-notes.md, 88).
-    const bool other = pm.has_sender_current && pm.sender_current != ai;
-    const bool incarnation = !a.sender_accepted || a.sender_epoch != h.epoch || new_nonce || other;
-    if (incarnation) {
-      // Known only where the checker saw the nonce: without it, an accept the sender refused
-      // could not be told from one it took, and each association keeps its own Epoch (162).
-      pm.has_sender_current = pm.has_sender_nonce;
-      pm.sender_current = ai;
-      a.sender_accepted = true;
-      a.status_bounded = a.status_bounded || pm.has_sender_nonce;
-      a.sender_epoch = h.epoch;
-      a.accepted_nonce = acc->sender_nonce;
-      a.u = 0;
-      // The accept is the first message processed in the incarnation: what is numbered at or
-      // before it is not newer (docs/spec-notes.md, 85).
-      a.have_seq = true;
-      a.newest_seq = h.sequence_number;
-      a.pool_limit = 0;
-      a.pool_used = 0;
-      a.pool_valid_until = Time{};
-      a.pool_pending = false;
-      a.pool_pending_limit = 0;
-      a.pool_pending_life = Duration{};
-      // A new incarnation's receiver knows nothing of the old one's unscheduled message, and
-      // the sender re-requests it in scheduled mode ("drop credit; re-establish; send
-      // CREDIT_REQUEST", Sender Message State Machine): it is no longer outstanding.
-      a.unsched_outstanding = false;
-    } else if (a.have_seq && !processed(h.sequence_number, a.newest_seq)) {
-      return;
-    } else {
-      // Within the incarnation the accept is sequence-checked like any other message and,
-      // when newer, processed: a repeated accept without Parameter Update changes nothing
-      // but its Sequence Number is the newest processed (docs/spec-notes.md, 87).
-      a.have_seq = true;
-      a.newest_seq = h.sequence_number;
-      if (!acc->parameter_update()) return;
-    }
-    a.u = std::max(a.u, acc->unscheduled_limit);
-    a.lifetime_us = acc->grant_lifetime;
-    a.credit_unit = acc->credit_unit;
+    accept_got(p, ai, h, *acc);
     return;
   }
   // ERROR (UNKNOWN_ASSOCIATION) is exempt from the sequence check and gives no credit, but
@@ -206,32 +138,37 @@ void InvariantChecker::Impl::sender_got(const AddrKey& tx, const AddrKey& rx, co
   end_unscheduled(ai, m);
   if (const auto* done = std::get_if<MsgDone>(&m)) done_delivered(ai, done->message_id);
   const auto* g = std::get_if<CreditGrant>(&m);
-  if (g == nullptr || !g->usable()) return;
+  if (g != nullptr && g->usable()) grant_got(ai, *g, t);
+}
+
+// A usable CREDIT_GRANT the sender processed (association `ai`): the credit it holds from it.
+void InvariantChecker::Impl::grant_got(std::uint32_t ai, const CreditGrant& g, Time t) {
+  AssocModel& a = assocs[ai];
   // "A grant with Message ID zero and the POOL flag set is a pool grant"; the POOL flag with
   // a Message ID, or Message ID zero without it, is neither that nor a grant for a message:
   // it gives no credit and refreshes no Lifetime (docs/spec-notes.md, 81).
-  if (g->pool() != (g->message_id == 0)) return;
-  const Duration life = microseconds(g->effective_lifetime(a.lifetime_us));
+  if (g.pool() != (g.message_id == 0)) return;
+  const Duration life = microseconds(g.effective_lifetime(a.lifetime_us));
   const Time valid_until = t + life;
-  if (g->pool()) {
-    a.pool_granted = std::max(a.pool_granted, g->grant_limit);
+  if (g.pool()) {
+    a.pool_granted = std::max(a.pool_granted, g.grant_limit);
     if (reception_unseen) {
       if (!a.pool_pending) a.pool_pending_from = t;
       a.pool_pending = true;
-      a.pool_pending_limit = std::max(a.pool_pending_limit, g->grant_limit);
+      a.pool_pending_limit = std::max(a.pool_pending_limit, g.grant_limit);
       a.pool_pending_life = std::max(a.pool_pending_life, life);
       // As for a message's grant (pend): the higher rate until reception is shown.
-      a.pool_pending_rate = g->pacing_rate;
-      a.pool_rate = std::max(a.pool_rate, g->pacing_rate);
+      a.pool_pending_rate = g.pacing_rate;
+      a.pool_rate = std::max(a.pool_rate, g.pacing_rate);
       return;
     }
-    a.pool_limit = std::max(a.pool_limit, g->grant_limit);
+    a.pool_limit = std::max(a.pool_limit, g.grant_limit);
     a.pool_valid_until = valid_until;
-    a.pool_rate = g->pacing_rate;
+    a.pool_rate = g.pacing_rate;
     return;
   }
-  MsgModel& msg = msgs[this->msg(ai, g->message_id)];
-  set_unused_term(a, msg, std::max(msg.granted_max, g->grant_limit), msg.sent_end);
+  MsgModel& msg = msgs[this->msg(ai, g.message_id)];
+  set_unused_term(a, msg, std::max(msg.granted_max, g.grant_limit), msg.sent_end);
   if (!msg.sender_knows) {
     // A grant for a message the sender has not shown it holds (a Message ID it has not used
     // yet): the sender may have ignored it as for an unknown message, and send the message,
@@ -240,18 +177,18 @@ void InvariantChecker::Impl::sender_got(const AddrKey& tx, const AddrKey& rx, co
     // (docs/spec-notes.md, 94).
     if (msg.early == kNone) msg.early = early_grants.take();
     EarlyGrant& e = early_grants[msg.early];
-    e.limit = std::max(e.limit, g->grant_limit);
+    e.limit = std::max(e.limit, g.grant_limit);
     e.valid_until = valid_until;
     return;
   }
   if (reception_unseen) {
-    pend(msg, *g, life, t);
+    pend(msg, g, life, t);
     return;
   }
-  msg.held_limit = std::max(msg.held_limit, g->grant_limit);
+  msg.held_limit = std::max(msg.held_limit, g.grant_limit);
   msg.held_valid_until = valid_until;
   msg.discarded = false;
-  set_rate(msg, g->pacing_rate);
+  set_rate(msg, g.pacing_rate);
 }
 
 // A grant delivered where its reception is unseen: kept pending until data shows it was
@@ -309,18 +246,7 @@ void InvariantChecker::Impl::segment(const AddrKey& tx, const DataSegment& s, Ti
   }
   set_unused_term(a, msg, msg.granted_max, std::max(msg.sent_end, end));
   if (s.unscheduled) {
-    // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
-    // Unscheduled Sent field set to the message length"; the message is at most U.
-    if (end > msg.announced_unsched && keeping()) {
-      violate(t, rule::kUnscheduledAnnounced,
-              "unscheduled octets up to " + std::to_string(end) + " of message " +
-                  std::to_string(s.message_id) + " without a CREDIT_REQUEST announcing them");
-    }
-    if (msg.announced_unsched > a.u && keeping()) {
-      violate(t, rule::kUnscheduledBeyondU,
-              "unscheduled message of " + std::to_string(msg.announced_unsched) +
-                  " octets with U = " + std::to_string(a.u));
-    }
+    unscheduled_segment(msg, a, s, end, t);
     return;
   }
   // No credit covers octets past the message's end: a grant never goes beyond the length
@@ -362,6 +288,12 @@ void InvariantChecker::Impl::segment(const AddrKey& tx, const DataSegment& s, Ti
     const EarlyGrant& e = early_grants[msg.early];
     if (end <= e.limit && t < e.valid_until + tolerance) return;
   }
+  uncovered(msg, s, end, t);
+}
+
+// Octets `s` of a message that no credit the sender held covers: which rule they break.
+void InvariantChecker::Impl::uncovered(const MsgModel& msg, const DataSegment& s, std::uint64_t end,
+                                       Time t) {
   if (!keeping()) return;
   if (end <= msg.held_limit && msg.discarded) {
     violate(t, rule::kCreditDiscarded,

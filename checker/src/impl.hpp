@@ -149,6 +149,11 @@ struct InvariantChecker::Impl {
   void done_delivered(std::uint32_t ai, std::uint64_t message_id);
   PeerMsgModel& peer_msg(std::uint32_t peer_number, std::uint64_t message_id);
 
+  // "Association Establishment" (association_establishment.cpp)
+  void accept_got(std::uint32_t p, std::uint32_t ai, const Header& h, const AssocAccept& acc);
+  void accept_sent(std::uint32_t p, std::uint32_t ai, const Header& h, const AssocAccept& acc,
+                   Time t);
+
   // "Common Header": Sequence Numbers, and where a control message goes (common_header.cpp)
   bool control_sent(const AddrKey& f, const AddrKey& d, std::uint32_t from_receiver,
                     const Message& m, Time t);
@@ -173,11 +178,14 @@ struct InvariantChecker::Impl {
   static bool miscounted(std::uint64_t octets_received, const MsgModel& m);
   void receiver_sent(std::uint32_t r, const AddrKey& rx, const AddrKey& tx, const Message& m,
                      Time t);
+  void done_rules(std::uint32_t ai, const MsgDone& done, Time t);
   void sender_got(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t);
+  void grant_got(std::uint32_t ai, const CreditGrant& g, Time t);
   void pend(MsgModel& msg, const CreditGrant& g, Duration life, Time t);
   void set_rate(MsgModel& msg, std::uint32_t rate);
   void take_pending(MsgModel& msg, Time t);
   void segment(const AddrKey& tx, const DataSegment& s, Time t);
+  void uncovered(const MsgModel& msg, const DataSegment& s, std::uint64_t end, Time t);
 
   // "Credit Requests and Grants", rule 4: the Pacing Rate (credit_requests_and_grants.cpp)
   static Duration pacing_window(std::uint32_t rate, const AssocModel& a);
@@ -200,9 +208,13 @@ struct InvariantChecker::Impl {
 
   // "Unscheduled Transmission", and what the sender sends (unscheduled_transmission.cpp)
   std::uint64_t live_windows(AssocModel& a, std::uint32_t except, Time t);
+  void announce_window(std::uint32_t r, AssocModel& a, std::uint32_t mi, const CreditRequest& req,
+                       Time t);
   void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t);
   void end_unscheduled(std::uint32_t ai, const Message& m);
   bool inferred_unscheduled(const AddrKey& tx, const DataSegment& s, Time t);
+  void unscheduled_segment(const MsgModel& msg, const AssocModel& a, const DataSegment& s,
+                           std::uint64_t end, Time t);
 
   // "SENDER_STATUS": the Unused Credit it may report (sender_status.cpp)
   static void set_unused_term(AssocModel& a, MsgModel& m, std::uint64_t granted,

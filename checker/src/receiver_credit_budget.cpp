@@ -148,24 +148,7 @@ void InvariantChecker::Impl::receiver_got(std::uint32_t r, const AddrKey& rx, co
     msg.received += pm.early;
     pm.early = 0;
   }
-  if (req->unscheduled_sent != 0 && msg.window == 0) {
-    // Announced octets count up to the U the receiver accounts for the association, less
-    // what its other messages still hold: beyond that they are data beyond the credit
-    // ("Error Handling and Recovery"), not credit the receiver issued.
-    const std::uint64_t others = live_windows(a, mi, t);
-    const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
-    msg.window = std::min({req->unscheduled_sent, msg.length, allowed});
-    msg.window_unconfirmed = a.maybe_removed;
-    msg.window_live_until =
-        t + microseconds(a.j) + microseconds(a.lifetime_us) + receivers[r].d_max * 2;
-    schedule(mi, msg.window_live_until);
-    if (!msg.windowed) {
-      msg.windowed = true;
-      a.windowed.push_back(mi);
-    }
-  } else if (req->unscheduled_sent < msg.window) {
-    msg.window = req->unscheduled_sent;  // converted: the octets actually transmitted
-  }
+  announce_window(r, a, mi, *req, t);
   refresh(mi, t);
 }
 

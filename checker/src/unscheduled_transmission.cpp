@@ -136,4 +136,47 @@ bool InvariantChecker::Impl::inferred_unscheduled(const AddrKey& tx, const DataS
   return end <= msg.announced_unsched;
 }
 
+// Octets a sender transmitted unscheduled, up to `end` of its message: announced first, in a
+// message no larger than U.
+void InvariantChecker::Impl::unscheduled_segment(const MsgModel& msg, const AssocModel& a,
+                                                 const DataSegment& s, std::uint64_t end, Time t) {
+  // "MUST send a CREDIT_REQUEST ... no later than the first data packet, with the
+  // Unscheduled Sent field set to the message length"; the message is at most U.
+  if (end > msg.announced_unsched && keeping()) {
+    violate(t, rule::kUnscheduledAnnounced,
+            "unscheduled octets up to " + std::to_string(end) + " of message " +
+                std::to_string(s.message_id) + " without a CREDIT_REQUEST announcing them");
+  }
+  if (msg.announced_unsched > a.u && keeping()) {
+    violate(t, rule::kUnscheduledBeyondU,
+            "unscheduled message of " + std::to_string(msg.announced_unsched) +
+                " octets with U = " + std::to_string(a.u));
+  }
+}
+
+// A request the receiver processed (number `r`) announced unscheduled octets of message `mi`,
+// or converted it: the window it counts.
+void InvariantChecker::Impl::announce_window(std::uint32_t r, AssocModel& a, std::uint32_t mi,
+                                             const CreditRequest& req, Time t) {
+  MsgModel& msg = msgs[mi];
+  if (req.unscheduled_sent != 0 && msg.window == 0) {
+    // Announced octets count up to the U the receiver accounts for the association, less
+    // what its other messages still hold: beyond that they are data beyond the credit
+    // ("Error Handling and Recovery"), not credit the receiver issued.
+    const std::uint64_t others = live_windows(a, mi, t);
+    const std::uint64_t allowed = a.u_accounted > others ? a.u_accounted - others : 0;
+    msg.window = std::min({req.unscheduled_sent, msg.length, allowed});
+    msg.window_unconfirmed = a.maybe_removed;
+    msg.window_live_until =
+        t + microseconds(a.j) + microseconds(a.lifetime_us) + receivers[r].d_max * 2;
+    schedule(mi, msg.window_live_until);
+    if (!msg.windowed) {
+      msg.windowed = true;
+      a.windowed.push_back(mi);
+    }
+  } else if (req.unscheduled_sent < msg.window) {
+    msg.window = req.unscheduled_sent;  // converted: the octets actually transmitted
+  }
+}
+
 }  // namespace rdcc::checker
