@@ -82,8 +82,7 @@ void InvariantChecker::Impl::accept_sent(std::uint32_t p, std::uint32_t ai, cons
   }
   a.accepted = true;
   a.established = true;
-  if (const PeerModel& pm = peers[p];
-      pm.has_sender_nonce && pm.sender_nonce == acc.sender_nonce) {
+  if (const PeerModel& pm = peers[p]; pm.has_sender_nonce && pm.sender_nonce == acc.sender_nonce) {
     a.capabilities_known = true;
     a.pool_advertised = (pm.sender_capabilities & capability::kPool) != 0;
     a.offer_tag = pm.offer_tag;
