@@ -85,19 +85,22 @@ void InvariantChecker::Impl::done_rules(std::uint32_t ai, const MsgDone& done, T
             "MSG_DONE for a message no CREDIT_REQUEST of which reached the receiver, on an "
             "association it accepted: " +
                 format_line(done));
-  } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
-             msgs[mi].received < msgs[mi].length && keeping()) {
-    violate(t, rule::kMsgDone,
-            "MSG_DONE after " + std::to_string(msgs[mi].received) + " of " +
-                std::to_string(msgs[mi].length) + " octets: " + format_line(done));
-  } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known &&
-             miscounted(done.octets_received, msgs[mi]) && keeping()) {
-    violate(t, rule::kMsgDone,
-            "MSG_DONE states Octets Received " + std::to_string(done.octets_received) +
-                " of a message of " + std::to_string(msgs[mi].length) + " octets (" +
-                std::to_string(msgs[mi].received) +
-                " delivered to the receiver): it is sent when all of them have arrived: " +
-                format_line(done));
+  } else if (mi != kNone && !msgs[mi].complete && msgs[mi].length_known) {
+    const MsgModel& msg = msgs[mi];
+    if (msg.received < msg.length) {
+      if (keeping()) {
+        violate(t, rule::kMsgDone,
+                "MSG_DONE after " + std::to_string(msg.received) + " of " +
+                    std::to_string(msg.length) + " octets: " + format_line(done));
+      }
+    } else if (miscounted(done.octets_received, msg) && keeping()) {
+      violate(t, rule::kMsgDone,
+              "MSG_DONE states Octets Received " + std::to_string(done.octets_received) +
+                  " of a message of " + std::to_string(msg.length) + " octets (" +
+                  std::to_string(msg.received) +
+                  " delivered to the receiver): it is sent when all of them have arrived: " +
+                  format_line(done));
+    }
   }
   if (mi != kNone) done_sent(mi);
 }
