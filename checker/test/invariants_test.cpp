@@ -95,6 +95,14 @@ class CheckerTest : public ::testing::Test {
     checker.on_segment_sent(kSender, segment_of(kAssoc, id, offset, length, unsched), now);
     checker.on_data_delivered(kReceiver, kSender, id, length, now);
   }
+  // The receiver's MSG_DONE for message `id`, stating `octets`, in Epoch 1 of kAssoc.
+  void done(std::uint64_t id, std::uint64_t octets) {
+    MsgDone d;
+    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
+    d.message_id = id;
+    d.octets_received = octets;
+    both_ways(kReceiver, kSender, d);
+  }
   // The sender's side alone, as fuzz_sender sees it: a CREDIT_REQUEST it sends, a CREDIT_GRANT
   // that reaches it (Pacing Rate 100000 Mbit/s) and octets it transmits (an unscheduled
   // segment is its message's last), in incarnation `epoch` of `association`.
@@ -382,11 +390,7 @@ TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
 TEST_F(CheckerTest, UnscheduledMessage_EndsWithMsgDoneOrGrant) {
   request(1, 4096, 4096);
   segment(1, 0, 4096, true);
-  MsgDone d;
-  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-  d.message_id = 1;
-  d.octets_received = 4096;
-  both_ways(kReceiver, kSender, d);
+  done(1, 4096);
   request(1, 4096, 4096);  // a retransmission overtaken by MSG_DONE
   request(2, 4096, 4096);
   segment(2, 0, 4096, true);
@@ -479,11 +483,7 @@ TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
   request(1, 8192);
   grant(1, 8192, true);
   segment(1, 0, 4096);
-  MsgDone d;
-  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-  d.message_id = 1;
-  d.octets_received = 4096;
-  both_ways(kReceiver, kSender, d);
+  done(1, 4096);
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-13"});
 }
 
@@ -492,13 +492,6 @@ TEST_F(CheckerTest, MsgDoneBeforeAllOctets_IsCaught) {
 // mutant `transport_bindings.cpp:112:3 += -> -=`); a count between them (a duplicate counted)
 // is not judged (docs/spec-notes.md 178).
 TEST_F(CheckerTest, MsgDoneOctetsReceived_OtherThanTheLength_IsCaught) {
-  const auto done_saying = [&](std::uint64_t id, std::uint64_t octets) {
-    MsgDone d;
-    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-    d.message_id = id;
-    d.octets_received = octets;
-    both_ways(kReceiver, kSender, d);
-  };
   std::uint64_t id = 0;
   for (const std::uint64_t said :
        {std::uint64_t{8192}, std::uint64_t{8192 + 4096}, std::uint64_t{8191},
@@ -509,7 +502,7 @@ TEST_F(CheckerTest, MsgDoneOctetsReceived_OtherThanTheLength_IsCaught) {
     segment(id, 0, 4096);
     segment(id, 4096, 4096);
     segment(id, 4096, 4096);  // delivered twice: 12,288 octets delivered in all
-    done_saying(id, said);
+    done(id, said);
   }
   EXPECT_EQ(rules(), (std::vector<std::string>{"RDCC-GRANT-13", "RDCC-GRANT-13", "RDCC-GRANT-13"}));
   ASSERT_EQ(checker.violations().size(), 3U);
@@ -732,11 +725,7 @@ TEST_F(CheckerTest, UnscheduledWindows_LiveOnesShareU_AfterLapsedOnesLeftTheList
   for (std::uint64_t id = 1; id <= 100; ++id) {
     request(id, 4096, 4096);  // live J + Lifetime + 2 * D_max = 130 us
     segment(id, 0, 4096, true);
-    MsgDone d;
-    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-    d.message_id = id;
-    d.octets_received = 4096;
-    both_ways(kReceiver, kSender, d);
+    done(id, 4096);
     now += microseconds(200);
   }
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
@@ -760,11 +749,7 @@ TEST_F(CheckerTest, DataForAMessageTwoAssociationsOfTheSenderKnow_CountsForBoth)
   grant(7, 1024, true);
   second_association_requests(7, 1024);
   checker.on_data_delivered(kReceiver, kSender, 7, 1024, now);
-  MsgDone d;
-  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-  d.message_id = 7;
-  d.octets_received = 1024;
-  both_ways(kReceiver, kSender, d);
+  done(7, 1024);
   EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
 }
 
@@ -1154,10 +1139,7 @@ TEST_F(CheckerTest, NewEpoch_RestartsTheNumbers) {
 }
 
 TEST_F(CheckerTest, MsgDoneForAMessageNeverRequested_IsCaught) {
-  MsgDone d;
-  d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-  d.message_id = 9;
-  both_ways(kReceiver, kSender, d);
+  done(9, 0);
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-13"});
 }
 
@@ -1224,13 +1206,6 @@ TEST(Checker, PoolGrantToASenderThatDidNotAdvertisePool_IsCaught) {
 // J + Lifetime + 2 * D_max (10 + 100 + 20 us here), and faults on live messages are still caught.
 class ForgettingTest : public CheckerTest {
  protected:
-  void done(std::uint64_t id, std::uint64_t octets) {
-    MsgDone d;
-    d.header = {.association_id = kAssoc, .epoch = 1, .sequence_number = ++rx_seq};
-    d.message_id = id;
-    d.octets_received = octets;
-    both_ways(kReceiver, kSender, d);
-  }
   // Message `id` of 4 KiB from request to MSG_DONE, then 10 us later.
   void whole_message(std::uint64_t id) {
     request(id, 4096);
