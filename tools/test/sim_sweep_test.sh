@@ -26,7 +26,7 @@ pids=()
 # reach it again), each is given 10 s to close and is then killed: a process that does not
 # close never holds the test past its result (CI once printed PASS and timed out here).
 cleanup() {
-  local i p
+  local i p alive
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
   for _ in $(seq 100); do
     alive=0
