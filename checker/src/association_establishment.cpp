@@ -1,5 +1,7 @@
 // "Association Establishment": which ASSOC_ACCEPT a sender takes, and the incarnation and
 // parameters it then holds.
+#include <cstdio>
+
 #include "impl.hpp"
 
 namespace rdcc::checker {
@@ -13,7 +15,13 @@ void InvariantChecker::Impl::accept_got(std::uint32_t p, std::uint32_t ai, const
   // Nonce" and then "resets the newest processed Sequence Number"; the same incarnation's
   // parameters change only by a fresh Parameter Update (Association Establishment).
   PeerModel& pm = peers[p];
-  if (pm.has_sender_nonce && pm.sender_nonce != acc.sender_nonce) return;
+  if (pm.has_sender_nonce && pm.sender_nonce != acc.sender_nonce) {
+    if (!a.sender_accepted) {
+      a.refused_only = true;
+      a.refused_nonce = acc.sender_nonce;
+    }
+    return;
+  }
   // "assigns a non-zero Association ID": the sender refuses an accept of zero as it refuses
   // a wrong nonce (docs/spec-notes.md, 88).
   if (h.association_id == 0) return;
@@ -61,6 +69,27 @@ void InvariantChecker::Impl::accept_got(std::uint32_t p, std::uint32_t ai, const
   a.u = std::max(a.u, acc.unscheduled_limit);
   a.lifetime_us = acc.grant_lifetime;
   a.credit_unit = acc.credit_unit;
+}
+
+// A sender sent `m` naming association `ai` (pair `p`): an association that only ASSOC_ACCEPTs
+// it had to refuse named is one it took from an accept that did not echo its current Sender
+// Nonce. Seen on the wire whenever the message comes, however late: the scenario's windows do
+// not bound it.
+void InvariantChecker::Impl::refused_used(std::uint32_t p, std::uint32_t ai, const Message& m,
+                                          Time t) {
+  AssocModel& a = assocs[ai];
+  if (!a.refused_only || a.sender_accepted || !keeping()) return;
+  a.refused_only = false;
+  const auto hex = [](std::uint64_t v) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(v));
+    return std::string(text);
+  };
+  violate(t, rule::kRefusedAccept,
+          "the sender uses association " + hex(header_of(m).association_id) +
+              ", which only an ASSOC_ACCEPT echoing Sender Nonce " +
+              hex(a.refused_nonce) + " named, not its current Sender Nonce " +
+              hex(peers[p].sender_nonce) + ": " + format_line(m));
 }
 
 // The receiver sent ASSOC_ACCEPT (pair `p`, association `ai`): it holds the association, with

@@ -151,6 +151,7 @@ struct InvariantChecker::Impl {
 
   // "Association Establishment" (association_establishment.cpp)
   void accept_got(std::uint32_t p, std::uint32_t ai, const Header& h, const AssocAccept& acc);
+  void refused_used(std::uint32_t p, std::uint32_t ai, const Message& m, Time t);
   void accept_sent(std::uint32_t p, std::uint32_t ai, const Header& h, const AssocAccept& acc,
                    Time t);
 

@@ -191,6 +191,10 @@ struct AssocModel {
   bool sender_accepted = false;      // the sender got an ASSOC_ACCEPT it accepts for it
   std::uint16_t sender_epoch = 0;    // of that incarnation
   std::uint64_t accepted_nonce = 0;  // the Sender Nonce that incarnation's ASSOC_ACCEPT echoed
+  // Named so far only by ASSOC_ACCEPTs the sender must refuse (another Sender Nonce than its
+  // current one): a message of the sender naming it took one (RDCC-ASSOC-08), reported once.
+  bool refused_only = false;
+  std::uint64_t refused_nonce = 0;  // the nonce the latest of them echoed
   bool have_seq = false;
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;

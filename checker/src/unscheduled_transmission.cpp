@@ -40,14 +40,18 @@ void InvariantChecker::Impl::sender_sent(const AddrKey& tx, const AddrKey& rx, c
   if (const auto* st = std::get_if<SenderStatus>(&m)) {
     const std::uint32_t p = peer_index.find({rx, tx});
     const std::uint32_t ai = p == kNone ? kNone : find_assoc(p, st->header.association_id);
-    if (ai != kNone) status_sent(ai, *st, t);
+    if (ai == kNone) return;
+    refused_used(p, ai, m, t);
+    status_sent(ai, *st, t);
     return;
   }
   const bool cancel = std::holds_alternative<Cancel>(m);
   const auto* req = std::get_if<CreditRequest>(&m);
   const auto* ret = std::get_if<CreditReturn>(&m);
   if (!cancel && req == nullptr && ret == nullptr) return;
-  const std::uint32_t ai = assoc(peer(rx, tx), header_of(m).association_id);
+  const std::uint32_t p = peer(rx, tx);
+  const std::uint32_t ai = assoc(p, header_of(m).association_id);
+  refused_used(p, ai, m, t);
   if (ret != nullptr) {
     // "New Limit MUST NOT be smaller than the octets already transmitted": the octets this
     // observer saw it send before the CREDIT_RETURN (one it reads later can only hide a

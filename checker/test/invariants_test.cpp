@@ -953,6 +953,34 @@ TEST_F(CheckerTest, AcceptNamingAnEarlierAssociation_StartsAnIncarnation) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-03"});
 }
 
+// "A sender accepts a new Epoch only from an ASSOC_ACCEPT that echoes its current Sender
+// Nonce" (RDCC-ASSOC-08): a message of the sender naming an association that only accepts
+// echoing another nonce named took one of them; found whenever it comes (no window bounds
+// it), once. One the right accept named too is the sender's.
+TEST_F(CheckerTest, SenderUsingAnAssociationOnlyAWrongNonceNamed_IsCaught) {
+  constexpr std::uint32_t kWrong = 0x0BADC0DE;
+  ask(0x77);
+  accept_reaches_sender(0x78, 5, 0, 1, kWrong);
+  accept_reaches_sender(0x77, 2, 0, 1);
+  request_sent(2, 1, 1, 4096);
+  EXPECT_TRUE(checker.ok()) << (checker.ok() ? "" : checker.violations()[0].detail);
+  CreditRequest r = request_of(5, 1, 1, 4096, 0);
+  r.header.association_id = kWrong;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-08"});
+  r.header.sequence_number = 2;
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-08"});  // reported once
+
+  // An association a wrong nonce named first and the current one then is the sender's.
+  constexpr std::uint32_t kLater = 0x0C0FFEE;
+  accept_reaches_sender(0x76, 6, 0, 1, kLater);
+  accept_reaches_sender(0x77, 6, 0, 2, kLater);
+  r.header = {.association_id = kLater, .epoch = 6, .sequence_number = 3};
+  checker.on_control_sent(kSender, kReceiver, r, now);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-ASSOC-08"});
+}
+
 // fuzz_sender (regression pool-flag-with-message-id-keeps-the-pool-lifetime): "A grant with
 // Message ID zero and the POOL flag set is a pool grant"; one with the POOL flag and a Message
 // ID, or Message ID zero without POOL, is neither a pool grant nor a grant for a message. The

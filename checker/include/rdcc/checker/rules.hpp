@@ -23,6 +23,7 @@ inline constexpr std::string_view kBudget = "RDCC-BUDGET-01";
 inline constexpr std::string_view kSenderCredit = "RDCC-GRANT-03";
 inline constexpr std::string_view kGrantExpired = "RDCC-GRANT-04";
 inline constexpr std::string_view kCreditDiscarded = "RDCC-ASSOC-04";
+inline constexpr std::string_view kRefusedAccept = "RDCC-ASSOC-08";
 inline constexpr std::string_view kPacing = "RDCC-GRANT-05";
 inline constexpr std::string_view kCreditReturnFloor = "RDCC-FMT-11";
 inline constexpr std::string_view kPacingRateZero = "RDCC-GRANT-06";
@@ -53,6 +54,7 @@ inline constexpr InvariantRule kInvariantRules[] = {
     {rule::kSenderCredit, Binds::Sender},
     {rule::kGrantExpired, Binds::Sender},
     {rule::kCreditDiscarded, Binds::Sender},
+    {rule::kRefusedAccept, Binds::Sender},
     {rule::kPacing, Binds::Sender},
     {rule::kCreditReturnFloor, Binds::Sender},
     {rule::kPacingRateZero, Binds::Receiver},
