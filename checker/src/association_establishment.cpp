@@ -87,9 +87,9 @@ void InvariantChecker::Impl::refused_used(std::uint32_t p, std::uint32_t ai, con
   };
   violate(t, rule::kRefusedAccept,
           "the sender uses association " + hex(header_of(m).association_id) +
-              ", which only an ASSOC_ACCEPT echoing Sender Nonce " +
-              hex(a.refused_nonce) + " named, not its current Sender Nonce " +
-              hex(peers[p].sender_nonce) + ": " + format_line(m));
+              ", which only an ASSOC_ACCEPT echoing Sender Nonce " + hex(a.refused_nonce) +
+              " named, not its current Sender Nonce " + hex(peers[p].sender_nonce) + ": " +
+              format_line(m));
 }
 
 // The receiver sent ASSOC_ACCEPT (pair `p`, association `ai`): it holds the association, with
