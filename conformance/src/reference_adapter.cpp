@@ -534,7 +534,7 @@ class ReferenceAdapter final : public Adapter {
     Packet p;
     p.time = now_;
     p.data = true;
-    p.from = kIut;
+    p.from = kIutData;  // the sender's data port, apart from its RDCC port (spec-notes 107)
     p.to = kTesterData;
     p.dscp = s.dscp;
     p.payload = std::move(out);

@@ -98,6 +98,7 @@ constexpr ref::Duration kOverrunWatch = ref::milliseconds(4);
 
 struct DataView {
   std::uint64_t message = 0, offset = 0, length = 0, last = 0, unscheduled = 0, ce = 0, dscp = 0;
+  std::uint64_t source_port = 0;  // the UDP port it left the IUT from
 };
 
 class Run {
@@ -1049,6 +1050,7 @@ class Run {
     dv.unscheduled = (op->header.flags & ref::opaque_flag::kUnscheduled) != 0 ? 1 : 0;
     dv.ce = p.ce ? 1 : 0;
     dv.dscp = p.dscp;
+    dv.source_port = p.from.port;
     return dv;
   }
 
@@ -1062,6 +1064,7 @@ class Run {
     j["ce"] = dv.ce;
     j["dscp"] = dv.dscp;
     j["end"] = dv.offset + dv.length;  // derived: the offset after the segment
+    j["source_port"] = dv.source_port;  // the packet's, not the framing's
     return j;
   }
 

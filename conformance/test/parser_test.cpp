@@ -316,10 +316,13 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:12: a send goes to the IUT: 'to=' belongs to expect"},
         ErrorCase{"UnknownDataField", kHead + "send data message=1 length=4 offfset=0\n",
                   "t.scn:4:30: unknown data field 'offfset' (known: message, offset, length, "
-                  "last, unscheduled, ce, dscp, end)"},
+                  "last, unscheduled, ce, dscp, end, source_port)"},
         ErrorCase{"DataEndOnASend", kHead + "send data message=1 length=4 end=4\n",
                   "t.scn:4:30: data field 'end' is offset + length: an expect or ignore matches "
                   "it, send data gives offset and length"},
+        ErrorCase{"DataSourcePortOnASend", kHead + "send data message=1 length=4 source_port=9\n",
+                  "t.scn:4:30: data field 'source_port' is the port a packet left the IUT from: "
+                  "an expect or ignore matches it, send data goes from the tester's data port"},
         ErrorCase{"RequireWithoutReason", kHead + "require us=4096\n",
                   "t.scn:4:9: expected require VAR OP VALUE ... \"reason\" (the reason quoted, "
                   "last)"},
@@ -468,7 +471,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.scn:4:37: expected a duration such as 100ms, found 'soon'"},
         ErrorCase{"CaptureUnknownDataField", kHead + "expect data -> d=since_send_us\n",
                   "t.scn:4:18: unknown field 'since_send_us' to capture (known: message, offset, "
-                  "length, last, unscheduled, ce, dscp, end)"},
+                  "length, last, unscheduled, ce, dscp, end, source_port)"},
         ErrorCase{"TransferWithoutLength", kHead + "transfer message_id=1 message=1\n",
                   "t.scn:4:1: transfer needs length="},
         ErrorCase{"WaitVariableWithoutUnit", kHead + "wait $life s\n",

@@ -562,7 +562,8 @@ TEST(Runner, SenderIut_DataOnlyAfterCredit) {
 
 // `end` is offset + length: "all segments below the limit, the last one ending at it", for
 // segments of any size; `require` makes a scenario unsupported when the IUT chose what the
-// spec allows and the scenario cannot test, and lets it go on otherwise.
+// spec allows and the scenario cannot test, and lets it go on otherwise. `source_port` is the
+// port a data packet left the IUT from.
 TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhenItFails) {
   const std::string steps =
       "scenario t\nrole sender\nchecks RDCC-MODE-02\n"
@@ -576,10 +577,11 @@ TEST(Runner, SenderIut_DataEndMatchesAnySegmentation_RequireIsUnsupportedOnlyWhe
       "REQUIRE\n"
       "send CREDIT_GRANT message_id=$mid grant_limit=8192 pacing_rate=100000 lifetime=1000\n"
       "ignore CREDIT_REQUEST SENDER_STATUS data message=$bv end<8192\n"
-      "expect data within 1ms message=$bv end=8192 -> e=end\n"
+      "expect data within 1ms message=$bv end=8192 -> e=end sp=source_port\n"
       "silence 500us\n"
       "upper status handle=$h -> sent=transmitted\n"
-      "require sent=$e \"never fails\"\n";
+      "require sent=$e \"never fails\"\n"
+      "require sp=$iut_data_port \"the data left the reference from its data port\"\n";
   const auto with = [&](const std::string& require) {
     std::string t = steps;
     t.replace(t.find("REQUIRE"), 7, require);
