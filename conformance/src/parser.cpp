@@ -79,8 +79,8 @@ std::vector<std::pair<std::string, FieldInfo>> all_fields(MessageType type) {
   return c.fields;
 }
 
-const std::vector<std::string> kDataFields{"message", "offset", "length", "last",       "unscheduled",
-                                           "ce",      "dscp",   "end",    "source_port"};
+const std::vector<std::string> kDataFields{
+    "message", "offset", "length", "last", "unscheduled", "ce", "dscp", "end", "source_port"};
 // Data fields that are derived from others (end = offset + length) or the packet's own (the UDP
 // port it left the IUT from): matched, never sent.
 constexpr std::string_view kDataEndField = "end";
@@ -1014,9 +1014,10 @@ class ScenarioParser {
                           "ignore matches it, send data gives offset and length"};
       }
       if (!matchers && as.field == kDataSourcePortField) {
-        return ParseError{lp.at(as.column),
-                          "data field 'source_port' is the port a packet left the IUT from: an "
-                          "expect or ignore matches it, send data goes from the tester's data port"};
+        return ParseError{
+            lp.at(as.column),
+            "data field 'source_port' is the port a packet left the IUT from: an "
+            "expect or ignore matches it, send data goes from the tester's data port"};
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
         return ParseError{as.value.where,

@@ -1063,7 +1063,7 @@ class Run {
     j["unscheduled"] = dv.unscheduled;
     j["ce"] = dv.ce;
     j["dscp"] = dv.dscp;
-    j["end"] = dv.offset + dv.length;  // derived: the offset after the segment
+    j["end"] = dv.offset + dv.length;   // derived: the offset after the segment
     j["source_port"] = dv.source_port;  // the packet's, not the framing's
     return j;
   }
