@@ -571,7 +571,7 @@ TEST_F(CatalogAgainstSpec, Readings_AreThoseOfTheSpecNotes) {
   expect("RDCC-GRANT-11", Level::Rule, Role::Any, Testing::Wire);
   expect("RDCC-GRANT-12", Level::Rule, Role::Receiver, Testing::Wire);
   // 101: every originator sets the UDP checksum.
-  expect("RDCC-FMT-01", Level::Must, Role::Any, Testing::Untestable);
+  expect("RDCC-FMT-01", Level::Must, Role::Sender, Testing::Untestable);
   // 102: every endpoint discards an unknown Type; only the receiver may answer it.
   expect("RDCC-ERR-06", Level::Must, Role::Any, Testing::Wire);
   expect("RDCC-ERR-07", Level::May, Role::Receiver, Testing::Wire);

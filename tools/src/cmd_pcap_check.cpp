@@ -158,11 +158,9 @@ class Checker {
       return;
     }
     const Message& m = *p.decoded;
-    if (!p.udp.source.ipv6 && p.udp.udp_checksum == 0) {
-      add(kUdpChecksum, {p.frame.number}, p.frame.relative_ns,
-          "UDP checksum is zero (not set) on " + std::string(info(type_of(m)).name));
-    }
     const auto sides = roles_.sides(m, p.udp.source, p.udp.destination);
+    if (!p.udp.source.ipv6 && p.udp.udp_checksum == 0)
+      zero_checksum(p, m, sides.has_value() && !sides->from_receiver);
     if (!sides) return;  // CONGESTION_REPORT: exempt and associationless
     const AddrKey rx = key_of(sides->receiver);
     if (!(have_last_known_ && last_known_ == rx)) {
@@ -178,6 +176,22 @@ class Checker {
     if (const auto* req = std::get_if<CreditRequest>(&m); req != nullptr && network_effects_) {
       credit_early(p, *req, *sides);
     }
+  }
+
+  // An IPv4 RDCC datagram with UDP checksum zero (not set): "Senders MUST set the UDP
+  // checksum" binds RDCC senders (the spec's defined term; docs/spec-notes.md 34), so one from a
+  // receiver or a CRN is a note, not a finding.
+  void zero_checksum(const RdccPacket& p, const Message& m, bool from_sender) {
+    const std::string what =
+        "UDP checksum is zero (not set) on " + std::string(info(type_of(m)).name);
+    if (from_sender) {
+      add(kUdpChecksum, {p.frame.number}, p.frame.relative_ns, what);
+      return;
+    }
+    note("frame " + std::to_string(p.frame.number) + ": " + what + " from " +
+         (type_of(m) == MessageType::CongestionReport ? "a CRN" : "the receiver") +
+         ": \"Senders MUST set the UDP checksum\" binds RDCC senders (docs/spec-notes.md 34); "
+         "not a finding");
   }
 
   void malformed(const CapturedFrame& f, const ParsedFrame& parsed) {

@@ -272,6 +272,22 @@ void write_faults(const std::string& dir) {
   w.add(frame(kReceiver, kSender, done(6, 100, 0x202)));
 }
 
+// The clean exchange with the UDP checksum zero (not set) on frame 3 (the sender's
+// CREDIT_REQUEST) and frame 4 (the receiver's CREDIT_GRANT): only the sender's is a finding.
+void write_zero_checksums(const std::string& dir) {
+  Writer w(dir + "/zero_checksum.pcap");
+  constexpr std::size_t kUdpChecksumAt = kEthernetSize + 20 + 6;  // IPv4 without options
+  std::size_t number = 0;
+  for (const auto& m : exchange()) {
+    const auto t = rdcc::type_of(m);
+    const bool from_sender =
+        t == rdcc::MessageType::AssocRequest || t == rdcc::MessageType::CreditRequest;
+    Bytes f = from_sender ? frame(kSender, kReceiver, m) : frame(kReceiver, kSender, m);
+    if (++number == 3 || number == 4) put16(f, kUdpChecksumAt, 0);
+    w.add(f);
+  }
+}
+
 void write_malformed(const std::string& dir) {
   Writer w(dir + "/malformed.pcap");
   const Bytes good = frame(kReceiver, kSender, grant(1, 4096, false));
@@ -533,6 +549,7 @@ int main(int argc, char** argv) {
   write_clean(dir);
   write_faults(dir);
   write_malformed(dir);
+  write_zero_checksums(dir);
   write_link_types(dir);
   write_data(dir);
   return 0;

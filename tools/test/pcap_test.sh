@@ -123,6 +123,12 @@ check "RDCC-FMT-06 frames 4,5" contains "$work/out" "RDCC-FMT-06 frames 4,5 (t=0
 check "stale: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
 check "MSG_DONE before all octets" run 1 "$rdcc" pcap check "$p/done_early.pcap" --port 50000 --budget 4MiB
 check "RDCC-GRANT-13 frames 3,7" contains "$work/out" "RDCC-GRANT-13 frames 3,7 (t=0.000060000): MSG_DONE after 524288 of 1048576 octets"
+# "Senders MUST set the UDP checksum" (RDCC-FMT-01) binds RDCC senders (spec-notes 34): the
+# sender's zero checksum is a finding, the receiver's a note.
+check "zero UDP checksums" run 1 "$rdcc" pcap check "$p/zero_checksum.pcap" --port 50000 --budget 4MiB
+check "RDCC-FMT-01 frame 3, the sender's" contains "$work/out" "RDCC-FMT-01 frame 3 (t=0.000020000): UDP checksum is zero (not set) on CREDIT_REQUEST"
+check "zero checksums: one finding" test "$(grep -c '^RDCC-' "$work/out")" -eq 1
+check "the receiver's zero checksum is a note" contains "$work/err" "note: frame 4: UDP checksum is zero (not set) on CREDIT_GRANT from the receiver"
 check "ERROR where not allowed" run 1 "$rdcc" pcap check "$p/errors.pcap" --port 50000 --budget 4MiB
 check "RDCC-ERR-08 frame 8" contains "$work/out" "RDCC-ERR-08 frame 8 "
 check "RDCC-ERR-10 frame 9" contains "$work/out" "RDCC-ERR-10 frame 9 "
