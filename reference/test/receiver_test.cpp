@@ -1183,5 +1183,32 @@ TEST(ReceiverBudget,
   EXPECT_TRUE(h.checker().ok()) << h.checker().violations().front().detail;
 }
 
+// "Credit that becomes available is distributed among waiting messages by Traffic Class first"
+// (Credit Allocation): room under a per-association cap that serves one message goes to the
+// waiting message of the lower class, whatever the order of their requests and their passes
+// (each class keeps its own stride passes). A Credit Unit of 9000 octets and a 16 KiB cap
+// leave room for one least grant; the Class 7 message (requested first) waits while the
+// Class 6 one is served (spec-notes 183; receiver-class-precedence-by-order).
+TEST(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.credit_unit = 9000;
+  cfg.grant_window = 16384;
+  cfg.max_credit_per_association = 16384;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const AssocAccept a = h.associate(s, 0x21);
+  auto g1 = only<CreditGrant>(h.deliver(s, h.request(a, 1, 16384, 0, 0)));
+  ASSERT_EQ(g1.size(), 1U);
+  ASSERT_EQ(g1[0].grant_limit, 16384U);
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 2, 16384, 0, 9, 0))).empty());
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 3, 16384, 0, 6, 1))).empty());
+  const auto freed = only<CreditGrant>(h.data(s, 1, 0, 16384, 1));
+  ASSERT_FALSE(freed.empty());
+  EXPECT_EQ(freed[0].message_id, 3U) << "the Class 6 message is served before the Class 7 one";
+  for (const auto& v : h.checker().violations()) {
+    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
+  }
+}
+
 }  // namespace
 }  // namespace rdcc::ref

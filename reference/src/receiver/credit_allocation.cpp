@@ -221,8 +221,11 @@ void Receiver::Impl::mark_capped(Assoc& a) {
 }
 
 // Room under the cap came back (its data arrived, credit was reclaimed or a message ended):
-// as many of its waiting messages as that room serves, least pass first (the stride order),
-// go back into the grant queue; the others wait on, out of the link's fair share.
+// as many of its waiting messages as that room serves go back into the grant queue, first in
+// the grant queue's own order ("by Traffic Class first (lower class number first) and by weight
+// within a class", Credit Allocation: class, deadline, then the stride pass); the others wait on,
+// out of the link's fair share. The pass alone compared passes of different classes, and with
+// room for one message a Class 7 message went before a waiting Class 6 one (spec-notes 183).
 void Receiver::Impl::release_capped() {
   if (capped_assocs.empty()) return;
   std::vector<std::uint32_t> still;
@@ -246,7 +249,7 @@ void Receiver::Impl::release_capped() {
       }
     }
     std::sort(waiting.begin(), waiting.end(),
-              [](const Msg* x, const Msg* y) { return x->pass < y->pass; });
+              [](const Msg* x, const Msg* y) { return key_of(*x) < key_of(*y); });
     const std::size_t n = std::min(admit, waiting.size());
     for (std::size_t i = 0; i < n; ++i) requeue(*a, *waiting[i]);
     if (n < waiting.size()) {
