@@ -161,9 +161,14 @@ class Run {
       crn_reports_.emplace(s_.config, a_.unscheduled_dscp(), a_.tester_control().port,
                            a_.virtual_time() ? Duration{} : tolerance_);
     }
-    for (const auto& step : s_.steps) {
+    // On real sockets the steps are followed by a linger (after the last one): what the IUT
+    // sent before the scenario ended may reach the tester after it, and is judged too.
+    const bool linger = !a_.virtual_time() && !s_.steps.empty() && s_.role != Role::Crn;
+    for (std::size_t i = 0; i < s_.steps.size() + (linger ? 1 : 0); ++i) {
+      const bool tail = i == s_.steps.size();
+      const Step& step = tail ? s_.steps.back() : s_.steps[i];
       origin_ = std::exchange(matched_at_, std::nullopt);
-      std::optional<Stop> stop = play(step);
+      std::optional<Stop> stop = tail ? linger_after_steps() : play(step);
       collect_events();
       // A broken invariant or watch is a failure even where the step itself ended undecided
       // (a transfer that got no more credit after a MSG_DONE that came early).
@@ -288,6 +293,18 @@ class Run {
           }
         }
       }
+    }
+    return std::nullopt;
+  }
+
+  // After the last step, on real sockets: the packets that arrive within the window tolerance
+  // go to the invariant checker (a sender's data under a stale or forged grant, answered late
+  // on a loaded host, breaks its rules whenever it comes), never to the steps, and not to the
+  // watches, which held for the steps (a rate may rise again once the scenario is over).
+  std::optional<Stop> linger_after_steps() {
+    watches_.clear();
+    const Time until = a_.now() + widen(Duration{});
+    while (next(until)) {
     }
     return std::nullopt;
   }
