@@ -1,7 +1,5 @@
 // "Association Establishment": which ASSOC_ACCEPT a sender takes, and the incarnation and
 // parameters it then holds.
-#include <cstdio>
-
 #include "impl.hpp"
 
 namespace rdcc::checker {
@@ -80,15 +78,10 @@ void InvariantChecker::Impl::refused_used(std::uint32_t p, std::uint32_t ai, con
   AssocModel& a = assocs[ai];
   if (!a.refused_only || a.sender_accepted || !keeping()) return;
   a.refused_only = false;
-  const auto hex = [](std::uint64_t v) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(v));
-    return std::string(text);
-  };
   violate(t, rule::kRefusedAccept,
-          "the sender uses association " + hex(header_of(m).association_id) +
-              ", which only an ASSOC_ACCEPT echoing Sender Nonce " + hex(a.refused_nonce) +
-              " named, not its current Sender Nonce " + hex(peers[p].sender_nonce) + ": " +
+          "the sender uses association " + format_hex(header_of(m).association_id) +
+              ", which only an ASSOC_ACCEPT echoing Sender Nonce " + format_hex(a.refused_nonce) +
+              " named, not its current Sender Nonce " + format_hex(peers[p].sender_nonce) + ": " +
               format_line(m));
 }
 

@@ -67,12 +67,6 @@ static_assert(longest_field(std::make_index_sequence<std::variant_size_v<Message
                   kNumberText + 2 <=
               Piece::kCapacity);
 
-void append_hex(std::string& out, std::uint64_t v) {
-  char text[24] = {'0', 'x'};
-  const auto r = std::to_chars(text + 2, text + sizeof text, v, 16);
-  out.append(text, static_cast<std::size_t>(r.ptr - text));
-}
-
 template <class Names>
 void append_bit_names(std::string& out, const Names& names, std::uint64_t bits) {
   const std::size_t start = out.size();
@@ -315,6 +309,18 @@ void append_header_detail(std::string& out, const Message& m) {
 }
 
 }  // namespace
+
+void append_hex(std::string& out, std::uint64_t v) {
+  char text[24] = {'0', 'x'};
+  const auto r = std::to_chars(text + 2, text + sizeof text, v, 16);
+  out.append(text, static_cast<std::size_t>(r.ptr - text));
+}
+
+std::string format_hex(std::uint64_t v) {
+  std::string out;
+  append_hex(out, v);
+  return out;
+}
 
 std::string format_rate(std::uint64_t mbps) {
   char text[48];

@@ -129,6 +129,10 @@ TEST(Format, LineAndDetail) {
   EXPECT_EQ(format_rate(100000), "100 Gbit/s");
   EXPECT_EQ(format_rate(1500), "1.5 Gbit/s");
   EXPECT_EQ(format_rate(10), "10 Mbit/s");
+  // Identifiers as format_line writes them: the tools' and the checker's texts use the same.
+  EXPECT_EQ(format_hex(0x5a17c0de), "0x5a17c0de");
+  EXPECT_EQ(format_hex(0), "0x0");
+  EXPECT_EQ(format_hex(~std::uint64_t{0}), "0xffffffffffffffff");
 }
 
 }  // namespace

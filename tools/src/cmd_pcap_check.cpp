@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -84,12 +83,6 @@ struct MessageFrames {
   std::uint64_t data_end = 0;       // highest octet offset (exclusive) of data seen
   std::uint64_t highest_grant = 0;  // the Grant Limit of `grant`
 };
-
-std::string hex(std::uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 // What the capture shows per association (receiver, sender, Association ID).
 struct AssociationState {
@@ -332,7 +325,7 @@ class Checker {
       detail += id == checker::rule::kBudget
                     ? " at " + r.receiver.to_string()
                     : " (" + r.sender.to_string() + " \u2192 " + r.receiver.to_string() +
-                          ", association " + hex(r.association_id) + ")";
+                          ", association " + format_hex(r.association_id) + ")";
       add(id, std::move(frames), f.relative_ns, std::move(detail));
     }
   }

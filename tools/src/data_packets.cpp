@@ -1,18 +1,11 @@
 // The data packets of a capture (data_packets.hpp).
 #include "data_packets.hpp"
 
-#include <cstdio>
-
+#include "rdcc/codec/format.hpp"
 #include "rdcc/codec/rocev2.hpp"
 
 namespace rdcc::tools {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 std::string between(const ParsedFrame& u) {
   return u.source.to_string() + " \u2192 " + u.destination.to_string();
@@ -108,7 +101,7 @@ DataPackets::Read DataPackets::opaque(const CapturedFrame& f, const ParsedFrame&
       }
     }
     out.kind = Read::Kind::Unrequested;
-    out.text = "Message Identifier " + hex(h.message_identifier);
+    out.text = "Message Identifier " + format_hex(h.message_identifier);
     return out;
   }
   opaque_seen_[hosts] = true;  // the message's own hosts: its Binding Value is keyed by them
@@ -202,7 +195,7 @@ DataPackets::Read DataPackets::rocev2(const CapturedFrame& f, const ParsedFrame&
       }
     }
     out.kind = Read::Kind::Unrequested;
-    out.text = "queue pair " + hex(qpn) + " MSN " + std::to_string(counted.msn);
+    out.text = "queue pair " + format_hex(qpn) + " MSN " + std::to_string(counted.msn);
     return out;
   }
   rocev2_seen_.insert({ip_of(u.destination), qpn});

@@ -4,20 +4,13 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
+#include "rdcc/codec/format.hpp"
 #include "rdcc/conformance/explore.hpp"
 
 namespace rdcc::conformance::explore_model {
-
-inline std::string hex(std::uint64_t v) {
-  std::array<char, 24> b{};
-  std::snprintf(b.data(), b.size(), "0x%llx", static_cast<unsigned long long>(v));
-  return b.data();
-}
 
 // A drawn stimulus's needs in increasing order, each once (shrinking walks them backwards).
 inline Stimulus with_sorted_needs(Stimulus s) {

@@ -24,8 +24,6 @@
 namespace rdcc::conformance {
 namespace {
 
-using explore_model::hex;
-
 // The receiver's messages to a sender, all skipped by an expect but the ones it names.
 constexpr const char* kAllReplies = "CREDIT_GRANT MSG_DONE ERROR CANCEL";
 // The same, to the address the association is bound to only (a stimulus from $other).
@@ -150,8 +148,8 @@ class ReceiverModel {
     // Parameter Updates of the other associations may cross it; any other ASSOC_ACCEPT must
     // echo this nonce.
     s.lines.push_back(std::string("ignore ") + kAllReplies + " ASSOC_ACCEPT flags&1");
-    s.lines.push_back("expect ASSOC_ACCEPT within 10ms sender_nonce=" + hex(as.nonce) + " -> " +
-                      as.a + "=association_id " + as.e + "=epoch checks RDCC-ASSOC-01");
+    s.lines.push_back("expect ASSOC_ACCEPT within 10ms sender_nonce=" + format_hex(as.nonce) +
+                      " -> " + as.a + "=association_id " + as.e + "=epoch checks RDCC-ASSOC-01");
     ++sent_;
     assocs_.push_back(std::move(as));
     if (assocs_.size() == 1) first_request(s);
@@ -180,7 +178,7 @@ class ReceiverModel {
   }
 
   static std::string assoc_request(const Association& as, const std::string& seq) {
-    return "send ASSOC_REQUEST sender_nonce=" + hex(as.nonce) + " capabilities=" + as.caps +
+    return "send ASSOC_REQUEST sender_nonce=" + format_hex(as.nonce) + " capabilities=" + as.caps +
            " line_rate=" + std::to_string(as.line_rate) + seq;
   }
 
@@ -204,7 +202,8 @@ class ReceiverModel {
            " message_length=" + std::to_string(m.length) +
            " traffic_class=" + std::to_string(m.klass) + " weight=" + std::to_string(m.weight) +
            " service_hint=" + std::to_string(m.hint) + " deadline=" + std::to_string(m.deadline) +
-           " binding_kind=" + std::to_string(kind) + " binding_value=" + hex(m.binding) + extra;
+           " binding_kind=" + std::to_string(kind) + " binding_value=" + format_hex(m.binding) +
+           extra;
   }
 
   Message new_message(Association& as) {
@@ -261,13 +260,14 @@ class ReceiverModel {
     m->completed = index_;
     const std::uint64_t segment = std::array<std::uint64_t, 4>{4096, 1000, 1460, 8999}[below(4)];
     Stimulus s{"transfer", {"defaults " + head(*as)}, {as->made, m->requested}};
-    s.lines.push_back("transfer within 1s message_id=" + std::to_string(m->id) +
-                      " message=" + hex(m->binding) + " length=" + std::to_string(m->length) +
+    s.lines.push_back("transfer within 1s message_id=" + std::to_string(m->id) + " message=" +
+                      format_hex(m->binding) + " length=" + std::to_string(m->length) +
                       " segment=" + std::to_string(segment) + (below(6) == 0 ? " ce=1" : ""));
     // "When the receiver has received all octets of a message it sends MSG_DONE": owed now,
     // proven missing by order (the probe's answer, then the tester's patience).
-    s.lines.push_back("ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" +
-                      std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
+    s.lines.push_back(
+        "ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" + std::to_string(m->id) +
+        " ASSOC_ACCEPT sender_nonce!=" + format_hex(as->nonce));
     by_order(s, *as, "RDCC-GRANT-13",
              "MSG_DONE association_id=$" + as->a + " message_id=" + std::to_string(m->id) +
                  " octets_received=" + std::to_string(m->length));
@@ -290,7 +290,7 @@ class ReceiverModel {
   // The same Association ID: "A receiver MUST treat a retransmitted ASSOC_REQUEST with the same
   // nonce as idempotent and return the same Association ID" (RDCC-ASSOC-01).
   static std::string probe_fields(const Association& as) {
-    return "sender_nonce=" + hex(as.nonce) + " association_id=$" + as.a;
+    return "sender_nonce=" + format_hex(as.nonce) + " association_id=$" + as.a;
   }
   static std::string probe_answer(const Association& as) {
     return "ASSOC_ACCEPT " + probe_fields(as);
@@ -320,8 +320,9 @@ class ReceiverModel {
     auto& [as, m] = *got;
     Stimulus s{"msg-done-again", {}, {as->made, m->requested, m->completed}};
     drain(s);
-    s.lines.push_back("ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" +
-                      std::to_string(m->id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as->nonce));
+    s.lines.push_back(
+        "ignore CREDIT_GRANT ERROR CANCEL MSG_DONE message_id!=" + std::to_string(m->id) +
+        " ASSOC_ACCEPT sender_nonce!=" + format_hex(as->nonce));
     s.lines.push_back(request_line(*as, *m, 2, ""));
     ++sent_;
     by_order(s, *as, "RDCC-SM-01",
@@ -378,7 +379,7 @@ class ReceiverModel {
       s.lines.emplace_back("wait 200us");
       as.messages.push_back(big);
     }
-    s.lines.push_back("send data message=" + hex(m.binding) + " offset=0 length=" +
+    s.lines.push_back("send data message=" + format_hex(m.binding) + " offset=0 length=" +
                       std::to_string(m.length) + " last=1 unscheduled=1 within_u=1");
     return s;
   }
@@ -401,14 +402,14 @@ class ReceiverModel {
       const auto [x, after] = unprocessed_number();
       renumbered = after;
       s.lines.push_back(std::string("ignore ") + kToBound +
-                        " ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce) + " to=$tester");
+                        " ASSOC_ACCEPT sender_nonce!=" + format_hex(as.nonce) + " to=$tester");
       std::snprintf(b.data(), b.size(), "send raw from=$other 10 %02x 00 10 $%s:4 $%s:2 0000 %08x",
                     type, as.a.c_str(), as.e.c_str(), x);
     } else {
       s.lines.push_back(
           "ignore CREDIT_GRANT MSG_DONE CANCEL ERROR reason!=UNSUPPORTED_TYPE ASSOC_ACCEPT "
           "sender_nonce!=" +
-          hex(as.nonce));
+          format_hex(as.nonce));
       const std::uint64_t id = below(2) == 0 ? 0 : in(0x40000000ULL, 0xFFFFFFFFULL);
       const std::uint64_t epoch = below(0x10000);
       std::snprintf(b.data(), b.size(), "send raw 10 %02x 00 10 %08llx %04llx 0000 %08llx", type,
@@ -434,7 +435,7 @@ class ReceiverModel {
     drain(s);
     s.lines.push_back(std::string("ignore ") + kToBound +
                       " ERROR reason=UNKNOWN_ASSOCIATION to=$other ASSOC_ACCEPT sender_nonce!=" +
-                      hex(as.nonce) + " to=$tester");
+                      format_hex(as.nonce) + " to=$tester");
     std::string forged = request_line(as, m, 2, "");
     forged.insert(std::string("send CREDIT_REQUEST").size(), " from=$other");
     s.lines.push_back(forged);
@@ -460,7 +461,7 @@ class ReceiverModel {
     Stimulus s{"overrun",
                {request_line(as, m, 2, ""), "defaults " + head(as),
                 "transfer within 1s message_id=" + std::to_string(m.id) +
-                    " message=" + hex(m.binding) + " length=" + std::to_string(m.length) +
+                    " message=" + format_hex(m.binding) + " length=" + std::to_string(m.length) +
                     " segment=" + std::to_string(segment) + " overrun=" + std::to_string(beyond)},
                {as.made}};
     as.messages.push_back(m);
@@ -532,13 +533,14 @@ class ReceiverModel {
     s.lines.push_back(
         "ignore CREDIT_GRANT MSG_DONE CANCEL ERROR reason!=UNKNOWN_ASSOCIATION "
         "ASSOC_ACCEPT sender_nonce!=" +
-        hex(as.nonce));
+        format_hex(as.nonce));
     const std::uint64_t id = in(0x40000000ULL, 0xFFFFFFFFULL);
-    s.lines.push_back("send CREDIT_REQUEST association_id=" + hex(id) + " epoch=$" + as.e +
+    s.lines.push_back("send CREDIT_REQUEST association_id=" + format_hex(id) + " epoch=$" + as.e +
                       " message_id=1 message_length=" + std::to_string(length()) +
-                      " binding_kind=OPAQUE binding_value=" + hex(++bindings_ * 0x10001ULL));
+                      " binding_kind=OPAQUE binding_value=" + format_hex(++bindings_ * 0x10001ULL));
     ++sent_;
-    by_order(s, as, "RDCC-ERR-10", "ERROR reason=UNKNOWN_ASSOCIATION association_id=" + hex(id));
+    by_order(s, as, "RDCC-ERR-10",
+             "ERROR reason=UNKNOWN_ASSOCIATION association_id=" + format_hex(id));
     return s;
   }
 
@@ -549,7 +551,7 @@ class ReceiverModel {
     Stimulus s{"unsupported-binding", {}, {as.made}};
     drain(s);
     s.lines.push_back("ignore CREDIT_GRANT MSG_DONE CANCEL ERROR message_id!=" +
-                      std::to_string(m.id) + " ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce));
+                      std::to_string(m.id) + " ASSOC_ACCEPT sender_nonce!=" + format_hex(as.nonce));
     s.lines.push_back(request_line(as, m, 9, ""));
     ++sent_;
     by_order(s, as, "RDCC-BIND-02",
@@ -565,7 +567,7 @@ class ReceiverModel {
     Stimulus s{kind, {}, {as.made}};
     drain(s);
     s.lines.push_back("ignore CREDIT_GRANT message_id!=" + std::to_string(m.id) +
-                      " MSG_DONE ERROR CANCEL ASSOC_ACCEPT sender_nonce!=" + hex(as.nonce));
+                      " MSG_DONE ERROR CANCEL ASSOC_ACCEPT sender_nonce!=" + format_hex(as.nonce));
     s.lines.push_back(forged);
     answered_probe(s, as, checks, probe_seq);
     return s;

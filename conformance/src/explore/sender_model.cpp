@@ -184,8 +184,8 @@ class SenderModel {
         " start_jitter=" + std::to_string(j) + " backlog_threshold=" + std::to_string(n_cu) +
         " grant_lifetime=" + std::to_string(lifetime_) + " credit_unit=" + std::to_string(cu_);
     s.lines.push_back("send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce association_id=" +
-                      hex(assoc_) + " epoch=" + std::to_string(epoch_) + accept_params_);
-    s.lines.push_back("defaults association_id=" + hex(assoc_) +
+                      format_hex(assoc_) + " epoch=" + std::to_string(epoch_) + accept_params_);
+    s.lines.push_back("defaults association_id=" + format_hex(assoc_) +
                       " epoch=" + std::to_string(epoch_));
     expect_request(s, first);
     messages_.push_back(first);
@@ -219,7 +219,7 @@ class SenderModel {
     // Under the association the tester accepted last (a sender that took a forged
     // ASSOC_ACCEPT would name another).
     std::string line = "expect CREDIT_REQUEST within 20ms message_length=" + len +
-                       " association_id=" + hex(assoc_) + " epoch=" + std::to_string(epoch_);
+                       " association_id=" + format_hex(assoc_) + " epoch=" + std::to_string(epoch_);
     if (associated_ < index_) s.needs.push_back(associated_);
     // Message IDs increase within an association (a re-established one may start again).
     const bool after = !messages_.empty() && messages_.back().generation == generation_;
@@ -355,7 +355,7 @@ class SenderModel {
       head = " epoch=" + std::to_string((epoch_ + in(1, 0xFFFF)) & 0xFFFFU);
     } else {
       const std::uint64_t other = assoc_ ^ (1ULL << below(32));
-      head = " association_id=" + hex(other == 0 ? 1 : other);
+      head = " association_id=" + format_hex(other == 0 ? 1 : other);
     }
     return Stimulus{"forged-grant",
                     {grant_line(*m, limit, fast_rate(), 100000, head), "wait 1ms"},
@@ -406,11 +406,11 @@ class SenderModel {
       s.lines.emplace_back("wait 300us");
     }
     s.lines.push_back("send ASSOC_ACCEPT" + seq() + " sender_nonce=$nonce" + k +
-                      " association_id=" + hex(assoc_) + " epoch=" + std::to_string(epoch_) +
+                      " association_id=" + format_hex(assoc_) + " epoch=" + std::to_string(epoch_) +
                       accept_params_);
     associated_ = index_;
     nonce_ = "$nonce" + k;
-    s.lines.push_back("defaults association_id=" + hex(assoc_) +
+    s.lines.push_back("defaults association_id=" + format_hex(assoc_) +
                       " epoch=" + std::to_string(epoch_));
     s.lines.emplace_back("wait 1ms");
     // Its messages are the old association's: no more grants or MSG_DONE name them.
@@ -437,7 +437,7 @@ class SenderModel {
     const std::uint64_t other = another_association();
     const std::uint64_t other_epoch = another_epoch();
     return "send ASSOC_ACCEPT" + seq() + " sender_nonce=" + nonce +
-           "+1 association_id=" + hex(other) + " epoch=" + std::to_string(other_epoch) +
+           "+1 association_id=" + format_hex(other) + " epoch=" + std::to_string(other_epoch) +
            accept_params_;
   }
 

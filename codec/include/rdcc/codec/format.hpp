@@ -22,6 +22,11 @@ void append_decimal(std::string& out, T v) {
   out.append(text, static_cast<std::size_t>(end - text));
 }
 
+// An integer as "0x" and its lower-case hexadecimal digits, no leading zeros ("0x5a17c0de"), as
+// format_line writes identifiers: appended to `out`, or as a string.
+void append_hex(std::string& out, std::uint64_t v);
+[[nodiscard]] std::string format_hex(std::uint64_t v);
+
 // "CREDIT_GRANT assoc=0x5a17c0de epoch=3 seq=42 flags=0x0000 message_id=0x101 ..."
 [[nodiscard]] std::string format_line(const Message& m);
 // The same line appended to `out` (no other allocation: for dumping many messages).
