@@ -95,6 +95,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   bool stop_granting_misbehaving() const override {
     return !on(Mutant::MisbehavingSenderGranted) && base_->stop_granting_misbehaving();
   }
+  bool lower_grant_reclaims() const override {
+    return on(Mutant::LowerGrantReclaims) || base_->lower_grant_reclaims();
+  }
   std::uint64_t completion_octets(std::uint64_t length) const override {
     // MSG_DONE once half the octets are in.
     return on(Mutant::MsgDoneEarly) ? (length + 1) / 2 : base_->completion_octets(length);

@@ -380,6 +380,19 @@ std::map<Mutant, Probe> receiver_probes() {
     for (const auto& [id, r] : rate) sum += r;
     return sum > h.cfg().link_capacity_mbps;
   };
+  p[Mutant::LowerGrantReclaims] = [](const MutantSet& ms) {
+    // Message 2 takes half the link's rate from message 1: message 1 is re-granted at a lower
+    // rate. True if that grant also lowers its Grant Limit.
+    ReceiverHarness h(receiver_config(), ms);
+    const auto a = h.associate(kS1, 1);
+    std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, 1 << 20));
+    append(all, h.deliver(kS1, h.request(a, 2, 1 << 20)));
+    const auto gs = grants_of(all, 1);
+    for (std::size_t i = 1; i < gs.size(); ++i) {
+      if (gs[i].grant_limit < gs[i - 1].grant_limit) return true;
+    }
+    return false;
+  };
   p[Mutant::Rocev2AnyQueuePair] = [](const MutantSet& ms) {
     // Two RoCEv2 messages of 4096 octets on queue pairs 1 and 2; the octets arrive on queue
     // pair 2 only. True if message 1 is reported done.

@@ -112,6 +112,9 @@ void Receiver::Impl::lower_holders(const Msg& m, double want, Time now) {
                             restated > h.accounted ? restated - h.accounted : 0;
                         const std::uint64_t room = ledger.scheduled_room(scheduled_budget());
                         if (taken_back > room && policy->enforce_budget()) return false;
+                        if (policy->lower_grant_reclaims() && h.limit > h.covered()) {
+                          h.limit = h.covered() + (h.limit - h.covered()) / 2;
+                        }
                         issue_grant(ha, h, h.limit, share, 0, now);
                         return true;
                       });

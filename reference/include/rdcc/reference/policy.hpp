@@ -201,6 +201,10 @@ class ReceiverPolicy {
   // "MUST NOT grant further credit to the association for that message" (data beyond the
   // Grant Limit: "Error Handling and Recovery").
   [[nodiscard]] virtual bool stop_granting_misbehaving() const { return true; }
+  // Whether a holder re-granted at a lower Pacing Rate for a new message is given a lower Grant
+  // Limit as well and its credit counted down to it: a fault, since such a grant "never reduces
+  // credit" ("Credit Requests and Grants", rule 1).
+  [[nodiscard]] virtual bool lower_grant_reclaims() const { return false; }
   // The octets received at which a message is complete and MSG_DONE is sent.
   [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const {
     return length;

@@ -58,6 +58,7 @@ enum class Mutant : std::uint8_t {
   GrantToRequestSource,
   RateSumExceedsLink,
   Rocev2AnyQueuePair,
+  LowerGrantReclaims,
   PoolFlagMismatch,
   AssociationRefusedSilently,
   NoCircuitBreaker,
@@ -270,6 +271,14 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "receiving, whatever queue pair they arrived on",
      "The receiver MUST be able to count the payload octets received on the queue pair ... since "
      "RDMA WRITE operations produce no completion at the responder (Transport Bindings)"},
+    {Mutant::LowerGrantReclaims, "lower-grant-reclaims", MutantRole::Receiver,
+     "a holder whose Pacing Rate is lowered for a new message is re-granted at a Grant Limit "
+     "halfway between what it has delivered and its limit, and the receiver counts only that: the "
+     "credit the sender still holds goes to other messages again",
+     "A grant with a Grant Limit that is not larger than the limit the sender already holds for "
+     "that message only refreshes the Lifetime and Pacing Rate; it never reduces credit (Credit "
+     "Requests and Grants, rule 1); sum over a of (Granted(a) + Unsched(a)) <= G (Receiver "
+     "Credit Budget)"},
     {Mutant::PoolFlagMismatch, "pool-flag-mismatch", MutantRole::Receiver,
      "the POOL flag disagrees with the Message ID on every grant: a grant for a message carries "
      "POOL, a pool grant (Message ID 0) goes without it",
