@@ -2,11 +2,13 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,8 +25,25 @@
 namespace rdcc::conformance {
 namespace {
 
-// A mutant's run may not take longer than this (a loop the mutation made endless).
+// A mutant's run may not take longer than this wall-clock bound (a loop the mutation made
+// endless, on a host too loaded for the CPU bound below to trip first).
 constexpr int kChildSeconds = 120;
+// A mutant plays the scenarios of one role, a part of what the reference played in the parent:
+// the CPU time it may use is kChildCpuFactor times the reference's whole run (never below
+// kChildCpuFloor s), so a mutant made endless stops after seconds of CPU, on a loaded host as on
+// an idle one. Its address space is bounded too, so a mutant that allocates without end dies of
+// its own bad_alloc instead of drawing the host's OOM killer onto other processes.
+constexpr std::uint64_t kChildCpuFactor = 4;
+constexpr std::uint64_t kChildCpuFloor = 20;
+constexpr rlim_t kChildAddressSpace = rlim_t{4} << 30U;
+
+// CPU seconds this process has used (every thread's).
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 // FNV-1a over what crossed the wire: direction, instant, kind, marks and bytes of every packet.
 std::uint64_t trace_hash(const std::vector<TraceEntry>& trace) {
@@ -70,13 +89,18 @@ std::string one_line(std::string s) {
 
 // Runs the mutant in a child process: "NAME\tVERDICT\tHASH\tREASON" lines back through a pipe.
 std::variant<std::map<std::string, Played>, std::string> play_in_child(
-    std::uint32_t id, const std::vector<Scenario>& scenarios, const SuiteOptions& options) {
+    std::uint32_t id, const std::vector<Scenario>& scenarios, const SuiteOptions& options,
+    std::uint64_t cpu_limit_s) {
   int fds[2];
   if (pipe(fds) != 0) return std::string("pipe: ") + std::strerror(errno);
   const pid_t pid = fork();
   if (pid < 0) return std::string("fork: ") + std::strerror(errno);
   if (pid == 0) {
     close(fds[0]);
+    const rlimit cpu{static_cast<rlim_t>(cpu_limit_s), static_cast<rlim_t>(cpu_limit_s + 5)};
+    const rlimit as{kChildAddressSpace, kChildAddressSpace};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &as);
     automut::set_active(id);
     std::string text;
     for (const auto& [name, p] : play_all(scenarios, options)) {
@@ -115,6 +139,11 @@ std::variant<std::map<std::string, Played>, std::string> play_in_child(
   int status = 0;
   waitpid(pid, &status, 0);
   if (timed_out) return "ran past " + std::to_string(kChildSeconds) + " s";
+  if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL) &&
+      text.empty()) {
+    return "ran past its CPU bound of " + std::to_string(cpu_limit_s) +
+           " s (the reference's whole run times " + std::to_string(kChildCpuFactor) + ")";
+  }
   if (WIFSIGNALED(status)) return "died of signal " + std::to_string(WTERMSIG(status));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::string("exited with an error");
   std::map<std::string, Played> out;
@@ -241,7 +270,11 @@ AutoMatrix run_auto_mutant_matrix(const std::vector<Scenario>& scenarios, SuiteO
   // (a WARN in a default run) counts as found.
   options.strict = true;
   automut::set_active(0);
+  const double cpu_before = cpu_seconds();
   const auto reference = play_all(scenarios, options);
+  const auto cpu_limit_s = std::max<std::uint64_t>(
+      kChildCpuFloor,
+      kChildCpuFactor * static_cast<std::uint64_t>(std::ceil(cpu_seconds() - cpu_before)));
   const auto reviewed = load_reviewed(reviewed_path);
   AutoMatrix m;
   for (const std::uint32_t id : ids) {
@@ -255,7 +288,7 @@ AutoMatrix run_auto_mutant_matrix(const std::vector<Scenario>& scenarios, SuiteO
     for (const auto& s : scenarios) {
       if (to_string(s.role) == std::string_view(row.mutant->role)) own.push_back(s);
     }
-    auto played = play_in_child(id, own, options);
+    auto played = play_in_child(id, own, options, cpu_limit_s);
     if (auto* why = std::get_if<std::string>(&played)) {
       row.outcome = AutoOutcome::Crashed;
       row.reason = *why;
