@@ -86,6 +86,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   bool enforce_budget() const override {
     return !on(Mutant::BudgetNotEnforced) && base_->enforce_budget();
   }
+  bool budget_per_association() const override {
+    return on(Mutant::BudgetPerAssociation) || base_->budget_per_association();
+  }
   bool enforce_rate_sum() const override {
     return !on(Mutant::RateSumExceedsLink) && base_->enforce_rate_sum();
   }

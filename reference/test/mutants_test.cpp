@@ -218,6 +218,23 @@ std::map<Mutant, Probe> receiver_probes() {
   };
   p[Mutant::BudgetExcludesUnscheduled] = budget_exceeded;
   p[Mutant::BudgetNotEnforced] = budget_exceeded;
+  p[Mutant::BudgetPerAssociation] = [](const MutantSet& ms) {
+    // Two associations, each asking for more than G: together they are granted beyond it.
+    ReceiverConfig c = receiver_config();
+    c.link_capacity_mbps = 1000000;
+    c.grant_window = c.budget;  // one message could take all of G_s
+    ReceiverHarness h(c, ms);
+    const auto a = h.associate(kS1, 1);
+    const auto b = h.associate(kS2, 2);
+    std::vector<Sent> all = h.deliver(kS1, h.request(a, 1, std::uint64_t{64} << 20U));
+    append(all, h.deliver(kS2, h.request(b, 1, std::uint64_t{64} << 20U)));
+    std::uint64_t sum = 0;
+    std::map<std::uint32_t, std::uint64_t> limits;
+    for (const auto& g : only<CreditGrant>(all))
+      limits[g.header.association_id] = std::max(limits[g.header.association_id], g.grant_limit);
+    for (const auto& [id, l] : limits) sum += l;
+    return sum > c.budget;
+  };
   p[Mutant::PoolGrantWithoutCapability] = [](const MutantSet& ms) {
     ReceiverHarness h(receiver_config(), ms);
     const auto a = h.associate(kS1, 1, capability::kStatus);

@@ -139,6 +139,10 @@ struct Receiver::Impl::GrantPassHost {
     bounds.reserved = reserved;
     bounds.association_cap = association_cap(m);
     bounds.enforce = r.policy->enforce_budget();
+    if (r.policy->budget_per_association()) {
+      bounds.enforce = false;
+      bounds.association_cap = bounds.scheduled_pool;
+    }
     return r.ledger.fit(
         *assoc, m,
         GrantAsk{limit, m.post_unit, r.cfg.credit_unit, renew,

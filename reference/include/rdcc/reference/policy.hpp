@@ -193,6 +193,9 @@ class ReceiverPolicy {
   }
   // Whether a grant waits for room in G_s (the invariant of "Receiver Credit Budget").
   [[nodiscard]] virtual bool enforce_budget() const { return true; }
+  // Whether G_s bounds each association's credit alone instead of the sum over associations: a
+  // fault ("sum over a of ( Granted(a) + Unsched(a) ) <= G", "Receiver Credit Budget").
+  [[nodiscard]] virtual bool budget_per_association() const { return false; }
   // Whether the Pacing Rates issued are kept within the link ("Credit Allocation", rule 1).
   [[nodiscard]] virtual bool enforce_rate_sum() const { return true; }
   // Whether a sender that did not advertise POOL is also sent a pool grant with each grant

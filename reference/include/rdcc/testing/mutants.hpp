@@ -59,6 +59,7 @@ enum class Mutant : std::uint8_t {
   RateSumExceedsLink,
   Rocev2AnyQueuePair,
   LowerGrantReclaims,
+  BudgetPerAssociation,
   PoolFlagMismatch,
   AssociationRefusedSilently,
   NoCircuitBreaker,
@@ -279,6 +280,11 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "that message only refreshes the Lifetime and Pacing Rate; it never reduces credit (Credit "
      "Requests and Grants, rule 1); sum over a of (Granted(a) + Unsched(a)) <= G (Receiver "
      "Credit Budget)"},
+    {Mutant::BudgetPerAssociation, "budget-per-association", MutantRole::Receiver,
+     "the scheduled budget G_s bounds each association's credit alone, not the sum over "
+     "associations: every association may hold G_s",
+     "A receiver MUST maintain: sum over a of (Granted(a) + Unsched(a)) <= G (Receiver Credit "
+     "Budget)"},
     {Mutant::PoolFlagMismatch, "pool-flag-mismatch", MutantRole::Receiver,
      "the POOL flag disagrees with the Message ID on every grant: a grant for a message carries "
      "POOL, a pool grant (Message ID 0) goes without it",
