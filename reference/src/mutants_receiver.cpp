@@ -101,6 +101,9 @@ class MutantReceiverPolicy final : public ReceiverPolicy {
   bool lower_grant_reclaims() const override {
     return on(Mutant::LowerGrantReclaims) || base_->lower_grant_reclaims();
   }
+  bool return_releases_crossed_grant() const override {
+    return on(Mutant::ReturnReleasesCrossedGrant) || base_->return_releases_crossed_grant();
+  }
   std::uint64_t completion_octets(std::uint64_t length) const override {
     // MSG_DONE once half the octets are in.
     return on(Mutant::MsgDoneEarly) ? (length + 1) / 2 : base_->completion_octets(length);

@@ -410,6 +410,18 @@ std::map<Mutant, Probe> receiver_probes() {
     }
     return false;
   };
+  p[Mutant::ReturnReleasesCrossedGrant] = [](const MutantSet& ms) {
+    // A CREDIT_RETURN (New Limit 0) arrives at the instant of its message's grant. True if the
+    // receiver stops counting the grant's credit.
+    ReceiverHarness h(receiver_config(), ms);
+    const auto a = h.associate(kS1, 1);
+    if (only<CreditGrant>(h.deliver(kS1, h.request(a, 1, 1 << 20))).empty()) return false;
+    CreditReturn r;
+    r.message_id = 1;
+    r.new_limit = 0;
+    h.deliver(kS1, h.on_association(a, r));
+    return h.receiver().outstanding_credit() == 0;
+  };
   p[Mutant::Rocev2AnyQueuePair] = [](const MutantSet& ms) {
     // Two RoCEv2 messages of 4096 octets on queue pairs 1 and 2; the octets arrive on queue
     // pair 2 only. True if message 1 is reported done.

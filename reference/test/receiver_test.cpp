@@ -1041,6 +1041,7 @@ TEST_F(ReceiverTest, Receiver_CreditReturn_CreditBeyondNewLimitIsNotCountedAgain
   ASSERT_EQ(g.size(), 1U);
   ASSERT_GE(g[0].grant_limit, 16384U);
   h.send_granted(s, 1, 0, 4096);
+  h.advance(h.cfg().d_max * 2);  // the return cannot have crossed the grant
   CreditReturn r;
   r.message_id = 1;
   r.new_limit = 8192;
@@ -1071,6 +1072,7 @@ TEST_F(ReceiverTest, Receiver_CreditReturn_ANewGrantCountsItsWholeLimitAgain) {
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
   ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+  h.advance(h.cfg().d_max * 2);  // the return cannot have crossed the grant
   CreditReturn r;
   r.message_id = 1;
   r.new_limit = 0;
@@ -1079,6 +1081,31 @@ TEST_F(ReceiverTest, Receiver_CreditReturn_ANewGrantCountsItsWholeLimitAgain) {
   const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
   ASSERT_EQ(g.size(), 1U);
   EXPECT_EQ(h.receiver().outstanding_credit(), g[0].grant_limit);
+}
+
+// A CREDIT_RETURN that arrives within 2 * D_max of the message's latest grant may have left the
+// sender before that grant reached it: the sender may hold and use the grant's credit, so the
+// receiver keeps counting it until the grant's reclaim; the message is served no more until it
+// asks again (docs/spec-notes.md 187). Found by receiver-rates-within-link with random variants:
+// the credit of a return that crossed a grant went to another message beyond G.
+TEST_F(ReceiverTest, Receiver_CreditReturnThatMayHaveCrossedTheGrant_KeepsItsCreditUntilReclaim) {
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  const auto g = only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536)));
+  ASSERT_EQ(g.size(), 1U);
+  CreditReturn r;
+  r.message_id = 1;
+  r.new_limit = 0;
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.on_association(a, r))).empty());
+  EXPECT_EQ(h.receiver().outstanding_credit(), g[0].grant_limit);
+  // Another sender asks for all of G: it gets only what the crossed grant leaves.
+  const Address s2 = ReceiverHarness::sender(2);
+  const auto a2 = h.associate(s2, 2);
+  h.deliver(s2, h.request(a2, 7, 4 * h.cfg().budget));
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
+  // After the grant's reclaim the credit is free again.
+  h.advance(microseconds(h.cfg().grant_lifetime_us) * 4 + h.cfg().d_max * 2);
+  EXPECT_LE(h.receiver().outstanding_credit(), h.cfg().budget);
 }
 
 // "the receiver then reclaims the outstanding credit of the message after the reclamation
@@ -1159,6 +1186,7 @@ TEST(ReceiverBudget,
   const auto g1 = only<CreditGrant>(h.deliver(s1, request1));
   ASSERT_EQ(g1.size(), 1U);
   ASSERT_EQ(g1[0].grant_limit, 64U * 1024);
+  h.advance(cfg.d_max * 2);  // the return cannot have crossed the grant
   CreditReturn r;
   r.message_id = 1;
   r.new_limit = 0;

@@ -161,6 +161,7 @@ TEST(ReceiverVariants, ReRequestNeverWhileLive_GetsNoGrantUntilTheGrantExpires) 
     const Address s = ReceiverHarness::sender(1);
     const auto a = v.h.associate(s, 1);
     ASSERT_EQ(only<CreditGrant>(v.h.deliver(s, v.h.request(a, 1, 1U << 20U))).size(), 1U);
+    v.h.advance(v.h.cfg().d_max * 2);  // the return cannot have crossed the grant
     CreditReturn r;
     r.message_id = 1;
     r.new_limit = 4096;

@@ -198,6 +198,7 @@ void Receiver::Impl::issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uin
   const std::uint64_t added = limit - m.held();
   m.limit = limit;
   m.received_at_grant = m.received();
+  m.granted_at = now;
   m.returned = kNoReturn;  // a new grant gives back the right to send up to its limit
   m.told_exhausted = false;
   if (moved != 0) {
@@ -253,10 +254,20 @@ void Receiver::Impl::on_cancel(Assoc& a, const Cancel& cancel, Time now) {
     events.emit(now, "message_cancelled", {{"association_id", a.id}, {"message_id", msg.id}});
 }
 
-void Receiver::Impl::on_credit_return(Assoc& a, const CreditReturn& ret) {
+// A CREDIT_RETURN that may have crossed the message's latest grant (sent before that grant
+// reached the sender: they arrive within 2 * D_max of each other) says nothing of that grant's
+// credit, which the sender may hold and use: the credit stays counted until the grant's reclaim
+// (Lifetime + 2 * D_max), and only the message stops being served (docs/spec-notes.md 187).
+void Receiver::Impl::on_credit_return(Assoc& a, const CreditReturn& ret, Time now) {
   auto it = a.msgs.find(ret.message_id);
   if (it == a.msgs.end() || it->second.pooled) return;
   Msg& msg = it->second;
+  if (msg.limit != 0 && now - msg.granted_at < cfg.d_max * 2 &&
+      !policy->return_releases_crossed_grant()) {
+    if (msg.state == MsgState::Active) msg.state = MsgState::Dormant;
+    dequeue(msg);
+    return;
+  }
   msg.returned = std::min(msg.returned, ret.new_limit);
   const std::uint64_t keep = msg.outstanding();
   if (keep < msg.accounted) {

@@ -64,7 +64,7 @@ void Receiver::Impl::dispatch_association_message(Assoc& a, const Message& m, Ti
   } else if (const auto* cancel = std::get_if<Cancel>(&m)) {
     on_cancel(a, *cancel, now);
   } else if (const auto* ret = std::get_if<CreditReturn>(&m)) {
-    on_credit_return(a, *ret);
+    on_credit_return(a, *ret, now);
   } else {
     // ASSOC_ACCEPT, CREDIT_GRANT, MSG_DONE, ERROR: not for a receiver.
     if (events.enabled()) events.emit(now, "unexpected_message", {{"type", info(type_of(m)).name}});

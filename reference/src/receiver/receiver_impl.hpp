@@ -76,6 +76,7 @@ struct Receiver::Impl {
     std::uint32_t association = 0;
     std::uint64_t id = 0;
     std::uint64_t received_at_grant = 0;  // received() when the latest grant was issued
+    Time granted_at{};                    // when the latest grant was issued
     std::uint32_t rate = 0;               // Pacing Rate of the live grant, counted in rate_sum
     std::uint64_t generation = 0;         // invalidates older timers
     std::uint8_t traffic_class = 0;
@@ -260,7 +261,7 @@ struct Receiver::Impl {
   void issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uint32_t rate, std::uint64_t moved,
                    Time now);
   void on_cancel(Assoc& a, const Cancel& cancel, Time now);
-  void on_credit_return(Assoc& a, const CreditReturn& ret);
+  void on_credit_return(Assoc& a, const CreditReturn& ret, Time now);
 
   // ---- receiver_credit_budget.cpp: "Receiver Credit Budget"
   void set_unsched(Msg& m, std::uint64_t value);

@@ -208,6 +208,10 @@ class ReceiverPolicy {
   // Limit as well and its credit counted down to it: a fault, since such a grant "never reduces
   // credit" ("Credit Requests and Grants", rule 1).
   [[nodiscard]] virtual bool lower_grant_reclaims() const { return false; }
+  // Whether a CREDIT_RETURN that may have crossed its message's latest grant (it arrives within
+  // 2 * D_max of it) releases credit as any other return does: a fault, since the sender takes
+  // that grant's credit when it arrives (docs/spec-notes.md 187).
+  [[nodiscard]] virtual bool return_releases_crossed_grant() const { return false; }
   // The octets received at which a message is complete and MSG_DONE is sent.
   [[nodiscard]] virtual std::uint64_t completion_octets(std::uint64_t length) const {
     return length;

@@ -60,6 +60,7 @@ enum class Mutant : std::uint8_t {
   Rocev2AnyQueuePair,
   LowerGrantReclaims,
   BudgetPerAssociation,
+  ReturnReleasesCrossedGrant,
   PoolFlagMismatch,
   AssociationRefusedSilently,
   NoCircuitBreaker,
@@ -285,6 +286,13 @@ inline constexpr std::array<MutantInfo, kMutantCount> kMutants{{
      "associations: every association may hold G_s",
      "A receiver MUST maintain: sum over a of (Granted(a) + Unsched(a)) <= G (Receiver Credit "
      "Budget)"},
+    {Mutant::ReturnReleasesCrossedGrant, "return-releases-crossed-grant", MutantRole::Receiver,
+     "a CREDIT_RETURN that arrives right after a grant of its message (it left the sender before "
+     "the grant reached it) releases the grant's credit above New Limit, which the sender takes "
+     "when the grant arrives: the receiver grants that credit to another message as well",
+     "sum over a of (Granted(a) + Unsched(a)) <= G (Receiver Credit Budget); a grant that "
+     "reaches the sender after its CREDIT_RETURN is credit the sender holds (docs/spec-notes.md "
+     "80, 187)"},
     {Mutant::PoolFlagMismatch, "pool-flag-mismatch", MutantRole::Receiver,
      "the POOL flag disagrees with the Message ID on every grant: a grant for a message carries "
      "POOL, a pool grant (Message ID 0) goes without it",
