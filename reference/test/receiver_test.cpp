@@ -993,6 +993,28 @@ TEST_F(ReceiverTest, Receiver_Rocev2Binding_CountsOctetsPerQueuePair) {
   EXPECT_EQ(only<MsgDone>(h.drain()).size(), 1U);
 }
 
+// A RoCEv2 message's grants end on its post units (RDMA messages); a cap on the association's
+// credit (here the Backlog Threshold, 7982) below the post unit that follows one Credit Unit
+// (5447: the second post unit ends at 8192) leaves room for one post unit only. One post unit is
+// worth a grant: the message is granted 4096 octets, not kept waiting for good with an ERROR
+// (BUDGET_EXHAUSTED) and nothing more (random variant 127:113 of receiver-rocev2-queue-pair-count).
+TEST(ReceiverBudget,
+     Receiver_Rocev2MessageUnderACapBelowOneCreditUnitsPostUnit_IsGrantedAPostUnit) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.credit_unit = 5447;
+  cfg.backlog_threshold = 7982;
+  cfg.grant_window = 5447;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const auto a = h.associate(s, 1);
+  auto r = h.request(a, 1, 8192);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  const auto g = only<CreditGrant>(h.deliver(s, r));
+  ASSERT_EQ(g.size(), 1U);
+  EXPECT_EQ(g[0].grant_limit, 4096U);
+}
+
 // Found by fuzz_receiver (fuzz/regressions/fuzz_receiver/early-data-of-another-binding): octets
 // that precede their request are kept per binding, so opaque data whose message identifier
 // equals a queue pair number is never credited to a RoCEv2 message on that queue pair.

@@ -190,8 +190,12 @@ class CreditLedger {
     }
     if (fit < m.limit || (fit <= held && !ask.renew)) return std::nullopt;
     // A sliver of room (one Credit Unit freed by each arriving packet) is not worth a grant
-    // per packet: the message waits until the room is worth one (docs/spec-notes.md 132).
-    if (!ask.renew && fit > held && fit < ask.limit && fit - held < ask.least_new) {
+    // per packet: the message waits until the room is worth one (docs/spec-notes.md 132). A
+    // message whose grants end on its post units grows by whole post units: one is worth a
+    // grant, or a cap below the next Credit Unit's post unit would keep it waiting for good.
+    const std::uint64_t least =
+        ask.post_unit != 0 ? std::min(ask.least_new, ask.post_unit) : ask.least_new;
+    if (!ask.renew && fit > held && fit < ask.limit && fit - held < least) {
       return std::nullopt;
     }
     return fit;
