@@ -238,6 +238,8 @@ void InvariantChecker::Impl::segment(const AddrKey& tx, const DataSegment& s, Ti
   MsgModel& msg = msgs[this->msg(ai, s.message_id)];
   msg.sender_knows = true;
   AssocModel& a = assocs[ai];
+  a.have_data = true;
+  a.last_data = std::max(a.last_data, t);
   const std::uint64_t end = s.offset + s.length;
   if (end > msg.sent_end) {
     if (t > a.recent_at) {
@@ -412,6 +414,47 @@ void InvariantChecker::Impl::paced(std::vector<std::pair<Time, std::uint32_t>>& 
                 " within the transmission time of ten Credit Units at " + std::to_string(rate) +
                 " Mbit/s");
   }
+}
+
+// "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a request
+// timeout, initially twice the smoothed round-trip time and at least 100 microseconds, doubling
+// on each retransmission up to 100 ms." (RDCC-GRANT-15, from below; docs/spec-notes.md 188.)
+// A request is judged as the k-th retransmission of a run only where nothing can have started
+// it anew: no input reached the sender (a datagram, its upper tester) from shortly before the
+// request that precedes it on, the association sent no data since, and the message held no
+// credit when that request went (a request while credit is held is no retransmission). The
+// timeout is at least 100 us at first and doubles with each retransmission, so the k-th
+// interval is at least min(100 us * 2^(k-1), 100 ms), whatever the round-trip time.
+void InvariantChecker::Impl::request_backoff_rule(MsgModel& msg, const AssocModel& a,
+                                                  const CreditRequest& req, Time t) {
+  // An input sent this long before the previous request may have reached the sender after it:
+  // a round trip of the tester's timing uncertainty.
+  const Duration guard = tolerance * 2;
+  const bool fresh =
+      !msg.request_seen || (have_sender_input && sender_input + guard >= msg.last_request) ||
+      (a.have_data && a.last_data >= msg.last_request) ||
+      (msg.held_limit > msg.sent_end && msg.held_valid_until > msg.last_request) ||
+      msg.pending != kNone || msg.early != kNone || a.pool_limit != 0 || t < msg.last_request;
+  if (fresh) {
+    msg.request_run = 0;
+  } else {
+    constexpr std::uint8_t kDoublings = 10;  // 100 us * 2^10 > 100 ms
+    msg.request_run = std::min<std::uint8_t>(msg.request_run + 1, kDoublings + 1);
+    const Duration bound = std::min(microseconds(100) * (std::int64_t{1} << (msg.request_run - 1U)),
+                                    microseconds(100000));
+    const Duration interval = t - msg.last_request;
+    if (interval + tolerance < bound && keeping()) {
+      violate(t, rule::kRequestBackoff,
+              "CREDIT_REQUEST for message " + std::to_string(req.message_id) + " " +
+                  std::to_string(interval.ns / 1000) + " us after the one before, retransmission " +
+                  std::to_string(msg.request_run) +
+                  " of a request nobody answered: its timeout is at least " +
+                  std::to_string(bound.ns / 1000) +
+                  " us (at least 100 us at first, doubling on each retransmission)");
+    }
+  }
+  msg.request_seen = true;
+  msg.last_request = t;
 }
 
 }  // namespace rdcc::checker

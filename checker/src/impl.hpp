@@ -50,6 +50,9 @@ struct InvariantChecker::Impl {
   bool reception_unseen = false;   // set_grant_reception_unseen
   Duration send_time_tolerance{};  // set_send_time_tolerance
   Duration discard_slack{};        // set_discard_slack
+  bool request_backoff = false;    // set_request_backoff
+  bool have_sender_input = false;  // on_sender_input, and every delivery to a sender
+  Time sender_input{};             // the latest of them
   // (pair, Message ID) to a slot of `peer_msgs`; a message's entry goes when it retires.
   std::unordered_map<MsgKey, std::uint32_t, OwnedMessageKeyHash> peer_msg_index;
   Slots<PeerMsgModel> peer_msgs;
@@ -213,6 +216,7 @@ struct InvariantChecker::Impl {
                        Time t);
   void sender_sent(const AddrKey& tx, const AddrKey& rx, const Message& m, Time t);
   void end_unscheduled(std::uint32_t ai, const Message& m);
+  void request_backoff_rule(MsgModel& msg, const AssocModel& a, const CreditRequest& req, Time t);
   bool inferred_unscheduled(const AddrKey& tx, const DataSegment& s, Time t);
   void unscheduled_segment(const MsgModel& msg, const AssocModel& a, const DataSegment& s,
                            std::uint64_t end, Time t);

@@ -168,6 +168,11 @@ struct MsgModel {
   // grant has come since.
   bool discarded = false;
   std::uint64_t announced_unsched = 0;  // Unscheduled Sent of the requests the sender sent
+  // The sender's latest CREDIT_REQUEST for it (set_request_backoff): when, and how many came
+  // before it in the run of retransmissions the checker can judge (0: it starts a run).
+  bool request_seen = false;
+  std::uint8_t request_run = 0;
+  Time last_request{};
 };
 
 struct AssocModel {
@@ -199,6 +204,8 @@ struct AssocModel {
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;
   Time pool_valid_until{};
+  bool have_data = false;  // the sender sent data on it: when it last did (request_backoff_rule)
+  Time last_data{};
   std::uint64_t pool_used = 0;
   std::uint32_t pool_rate = 0;  // the Pacing Rate of the pool grant in force
   // Pool grants delivered and not yet shown received (set_grant_reception_unseen).

@@ -74,6 +74,7 @@ void InvariantChecker::Impl::sender_sent(const AddrKey& tx, const AddrKey& rx, c
   }
   MsgModel& msg = msgs[this->msg(ai, req->message_id)];
   msg.sender_knows = true;
+  if (request_backoff) request_backoff_rule(msg, assocs[ai], *req, t);
   if (!msg.length_known) msg.length = req->message_length;
   msg.announced_unsched = std::max(msg.announced_unsched, req->unscheduled_sent);
   if (req->unscheduled_sent == 0 || msg.unsched_ended) return;

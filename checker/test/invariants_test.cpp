@@ -385,6 +385,58 @@ TEST_F(CheckerTest, SecondUnscheduledMessageWhileOneIsOutstanding_IsCaught) {
   EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-UNSCHED-03"});
 }
 
+// "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a request
+// timeout, initially twice the smoothed round-trip time and at least 100 microseconds, doubling
+// on each retransmission up to 100 ms." (RDCC-GRANT-15, docs/spec-notes.md 188) Requests for one
+// message at 100 us, +100, +200, +400: the doubling kept passes; the next at +400 again is early.
+TEST_F(CheckerTest, RequestBackoff_ARetransmissionBeforeTheDoubledTimeout_IsCaught) {
+  checker.set_request_backoff(true);
+  now += microseconds(100);
+  std::uint32_t seq = 0;
+  request_sent(1, ++seq, 1, 65536);
+  for (const std::int64_t gap : {100, 200, 400}) {
+    now += microseconds(gap);
+    request_sent(1, ++seq, 1, 65536);
+  }
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  now += microseconds(400);
+  request_sent(1, ++seq, 1, 65536);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-15"});
+}
+
+// A request after an input to the sender (a datagram, its upper tester), after data of its
+// association, or while it holds credit may be a new one: its backoff starts again. So does
+// everything when the check is off (a capture does not see the sender's host).
+TEST_F(CheckerTest, RequestBackoff_StartsAgainAfterAnInputDataOrCredit_AndIsOffByDefault) {
+  request_sent(1, 1, 1, 65536);
+  now += microseconds(10);
+  request_sent(1, 2, 1, 65536);
+  EXPECT_TRUE(checker.ok());  // off by default
+  checker.set_request_backoff(true);
+  now += microseconds(100);
+  request_sent(1, 3, 1, 65536);
+  now += microseconds(200);
+  request_sent(1, 4, 1, 65536);
+  now += microseconds(10);
+  checker.on_sender_input(now);  // e.g. an upper tester's command
+  now += microseconds(10);
+  request_sent(1, 5, 1, 65536);
+  now += microseconds(100);
+  request_sent(1, 6, 1, 65536);
+  // Data of the association since the last request: the next one starts a run.
+  request_sent(1, 7, 2, 1000, 1000);
+  segment_sent(kAssoc, 2, 0, 1000, true);
+  now += microseconds(10);
+  request_sent(1, 8, 1, 65536);
+  now += microseconds(100);
+  request_sent(1, 9, 1, 65536);
+  EXPECT_TRUE(checker.ok()) << checker.violations()[0].detail;
+  // Without an input, the third request of a run 100 us after the second is early.
+  now += microseconds(100);
+  request_sent(1, 10, 1, 65536);
+  EXPECT_EQ(rules(), std::vector<std::string>{"RDCC-GRANT-15"});
+}
+
 // "an unscheduled message stops being outstanding when the sender receives MSG_DONE or a
 // CREDIT_GRANT for it"; a late retransmission of its request does not make it outstanding again.
 TEST_F(CheckerTest, UnscheduledMessage_EndsWithMsgDoneOrGrant) {

@@ -130,6 +130,10 @@ class Run {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       return r;
     }
+    // The tester plays every receiver of a sender IUT and drives its upper tester: it sees all
+    // that reaches the sender, so the sender's request retransmissions can be held to their
+    // timeout (RDCC-GRANT-15 from below; feed_checker and upper() report each input).
+    checker_.set_request_backoff(s_.role == Role::Sender);
     if (!a_.virtual_time()) {
       // On real sockets the tester sees the IUT's packets a little after the IUT decided to
       // send them, and never sees when the IUT read the tester's: the checker allows the one
@@ -1461,6 +1465,7 @@ class Run {
     }
     if (step.upper_op == "submit") last_submit_ = a_.now();
     const auto resp = a_.upper(nlohmann::json::parse(req.dump()));
+    if (s_.role == Role::Sender) checker_.on_sender_input(a_.now());
     log_tester(a_.now(), "upper", json{{"request", req}, {"response", json::parse(resp.dump())}});
     if (!resp.is_object() || !resp.value("ok", false)) {
       const std::string error = resp.is_object() ? resp.value("error", std::string("?")) : "?";
@@ -1783,6 +1788,7 @@ class Run {
 
   void feed_checker(const Packet& p, bool from_tester) {
     widen_tolerance();
+    if (from_tester && s_.role == Role::Sender) checker_.on_sender_input(arrival(p));
     if (!p.data) {
       auto m = decode(p.payload);
       if (!m) return;

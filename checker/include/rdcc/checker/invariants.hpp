@@ -152,6 +152,21 @@ class InvariantChecker {
   // delivery on (data of that very instant excepted).
   void set_discard_slack(Duration slack);
 
+  // For an observer that sees everything that reaches a sender or happens at it (a tester that
+  // plays every receiver and drives the sender's upper tester): the sender's retransmissions of
+  // CREDIT_REQUEST are held to their request timeout ("initially twice the smoothed round-trip
+  // time and at least 100 microseconds, doubling on each retransmission up to 100 ms", RDCC-
+  // GRANT-15). Within a run of requests for one message, with no input to the sender
+  // (on_sender_input), no data of the message and no credit held between them, the k-th comes
+  // no earlier than min(100 us * 2^(k-1), 100 ms) after the one before, less the timing
+  // tolerance (docs/spec-notes.md 188). Off, the default: a capture does not see what the
+  // sender's host did (a link pause, its application), which may start a request anew.
+  void set_request_backoff(bool judged);
+  // Something reached a sender or happened at it at `t` (a datagram sent to it, a command of
+  // its upper tester): a request after it may be a new one, not a retransmission. A datagram
+  // the checker is fed as delivered counts by itself.
+  void on_sender_input(Time t);
+
   // The violations kept: the first 1,000 since the last take_violations(), so that a broken
   // run cannot exhaust memory; violation_count() counts them all.
   [[nodiscard]] const std::vector<Violation>& violations() const;

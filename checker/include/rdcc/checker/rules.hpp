@@ -38,6 +38,7 @@ inline constexpr std::string_view kUnscheduledBeyondU = "RDCC-MODE-03";
 inline constexpr std::string_view kUnsupportedTypeReply = "RDCC-ERR-08";
 inline constexpr std::string_view kUnknownAssociationReply = "RDCC-ERR-10";
 inline constexpr std::string_view kStatusUnused = "RDCC-STATUS-04";
+inline constexpr std::string_view kRequestBackoff = "RDCC-GRANT-15";
 }  // namespace rule
 
 struct InvariantRule {
@@ -69,6 +70,7 @@ inline constexpr InvariantRule kInvariantRules[] = {
     {rule::kUnsupportedTypeReply, Binds::Receiver},
     {rule::kUnknownAssociationReply, Binds::Receiver},
     {rule::kStatusUnused, Binds::Sender},
+    {rule::kRequestBackoff, Binds::Sender},
 };
 
 // The entry of `id`; nullptr for an ID the checker does not report.
