@@ -972,13 +972,19 @@ TEST(ReceiverRates, SeventeenMessages_ShareThePayloadCapacityAndTheCrumbsGoToNob
 
 // ---- Transport Bindings: RoCEv2 ------------------------------------------------------------
 
+// Message 1 of 8192 octets on queue pair 0x123 (PSN 5), two RDMA messages of 4096 octets.
+CreditRequest rocev2_request(ReceiverHarness& h, const AssocAccept& a) {
+  auto r = h.request(a, 1, 8192);
+  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
+  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  return r;
+}
+
 // "The receiver MUST be able to count the payload octets received on the queue pair"
 TEST_F(ReceiverTest, Receiver_Rocev2Binding_CountsOctetsPerQueuePair) {
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
-  auto r = h.request(a, 1, 8192);
-  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
-  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  const auto r = rocev2_request(h, a);
   ASSERT_EQ(only<CreditGrant>(h.deliver(s, r)).size(), 1U);
   DataObservation d;
   d.from = s;
@@ -1007,9 +1013,7 @@ TEST(ReceiverBudget,
   ReceiverHarness h(cfg);
   const Address s = ReceiverHarness::sender(1);
   const auto a = h.associate(s, 1);
-  auto r = h.request(a, 1, 8192);
-  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
-  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  const auto r = rocev2_request(h, a);
   const auto g = only<CreditGrant>(h.deliver(s, r));
   ASSERT_EQ(g.size(), 1U);
   EXPECT_EQ(g[0].grant_limit, 4096U);
@@ -1163,9 +1167,7 @@ TEST_F(ReceiverTest, Receiver_EarlyDataBeyondTheUnscheduledWindow_IsNotCredited)
   d.octets = 4096;
   h.receiver().on_data(d, h.now());  // in flight from before the request: no message yet
   EXPECT_TRUE(h.drain().empty());
-  auto r = h.request(a, 1, 8192);
-  r.binding_kind = static_cast<std::uint8_t>(BindingKind::RoCEv2);
-  r.binding_value = *pack_rocev2({0x123, 5, 2});
+  const auto r = rocev2_request(h, a);
   const auto g = only<CreditGrant>(h.deliver(s, r));
   ASSERT_EQ(g.size(), 1U);
   EXPECT_EQ(g[0].grant_limit, 8192U);
