@@ -754,6 +754,12 @@ Program generate_program(Role role, std::uint64_t seed, std::size_t episode, std
   // with a non-zero U does not exceed G_u") and an access link below the senders' line rates
   // ("The sum of the Pacing Rates the receiver issues MUST NOT exceed the capacity of its
   // access link"): both held by watches over the whole episode.
+  // Every episode configures the link (the reference's default, 100 Gbit/s) and watches the
+  // Pacing Rates in force against it: a grant's rate may break rule 1 in any episode (a
+  // finished message granted again, at a rate the link no longer has for it), not only where G
+  // is short.
+  p.config = "link_capacity_mbps=100000";
+  p.preamble = {"watch pacing_sum<=100000 checks RDCC-ALLOC-01"};
   if (episode % 3 == 2) {
     p.config =
         "budget=262144 unscheduled_budget=24576 unscheduled_limit=16384 link_capacity_mbps=100000";
