@@ -247,8 +247,7 @@ void InvariantChecker::set_request_backoff(bool judged) {
   impl_->request_backoff = judged;
 }
 void InvariantChecker::on_sender_input(Time t) {
-  impl_->have_sender_input = true;
-  impl_->sender_input = std::max(impl_->sender_input, t);
+  impl_->note_sender_input(t);
 }
 void InvariantChecker::set_sequence_window(std::uint32_t window) {
   impl_->sequence_window = window;

@@ -88,8 +88,7 @@ void InvariantChecker::Impl::control_delivered(const AddrKey& f, const AddrKey& 
   if (to_receiver != kNone) {
     receiver_got(to_receiver, d, f, m, t);
   } else if (from_receiver != kNone) {
-    have_sender_input = true;
-    sender_input = std::max(sender_input, t);
+    note_sender_input(t);
     sender_got(d, f, m, t);
   }
 }

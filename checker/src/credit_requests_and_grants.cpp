@@ -238,8 +238,7 @@ void InvariantChecker::Impl::segment(const AddrKey& tx, const DataSegment& s, Ti
   MsgModel& msg = msgs[this->msg(ai, s.message_id)];
   msg.sender_knows = true;
   AssocModel& a = assocs[ai];
-  a.have_data = true;
-  a.last_data = std::max(a.last_data, t);
+  a.last_data = a.last_data ? std::max(*a.last_data, t) : t;
   const std::uint64_t end = s.offset + s.length;
   if (end > msg.sent_end) {
     if (t > a.recent_at) {
@@ -431,8 +430,8 @@ void InvariantChecker::Impl::request_backoff_rule(MsgModel& msg, const AssocMode
   // a round trip of the tester's timing uncertainty.
   const Duration guard = tolerance * 2;
   const bool fresh =
-      !msg.request_seen || (have_sender_input && sender_input + guard >= msg.last_request) ||
-      (a.have_data && a.last_data >= msg.last_request) ||
+      !msg.request_seen || (sender_input && *sender_input + guard >= msg.last_request) ||
+      (a.last_data && *a.last_data >= msg.last_request) ||
       (msg.held_limit > msg.sent_end && msg.held_valid_until > msg.last_request) ||
       msg.pending != kNone || msg.early != kNone || a.pool_limit != 0 || t < msg.last_request;
   if (fresh) {

@@ -51,8 +51,9 @@ struct InvariantChecker::Impl {
   Duration send_time_tolerance{};  // set_send_time_tolerance
   Duration discard_slack{};        // set_discard_slack
   bool request_backoff = false;    // set_request_backoff
-  bool have_sender_input = false;  // on_sender_input, and every delivery to a sender
-  Time sender_input{};             // the latest of them
+  // The latest input to a sender: on_sender_input, and every delivery to a sender.
+  std::optional<Time> sender_input;
+  void note_sender_input(Time t) { sender_input = sender_input ? std::max(*sender_input, t) : t; }
   // (pair, Message ID) to a slot of `peer_msgs`; a message's entry goes when it retires.
   std::unordered_map<MsgKey, std::uint32_t, OwnedMessageKeyHash> peer_msg_index;
   Slots<PeerMsgModel> peer_msgs;

@@ -204,8 +204,7 @@ struct AssocModel {
   std::uint32_t newest_seq = 0;  // newest delivered from the receiver to the sender
   std::uint64_t pool_limit = 0;
   Time pool_valid_until{};
-  bool have_data = false;  // the sender sent data on it: when it last did (request_backoff_rule)
-  Time last_data{};
+  std::optional<Time> last_data;  // when the sender last sent data on it (request_backoff_rule)
   std::uint64_t pool_used = 0;
   std::uint32_t pool_rate = 0;  // the Pacing Rate of the pool grant in force
   // Pool grants delivered and not yet shown received (set_grant_reception_unseen).
