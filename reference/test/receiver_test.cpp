@@ -1262,5 +1262,36 @@ TEST(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
   }
 }
 
+// "... and by weight within a class" (Credit Allocation): a message whose own data freed room
+// under a per-association cap does not take that room ahead of the messages of its association
+// that waited for it out of the grant queue; they are re-admitted together in the queue's order,
+// and the one of Weight 255 is served before the one of Weight 1 that was just served. A Credit
+// Unit of 9000 octets and a 16 KiB cap leave room for one least grant (spec-notes 191;
+// receiver-weight-share-within-class).
+TEST(ReceiverCap, MessageWhoseDataFreedTheRoom_WaitsBehindTheHeavierWaitingMessage) {
+  ReceiverConfig cfg = ReceiverHarness::default_config();
+  cfg.credit_unit = 9000;
+  cfg.grant_window = 16384;
+  cfg.max_credit_per_association = 16384;
+  ReceiverHarness h(cfg);
+  const Address s = ReceiverHarness::sender(1);
+  const AssocAccept a = h.associate(s, 0x31);
+  ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 16384, 0, 0))).size(), 1U);
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 2, 65536, 0, 0, 1))).empty());
+  EXPECT_TRUE(only<CreditGrant>(h.deliver(s, h.request(a, 3, 65536, 0, 0, 255))).empty());
+  const auto first = only<CreditGrant>(h.data(s, 1, 0, 16384, 1));
+  ASSERT_EQ(first.size(), 1U);
+  const std::uint64_t served = first[0].message_id;
+  const std::uint64_t other = served == 2 ? 3 : 2;
+  const auto next = only<CreditGrant>(
+      h.data(s, served, 0, static_cast<std::uint32_t>(first[0].grant_limit), served));
+  ASSERT_FALSE(next.empty());
+  EXPECT_EQ(next[0].message_id, served == 2 ? other : served)
+      << "after the Weight 1 message's turn, the Weight 255 message that waited is served";
+  for (const auto& v : h.checker().violations()) {
+    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
+  }
+}
+
 }  // namespace
 }  // namespace rdcc::ref

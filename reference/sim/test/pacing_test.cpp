@@ -236,7 +236,12 @@ TEST(Pacing, LowRatesAndAShortLifetime_TheMessagesTogetherKeepToTheLink) {
 // docs/spec-notes.md 131 and 132: the audit's 40 messages of 2 MB. Before the rules of those
 // notes the sender sent 407,668 SENDER_STATUS (its unused credit stayed above N_cu), the
 // receiver 9,026 grants of one Credit Unit, and grants lapsed before the sender could use them
-// at their rate (89 MB expired, 6,736 NACKs): 25 control datagrams per data packet.
+// at their rate (89 MB expired, 6,736 NACKs): 25 control datagrams per data packet. Since the
+// capped association's messages are served in the grant queue's order (spec-notes 191: a message
+// whose own data freed room no longer keeps it ahead of the others), the forty take turns, and
+// each one's request timer retransmits while it waits for its next turn: 0.93 control datagrams
+// per data packet (8,387 CREDIT_REQUESTs), where one message at a time ran to completion before
+// (0.66, 5,677). The bound stays a bound against the pathology: one per data packet.
 TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
   const SlowLinkRun run = run_slow_link(40, 2000000, 132);
   ASSERT_TRUE(run.done);
@@ -258,7 +263,7 @@ TEST(Pacing, FortyMessagesThroughASlowLink_ControlTrafficStaysProportionate) {
   EXPECT_EQ(run.sender.credit_expired, 0U);      // every grant lives until its credit is used
   EXPECT_EQ(run.receiver.nacks_sent, 0U);
   EXPECT_LE(run.receiver.grants_sent * 8, st.data_packets_sent);  // no grant per Credit Unit
-  EXPECT_LE(per_data, 0.7);
+  EXPECT_LE(per_data, 1.0);
   EXPECT_LE(run.mbps, 60.0);
   EXPECT_GE(run.mbps, 45.0);
 }

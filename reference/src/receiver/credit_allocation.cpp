@@ -51,9 +51,12 @@ GrantOrder Receiver::Impl::key_of(const Msg& m) {
 void Receiver::Impl::requeue(Assoc& a, Msg& m) {
   if (m.pooled) return;  // the pool (Msg 0) is queued for it
   bool wants = m.state == MsgState::Active && (wants_more(m, window_of(m)) || m.lapsed());
-  if (wants && !m.lapsed() && association_full(a)) {
+  if (wants && !m.lapsed() && (association_full(a) || a.capped)) {
     // It waits for its own association's data, out of the queue: counted neither in the
-    // grant pass nor in the link's fair share (docs/spec-notes.md 132).
+    // grant pass nor in the link's fair share (docs/spec-notes.md 132). Where messages of its
+    // association already wait so, it joins them, and release_capped admits them together in
+    // the grant queue's order: a message whose own data freed the room does not take it ahead
+    // of one that waited first and comes first by class or weight (docs/spec-notes.md 191).
     wants = false;
     mark_capped(a);
   }
@@ -258,11 +261,13 @@ void Receiver::Impl::release_capped() {
     std::sort(waiting.begin(), waiting.end(),
               [](const Msg* x, const Msg* y) { return key_of(*x) < key_of(*y); });
     const std::size_t n = std::min(admit, waiting.size());
+    // requeue holds a capped association's messages back; the admitted ones go in (the
+    // association has room: requeue marks it capped again for none of them).
+    a->capped = false;
     for (std::size_t i = 0; i < n; ++i) requeue(*a, *waiting[i]);
     if (n < waiting.size()) {
+      a->capped = true;
       still.push_back(id);
-    } else {
-      a->capped = false;
     }
   }
   capped_assocs.swap(still);
