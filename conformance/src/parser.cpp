@@ -1355,20 +1355,27 @@ class ScenarioParser {
       auto& as = std::get<Assignment>(a);
       if (as.field != "message_id" && as.field != "message" && as.field != "length" &&
           as.field != "offset" && as.field != "segment" && as.field != "ce" &&
-          as.field != "overrun" && as.field != "gap_us" && as.field != "report") {
+          as.field != "overrun" && as.field != "gap_us" && as.field != "report" &&
+          as.field != "with") {
         return lp.error_at(i,
                            "transfer takes message_id=, message=, length=, offset=, segment=, "
-                           "ce=, gap_us=, report= and overrun=, not '" +
+                           "ce=, gap_us=, report=, overrun= and with=, not '" +
                                as.field + "'");
       }
       if (as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
         return lp.error_at(i, "'" + as.field + "' takes a number or a $variable");
       }
-      if (!seen.insert(as.field).second) return lp.error_at(i, "'" + as.field + "' given twice");
+      // with= may be given for each message played beside the step's.
+      if (!seen.insert(as.field).second && as.field != "with") {
+        return lp.error_at(i, "'" + as.field + "' given twice");
+      }
       step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
     }
     for (const char* need : {"message_id", "message", "length"}) {
       if (seen.count(need) == 0) return lp.error_at(0, std::string("transfer needs ") + need + "=");
+    }
+    if (seen.count("with") != 0 && seen.count("overrun") != 0) {
+      return lp.error_at(0, "a transfer with= plays two conforming senders' messages: no overrun=");
     }
     return std::nullopt;
   }
@@ -1378,6 +1385,7 @@ class ScenarioParser {
   static std::optional<ParseError> step_watch(const LineParser& lp, Step& step) {
     step.kind = Step::Kind::Watch;
     const auto& t = lp.tokens();
+    if (t.size() >= 2 && t[1].text == kWeightShare) return step_weight_share(lp, step);
     if (t.size() != 2) {
       return lp.error_at(
           1, "expected one watch: pacing_sum<=N (Mbit/s) or unscheduled_sum<=N (octets)");
@@ -1396,6 +1404,34 @@ class ScenarioParser {
     }
     step.pattern.where = lp.at_token(1);  // located like every other step's pattern
     step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    return std::nullopt;
+  }
+
+  // watch weight_share heavier=H lighter=L: two message IDs, each a number or a $variable.
+  static std::optional<ParseError> step_weight_share(const LineParser& lp, Step& step) {
+    const auto& t = lp.tokens();
+    const char* usage = "expected watch weight_share heavier=ID lighter=ID";
+    if (t.size() != 4) return lp.error_at(std::min<std::size_t>(t.size() - 1, 4), usage);
+    std::set<std::string> seen;
+    for (std::size_t i = 2; i < t.size(); ++i) {
+      auto a = parse_assignment(lp, i, false);
+      if (auto* e = std::get_if<ParseError>(&a)) return *e;
+      auto& as = std::get<Assignment>(a);
+      if ((as.field != "heavier" && as.field != "lighter") || as.op != Op::Eq ||
+          as.value.kind == Value::Kind::Names || as.value.kind == Value::Kind::Text) {
+        return lp.error_at(i, std::string(usage) +
+                                  " (message IDs: numbers or $variables); found '" + t[i].text +
+                                  "'");
+      }
+      if (!seen.insert(as.field).second) return lp.error_at(i, "'" + as.field + "' given twice");
+      step.pattern.matchers.push_back({as.field, as.op, as.value, lp.at(as.column)});
+    }
+    step.pattern.where = lp.at_token(1);
+    // The runner reads the kind of watch from the first matcher's field.
+    Value kind;
+    kind.where = lp.at_token(1);
+    step.pattern.matchers.insert(step.pattern.matchers.begin(),
+                                 {std::string(kWeightShare), Op::Eq, kind, lp.at_token(1)});
     return std::nullopt;
   }
 

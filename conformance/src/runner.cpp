@@ -18,6 +18,7 @@
 #include "rdcc/udp/upper_tester_ops.hpp"
 #include "steps/crn_reports.hpp"
 #include "steps/order_proof.hpp"
+#include "steps/weight_share.hpp"
 
 namespace rdcc::conformance {
 namespace {
@@ -99,6 +100,14 @@ constexpr ref::Duration kOverrunWatch = ref::milliseconds(4);
 struct DataView {
   std::uint64_t message = 0, offset = 0, length = 0, last = 0, unscheduled = 0, ce = 0, dscp = 0;
   std::uint64_t source_port = 0;  // the UDP port it left the IUT from
+};
+
+// A message a transfer plays: its ID, its data, its length, and the offset it has sent to.
+struct Play {
+  std::uint64_t mid = 0;
+  DataView dv;
+  std::uint64_t length = 0;
+  std::uint64_t at = 0;
 };
 
 class Run {
@@ -307,6 +316,7 @@ class Run {
   // watches, which held for the steps (a rate may rise again once the scenario is over).
   std::optional<Stop> linger_after_steps() {
     watches_.clear();
+    weight_share_.reset();
     const Time until = a_.now() + widen(Duration{});
     while (next(until)) {
     }
@@ -358,6 +368,7 @@ class Run {
         auto v = resolve(step.pattern.matchers.front().value);
         if (!v) return unresolved(step.pattern.matchers.front().value);
         const auto& field = step.pattern.matchers.front().field;
+        if (field == kWeightShare) return watch_weight_share(step);
         watches_[field] = Watch{step.pattern.matchers.front().op, *v, step.text,
                                 step.checks.empty() ? s_.checks : step.checks};
         return field == kPacingSum ? check_watch(a_.now()) : check_unscheduled_watch();
@@ -685,6 +696,7 @@ class Run {
     std::uint64_t overrun = 0;
     std::uint64_t gap_us = 0;
     std::uint64_t report = 0;
+    std::vector<std::uint64_t> with;
     for (const auto& m : step.pattern.matchers) {
       auto v = resolve(m.value);
       if (!v) return unresolved(m.value);
@@ -697,6 +709,7 @@ class Run {
       if (m.field == "ce") dv.ce = *v;
       if (m.field == "offset") offset = *v;
       if (m.field == "overrun") overrun = *v;
+      if (m.field == "with") with.push_back(*v);
     }
     if (segment == 0 || segment > 65000) {
       return Stop{
@@ -712,61 +725,86 @@ class Run {
                   "", ""};
     }
     const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
+    // The messages the tester plays: the step's, and each with=ID's, whose Binding Value and
+    // length are its latest CREDIT_REQUEST's, from the end of what the tester has sent of it.
+    std::vector<Play> plays{{mid, dv, length, offset.value_or(sent_[dv.message])}};
+    for (const std::uint64_t other : with) {
+      const auto r = last_request_.find({assoc, other});
+      if (r == last_request_.end()) {
+        return Stop{Verdict::Inconclusive,
+                    step.where.to_string() + ": with=" + std::to_string(other) +
+                        ": the tester sent no CREDIT_REQUEST for that message on association " +
+                        std::to_string(assoc) + " (the scenario's error)",
+                    "", ""};
+      }
+      DataView w = dv;
+      w.message = r->second.binding_value;
+      plays.push_back({other, w, r->second.message_length, sent_[w.message]});
+    }
     // No deadline binds the receiver's grants: the wait for credit is the tester's patience.
     const Duration window = std::max(step.within, o_.patience);
     const Time deadline = a_.now() + widen(window);
-    std::uint64_t at = offset.value_or(sent_[dv.message]);
     std::deque<Packet> kept;
     const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
     // Since when the transfer has had no credit, and the longest such wait (stalled_us).
     std::optional<Time> starved_since;
     Duration longest_stall{};
-    for (;;) {
-      const std::size_t kept_before = kept.size();
-      const auto g = granted_.find({assoc, mid});
-      const std::uint64_t limit = std::min(length, g == granted_.end() ? 0 : g->second);
+    // Sends every octet the IUT has granted `play` (its own grants, then the pool's).
+    const auto send_granted = [&](Play& play) -> std::optional<Stop> {
+      const auto g = granted_.find({assoc, play.mid});
+      const std::uint64_t limit = std::min(play.length, g == granted_.end() ? 0 : g->second);
       // Octets the message's own grants allow, then what the association's pool grants (Message
       // ID 0, POOL: "the Grant Limit counts octets across those messages") have left.
       const auto pool = granted_.find({assoc, 0});
       std::uint64_t& pool_used = pool_used_[assoc];
-      for (; at < length; at += dv.length) {
+      DataView& d = play.dv;
+      for (; play.at < play.length; play.at += d.length) {
         const std::uint64_t pool_left =
             pool == granted_.end() || pool->second <= pool_used ? 0 : pool->second - pool_used;
-        const bool own = at < limit;
+        const bool own = play.at < limit;
         if (!own && pool_left == 0) break;
-        dv.offset = at;
-        dv.length = std::min(segment, own ? limit - at : std::min(pool_left, length - at));
-        dv.last = at + dv.length == length ? 1 : 0;
-        if (!own) pool_used += dv.length;
+        d.offset = play.at;
+        d.length =
+            std::min(segment, own ? limit - play.at : std::min(pool_left, play.length - play.at));
+        d.last = play.at + d.length == play.length ? 1 : 0;
+        if (!own) pool_used += d.length;
         if (starved_since) {
           longest_stall = std::max(longest_stall, a_.now() - *starved_since);
           starved_since.reset();
         }
         // report=1: a CRN on the path that reports the congestion each packet meets.
         if (report != 0) {
-          if (auto stop = resend_report()) {
-            keep();
-            return stop;
-          }
+          if (auto stop = resend_report()) return stop;
         }
-        if (auto stop = send_opaque(step, dv)) {
-          keep();
-          return stop;
-        }
+        if (auto stop = send_opaque(step, d)) return stop;
         // gap_us: the data spread over time, as a sender paced well below the Pacing Rate sends
         // it, so that every interval of a receiver's controller sees some of it.
-        if (gap_us != 0 && at + dv.length < length) {
+        if (gap_us != 0 && play.at + d.length < play.length) {
           const Time until = a_.now() + ref::microseconds(static_cast<std::int64_t>(gap_us));
           while (auto p = next(until)) kept.push_back(std::move(*p));
         }
       }
-      if (at >= length) break;
+      return std::nullopt;
+    };
+    for (;;) {
+      const std::size_t kept_before = kept.size();
+      bool all_sent = true;
+      for (Play& play : plays) {
+        if (auto stop = send_granted(play)) {
+          keep();
+          return stop;
+        }
+        all_sent = all_sent && play.at >= play.length;
+      }
+      if (all_sent) break;
       if (!starved_since) starved_since = a_.now();
       // What came while the tester spaced its segments (credit, perhaps) is read before it
       // waits again.
       if (kept.size() != kept_before) continue;
-      if (overrun != 0 && at > 0) {
-        if (auto done = overrun_beyond(step, assoc, mid, dv, length, segment, overrun)) {
+      Play& first = plays.front();
+      if (overrun != 0 && first.at > 0) {
+        if (auto done =
+                overrun_beyond(step, assoc, mid, first.dv, first.length, segment, overrun)) {
           keep();
           return *done;
         }
@@ -782,18 +820,26 @@ class Run {
       const Time retry_at = a_.now() + widen(kTransferRetry);
       auto p = next(std::min(deadline, retry_at));
       if (!p && a_.now() < deadline) {
-        if (auto stop = rerequest(assoc, mid)) {
-          keep();
-          return stop;
+        for (const Play& play : plays) {
+          if (play.at >= play.length) continue;
+          if (auto stop = rerequest(assoc, play.mid)) {
+            keep();
+            return stop;
+          }
         }
         continue;
       }
       if (!p) {
         keep();
+        std::string stalled;
+        for (const Play& play : plays) {
+          if (play.at >= play.length) continue;
+          stalled += (stalled.empty() ? "message " : ", message ") + std::to_string(play.mid) +
+                     " had credit up to offset " + std::to_string(play.at) + " of its " +
+                     std::to_string(play.length) + " octets";
+        }
         return Stop{Verdict::Inconclusive,
-                    "message " + std::to_string(mid) + " had credit up to offset " +
-                        std::to_string(at) + " of its " + std::to_string(length) +
-                        " octets, and no more credit came within the tester's patience of " +
+                    stalled + ", and no more credit came within the tester's patience of " +
                         describe_duration(window) + " (the spec sets no deadline)",
                     step.text,
                     "nothing",
@@ -1673,6 +1719,14 @@ class Run {
       if (g->pacing_rate == 0) return;  // ignored by the sender; the checker flags it
       auto& granted = granted_[{h.association_id, g->message_id}];
       granted = std::max(granted, g->grant_limit);
+      if (weight_share_ && weight_share_->association == h.association_id && !watch_failure_) {
+        const std::uint64_t heavier_sent = tester_sent({h.association_id, weight_share_->heavier});
+        if (auto why = weight_share_->share.grant(g->message_id, g->grant_limit, heavier_sent)) {
+          watch_failure_ = Stop{Verdict::Fail, *why, weight_share_->text, rdcc::format_line(*m),
+                                weight_share_->checks};
+          watch_failure_->frames = {trace_.size()};
+        }
+      }
       if (const auto o = overruns_.find({h.association_id, g->message_id});
           o != overruns_.end() && g->grant_limit > o->second.limit) {
         if (p.time <= o->second.from) {
@@ -1717,6 +1771,38 @@ class Run {
     } else if (const auto* c = std::get_if<Cancel>(&*m)) {
       rates_.erase(key(c->message_id));
     }
+  }
+
+  // watch weight_share heavier=H lighter=L (steps/weight_share.hpp): from the Grant Limits the
+  // two messages of the default association hold now, and H's length from the tester's latest
+  // CREDIT_REQUEST for it.
+  std::optional<Stop> watch_weight_share(const Step& step) {
+    std::uint64_t heavier = 0;
+    std::uint64_t lighter = 0;
+    for (const auto& m : step.pattern.matchers) {
+      if (m.field == kWeightShare) continue;
+      auto v = resolve(m.value);
+      if (!v) return unresolved(m.value);
+      (m.field == "heavier" ? heavier : lighter) = *v;
+    }
+    const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
+    const auto request = last_request_.find({assoc, heavier});
+    if (request == last_request_.end()) {
+      return Stop{Verdict::Inconclusive,
+                  step.where.to_string() + ": the tester sent no CREDIT_REQUEST for message " +
+                      std::to_string(heavier) + " on association " + std::to_string(assoc) +
+                      " (the scenario's error): its length is not known",
+                  "", ""};
+    }
+    const auto limit = [&](std::uint64_t mid) {
+      const auto g = granted_.find({assoc, mid});
+      return g == granted_.end() ? std::uint64_t{0} : g->second;
+    };
+    weight_share_ =
+        WeightShareWatch{WeightShare(heavier, lighter, request->second.message_length,
+                                     limit(heavier), limit(lighter)),
+                         assoc, heavier, step.text, step.checks.empty() ? s_.checks : step.checks};
+    return std::nullopt;
   }
 
   std::optional<Stop> check_watch(Time now) {
@@ -2041,6 +2127,14 @@ class Run {
   std::vector<Pattern> ignored_;
   std::map<std::string, std::string> text_vars_;
   std::map<std::string, Watch, std::less<>> watches_;  // by field: pacing_sum, unscheduled_sum
+  struct WeightShareWatch {
+    WeightShare share;
+    std::uint64_t association = 0;
+    std::uint64_t heavier = 0;
+    std::string text;
+    std::vector<std::string> checks;
+  };
+  std::optional<WeightShareWatch> weight_share_;       // watch weight_share
   std::map<std::uint32_t, std::uint32_t> u_in_force_;  // association -> its latest U
   std::map<std::uint32_t, std::uint32_t> u_largest_;   // association -> the largest U it had
   // (association, message) -> the tester sent data beyond the Grant Limit (transfer overrun=N).

@@ -481,7 +481,18 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"TransferUnknownField",
                   kHead + "transfer message_id=1 message=1 length=8 flags=1\n",
                   "t.scn:4:42: transfer takes message_id=, message=, length=, offset=, segment=, "
-                  "ce=, gap_us=, report= and overrun=, not 'flags'"},
+                  "ce=, gap_us=, report=, overrun= and with=, not 'flags'"},
+        ErrorCase{"TransferWithAndOverrun",
+                  kHead + "transfer message_id=1 message=1 length=8 with=2 overrun=1\n",
+                  "t.scn:4:1: a transfer with= plays two conforming senders' messages: no "
+                  "overrun="},
+        ErrorCase{"WatchWeightShareOneMessage", kHead + "watch weight_share heavier=3\n",
+                  "t.scn:4:20: expected watch weight_share heavier=ID lighter=ID"},
+        ErrorCase{"WatchWeightShareOtherField", kHead + "watch weight_share heavier=3 weight=2\n",
+                  "t.scn:4:30: expected watch weight_share heavier=ID lighter=ID (message IDs: "
+                  "numbers or $variables); found 'weight=2'"},
+        ErrorCase{"WatchWeightShareTwice", kHead + "watch weight_share lighter=3 lighter=2\n",
+                  "t.scn:4:30: 'lighter' given twice"},
         ErrorCase{"TransferReportTwice",
                   kHead + "transfer message_id=1 message=1 length=8 report=1 report=1\n",
                   "t.scn:4:51: 'report' given twice"}),
@@ -507,6 +518,25 @@ TEST(Parser, IgnoreWithFieldMatchers_AndBuiltinVariables) {
   EXPECT_EQ(st[3].kind, Step::Kind::Watch);
   EXPECT_NE(find_builtin("tester_data_port"), nullptr);
   EXPECT_EQ(find_builtin("nonce"), nullptr);
+}
+
+// watch weight_share and a transfer of several messages (docs/spec-notes.md 191).
+TEST(Parser, WeightShareWatch_AndTransferWithOtherMessages) {
+  auto r = parse_scenario(kHead +
+                              "watch weight_share lighter=2 heavier=$h\n"
+                              "transfer message_id=1 message=1 length=8 with=2 with=3\n",
+                          "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(r)) << std::get<ParseError>(r).describe();
+  const auto& st = std::get<Scenario>(r).steps;
+  ASSERT_EQ(st.size(), 2U);
+  EXPECT_EQ(st[0].kind, Step::Kind::Watch);
+  ASSERT_EQ(st[0].pattern.matchers.size(), 3U);
+  EXPECT_EQ(st[0].pattern.matchers[0].field, "weight_share");
+  EXPECT_EQ(st[0].pattern.matchers[1].field, "lighter");
+  EXPECT_EQ(st[0].pattern.matchers[2].value.kind, Value::Kind::Variable);
+  std::size_t with = 0;
+  for (const auto& m : st[1].pattern.matchers) with += m.field == "with" ? 1U : 0U;
+  EXPECT_EQ(with, 2U);
 }
 
 // spread $V... over D, and the since_submit_us capture it reads.

@@ -5,6 +5,7 @@
 #include <deque>
 #include <set>
 
+#include "../src/steps/weight_share.hpp"
 #include "rdcc/codec/codec.hpp"
 #include "rdcc/conformance/catalog.hpp"
 #include "rdcc/conformance/html_report.hpp"
@@ -1466,6 +1467,44 @@ TEST(Report, SummaryAndConsoleLines) {
   EXPECT_EQ(console_line(rs[0], 1, 10, catalog, "r/scenarios/x.pcap").find('\n'),
             std::string::npos);
   EXPECT_EQ(xml_escape("a<b & \"c\">'"), "a&lt;b &amp; &quot;c&quot;&gt;&apos;");
+}
+
+// watch weight_share (docs/spec-notes.md 191): the lighter message's second turn while the
+// heavier waits fails; turns taken in alternation, a grant while the heavier holds unsent credit,
+// and grants after the heavier is granted to its end do not.
+TEST(WeightShare, SecondTurnOfTheLighterWhileTheHeavierWaits_Fails) {
+  WeightShare w(3, 2, 65536, 0, 0);
+  EXPECT_FALSE(w.grant(2, 16384, 0));
+  const auto why = w.grant(2, 32768, 0);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("granted twice (up to 16384, then 32768)"), std::string::npos) << *why;
+}
+
+TEST(WeightShare, TurnsInAlternation_Pass) {
+  WeightShare w(3, 2, 65536, 0, 0);
+  EXPECT_FALSE(w.grant(2, 16384, 0));
+  EXPECT_FALSE(w.grant(3, 16384, 0));
+  EXPECT_FALSE(w.grant(2, 32768, 16384));
+  EXPECT_FALSE(w.grant(3, 32768, 16384));
+  EXPECT_FALSE(w.grant(2, 49152, 32768));
+  // A grant that restates a limit is no turn.
+  EXPECT_FALSE(w.grant(2, 49152, 32768));
+}
+
+TEST(WeightShare, TheHeavierHoldingUnsentCredit_DoesNotWait) {
+  WeightShare w(3, 2, 65536, 0, 0);
+  EXPECT_FALSE(w.grant(3, 16384, 0));
+  EXPECT_FALSE(w.grant(2, 16384, 0));  // message 3 holds 16384 unsent: not waiting
+  EXPECT_FALSE(w.grant(2, 32768, 8192));
+  EXPECT_FALSE(w.grant(2, 49152, 16384));             // its first turn while message 3 waits
+  EXPECT_TRUE(w.grant(2, 65536, 16384).has_value());  // the second
+}
+
+TEST(WeightShare, TheHeavierGrantedToItsEnd_NoLongerWaits) {
+  WeightShare w(3, 2, 16384, 0, 0);
+  EXPECT_FALSE(w.grant(3, 16384, 0));
+  EXPECT_FALSE(w.grant(2, 16384, 16384));
+  EXPECT_FALSE(w.grant(2, 32768, 16384));
 }
 
 }  // namespace

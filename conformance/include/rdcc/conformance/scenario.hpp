@@ -195,6 +195,10 @@ inline constexpr std::string_view kPacingSum = "pacing_sum";
 // octets ("Unscheduled Transmission": the sum of U over the associations with a non-zero U
 // does not exceed G_u).
 inline constexpr std::string_view kUnscheduledSum = "unscheduled_sum";
+// The watch of `watch weight_share heavier=H lighter=L`: until H's grants reach its length, the
+// credit granted to L since the step may not run ahead of H's by more than one grant
+// (conformance/src/steps/weight_share.hpp).
+inline constexpr std::string_view kWeightShare = "weight_share";
 
 // The default window of an expect without "within".
 inline constexpr ref::Duration kDefaultWindow = ref::milliseconds(10);
