@@ -29,6 +29,14 @@ class ReceiverTest : public ::testing::Test {
   ReceiverHarness h;
 };
 
+// Every rule the invariant checker holds the receiver (and the well-behaved scripted senders)
+// to, kept.
+void expect_no_violation(ReceiverHarness& h) {
+  for (const auto& v : h.checker().violations()) {
+    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
+  }
+}
+
 // ---- Association Establishment -----------------------------------------------------------
 
 TEST_F(ReceiverTest, Receiver_AssocRequest_IsAnsweredWithAcceptEchoingTheNonce) {
@@ -343,9 +351,7 @@ TEST(ReceiverBudget, Receiver_LapsedReservation_IsNotReservedAgainByAConvertingR
   EXPECT_EQ(scheduled, cfg.budget - cfg.unscheduled_budget);  // G_s, all of it
   EXPECT_TRUE(only<CreditGrant>(h.deliver(s1, h.request(a, 2, 8192, 1024))).empty());
   EXPECT_EQ(h.receiver().outstanding_credit(), scheduled);
-  for (const auto& v : h.checker().violations()) {
-    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
-  }
+  expect_no_violation(h);
 }
 
 // "A sender that converts an unscheduled message to scheduled mode sends a new CREDIT_REQUEST
@@ -1235,18 +1241,28 @@ TEST(ReceiverBudget,
   EXPECT_TRUE(h.checker().ok()) << h.checker().violations().front().detail;
 }
 
+// A per-association cap of 16 KiB with windows of 16 KiB and a Credit Unit of 9000 octets: room
+// freed under the cap serves one least grant at a time.
+class ReceiverCap : public ::testing::Test {
+ protected:
+  static ReceiverConfig config() {
+    ReceiverConfig cfg = ReceiverHarness::default_config();
+    cfg.credit_unit = 9000;
+    cfg.grant_window = 16384;
+    cfg.max_credit_per_association = 16384;
+    return cfg;
+  }
+  void TearDown() override { expect_no_violation(h); }
+  ReceiverHarness h{config()};
+};
+
 // "Credit that becomes available is distributed among waiting messages by Traffic Class first"
 // (Credit Allocation): room under a per-association cap that serves one message goes to the
 // waiting message of the lower class, whatever the order of their requests and their passes
 // (each class keeps its own stride passes). A Credit Unit of 9000 octets and a 16 KiB cap
 // leave room for one least grant; the Class 7 message (requested first) waits while the
 // Class 6 one is served (spec-notes 183; receiver-class-precedence-by-order).
-TEST(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
-  ReceiverConfig cfg = ReceiverHarness::default_config();
-  cfg.credit_unit = 9000;
-  cfg.grant_window = 16384;
-  cfg.max_credit_per_association = 16384;
-  ReceiverHarness h(cfg);
+TEST_F(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
   const Address s = ReceiverHarness::sender(1);
   const AssocAccept a = h.associate(s, 0x21);
   auto g1 = only<CreditGrant>(h.deliver(s, h.request(a, 1, 16384, 0, 0)));
@@ -1257,9 +1273,6 @@ TEST(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
   const auto freed = only<CreditGrant>(h.data(s, 1, 0, 16384, 1));
   ASSERT_FALSE(freed.empty());
   EXPECT_EQ(freed[0].message_id, 3U) << "the Class 6 message is served before the Class 7 one";
-  for (const auto& v : h.checker().violations()) {
-    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
-  }
 }
 
 // "... and by weight within a class" (Credit Allocation): a message whose own data freed room
@@ -1268,12 +1281,7 @@ TEST(ReceiverCap, FreedRoomForOneMessage_GoesToTheLowerClassFirst) {
 // and the one of Weight 255 is served before the one of Weight 1 that was just served. A Credit
 // Unit of 9000 octets and a 16 KiB cap leave room for one least grant (spec-notes 191;
 // receiver-weight-share-within-class).
-TEST(ReceiverCap, MessageWhoseDataFreedTheRoom_WaitsBehindTheHeavierWaitingMessage) {
-  ReceiverConfig cfg = ReceiverHarness::default_config();
-  cfg.credit_unit = 9000;
-  cfg.grant_window = 16384;
-  cfg.max_credit_per_association = 16384;
-  ReceiverHarness h(cfg);
+TEST_F(ReceiverCap, MessageWhoseDataFreedTheRoom_WaitsBehindTheHeavierWaitingMessage) {
   const Address s = ReceiverHarness::sender(1);
   const AssocAccept a = h.associate(s, 0x31);
   ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 16384, 0, 0))).size(), 1U);
@@ -1288,9 +1296,6 @@ TEST(ReceiverCap, MessageWhoseDataFreedTheRoom_WaitsBehindTheHeavierWaitingMessa
   ASSERT_FALSE(next.empty());
   EXPECT_EQ(next[0].message_id, served == 2 ? other : served)
       << "after the Weight 1 message's turn, the Weight 255 message that waited is served";
-  for (const auto& v : h.checker().violations()) {
-    ADD_FAILURE() << format_time(v.time) << " " << v.rule << ": " << v.detail;
-  }
 }
 
 }  // namespace
