@@ -2,9 +2,8 @@
 
 namespace rdcc::conformance {
 
-WeightShare::WeightShare(std::uint64_t heavier, std::uint64_t lighter,
-                         std::uint64_t heavier_length, std::uint64_t heavier_limit,
-                         std::uint64_t lighter_limit)
+WeightShare::WeightShare(std::uint64_t heavier, std::uint64_t lighter, std::uint64_t heavier_length,
+                         std::uint64_t heavier_limit, std::uint64_t lighter_limit)
     : heavier_(heavier),
       lighter_(lighter),
       heavier_length_(heavier_length),
