@@ -77,8 +77,10 @@ check "not strict" run 0 "$conform" --iut reference:receiver --scenarios "$scena
 check "skipped with reason" contains "$work/out" "SKIPPED      receiver-idle-association-removed: checks only MAY-level requirements (RDCC-ASSOC-05 MAY): behaviour the IUT may not have chosen; run with --strict"
 check "a SHOULD-only scenario runs" contains "$work/out" "1 passed, 0 warned, 0 failed, 0 inconclusive, 0 unsupported, 1 skipped"
 
-# A mutant is caught: the invariant checker cites the rule.
-check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant grant-beyond-length
+# A mutant is caught: the invariant checker cites the rule (one scenario: the whole suite under
+# mutants is the kill matrix's test).
+check "mutant fails" run 1 "$conform" --iut reference:receiver --scenarios "$scenarios" \
+  --mutant grant-beyond-length --filter receiver-final-only-at-length
 check "mutant caught by the invariant" contains "$work/out" "invariant 'RDCC-GRANT-07' violated"
 check "unknown mutant exits 2" run 2 "$conform" --iut reference:receiver --scenarios "$scenarios" --mutant no-such-fault
 check "unknown mutant named" contains "$work/err" "unknown mutant 'no-such-fault' (--list-mutants lists them)"
