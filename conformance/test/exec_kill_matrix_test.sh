@@ -49,7 +49,9 @@ grep -E '^rdcc-conform: in process|mutants:' "$work/out" >&2
 check "the kill matrix through real nodes ran (status $status)" test "$status" -le 1
 check "the role's mutants all die in process" \
   grep -qE '^rdcc-conform: in process \(reference:[a-z]+\): ([0-9]+) of \1 ' "$work/out"
-# The unmutated node passes every scenario exec: can play (the others are unsupported there).
+# The unmutated node passes every scenario exec: can play (the others are unsupported there);
+# what it did not pass is named, with the reason, for the log of a red run.
+grep -E -A3 'reference (fail|inconclusive)' "$work/out" >&2
 check "the unmutated node passed" lacks "$work/out" "reference fail"
 check "the unmutated node: nothing inconclusive" lacks "$work/out" "reference inconclusive"
 unexpected=0
