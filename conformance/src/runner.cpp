@@ -365,10 +365,10 @@ class Run {
       }
       case Step::Kind::Transfer: return transfer(step);
       case Step::Kind::Watch: {
-        auto v = resolve(step.pattern.matchers.front().value);
-        if (!v) return unresolved(step.pattern.matchers.front().value);
         const auto& field = step.pattern.matchers.front().field;
         if (field == kWeightShare) return watch_weight_share(step);
+        auto v = resolve(step.pattern.matchers.front().value);
+        if (!v) return unresolved(step.pattern.matchers.front().value);
         watches_[field] = Watch{step.pattern.matchers.front().op, *v, step.text,
                                 step.checks.empty() ? s_.checks : step.checks};
         return field == kPacingSum ? check_watch(a_.now()) : check_unscheduled_watch();
@@ -724,7 +724,7 @@ class Run {
                       "before (the scenario's error)",
                   "", ""};
     }
-    const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
+    const std::uint64_t assoc = default_association();
     // The messages the tester plays: the step's, and each with=ID's, whose Binding Value and
     // length are its latest CREDIT_REQUEST's, from the end of what the tester has sent of it.
     std::vector<Play> plays{{mid, dv, length, offset.value_or(sent_[dv.message])}};
@@ -751,8 +751,7 @@ class Run {
     Duration longest_stall{};
     // Sends every octet the IUT has granted `play` (its own grants, then the pool's).
     const auto send_granted = [&](Play& play) -> std::optional<Stop> {
-      const auto g = granted_.find({assoc, play.mid});
-      const std::uint64_t limit = std::min(play.length, g == granted_.end() ? 0 : g->second);
+      const std::uint64_t limit = std::min(play.length, granted(assoc, play.mid));
       // Octets the message's own grants allow, then what the association's pool grants (Message
       // ID 0, POOL: "the Grant Limit counts octets across those messages") have left.
       const auto pool = granted_.find({assoc, 0});
@@ -876,8 +875,7 @@ class Run {
     std::deque<Packet> kept;
     const auto keep = [&] { held_.insert(held_.begin(), kept.begin(), kept.end()); };
     while (auto p = next(a_.now() + widen(kTransferRetry))) kept.push_back(std::move(*p));
-    const auto g = granted_.find({assoc, mid});
-    const std::uint64_t limit = g == granted_.end() ? 0 : std::min(g->second, length);
+    const std::uint64_t limit = std::min(granted(assoc, mid), length);
     const auto u = u_largest_.find(static_cast<std::uint32_t>(assoc));
     const std::uint64_t from =
         std::max<std::uint64_t>(limit, u == u_largest_.end() ? 0 : u->second);
@@ -1720,7 +1718,8 @@ class Run {
       auto& granted = granted_[{h.association_id, g->message_id}];
       granted = std::max(granted, g->grant_limit);
       if (weight_share_ && weight_share_->association == h.association_id && !watch_failure_) {
-        const std::uint64_t heavier_sent = tester_sent({h.association_id, weight_share_->heavier});
+        const std::uint64_t heavier_sent =
+            tester_sent({h.association_id, weight_share_->share.heavier()});
         if (auto why = weight_share_->share.grant(g->message_id, g->grant_limit, heavier_sent)) {
           watch_failure_ = Stop{Verdict::Fail, *why, weight_share_->text, rdcc::format_line(*m),
                                 weight_share_->checks};
@@ -1785,7 +1784,7 @@ class Run {
       if (!v) return unresolved(m.value);
       (m.field == "heavier" ? heavier : lighter) = *v;
     }
-    const auto assoc = defaults_.count("association_id") != 0 ? defaults_.at("association_id") : 0;
+    const std::uint64_t assoc = default_association();
     const auto request = last_request_.find({assoc, heavier});
     if (request == last_request_.end()) {
       return Stop{Verdict::Inconclusive,
@@ -1794,14 +1793,10 @@ class Run {
                       " (the scenario's error): its length is not known",
                   "", ""};
     }
-    const auto limit = [&](std::uint64_t mid) {
-      const auto g = granted_.find({assoc, mid});
-      return g == granted_.end() ? std::uint64_t{0} : g->second;
-    };
     weight_share_ =
         WeightShareWatch{WeightShare(heavier, lighter, request->second.message_length,
-                                     limit(heavier), limit(lighter)),
-                         assoc, heavier, step.text, step.checks.empty() ? s_.checks : step.checks};
+                                     granted(assoc, heavier), granted(assoc, lighter)),
+                         assoc, step.text, step.checks.empty() ? s_.checks : step.checks};
     return std::nullopt;
   }
 
@@ -1829,6 +1824,18 @@ class Run {
                 "the Pacing Rates in force sum to " + std::to_string(sum) + " Mbit/s at " +
                     ref::format_time(now),
                 watch.text, parts, watch.checks};
+  }
+
+  // The association the scenario's sends name by default (`defaults association_id=`), 0 for none.
+  std::uint64_t default_association() const {
+    const auto d = defaults_.find("association_id");
+    return d == defaults_.end() ? 0 : d->second;
+  }
+
+  // The highest Grant Limit the IUT granted message (association, message ID), 0 for none.
+  std::uint64_t granted(std::uint64_t assoc, std::uint64_t mid) const {
+    const auto g = granted_.find({assoc, mid});
+    return g == granted_.end() ? 0 : g->second;
   }
 
   // The end of the octets the tester sent of message (association, message ID): of the data of
@@ -2130,7 +2137,6 @@ class Run {
   struct WeightShareWatch {
     WeightShare share;
     std::uint64_t association = 0;
-    std::uint64_t heavier = 0;
     std::string text;
     std::vector<std::string> checks;
   };

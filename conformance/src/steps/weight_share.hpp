@@ -25,6 +25,7 @@ class WeightShare {
   // octets of H: the failure's reason if it is L's second turn while H waits.
   [[nodiscard]] std::optional<std::string> grant(std::uint64_t message_id, std::uint64_t limit,
                                                  std::uint64_t heavier_sent);
+  [[nodiscard]] std::uint64_t heavier() const { return heavier_; }
 
  private:
   std::uint64_t heavier_ = 0;
