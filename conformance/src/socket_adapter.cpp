@@ -260,10 +260,14 @@ class SocketAdapter final : public Adapter {
       // in the control socket by the time the data is in the data socket, and the round is put
       // in the order the kernel took the packets in. At most a turn's batches per socket
       // (receive_turn): a flood on one socket leaves the others their turn.
+      // The clocks are read once the sockets are drained: every kernel stamp then lies before
+      // them. Read before, a datagram that arrived between the reading and recvmmsg (the
+      // tester descheduled there, as on a loaded host) had no age and took the time of the
+      // reading: sixteen paced data packets spread over 579 us were judged as one burst
+      // (RDCC-GRANT-05, sender-pacing, about 1 play in 20 with both cores busy).
       std::array<udp::UdpSocket*, 3> socks{&*control_, &*data_, other_ ? &*other_ : nullptr};
-      const Time at = now();
-      const std::int64_t real_now = udp::realtime_now_ns();
       std::vector<Packet> round;
+      std::vector<std::int64_t> stamps;  // the kernel's, one per packet of the round (0: none)
       for (std::size_t i = 0; i < socks.size(); ++i) {
         if (socks[i] == nullptr) continue;
         socks[i]->receive_turn([&](std::span<const udp::InPacket> batch) {
@@ -273,18 +277,22 @@ class SocketAdapter final : public Adapter {
               continue;
             }
             Packet p;
-            p.time = at;
             p.from = in.from;
             p.to = socks[i]->local();
             p.data = i == 1;
             p.dscp = udp::dscp_of(in.tos);
             p.ce = udp::ecn_of(in.tos) == kCe;
             p.payload.assign(in.bytes.begin(), in.bytes.end());
-            if (in.kernel_time_ns != 0)
-              p.kernel_time = udp::kernel_arrival(in.kernel_time_ns, at, real_now);
             round.push_back(std::move(p));
+            stamps.push_back(in.kernel_time_ns);
           }
         });
+      }
+      const Time at = now();
+      const std::int64_t real_now = udp::realtime_now_ns();
+      for (std::size_t i = 0; i < round.size(); ++i) {
+        round[i].time = at;
+        if (stamps[i] != 0) round[i].kernel_time = udp::kernel_arrival(stamps[i], at, real_now);
       }
       std::stable_sort(round.begin(), round.end(), [](const Packet& a, const Packet& b) {
         return a.kernel_time.value_or(a.time) < b.kernel_time.value_or(b.time);

@@ -20,7 +20,8 @@ using ref::Time;
 [[nodiscard]] std::int64_t realtime_now_ns();
 // When a datagram the kernel stamped `kernel_time_ns` (CLOCK_REALTIME; 0: not stamped) arrived,
 // on a clock that read `at` when CLOCK_REALTIME read `real_now_ns`: never after `at` nor before
-// that clock's zero; `at` when the datagram has no stamp.
+// that clock's zero; `at` when the datagram has no stamp. Read both clocks after the datagram
+// was received: a stamp later than `real_now_ns` counts as `at`.
 [[nodiscard]] Time kernel_arrival(std::int64_t kernel_time_ns, Time at, std::int64_t real_now_ns);
 
 class EventLoop {
