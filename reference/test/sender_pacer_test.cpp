@@ -61,6 +61,24 @@ TEST(Pacer, HeldBack_LatenessBeyondTheWindowIsForgiven) {
   EXPECT_EQ(p.ready(kRate, kCu, 500), late - window + transmission_time(500, kRate));
 }
 
+TEST(Pacer, Restamped_TheWindowCountsSegmentsFromWhenTheyLeft) {
+  Pacer p;
+  for (int i = 0; i < 10; ++i) p.record(kT0, kT0, kCu, kRate, kCu);
+  const Time left = kT0 + milliseconds(1);
+  p.restamp(kT0, left);
+  EXPECT_EQ(p.ready(kRate, kCu, 1, false), left + transmission_time(10 * kCu, kRate));
+}
+
+TEST(Pacer, Restamped_OlderSegmentsKeepTheirTimes) {
+  Pacer p;
+  p.record(kT0, kT0, 5 * kCu, kRate, kCu);
+  const Time later = kT0 + microseconds(10);
+  p.record(later, later, 5 * kCu, kRate, kCu);
+  p.restamp(later, later + microseconds(5));
+  // The first five Credit Units leave the window at kT0 + window; one octet more may go then.
+  EXPECT_EQ(p.ready(kRate, kCu, 1, false), kT0 + transmission_time(10 * kCu, kRate));
+}
+
 TEST(Pacer, CreditUnitBeyondADatagram_TheWindowCountsDatagrams) {
   EXPECT_EQ(pacing_unit(1U << 20U), kMaxSegmentOctets);
   EXPECT_EQ(pacing_unit(kCu), kCu);

@@ -416,6 +416,77 @@ TEST(Sender, Pacing_WithShortSegments_StillNoMoreThanTenCreditUnitsInAnyWindow) 
   }
 }
 
+// Rule 4 on a real host (Sender::sent): a driver that polls a catch-up burst after a late
+// wake-up and is then descheduled before its send puts the burst on the wire late, and the
+// next burst on time. Every fifth batch here is polled 400 us late and leaves 400 us after
+// its poll (the window of ten Credit Units at 1 Gbit/s is 328 us). On the wire (the times
+// the batches left), a sender told when they left keeps within ten Credit Units and a segment
+// in every window; one that counts from its polls put twenty Credit Units in one.
+TEST(Sender, LateSends_PacingHoldsOnTheWireWhenTheDriverSaysWhenTheyLeft) {
+  constexpr std::uint32_t kRate = 1000;
+  const Duration window = transmission_time(std::uint64_t{10} * kCu, kRate);
+  for (const bool reports : {false, true}) {
+    SCOPED_TRACE(reports);
+    SenderConfig c = default_config();
+    c.reports_sends = reports;
+    Harness h(c);
+    const MessageHandle m = h.submit(1 << 20, true);
+    h.establish();
+    const auto g = encoded(h.grant(h.id(m), 1 << 20, kRate, 4000000));
+    h.s->on_control(kRecv, g, h.now);
+    std::vector<std::pair<Time, DataSegment>> wire;  // when each segment left
+    Time t = h.now;
+    for (int batch = 0; batch < 400 && h.s->status(h.id(m)) && h.transmitted(m) < (1U << 20U);
+         ++batch) {
+      const bool late = batch % 5 == 4;
+      if (late) t = t + microseconds(400);
+      h.s->on_timeout(t);
+      while (h.s->poll_transmit()) {
+      }
+      std::vector<DataSegment> out;
+      while (auto seg = h.s->poll_data(t)) out.push_back(*seg);
+      const Time left = late ? t + microseconds(400) : t;
+      for (const DataSegment& seg : out) wire.emplace_back(left, seg);
+      h.s->sent(left);
+      const auto next = h.s->next_timeout();
+      ASSERT_TRUE(next.has_value());
+      t = std::max(*next, left);
+    }
+    ASSERT_EQ(h.transmitted(m), 1U << 20U);
+    const std::uint64_t most = max_in_window(wire, window);
+    if (reports) {
+      EXPECT_LE(most, 11U * kCu);
+    } else {
+      EXPECT_GT(most, 11U * kCu);  // the fault the driver's report removes
+    }
+  }
+}
+
+// The request timer on a real host: a CREDIT_REQUEST that left 5 ms after its poll is
+// retransmitted a request timeout after it left, not 160 us after its poll (RDCC-GRANT-15's
+// doubling judges the wire).
+TEST(Sender, LateSends_TheRequestTimerCountsFromWhenTheRequestLeft) {
+  for (const bool reports : {false, true}) {
+    SCOPED_TRACE(reports);
+    SenderConfig c = default_config();
+    c.reports_sends = reports;
+    Harness h(c);
+    (void)h.submit(1 << 20, true);
+    h.establish(microseconds(80));  // the request is polled at 80 us
+    const Time polled = h.now;
+    h.s->sent(polled + milliseconds(5));
+    h.run_for(milliseconds(10));
+    std::vector<Time> at;
+    for (const auto& [t, msg] : h.tx) {
+      if (std::holds_alternative<CreditRequest>(msg)) at.push_back(t);
+    }
+    ASSERT_GE(at.size(), 2U);
+    EXPECT_EQ(at[0], polled);
+    EXPECT_EQ(at[1],
+              reports ? polled + milliseconds(5) + microseconds(160) : polled + microseconds(160));
+  }
+}
+
 // "The sender retransmits CREDIT_REQUEST if it holds no credit for the message after a request
 // timeout, initially twice the smoothed round-trip time and at least 100 microseconds,
 // doubling on each retransmission up to 100 ms."

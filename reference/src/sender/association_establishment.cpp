@@ -51,6 +51,7 @@ void Sender::Impl::assoc_attempt(Assoc& a, Time now) {
   send_assoc_request(a, false, now);
   arm_assoc_retx(a, now + a.retx_timeout);
   a.retx_timeout = a.retx_timeout * 2;
+  if (config.reports_sends) unsent_assoc_requests.emplace_back(&a, now);
 }
 
 void Sender::Impl::assoc_timeout(Assoc& a, Time now) {

@@ -82,6 +82,7 @@ void Sender::Impl::send_credit_request(Msg& m, bool retransmission, Time now) {
     m.request_sent = now;
   }
   send(a, r, now);
+  if (config.reports_sends) unsent_requests.emplace_back(m.handle, now);
 }
 
 bool Sender::Impl::own_valid(const Msg& m, Time t) const {
@@ -383,6 +384,7 @@ DataSegment Sender::Impl::emit_resend(Plan& p, Time now) {
   s.resend = true;
   m.resend.remove(p.offset, p.offset + p.len);
   p.pacer->record(now, p.ready, p.len, p.rate, p.cu);
+  note_segment(p.pacer, now);
   stats.resent_octets += p.len;
   if (events.enabled()) {
     events.emit(now, "data",
@@ -421,7 +423,11 @@ DataSegment Sender::Impl::emit(Plan& p, Time now) {
   check_segment(m, p, now);
   if (p.from_pool) use_pool_credit(m, a, p);
   p.pacer->record(now, p.ready, p.len, p.rate, p.cu);
-  if (p.also != nullptr) p.also->record(now, p.ready, p.len, p.also_rate, p.cu);
+  note_segment(p.pacer, now);
+  if (p.also != nullptr) {
+    p.also->record(now, p.ready, p.len, p.also_rate, p.cu);
+    note_segment(p.also, now);
+  }
   m.transmitted += p.len;
   if (m.without_rdcc) {
     stats.without_rdcc_octets += p.len;

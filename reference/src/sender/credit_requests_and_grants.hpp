@@ -92,6 +92,13 @@ struct Pacer {
       first = 0;
     }
   }
+  // The segments recorded at `from` or later (the newest) left by `to`: the window counts
+  // them from then (Sender::sent); they stay the newest, so the order holds.
+  void restamp(Time from, Time to) {
+    for (std::size_t i = recent.size(); i > first && recent[i - 1].first >= from; --i) {
+      recent[i - 1].first = std::max(recent[i - 1].first, to);
+    }
+  }
 };
 
 }  // namespace rdcc::ref

@@ -31,9 +31,41 @@ void Sender::Impl::sweep() {
     unlink(m);
     may_send.erase(&m);
     std::erase(was_held, &m.pacer);
+    std::erase_if(unsent_segments, [&](const auto& e) { return e.first == &m.pacer; });
     live.erase(it);
   }
   retiring.clear();
+}
+
+// The sends polled since the last call left by `at`: a timer armed from a request's send
+// moves by how late it left, and the pacers' windows count the segments from `at`. Newest
+// request first: a message (association) that asked twice moves once, from its latest send.
+void Sender::Impl::confirm_sends(Time at) {
+  ++sends_confirmed;
+  planned.reset();  // the pacers' windows move
+  for (auto it = unsent_requests.rbegin(); it != unsent_requests.rend(); ++it) {
+    const auto [h, t] = *it;
+    Msg* m = msg_of(h);
+    if (m == nullptr || at <= t || m->retx_confirmed == sends_confirmed) continue;
+    m->retx_confirmed = sends_confirmed;
+    if (m->request_sent == t) m->request_sent = at;  // the RTT sample counts from the wire
+    if (m->retx_at != Time::never() && m->retx_at >= t) arm_retx(*m, m->retx_at + (at - t));
+  }
+  for (auto it = unsent_assoc_requests.rbegin(); it != unsent_assoc_requests.rend(); ++it) {
+    const auto [a, t] = *it;
+    if (at <= t || a->retx_confirmed == sends_confirmed) continue;
+    a->retx_confirmed = sends_confirmed;
+    if (a->last_attempt == t) a->last_attempt = at;
+    if (a->phase == Phase::Connecting && a->retx_at != Time::never() && a->retx_at >= t) {
+      arm_assoc_retx(*a, a->retx_at + (at - t));
+    }
+  }
+  for (const auto& [pacer, t] : unsent_segments) {
+    if (at > t) pacer->restamp(t, at);
+  }
+  unsent_requests.clear();
+  unsent_assoc_requests.clear();
+  unsent_segments.clear();
 }
 
 // Whether `at` is a time next_timeout() counts for m: one of its armed timers, or its random
@@ -296,6 +328,10 @@ std::optional<Time> Sender::next_timeout() const {
 
 std::optional<Datagram> Sender::poll_transmit() {
   return impl_->out.pop();
+}
+
+void Sender::sent(Time at) {
+  impl_->confirm_sends(at);
 }
 
 std::optional<DataSegment> Sender::poll_data(Time now) {

@@ -53,6 +53,7 @@ struct Sender::Impl {
     bool was_established = false;  // the receiver has accepted an association before
     Time last_attempt{};
     Time retx_at = Time::never();
+    std::uint64_t retx_confirmed = 0;  // the sent() that last moved retx_at
     Duration retx_timeout{};
     std::uint32_t association_id = 0;
     std::uint16_t epoch = 0;
@@ -121,6 +122,7 @@ struct Sender::Impl {
     bool rtt_sample_pending = false;
     Duration rto{};
     Time retx_at = Time::never();
+    std::uint64_t retx_confirmed = 0;  // the sent() that last moved retx_at
     Pacer pacer;
     Time submitted{};
     Time finished{};
@@ -256,6 +258,14 @@ struct Sender::Impl {
   std::vector<Pacer*> held;      // ready_plan's scratch: the pacers holding a segment back
   std::vector<Pacer*> was_held;  // the pacers ready_plan marked held last (pacers never move)
   Plan scratch;                  // the segment ready_plan found
+  // Polled since the last sent() (SenderConfig::reports_sends), each with the time it was
+  // polled at, oldest first: the messages whose CREDIT_REQUEST and the associations whose
+  // ASSOC_REQUEST went out, and the pacers that recorded a segment. A pacer leaves with its
+  // message (sweep).
+  std::vector<std::pair<MessageHandle, Time>> unsent_requests;
+  std::vector<std::pair<Assoc*, Time>> unsent_assoc_requests;
+  std::vector<std::pair<Pacer*, Time>> unsent_segments;
+  std::uint64_t sends_confirmed = 0;  // sent() calls so far
 
   Impl(SenderConfig c, RandomSource& r, Observer* o, std::shared_ptr<const SenderPolicy> p)
       : config(std::move(c)),
@@ -426,6 +436,13 @@ struct Sender::Impl {
 
   // sender.cpp:
   void sweep();
+  void confirm_sends(Time at);
+  void note_segment(Pacer* pacer, Time now) {
+    if (!config.reports_sends || pacer == nullptr) return;
+    if (unsent_segments.empty() || unsent_segments.back() != std::pair{pacer, now}) {
+      unsent_segments.emplace_back(pacer, now);
+    }
+  }
   bool msg_wakes_at(const Msg& m, Time at) const;
   bool assoc_wakes_at(const Assoc& a, Time at) const;
   bool status_wakes_at(const Assoc& a, Time at) const;

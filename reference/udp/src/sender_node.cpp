@@ -7,8 +7,10 @@ namespace rdcc::udp {
 
 namespace {
 
+// The endpoint's configuration on this host: its address, and it hears when sends left.
 ref::SenderConfig bound(ref::SenderConfig c, const Address& local) {
   c.local = local;
+  c.reports_sends = true;
   return c;
 }
 
@@ -209,6 +211,9 @@ void SenderNode::service() {
     take_control();
   }
   flush();
+  // What this process sent left now, which may be long after `now` on a loaded host: the
+  // sender counts its request timers and pacing windows from here (Sender::sent).
+  sender_->sent(monotonic_now());
   control_out_.clear();
   buffers_used_ = 0;
   timer_.set(sender_->next_timeout());

@@ -10,7 +10,8 @@
 //
 // The loop, documented once: after any on_* call, drain poll_transmit() (and a sender's
 // poll_data()) until empty, then re-arm the timer from next_timeout(). A spurious
-// on_timeout() is a no-op.
+// on_timeout() is a no-op. A driver whose sends may leave later than it polled them (a real
+// host) tells a sender when they did: sender.sent(at) (SenderConfig::reports_sends).
 #pragma once
 
 #include <array>

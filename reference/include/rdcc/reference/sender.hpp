@@ -43,6 +43,9 @@ struct SenderConfig {
   // most recently finished ones, the oldest forgotten first. A finished message leaves the
   // sender's live state at once; only this status remains. 0: none kept.
   std::size_t finished_status_capacity = 65536;
+  // The driver calls Sender::sent() after each batch of sends (the UDP node): the timers and
+  // pacing windows that count from a send then count from when it left, not from its poll.
+  bool reports_sends = false;
 
   // The settings a person gives (config_schema.hpp), once.
   template <class Self, class V>
@@ -229,6 +232,12 @@ class Sender {
   [[nodiscard]] std::optional<Time> next_timeout() const;
   [[nodiscard]] std::optional<Datagram> poll_transmit();
   [[nodiscard]] std::optional<DataSegment> poll_data(Time now);
+  // What poll_transmit() and poll_data() gave since the last call left by `at` (only with
+  // SenderConfig::reports_sends). A process descheduled between reading its clock and its
+  // send puts the datagrams on the wire later than the time they were polled at, and the
+  // next ones on time: the request retransmission timers and the pacing windows that started
+  // at the poll start at `at` instead, so that the wire keeps their intervals.
+  void sent(Time at);
 
   [[nodiscard]] const SenderStats& stats() const;
   [[nodiscard]] const SenderConfig& config() const;
