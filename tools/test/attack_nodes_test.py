@@ -361,7 +361,7 @@ def contention():
     """Unattacked, 40 x 1 MB from one sender through a receiver whose link is 60 Mbit/s (the
     audit's incidental rows; docs/spec-notes.md 131, 132): the payload goes no faster than the
     link (77.4 Mbit/s before), and the control traffic stays proportionate (about 30 control
-    datagrams per data packet before; 0.6 measured after): no SENDER_STATUS, since the receiver
+    datagrams per data packet before; 0.66 measured after note 191): no SENDER_STATUS, since the receiver
     never gives the association more than the N_cu it advertised."""
     r, rp, dp, rerr = receiver("contention", ["--link-capacity", "60"])
     start = time.monotonic()
