@@ -207,6 +207,33 @@ TEST_F(ReceiverTest, Receiver_ExpiredGrant_IsReclaimedAfterLifetimePlus2Dmax) {
   EXPECT_EQ(h.receiver().stats().credit_reclaimed, outstanding);
 }
 
+// "after it sent the grant", on a real host (Receiver::sent): a grant polled at t that left
+// 3 ms later keeps its credit counted until 3 ms after Lifetime + 2 * D_max from t, as the
+// sender may use it for the grant's whole Lifetime from when it arrived. A receiver that
+// counts from its poll gives the credit to another message while the grant is still live on
+// the wire (RDCC-BUDGET-01; receiver-reclaim-not-early through exec with both cores busy).
+TEST(ReceiverLateSends, AGrantThatLeftLate_IsReclaimedAsMuchLater) {
+  for (const bool reports : {false, true}) {
+    SCOPED_TRACE(reports);
+    ReceiverConfig c = ReceiverHarness::default_config();
+    c.reports_sends = reports;
+    ReceiverHarness h(c);
+    const Address s = ReceiverHarness::sender(1);
+    const auto a = h.associate(s, 1);
+    ASSERT_EQ(only<CreditGrant>(h.deliver(s, h.request(a, 1, 65536))).size(), 1U);
+    const auto outstanding = h.receiver().outstanding_credit();
+    ASSERT_GT(outstanding, 0U);
+    const Duration late = milliseconds(3);
+    h.receiver().sent(h.now() + late);
+    const Duration hold = microseconds(c.grant_lifetime_us) + c.d_max * 2;
+    h.advance(hold + late - nanoseconds(1));
+    EXPECT_EQ(h.receiver().outstanding_credit(), reports ? outstanding : 0U);
+    h.advance(nanoseconds(1));
+    EXPECT_EQ(h.receiver().outstanding_credit(), 0U);
+    EXPECT_EQ(h.receiver().stats().credit_reclaimed, outstanding);
+  }
+}
+
 // A hoarding sender gets credit back only when it asks again, and never a smaller limit.
 // A grant whose every octet arrived is not hoarded: when its reclaim time comes the message
 // keeps its place in the grant queue (docs/spec-notes.md, 43).

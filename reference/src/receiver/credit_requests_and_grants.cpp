@@ -215,8 +215,10 @@ void Receiver::Impl::issue_grant(Assoc& a, Msg& m, std::uint64_t limit, std::uin
   const std::uint32_t lifetime_field =
       paced_lifetime_field(policy->grant_lifetime_us(cfg.grant_lifetime_us), cfg.grant_lifetime_us,
                            rate, cfg.credit_unit, m.outstanding());
-  arm(reclaim_at(now, grant_lifetime(lifetime_field, cfg.grant_lifetime_us), cfg.d_max),
-      TimerKind::Reclaim, a.id, m.id, m.generation);
+  const Time reclaim =
+      reclaim_at(now, grant_lifetime(lifetime_field, cfg.grant_lifetime_us), cfg.d_max);
+  arm(reclaim, TimerKind::Reclaim, a.id, m.id, m.generation);
+  if (cfg.reports_sends) unsent_grants.push_back({a.id, m.id, m.generation, now, reclaim});
   m.pass = advance_pass(m.pass, added, m.weight);
   CreditGrant g = make_grant(m.id, m.length, limit, rate, lifetime_field);
   if (policy->pool_grant_without_capability() && (a.capabilities & capability::kPool) == 0) {

@@ -105,6 +105,22 @@ void Receiver::Impl::fire(const Timer& t, Time now) {
   }
 }
 
+// "no earlier than Lifetime + 2 * D_max after it sent the grant": each grant polled since the
+// last call, if it is still the message's latest, is reclaimed as much later as it left
+// after its poll (its earlier reclamation no longer fires: the generation moves on).
+void Receiver::Impl::confirm_sends(Time at) {
+  for (const UnsentGrant& g : unsent_grants) {
+    if (at <= g.polled) continue;
+    Msg* m =
+        timer_message(Timer{g.reclaim, TimerKind::Reclaim, g.association, g.message, g.generation});
+    if (m == nullptr) continue;
+    if (m->granted_at == g.polled) m->granted_at = at;
+    ++m->generation;
+    arm(g.reclaim + (at - g.polled), TimerKind::Reclaim, g.association, g.message, m->generation);
+  }
+  unsent_grants.clear();
+}
+
 void Receiver::Impl::on_timeout(Time now) {
   while (!timers.empty() && timers.next().at <= now) {
     const Timer t = timers.next();
@@ -134,6 +150,9 @@ std::optional<Time> Receiver::next_timeout() const {
 }
 std::optional<Datagram> Receiver::poll_transmit() {
   return impl_->out.pop();
+}
+void Receiver::sent(Time at) {
+  impl_->confirm_sends(at);
 }
 std::optional<DataNack> Receiver::poll_nack() {
   if (impl_->nacks.empty()) return std::nullopt;

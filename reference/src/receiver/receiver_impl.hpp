@@ -194,6 +194,16 @@ struct Receiver::Impl {
   bool idle_armed = false;
   CircuitBreaker breaker;  // "Congestion Control Considerations"
   bool breaker_armed = false;
+  // The grants polled since the last sent() (ReceiverConfig::reports_sends): the message, the
+  // generation the grant gave it, when it was polled, and when its credit is reclaimed.
+  struct UnsentGrant {
+    std::uint32_t association;
+    std::uint64_t message;
+    std::uint64_t generation;
+    Time polled;
+    Time reclaim;
+  };
+  std::vector<UnsentGrant> unsent_grants;
 
   Impl(ReceiverConfig c, Observer* o, RandomSource* r, std::shared_ptr<const ReceiverPolicy> p)
       : cfg(std::move(c)),
@@ -234,6 +244,7 @@ struct Receiver::Impl {
   Msg* timer_message(const Timer& t);
   void fire(const Timer& t, Time now);
   void on_timeout(Time now);
+  void confirm_sends(Time at);
 
   // ---- association_establishment.cpp: "Association Establishment"
   AssocAccept accept_for(const Assoc& a) const;

@@ -7,8 +7,10 @@ namespace rdcc::udp {
 
 namespace {
 
+// The endpoint's configuration on this host: its address, and it hears when sends left.
 ref::ReceiverConfig bound(ref::ReceiverConfig c, const Address& local) {
   c.local = local;
+  c.reports_sends = true;
   return c;
 }
 
@@ -154,6 +156,9 @@ void ReceiverNode::service() {
     for (const auto& d : out_) packets.push_back({d.to, tos(d.dscp, 0), d.payload()});
     rdcc_.send(packets);
     out_.clear();
+    // They left now, which may be long after the receiver polled them on a loaded host: a
+    // grant's credit is reclaimed counting from here (Receiver::sent).
+    receiver_->sent(monotonic_now());
   }
   // Opaque transport loss recovery (docs/data-transport.md, "Loss recovery"): NACKs leave
   // from the data port for the sender's RDCC address.

@@ -58,6 +58,10 @@ struct ReceiverConfig {
   std::uint8_t control_dscp = 46;
 
   // The settings a person gives (config_schema.hpp), once.
+  // The driver calls Receiver::sent() after each batch of sends (the UDP node): a grant's
+  // credit is reclaimed Lifetime + 2 * D_max after the grant left, not after its poll.
+  bool reports_sends = false;
+
   template <class Self, class V>
   static void describe(Self& c, V& v) {
     using U = ConfigUnit;
@@ -188,6 +192,12 @@ class Receiver {
   // binding to send to the sender (docs/data-transport.md, "Loss recovery"). Drain it with
   // poll_transmit.
   [[nodiscard]] std::optional<DataNack> poll_nack();
+  // What poll_transmit() gave since the last call left by `at` (only with
+  // ReceiverConfig::reports_sends). "reclaims the credit of an expired grant no earlier than
+  // Lifetime + 2 * D_max after it sent the grant": a process descheduled between reading its
+  // clock and its send puts a grant on the wire later than its poll, and its credit is then
+  // reclaimed that much later.
+  void sent(Time at);
 
   // sum over associations of (Granted(a) + Unsched(a)) ("Receiver Credit Budget").
   [[nodiscard]] std::uint64_t outstanding_credit() const;
