@@ -32,6 +32,13 @@ class AnyAddress final : public ReceiverPolicy {
   [[nodiscard]] bool accept_from_any_address() const override { return true; }
 };
 
+// A CREDIT_REQUEST naming a live association from another address is that association's
+// message from the wrong address, and no answer goes anywhere (docs/spec-notes.md 15, 58).
+class OtherAddressSilent final : public ReceiverPolicy {
+ public:
+  [[nodiscard]] bool answer_request_from_other_address() const override { return false; }
+};
+
 // Each message is granted at most link / k, however few share the link.
 class LinkOverK final : public ReceiverPolicy {
  public:
@@ -222,6 +229,14 @@ const ReceiverVariant kReceiverVariants[] = {
       "Association ID, the Epoch, and sequence-number checks.",
       "Security Considerations"},
      use<AnyAddress>},
+    {{"other-address-silent", VariantRole::Receiver,
+      "a CREDIT_REQUEST naming a live association from another address than the bound one is "
+      "discarded without an answer (the reference answers ERROR UNKNOWN_ASSOCIATION to its "
+      "source)",
+      "receivers send all other messages only to the address bound when the association was "
+      "accepted",
+      "Security Considerations"},
+     use<OtherAddressSilent>},
     {{"rocev2-binding-only", VariantRole::Receiver,
       "supports only Binding Kind 1 (RoCEv2): an opaque request gets ERROR (UNSUPPORTED_BINDING)",
       "", "Transport Bindings", "RDCC-BIND-02"},

@@ -77,6 +77,20 @@ class AnyAddress final : public SenderPolicy {
   [[nodiscard]] bool match_unknown_peer_by_association_id() const override { return true; }
 };
 
+// A re-establishment that eight attempts leave unanswered falls back to sending without RDCC,
+// as a first establishment does (docs/spec-notes.md 21).
+class ReestablishFallsBack final : public SenderPolicy {
+ public:
+  [[nodiscard]] bool keep_asking_when_reestablishing() const override { return false; }
+};
+
+// Every ASSOC_ACCEPT that echoes the current nonce is exempt from the sequence check, one of
+// the current incarnation too (docs/spec-notes.md 25, 87).
+class AcceptExemptByWords final : public SenderPolicy {
+ public:
+  [[nodiscard]] bool check_sequence_of_current_accept() const override { return false; }
+};
+
 class NoCreditReturn final : public SenderPolicy {
  public:
   [[nodiscard]] bool send_credit_return() const override { return false; }
@@ -106,7 +120,7 @@ void local_backlog_threshold(SenderConfig& config,
 
 constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 
-const std::array<SenderVariant, 13> kSenderVariants{{
+const std::array<SenderVariant, 15> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
       "uses scheduled mode for every message, also those no larger than U", "",
       "Transmission Mode Selection", "RDCC-MODE-04"},
@@ -149,6 +163,21 @@ const std::array<SenderVariant, 13> kSenderVariants{{
       "re-establishes an association with the Sender Nonce of the one it lost", "",
       "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, false>},
+    {{"reestablish-falls-back", VariantRole::Sender,
+      "a re-establishment that eight attempts leave unanswered sends the pending messages "
+      "without RDCC, as a first establishment does (the reference keeps asking)",
+      "The sender retransmits ASSOC_REQUEST with exponential backoff, starting at 1 ms and "
+      "doubling, for at most eight attempts; if none is answered, the sender concludes that the "
+      "receiver does not support RDCC and sends without it.",
+      "Association Establishment", "RDCC-ASSOC-04"},
+     &use<ReestablishFallsBack>},
+    {{"accept-exempt-by-words", VariantRole::Sender,
+      "every ASSOC_ACCEPT that echoes the current Sender Nonce is exempt from the sequence "
+      "check, one of the current association and Epoch too (the reference checks those)",
+      "ASSOC_REQUEST, ASSOC_ACCEPT that echoes the sender's current nonce, ERROR with reason "
+      "UNKNOWN_ASSOCIATION, and messages from CRNs are exempt",
+      "Common Header"},
+     &use<AcceptExemptByWords>},
     {{"no-pool-no-status", VariantRole::Sender,
       "advertises neither POOL nor STATUS (only CRN): takes no pool grants and sends no "
       "SENDER_STATUS",

@@ -40,6 +40,29 @@ CreditGrant first_grant(ReceiverHarness& h, std::uint64_t length = 1U << 20U) {
   return g.empty() ? CreditGrant{} : g.front();
 }
 
+// Notes 15 and 58: a CREDIT_REQUEST naming a live association from another address. The
+// reference answers ERROR (UNKNOWN_ASSOCIATION) to that address (the association is unknown to
+// it); the variant answers nothing; neither grants.
+TEST(Variants, OtherAddressSilent_AnswersNothingToARequestFromAnotherAddress) {
+  for (const char* name : {"", "other-address-silent"}) {
+    SCOPED_TRACE(name);
+    Variant v(name);
+    const Address s = ReceiverHarness::sender(1);
+    const Address other = ReceiverHarness::sender(2);
+    const auto a = v.h.associate(s, 1);
+    const auto out = v.h.deliver(other, v.h.request(a, 1, 4096));
+    EXPECT_TRUE(only<CreditGrant>(out).empty());
+    const auto errors = only<ErrorMessage>(out);
+    if (name[0] == '\0') {
+      ASSERT_EQ(errors.size(), 1U);
+      EXPECT_EQ(errors.front().reason, static_cast<std::uint16_t>(ReasonCode::UnknownAssociation));
+      EXPECT_EQ(out.front().to, other);
+    } else {
+      EXPECT_TRUE(out.empty());
+    }
+  }
+}
+
 TEST(Variants, Registry_NamesAreUniqueAndEachQuotesTheSpecWordForWord) {
   const rdcc::testing::SpecFile spec_file(RDCC_SPEC_PATH);
   if (!spec_file.text()) GTEST_SKIP() << spec_file.reason();

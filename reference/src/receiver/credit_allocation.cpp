@@ -327,6 +327,12 @@ auto Receiver::Impl::association_of(const Address& from, const Header& h) -> Ass
   return a;
 }
 
+// Whether `h` names an association of ours with an Epoch we recognize (a message that
+// association_of found none for came from another address than the bound one).
+bool Receiver::Impl::names_live_association(const Header& h) {
+  return assocs.find(h.association_id) != nullptr && policy->recognizes_epoch(h.epoch, cfg.epoch);
+}
+
 // `a` is listed for the next update interval (aimd_tick): it has messages, and what it observed
 // or was told may change r_i.
 void Receiver::Impl::aimd_wake(const Assoc& a) {

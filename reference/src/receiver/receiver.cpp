@@ -45,7 +45,9 @@ void Receiver::Impl::on_control(const Address& from, std::span<const std::byte> 
   } else if (const auto* cr = std::get_if<CreditRequest>(&m)) {
     Assoc* a = association_of(from, cr->header);
     if (a == nullptr) {
-      answer_unknown_association(from, cr->header, now);
+      if (policy->answer_request_from_other_address() || !names_live_association(cr->header)) {
+        answer_unknown_association(from, cr->header, now);
+      }
       return;
     }
     if (!fresh(*a, cr->header, now)) return;

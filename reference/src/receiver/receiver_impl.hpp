@@ -322,6 +322,7 @@ struct Receiver::Impl {
   std::uint64_t own_bound = association_bound();
   std::uint64_t own_least_new = least_new(own_window, own_bound);
   Assoc* association_of(const Address& from, const Header& h);
+  bool names_live_association(const Header& h);
 
   // ---- sender_backlog_indication_and_suggested_rates.cpp: "Sender Backlog Indication and
   // Suggested Rates"

@@ -69,7 +69,7 @@ void Sender::Impl::assoc_timeout(Assoc& a, Time now) {
     a.retx_at = Time::never();
     return;
   }
-  if (a.was_established) {
+  if (a.was_established && policy->keep_asking_when_reestablishing()) {
     // Re-establishing with a receiver that has spoken RDCC: it does support RDCC, so the
     // fallback does not apply. Sending without credit toward a receiver that lost its state
     // would be the least safe choice; keep asking, at most once a second, and hold the
@@ -229,7 +229,7 @@ void Sender::Impl::on_accept(Assoc& a, const AssocAccept& acc, Time now) {
   }
   // Same incarnation: the exemption exists for a receiver that restarted its numbering, so a
   // stale copy of an earlier update is discarded like any other message.
-  if (!accept_header(a, acc, now)) return;
+  if (policy->check_sequence_of_current_accept() && !accept_header(a, acc, now)) return;
   if (acc.parameter_update()) {
     acknowledge_update(a, acc, now);
   } else {

@@ -222,6 +222,11 @@ class ReceiverPolicy {
   [[nodiscard]] virtual bool answer_done_again() const { return true; }
   // "replies with ERROR (UNKNOWN_ASSOCIATION)"
   [[nodiscard]] virtual bool answer_unknown_association() const { return true; }
+  // A CREDIT_REQUEST naming a live association from another address than the bound one: the
+  // request of an association unknown to that source, answered with ERROR
+  // (UNKNOWN_ASSOCIATION) to it (default), or the association's message from the wrong
+  // address, discarded silently (docs/spec-notes.md 15, 58: both readings keep the words).
+  [[nodiscard]] virtual bool answer_request_from_other_address() const { return true; }
   // "A receiver that cannot admit a new association answers with ERROR (reason ASSOC_REFUSED)"
   [[nodiscard]] virtual bool answer_refusal() const { return true; }
   // "a receiver that observes a loss rate of unscheduled data above a configured threshold ...
@@ -291,6 +296,16 @@ class SenderPolicy {
   // Whether re-establishing an association draws a new Sender Nonce (default) or keeps the
   // current one. Retransmissions of one ASSOC_REQUEST always keep it.
   [[nodiscard]] virtual bool fresh_nonce_on_reestablishment() const { return true; }
+  // Whether a re-establishment that eight attempts leave unanswered goes on asking and holds
+  // the messages (default: the MUST to request credit again), or falls back to sending
+  // without RDCC as a first establishment does ("for at most eight attempts";
+  // docs/spec-notes.md 21: the two sentences conflict there).
+  [[nodiscard]] virtual bool keep_asking_when_reestablishing() const { return true; }
+  // Whether an ASSOC_ACCEPT of the current incarnation (the Association ID and Epoch the
+  // sender holds) is checked by Sequence Number (default: the exemption's reason), or exempt
+  // as every accept that echoes the current nonce is by the exemption's words
+  // (docs/spec-notes.md 25, 87).
+  [[nodiscard]] virtual bool check_sequence_of_current_accept() const { return true; }
 
   // Whether SENDER_STATUS carries a Suggested Rate computed from the Service Hints (default),
   // or zero: "Suggested Rate zero means that the sender makes no suggestion."
