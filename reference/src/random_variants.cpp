@@ -230,6 +230,13 @@ const ChoiceEntry kChoices[] = {
       "1: a request naming an association is taken from any address (answers go to the bound one)",
       "", kSecAssoc, "RDCC-ASSOC-01"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(20)); }},
+    {{"receiver.other_address_silent", VariantRole::Receiver,
+      "1: a request naming a live association from another address gets no answer (0: ERROR "
+      "UNKNOWN_ASSOCIATION to its source)",
+      "A receiver that receives a CREDIT_REQUEST for an unknown association replies with ERROR "
+      "(UNKNOWN_ASSOCIATION)",
+      "Error Handling and Recovery"},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
     // Sender.
     {{"sender.segment", VariantRole::Sender,
       "data segment octets (0: one Credit Unit; 1: all the credit one pacing window allows)",
@@ -254,6 +261,19 @@ const ChoiceEntry kChoices[] = {
     {{"sender.reestablish_same_nonce", VariantRole::Sender,
       "1: re-establishing keeps the Sender Nonce", "", kSecAssoc, "RDCC-ASSOC-04"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(40)); }},
+    {{"sender.reestablish_falls_back", VariantRole::Sender,
+      "1: a re-establishment eight attempts leave unanswered sends without RDCC",
+      "The sender retransmits ASSOC_REQUEST with exponential backoff, starting at 1 ms and "
+      "doubling, for at most eight attempts; if none is answered, the sender concludes that the "
+      "receiver does not support RDCC and sends without it.",
+      kSecAssoc},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
+    {{"sender.accept_exempt_by_words", VariantRole::Sender,
+      "1: an ASSOC_ACCEPT of the current association is exempt from the sequence check",
+      "ASSOC_REQUEST, ASSOC_ACCEPT that echoes the sender's current nonce, ERROR with reason "
+      "UNKNOWN_ASSOCIATION, and messages from CRNs are exempt",
+      "Common Header"},
+     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
     {{"sender.no_suggested_rate", VariantRole::Sender, "1: SENDER_STATUS with Suggested Rate 0",
       kNoSuggestion, "SENDER_STATUS"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
@@ -336,10 +356,12 @@ class RandomReceiverPolicy final : public ref::ReceiverPolicy {
     bool idle_on_time = false;
     std::uint32_t first_sequence = 1;
     bool any_address = false;
+    bool other_silent = false;
   };
   explicit RandomReceiverPolicy(Params p) : p_(p) {}
   [[nodiscard]] std::uint32_t first_sequence_number() const override { return p_.first_sequence; }
   [[nodiscard]] bool accept_from_any_address() const override { return p_.any_address; }
+  [[nodiscard]] bool answer_request_from_other_address() const override { return !p_.other_silent; }
 
   [[nodiscard]] std::uint64_t grant_window(const ref::WindowContext& c) const override {
     if (p_.whole_message) return c.length;
@@ -388,8 +410,14 @@ class RandomSenderPolicy final : public ref::SenderPolicy {
     bool no_credit_return = false;
     std::uint32_t first_sequence = 0;
     bool any_address = false;
+    bool falls_back = false;
+    bool exempt_by_words = false;
   };
   explicit RandomSenderPolicy(Params p) : p_(p) {}
+  [[nodiscard]] bool keep_asking_when_reestablishing() const override { return !p_.falls_back; }
+  [[nodiscard]] bool check_sequence_of_current_accept() const override {
+    return !p_.exempt_by_words;
+  }
   [[nodiscard]] std::uint32_t first_sequence_number() const override { return p_.first_sequence; }
   [[nodiscard]] bool match_unknown_peer_by_association_id() const override {
     return p_.any_address;
@@ -612,6 +640,7 @@ void apply_policy(const RandomVariant& v, const SetByScenario& set_by_scenario,
   p.idle_on_time = d.get("receiver.idle_removal_on_time", 0) != 0;
   p.first_sequence = static_cast<std::uint32_t>(d.get("receiver.first_sequence", 1));
   p.any_address = d.get("receiver.requests_from_any_address", 0) != 0;
+  p.other_silent = d.get("receiver.other_address_silent", 0) != 0;
   if (v.of_role(VariantRole::Receiver).empty()) return;
   policy = std::make_shared<const RandomReceiverPolicy>(p);
 }
@@ -633,6 +662,8 @@ void apply_policy(const RandomVariant& v, const SetByScenario& /*set_by_scenario
   p.no_credit_return = d.get("sender.no_credit_return", 0) != 0;
   p.first_sequence = static_cast<std::uint32_t>(d.get("sender.first_sequence", 0));
   p.any_address = d.get("sender.grants_from_any_address", 0) != 0;
+  p.falls_back = d.get("sender.reestablish_falls_back", 0) != 0;
+  p.exempt_by_words = d.get("sender.accept_exempt_by_words", 0) != 0;
   if (v.of_role(VariantRole::Sender).empty()) return;
   policy = std::make_shared<const RandomSenderPolicy>(p);
 }
