@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every automatic mutant of the reference's rule code (reference/automutants/) against the
 # scenarios of its role, in process: killed, inconclusive, survived (wire-visible, not failed),
-# equivalent, crashed; prints the survivors and the mutation score (killed / wire-visible).
+# equivalent, crashed; prints the survivors and the mutation score (killed / wire-visible), and
+# the score of the faults (killed / wire-visible less the survivors reviewed as legal).
 #   conformance/bench/auto_mutants.sh build/default/conformance/rdcc-conform [IDS]
 set -eu
 conform=${1:?usage: auto_mutants.sh RDCC_CONFORM [IDS, e.g. 1-200]}

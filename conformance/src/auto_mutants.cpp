@@ -193,6 +193,20 @@ double AutoMatrix::score() const {
              : static_cast<double>(count(AutoOutcome::Killed)) / static_cast<double>(visible);
 }
 
+std::size_t AutoMatrix::reviewed() const {
+  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const auto& r) {
+    return r.outcome == AutoOutcome::Survived && !r.reviewed.empty();
+  }));
+}
+
+double AutoMatrix::fault_score() const {
+  const std::size_t faults = count(AutoOutcome::Killed) + count(AutoOutcome::Inconclusive) +
+                             count(AutoOutcome::Survived) - reviewed();
+  return faults == 0
+             ? 1.0
+             : static_cast<double>(count(AutoOutcome::Killed)) / static_cast<double>(faults);
+}
+
 std::string describe(const automut::AutoMutant& m) {
   std::ostringstream out;
   out << m.id << " [" << m.role << "] " << m.kind << " " << m.file << ":" << m.line << ":"
@@ -330,6 +344,8 @@ std::string auto_row_text(const AutoMutantRow& row) {
 std::string auto_matrix_summary(const AutoMatrix& m) {
   char score[32];
   std::snprintf(score, sizeof score, "%.1f%%", 100.0 * m.score());
+  char faults[32];
+  std::snprintf(faults, sizeof faults, "%.1f%%", 100.0 * m.fault_score());
   std::size_t unreviewed = 0;
   for (const auto& r : m.rows) {
     if (r.outcome == AutoOutcome::Survived && r.reviewed.empty()) ++unreviewed;
@@ -343,7 +359,8 @@ std::string auto_matrix_summary(const AutoMatrix& m) {
          std::to_string(unreviewed) + " not reviewed), " +
          std::to_string(m.count(AutoOutcome::Equivalent)) + " equivalent, " +
          std::to_string(m.count(AutoOutcome::Crashed)) + " crashed; mutation score " + score +
-         " (killed / wire-visible)\n";
+         " (killed / wire-visible); of the faults " + faults + " (killed / wire-visible less the " +
+         std::to_string(m.reviewed()) + " reviewed as legal)\n";
 }
 
 void write_auto_matrix(const std::string& dir_text, const AutoMatrix& m) {
@@ -374,6 +391,8 @@ void write_auto_matrix(const std::string& dir_text, const AutoMatrix& m) {
   nlohmann::ordered_json j;
   j["mutants"] = rows;
   j["score"] = m.score();
+  j["reviewed"] = m.reviewed();
+  j["fault_score"] = m.fault_score();
   j["summary"] = auto_matrix_summary(m);
   write_file(dir / "auto-mutants.json", j.dump(2) + "\n");
 }

@@ -46,6 +46,11 @@ struct AutoMatrix {
   [[nodiscard]] std::size_t count(AutoOutcome o) const;
   // killed / (killed + inconclusive + survived); 1 when nothing is wire-visible.
   [[nodiscard]] double score() const;
+  // Survivors listed in the reviewed file: behaviour the spec allows (conforming variants).
+  [[nodiscard]] std::size_t reviewed() const;
+  // killed / (wire-visible - reviewed): the share of the mutants that break the spec on the
+  // wire that a scenario FAILs; 1 when there is none.
+  [[nodiscard]] double fault_score() const;
 };
 
 // "12 relational reference/src/receiver/x.cpp:40:7 in grant(): < -> <=".
