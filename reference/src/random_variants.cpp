@@ -233,9 +233,7 @@ const ChoiceEntry kChoices[] = {
     {{"receiver.other_address_silent", VariantRole::Receiver,
       "1: a request naming a live association from another address gets no answer (0: ERROR "
       "UNKNOWN_ASSOCIATION to its source)",
-      "A receiver that receives a CREDIT_REQUEST for an unknown association replies with ERROR "
-      "(UNKNOWN_ASSOCIATION)",
-      "Error Handling and Recovery"},
+      "", "Error Handling and Recovery", "RDCC-ERR-10"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
     // Sender.
     {{"sender.segment", VariantRole::Sender,
@@ -262,11 +260,8 @@ const ChoiceEntry kChoices[] = {
       "1: re-establishing keeps the Sender Nonce", "", kSecAssoc, "RDCC-ASSOC-04"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(40)); }},
     {{"sender.reestablish_falls_back", VariantRole::Sender,
-      "1: a re-establishment eight attempts leave unanswered sends without RDCC",
-      "The sender retransmits ASSOC_REQUEST with exponential backoff, starting at 1 ms and "
-      "doubling, for at most eight attempts; if none is answered, the sender concludes that the "
-      "receiver does not support RDCC and sends without it.",
-      kSecAssoc},
+      "1: a re-establishment eight attempts leave unanswered sends without RDCC", "", kSecAssoc,
+      "RDCC-ASSOC-09"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
     {{"sender.accept_exempt_by_words", VariantRole::Sender,
       "1: an ASSOC_ACCEPT of the current association is exempt from the sequence check",

@@ -166,10 +166,7 @@ const std::array<SenderVariant, 15> kSenderVariants{{
     {{"reestablish-falls-back", VariantRole::Sender,
       "a re-establishment that eight attempts leave unanswered sends the pending messages "
       "without RDCC, as a first establishment does (the reference keeps asking)",
-      "The sender retransmits ASSOC_REQUEST with exponential backoff, starting at 1 ms and "
-      "doubling, for at most eight attempts; if none is answered, the sender concludes that the "
-      "receiver does not support RDCC and sends without it.",
-      "Association Establishment", "RDCC-ASSOC-04"},
+      "", "Association Establishment", "RDCC-ASSOC-09"},
      &use<ReestablishFallsBack>},
     {{"accept-exempt-by-words", VariantRole::Sender,
       "every ASSOC_ACCEPT that echoes the current Sender Nonce is exempt from the sequence "
