@@ -1,13 +1,17 @@
 # Helpers of the tests that run rdcc nodes on loopback (sourced after lib.sh): free ports, waiting
 # for a log line, checking a node's last JSON line.
-taken=" "
+# The ports handed out so far, a line each, in a file: `port=$(free_port)` runs in a subshell,
+# whose variables are lost, and two calls gave the same port (a node refused `--data-port` equal
+# to its `--rdcc-port`, and the udp: kill matrix counted its mutant as a survivor).
+taken_ports="$work/taken-ports"
+: >>"$taken_ports"
 free_port() {  # a dynamic UDP port no socket uses now (ss), not handed out before by this script
   local p
   while :; do
     p=$((49152 + RANDOM % 16384))
-    case "$taken" in *" $p "*) continue ;; esac
+    grep -qx "$p" "$taken_ports" && continue
     if [ -z "$(ss -Huan "sport = :$p")" ]; then
-      taken="$taken$p "
+      echo "$p" >>"$taken_ports"
       echo "$p"
       return
     fi
