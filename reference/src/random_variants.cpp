@@ -259,10 +259,6 @@ const ChoiceEntry kChoices[] = {
     {{"sender.reestablish_same_nonce", VariantRole::Sender,
       "1: re-establishing keeps the Sender Nonce", "", kSecAssoc, "RDCC-ASSOC-04"},
      [](Stream& s) { return static_cast<std::uint64_t>(s.chance(40)); }},
-    {{"sender.reestablish_falls_back", VariantRole::Sender,
-      "1: a re-establishment eight attempts leave unanswered sends without RDCC", "", kSecAssoc,
-      "RDCC-ASSOC-09"},
-     [](Stream& s) { return static_cast<std::uint64_t>(s.chance(30)); }},
     {{"sender.accept_exempt_by_words", VariantRole::Sender,
       "1: an ASSOC_ACCEPT of the current association is exempt from the sequence check",
       "ASSOC_REQUEST, ASSOC_ACCEPT that echoes the sender's current nonce, ERROR with reason "
@@ -405,11 +401,9 @@ class RandomSenderPolicy final : public ref::SenderPolicy {
     bool no_credit_return = false;
     std::uint32_t first_sequence = 0;
     bool any_address = false;
-    bool falls_back = false;
     bool exempt_by_words = false;
   };
   explicit RandomSenderPolicy(Params p) : p_(p) {}
-  [[nodiscard]] bool keep_asking_when_reestablishing() const override { return !p_.falls_back; }
   [[nodiscard]] bool check_sequence_of_current_accept() const override {
     return !p_.exempt_by_words;
   }
@@ -657,7 +651,6 @@ void apply_policy(const RandomVariant& v, const SetByScenario& /*set_by_scenario
   p.no_credit_return = d.get("sender.no_credit_return", 0) != 0;
   p.first_sequence = static_cast<std::uint32_t>(d.get("sender.first_sequence", 0));
   p.any_address = d.get("sender.grants_from_any_address", 0) != 0;
-  p.falls_back = d.get("sender.reestablish_falls_back", 0) != 0;
   p.exempt_by_words = d.get("sender.accept_exempt_by_words", 0) != 0;
   if (v.of_role(VariantRole::Sender).empty()) return;
   policy = std::make_shared<const RandomSenderPolicy>(p);

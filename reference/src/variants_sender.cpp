@@ -77,13 +77,6 @@ class AnyAddress final : public SenderPolicy {
   [[nodiscard]] bool match_unknown_peer_by_association_id() const override { return true; }
 };
 
-// A re-establishment that eight attempts leave unanswered falls back to sending without RDCC,
-// as a first establishment does (docs/spec-notes.md 21).
-class ReestablishFallsBack final : public SenderPolicy {
- public:
-  [[nodiscard]] bool keep_asking_when_reestablishing() const override { return false; }
-};
-
 // Every ASSOC_ACCEPT that echoes the current nonce is exempt from the sequence check, one of
 // the current incarnation too (docs/spec-notes.md 25, 87).
 class AcceptExemptByWords final : public SenderPolicy {
@@ -120,7 +113,7 @@ void local_backlog_threshold(SenderConfig& config,
 
 constexpr std::string_view kCreditRequests = "Credit Requests and Grants";
 
-const std::array<SenderVariant, 15> kSenderVariants{{
+const std::array<SenderVariant, 14> kSenderVariants{{
     {{"scheduled-only", VariantRole::Sender,
       "uses scheduled mode for every message, also those no larger than U", "",
       "Transmission Mode Selection", "RDCC-MODE-04"},
@@ -163,11 +156,6 @@ const std::array<SenderVariant, 15> kSenderVariants{{
       "re-establishes an association with the Sender Nonce of the one it lost", "",
       "Association Establishment", "RDCC-ASSOC-04"},
      &use<ReestablishNonce, false>},
-    {{"reestablish-falls-back", VariantRole::Sender,
-      "a re-establishment that eight attempts leave unanswered sends the pending messages "
-      "without RDCC, as a first establishment does (the reference keeps asking)",
-      "", "Association Establishment", "RDCC-ASSOC-09"},
-     &use<ReestablishFallsBack>},
     {{"accept-exempt-by-words", VariantRole::Sender,
       "every ASSOC_ACCEPT that echoes the current Sender Nonce is exempt from the sequence "
       "check, one of the current association and Epoch too (the reference checks those)",

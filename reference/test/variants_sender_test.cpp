@@ -282,30 +282,6 @@ TEST(SenderVariants, ReestablishNonce_SameOrFresh) {
   EXPECT_NE(reestablish("").new_nonce, reestablish("").old_nonce);
 }
 
-// "for at most eight attempts; if none is answered, the sender concludes that the receiver does
-// not support RDCC and sends without it", when re-establishing too (docs/spec-notes.md 21): the
-// variant sends its pending message without RDCC once eight attempts go unanswered; the
-// default keeps asking and sends nothing without credit.
-TEST(SenderVariants, ReestablishFallsBack_SendsWithoutRdccAfterEightUnansweredAttempts) {
-  for (const std::string name : {"", "reestablish-falls-back"}) {
-    SCOPED_TRACE(name);
-    VariantRun r(name);
-    const MessageHandle m = r.submit(65536, true);
-    r.establish();
-    r.deliver(r.h.error(ReasonCode::UnknownAssociation));  // the receiver lost its state
-    r.run_for(seconds(1));                                 // and never answers again
-    std::uint64_t without = 0;
-    for (const auto& [t, s] : r.h.data) without += s.association_id == 0 ? s.length : 0U;
-    EXPECT_GE(r.h.count<AssocRequest>(), 9U);  // the first, and eight (or more) again
-    if (name.empty()) {
-      EXPECT_EQ(without, 0U);
-      EXPECT_EQ(r.h.state(m), MessageState::Waiting);
-    } else {
-      EXPECT_EQ(without, 65536U);
-    }
-  }
-}
-
 // "ASSOC_ACCEPT that echoes the sender's current nonce ... [is] exempt" (Common Header), read
 // by its words (docs/spec-notes.md 25): a Parameter Update of the current association numbered
 // below the newest is applied and acknowledged by the variant; the default discards it.

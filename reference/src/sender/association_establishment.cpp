@@ -69,7 +69,7 @@ void Sender::Impl::assoc_timeout(Assoc& a, Time now) {
     a.retx_at = Time::never();
     return;
   }
-  if (a.was_established && policy->keep_asking_when_reestablishing()) {
+  if (a.was_established) {
     // Re-establishing with a receiver that has spoken RDCC: it does support RDCC, so the
     // fallback does not apply. Sending without credit toward a receiver that lost its state
     // would be the least safe choice; keep asking, at most once a second, and hold the

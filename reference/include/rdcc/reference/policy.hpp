@@ -296,11 +296,6 @@ class SenderPolicy {
   // Whether re-establishing an association draws a new Sender Nonce (default) or keeps the
   // current one. Retransmissions of one ASSOC_REQUEST always keep it.
   [[nodiscard]] virtual bool fresh_nonce_on_reestablishment() const { return true; }
-  // Whether a re-establishment that eight attempts leave unanswered goes on asking and holds
-  // the messages (default: the MUST to request credit again), or falls back to sending
-  // without RDCC as a first establishment does ("for at most eight attempts";
-  // docs/spec-notes.md 21: the two sentences conflict there).
-  [[nodiscard]] virtual bool keep_asking_when_reestablishing() const { return true; }
   // Whether an ASSOC_ACCEPT of the current incarnation (the Association ID and Epoch the
   // sender holds) is checked by Sequence Number (default: the exemption's reason), or exempt
   // as every accept that echoes the current nonce is by the exemption's words
