@@ -346,10 +346,7 @@ std::string auto_matrix_summary(const AutoMatrix& m) {
   std::snprintf(score, sizeof score, "%.1f%%", 100.0 * m.score());
   char faults[32];
   std::snprintf(faults, sizeof faults, "%.1f%%", 100.0 * m.fault_score());
-  std::size_t unreviewed = 0;
-  for (const auto& r : m.rows) {
-    if (r.outcome == AutoOutcome::Survived && r.reviewed.empty()) ++unreviewed;
-  }
+  const std::size_t unreviewed = m.count(AutoOutcome::Survived) - m.reviewed();
   const std::size_t visible = m.count(AutoOutcome::Killed) + m.count(AutoOutcome::Inconclusive) +
                               m.count(AutoOutcome::Survived);
   return std::to_string(m.rows.size()) + " automatic mutants: " + std::to_string(visible) +

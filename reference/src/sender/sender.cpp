@@ -41,8 +41,11 @@ void Sender::Impl::sweep() {
 // moves by how late it left, and the pacers' windows count the segments from `at`. Newest
 // request first: a message (association) that asked twice moves once, from its latest send.
 void Sender::Impl::confirm_sends(Time at) {
+  if (unsent_requests.empty() && unsent_assoc_requests.empty() && unsent_segments.empty()) return;
   ++sends_confirmed;
-  planned.reset();  // the pacers' windows move
+  // The pacers' windows move: the cached earliest plan is stale. Only then: the node calls
+  // sent() after every service, and the cache spares next_timeout() a walk over the plans.
+  if (!unsent_segments.empty()) planned.reset();
   for (auto it = unsent_requests.rbegin(); it != unsent_requests.rend(); ++it) {
     const auto [h, t] = *it;
     Msg* m = msg_of(h);

@@ -438,7 +438,7 @@ struct Sender::Impl {
   void sweep();
   void confirm_sends(Time at);
   void note_segment(Pacer* pacer, Time now) {
-    if (!config.reports_sends || pacer == nullptr) return;
+    if (!config.reports_sends) return;
     if (unsent_segments.empty() || unsent_segments.back() != std::pair{pacer, now}) {
       unsent_segments.emplace_back(pacer, now);
     }
