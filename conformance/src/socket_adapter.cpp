@@ -121,6 +121,7 @@ class SocketAdapter final : public Adapter {
   SocketAdapter& operator=(const SocketAdapter&) = delete;
 
   std::optional<std::string> start(const Scenario& s) override {
+    pending_.clear();  // a scenario's datagrams are never sent into the next one's
     if (!s.config.empty()) {
       // exec: passes the configuration to the command it starts ({config}, {config_keys});
       // udp: reaches an IUT that is already running, which runs the scenario when it was
@@ -224,12 +225,31 @@ class SocketAdapter final : public Adapter {
     }
     // DSCP and ECN as the scenario gives them: data is ECN-capable (ECT(0)), CE on ce=1.
     const std::uint8_t ecn = !p.data ? 0 : p.ce ? kCe : kEct0;
-    const udp::OutPacket out{p.to, udp::tos(p.dscp, ecn), p.payload};
-    // A lost datagram is what the network may do; the scenario's expectations judge it.
-    sock->send(std::span<const udp::OutPacket>(&out, 1));
+    // Held until the runner next waits, reads or asks the IUT (flush()): the datagrams of
+    // consecutive `send` steps leave in one sendmmsg, back to back as the scenario wrote them.
+    // One sendto each let a tester descheduled between two spread them over milliseconds (a
+    // CRN's queue, filled by a burst, then never reached B_th).
+    pending_.push_back(Pending{sock, p.to, udp::tos(p.dscp, ecn), p.payload});
+  }
+
+  // Sends what send() held, in order, one sendmmsg per run of one socket's datagrams. A lost
+  // datagram is what the network may do; the scenario's expectations judge it.
+  void flush() {
+    std::vector<udp::OutPacket> out;
+    for (std::size_t i = 0; i < pending_.size();) {
+      out.clear();
+      std::size_t j = i;
+      for (; j < pending_.size() && pending_[j].sock == pending_[i].sock; ++j) {
+        out.push_back(udp::OutPacket{pending_[j].to, pending_[j].tos, pending_[j].bytes});
+      }
+      pending_[i].sock->send(out);
+      i = j;
+    }
+    pending_.clear();
   }
 
   std::optional<Packet> receive(Time deadline) override {
+    flush();
     for (;;) {
       if (!inbox_.empty()) {
         Packet p = std::move(inbox_.front());
@@ -304,6 +324,7 @@ class SocketAdapter final : public Adapter {
   [[nodiscard]] Duration wake_jitter() const override { return wake_jitter_; }
 
   UpperResponse upper(const nlohmann::json& request) override {
+    flush();
     const bool exec = spec_.kind == AdapterSpec::Kind::Exec && child_ > 0 && !child_exited_;
     const bool tcp = spec_.kind == AdapterSpec::Kind::Udp && from_child_.get() >= 0;
     if (!exec && !tcp) {
@@ -324,6 +345,7 @@ class SocketAdapter final : public Adapter {
   }
 
   std::optional<std::string> queue(const QueueSample& q) override {
+    flush();
     // A real CRN sends its reports to the flow's addresses: never let it aim them off this host.
     for (const Address* a : {&q.source, &q.destination}) {
       if (!a->is_loopback()) {
@@ -363,6 +385,7 @@ class SocketAdapter final : public Adapter {
     return std::make_pair(*g, d);
   }
   std::string finish() override {
+    flush();
     // Before the end of the scenario closes its standard input (an upper tester on stdio ends
     // there): an IUT that has already ended did so by itself.
     reap(false);
@@ -715,6 +738,14 @@ class SocketAdapter final : public Adapter {
 
   AdapterSpec spec_;
   std::optional<udp::UdpSocket> control_, data_, other_;
+  // Datagrams send() holds for flush(), with their bytes.
+  struct Pending {
+    udp::UdpSocket* sock = nullptr;
+    Address to;
+    std::uint8_t tos = 0;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<Pending> pending_;
   Fd to_child_, from_child_;
   std::thread log_reader_;
   std::string log_;  // the IUT's standard error, written by log_reader_ until it ends

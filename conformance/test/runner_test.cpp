@@ -12,6 +12,7 @@
 #include "rdcc/conformance/report.hpp"
 #include "rdcc/conformance/runner.hpp"
 #include "rdcc/conformance/suite.hpp"
+#include "rdcc/udp/socket.hpp"
 #include "rdcc/udp/upper_tester_ops.hpp"
 
 namespace rdcc::conformance {
@@ -1397,6 +1398,37 @@ TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported_BeforeTheFirstStep) {
   EXPECT_NE(r.reason.find("has no RoCEv2 port for the IUT"), std::string::npos) << r.reason;
   EXPECT_EQ(r.where.line, 6);
   EXPECT_TRUE(r.trace.empty());
+}
+
+// On real sockets the datagrams of consecutive sends leave together, when the runner next waits
+// (one sendmmsg): a tester descheduled between two sendto calls spread a burst the scenario
+// wrote back to back (a CRN's queue then never reached its threshold).
+TEST(Adapter, Udp_ConsecutiveSends_LeaveTogetherWhenTheRunnerNextWaits) {
+  udp::UdpSocket iut(wire::Address::v4(127, 0, 0, 1, 0));
+  const auto spec =
+      std::get<AdapterSpec>(parse_adapter_spec("udp:" + iut.local().to_string()));
+  auto adapter = make_adapter(spec);
+  auto parsed =
+      parse_scenario("scenario t\nrole receiver\nchecks RDCC-BIND-01\nwait 1ms\n", "t.scn", {});
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed));
+  ASSERT_FALSE(adapter->start(std::get<Scenario>(parsed)));
+  for (std::uint8_t i = 0; i < 3; ++i) {
+    Packet p;
+    p.from = adapter->tester_control();
+    p.to = adapter->iut_control();
+    p.payload = {std::byte{i}, std::byte{0x5a}};
+    adapter->send(p);
+  }
+  EXPECT_TRUE(iut.receive().empty()) << "a send left before the runner waited";
+  (void)adapter->receive(adapter->now());  // a wait that ends at once
+  const auto got = iut.receive();
+  ASSERT_EQ(got.size(), 3U);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].bytes.size(), 2U);
+    EXPECT_EQ(got[i].bytes[0], std::byte(i)) << "in the order sent";
+    EXPECT_EQ(got[i].from, adapter->tester_control());
+  }
+  (void)adapter->finish();
 }
 
 TEST(Report, SummaryAndConsoleLines) {
