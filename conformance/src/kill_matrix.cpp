@@ -62,6 +62,8 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
     if (one_role && to_string(mutant.role) != to_string(options.adapter.role)) continue;
     const MatrixIut iut = mutant_iut(mutant, options.adapter);
     std::vector<Scenario> own = scenarios_for(iut, scenarios);
+    const std::size_t of_role = own.size();
+    std::size_t tier = 0;  // how many of own's first scenarios failed the mutant in process
     if (const auto first = order.try_first.find(std::string(mutant.name));
         first != order.try_first.end()) {
       const auto rank = [&](const Scenario& s) {
@@ -70,15 +72,30 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
       };
       std::stable_sort(own.begin(), own.end(),
                        [&](const Scenario& a, const Scenario& b) { return rank(a) < rank(b); });
+      const auto failing = order.failing_first.find(first->first);
+      const std::size_t failed = failing == order.failing_first.end() ? 0 : failing->second;
+      tier = static_cast<std::size_t>(std::count_if(
+          own.begin(), own.end(), [&](const Scenario& s) { return rank(s) < failed; }));
+      // A mutant that scenarios killed in process plays only those: the matrix through real
+      // nodes shows that what kills in virtual time kills a real node. (A kill only the rest
+      // could make would be missed, so the row can only err towards a survivor, which the
+      // caller sees.)
+      if (order.first_kill && !first->second.empty()) {
+        own.erase(std::find_if(own.begin(), own.end(),
+                               [&](const Scenario& s) { return rank(s) == first->second.size(); }),
+                  own.end());
+      }
     }
     MutantRow row;
     row.mutant = &mutant;
-    row.scenarios_of_role = own.size();
+    row.scenarios_of_role = of_role;
     const std::size_t step = order.first_kill ? std::max<std::size_t>(1, options.jobs) : own.size();
-    for (std::size_t at = 0; at < own.size() && !(order.first_kill && row.killed()); at += step) {
-      const std::vector<Scenario> some(
-          own.begin() + static_cast<std::ptrdiff_t>(at),
-          own.begin() + static_cast<std::ptrdiff_t>(std::min(own.size(), at + step)));
+    for (std::size_t at = 0, end = 0; at < own.size() && !(order.first_kill && row.killed());
+         at = end) {
+      end = std::min(own.size(), at + step);
+      if (at < tier) end = std::min(end, tier);  // the scenarios that failed it, alone
+      const std::vector<Scenario> some(own.begin() + static_cast<std::ptrdiff_t>(at),
+                                       own.begin() + static_cast<std::ptrdiff_t>(end));
       row.scenarios_run += some.size();
       for (const auto& r : run_against(iut, some, options)) {
         if (r.verdict == Verdict::Fail || r.verdict == Verdict::Flaky) {  // a try failed
@@ -96,12 +113,15 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, SuiteOptions 
   return m;
 }
 
-std::map<std::string, std::vector<std::string>> killers_of(const KillMatrix& m) {
-  std::map<std::string, std::vector<std::string>> out;
+KillOrder kill_order_of(const KillMatrix& m) {
+  KillOrder out;
+  out.first_kill = true;
   for (const auto& row : m.rows) {
-    auto& killers = out[std::string(row.mutant->name)];
+    const std::string name(row.mutant->name);
+    auto& killers = out.try_first[name];
     killers = row.killed_by;
     killers.insert(killers.end(), row.silent_in.begin(), row.silent_in.end());
+    out.failing_first[name] = row.killed_by.size();
   }
   return out;
 }
@@ -122,7 +142,12 @@ std::string kill_matrix_text(const KillMatrix& m) {
             << "silent past the tester's patience (inconclusive) in " << join(row.silent_in);
       }
     } else {
-      out << "SURVIVED " << row.scenarios_run << " scenarios (" << row.mutant->description << ")";
+      out << "SURVIVED " << row.scenarios_run << " scenarios"
+          << (row.scenarios_run < row.scenarios_of_role
+                  ? " (those that killed it in process; of " +
+                        std::to_string(row.scenarios_of_role) + ")"
+                  : std::string())
+          << " (" << row.mutant->description << ")";
     }
     if (!row.inconclusive.empty()) out << "; inconclusive: " << join(row.inconclusive);
     out << "\n";

@@ -674,8 +674,7 @@ int main(int argc, char** argv) {
       std::cout << "rdcc-conform: in process (reference:" << to_string(options.adapter.role)
                 << "): " << killed << " of " << of_role << " " << to_string(options.adapter.role)
                 << " mutants killed\n";
-      order.first_kill = true;
-      order.try_first = killers_of(ref_matrix);
+      order = kill_order_of(ref_matrix);
       std::cout << "rdcc-conform: kill matrix through real nodes (" << iut
                 << "): " << selected.size() << " scenarios\n";
     } else {
@@ -684,11 +683,20 @@ int main(int argc, char** argv) {
     }
     const KillMatrix m = run_kill_matrix(selected, options, show, order);
     std::cout << kill_matrix_text(m);
+    // The unmutated IUT played the whole selection: with --report, its report as a suite run
+    // writes it (reference/), so one run is both the suite and the matrix.
     if (!report_dir.empty()) {
       try {
         write_kill_matrix(report_dir, m);
+        SuiteReport unmutated;
+        unmutated.iut = iut;
+        unmutated.strict = true;  // run_kill_matrix plays strictly
+        unmutated.requirements = catalog_rows(catalog);
+        unmutated.results = m.reference;
+        write_reports((std::filesystem::path(report_dir) / "reference").string(), unmutated);
         std::cout << "report: " << report_dir
-                  << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json)\n";
+                  << " (kill-matrix.txt, kill-matrix.md, kill-matrix.json; reference/: the "
+                     "unmutated IUT's suite report)\n";
       } catch (const std::exception& e) {
         std::cerr << "rdcc-conform: " << e.what() << "\n";
         return kExitUsage;

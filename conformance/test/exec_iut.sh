@@ -1,4 +1,4 @@
-# The reference node of one role as an exec: IUT (sourced by exec_suite_test.sh and
+# The reference node of one role as an exec: IUT (sourced by udp_suite_test.sh and
 # exec_kill_matrix_test.sh; needs $role and $rdcc): sets $iut, $strict, $receiver_opts and
 # $sender_class_opts.
 strict=

@@ -4,14 +4,19 @@
 # role (`--mutant NAME` appended to the command), on loopback in real time, with the timing
 # tolerance of the exec: suite. The unmutated node passes every scenario exec: can play, and
 # every mutant is killed by at least one but those listed below, each with the reason it may
-# survive a real node. Each mutant's scenarios are played two at a time, those that killed it
-# in process first, until one fails (a survivor plays them all).
-# Usage: exec_kill_matrix_test.sh ROLE RDCC_CONFORM SOURCE_DIR RDCC
+# survive a real node. Each mutant plays the scenarios that killed it in process (those that
+# failed it first, then those it was only silent in), two at a time, until one fails.
+# The unmutated run is also the suite through exec: as a vendor runs theirs (a node started
+# afresh per scenario, ports passed in, for the receiver the scenario's configuration as options:
+# {config}): at least MIN_PASS passes, no failure, warning or inconclusive verdict, and the IUT's
+# standard error kept per scenario in its report (DIR/reference/).
+# Usage: exec_kill_matrix_test.sh ROLE MIN_PASS RDCC_CONFORM SOURCE_DIR RDCC
 set -uo pipefail
 role=$1
-conform=$2
-src=$3
-rdcc=$4
+min_pass=$2
+conform=$3
+src=$4
+rdcc=$5
 . "$src/tools/test/lib.sh"
 scenarios="$src/conformance/scenarios"
 catalog="$src/conformance/catalog/requirements.json"
@@ -54,6 +59,20 @@ check "the role's mutants all die in process" \
 grep -E -A3 'reference (fail|inconclusive)' "$work/out" >&2
 check "the unmutated node passed" lacks "$work/out" "reference fail"
 check "the unmutated node: nothing inconclusive" lacks "$work/out" "reference inconclusive"
+unmutated_ok() {  # the matrix's summary of the unmutated run: clean, at least $min_pass passed
+  local line passed
+  line=$(grep -oE 'reference: [0-9]+ passed, [0-9]+ warned, [0-9]+ failed.*' "$work/out" | tail -1)
+  echo "  $role through exec: $line" >&2
+  passed=${line#reference: }
+  passed=${passed%% passed*}
+  [[ "$line" == *" 0 warned, 0 failed, 0 inconclusive,"* ]] && [ "${passed:-0}" -ge "$min_pass" ]
+}
+check "the unmutated node: no warning, no failure, at least $min_pass passed" unmutated_ok
+# Its report, as a suite run writes it: every scenario that started the node kept its standard
+# error (the ready line at least), and results.json names the file.
+kept=$(find "$work/matrix/reference/scenarios" -name '*.iut-stderr.txt' 2>/dev/null | wc -l)
+check "the unmutated node's stderr is kept per scenario ($kept)" test "$kept" -ge "$min_pass"
+check "its results name the stderr file" contains "$work/matrix/reference/results.json" '.iut-stderr.txt"'
 unexpected=0
 for m in $(jq -r '.mutants[] | select((.killed_by + .silent_in) | length == 0) | .mutant' "$work/matrix/kill-matrix.json"); do
   if [ -n "${may_survive[$m]:-}" ]; then

@@ -99,6 +99,54 @@ TEST(KillMatrix, SilencePastThePatience_WhereTheReferenceAnswers_IsAKill_NamedAs
       << text;
 }
 
+// Through real nodes the matrix plays each mutant only the scenarios that killed it in process,
+// those that failed it alone before those it was silent in, and stops at the first kill.
+TEST(KillMatrix, KillOrder_PlaysOnlyTheInProcessKillers_FailingOnesFirst) {
+  auto scenarios = load("crn/report-to-sender-unscheduled.scn");
+  const auto degree = load("crn/congestion-degree.scn");
+  scenarios.insert(scenarios.end(), degree.begin(), degree.end());
+  ASSERT_EQ(scenarios.size(), 2U);
+  SuiteOptions o = reference_options();
+  o.adapter.role = Role::Crn;
+  o.adapter.any_role = false;
+  o.jobs = 2;
+
+  // The order the in-process matrix gives: a row's failing scenarios counted apart.
+  const KillMatrix in_process = run_kill_matrix(scenarios, o);
+  const KillOrder derived = kill_order_of(in_process);
+  EXPECT_TRUE(derived.first_kill);
+  EXPECT_EQ(derived.try_first.at("crn-wrong-port"),
+            std::vector<std::string>{"crn-report-to-sender-unscheduled"});
+  EXPECT_EQ(derived.failing_first.at("crn-wrong-port"), 1U);
+
+  KillOrder order;
+  order.first_kill = true;
+  // Named with the scenario that fails it: that one alone is played, and kills it.
+  order.try_first["crn-wrong-port"] = {"crn-report-to-sender-unscheduled"};
+  order.failing_first["crn-wrong-port"] = 1;
+  // Named with a scenario that does not fail it: it survives that one, and the other scenario
+  // (which might) is not played.
+  order.try_first["crn-degree-formula"] = {"crn-report-to-sender-unscheduled"};
+  order.failing_first["crn-degree-formula"] = 1;
+  const KillMatrix m = run_kill_matrix(scenarios, o, {}, order);
+
+  const auto& killed = row_of(m, "crn-wrong-port");
+  EXPECT_TRUE(killed.killed());
+  EXPECT_EQ(killed.scenarios_run, 1U);  // not a batch of two: the failing one alone
+  EXPECT_EQ(killed.scenarios_of_role, 2U);
+  const auto& narrowed = row_of(m, "crn-degree-formula");
+  EXPECT_FALSE(narrowed.killed());
+  EXPECT_EQ(narrowed.scenarios_run, 1U);
+  EXPECT_NE(kill_matrix_text(m).find("crn-degree-formula  [crn]  SURVIVED 1 scenarios (those "
+                                     "that killed it in process; of 2)"),
+            std::string::npos)
+      << kill_matrix_text(m);
+  // A mutant not named plays the whole selection, two at a time, until one fails it.
+  const auto& unnamed = row_of(m, "crn-direction-swapped");
+  EXPECT_TRUE(unnamed.killed());
+  EXPECT_EQ(unnamed.scenarios_run, 2U);
+}
+
 TEST(KillMatrix, WritesTextMarkdownAndJson) {
   const auto scenarios = load("crn/at-threshold-silent.scn");
   const KillMatrix m = run_kill_matrix(scenarios, reference_options());

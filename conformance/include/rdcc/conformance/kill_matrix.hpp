@@ -48,8 +48,14 @@ struct KillMatrix {
 // How the mutants' scenarios are played (real nodes).
 struct KillOrder {
   bool first_kill = false;  // a mutant's row ends at the first scenario that fails against it
-  // Per mutant name, the scenarios to play first (those that killed it in process).
+  // Per mutant name, the scenarios to play (those that killed it in process): first those that
+  // failed it, then those it was only silent in. With first_kill, a mutant named here plays
+  // only these; one not named (or named with none) plays the whole selection.
   std::map<std::string, std::vector<std::string>> try_first;
+  // Per mutant name, how many of try_first's scenarios failed it. A batch of scenarios played at
+  // once never mixes them with the rest: a scenario that fails the mutant ends its row without
+  // waiting out one that proves it only by silence (past the tester's patience: seconds).
+  std::map<std::string, std::size_t> failing_first;
 };
 
 // Runs the matrix over `scenarios` with `options` (its adapter the reference, or exec: of one
@@ -60,8 +66,9 @@ struct KillOrder {
                                          SuiteOptions options,
                                          const std::function<void(const MutantRow&)>& progress = {},
                                          const KillOrder& order = {});
-// The in-process matrix's killers per mutant, for KillOrder::try_first.
-[[nodiscard]] std::map<std::string, std::vector<std::string>> killers_of(const KillMatrix& m);
+// The order of a matrix through real nodes from the in-process matrix `m`: each mutant's row ends
+// at its first kill, and plays the scenarios that killed it in process first.
+[[nodiscard]] KillOrder kill_order_of(const KillMatrix& m);
 
 // "grant-beyond-length  [receiver]  killed by 3: receiver-final-only-at-length, ..." per
 // mutant, then "60 mutants: 60 killed, 0 survived; reference: 63 passed".
