@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI fuzz smoke stage: builds the harnesses under the `fuzz` preset (clang, libFuzzer, ASan +
-# UBSan) and runs each on its seed corpus and regression inputs, one process per harness. Any
+# UBSan) and runs each on its seed corpus and regression inputs, one process per harness, as
+# many at once as the machine has cores (RDCC_FUZZ_PARALLEL). Any
 # crash, sanitizer report, leak or property violation fails the stage, after every harness has
 # run, and says how to keep the input as a regression test.
 #
@@ -23,7 +24,8 @@
 # Environment: RDCC_FUZZ_SECONDS (explore for this long per harness instead of the gate: no run
 # cap, comparisons spliced, corpus reloaded, random seed), RDCC_FUZZ_SEED (default 1 for the
 # gate, random when exploring; 0: random), RDCC_FUZZ_BUILD_DIR (default build/fuzz, the
-# preset's), RDCC_FUZZ_JOBS (build jobs, default nproc), ASAN_OPTIONS (default: OSS-Fuzz's,
+# preset's), RDCC_FUZZ_JOBS (build jobs, default nproc), RDCC_FUZZ_PARALLEL (harnesses run at
+# once, default nproc), RDCC_FUZZ_BUILD_ONLY (build the harnesses and stop), ASAN_OPTIONS (default: OSS-Fuzz's,
 # below), UBSAN_OPTIONS. The corpus each run grows is kept in <build>/smoke-corpus/<target>
 # (fuzz/coverage.sh can replay it) and emptied first when gating, so that a rerun starts where
 # CI starts; the committed seeds in fuzz/corpus are never written.
@@ -63,6 +65,7 @@ start=$SECONDS
 cmake --preset fuzz -B "$build" >/dev/null
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 echo "fuzz smoke: built in $((SECONDS - start)) s"
+if [ -n "${RDCC_FUZZ_BUILD_ONLY-}" ]; then exit 0; fi
 
 # UBSan reports are fatal (-fno-sanitize-recover=all); ask for the stack with them.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
@@ -74,17 +77,19 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 # ASAN_OPTIONS to run with others.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-alloc_dealloc_mismatch=0:allocator_may_return_null=1:allocator_release_to_os_interval_ms=500:check_malloc_usable_size=0:detect_container_overflow=1:detect_odr_violation=0:detect_leaks=1:detect_stack_use_after_return=1:fast_unwind_on_fatal=0:handle_abort=1:handle_segv=1:handle_sigill=1:max_uar_stack_size_log=16:print_scariness=1:quarantine_size_mb=10:strict_memcmp=1:symbolize=1:use_sigaltstack=1:dedup_token_length=3}
 
-# CPU time (user + system, in hundredths of a second) of the finished children of this shell.
+# CPU time (user + system, in hundredths of a second) of the finished children of the shell
+# that calls it (a harness's own subshell: $BASHPID, not the script's $$).
 cpu_seconds() {
   local ticks
   ticks=$(getconf CLK_TCK)
-  awk -v t="$ticks" '{ print int(($16 + $17) * 100 / t) }' /proc/$$/stat
+  awk -v t="$ticks" '{ print int(($16 + $17) * 100 / t) }' /proc/$BASHPID/stat
 }
 
-failed=()
-reported=()
-summary=()
-for target in "${targets[@]}"; do
+# One harness, run in a subshell of its own: its summary line goes to $build/smoke-$target.sum,
+# what it found to $build/smoke-$target.found, and its exit status to $build/smoke-$target.status.
+run_harness() {
+  local target=$1 work artifacts max_len dict time_limit log seeds status cpu_before cpu runs rate
+  local per_cpu line used_seed b64 input name
   work=$build/smoke-corpus/$target
   artifacts=$build/smoke-artifacts/$target
   [ "$mode" = gate ] && rm -rf "$work" "$artifacts"
@@ -117,32 +122,30 @@ for target in "${targets[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   # Executions per second of CPU time: what one core does, however loaded the machine is.
   per_cpu=$( [ -n "$runs" ] && [ "$cpu" -gt 0 ] && echo $(( runs * 100 / cpu )) || echo '?')
-  summary+=("$(printf '%-14s %10s runs %8s exec/s %8s exec/cpu-s  %s' "$target" "${runs:-?}" \
+  line=$(printf '%-14s %10s runs %8s exec/s %8s exec/cpu-s  %s' "$target" "${runs:-?}" \
     "${rate:-?}" "$per_cpu" \
-    "$([ $status -eq 0 ] && echo 'no finding' || echo "FAILED (exit $status)")")")
+    "$([ $status -eq 0 ] && echo 'no finding' || echo "FAILED (exit $status)")")
   used_seed=$(sed -n 's/^INFO: Seed: //p' "$log" | head -1)
   if [ "$mode" = explore ]; then
-    summary[-1]+=" (seed ${used_seed:-?})"
+    line+=" (seed ${used_seed:-?})"
   elif [ $status -eq 0 ] && [ "${runs:-0}" -lt "${gate_runs[$target]}" ]; then
     # A slow machine: a prefix of the gate's inputs, which is still the same on a rerun.
-    summary[-1]+=" (time guard: ${runs:-0} of ${gate_runs[$target]} runs)"
+    line+=" (time guard: ${runs:-0} of ${gate_runs[$target]} runs)"
   fi
+  echo "$line" >"$build/smoke-$target.sum"
+  : >"$build/smoke-$target.found"
   if [ $status -ne 0 ]; then
-    if [[ "$report_only" == *" $target "* ]]; then
-      reported+=("$target")
-    else
-      failed+=("$target")
-    fi
-    # What was violated (the harness's own lines: an invariant's rule and detail, a property),
-    # the sanitizer's verdict, and where the input went.
-    grep -E '^t=[^ ]+ invariant |property violated|ERROR|SUMMARY|runtime error|Test unit written' \
-      "$log" | head -20
-    # libFuzzer prints a small input in Base64: a CI log alone is then enough to reproduce it.
-    b64=$(sed -n 's/^Base64: //p' "$log" | tail -1)
-    for input in "$artifacts"/*; do
-      [ -f "$input" ] || continue
-      name=$(basename "$input")
-      cat <<MSG
+    {
+      # What was violated (the harness's own lines: an invariant's rule and detail, a property),
+      # the sanitizer's verdict, and where the input went.
+      grep -E '^t=[^ ]+ invariant |property violated|ERROR|SUMMARY|runtime error|Test unit written' \
+        "$log" | head -20
+      # libFuzzer prints a small input in Base64: a CI log alone is then enough to reproduce it.
+      b64=$(sed -n 's/^Base64: //p' "$log" | tail -1)
+      for input in "$artifacts"/*; do
+        [ -f "$input" ] || continue
+        name=$(basename "$input")
+        cat <<MSG
 
 fuzz smoke: $target found a failing input: $input
 ${b64:+  From this log alone: echo '$b64' | base64 -d > $name
@@ -152,7 +155,42 @@ ${b64:+  From this log alone: echo '$b64' | base64 -d > $name
     ctest --preset default -R '^$target\.regressions\$'
   then fix the bug; the test fails until the fix lands.
 MSG
-    done
+      done
+    } >"$build/smoke-$target.found"
+  fi
+  echo "$status" >"$build/smoke-$target.status"
+}
+
+# The harnesses run $parallel at a time (one per core by default, RDCC_FUZZ_PARALLEL to change):
+# each is one process on one core with its own inputs, seed and run count, so what it tries is
+# the same however many run beside it; only the time guard, on a machine with fewer free cores
+# than harnesses running, would cut a run shorter.
+parallel=${RDCC_FUZZ_PARALLEL:-$(nproc)}
+for target in "${targets[@]}"; do rm -f "$build/smoke-$target".{sum,found,status}; done
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_harness "$target" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+reported=()
+summary=()
+for target in "${targets[@]}"; do
+  summary+=("$(cat "$build/smoke-$target.sum" 2>/dev/null || echo "$target: no result (the harness's shell died)")")
+  status=$(cat "$build/smoke-$target.status" 2>/dev/null || echo 1)
+  if [ "$status" -ne 0 ]; then
+    cat "$build/smoke-$target.found" 2>/dev/null
+    if [[ "$report_only" == *" $target "* ]]; then
+      reported+=("$target")
+    else
+      failed+=("$target")
+    fi
   fi
 done
 
