@@ -1405,8 +1405,7 @@ TEST(Runner, SendRocev2_WithoutARocev2Port_IsUnsupported_BeforeTheFirstStep) {
 // wrote back to back (a CRN's queue then never reached its threshold).
 TEST(Adapter, Udp_ConsecutiveSends_LeaveTogetherWhenTheRunnerNextWaits) {
   udp::UdpSocket iut(wire::Address::v4(127, 0, 0, 1, 0));
-  const auto spec =
-      std::get<AdapterSpec>(parse_adapter_spec("udp:" + iut.local().to_string()));
+  const auto spec = std::get<AdapterSpec>(parse_adapter_spec("udp:" + iut.local().to_string()));
   auto adapter = make_adapter(spec);
   auto parsed =
       parse_scenario("scenario t\nrole receiver\nchecks RDCC-BIND-01\nwait 1ms\n", "t.scn", {});
