@@ -35,14 +35,22 @@ SenderNode::SenderNode(EventLoop& loop, SenderNodeConfig config, ref::Observer* 
       data_(data_source(rdcc_.local(), cfg_.data_source_port)),
       timer_(loop,
              [this] {
-               sender_->on_timeout(monotonic_now());
+               sender_->on_timeout(clock());
                service();
              }),
       requesters_(&address_less) {
   sender_ = std::make_unique<ref::Sender>(bound(cfg_.endpoint, rdcc_.local()), random_, observer,
                                           cfg_.policy);
+  // A grant's Lifetime counts from its reception (Credit Requests and Grants, rule 3): from when
+  // the kernel took it in, not from when this process, perhaps descheduled, read it.
+  rdcc_.timestamp_receipts();
   loop_.add(rdcc_.fd(), [this] { on_control_readable(); });
   service();
+}
+
+Time SenderNode::clock() {
+  given_ = std::max(given_, monotonic_now());
+  return given_;
 }
 
 SenderNode::~SenderNode() {
@@ -76,23 +84,23 @@ ref::MessageHandle SenderNode::submit(ref::MessageSpec spec) {
     spec.post_unit = plan->post_unit;
     roce_plans_[plan->binding_value] = RocePlan{*plan, spec.length};
   }
-  const ref::MessageHandle h = sender_->submit(spec, monotonic_now());
+  const ref::MessageHandle h = sender_->submit(spec, clock());
   service();
   return h;
 }
 
 void SenderNode::cancel(ref::MessageHandle h) {
-  sender_->cancel(h, monotonic_now());
+  sender_->cancel(h, clock());
   service();
 }
 
 void SenderNode::return_credit(ref::MessageHandle h, std::uint64_t new_limit) {
-  sender_->return_credit(h, new_limit, monotonic_now());
+  sender_->return_credit(h, new_limit, clock());
   service();
 }
 
 void SenderNode::link_pause() {
-  sender_->on_link_pause(monotonic_now());
+  sender_->on_link_pause(clock());
   service();
 }
 
@@ -102,9 +110,16 @@ std::optional<ref::MessageStatus> SenderNode::status(ref::MessageHandle h) const
 
 void SenderNode::on_control_readable() {
   rdcc_.receive_turn([&](std::span<const InPacket> batch) {
-    const Time now = monotonic_now();
+    // Each datagram at the kernel's arrival time, never before a time the sender was already
+    // given (its clock does not run backwards) nor after this reading.
+    const Time floor = given_;
+    const Time now = clock();
+    const std::int64_t real_now = realtime_now_ns();
+    Time last = floor;
     for (const InPacket& p : batch) {
-      if (!on_nack(p, now)) sender_->on_control(p.from, p.bytes, now);
+      const Time at = std::min(now, std::max(last, kernel_arrival(p.kernel_time_ns, now, real_now)));
+      last = at;
+      if (!on_nack(p, at)) sender_->on_control(p.from, p.bytes, at);
     }
     service();
   });
@@ -195,7 +210,7 @@ void SenderNode::flush() {
 }
 
 void SenderNode::service() {
-  const Time now = monotonic_now();
+  const Time now = clock();
   // Control first: a CREDIT_REQUEST goes out "no later than the first data packet"; control
   // the sender queues while releasing data keeps its place before later data. control_out_
   // is a deque, so the spans into its datagrams stay valid as it grows.
@@ -213,7 +228,7 @@ void SenderNode::service() {
   flush();
   // What this process sent left now, which may be long after `now` on a loaded host: the
   // sender counts its request timers and pacing windows from here (Sender::sent).
-  sender_->sent(monotonic_now());
+  sender_->sent(clock());
   control_out_.clear();
   buffers_used_ = 0;
   timer_.set(sender_->next_timeout());

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "rdcc/codec/codec.hpp"
 #include "rdcc/udp/loop.hpp"
 #include "rdcc/udp/nodes.hpp"
 #include "rdcc/udp/socket.hpp"
@@ -403,6 +404,90 @@ TEST(Driver, CrnQueue_IsModelledAtTheKernelsArrivalTimes_NotWhenTheNodeReadsThem
   ASSERT_TRUE(loop.run_until([&] { return crn.stats().forwarded == 2; }, kWait));
   EXPECT_EQ(crn.stats().max_occupancy, 1028U);  // one packet at a time, never two
   EXPECT_EQ(crn.stats().tail_drops, 0U);
+}
+
+// "The sender MUST NOT transmit under a grant after the Lifetime of that grant has elapsed,
+// measured from its reception" (Credit Requests and Grants, rule 3): the node counts from when
+// its kernel took the grant in. A grant of 1 ms read 20 ms later (the node descheduled, here
+// its loop not run) has expired: no data goes out under it, a new CREDIT_REQUEST does. Counted
+// from the read, the node sent the message at once.
+TEST(Driver, SenderNode_CountsAGrantsLifetimeFromItsKernelArrival_NotFromItsRead) {
+  EventLoop loop;
+  UdpSocket receiver(v4(1));  // the test plays the receiver
+  UdpSocket receiver_data(v4(1));
+  SenderNodeConfig c;
+  c.endpoint.local = v4(2);
+  c.endpoint.line_rate_mbps = 2000;
+  c.rdcc_port = receiver.local().port;
+  c.data_port = receiver_data.local().port;
+  SenderNode s(loop, c);
+  // Receive timestamps take effect a moment after they are asked for (a deferred static key).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<Message> got;
+  std::size_t data_packets = 0;
+  loop.add(receiver.fd(), [&] {
+    for (const auto& p : receiver.receive()) {
+      if (auto m = decode(p.bytes)) got.push_back(*m);
+    }
+  });
+  loop.add(receiver_data.fd(), [&] { data_packets += receiver_data.receive().size(); });
+  const auto reply = [&](const Message& m) {
+    std::array<std::byte, 128> buf{};
+    const auto n = encode(m, buf);
+    ASSERT_TRUE(n);
+    receiver.send(std::vector<OutPacket>{
+        {s.rdcc_address(), 0, std::span<const std::byte>(buf.data(), *n)}});
+  };
+  const auto next = [&](MessageType type) -> std::optional<Message> {
+    const auto is = [&] {
+      return std::any_of(got.begin(), got.end(), [&](const Message& m) {
+        return std::visit([](const auto& x) { return x.kType; }, m) == type;
+      });
+    };
+    if (!loop.run_until(is, kWait)) return std::nullopt;
+    const auto at = std::find_if(got.begin(), got.end(), [&](const Message& m) {
+      return std::visit([](const auto& x) { return x.kType; }, m) == type;
+    });
+    Message m = *at;
+    got.erase(got.begin(), at + 1);
+    return m;
+  };
+
+  ref::MessageSpec spec;
+  spec.receiver = receiver.local();
+  spec.length = 8192;
+  (void)s.submit(spec);
+  const auto request = next(MessageType::AssocRequest);
+  ASSERT_TRUE(request);
+  AssocAccept accept;
+  accept.header.association_id = 7;
+  accept.header.epoch = 1;
+  accept.header.sequence_number = 1;
+  accept.sender_nonce = std::get<AssocRequest>(*request).sender_nonce;
+  accept.backlog_threshold = 1U << 20U;
+  accept.grant_lifetime = 1000;
+  accept.credit_unit = 4096;
+  reply(accept);
+  const auto credit_request = next(MessageType::CreditRequest);
+  ASSERT_TRUE(credit_request);
+  CreditGrant grant;
+  grant.header.association_id = 7;
+  grant.header.epoch = 1;
+  grant.header.sequence_number = 2;
+  grant.header.flags = flag::kFinal;
+  grant.message_id = std::get<CreditRequest>(*credit_request).message_id;
+  grant.grant_limit = 8192;
+  grant.pacing_rate = 1000;
+  grant.lifetime = 1000;  // 1 ms
+  reply(grant);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the node does not read it
+
+  const auto again = next(MessageType::CreditRequest);
+  ASSERT_TRUE(again) << "no new CREDIT_REQUEST after the grant expired";
+  EXPECT_EQ(std::get<CreditRequest>(*again).message_id, grant.message_id);
+  EXPECT_EQ(data_packets, 0U) << "data sent under a grant 20 ms past its 1 ms Lifetime";
+  loop.remove(receiver.fd());
+  loop.remove(receiver_data.fd());
 }
 
 TEST(Driver, CeMarkedByTheCrn_ReachesTheReceiversDataObservations) {

@@ -152,6 +152,8 @@ class SenderNode {
   };
   void on_control_readable();
   bool on_nack(const InPacket& p, Time now);  // false: not a NACK
+  // The monotonic clock as the sender is given it: never earlier than a time given before.
+  Time clock();
   void service();
   void put_segment(const ref::DataSegment& s);
   void put_rocev2(const ref::DataSegment& s, const RocePlan& plan);
@@ -177,6 +179,7 @@ class SenderNode {
   std::vector<OutPacket> out_;
   bool out_data_ = false;
   std::function<void()> on_progress_;
+  Time given_{};  // the latest time given to the sender
 };
 
 // ---- CRN: a store-and-forward switch port on loopback -------------------------------------
