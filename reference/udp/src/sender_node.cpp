@@ -117,7 +117,8 @@ void SenderNode::on_control_readable() {
     const std::int64_t real_now = realtime_now_ns();
     Time last = floor;
     for (const InPacket& p : batch) {
-      const Time at = std::min(now, std::max(last, kernel_arrival(p.kernel_time_ns, now, real_now)));
+      const Time at =
+          std::min(now, std::max(last, kernel_arrival(p.kernel_time_ns, now, real_now)));
       last = at;
       if (!on_nack(p, at)) sender_->on_control(p.from, p.bytes, at);
     }

@@ -435,8 +435,8 @@ TEST(Driver, SenderNode_CountsAGrantsLifetimeFromItsKernelArrival_NotFromItsRead
     std::array<std::byte, 128> buf{};
     const auto n = encode(m, buf);
     ASSERT_TRUE(n);
-    receiver.send(std::vector<OutPacket>{
-        {s.rdcc_address(), 0, std::span<const std::byte>(buf.data(), *n)}});
+    receiver.send(
+        std::vector<OutPacket>{{s.rdcc_address(), 0, std::span<const std::byte>(buf.data(), *n)}});
   };
   const auto next = [&](MessageType type) -> std::optional<Message> {
     const auto is = [&] {
