@@ -459,10 +459,16 @@ TEST(Driver, SenderNode_CountsAGrantsLifetimeFromItsKernelArrival_NotFromItsRead
   (void)s.submit(spec);
   const auto request = next(MessageType::AssocRequest);
   ASSERT_TRUE(request);
+  // The association the test's receiver accepts: ID 7, Epoch 1, its messages numbered from 1.
+  const auto header = [](std::uint32_t sequence) {
+    Header h;
+    h.association_id = 7;
+    h.epoch = 1;
+    h.sequence_number = sequence;
+    return h;
+  };
   AssocAccept accept;
-  accept.header.association_id = 7;
-  accept.header.epoch = 1;
-  accept.header.sequence_number = 1;
+  accept.header = header(1);
   accept.sender_nonce = std::get<AssocRequest>(*request).sender_nonce;
   accept.backlog_threshold = 1U << 20U;
   accept.grant_lifetime = 1000;
@@ -471,9 +477,7 @@ TEST(Driver, SenderNode_CountsAGrantsLifetimeFromItsKernelArrival_NotFromItsRead
   const auto credit_request = next(MessageType::CreditRequest);
   ASSERT_TRUE(credit_request);
   CreditGrant grant;
-  grant.header.association_id = 7;
-  grant.header.epoch = 1;
-  grant.header.sequence_number = 2;
+  grant.header = header(2);
   grant.header.flags = flag::kFinal;
   grant.message_id = std::get<CreditRequest>(*credit_request).message_id;
   grant.grant_limit = 8192;
