@@ -78,18 +78,19 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-alloc_dealloc_mismatch=0:allocator_may_return_null=1:allocator_release_to_os_interval_ms=500:check_malloc_usable_size=0:detect_container_overflow=1:detect_odr_violation=0:detect_leaks=1:detect_stack_use_after_return=1:fast_unwind_on_fatal=0:handle_abort=1:handle_segv=1:handle_sigill=1:max_uar_stack_size_log=16:print_scariness=1:quarantine_size_mb=10:strict_memcmp=1:symbolize=1:use_sigaltstack=1:dedup_token_length=3}
 
 # CPU time (user + system, in hundredths of a second) of the finished children of the shell
-# that calls it (a harness's own subshell: $BASHPID, not the script's $$).
+# whose PID is given (a harness's own subshell: not the script's $$, and not $BASHPID inside the
+# command substitution that calls this, which is a subshell of its own).
 cpu_seconds() {
   local ticks
   ticks=$(getconf CLK_TCK)
-  awk -v t="$ticks" '{ print int(($16 + $17) * 100 / t) }' /proc/$BASHPID/stat
+  awk -v t="$ticks" '{ print int(($16 + $17) * 100 / t) }' "/proc/$1/stat"
 }
 
 # One harness, run in a subshell of its own: its summary line goes to $build/smoke-$target.sum,
 # what it found to $build/smoke-$target.found, and its exit status to $build/smoke-$target.status.
 run_harness() {
   local target=$1 work artifacts max_len dict time_limit log seeds status cpu_before cpu runs rate
-  local per_cpu line used_seed b64 input name
+  local per_cpu line used_seed b64 input name self=$BASHPID
   work=$build/smoke-corpus/$target
   artifacts=$build/smoke-artifacts/$target
   [ "$mode" = gate ] && rm -rf "$work" "$artifacts"
@@ -113,11 +114,11 @@ run_harness() {
   find -L "fuzz/corpus/$target" "fuzz/regressions/$target" -type f | LC_ALL=C sort | paste -sd, - \
     >"$seeds"
   status=0
-  cpu_before=$(cpu_seconds)
+  cpu_before=$(cpu_seconds "$self")
   "$build/fuzz/$target" "${mode_flags[@]}" -seed="$seed" -timeout=10 -rss_limit_mb=2560 \
     ${dict:+-dict=fuzz/$dict} -max_len="$max_len" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" -seed_inputs="@$seeds" "$work" >"$log" 2>&1 || status=$?
-  cpu=$(( $(cpu_seconds) - cpu_before ))
+  cpu=$(( $(cpu_seconds "$self") - cpu_before ))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   # Executions per second of CPU time: what one core does, however loaded the machine is.
@@ -139,7 +140,7 @@ run_harness() {
       # What was violated (the harness's own lines: an invariant's rule and detail, a property),
       # the sanitizer's verdict, and where the input went.
       grep -E '^t=[^ ]+ invariant |property violated|ERROR|SUMMARY|runtime error|Test unit written' \
-        "$log" | head -20
+        "$log" | head -20 || true
       # libFuzzer prints a small input in Base64: a CI log alone is then enough to reproduce it.
       b64=$(sed -n 's/^Base64: //p' "$log" | tail -1)
       for input in "$artifacts"/*; do
