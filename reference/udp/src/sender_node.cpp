@@ -110,15 +110,13 @@ std::optional<ref::MessageStatus> SenderNode::status(ref::MessageHandle h) const
 
 void SenderNode::on_control_readable() {
   rdcc_.receive_turn([&](std::span<const InPacket> batch) {
-    // Each datagram at the kernel's arrival time, never before a time the sender was already
-    // given (its clock does not run backwards) nor after this reading.
-    const Time floor = given_;
+    // Each datagram at the kernel's arrival time (kernel_arrival: never after this reading),
+    // never before a time the sender was already given (its clock does not run backwards).
+    Time last = given_;
     const Time now = clock();
     const std::int64_t real_now = realtime_now_ns();
-    Time last = floor;
     for (const InPacket& p : batch) {
-      const Time at =
-          std::min(now, std::max(last, kernel_arrival(p.kernel_time_ns, now, real_now)));
+      const Time at = std::max(last, kernel_arrival(p.kernel_time_ns, now, real_now));
       last = at;
       if (!on_nack(p, at)) sender_->on_control(p.from, p.bytes, at);
     }
