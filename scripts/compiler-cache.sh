@@ -4,4 +4,7 @@
 if command -v ccache >/dev/null 2>&1; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  # The clang builds precompile third-party headers (cmake/pch.cmake): ccache caches a compile
+  # that uses the .pch only with these (its manual, "Precompiled headers").
+  export CCACHE_SLOPPINESS=pch_defines,time_macros
 fi
