@@ -26,7 +26,8 @@ if(RDCC_PCH AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   file(CONFIGURE OUTPUT ${rdcc_pch_source}
        CONTENT "// The unit the shared precompiled headers are built with (cmake/pch.cmake).\n")
   # No modification times of the headers in the .pch (ninja's depfiles rebuild it when one
-  # changes), so that ccache may cache it and what uses it (scripts/compiler-cache.sh).
+  # changes), so that ccache may cache it and what uses it (scripts/compiler-cache.sh). A flag
+  # of the .pch's own build only: a unit that uses the .pch needs none.
   set(rdcc_pch_options "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-Xclang -fno-pch-timestamp>")
 endif()
 
@@ -94,7 +95,6 @@ function(rdcc_precompile_headers dir)
     if(NOT options)
       set(options "")
     endif()
-    target_compile_options(${target} PRIVATE ${rdcc_pch_options})
     rdcc_pch_target(pch ${kind} ${pic} "${options}")
     target_precompile_headers(${target} REUSE_FROM ${pch})
   endforeach()
